@@ -1,0 +1,32 @@
+// API key format and hashing. Shared by the Worker and the admin/dev scripts.
+// Keys carry 256 random bits, so a fast SHA-256 is a sufficient at-rest hash
+// (slow password hashes guard low-entropy secrets, which these are not).
+
+export const API_KEY_PREFIX = "cdis_";
+const KEY_BYTES = 32;
+/** Characters of the key kept in clear so people can tell keys apart in lists. */
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
+const KEY_PATTERN = /^cdis_[A-Za-z0-9_-]{43}$/;
+
+function base64url(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(KEY_BYTES)));
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+export async function hashApiKey(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,67 @@
+// Roles, permissions and scopes. A key has one role; a key with scopes is
+// restricted to exactly those scopes and has none of its role's permissions.
+
+export const ROLES = ["admin", "clinician", "service"] as const;
+export type Role = (typeof ROLES)[number];
+
+export type Permission =
+  | "org:read"
+  | "keys:manage"
+  | "fhir:read"
+  | "fhir:write"
+  | "export:run"
+  | "pipelines:read"
+  | "pipelines:manage"
+  | "pipelines:execute"
+  | "connectors:manage"
+  | "agents:read"
+  | "agents:manage"
+  | "agents:chat"
+  | "agents:invoke"
+  | "messages:ingest"
+  | "devices:sync";
+
+const ALL: readonly Permission[] = [
+  "org:read", "keys:manage", "fhir:read", "fhir:write", "export:run", "pipelines:read",
+  "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
+  "agents:chat", "agents:invoke", "messages:ingest", "devices:sync",
+];
+
+const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  admin: new Set(ALL),
+  // Clinicians work with patient data and use agents; they do not administer the org.
+  clinician: new Set<Permission>([
+    "org:read", "fhir:read", "fhir:write", "pipelines:read", "pipelines:execute",
+    "agents:read", "agents:chat", "agents:invoke", "devices:sync",
+  ]),
+  // Service keys are for systems: the bridge, integrations, batch jobs.
+  service: new Set<Permission>([
+    "org:read", "fhir:read", "fhir:write", "export:run", "pipelines:read", "pipelines:execute",
+    "agents:invoke", "messages:ingest",
+  ]),
+};
+
+/** Scopes a key may carry; each pattern names one family of restricted access. */
+const SCOPE_PATTERNS = [/^agent\/[A-Za-z0-9_-]{1,64}:execute$/];
+
+export function isValidScope(scope: string): boolean {
+  return SCOPE_PATTERNS.some((p) => p.test(scope));
+}
+
+export const agentExecuteScope = (agentId: string) => `agent/${agentId}:execute`;
+
+export interface Principal {
+  orgId: string;
+  keyId: string;
+  keyName: string;
+  role: Role;
+  scopes: string[];
+}
+
+export function hasPermission(p: Principal, permission: Permission): boolean {
+  return p.scopes.length === 0 && ROLE_PERMISSIONS[p.role].has(permission);
+}
+
+export function hasScope(p: Principal, scope: string): boolean {
+  return p.scopes.includes(scope);
+}

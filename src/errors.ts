@@ -1,0 +1,98 @@
+// The one place HTTP errors are defined and shaped: the management API answers
+// {"error":{"code","message","status"}}; FHIR routes answer an OperationOutcome.
+
+export interface FieldError {
+  /** Dotted path of the offending field (management) or FHIRPath expression (FHIR). */
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: FieldError[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const badRequest = (message: string, details?: FieldError[]) =>
+  new ApiError(400, "BAD_REQUEST", message, details);
+export const validationFailed = (message: string, details: FieldError[]) =>
+  new ApiError(400, "VALIDATION_FAILED", message, details);
+export const unauthorized = (message: string) => new ApiError(401, "UNAUTHORIZED", message);
+export const forbidden = (message: string) => new ApiError(403, "FORBIDDEN", message);
+export const notFound = (message: string, code = "NOT_FOUND") => new ApiError(404, code, message);
+export const conflict = (message: string, code = "CONFLICT") => new ApiError(409, code, message);
+export const payloadTooLarge = (limit: number) =>
+  new ApiError(413, "PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
+export const unsupportedMediaType = (message: string) =>
+  new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", message);
+export const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new ApiError(429, "RATE_LIMITED", message, [], { "Retry-After": String(retryAfterSeconds) });
+
+export interface ManagementErrorBody {
+  error: { code: string; message: string; status: number; details?: FieldError[]; request_id?: string };
+}
+
+export function managementErrorBody(err: ApiError, requestId?: string): ManagementErrorBody {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      status: err.status,
+      ...(err.details.length ? { details: err.details } : {}),
+      ...(requestId ? { request_id: requestId } : {}),
+    },
+  };
+}
+
+/** FHIR issue-type codes (http://hl7.org/fhir/issue-type) for each HTTP status we emit. */
+const ISSUE_TYPE_BY_STATUS: Record<number, string> = {
+  400: "invalid",
+  401: "login",
+  403: "forbidden",
+  404: "not-found",
+  405: "not-supported",
+  406: "not-supported",
+  409: "conflict",
+  410: "deleted",
+  412: "conflict",
+  413: "too-costly",
+  415: "not-supported",
+  422: "processing",
+  429: "throttled",
+};
+
+export interface OperationOutcomeIssue {
+  severity: "fatal" | "error" | "warning" | "information";
+  code: string;
+  diagnostics?: string;
+  expression?: string[];
+  details?: { coding?: { system: string; code: string }[]; text?: string };
+}
+
+export interface OperationOutcome {
+  resourceType: "OperationOutcome";
+  id?: string;
+  issue: OperationOutcomeIssue[];
+}
+
+export function operationOutcome(err: ApiError, requestId?: string): OperationOutcome {
+  const code = ISSUE_TYPE_BY_STATUS[err.status] ?? "exception";
+  const details = { coding: [{ system: "urn:cdis:error-code", code: err.code }] };
+  const issues: OperationOutcomeIssue[] = err.details.length
+    ? err.details.map((d) => ({
+        severity: "error",
+        code,
+        diagnostics: d.message,
+        expression: [d.path],
+        details,
+      }))
+    : [{ severity: "error", code, diagnostics: err.message, details }];
+  return { resourceType: "OperationOutcome", ...(requestId ? { id: requestId } : {}), issue: issues };
+}

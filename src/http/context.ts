@@ -1,0 +1,13 @@
+// Hono environment shared by every router: bindings plus per-request variables.
+import type { Principal } from "../auth/permissions";
+import type { Env } from "../env";
+import type { Limits } from "../limits/config";
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    principal: Principal;
+    limits: Limits;
+  };
+}

@@ -1,0 +1,45 @@
+// Schemas shared by many routes: the error body, list paging, common responses.
+import { z } from "@hono/zod-openapi";
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: "PIPELINE_NOT_FOUND" }),
+      message: z.string(),
+      status: z.number().int(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      request_id: z.string().optional(),
+    }),
+  })
+  .openapi("Error");
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorSchema } },
+});
+
+/** The error responses every authenticated endpoint can give. */
+export const commonErrors = {
+  400: errorResponse("Invalid request body or parameters"),
+  401: errorResponse("Missing or invalid API key"),
+  403: errorResponse("Insufficient permissions, or organization mismatch"),
+  429: errorResponse("Rate limit exceeded"),
+} as const;
+
+export const notFoundError = { 404: errorResponse("Not found") } as const;
+export const conflictError = { 409: errorResponse("Conflict") } as const;
+
+export const MAX_PAGE_SIZE = 100;
+
+export const PageQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(20)
+    .openapi({ description: `Page size (default 20, max ${MAX_PAGE_SIZE})` }),
+  offset: z.coerce.number().int().min(0).default(0).openapi({ description: "Items to skip" }),
+});
+
+export const security = [{ bearerAuth: [], organizationId: [] }];

@@ -1,0 +1,48 @@
+// Effective limits of an organization: spec defaults, overridden by environment
+// variables (deployment-wide), overridden by the organization's own row.
+import { z } from "zod";
+import type { Env } from "../env";
+
+export const limitsSchema = z
+  .object({
+    apiPerMinute: z.number().int().positive(),
+    agentChatPerMinute: z.number().int().positive(),
+    copilotPerMinute: z.number().int().positive(),
+    concurrentExecutions: z.number().int().positive(),
+    concurrentExports: z.number().int().positive(),
+  })
+  .strict();
+
+export type Limits = z.infer<typeof limitsSchema>;
+export const limitOverridesSchema = limitsSchema.partial();
+export type LimitOverrides = z.infer<typeof limitOverridesSchema>;
+
+/** Spec section 8. */
+export const DEFAULT_LIMITS: Limits = {
+  apiPerMinute: 1000,
+  agentChatPerMinute: 60,
+  copilotPerMinute: 30,
+  concurrentExecutions: 100,
+  concurrentExports: 5,
+};
+
+const ENV_VARS: Record<keyof Limits, keyof Env> = {
+  apiPerMinute: "LIMIT_API_PER_MINUTE",
+  agentChatPerMinute: "LIMIT_AGENT_CHAT_PER_MINUTE",
+  copilotPerMinute: "LIMIT_COPILOT_PER_MINUTE",
+  concurrentExecutions: "LIMIT_CONCURRENT_EXECUTIONS",
+  concurrentExports: "LIMIT_CONCURRENT_EXPORTS",
+};
+
+export function resolveLimits(env: Partial<Env>, orgOverrides: unknown): Limits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(ENV_VARS) as (keyof Limits)[]) {
+    const raw = env[ENV_VARS[key]];
+    const n = typeof raw === "string" ? Number(raw) : Number.NaN;
+    if (Number.isInteger(n) && n > 0) limits[key] = n;
+  }
+  // A malformed override row must not take the org down: ignore what does not parse.
+  const parsed = limitOverridesSchema.safeParse(orgOverrides ?? {});
+  if (parsed.success) Object.assign(limits, parsed.data);
+  return limits;
+}

@@ -1,0 +1,36 @@
+// Access to an organization's OrgGate and the concurrency slots later features use.
+import type { SlotResult } from "../../durable-objects/org-gate";
+import type { Env } from "../env";
+import { rateLimited } from "../errors";
+
+export type SlotKind = "executions" | "exports";
+
+export function orgGate(env: Env, orgId: string) {
+  return env.ORG_GATE.get(env.ORG_GATE.idFromName(orgId));
+}
+
+/**
+ * Takes a concurrency slot or throws 429 with Retry-After. The caller releases
+ * it when done; if the caller dies, the lease lapses after `leaseMs`.
+ */
+export async function acquireSlotOrThrow(
+  env: Env,
+  orgId: string,
+  kind: SlotKind,
+  holder: string,
+  limit: number,
+  leaseMs: number,
+): Promise<Extract<SlotResult, { acquired: true }>> {
+  const result = await orgGate(env, orgId).acquireSlot(kind, holder, limit, leaseMs);
+  if (!result.acquired) {
+    throw rateLimited(
+      `Concurrency limit reached: ${result.inUse} of ${limit} ${kind} already running for this organization`,
+      result.retryAfter,
+    );
+  }
+  return result;
+}
+
+export async function releaseSlot(env: Env, orgId: string, kind: SlotKind, holder: string): Promise<boolean> {
+  return orgGate(env, orgId).releaseSlot(kind, holder);
+}

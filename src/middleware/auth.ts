@@ -1,0 +1,76 @@
+// Authenticates every /api and /fhir request and records the principal and the
+// organization's effective limits on the context. Key lookups are cached briefly
+// per isolate; revocation through the API clears the entry at once here, and
+// other isolates see it within KEY_CACHE_TTL_MS.
+import { createMiddleware } from "hono/factory";
+import { authenticate } from "../auth/authenticate";
+import { type Permission, hasPermission, hasScope } from "../auth/permissions";
+import { database } from "../db/client";
+import { forbidden } from "../errors";
+import type { AppEnv } from "../http/context";
+import { resolveLimits } from "../limits/config";
+import { ApiKeyStore, type KeyWithOrg } from "../tenancy/api-keys";
+
+const KEY_CACHE_TTL_MS = 10_000;
+const TOUCH_INTERVAL_MS = 60_000;
+const keyCache = new Map<string, { entry: KeyWithOrg; until: number }>();
+
+export function forgetCachedKey(keyHash: string): void {
+  keyCache.delete(keyHash);
+}
+
+export function authenticateRequest(pathOrgParam?: string) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const store = new ApiKeyStore(database(c.env.DB));
+    const now = Date.now();
+    const { principal, entry, keyHash } = await authenticate(
+      {
+        authorization: c.req.header("authorization"),
+        organizationId: c.req.header("x-organization-id"),
+        pathOrganizationId: pathOrgParam ? c.req.param(pathOrgParam) : undefined,
+      },
+      async (hash) => {
+        const cached = keyCache.get(hash);
+        if (cached && cached.until > now) return cached.entry;
+        const found = await store.findByHash(hash);
+        if (found) keyCache.set(hash, { entry: found, until: now + KEY_CACHE_TTL_MS });
+        return found;
+      },
+    );
+    c.set("principal", principal);
+    c.set("limits", resolveLimits(c.env, entry.orgLimits));
+
+    const lastUsed = entry.key.lastUsedAt ? Date.parse(entry.key.lastUsedAt) : 0;
+    if (now - lastUsed > TOUCH_INTERVAL_MS) {
+      const at = new Date(now).toISOString();
+      entry.key.lastUsedAt = at;
+      c.executionCtx.waitUntil(store.touch(entry.key.id, at).catch(() => forgetCachedKey(keyHash)));
+    }
+    await next();
+  });
+}
+
+export function requirePermission(permission: Permission) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (!hasPermission(p, permission)) {
+      throw forbidden(
+        p.scopes.length
+          ? `This API key is restricted to the scopes ${p.scopes.join(", ")}`
+          : `The ${p.role} role lacks the permission ${permission}`,
+      );
+    }
+    await next();
+  });
+}
+
+/** Allows a permission from the role, or else an explicit scope built from the request. */
+export function requirePermissionOrScope(permission: Permission, scopeOf: (c: { req: { param(name: string): string | undefined } }) => string) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (!hasPermission(p, permission) && !hasScope(p, scopeOf(c))) {
+      throw forbidden(`This API key needs the permission ${permission} or the scope ${scopeOf(c)}`);
+    }
+    await next();
+  });
+}
