@@ -1,4 +1,5 @@
-// Two test projects: the Worker suite inside workerd, and the bridge (a Node process).
+// Three test projects: the Worker suite inside workerd; pure domain modules in
+// Node (they read fixture files); and the bridge, which is a Node process.
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -18,9 +19,12 @@ export default defineConfig(async () => {
           test: {
             name: "worker",
             include: ["test/**/*.test.ts"],
+            exclude: ["test/unit/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
           },
         },
+        { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"] } },
+        { test: { name: "bridge", environment: "node", include: ["bridge/test/**/*.test.ts"] } },
       ],
     },
   };

@@ -6,5 +6,8 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
     }
+    interface Exports {
+      default: Fetcher;
+    }
   }
 }

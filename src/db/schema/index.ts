@@ -1,0 +1,2 @@
+// All D1 tables, one file per area. drizzle-kit reads this folder.
+export * from "./tenancy";

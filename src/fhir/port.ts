@@ -1,0 +1,56 @@
+// What the rest of the service (pipelines, agents, HL7 inbound, export, devices)
+// needs from the FHIR store, as one narrow interface. The store implements it per
+// organization; tests and test_mode use other implementations.
+
+export interface Meta {
+  versionId?: string;
+  lastUpdated?: string;
+  source?: string;
+  profile?: string[];
+  tag?: { system?: string; code?: string; display?: string }[];
+  security?: { system?: string; code?: string; display?: string }[];
+}
+
+export interface Resource {
+  resourceType: string;
+  id?: string;
+  meta?: Meta;
+  [key: string]: unknown;
+}
+
+export interface BundleEntry {
+  fullUrl?: string;
+  resource?: Resource;
+  search?: { mode?: "match" | "include" | "outcome"; score?: number };
+  request?: { method: string; url: string; ifNoneExist?: string; ifMatch?: string; ifNoneMatch?: string };
+  response?: { status: string; location?: string; etag?: string; lastModified?: string; outcome?: Resource };
+}
+
+export interface Bundle extends Resource {
+  resourceType: "Bundle";
+  type: string;
+  total?: number;
+  link?: { relation: string; url: string }[];
+  entry?: BundleEntry[];
+}
+
+export interface WriteResult {
+  resource: Resource;
+  /** created: new resource; updated: new version; existing: conditional create matched. */
+  outcome: "created" | "updated" | "existing";
+}
+
+export interface FhirPort {
+  /** Throws ApiError 404 (unknown) or 410 (deleted). */
+  read(type: string, id: string): Promise<Resource>;
+  /** A searchset Bundle; `query` is the URL query string of a FHIR search. */
+  search(type: string, query: string): Promise<Bundle>;
+  create(resource: Resource, options?: { ifNoneExist?: string }): Promise<WriteResult>;
+  /** Update by id (create-on-update allowed); `ifMatch` is a version id. */
+  update(resource: Resource & { id: string }, options?: { ifMatch?: string }): Promise<WriteResult>;
+  /** Conditional update: `query` selects at most one resource of `resource.resourceType`. */
+  conditionalUpdate(query: string, resource: Resource): Promise<WriteResult>;
+  delete(type: string, id: string): Promise<void>;
+  /** Executes a batch or transaction Bundle, answering the response Bundle. */
+  batch(bundle: Bundle): Promise<Bundle>;
+}
