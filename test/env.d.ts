@@ -6,8 +6,9 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
     }
-    interface Exports {
-      default: Fetcher;
+    interface GlobalProps {
+      mainModule: typeof import("../src/index");
+      durableNamespaces: "OrgGate";
     }
   }
 }
