@@ -1,7 +1,6 @@
 // Effective limits of an organization: spec defaults, overridden by environment
 // variables (deployment-wide), overridden by the organization's own row.
 import { z } from "zod";
-import type { Env } from "../env";
 
 export const limitsSchema = z
   .object({
@@ -26,7 +25,7 @@ export const DEFAULT_LIMITS: Limits = {
   concurrentExports: 5,
 };
 
-const ENV_VARS: Record<keyof Limits, keyof Env> = {
+const ENV_VARS: Record<keyof Limits, string> = {
   apiPerMinute: "LIMIT_API_PER_MINUTE",
   agentChatPerMinute: "LIMIT_AGENT_CHAT_PER_MINUTE",
   copilotPerMinute: "LIMIT_COPILOT_PER_MINUTE",
@@ -34,7 +33,9 @@ const ENV_VARS: Record<keyof Limits, keyof Env> = {
   concurrentExports: "LIMIT_CONCURRENT_EXPORTS",
 };
 
-export function resolveLimits(env: Partial<Env>, orgOverrides: unknown): Limits {
+/** `vars` is the Worker env (or any map of its string variables). */
+export function resolveLimits(vars: object, orgOverrides: unknown): Limits {
+  const env = vars as Record<string, unknown>;
   const limits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(ENV_VARS) as (keyof Limits)[]) {
     const raw = env[ENV_VARS[key]];

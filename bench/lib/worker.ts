@@ -1,0 +1,70 @@
+// Starts the service under `wrangler dev --local` on a free port with its own
+// state directory, seeds an organization and key, and stops it afterwards.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
+import { DATABASE, offlineEnv, wrangler } from "../../scripts/lib/wrangler";
+
+export interface RunningWorker {
+  url: string;
+  orgId: string;
+  apiKey: string;
+  headers: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${url}`);
+}
+
+export async function startWorker(opts: { limits?: Record<string, number> } = {}): Promise<RunningWorker> {
+  const state = mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
+  const persist = ["--persist-to", state];
+  wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
+  const orgId = "bench-org";
+  const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
+  wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql}`], { quiet: true });
+  const port = await freePort();
+  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--show-interactive-dev-session=false", "--log-level", "error"], {
+    env: offlineEnv,
+    stdio: ["ignore", "ignore", "inherit"],
+    detached: true,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, child);
+  return {
+    url,
+    orgId,
+    apiKey: secret,
+    headers: { authorization: `Bearer ${secret}`, "x-organization-id": orgId },
+    async stop() {
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// `npm start`: runs the whole service locally on workerd, offline. Applies D1
+// migrations, seeds a development organization and admin key (idempotently),
+// prints them, then starts `wrangler dev --local`.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { generateApiKey, isWellFormedApiKey } from "../src/auth/api-key-crypto";
+import { insertApiKeySql, insertOrganizationSql } from "./lib/records";
+import { applyMigrations, execSql, startWrangler } from "./lib/wrangler";
+
+const CREDENTIALS_FILE = ".wrangler/dev-credentials.json";
+const port = process.env.PORT ?? "8787";
+
+function devCredentials(): { orgId: string; apiKey: string } {
+  const saved = existsSync(CREDENTIALS_FILE)
+    ? (JSON.parse(readFileSync(CREDENTIALS_FILE, "utf8")) as { orgId: string; apiKey: string })
+    : undefined;
+  const orgId = process.env.DEV_ORG_ID ?? saved?.orgId ?? "dev-org";
+  const apiKey = process.env.DEV_API_KEY ?? saved?.apiKey ?? generateApiKey();
+  if (!isWellFormedApiKey(apiKey)) {
+    throw new Error("DEV_API_KEY must look like cdis_ followed by 43 base64url characters (npm run admin -- new-key-secret)");
+  }
+  mkdirSync(".wrangler", { recursive: true });
+  writeFileSync(CREDENTIALS_FILE, JSON.stringify({ orgId, apiKey }, null, 2));
+  return { orgId, apiKey };
+}
+
+async function main() {
+  console.log("Applying D1 migrations to the local database…");
+  applyMigrations();
+  const { orgId, apiKey } = devCredentials();
+  // INSERT OR IGNORE on both rows (the key is unique by hash) makes seeding idempotent.
+  const { sql } = await insertApiKeySql({ orgId, name: "Development admin key", role: "admin", secret: apiKey });
+  execSql(`${insertOrganizationSql(orgId, "Development organization")} ${sql}`);
+  console.log(`
+  Development organization: ${orgId}
+  Admin API key:            ${apiKey}
+  Service:                  http://localhost:${port}   (API docs: http://localhost:${port}/api/docs)
+
+  curl -H "Authorization: Bearer ${apiKey}" -H "X-Organization-ID: ${orgId}" http://localhost:${port}/api/organization
+`);
+  const child = startWrangler(["dev", "--local", "--port", port, "--show-interactive-dev-session=false"]);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code) => process.exit(code ?? 0));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,17 @@
+// Part of `npm run check`: builds the production bundle with `wrangler deploy
+// --dry-run` (proves it bundles) and prints its size.
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
+import { wrangler } from "./lib/wrangler";
+
+const outdir = mkdtempSync(path.join(tmpdir(), "cdis-bundle-"));
+wrangler(["deploy", "--dry-run", "--outdir", outdir], { quiet: true });
+for (const file of readdirSync(outdir).filter((f) => f.endsWith(".js"))) {
+  const full = path.join(outdir, file);
+  const size = statSync(full).size;
+  const gz = gzipSync(readFileSync(full)).length;
+  console.log(`bundle ${file}: ${(size / 1024).toFixed(1)} KiB (${(gz / 1024).toFixed(1)} KiB gzipped)`);
+}

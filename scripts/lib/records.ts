@@ -1,0 +1,34 @@
+// SQL for the organization and API key rows the scripts create, using the
+// Worker's own key format and hashing so keys made here work there.
+import { displayPrefix, generateApiKey, hashApiKey } from "../../src/auth/api-key-crypto";
+import { ROLES, type Role, isValidScope } from "../../src/auth/permissions";
+import { limitOverridesSchema } from "../../src/limits/config";
+import { lit } from "./wrangler";
+
+export function insertOrganizationSql(id: string, name: string, limits: unknown = {}): string {
+  const parsed = limitOverridesSchema.parse(limits);
+  return `INSERT OR IGNORE INTO organizations (id, name, limits, created_at) VALUES (${lit(id)}, ${lit(name)}, ${lit(JSON.stringify(parsed))}, ${lit(new Date().toISOString())});`;
+}
+
+export function setLimitsSql(id: string, limits: unknown): string {
+  const parsed = limitOverridesSchema.parse(limits);
+  return `UPDATE organizations SET limits = ${lit(JSON.stringify(parsed))} WHERE id = ${lit(id)};`;
+}
+
+export async function insertApiKeySql(input: {
+  orgId: string;
+  name: string;
+  role: string;
+  scopes?: string[];
+  secret?: string;
+}): Promise<{ sql: string; secret: string; id: string }> {
+  if (!ROLES.includes(input.role as Role)) throw new Error(`role must be one of ${ROLES.join(", ")}`);
+  const scopes = input.scopes ?? [];
+  const bad = scopes.filter((s) => !isValidScope(s));
+  if (bad.length) throw new Error(`invalid scopes: ${bad.join(", ")}`);
+  const secret = input.secret ?? generateApiKey();
+  const id = crypto.randomUUID();
+  const hash = await hashApiKey(secret);
+  const sql = `INSERT OR IGNORE INTO api_keys (id, org_id, name, role, scopes, key_hash, key_prefix, created_at, created_by) VALUES (${lit(id)}, ${lit(input.orgId)}, ${lit(input.name)}, ${lit(input.role)}, ${lit(JSON.stringify(scopes))}, ${lit(hash)}, ${lit(displayPrefix(secret))}, ${lit(new Date().toISOString())}, 'cli');`;
+  return { sql, secret, id };
+}
