@@ -21,11 +21,16 @@ export interface RunningBridge {
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const MAX_IN_FLIGHT_PER_CONNECTION = 256;
 const IDLE_POLL_MS = 1000;
+const BATCH_LINGER_MS = 20;
 
 export async function startBridge(config: BridgeConfig, log: Logger): Promise<RunningBridge> {
   const queue = new MessageQueue(config.dataDir);
   const metrics = new Metrics();
-  const forwarder = new Forwarder(queue, metrics, log, { ...config, idlePollMs: IDLE_POLL_MS });
+  const forwarder = new Forwarder(queue, metrics, log, {
+    ...config,
+    idlePollMs: IDLE_POLL_MS,
+    batchLingerMs: BATCH_LINGER_MS,
+  });
   const wake = () => forwarder.wake();
   const intake = new Intake(queue, metrics, log, config, wake);
   const stops: (() => Promise<void>)[] = [];

@@ -16,6 +16,8 @@ export interface ForwarderOptions extends WorkerClientOptions {
   /** Longest Retry-After honoured, so a bogus header cannot park the bridge for days. */
   maxRetryAfterMs: number;
   idlePollMs: number;
+  /** How long a part-filled batch waits for company: fewer, fuller requests under load. */
+  batchLingerMs: number;
 }
 
 export class Forwarder {
@@ -56,7 +58,11 @@ export class Forwarder {
     let batch: QueuedMessage[] = [];
     let attempt = 0;
     while (this.running) {
-      if (batch.length === 0) batch = this.queue.nextBatch(this.options.batchMaxMessages, this.options.batchMaxBytes);
+      if (batch.length === 0) batch = this.nextBatch();
+      if (batch.length > 0 && batch.length < this.options.batchMaxMessages && this.options.batchLingerMs > 0) {
+        await this.sleep(this.options.batchLingerMs, false);
+        batch = this.nextBatch();
+      }
       if (batch.length === 0) {
         await this.sleep(this.options.idlePollMs, true);
         continue;
@@ -101,6 +107,10 @@ export class Forwarder {
       worker.nextAttemptAt = new Date(Date.now() + delay).toISOString();
       await this.sleep(delay, false);
     }
+  }
+
+  private nextBatch(): QueuedMessage[] {
+    return this.queue.nextBatch(this.options.batchMaxMessages, this.options.batchMaxBytes);
   }
 
   private countSettled(settlements: { status: string }[]): void {

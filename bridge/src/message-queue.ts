@@ -181,7 +181,11 @@ export class MessageQueue {
     return batch;
   }
 
-  /** Records the Worker's verdicts in one transaction; ids not listed stay pending. */
+  /**
+   * Records the Worker's verdicts in one transaction; ids not listed stay pending. Without an
+   * fsync of its own: a verdict lost in a crash only means a resend, which the Worker answers
+   * "duplicate", and the next intake commit (synchronous=FULL) flushes the WAL up to here anyway.
+   */
   settle(settlements: Settlement[]): void {
     const now = new Date().toISOString();
     const done = this.db.prepare(
@@ -191,12 +195,17 @@ export class MessageQueue {
       `UPDATE messages SET state = 'error', error_origin = 'worker', error_code = ?, error_message = ?, settled_at = ?
        WHERE id = ? AND state = 'pending'`,
     );
-    this.transaction(() => {
-      for (const s of settlements) {
-        if (s.status === "rejected") failed.run(s.code, s.message, now, s.id);
-        else done.run(s.serverMessageId, now, s.id);
-      }
-    });
+    this.db.exec("PRAGMA synchronous = NORMAL");
+    try {
+      this.transaction(() => {
+        for (const s of settlements) {
+          if (s.status === "rejected") failed.run(s.code, s.message, now, s.id);
+          else done.run(s.serverMessageId, now, s.id);
+        }
+      });
+    } finally {
+      this.db.exec("PRAGMA synchronous = FULL");
+    }
   }
 
   /** Moves an error-queue entry back to the end of the line, keeping its id. */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
-const MAIN = path.join(REPO_ROOT, "bridge/src/main.ts");
+export const BRIDGE_MAIN = path.join(REPO_ROOT, "bridge/src/main.ts");
 
 export interface ChildBridge {
   child: ChildProcess;
@@ -16,8 +16,13 @@ export interface ChildBridge {
   exited: Promise<number | string | null>;
 }
 
-export async function spawnBridge(env: Record<string, string>, startTimeoutMs = 30_000): Promise<ChildBridge> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--import", "tsx", MAIN], {
+/** Starts `entry` (default: the bridge) and waits for its {"event":"listening"} line. */
+export async function spawnBridge(
+  env: Record<string, string>,
+  entry = BRIDGE_MAIN,
+  startTimeoutMs = 30_000,
+): Promise<ChildBridge> {
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--import", "tsx", entry], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
