@@ -24,12 +24,21 @@ export function startStatusServer(
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    try {
+      route(req, reply);
+    } catch (error) {
+      // A failing status read must never take the bridge down with it.
+      reply(500, { error: { code: "INTERNAL", message: String(error) } });
+    }
+  });
+
+  function route(req: http.IncomingMessage, reply: (status: number, body: unknown) => void): void {
     const url = new URL(req.url ?? "/", "http://status.local");
     const retry = /^\/errors\/([^/]+)\/retry$/.exec(url.pathname);
     if (req.method === "GET" && url.pathname === "/status") {
       const depths = queue.depths();
       const snapshot = metrics.snapshot();
-      return reply(200, {
+      reply(200, {
         listener: options.listener,
         queue_depth: depths.pending,
         error_queue_depth: depths.error,
@@ -39,6 +48,7 @@ export function startStatusServer(
           forwarded: snapshot.last_minute.forwarded / 60,
         },
       });
+      return;
     }
     if (req.method === "GET" && url.pathname === "/errors") {
       const errors = queue.listErrors(ERROR_LIST_LIMIT).map((e) => ({
@@ -53,17 +63,19 @@ export function startStatusServer(
         remote_address: e.remoteAddress,
         raw: e.raw,
       }));
-      return reply(200, { errors });
+      reply(200, { errors });
+      return;
     }
     if (req.method === "POST" && retry) {
       const id = decodeURIComponent(retry[1] ?? "");
       const result = queue.retry(id);
       if (result === "requeued") onRequeued();
       const status = { requeued: 200, not_found: 404, not_retryable: 409, conflict: 409 }[result];
-      return reply(status, { id, result });
+      reply(status, { id, result });
+      return;
     }
     reply(404, { error: { code: "NOT_FOUND", message: `${req.method} ${url.pathname} is not served here` } });
-  });
+  }
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
