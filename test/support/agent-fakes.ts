@@ -50,11 +50,13 @@ function services(org: FakeOrg): AgentServices {
   };
 }
 
-let restore: (() => void) | undefined;
+let installed = false;
 
-/** Call once per test file (beforeAll); idempotent. */
+/** Call once per test file (beforeAll); idempotent. The fakes stay for the file's isolated run. */
 export function installAgentFakes(): void {
-  restore ??= setAgentServicesFactory((_env, principal) => services(fakeOrg(principal.orgId)));
+  if (installed) return;
+  setAgentServicesFactory((_env, principal) => services(fakeOrg(principal.orgId)));
+  installed = true;
 }
 
 /** Gives an org a model: the fake OpenAI-compatible server driven by `brain`. */
