@@ -37,33 +37,15 @@ const fields = {
   project_id: z.string().min(1).max(100).nullable(),
 };
 
-export const CreateAgentBody = z
-  .object({
-    template_id: z.string().optional().openapi({ description: "Start from a base template; given fields override it" }),
-    name: fields.name.optional(),
-    agent_type: fields.agent_type.optional(),
-    description: fields.description.optional(),
-    model_config: ModelConfigSchema.optional(),
-    system_prompt: fields.system_prompt.optional(),
-    prompt_template: fields.prompt_template.optional(),
-    tools: fields.tools.optional(),
-    project_id: fields.project_id.optional(),
-  })
+const AgentFields = z.object(fields).partial();
+
+export const CreateAgentBody = AgentFields.extend({
+  template_id: z.string().optional().openapi({ description: "Start from a base template; given fields override it" }),
+})
   .strict()
   .openapi("CreateAgent");
 
-export const UpdateAgentBody = z
-  .object({
-    name: fields.name.optional(),
-    agent_type: fields.agent_type.optional(),
-    description: fields.description.optional(),
-    model_config: ModelConfigSchema.optional(),
-    system_prompt: fields.system_prompt.optional(),
-    prompt_template: fields.prompt_template.optional(),
-    tools: fields.tools.optional(),
-    project_id: fields.project_id.optional(),
-    status: z.enum(["active", "inactive"]).optional(),
-  })
+export const UpdateAgentBody = AgentFields.extend({ status: z.enum(["active", "inactive"]).optional() })
   .strict()
   .openapi("UpdateAgent");
 
