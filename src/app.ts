@@ -6,8 +6,13 @@ import { authenticateRequest } from "./middleware/auth";
 import { bodyLimit, requireJsonBody } from "./middleware/body-limit";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
+import { agentChatRoutes, publicAgentRoutes } from "./routes/agent-chat";
+import { agentConversationRoutes } from "./routes/agent-conversations";
+import { agentToolRoutes } from "./routes/agent-tools";
+import { agentRoutes } from "./routes/agents";
 import { apiKeyRoutes } from "./routes/api-keys";
 import { healthRoutes } from "./routes/health";
+import { llmModelRoutes } from "./routes/llm-models";
 import { organizationRoutes } from "./routes/organization";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -44,5 +49,11 @@ export function buildApp() {
 
   app.route("/api", organizationRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
+  app.route("/api/llm-models", llmModelRoutes);
+  app.route("/api/agents", agentRoutes);
+  app.route("/api/agents", agentChatRoutes);
+  app.route("/api/agents", agentConversationRoutes);
+  app.route("/api/agents", agentToolRoutes);
+  app.route("/api/v1/agents", publicAgentRoutes);
   return app;
 }

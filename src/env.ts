@@ -1,14 +1,24 @@
 // Bindings and variables the Worker receives (see wrangler.toml).
+import type { Conversation } from "../durable-objects/conversation";
 import type { OrgGate } from "../durable-objects/org-gate";
 
 export interface Env {
   DB: D1Database;
   BLOBS: R2Bucket;
   ORG_GATE: DurableObjectNamespace<OrgGate>;
+  CONVERSATIONS: DurableObjectNamespace<Conversation>;
   LIMIT_API_PER_MINUTE?: string;
   LIMIT_AGENT_CHAT_PER_MINUTE?: string;
   LIMIT_COPILOT_PER_MINUTE?: string;
   LIMIT_CONCURRENT_EXECUTIONS?: string;
   LIMIT_CONCURRENT_EXPORTS?: string;
   MAX_BODY_BYTES?: string;
+  /** Workers AI; absent locally (it has no simulator). */
+  AI?: Ai;
+  /** An OpenAI-compatible model endpoint for every org (README, "Agents and models"). */
+  LLM_BASE_URL?: string;
+  LLM_API_KEY?: string;
+  /** Comma-separated model names served at LLM_BASE_URL. */
+  LLM_MODELS?: string;
+  LLM_CONTEXT_WINDOW?: string;
 }

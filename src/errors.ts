@@ -32,6 +32,13 @@ export const payloadTooLarge = (limit: number) =>
   new ApiError(413, "PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
 export const unsupportedMediaType = (message: string) =>
   new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", message);
+export const agentNotFound = (id: string) => notFound(`Agent ${id} not found`, "AGENT_NOT_FOUND");
+export const agentNotDeployed = (id: string) =>
+  conflict(`Agent ${id} is not deployed; deploy it to use it from pipelines and the public API`, "AGENT_NOT_DEPLOYED");
+export const modelUnavailable = (message: string) => new ApiError(503, "MODEL_UNAVAILABLE", message);
+export const modelError = (message: string) => new ApiError(502, "MODEL_ERROR", message);
+export const modelTimeout = (message: string) => new ApiError(504, "MODEL_TIMEOUT", message);
+export const serviceUnavailable = (message: string) => new ApiError(503, "SERVICE_UNAVAILABLE", message);
 export const rateLimited = (message: string, retryAfterSeconds: number) =>
   new ApiError(429, "RATE_LIMITED", message, [], { "Retry-After": String(retryAfterSeconds) });
 

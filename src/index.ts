@@ -2,6 +2,7 @@
 import { buildApp } from "./app";
 import type { Env } from "./env";
 
+export { Conversation } from "../durable-objects/conversation";
 export { OrgGate } from "../durable-objects/org-gate";
 
 const app = buildApp();

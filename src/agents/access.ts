@@ -1,0 +1,43 @@
+// Helpers routes share: loading an agent of the caller's org, the model sources
+// for the caller, and checking a model_config against the models the org has.
+import type { Principal } from "../auth/permissions";
+import { database } from "../db/client";
+import type { AgentModelConfig, AgentRow } from "../db/schema";
+import type { Env } from "../env";
+import { agentNotDeployed, agentNotFound, validationFailed } from "../errors";
+import { DEFAULT_MODEL, type ModelSources, findModel, listModels } from "./models";
+import { type AgentServices, agentServicesFor } from "./services";
+import { AgentStore } from "./store";
+
+export const agentStore = (env: Env) => new AgentStore(database(env.DB));
+
+export async function loadAgent(env: Env, principal: Principal, id: string, opts: { deployed?: boolean } = {}): Promise<AgentRow> {
+  const agent = await agentStore(env).get(principal.orgId, id);
+  if (!agent) throw agentNotFound(id);
+  if (opts.deployed && !agent.deployed) throw agentNotDeployed(id);
+  return agent;
+}
+
+export async function modelSources(env: Env, services: AgentServices): Promise<ModelSources> {
+  return { ai: env.AI, endpoints: await services.modelEndpoints() };
+}
+
+/** "default" is always accepted (resolved when the agent runs); other ids must be offered to the org. */
+export async function checkModelConfig(env: Env, principal: Principal, config: AgentModelConfig): Promise<void> {
+  if (config.model === DEFAULT_MODEL) return;
+  const models = listModels(await modelSources(env, agentServicesFor(env, principal)));
+  const found = findModel(models, config.model);
+  if (!found) {
+    throw validationFailed("Unknown model", [
+      {
+        path: "model_config.model",
+        message: `Model "${config.model}" is not available to this organization; see GET /api/llm-models (or use "default")`,
+      },
+    ]);
+  }
+  if (config.max_tokens >= found.context_window) {
+    throw validationFailed("max_tokens too large", [
+      { path: "model_config.max_tokens", message: `Must be below the model's context window of ${found.context_window}` },
+    ]);
+  }
+}

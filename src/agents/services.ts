@@ -1,0 +1,91 @@
+// The one seam between agents and the rest of the service: the FHIR store,
+// pipelines, custom tools, the organization's model endpoints, vitals and audit.
+// Parts built on other branches answer 503 naming what is missing until they are
+// wired here; tests replace the whole factory with faithful fakes.
+import type { JSONSchema7 } from "ai";
+import type { Principal } from "../auth/permissions";
+import type { Env } from "../env";
+import { serviceUnavailable } from "../errors";
+import type { FhirPort } from "../fhir/port";
+import { type AgentAuditEvent, auditEventResource } from "./audit";
+import { type ModelEndpoint, envModelEndpoint } from "./models";
+
+/** A custom tool record from /api/tools, ready to call. */
+export interface CustomTool {
+  id: string;
+  name: string;
+  description: string;
+  parameters: JSONSchema7;
+  /** Runs the tool's implementation (an HTTP call through a connector, or a deployed pipeline). */
+  execute(args: unknown): Promise<unknown>;
+}
+
+export interface VitalsQuery {
+  patientId: string;
+  metric: string;
+  days: number;
+}
+
+export interface AgentServices {
+  /** The caller's organization's FHIR store. */
+  fhir(): FhirPort;
+  /** Runs a deployed pipeline synchronously and answers its outputs. */
+  runPipeline(pipelineId: string, inputs: Record<string, unknown>): Promise<unknown>;
+  listCustomTools(): Promise<CustomTool[]>;
+  /** A custom tool by id or name; undefined when the org has none such. */
+  customTool(idOrName: string): Promise<CustomTool | undefined>;
+  /** OpenAI-compatible endpoints the org may use (deployment env and org connectors). */
+  modelEndpoints(): Promise<ModelEndpoint[]>;
+  /** The vitals query of spec 4.9, when the devices module is present. */
+  vitals?: (q: VitalsQuery) => Promise<unknown>;
+  /** Records that an agent acted (an AuditEvent naming the agent). */
+  audit(event: AgentAuditEvent): Promise<void>;
+}
+
+const missing = (what: string, branch: string) =>
+  serviceUnavailable(`${what} is not available in this build (it arrives with the ${branch} module)`);
+
+function defaultServices(env: Env, _principal: Principal): AgentServices {
+  const fhir = (): FhirPort => {
+    throw missing("The FHIR store", "FHIR store");
+  };
+  return {
+    fhir,
+    runPipeline: async () => {
+      throw missing("Running pipelines", "pipelines");
+    },
+    listCustomTools: async () => {
+      throw missing("Custom tools (/api/tools)", "pipelines");
+    },
+    customTool: async () => {
+      throw missing("Custom tools (/api/tools)", "pipelines");
+    },
+    modelEndpoints: async () => {
+      const e = envModelEndpoint(env);
+      return e ? [e] : [];
+    },
+    // AuditEvents are FHIR resources: they are written through the org's store.
+    audit: async (event) => {
+      await fhir().create(auditEventResource(event));
+    },
+  };
+}
+
+export type AgentServicesFactory = (env: Env, principal: Principal) => AgentServices;
+
+let factory: AgentServicesFactory = defaultServices;
+
+export function agentServicesFor(env: Env, principal: Principal): AgentServices {
+  return factory(env, principal);
+}
+
+/** Replaces the factory (tests inject fakes; the coordinator may wire real parts). Returns a restore function. */
+export function setAgentServicesFactory(next: AgentServicesFactory): () => void {
+  const previous = factory;
+  factory = next;
+  return () => {
+    factory = previous;
+  };
+}
+
+export { defaultServices as defaultAgentServices };

@@ -1,0 +1,43 @@
+// GET /api/llm-models: the language models the caller's organization can use.
+import { createRoute, z } from "@hono/zod-openapi";
+import { json } from "../agents/api-schemas";
+import { modelSources } from "../agents/access";
+import { listModels } from "../agents/models";
+import { agentServicesFor } from "../agents/services";
+import { createRouter } from "../http/router";
+import { commonErrors, security } from "../http/schemas";
+import { requirePermission } from "../middleware/auth";
+
+const ModelSchema = z
+  .object({
+    id: z.string().openapi({ description: "The value for model_config.model" }),
+    name: z.string(),
+    provider: z.enum(["workers-ai", "openai-compatible"]),
+    endpoint_id: z.string(),
+    capabilities: z.object({ tool_calling: z.boolean(), streaming: z.boolean() }),
+    context_window: z.number().int(),
+    pricing_tier: z.enum(["free", "low", "standard", "premium", "self-hosted"]),
+  })
+  .openapi("LlmModel");
+
+export const llmModelRoutes = createRouter().openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    tags: ["Agents"],
+    summary: "List the language models available to the organization",
+    security,
+    middleware: requirePermission("agents:read"),
+    responses: {
+      200: {
+        description: "Models; empty when none is configured (agents then answer 503 MODEL_UNAVAILABLE)",
+        content: json(z.object({ models: z.array(ModelSchema), total_count: z.number().int() })),
+      },
+      ...commonErrors,
+    },
+  }),
+  async (c) => {
+    const models = listModels(await modelSources(c.env, agentServicesFor(c.env, c.get("principal"))));
+    return c.json({ models, total_count: models.length }, 200);
+  },
+);

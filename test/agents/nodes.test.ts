@@ -1,0 +1,85 @@
+// The ai pipeline nodes against the fake OpenAI-compatible server.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Principal } from "../../src/auth/permissions";
+import { agentNode, classifyNode, extractFhirNode, llmPromptNode } from "../../src/agents/nodes";
+import type { AiNodeContext } from "../../src/agents/nodes";
+import { agentServicesFor } from "../../src/agents/services";
+import { giveModel, installAgentFakes } from "../support/agent-fakes";
+import { lastOf } from "../support/fake-openai";
+import { createTenant, type Tenant } from "../support/tenants";
+
+beforeAll(installAgentFakes);
+
+function ctxFor(t: Tenant): AiNodeContext {
+  const principal: Principal = { orgId: t.orgId, keyId: t.keyId, keyName: "test", role: "admin", scopes: [] };
+  return { env, principal, services: agentServicesFor(env, principal) };
+}
+
+describe("ai nodes", () => {
+  it("llm_prompt renders {{input}} and outputs the text", async () => {
+    const t = await createTenant();
+    const server = giveModel(t.orgId, (req) => ({ content: `len ${lastOf(req, "user").length}` }));
+    const config = llmPromptNode.configSchema.parse({ prompt: "Say: {{input}}" });
+    const out = await llmPromptNode.run(config, { input: "abc" }, ctxFor(t));
+    expect(out).toEqual({ text: "len 8", model: "local/fake-llama" });
+    expect(server.requests[0]?.tools).toBeUndefined();
+    expect(llmPromptNode.configSchema.safeParse({ prompt: "no placeholder" }).success).toBe(false);
+  });
+
+  it("classify returns a configured label, and refuses an answer that is none", async () => {
+    const t = await createTenant();
+    let answer = "Urgent.";
+    giveModel(t.orgId, () => ({ content: answer }));
+    const config = classifyNode.configSchema.parse({ labels: ["emergent", "urgent", "routine"] });
+    expect(await classifyNode.run(config, { input: "chest pain" }, ctxFor(t))).toMatchObject({ label: "urgent" });
+    answer = "I cannot tell";
+    await expect(classifyNode.run(config, { input: "?" }, ctxFor(t))).rejects.toMatchObject({ code: "MODEL_ERROR" });
+  });
+
+  it("extract_fhir outputs only resources that validate", async () => {
+    const t = await createTenant();
+    giveModel(t.orgId, () => ({
+      content:
+        "```json\n" +
+        JSON.stringify({
+          resources: [
+            { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code: "8867-4" }] }, subject: { reference: "Patient/p1" }, valueQuantity: { value: 88, unit: "/min" } },
+            { resourceType: "Condition", code: { text: "hypertension" }, subject: { reference: "Patient/p1" } },
+            { resourceType: "Observation", code: { text: "no status" } },
+            { resourceType: "Patient", id: "x" },
+          ],
+        }) +
+        "\n```",
+    }));
+    const config = extractFhirNode.configSchema.parse({ resource_types: ["Observation", "Condition"], patient_reference: "Patient/p1" });
+    const out = (await extractFhirNode.run(config, { input: "HR 88, known hypertension" }, ctxFor(t))) as {
+      bundle: { type: string; entry: { resource: { resourceType: string } }[] };
+      rejected: { index: number; errors: { path: string }[] }[];
+    };
+    expect(out.bundle.type).toBe("collection");
+    expect(out.bundle.entry.map((e) => e.resource.resourceType)).toEqual(["Observation", "Condition"]);
+    expect(out.rejected.map((r) => r.index)).toEqual([2, 3]);
+    expect(out.rejected[0]?.errors.map((e) => e.path)).toContain("status");
+  });
+
+  it("extract_fhir reports a non-JSON answer as a model error", async () => {
+    const t = await createTenant();
+    giveModel(t.orgId, () => ({ content: "Sure! Here are the facts." }));
+    const config = extractFhirNode.configSchema.parse({});
+    await expect(extractFhirNode.run(config, { input: "x" }, ctxFor(t))).rejects.toMatchObject({ code: "MODEL_ERROR" });
+  });
+
+  it("agent runs only deployed agents of the same org", async () => {
+    const t = await createTenant();
+    giveModel(t.orgId, (req) => ({ content: `agent saw ${lastOf(req, "user")}` }));
+    const res = await t.fetch("/api/agents", { method: "POST", json: { template_id: "template-custom", prompt_template: "Q: {{input}}" } });
+    const { id } = (await res.json()) as { id: string };
+    const config = agentNode.configSchema.parse({ agent_id: id });
+    await expect(agentNode.run(config, { input: "x" }, ctxFor(t))).rejects.toMatchObject({ code: "AGENT_NOT_DEPLOYED" });
+    await t.fetch(`/api/agents/${id}/deploy`, { method: "POST" });
+    expect(await agentNode.run(config, { input: "hello" }, ctxFor(t))).toMatchObject({ output: "agent saw Q: hello" });
+    const other = await createTenant();
+    await expect(agentNode.run(config, { input: "x" }, ctxFor(other))).rejects.toMatchObject({ code: "AGENT_NOT_FOUND" });
+  });
+});
