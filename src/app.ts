@@ -7,8 +7,13 @@ import { bodyLimit, requireJsonBody } from "./middleware/body-limit";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import { apiKeyRoutes } from "./routes/api-keys";
+import { connectorRoutes } from "./routes/connectors";
+import { executionRoutes } from "./routes/executions";
 import { healthRoutes } from "./routes/health";
+import { nodeCatalogRoutes } from "./routes/node-catalog";
 import { organizationRoutes } from "./routes/organization";
+import { pipelineRoutes } from "./routes/pipelines";
+import { toolRoutes } from "./routes/tools";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -44,5 +49,10 @@ export function buildApp() {
 
   app.route("/api", organizationRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
+  app.route("/api/pipelines", pipelineRoutes);
+  app.route("/api", executionRoutes);
+  app.route("/api/node-catalog", nodeCatalogRoutes);
+  app.route("/api/connectors", connectorRoutes);
+  app.route("/api/tools", toolRoutes);
   return app;
 }

@@ -1,5 +1,7 @@
 // Bindings and variables the Worker receives (see wrangler.toml).
+import type { ExecutionRunner } from "../durable-objects/execution-runner";
 import type { OrgGate } from "../durable-objects/org-gate";
+import type { StepSession } from "../durable-objects/step-session";
 
 export interface Env {
   DB: D1Database;
@@ -11,4 +13,10 @@ export interface Env {
   LIMIT_CONCURRENT_EXECUTIONS?: string;
   LIMIT_CONCURRENT_EXPORTS?: string;
   MAX_BODY_BYTES?: string;
+  /** Secret: key material for connector credentials (AES-GCM). Required outside DEV_MODE. */
+  CONNECTOR_ENCRYPTION_KEY?: string;
+  /** "true" only for npm start and tests: allows a fixed development connector key. */
+  DEV_MODE?: string;
+  EXECUTION_RUNNER: DurableObjectNamespace<ExecutionRunner>;
+  STEP_SESSION: DurableObjectNamespace<StepSession>;
 }
