@@ -236,6 +236,7 @@ export class ExecutionRun {
           const wait = result.waitUntil - Date.now();
           if (wait <= this.options.inlineWaitMaxMs) {
             await sleep(wait);
+            st.duration_ms += Date.now() - started;
             st.status = "waiting";
             return this.runNode(id, { inputs });
           }
