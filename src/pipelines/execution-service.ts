@@ -2,6 +2,7 @@
 // concurrency slot, records the execution, runs it here (sync) or hands it to
 // its ExecutionRunner Durable Object (async), and writes the final record.
 import { database } from "../db/client";
+import { isUniqueViolation } from "../db/errors";
 import type { Env } from "../env";
 import { ApiError, conflict } from "../errors";
 import { acquireSlotOrThrow, releaseSlot } from "../limits/gate";
@@ -191,7 +192,7 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest): Pro
     }
   } catch (e) {
     await releaseSlot(env, orgId, "executions", executionId);
-    if (e instanceof Error && String(e).includes("UNIQUE") && req.idempotencyKey) {
+    if (req.idempotencyKey && isUniqueViolation(e)) {
       throw conflict("An execution with this Idempotency-Key is already being created", "DUPLICATE_EXECUTION");
     }
     throw e;

@@ -2,6 +2,7 @@
 // definition changes; deploy pins the version that triggers and executions run.
 import { and, count, desc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { isUniqueViolation } from "../db/errors";
 import { type PipelineRow, type PipelineVersionRow, pipelineTriggers, pipelineVersions, pipelines } from "../db/schema";
 import { conflict, notFound } from "../errors";
 import { canonicalJson, type Definition } from "./definition";
@@ -70,7 +71,7 @@ export class PipelineStore {
       else await update;
     } catch (e) {
       // Another save took this version number first: the caller should reload and retry.
-      if (String(e).includes("UNIQUE")) throw conflict("The pipeline was changed concurrently; reload and retry", "PIPELINE_VERSION_CONFLICT");
+      if (isUniqueViolation(e)) throw conflict("The pipeline was changed concurrently; reload and retry", "PIPELINE_VERSION_CONFLICT");
       throw e;
     }
     return next;

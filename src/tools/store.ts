@@ -1,13 +1,13 @@
 // Custom tool records in D1, one unique name per organization.
 import { and, count, desc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { isUniqueViolation } from "../db/errors";
 import { type ToolRow, tools } from "../db/schema";
 import { conflict, notFound } from "../errors";
 import type { ToolInput } from "./definition";
 
 export const toolNotFound = (id: string) => notFound(`Tool ${id} not found`, "TOOL_NOT_FOUND");
 const nameTaken = (name: string) => conflict(`A tool named ${name} already exists`, "TOOL_NAME_TAKEN");
-const isUniqueViolation = (e: unknown) => String(e).includes("UNIQUE");
 
 export class ToolStore {
   constructor(private readonly db: Database) {}
