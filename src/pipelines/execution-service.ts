@@ -138,11 +138,12 @@ export function recordOf(run: ExecutionRun): ExecutionRecord {
 /** Writes the final record and frees the concurrency slot. */
 export async function finishJob(env: Env, job: ExecutionJob, run: ExecutionRun): Promise<ExecutionResponse> {
   const status = executionStatus(run);
-  try {
-    await new ExecutionStore(database(env.DB), env).finish(job.orgId, job.executionId, status, job.startedAt, recordOf(run));
-  } finally {
-    await releaseSlot(env, job.orgId, "executions", job.executionId);
-  }
+  // The slot is freed even when the record cannot be written; both go at once.
+  const [saved] = await Promise.allSettled([
+    new ExecutionStore(database(env.DB), env).finish(job.orgId, job.executionId, status, job.startedAt, recordOf(run)),
+    releaseSlot(env, job.orgId, "executions", job.executionId),
+  ]);
+  if (saved.status === "rejected") throw saved.reason;
   return {
     execution_id: job.executionId,
     status,

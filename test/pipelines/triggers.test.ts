@@ -5,7 +5,7 @@ import { createExecutionContext, createScheduledController, runDurableObjectAlar
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { dispatchEvent, runSchedules } from "../../src/pipelines/triggers";
-import { createPipeline, definition, edge, trigger } from "../support/pipelines";
+import { createPipeline, definition, edge } from "../support/pipelines";
 import { createKey, authedFetch, createTenant, type Tenant } from "../support/tenants";
 
 async function executions(t: Tenant, pipelineId: string) {
