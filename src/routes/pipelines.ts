@@ -150,7 +150,13 @@ export const pipelineRoutes = createRouter()
       const hooks = (definition as z.infer<typeof DefinitionSchema>).nodes.filter((n) => n.type === "control.webhook_trigger");
       const hook = node_id ? hooks.find((n) => n.id === node_id) : hooks[0];
       if (!hook) throw badRequest(`The deployed version has no webhook trigger${node_id ? ` ${node_id}` : ""}`);
-      const body = c.req.header("content-length") === "0" ? {} : await c.req.json().catch(() => ({}));
+      const text = await c.req.text();
+      let body: unknown = {};
+      try {
+        body = text ? JSON.parse(text) : {};
+      } catch {
+        throw badRequest("The webhook body is not valid JSON");
+      }
       const result = await execute(c.env, orgId, {
         pipelineId: id,
         inputs: { body, headers: { "content-type": c.req.header("content-type") ?? "" }, received_at: new Date().toISOString() },

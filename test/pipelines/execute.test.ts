@@ -1,12 +1,12 @@
 // Executing pipelines through the API: sync and async results, execution
 // records (large ones in R2), test mode, the concurrency cap, retry from a
 // node, step sessions, stats, and tenant isolation of all of them.
-import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
-import { createPipeline, definition, edge, type ExecBody, run, trigger } from "../support/pipelines";
-import { createTenant, type Tenant } from "../support/tenants";
+import { createPipeline, definition, driveExecution, edge, type ExecBody, run, trigger } from "../support/pipelines";
+import { createTenant } from "../support/tenants";
 
 let fhirFor: (orgId: string) => MemoryFhir;
 beforeAll(() => {
@@ -15,19 +15,6 @@ beforeAll(() => {
 
 const t = (id: string, expression: string) => ({ id, type: "data.transform", config: { expression } });
 const simple = definition([trigger(), t("a", "n + 1"), t("b", "$ * 2")], [edge("start", "a", "event"), edge("a", "b")]);
-
-/** Drives an async execution's Durable Object until the record is final. */
-async function settle(tenant: Tenant, executionId: string) {
-  const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${tenant.orgId}:${executionId}`));
-  for (let i = 0; i < 50; i++) {
-    const res = await tenant.fetch(`/api/executions/${executionId}`);
-    const body = (await res.json()) as { status: string };
-    if (body.status !== "running") return body as Record<string, unknown> & { status: string; nodes: Record<string, { status: string; attempts: number }> };
-    await runDurableObjectAlarm(stub);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("execution did not finish");
-}
 
 describe("execute", () => {
   it("sync: returns execution_id, completed, outputs and node_results; the record keeps per-node detail", async () => {
@@ -50,7 +37,7 @@ describe("execute", () => {
     const { res, body } = await run(tenant, id, { n: 5 }, { async: true });
     expect(res.status).toBe(202);
     expect(body).toMatchObject({ status: "running" });
-    const done = await settle(tenant, body.execution_id);
+    const done = await driveExecution(tenant, body.execution_id);
     expect(done).toMatchObject({ status: "completed", mode: "async", outputs: { b: { output: 12 } } });
   });
 
@@ -189,6 +176,12 @@ describe("execute", () => {
     expect(s2).toMatchObject({ current_node: "b", step: { node_id: "a", outputs: { output: 20 } } });
     const s3 = await step();
     expect(s3).toMatchObject({ status: "completed", current_node: null, step: { node_id: "b", outputs: { output: 40 } }, outputs: { b: { output: 40 } } });
+
+    // Sessions expire: the alarm set at each step deletes the session's state.
+    const stub = env.STEP_SESSION.get(env.STEP_SESSION.idFromName(`${tenant.orgId}:${session.session_id}`));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const expired = await tenant.fetch(`/api/execute/step/${session.session_id}`, { method: "POST", json: {} });
+    expect(expired.status).toBe(404);
 
     const other = await createTenant();
     const foreign = await other.fetch(`/api/execute/step/${session.session_id}`, { method: "POST", json: {} });

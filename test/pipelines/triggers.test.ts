@@ -1,21 +1,15 @@
 // Triggers: the authenticated webhook with idempotency keys, cron schedules
 // (only while deployed), and service events through dispatchEvent.
 import { env, exports } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { dispatchEvent, runSchedules } from "../../src/pipelines/triggers";
-import { createPipeline, definition, edge } from "../support/pipelines";
+import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";
 import { createKey, authedFetch, createTenant, type Tenant } from "../support/tenants";
 
 async function executions(t: Tenant, pipelineId: string) {
   return (await (await t.fetch(`/api/executions?pipeline_id=${pipelineId}`)).json()) as { executions: { execution_id: string; trigger: string; status: string }[]; total_count: number };
-}
-
-async function finish(t: Tenant, executionId: string) {
-  const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${t.orgId}:${executionId}`));
-  await runDurableObjectAlarm(stub);
-  return (await (await t.fetch(`/api/executions/${executionId}`)).json()) as { status: string; inputs: Record<string, unknown>; outputs: Record<string, { output: unknown }> };
 }
 
 const echo = (triggerNode: { id: string; type: string; config?: Record<string, unknown> }) =>
@@ -32,8 +26,11 @@ describe("webhook trigger", () => {
     const again = (await (await post("delivery-1")).json()) as { execution_id: string };
     expect(again.execution_id).toBe(started.execution_id);
     expect((await executions(t, id)).total_count).toBe(1);
-    const done = await finish(t, started.execution_id);
+    const done = await driveExecution(t, started.execution_id);
     expect(done.outputs.echo?.output).toMatchObject({ body: { order: 42 } });
+
+    const garbled = await t.fetch(`/api/pipelines/${id}/webhook`, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+    expect(garbled.status).toBe(400);
 
     const waited = await t.fetch(`/api/pipelines/${id}/webhook?wait=true`, { method: "POST", json: { order: 1 } });
     expect(waited.status).toBe(200);
@@ -62,7 +59,7 @@ describe("schedule trigger", () => {
     // A second delivery of the same tick starts nothing new.
     await runSchedules(env, due);
     expect((await executions(t, id)).total_count).toBe(1);
-    const done = await finish(t, results[0]?.execution_id as string);
+    const done = await driveExecution(t, results[0]?.execution_id as string);
     expect(done.inputs).toEqual({ scheduled_time: "2030-01-01T10:05:00.000Z" });
     expect((await runSchedules(env, new Date("2030-01-01T10:06:00Z"))).filter((r) => r.pipeline_id === id)).toHaveLength(0);
 
@@ -106,7 +103,7 @@ describe("event trigger", () => {
     for (const p of [oru, alerts, draft]) expect((await executions(a, p)).total_count).toBe(0);
     expect((await executions(b, otherOrg)).total_count).toBe(0);
 
-    const done = await finish(a, started[0]?.execution_id as string);
+    const done = await driveExecution(a, started[0]?.execution_id as string);
     expect(done.outputs.echo?.output).toMatchObject({ type: "hl7.message", attributes: { message_type: "ADT" }, payload: "MSH|^~\\&|..." });
   });
 });

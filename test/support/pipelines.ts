@@ -1,5 +1,7 @@
 // Helpers for pipeline tests: definitions built from short node lists, and
 // creating (and deploying) pipelines through the API.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import type { Tenant } from "./tenants";
 
 export interface NodeSpec {
@@ -44,4 +46,24 @@ export interface ExecBody {
 export async function run(t: Tenant, pipelineId: string, inputs: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   const res = await t.fetch("/api/execute", { method: "POST", json: { pipeline_id: pipelineId, inputs, ...extra } });
   return { res, body: (await res.json()) as ExecBody };
+}
+
+export interface ExecutionRecordBody {
+  status: string;
+  mode: string;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, { output: unknown }>;
+  nodes: Record<string, { status: string; attempts: number }>;
+}
+
+/** Drives an async execution's Durable Object alarm until its record is final, and returns the record. */
+export async function driveExecution(tenant: Tenant, executionId: string): Promise<ExecutionRecordBody> {
+  const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${tenant.orgId}:${executionId}`));
+  for (let i = 0; i < 50; i++) {
+    const body = (await (await tenant.fetch(`/api/executions/${executionId}`)).json()) as ExecutionRecordBody;
+    if (body.status !== "running") return body;
+    await runDurableObjectAlarm(stub);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`execution ${executionId} did not finish`);
 }
