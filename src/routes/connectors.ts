@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetConnectorTokens, connectorClient } from "../connectors/client";
 import { ConnectorStore } from "../connectors/store";
-import { AuthSchema, CONNECTOR_TYPES, connectorConfigErrors, inferAuthKind } from "../connectors/types";
+import { AuthSchema, CONNECTOR_TYPES, type ConnectorAuth, connectorConfigErrors, inferAuthKind } from "../connectors/types";
 import { database } from "../db/client";
 import type { ConnectorRow } from "../db/schema";
 import type { Env } from "../env";
@@ -57,13 +57,13 @@ const store = (env: Env) => new ConnectorStore(database(env.DB), env);
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 const missing = (id: string) => notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
 
-/** Validates the body; on update without credentials the stored auth kind's needs are already met. */
-function checked(body: z.infer<typeof ConnectorBody>, keepCredentials: boolean) {
-  const credentials = body.credentials;
-  const auth = body.auth ?? { kind: inferAuthKind(credentials ?? {}) };
-  const errors = connectorConfigErrors(body.type, auth, credentials ?? {}).filter((e) => !(keepCredentials && !credentials && e.path.startsWith("credentials.")));
+/** Validates the body; on update, omitted credentials (and auth) mean the stored ones, which must still fit. */
+function checked(body: z.infer<typeof ConnectorBody>, stored?: { auth: ConnectorAuth; credentials: Record<string, string> }) {
+  const credentials = body.credentials ?? stored?.credentials ?? {};
+  const auth = body.auth ?? (body.credentials || !stored ? { kind: inferAuthKind(credentials) } : stored.auth);
+  const errors = connectorConfigErrors(body.type, auth, credentials);
   if (errors.length) throw validationFailed("Invalid connector", errors);
-  return { name: body.name, type: body.type, endpoint: body.endpoint, auth, credentials };
+  return { name: body.name, type: body.type, endpoint: body.endpoint, auth, credentials: body.credentials };
 }
 
 export const connectorRoutes = createRouter()
@@ -81,7 +81,7 @@ export const connectorRoutes = createRouter()
   )
   .openapi(
     createRoute({ method: "post", path: "/", tags, summary: "Create a connector (credentials encrypted at rest)", security, middleware: manage, request: { body: { required: true, content: json(ConnectorBody) } }, responses: { 201: { description: "Created", content: json(Connector) }, ...commonErrors } }),
-    async (c) => c.json(view(await store(c.env).create(c.get("principal").orgId, checked(c.req.valid("json"), false))), 201),
+    async (c) => c.json(view(await store(c.env).create(c.get("principal").orgId, checked(c.req.valid("json")))), 201),
   )
   .openapi(
     createRoute({ method: "get", path: "/{id}", tags, summary: "Get a connector (masked credentials)", security, middleware: read, request: { params: IdParam }, responses: { 200: { description: "Connector", content: json(Connector) }, ...commonErrors, ...notFoundError } }),
@@ -96,7 +96,9 @@ export const connectorRoutes = createRouter()
     async (c) => {
       const orgId = c.get("principal").orgId;
       const { id } = c.req.valid("param");
-      const row = await store(c.env).update(orgId, id, checked(c.req.valid("json"), true));
+      const current = await store(c.env).resolve(orgId, id);
+      if (!current) throw missing(id);
+      const row = await store(c.env).update(orgId, id, checked(c.req.valid("json"), { auth: current.row.auth as ConnectorAuth, credentials: current.credentials }));
       if (!row) throw missing(id);
       forgetConnectorTokens(orgId, id);
       return c.json(view(row), 200);

@@ -59,6 +59,9 @@ describe("connectors", () => {
     const updated = await t.fetch(`/api/connectors/${c.id}`, { method: "PUT", json: { ...fhirConnector, credentials: undefined, name: "Epic prod" } });
     expect(updated.status).toBe(200);
     expect(((await updated.json()) as { credentials: Record<string, string> }).credentials.client_secret).toBe("****9876");
+    // Switching the auth kind without the credentials it needs is refused.
+    const switched = await t.fetch(`/api/connectors/${c.id}`, { method: "PUT", json: { ...fhirConnector, credentials: undefined, auth: { kind: "bearer" } } });
+    expect(switched.status).toBe(400);
 
     const calls: { url: string; auth: string | null; body?: string }[] = [];
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {

@@ -45,6 +45,20 @@ describe("healthcare nodes", () => {
     expect(notResource.error).toMatchObject({ code: "NOT_A_RESOURCE" });
   });
 
+  it("code mapping reads its ConceptMap from the store by id", async () => {
+    const tenant = await createTenant();
+    await fhirFor(tenant.orgId).update({
+      resourceType: "ConceptMap",
+      id: "lab-to-loinc",
+      group: [{ source: "urn:lab", target: "http://loinc.org", element: [{ code: "K", target: [{ code: "2823-3", equivalence: "equivalent" }] }], unmapped: { mode: "fixed", code: "LP-unknown" } }],
+    });
+    const node: NodeSpec = { id: "cm", type: "data.concept_map", config: { concept_map_id: "lab-to-loinc", system_expression: "system" } };
+    const hit = await runOne(tenant, [node], [edge("start", "cm", "event")], { system: "urn:lab", code: "K" });
+    expect((hit.outputs as { cm: { mapped: { targets: unknown[] } } }).cm.mapped.targets).toEqual([{ system: "http://loinc.org", code: "2823-3", equivalence: "equivalent" }]);
+    const fallback = await runOne(tenant, [node], [edge("start", "cm", "event")], { system: "urn:lab", code: "ZZ" });
+    expect((fallback.outputs as { cm: { mapped: { targets: { code: string; equivalence: string }[] } } }).cm.mapped.targets[0]).toMatchObject({ code: "LP-unknown", equivalence: "inexact" });
+  });
+
   it("conditional upsert creates once, then updates the same resource", async () => {
     const tenant = await createTenant();
     const store = fhirFor(tenant.orgId);
