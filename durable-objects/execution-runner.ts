@@ -10,20 +10,31 @@ import type { RunState } from "../src/pipelines/engine";
 /** If the object dies mid-node, the alarm fires again after this long and resumes. */
 const WATCHDOG_MS = 30_000;
 
+/** The job without its state: written once, while the state is rewritten after every node. */
+type JobMeta = Omit<ExecutionJob, "state">;
+
 export class ExecutionRunner extends DurableObject<Env> {
   async start(job: ExecutionJob): Promise<void> {
-    if (await this.ctx.storage.get("job")) return; // at-least-once callers: starting twice is a no-op
-    await this.ctx.storage.put("job", job);
+    if (await this.ctx.storage.get("meta")) return; // at-least-once callers: starting twice is a no-op
+    const { state, ...meta } = job;
+    await this.ctx.storage.put({ meta, state });
     await this.ctx.storage.setAlarm(Date.now());
   }
 
   /** Live progress for GET /executions/{id} while the run is under way. */
   async snapshot(): Promise<RunState | undefined> {
-    return (await this.ctx.storage.get<ExecutionJob>("job"))?.state;
+    return this.ctx.storage.get<RunState>("state");
+  }
+
+  private async load(): Promise<ExecutionJob | undefined> {
+    const stored = await this.ctx.storage.get<JobMeta | RunState>(["meta", "state"]);
+    const meta = stored.get("meta") as JobMeta | undefined;
+    const state = stored.get("state") as RunState | undefined;
+    return meta && state ? { ...meta, state } : undefined;
   }
 
   override async alarm(): Promise<void> {
-    const job = await this.ctx.storage.get<ExecutionJob>("job");
+    const job = await this.load();
     if (!job) return;
     await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
     // Renew the slot lease: a long run keeps counting against the org's concurrency.
@@ -32,12 +43,12 @@ export class ExecutionRunner extends DurableObject<Env> {
     for (let id = run.nextNode(); id; id = run.nextNode()) {
       const node = run.node(id);
       if (node.status === "waiting" && (node.wait_until ?? 0) > Date.now()) {
-        await this.ctx.storage.put("job", job);
+        await this.ctx.storage.put("state", job.state);
         await this.ctx.storage.setAlarm(node.wait_until as number);
         return;
       }
       await run.runNode(id);
-      await this.ctx.storage.put("job", job);
+      await this.ctx.storage.put("state", job.state);
     }
     await finishJob(this.env, job, run);
     await this.ctx.storage.deleteAlarm();

@@ -134,6 +134,7 @@ export class ExecutionPlan {
   }
 }
 
+const bodyPlans = new WeakMap<object, ExecutionPlan>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const DEFAULT_RETRY: RetryPolicy = { max_attempts: 1, backoff_ms: 0, backoff_factor: 1 };
 
@@ -169,10 +170,6 @@ export class ExecutionRun {
       st.status = "skipped";
     }
     return undefined;
-  }
-
-  get finished(): boolean {
-    return this.nextNode() === undefined;
   }
 
   /** Runs every remaining node; waits are slept inline or parked per the options. */
@@ -300,8 +297,13 @@ export class ExecutionRun {
     }
   }
 
-  private async runBody(body: unknown, input: unknown): Promise<{ outputs: Record<string, unknown> }> {
-    const plan = ExecutionPlan.compile(body, this.plan.registry);
+  private async runBody(body: object, input: unknown): Promise<{ outputs: Record<string, unknown> }> {
+    // Bodies are parts of a plan's parsed config, so the same object comes back for every item.
+    let plan = bodyPlans.get(body);
+    if (!plan) {
+      plan = ExecutionPlan.compile(body, this.plan.registry);
+      bodyPlans.set(body, plan);
+    }
     const run = new ExecutionRun(plan, plan.initialState(input), { ...this.options, durableWaits: false });
     await run.runToEnd();
     if (run.state.stopped_by) {

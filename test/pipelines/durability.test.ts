@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionRunner } from "../../durable-objects/execution-runner";
+import type { RunState } from "../../src/pipelines/engine";
 import type { ExecutionJob } from "../../src/pipelines/execution-service";
 import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
@@ -36,7 +37,7 @@ describe("async durability", () => {
 
     // First alarm: runs up to the delay and parks there.
     await runDurableObjectAlarm(stub);
-    const parked = await runInDurableObject(stub, async (_instance: ExecutionRunner, state) => (await state.storage.get<ExecutionJob>("job"))?.state);
+    const parked = await runInDurableObject(stub, (_instance: ExecutionRunner, state) => state.storage.get<RunState>("state"));
     expect(parked?.nodes.create?.status).toBe("completed");
     expect(parked?.nodes.pause?.status).toBe("waiting");
     expect(parked?.nodes.after?.status).toBe("pending");
@@ -56,7 +57,7 @@ describe("async durability", () => {
     expect(done.nodes.create?.attempts).toBe(1);
     expect([...store.resources.values()].filter((r) => r.resourceType === "Patient")).toHaveLength(1);
     // The object cleaned up after itself and released its concurrency slot.
-    expect(await runInDurableObject(stub, (_i: ExecutionRunner, state) => state.storage.get("job"))).toBeUndefined();
+    expect(await runInDurableObject(stub, (_i: ExecutionRunner, state) => state.storage.list())).toEqual(new Map());
     const { orgGate } = await import("../../src/limits/gate");
     expect(await orgGate(env, tenant.orgId).slotsInUse("executions")).toBe(0);
   });
@@ -66,8 +67,12 @@ describe("async durability", () => {
     const id = await createPipeline(tenant, definition([trigger(), { id: "a", type: "data.transform", config: { expression: "1" } }], [edge("start", "a", "event")]));
     const { body } = await run(tenant, id, {}, { async: true });
     const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${tenant.orgId}:${body.execution_id}`));
-    const job = await runInDurableObject(stub, async (_i: ExecutionRunner, state) => state.storage.get<ExecutionJob>("job"));
-    if (job) await stub.start(job); // redelivery while still stored is ignored
+    const stored = await runInDurableObject(stub, async (_i: ExecutionRunner, state) => {
+      const meta = await state.storage.get<Omit<ExecutionJob, "state">>("meta");
+      const runState = await state.storage.get<RunState>("state");
+      return meta && runState ? { ...meta, state: runState } : undefined;
+    });
+    if (stored) await stub.start(stored); // redelivery while still stored is ignored
     await runDurableObjectAlarm(stub);
     const done = (await (await tenant.fetch(`/api/executions/${body.execution_id}`)).json()) as { status: string; nodes: Record<string, { attempts: number }> };
     expect(done.status).toBe("completed");
