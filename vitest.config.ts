@@ -13,7 +13,7 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations, DEV_MODE: "true" } },
             }),
           ],
           test: {

@@ -37,7 +37,7 @@ async function main() {
 
   curl -H "Authorization: Bearer ${apiKey}" -H "X-Organization-ID: ${orgId}" http://localhost:${port}/api/organization
 `);
-  const child = startWrangler(["dev", "--local", "--port", port, "--show-interactive-dev-session=false"]);
+  const child = startWrangler(["dev", "--local", "--port", port, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false"]);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code) => process.exit(code ?? 0));
 }

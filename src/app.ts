@@ -11,9 +11,14 @@ import { agentConversationRoutes } from "./routes/agent-conversations";
 import { agentToolRoutes } from "./routes/agent-tools";
 import { agentRoutes } from "./routes/agents";
 import { apiKeyRoutes } from "./routes/api-keys";
+import { connectorRoutes } from "./routes/connectors";
+import { executionRoutes } from "./routes/executions";
 import { healthRoutes } from "./routes/health";
 import { llmModelRoutes } from "./routes/llm-models";
+import { nodeCatalogRoutes } from "./routes/node-catalog";
 import { organizationRoutes } from "./routes/organization";
+import { pipelineRoutes } from "./routes/pipelines";
+import { toolRoutes } from "./routes/tools";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -55,5 +60,10 @@ export function buildApp() {
   app.route("/api/agents", agentConversationRoutes);
   app.route("/api/agents", agentToolRoutes);
   app.route("/api/v1/agents", publicAgentRoutes);
+  app.route("/api/pipelines", pipelineRoutes);
+  app.route("/api", executionRoutes);
+  app.route("/api/node-catalog", nodeCatalogRoutes);
+  app.route("/api/connectors", connectorRoutes);
+  app.route("/api/tools", toolRoutes);
   return app;
 }

@@ -1,6 +1,8 @@
 // Bindings and variables the Worker receives (see wrangler.toml).
 import type { Conversation } from "../durable-objects/conversation";
+import type { ExecutionRunner } from "../durable-objects/execution-runner";
 import type { OrgGate } from "../durable-objects/org-gate";
+import type { StepSession } from "../durable-objects/step-session";
 
 export interface Env {
   DB: D1Database;
@@ -21,4 +23,10 @@ export interface Env {
   /** Comma-separated model names served at LLM_BASE_URL. */
   LLM_MODELS?: string;
   LLM_CONTEXT_WINDOW?: string;
+  /** Secret: key material for connector credentials (AES-GCM). Required outside DEV_MODE. */
+  CONNECTOR_ENCRYPTION_KEY?: string;
+  /** "true" only for npm start and tests: allows a fixed development connector key. */
+  DEV_MODE?: string;
+  EXECUTION_RUNNER: DurableObjectNamespace<ExecutionRunner>;
+  STEP_SESSION: DurableObjectNamespace<StepSession>;
 }

@@ -1,12 +1,17 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
 import { buildApp } from "./app";
 import type { Env } from "./env";
+import { runSchedules } from "./pipelines/triggers";
 
 export { Conversation } from "../durable-objects/conversation";
+export { ExecutionRunner } from "../durable-objects/execution-runner";
 export { OrgGate } from "../durable-objects/org-gate";
+export { StepSession } from "../durable-objects/step-session";
 
 const app = buildApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  // Every minute: start the deployed pipelines whose schedule triggers are due.
+  scheduled: (controller, env, ctx) => ctx.waitUntil(runSchedules(env, new Date(controller.scheduledTime)).then(() => undefined)),
 } satisfies ExportedHandler<Env>;

@@ -49,7 +49,7 @@ export async function startWorker(opts: { limits?: Record<string, number> } = {}
   const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
   wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql}`], { quiet: true });
   const port = await freePort();
-  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--show-interactive-dev-session=false", "--log-level", "error"], {
+  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error"], {
     env: offlineEnv,
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,

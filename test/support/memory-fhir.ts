@@ -1,82 +1,131 @@
-// An in-memory FhirPort per organization for agent tests: read, create and a
-// search that understands the parameters the agent tools use (patient/subject,
-// code as system|code, _count, _sort=-date), enough to be a faithful stand-in.
-import type { Bundle, FhirPort, Resource, WriteResult } from "../../src/fhir/port";
-import { notFound } from "../../src/errors";
+// An in-memory FhirPort for pipeline tests: read, search by simple parameters
+// (_id, identifier=system|value, reference and string fields), create with
+// ifNoneExist, update, conditional update, delete and batch, with versioning.
+import type { OperationOutcome } from "../../src/errors";
+import { ApiError } from "../../src/errors";
+import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "../../src/fhir/port";
+import { useFhirBinding } from "../../src/pipelines/services";
 
-function matchesCode(r: Resource, token: string): boolean {
-  const [system, code] = token.includes("|") ? token.split("|") : [undefined, token];
-  const codings = ((r.code as { coding?: { system?: string; code?: string }[] } | undefined)?.coding ?? []);
-  return codings.some((c) => c.code === code && (system === undefined || system === "" || c.system === system));
-}
-
-function patientRef(r: Resource): string | undefined {
-  const ref = (r.subject ?? r.patient) as { reference?: string } | undefined;
-  return ref?.reference;
-}
+type Stored = Resource & { id: string };
 
 export class MemoryFhir implements FhirPort {
-  readonly resources = new Map<string, Resource>();
-  readonly searches: string[] = [];
+  readonly resources = new Map<string, Stored>();
+  readonly deleted = new Set<string>();
+  writes = 0;
 
-  seed(...rs: Resource[]): this {
-    for (const r of rs) this.resources.set(`${r.resourceType}/${r.id}`, r);
-    return this;
+  private key(type: string, id: string) {
+    return `${type}/${id}`;
+  }
+
+  private save(resource: Resource, id: string, outcome: WriteResult["outcome"]): WriteResult {
+    const prev = this.resources.get(this.key(resource.resourceType, id));
+    const versionId = String(Number(prev?.meta?.versionId ?? 0) + 1);
+    const stored: Stored = { ...structuredClone(resource), id, meta: { ...resource.meta, versionId, lastUpdated: new Date().toISOString() } };
+    this.resources.set(this.key(resource.resourceType, id), stored);
+    this.deleted.delete(this.key(resource.resourceType, id));
+    this.writes += 1;
+    return { resource: structuredClone(stored), outcome };
   }
 
   async read(type: string, id: string): Promise<Resource> {
-    const r = this.resources.get(`${type}/${id}`);
-    if (!r) throw notFound(`${type}/${id} not found`);
-    return r;
+    const found = this.resources.get(this.key(type, id));
+    if (found) return structuredClone(found);
+    if (this.deleted.has(this.key(type, id))) throw new ApiError(410, "GONE", `${type}/${id} was deleted`);
+    throw new ApiError(404, "NOT_FOUND", `${type}/${id} not found`);
+  }
+
+  matches(type: string, query: string): Stored[] {
+    const params = [...new URLSearchParams(query)].filter(([k]) => !k.startsWith("_") || k === "_id");
+    return [...this.resources.values()].filter(
+      (r) =>
+        r.resourceType === type &&
+        params.every(([name, value]) => {
+          if (name === "_id") return r.id === value;
+          if (name === "identifier") {
+            const [system, code] = value.includes("|") ? value.split("|") : [undefined, value];
+            return ((r.identifier as { system?: string; value?: string }[] | undefined) ?? []).some((i) => i.value === code && (system === undefined || i.system === system));
+          }
+          const field = r[name];
+          if (field && typeof field === "object" && "reference" in field) return (field as { reference: string }).reference === value;
+          return typeof field === "string" && field.toLowerCase() === value.toLowerCase();
+        }),
+    );
   }
 
   async search(type: string, query: string): Promise<Bundle> {
-    this.searches.push(`${type}?${query}`);
-    const params = new URLSearchParams(query);
-    let hits = [...this.resources.values()].filter((r) => r.resourceType === type);
-    const patient = params.get("patient") ?? params.get("subject");
-    if (patient) {
-      const ref = patient.includes("/") ? patient : `Patient/${patient}`;
-      hits = hits.filter((r) => patientRef(r) === ref);
-    }
-    const code = params.get("code");
-    if (code) hits = hits.filter((r) => matchesCode(r, code));
-    if (params.get("_sort") === "-date") {
-      hits.sort((a, b) => String(b.effectiveDateTime ?? "").localeCompare(String(a.effectiveDateTime ?? "")));
-    }
-    const count = Number(params.get("_count") ?? 20);
-    return {
-      resourceType: "Bundle",
-      type: "searchset",
-      total: hits.length,
-      entry: hits.slice(0, count).map((resource) => ({ resource, search: { mode: "match" } })),
-    };
+    const found = this.matches(type, query);
+    return { resourceType: "Bundle", type: "searchset", total: found.length, entry: found.map((r) => ({ fullUrl: this.key(type, r.id), resource: structuredClone(r), search: { mode: "match" } })) };
   }
 
-  async create(resource: Resource): Promise<WriteResult> {
-    const stored = { ...resource, id: resource.id ?? crypto.randomUUID() };
-    this.resources.set(`${stored.resourceType}/${stored.id}`, stored);
-    return { resource: stored, outcome: "created" };
+  async create(resource: Resource, options?: { ifNoneExist?: string }): Promise<WriteResult> {
+    if (options?.ifNoneExist) {
+      const existing = this.matches(resource.resourceType, options.ifNoneExist);
+      if (existing.length > 1) throw new ApiError(412, "MULTIPLE_MATCHES", "More than one match");
+      if (existing[0]) return { resource: structuredClone(existing[0]), outcome: "existing" };
+    }
+    return this.save(resource, crypto.randomUUID(), "created");
   }
 
   async update(resource: Resource & { id: string }): Promise<WriteResult> {
-    this.resources.set(`${resource.resourceType}/${resource.id}`, resource);
-    return { resource, outcome: "updated" };
+    const exists = this.resources.has(this.key(resource.resourceType, resource.id));
+    return this.save(resource, resource.id, exists ? "updated" : "created");
   }
 
-  async conditionalUpdate(_query: string, resource: Resource): Promise<WriteResult> {
-    return this.create(resource);
+  async conditionalUpdate(query: string, resource: Resource): Promise<WriteResult> {
+    const found = this.matches(resource.resourceType, query);
+    if (found.length > 1) throw new ApiError(412, "MULTIPLE_MATCHES", "More than one match");
+    if (found[0]) return this.save({ ...resource, id: found[0].id }, found[0].id, "updated");
+    return this.save(resource, resource.id ?? crypto.randomUUID(), "created");
   }
 
   async delete(type: string, id: string): Promise<void> {
-    this.resources.delete(`${type}/${id}`);
+    this.resources.delete(this.key(type, id));
+    this.deleted.add(this.key(type, id));
+    this.writes += 1;
   }
 
   async batch(bundle: Bundle): Promise<Bundle> {
-    return { resourceType: "Bundle", type: `${bundle.type}-response`, entry: [] };
+    const entry: BundleEntry[] = [];
+    for (const e of bundle.entry ?? []) {
+      const r = e.resource as Resource;
+      const result = e.request?.method === "PUT" ? await this.update(r as Resource & { id: string }) : await this.create(r);
+      entry.push({ resource: result.resource, response: { status: result.outcome === "created" ? "201 Created" : "200 OK" } });
+    }
+    return { resourceType: "Bundle", type: `${bundle.type}-response`, entry };
   }
+}
 
-  ofType(type: string): Resource[] {
-    return [...this.resources.values()].filter((r) => r.resourceType === type);
+const GENDERS = new Set(["male", "female", "other", "unknown"]);
+
+/** A small validator with real rules: known type, Patient.gender code, Observation.status and code required. */
+export async function validateResource(resource: Resource): Promise<OperationOutcome> {
+  const issue: OperationOutcome["issue"] = [];
+  if (!["Patient", "Observation", "Encounter", "Condition", "ConceptMap", "Bundle"].includes(resource.resourceType)) {
+    issue.push({ severity: "error", code: "not-supported", diagnostics: `Unknown resource type ${resource.resourceType}` });
   }
+  if (resource.resourceType === "Patient" && resource.gender !== undefined && !GENDERS.has(String(resource.gender))) {
+    issue.push({ severity: "error", code: "code-invalid", diagnostics: "Patient.gender is not in the AdministrativeGender value set", expression: ["Patient.gender"] });
+  }
+  if (resource.resourceType === "Observation") {
+    if (!resource.status) issue.push({ severity: "error", code: "required", diagnostics: "Observation.status is required", expression: ["Observation.status"] });
+    if (!resource.code) issue.push({ severity: "error", code: "required", diagnostics: "Observation.code is required", expression: ["Observation.code"] });
+  }
+  if (!issue.length) issue.push({ severity: "information", code: "informational", diagnostics: "All OK" });
+  return { resourceType: "OperationOutcome", issue };
+}
+
+/** One store per organization, installed behind the pipeline services seam. */
+export const memoryStores = new Map<string, MemoryFhir>();
+
+export function installMemoryFhir(): (orgId: string) => MemoryFhir {
+  const storeFor = (orgId: string) => {
+    let store = memoryStores.get(orgId);
+    if (!store) {
+      store = new MemoryFhir();
+      memoryStores.set(orgId, store);
+    }
+    return store;
+  };
+  useFhirBinding((_env, principal) => ({ port: storeFor(principal.orgId), validate: validateResource }));
+  return storeFor;
 }

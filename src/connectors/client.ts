@@ -1,0 +1,123 @@
+// Outbound calls through a connector: resolves its endpoint, adds its auth
+// (fetching and caching OAuth2 client-credentials tokens), and the connection test.
+import { database } from "../db/client";
+import type { Env } from "../env";
+import { ApiError, notFound } from "../errors";
+import { type ResolvedConnector, ConnectorStore } from "./store";
+import { connectorType } from "./types";
+
+export interface ConnectionTestResult {
+  ok: boolean;
+  status?: number;
+  latency_ms: number;
+  message: string;
+}
+
+export interface ConnectorClient {
+  /** Calls `path` (relative to the endpoint, or absolute under it) with the connector's auth. */
+  fetch(connectorId: string, path: string, init?: RequestInit): Promise<Response>;
+  test(connectorId: string): Promise<ConnectionTestResult>;
+  endpoint(connectorId: string): Promise<string>;
+}
+
+const tokenCache = new Map<string, { token: string; until: number }>();
+
+/** Forgets cached tokens of a connector (after its credentials change). */
+export function forgetConnectorTokens(orgId: string, connectorId: string): void {
+  tokenCache.delete(`${orgId}:${connectorId}`);
+}
+
+export function resolveUrl(endpoint: string, path: string): string {
+  const base = endpoint.endsWith("/") ? endpoint : `${endpoint}/`;
+  const url = new URL(path.replace(/^\//, ""), base).toString();
+  if (!url.startsWith(base) && url !== endpoint) {
+    throw new ApiError(400, "CONNECTOR_URL_OUTSIDE_ENDPOINT", `URL ${url} is outside the connector endpoint ${endpoint}`);
+  }
+  return url;
+}
+
+async function tokenUrl(c: ResolvedConnector): Promise<string> {
+  if (c.row.auth.token_url) return c.row.auth.token_url;
+  const res = await fetch(resolveUrl(c.row.endpoint, ".well-known/smart-configuration"), { headers: { accept: "application/json" } });
+  const body = res.ok ? ((await res.json()) as { token_endpoint?: string }) : {};
+  if (!body.token_endpoint) throw new ApiError(502, "CONNECTOR_AUTH_FAILED", "No token_url set and no SMART configuration found");
+  return body.token_endpoint;
+}
+
+async function oauthToken(c: ResolvedConnector): Promise<string> {
+  const key = `${c.row.orgId}:${c.row.id}`;
+  const cached = tokenCache.get(key);
+  if (cached && cached.until > Date.now()) return cached.token;
+  const form = new URLSearchParams({ grant_type: "client_credentials" });
+  if (c.row.auth.scope) form.set("scope", c.row.auth.scope);
+  const res = await fetch(await tokenUrl(c), {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+      authorization: `Basic ${btoa(`${c.credentials.client_id}:${c.credentials.client_secret}`)}`,
+    },
+    body: form,
+  });
+  const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
+  if (!res.ok || !body.access_token) {
+    throw new ApiError(502, "CONNECTOR_AUTH_FAILED", `Token request failed with HTTP ${res.status}`);
+  }
+  // Renew a minute early so a token never expires mid-call.
+  tokenCache.set(key, { token: body.access_token, until: Date.now() + Math.max(0, (body.expires_in ?? 300) - 60) * 1000 });
+  return body.access_token;
+}
+
+async function authHeaders(c: ResolvedConnector): Promise<Record<string, string>> {
+  const creds = c.credentials;
+  switch (c.row.auth.kind) {
+    case "bearer":
+      return { authorization: `Bearer ${creds.token}` };
+    case "basic":
+      return { authorization: `Basic ${btoa(`${creds.username}:${creds.password}`)}` };
+    case "header":
+      return { [c.row.auth.header_name as string]: creds.value ?? "" };
+    case "oauth2_client_credentials":
+      return { authorization: `Bearer ${await oauthToken(c)}` };
+    default:
+      return {};
+  }
+}
+
+export function connectorClient(env: Env, orgId: string, testMode: boolean): ConnectorClient {
+  const store = new ConnectorStore(database(env.DB), env);
+  const resolve = async (id: string) => {
+    const c = await store.resolve(orgId, id);
+    if (!c) throw notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
+    return c;
+  };
+  const call = async (c: ResolvedConnector, path: string, init: RequestInit = {}) => {
+    const method = (init.method ?? "GET").toUpperCase();
+    if (testMode && method !== "GET" && method !== "HEAD") {
+      throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", `Test mode blocks ${method} calls to external systems`);
+    }
+    const headers = new Headers(init.headers);
+    for (const [k, v] of Object.entries(await authHeaders(c))) headers.set(k, v);
+    return fetch(resolveUrl(c.row.endpoint, path), { ...init, headers });
+  };
+  return {
+    fetch: async (id, path, init) => call(await resolve(id), path, init),
+    endpoint: async (id) => (await resolve(id)).row.endpoint,
+    test: async (id) => {
+      const c = await resolve(id);
+      const started = Date.now();
+      try {
+        const info = connectorType(c.row.type);
+        const res = await call(c, info?.test_path ?? "", { headers: { accept: "application/fhir+json, application/json" } });
+        return {
+          ok: res.ok,
+          status: res.status,
+          latency_ms: Date.now() - started,
+          message: res.ok ? "Connection succeeded" : `Endpoint answered HTTP ${res.status}`,
+        };
+      } catch (e) {
+        return { ok: false, latency_ms: Date.now() - started, message: e instanceof Error ? e.message : String(e) };
+      }
+    },
+  };
+}

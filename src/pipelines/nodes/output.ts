@@ -1,0 +1,112 @@
+// Output nodes: call an HTTP endpoint (directly or through a connector), set the
+// execution's response, write to the execution log.
+import { z } from "zod";
+import { NodeFailure } from "../engine";
+import { defineNode } from "../node-type";
+import { evaluate, jsonataExpression } from "./expression";
+
+const READ_METHODS = new Set(["GET", "HEAD"]);
+
+export const httpRequest = defineNode({
+  id: "output.http_request",
+  name: "HTTP request / webhook",
+  category: "output",
+  description: "Sends an HTTP request (JSON body from the input) to a URL or through an HTTP/FHIR connector, and emits the response.",
+  keywords: ["http", "webhook", "rest", "api", "post", "request", "call"],
+  inputs: [{ name: "input", type: "json" }],
+  outputs: [
+    { name: "response", type: "json", description: "{status, headers, body}" },
+    { name: "http_error", type: "json", description: "The response instead, when its status is 4xx/5xx" },
+  ],
+  config: z
+    .object({
+      connector_id: z.string().optional(),
+      url: z.url().optional().describe("Absolute URL when no connector; else a path under the connector endpoint"),
+      path: z.string().default("").describe("Path under the connector endpoint"),
+      method: z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
+      headers: z.record(z.string(), z.string()).default({}),
+      body_expression: jsonataExpression("yields the JSON body; default the input").optional(),
+    })
+    .strict()
+    .refine((c) => !!c.connector_id !== !!c.url, "Set exactly one of connector_id and url"),
+  documentation: {
+    summary: "In test mode GET and HEAD are sent (reads are allowed); other methods report the request they would send.",
+    example: { config: { url: "https://example.org/hook", method: "POST" }, inputs: { input: { a: 1 } }, outputs: { response: { status: 200, body: { ok: true } } } },
+  },
+  run: async (ctx) => {
+    const { config } = ctx;
+    const body = READ_METHODS.has(config.method) ? undefined : JSON.stringify(config.body_expression ? await evaluate(config.body_expression, ctx.inputs.input) : ctx.inputs.input);
+    const init: RequestInit = {
+      method: config.method,
+      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...config.headers },
+      body,
+      signal: ctx.signal,
+    };
+    if (ctx.testMode && !READ_METHODS.has(config.method)) {
+      const target = config.connector_id ? `connector:${config.connector_id}/${config.path}` : (config.url as string);
+      ctx.wouldWrite(`http:${config.method} ${target}`, { headers: init.headers, body: body && JSON.parse(body) });
+      return { outputs: { response: { status: 0, headers: {}, body: null, test_mode: "not sent" } } };
+    }
+    const res = config.connector_id
+      ? await ctx.services.connectors.fetch(config.connector_id, config.path, init)
+      : await ctx.services.fetch(config.url as string, init);
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    const response = { status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
+    ctx.log("info", `${config.method} answered ${res.status}`);
+    return { outputs: res.ok ? { response } : { http_error: response } };
+  },
+});
+
+export const respond = defineNode({
+  id: "output.respond",
+  name: "Respond with output",
+  category: "output",
+  description: "Sets the execution's outputs (what POST /api/execute returns) to the input, or to an expression over it.",
+  keywords: ["respond", "return", "output", "result", "reply"],
+  inputs: [{ name: "input", type: "any" }],
+  outputs: [],
+  config: z.object({ expression: jsonataExpression("yields the outputs").optional() }).strict(),
+  documentation: {
+    summary: "Without a respond node, outputs are the outputs of every end node, by node id.",
+    example: { config: { expression: "{ 'count': $count(entry) }" }, outputs: {} },
+  },
+  run: async ({ config, inputs }) => {
+    const value = config.expression ? await evaluate(config.expression, inputs.input) : inputs.input;
+    if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      return { outputs: {}, executionOutput: { result: value } };
+    }
+    return { outputs: {}, executionOutput: value ?? {} };
+  },
+});
+
+export const logNode = defineNode({
+  id: "output.log",
+  name: "Log",
+  category: "output",
+  description: "Writes a message (JSONata over the input) to the execution record's logs and passes the input on.",
+  keywords: ["log", "debug", "trace", "print", "audit"],
+  inputs: [{ name: "input", type: "any" }],
+  outputs: [{ name: "output", type: "json" }],
+  config: z
+    .object({
+      level: z.enum(["debug", "info", "warn", "error"]).default("info"),
+      message: jsonataExpression("yields the message").default("$string($)"),
+    })
+    .strict(),
+  documentation: {
+    summary: "Logs are kept per node in GET /api/executions/{id}.",
+    example: { config: { message: "'patient ' & id" }, inputs: { input: { id: "p1" } }, outputs: { output: { id: "p1" } } },
+  },
+  run: async ({ config, inputs, log }) => {
+    const message = await evaluate(config.message, inputs.input);
+    if (message === undefined) throw new NodeFailure("EMPTY_LOG_MESSAGE", "The message expression yielded nothing");
+    log(config.level, typeof message === "string" ? message : JSON.stringify(message));
+    return { outputs: { output: inputs.input } };
+  },
+});

@@ -1,0 +1,80 @@
+// The one seam between pipeline nodes and the rest of the service: the FHIR
+// store, resource validation, connectors and outbound HTTP. The coordinator
+// wires the real FHIR store here (see fhirPortFor) with a one-line change.
+import type { Principal } from "../auth/permissions";
+import { type ConnectorClient, connectorClient } from "../connectors/client";
+import type { Env } from "../env";
+import { ApiError, type OperationOutcome } from "../errors";
+import type { FhirPort, Resource } from "../fhir/port";
+
+export interface PipelineServices {
+  /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */
+  fhir(): FhirPort;
+  /** Validates a resource against the store's profiles; an OperationOutcome lists the issues. */
+  validateResource(resource: Resource): Promise<OperationOutcome>;
+  connectors: ConnectorClient;
+  /** Outbound HTTP for nodes; resolved at call time so tests can mock globalThis.fetch. */
+  fetch(input: string | Request, init?: RequestInit): Promise<Response>;
+}
+
+/** What the FHIR store offers pipelines: its port and, when it has one, a validator. */
+export interface FhirBinding {
+  port: FhirPort;
+  validate?(resource: Resource): Promise<OperationOutcome>;
+}
+
+type FhirBindingFactory = (env: Env, principal: Principal) => FhirBinding;
+
+const storeNotAvailable = () => new ApiError(503, "FHIR_STORE_UNAVAILABLE", "FHIR store not available in this build");
+
+/**
+ * THE wiring point for the FHIR store. At merge, replace the body with:
+ *   const port = fhirStoreFor(env, principal); return { port, validate: port.validate?.bind(port) };
+ */
+let fhirBindingFor: FhirBindingFactory = () => {
+  throw storeNotAvailable();
+};
+
+/** Tests (and only tests) install an in-memory store here. */
+export function useFhirBinding(factory: FhirBindingFactory): void {
+  fhirBindingFor = factory;
+}
+
+/** The principal pipelines act as when no request carries one (async runs, cron, events). */
+export function pipelinePrincipal(orgId: string, pipelineId: string): Principal {
+  return { orgId, keyId: `pipeline:${pipelineId}`, keyName: "pipeline", role: "service", scopes: [] };
+}
+
+export function buildPipelineServices(env: Env, principal: Principal, testMode: boolean): PipelineServices {
+  let binding: FhirBinding | undefined;
+  const fhirBinding = () => {
+    binding ??= fhirBindingFor(env, principal);
+    return binding;
+  };
+  return {
+    fhir: () => (testMode ? readOnly(fhirBinding().port) : fhirBinding().port),
+    validateResource: async (resource) => {
+      const b = fhirBinding();
+      if (!b.validate) throw new ApiError(503, "FHIR_VALIDATION_UNAVAILABLE", "The FHIR store in this build has no validator");
+      return b.validate(resource);
+    },
+    connectors: connectorClient(env, principal.orgId, testMode),
+    fetch: (input, init) => fetch(input, init),
+  };
+}
+
+/** Defence in depth for test mode: a node that forgot to check testMode still cannot write. */
+function readOnly(port: FhirPort): FhirPort {
+  const blocked = (): never => {
+    throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", "Writes to the FHIR store are blocked in test mode");
+  };
+  return {
+    read: (t, id) => port.read(t, id),
+    search: (t, q) => port.search(t, q),
+    create: blocked,
+    update: blocked,
+    conditionalUpdate: blocked,
+    delete: blocked,
+    batch: blocked,
+  };
+}

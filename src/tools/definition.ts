@@ -1,0 +1,46 @@
+// The shape of a custom tool: a name and JSON Schema an LLM sees, and what runs
+// when it is called (an HTTP call through a connector, or a deployed pipeline).
+import { Validator } from "@cfworker/json-schema";
+import { z } from "@hono/zod-openapi";
+
+export const ToolImplementationSchema = z
+  .discriminatedUnion("kind", [
+    z
+      .object({
+        kind: z.literal("http"),
+        connector_id: z.string(),
+        method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
+        path: z.string().default("").openapi({ description: "Under the connector endpoint; {param} placeholders take argument values" }),
+      })
+      .strict(),
+    z.object({ kind: z.literal("pipeline"), pipeline_id: z.string().uuid() }).strict(),
+  ])
+  .openapi("ToolImplementation");
+
+export const ToolBody = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - (max 64), as LLM tool names allow"),
+    description: z.string().min(1).max(2000),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .refine((s) => s.type === "object", "A JSON Schema with type object")
+      .superRefine((s, ctx) => {
+        try {
+          new Validator(s as object, "2020-12");
+        } catch (e) {
+          ctx.addIssue({ code: "custom", message: `Invalid JSON Schema: ${e instanceof Error ? e.message : String(e)}` });
+        }
+      }),
+    implementation: ToolImplementationSchema,
+  })
+  .strict()
+  .openapi("ToolInput");
+
+export type ToolInput = z.infer<typeof ToolBody>;
+export type ToolImplementation = z.infer<typeof ToolImplementationSchema>;
+
+/** Argument problems against the tool's parameter schema. */
+export function argumentErrors(parameters: Record<string, unknown>, args: unknown): { path: string; message: string }[] {
+  const result = new Validator(parameters as object, "2020-12", false).validate(args);
+  return result.errors.map((e) => ({ path: `arguments${e.instanceLocation.slice(1).replaceAll("/", ".")}`, message: e.error }));
+}
