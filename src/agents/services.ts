@@ -6,7 +6,13 @@ import type { JSONSchema7 } from "ai";
 import type { Principal } from "../auth/permissions";
 import type { Env } from "../env";
 import { serviceUnavailable } from "../errors";
+import type { ToolRow } from "../db/schema";
+import { database } from "../db/client";
 import type { FhirPort } from "../fhir/port";
+import { limitsOfOrg } from "../limits/org-limits";
+import { execute } from "../pipelines/execution-service";
+import { invokeTool } from "../tools/invoke";
+import { ToolStore } from "../tools/store";
 import { type AgentAuditEvent, auditEventResource } from "./audit";
 import { type ModelEndpoint, envModelEndpoint } from "./models";
 
@@ -45,20 +51,40 @@ export interface AgentServices {
 const missing = (what: string, branch: string) =>
   serviceUnavailable(`${what} is not available in this build (it arrives with the ${branch} module)`);
 
-function defaultServices(env: Env, _principal: Principal): AgentServices {
+/** The most custom tools offered to one agent run. */
+const MAX_CUSTOM_TOOLS = 100;
+
+function defaultServices(env: Env, principal: Principal): AgentServices {
   const fhir = (): FhirPort => {
     throw missing("The FHIR store", "FHIR store");
   };
+  const orgId = principal.orgId;
+  const tools = () => new ToolStore(database(env.DB));
+  const asCustomTool = (row: ToolRow): CustomTool => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    parameters: row.parameters as JSONSchema7,
+    execute: async (args) => {
+      const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
+      const out = await invokeTool(env, orgId, row, (args ?? {}) as Record<string, unknown>, limit);
+      if (!out.ok) throw new Error(`Tool ${row.name} failed: ${JSON.stringify(out.result)}`);
+      return out.result;
+    },
+  });
   return {
     fhir,
-    runPipeline: async () => {
-      throw missing("Running pipelines", "pipelines");
+    runPipeline: async (pipelineId, inputs) => {
+      const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
+      const res = await execute(env, orgId, { pipelineId, inputs, async: false, testMode: false, trigger: { kind: "manual" }, concurrencyLimit: limit });
+      if (res.status !== "completed") throw new Error(`Pipeline ${pipelineId} ${res.status}: ${res.error?.message ?? "no outputs"}`);
+      return res.outputs;
     },
-    listCustomTools: async () => {
-      throw missing("Custom tools (/api/tools)", "pipelines");
-    },
-    customTool: async () => {
-      throw missing("Custom tools (/api/tools)", "pipelines");
+    listCustomTools: async () => (await tools().list(orgId, MAX_CUSTOM_TOOLS, 0)).rows.map(asCustomTool),
+    customTool: async (idOrName) => {
+      const store = tools();
+      const row = (await store.byName(orgId, idOrName)) ?? (await store.get(orgId, idOrName).catch(() => undefined));
+      return row ? asCustomTool(row) : undefined;
     },
     modelEndpoints: async () => {
       const e = envModelEndpoint(env);

@@ -7,8 +7,7 @@ import { database } from "../db/client";
 import { pipelineTriggers } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { resolveLimits } from "../limits/config";
-import { OrganizationStore } from "../tenancy/organizations";
+import { limitsOfOrg } from "../limits/org-limits";
 import { execute } from "./execution-service";
 
 export interface ServiceEvent {
@@ -25,8 +24,7 @@ export interface DispatchResult {
 }
 
 async function concurrencyLimit(env: Env, orgId: string): Promise<number> {
-  const org = await new OrganizationStore(database(env.DB)).get(orgId);
-  return resolveLimits(env, org?.limits).concurrentExecutions;
+  return (await limitsOfOrg(env, orgId)).concurrentExecutions;
 }
 
 async function start(env: Env, orgId: string, pipelineId: string, nodeId: string, limit: number, run: { kind: "event" | "schedule"; inputs: unknown; idempotencyKey?: string }): Promise<DispatchResult> {
