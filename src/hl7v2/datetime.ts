@@ -106,3 +106,14 @@ export function toFhirTime(raw: string): string | undefined {
 export function offsetOf(raw: string): string | undefined {
   return parseHl7DateTime(raw)?.offset;
 }
+
+/** Add minutes to a FHIR dateTime that has a time, keeping its zone offset. Undefined for date-only values. */
+export function addMinutes(fhirDateTime: string, minutes: number): string | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.exec(fhirDateTime);
+  if (!m) return undefined;
+  const zone = m[4]!;
+  const t = Date.parse(`${m[1]}T${m[2]}Z`) + Math.round(minutes * 60000);
+  if (!Number.isFinite(t)) return undefined;
+  const local = new Date(t).toISOString().slice(0, 19); // wall-clock time in the same zone
+  return `${local}${zone}`;
+}
