@@ -195,6 +195,9 @@ export function observation(ctx: ConversionContext, obx: Hl7Segment, subject: Su
   const local = `${setId ?? `#${opts.index}`}${subId ? `.${subId}` : ""}`;
   const key: Identifier =
     own ?? (opts.order ? { system: opts.order.system, value: `${opts.order.value}-${local}` } : ctx.messageIdentifier(`OBX/${opts.index}`));
+  // a set id used twice in one order (or a repeated OBX-21) must not merge two observations
+  const base = key.value;
+  for (let n = 2; ctx.existing("Observation", identifierCondition(key)!); n++) key.value = `${base}/${n}`;
   const statusCode = str(obx.field(11), 1)?.toUpperCase();
   const status = (statusCode && OBSERVATION_STATUS[statusCode]) || "unknown";
   const performer: unknown[] = [];

@@ -60,6 +60,8 @@ export function appointment(ctx: ConversionContext, input: AppointmentInput, sub
     minutes ??= minutesOf(str(r.field(d), 1), str(r.field(u), 1));
   }
   if (start && !end && minutes !== undefined) end = addMinutes(start, minutes);
+  if (end && !end.includes("T")) end = undefined; // Appointment.start/end are instants
+  if (start && !start.includes("T")) end = undefined;
   if (start && end && Date.parse(end) < Date.parse(start)) end = undefined;
   const requestedPeriod = start && !end ? [{ start }] : undefined;
   if (!end) start = undefined;
