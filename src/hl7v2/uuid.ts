@@ -64,7 +64,7 @@ export function sha1(data: Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(20);
   const ov = new DataView(out.buffer);
-  [h0, h1, h2, h3, h4].forEach((h, i) => ov.setInt32(i * 4, h));
+  for (const [i, h] of [h0, h1, h2, h3, h4].entries()) ov.setInt32(i * 4, h);
   return out;
 }
 

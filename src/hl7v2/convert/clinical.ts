@@ -86,7 +86,10 @@ function observationValue(ctx: ConversionContext, obx: Hl7Segment, out: Resource
   switch (type) {
     case "NM": {
       const n = decimal(str(first, 1));
-      if (n === undefined) return asString();
+      if (n === undefined) {
+        asString();
+        return;
+      }
       out.valueQuantity = withUnits(ctx, { value: n }, units);
       return;
     }
@@ -95,21 +98,36 @@ function observationValue(ctx: ConversionContext, obx: Hl7Segment, out: Resource
       const n1 = decimal(str(first, 2));
       const sep = str(first, 3);
       const n2 = decimal(str(first, 4));
-      if (comp === "<>" || n1 === undefined) return asString();
+      if (comp === "<>" || n1 === undefined) {
+        asString();
+        return;
+      }
       if (sep === ":" || sep === "/") {
-        if (n2 === undefined) return asString();
+        if (n2 === undefined) {
+        asString();
+        return;
+      }
         out.valueRatio = { numerator: withUnits(ctx, { value: n1 }, units), denominator: { value: n2 } };
         return;
       }
       if (sep === "-") {
-        if (n2 === undefined) return asString();
+        if (n2 === undefined) {
+        asString();
+        return;
+      }
         out.valueRange = { low: withUnits(ctx, { value: n1 }, units), high: withUnits(ctx, { value: n2 }, units) };
         return;
       }
-      if (sep) return asString();
+      if (sep) {
+        asString();
+        return;
+      }
       const q: Quantity = { value: n1 };
       if (comp && comp !== "=") {
-        if (!COMPARATORS.has(comp)) return asString();
+        if (!COMPARATORS.has(comp)) {
+        asString();
+        return;
+      }
         q.comparator = comp;
       }
       out.valueQuantity = withUnits(ctx, q, units);
@@ -147,7 +165,10 @@ function observationValue(ctx: ConversionContext, obx: Hl7Segment, out: Resource
     case "NR": {
       const low = decimal(str(first, 1));
       const high = decimal(str(first, 2));
-      if (low === undefined && high === undefined) return asString();
+      if (low === undefined && high === undefined) {
+        asString();
+        return;
+      }
       out.valueRange = { low: low === undefined ? undefined : withUnits(ctx, { value: low }, units), high: high === undefined ? undefined : withUnits(ctx, { value: high }, units) };
       return;
     }
@@ -161,7 +182,10 @@ function observationValue(ctx: ConversionContext, obx: Hl7Segment, out: Resource
       if (encoding === "BASE64" && /^[A-Za-z0-9+/=\s]+$/.test(data)) b64 = data.replace(/\s+/g, "");
       else if (encoding === "A" || encoding === undefined) b64 = base64(data);
       else if (encoding === "HEX" && /^([0-9A-Fa-f]{2})+$/.test(data)) b64 = base64Bytes(Uint8Array.from(data.match(/../g)!.map((h) => Number.parseInt(h, 16))));
-      if (!b64) return asString();
+      if (!b64) {
+        asString();
+        return;
+      }
       (out.extension as unknown[]).push({ url: OBS_VALUE_EXT, valueAttachment: { contentType, data: b64 } });
       return;
     }
@@ -171,10 +195,14 @@ function observationValue(ctx: ConversionContext, obx: Hl7Segment, out: Resource
         (out.extension as unknown[]).push({ url: OBS_VALUE_EXT, valueAttachment: { url } });
         return;
       }
-      return asString();
+      asString();
+      return;
     }
     default:
-      return asString();
+      {
+        asString();
+        return;
+      }
   }
 }
 

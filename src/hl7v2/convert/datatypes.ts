@@ -208,7 +208,7 @@ export interface HumanName {
   period?: Period;
 }
 
-function nameOf(ctx: ConversionContext, fn: Hl7Value, given: (string | undefined)[], suffix: (string | undefined)[], prefix: string | undefined, typeCode: string | undefined, period: Period): HumanName | undefined {
+function nameOf(fn: Hl7Value, given: (string | undefined)[], suffix: (string | undefined)[], prefix: string | undefined, typeCode: string | undefined, period: Period): HumanName | undefined {
   const family = str(fn, 1);
   const g = given.filter((x): x is string => !!x);
   const s = suffix.filter((x): x is string => !!x);
@@ -226,12 +226,12 @@ function nameOf(ctx: ConversionContext, fn: Hl7Value, given: (string | undefined
 /** XPN → HumanName. */
 export function xpnName(ctx: ConversionContext, v: Hl7Value): HumanName | undefined {
   const period: Period = str(v, 12) || str(v, 13) ? { start: dateTime(ctx, str(v, 12)), end: dateTime(ctx, str(v, 13)) } : drPeriod(ctx, v.part(10));
-  return nameOf(ctx, v.part(1), [str(v, 2), str(v, 3)], [str(v, 4), str(v, 6), str(v, 14)], str(v, 5), str(v, 7), period);
+  return nameOf(v.part(1), [str(v, 2), str(v, 3)], [str(v, 4), str(v, 6), str(v, 14)], str(v, 5), str(v, 7), period);
 }
 
 /** The name inside an XCN (components shifted by one: XCN.2 family ... XCN.10 name type). */
-export function xcnName(ctx: ConversionContext, v: Hl7Value): HumanName | undefined {
-  return nameOf(ctx, v.part(2), [str(v, 3), str(v, 4)], [str(v, 5), str(v, 7)], str(v, 6), str(v, 10), {});
+export function xcnName(_ctx: ConversionContext, v: Hl7Value): HumanName | undefined {
+  return nameOf(v.part(2), [str(v, 3), str(v, 4)], [str(v, 5), str(v, 7)], str(v, 6), str(v, 10), {});
 }
 
 /** DR (range start ^ end) → Period. */

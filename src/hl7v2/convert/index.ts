@@ -126,7 +126,7 @@ export function convertToFhirWithReport(message: Hl7Message | string, options: C
   }
   if (family === "DFT") {
     if (walk.ft1.length === 0) throw new Hl7ConversionError("MISSING_SEGMENT", `${label} has no FT1 segment`, label);
-    walk.ft1.forEach((s, i) => chargeItem(ctx, s, subject, i + 1));
+    for (const [i, s] of walk.ft1.entries()) chargeItem(ctx, s, subject, i + 1);
   }
 
   finish(ctx, msg, label);

@@ -114,7 +114,10 @@ export function checkBundle(bundle: Bundle, controlId?: string): string[] {
 }
 
 function walk(v: unknown, at: string, fullUrls: Set<string>, p: (s: string) => void): void {
-  if (v === null || v === undefined) return p(`${at} is ${v}`);
+  if (v === null || v === undefined) {
+    p(`${at} is ${v}`);
+    return;
+  }
   if (typeof v === "string") {
     if (v.trim() === "") p(`${at} is an empty string`);
     return;
@@ -126,7 +129,7 @@ function walk(v: unknown, at: string, fullUrls: Set<string>, p: (s: string) => v
   if (typeof v === "boolean") return;
   if (Array.isArray(v)) {
     if (v.length === 0) p(`${at} is an empty array`);
-    v.forEach((x, i) => walk(x, `${at}[${i}]`, fullUrls, p));
+    for (const [i, x] of v.entries()) walk(x, `${at}[${i}]`, fullUrls, p);
     return;
   }
   if (typeof v === "object") {
