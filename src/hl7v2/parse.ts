@@ -25,8 +25,12 @@ export function splitSegments(text: string): string[] {
   while (b > a && isFraming(t.charCodeAt(b - 1), false)) b--;
   t = t.slice(a, b);
   if (t === "") return [];
-  const lines = t.split(/\r\n|\r|\n/);
-  return lines.filter((l) => l.trim() !== "");
+  const out: string[] = [];
+  for (let line of t.split(/\r\n|\r|\n/)) {
+    if (line.charCodeAt(0) === 0xfeff) line = line.slice(1); // concatenated files each with a BOM
+    if (line.trim() !== "") out.push(line);
+  }
+  return out;
 }
 
 /**

@@ -8,25 +8,36 @@ function rotl(x: number, n: number): number {
   return (x << n) | (x >>> (32 - n));
 }
 
+const W = new Int32Array(80);
+
 /** SHA-1 digest of bytes (20 bytes). Not for security: only for name-based UUIDs. */
 export function sha1(data: Uint8Array): Uint8Array {
   const ml = data.length;
-  const withPad = ((ml + 9 + 63) >> 6) << 6;
-  const buf = new Uint8Array(withPad);
+  const padded = ((ml + 9 + 63) >> 6) << 6;
+  const buf = new Uint8Array(padded);
   buf.set(data);
   buf[ml] = 0x80;
-  const view = new DataView(buf.buffer);
   const bits = ml * 8;
-  view.setUint32(withPad - 8, Math.floor(bits / 0x100000000));
-  view.setUint32(withPad - 4, bits >>> 0);
+  const hi = Math.floor(bits / 0x100000000);
+  buf[padded - 8] = hi >>> 24;
+  buf[padded - 7] = hi >>> 16;
+  buf[padded - 6] = hi >>> 8;
+  buf[padded - 5] = hi;
+  buf[padded - 4] = bits >>> 24;
+  buf[padded - 3] = bits >>> 16;
+  buf[padded - 2] = bits >>> 8;
+  buf[padded - 1] = bits;
   let h0 = 0x67452301;
-  let h1 = 0xefcdab89;
-  let h2 = 0x98badcfe;
+  let h1 = 0xefcdab89 | 0;
+  let h2 = 0x98badcfe | 0;
   let h3 = 0x10325476;
-  let h4 = 0xc3d2e1f0;
-  const w = new Int32Array(80);
-  for (let off = 0; off < withPad; off += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getInt32(off + i * 4);
+  let h4 = 0xc3d2e1f0 | 0;
+  const w = W;
+  for (let off = 0; off < padded; off += 64) {
+    for (let i = 0; i < 16; i++) {
+      const o = off + i * 4;
+      w[i] = (buf[o]! << 24) | (buf[o + 1]! << 16) | (buf[o + 2]! << 8) | buf[o + 3]!;
+    }
     for (let i = 16; i < 80; i++) w[i] = rotl(w[i - 3]! ^ w[i - 8]! ^ w[i - 14]! ^ w[i - 16]!, 1);
     let a = h0;
     let b = h1;
@@ -44,10 +55,10 @@ export function sha1(data: Uint8Array): Uint8Array {
         k = 0x6ed9eba1;
       } else if (i < 60) {
         f = (b & c) | (b & d) | (c & d);
-        k = 0x8f1bbcdc;
+        k = 0x8f1bbcdc | 0;
       } else {
         f = b ^ c ^ d;
-        k = 0xca62c1d6;
+        k = 0xca62c1d6 | 0;
       }
       const t = (rotl(a, 5) + f + e + k + w[i]!) | 0;
       e = d;
@@ -63,8 +74,14 @@ export function sha1(data: Uint8Array): Uint8Array {
     h4 = (h4 + e) | 0;
   }
   const out = new Uint8Array(20);
-  const ov = new DataView(out.buffer);
-  for (const [i, h] of [h0, h1, h2, h3, h4].entries()) ov.setInt32(i * 4, h);
+  const hs = [h0, h1, h2, h3, h4];
+  for (let i = 0; i < 5; i++) {
+    const h = hs[i]!;
+    out[i * 4] = h >>> 24;
+    out[i * 4 + 1] = h >>> 16;
+    out[i * 4 + 2] = h >>> 8;
+    out[i * 4 + 3] = h;
+  }
   return out;
 }
 
@@ -79,8 +96,15 @@ function parseUuid(uuid: string): Uint8Array {
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** RFC 9562 UUIDv5 of `name` in `namespace` (a UUID string). */
+let lastNamespace = "";
+let lastNamespaceBytes = new Uint8Array(16);
+
 export function uuidV5(name: string, namespace: string): string {
-  const ns = parseUuid(namespace);
+  if (namespace !== lastNamespace) {
+    lastNamespaceBytes = parseUuid(namespace);
+    lastNamespace = namespace;
+  }
+  const ns = lastNamespaceBytes;
   const nameBytes = encoder.encode(name);
   const data = new Uint8Array(ns.length + nameBytes.length);
   data.set(ns);

@@ -134,13 +134,14 @@ export class ConversionContext {
   }
 
   bundle(): Bundle {
-    for (const e of this.entries) if (e.resource) prune(e.resource);
+    for (const e of this.entries) if (e.resource) e.resource = prune(e.resource) ?? { resourceType: e.resource.resourceType };
     return { resourceType: "Bundle", type: "transaction", entry: this.entries };
   }
 }
 
 /** FHIR search escaping (\ | $ ,) then URL encoding, keeping ":" and "/" readable. */
 export function searchValue(s: string): string {
+  if (/^[A-Za-z0-9\-._~:/]*$/.test(s)) return s;
   return encodeURIComponent(s.replace(/[\\|$,]/g, (m) => `\\${m}`))
     .replace(/%3A/gi, ":")
     .replace(/%2F/gi, "/");
@@ -152,28 +153,32 @@ export function identifierCondition(id: Identifier | undefined): string | undefi
   return id.system ? `identifier=${searchValue(id.system)}|${searchValue(id.value)}` : `identifier=${searchValue(id.value)}`;
 }
 
-/** Remove, in place and recursively, undefined, null, blank strings, empty arrays and empty objects. */
+/**
+ * A copy without undefined, null, blank strings, empty arrays and empty objects
+ * (FHIR forbids them), recursively; undefined when nothing is left.
+ */
 export function prune<T>(value: T): T | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value.trim() === "" ? undefined : value;
-  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  const t = typeof value;
+  if (t === "string") return (value as string).trim() === "" ? undefined : value;
+  if (t === "number") return Number.isFinite(value) ? value : undefined;
+  if (t !== "object") return value;
   if (Array.isArray(value)) {
-    let w = 0;
-    for (let i = 0; i < value.length; i++) {
-      const v = prune(value[i]);
-      if (v !== undefined) value[w++] = v;
+    const out: unknown[] = [];
+    for (const x of value) {
+      const v = prune(x);
+      if (v !== undefined) out.push(v);
     }
-    value.length = w;
-    return w === 0 ? undefined : value;
+    return out.length === 0 ? undefined : (out as T);
   }
-  if (typeof value === "object") {
-    const o = value as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
-      const v = prune(o[k]);
-      if (v === undefined) delete o[k];
-      else o[k] = v;
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const k in value as Record<string, unknown>) {
+    const v = prune((value as Record<string, unknown>)[k]);
+    if (v !== undefined) {
+      out[k] = v;
+      n++;
     }
-    return Object.keys(o).length === 0 ? undefined : value;
   }
-  return value;
+  return n === 0 ? undefined : (out as T);
 }

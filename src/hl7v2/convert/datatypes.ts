@@ -48,7 +48,18 @@ export function str(v: Hl7Value, i: number): string | undefined {
 
 /** Non-empty repetitions of a field. */
 export function reps(v: Hl7Value): Hl7Value[] {
-  return v.repetitions().filter((r) => !r.isEmpty && !r.isNull && r.raw.replace(/[\^&~ ]/g, "") !== "");
+  return v.repetitions().filter((r) => !r.isNull && hasContent(r));
+}
+
+/** True when a value holds something besides separators and blanks. */
+function hasContent(v: Hl7Value): boolean {
+  const d = v.delimiters;
+  const raw = v.raw;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c !== d.component && c !== d.subcomponent && c !== d.repetition && c !== " ") return true;
+  }
+  return false;
 }
 
 /** The whole decoded text of a value with components joined by a space (free text fallbacks). */
