@@ -97,7 +97,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 
 /** RFC 9562 UUIDv5 of `name` in `namespace` (a UUID string). */
 let lastNamespace = "";
-let lastNamespaceBytes = new Uint8Array(16);
+let lastNamespaceBytes: Uint8Array = new Uint8Array(16);
 
 export function uuidV5(name: string, namespace: string): string {
   if (namespace !== lastNamespace) {
