@@ -204,7 +204,6 @@ export function patient(ctx: ConversionContext, pid: Hl7Segment, mode: "update" 
     resourceType: "Patient",
     extension,
     identifier: identifiers,
-    active: true,
     name: names,
     telecom,
     gender: sex ? (ADMINISTRATIVE_SEX[sex.toUpperCase()] ?? "unknown") : undefined,

@@ -96,10 +96,9 @@ export function checkBundle(bundle: Bundle, controlId?: string): string[] {
     for (const k of REQUIRED[type] ?? []) if (r[k] === undefined) p(`${where} ${type}.${k} missing`);
     const instants = type === "Appointment" ? ["start", "end"] : type === "DocumentReference" ? ["date"] : [];
     for (const k of instants) if (typeof r[k] === "string" && !FHIR_INSTANT.test(r[k] as string)) p(`${where} ${type}.${k} ${r[k]} is not an instant`);
-    if (type === "Appointment" && !["proposed", "cancelled", "waitlist"].includes(r.status as string) && (!r.start || !r.end)) {
-      // app-3: only proposed, cancelled or waitlisted appointments may lack start/end
-      if (!r.requestedPeriod) p(`${where} Appointment without start/end nor requestedPeriod`);
-    }
+    // app-2/app-3: start and end together; only proposed, cancelled or waitlisted appointments may lack them
+    if (type === "Appointment" && !!r.start !== !!r.end) p(`${where} Appointment with only one of start/end`);
+    if (type === "Appointment" && !["proposed", "cancelled", "waitlist"].includes(r.status as string) && !r.start) p(`${where} ${r.status} Appointment without start/end`);
   }
   for (const [i, e] of entries.entries()) if (e.resource) walk(e.resource, `entry[${i}].${e.resource.resourceType}`, fullUrls, p);
   const provenance = entries.filter((e) => e.resource?.resourceType === "Provenance");
