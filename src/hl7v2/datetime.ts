@@ -86,10 +86,10 @@ export function toFhirDateTime(raw: string, defaultOffset = "Z"): string | undef
   return `${date}T${t.hour}:${t.minute ?? "00"}:${t.second ?? "00"}${frac}${t.offset ?? defaultOffset}`;
 }
 
-/** FHIR instant: needs a full date and at least minutes; undefined otherwise. */
+/** FHIR instant: needs a full date and a time of day; undefined otherwise. */
 export function toFhirInstant(raw: string, defaultOffset = "Z"): string | undefined {
   const t = parseHl7DateTime(raw);
-  if (!t || t.minute === undefined) return undefined;
+  if (!t || t.hour === undefined) return undefined;
   return toFhirDateTime(raw, defaultOffset);
 }
 

@@ -419,7 +419,7 @@ export function coverage(ctx: ConversionContext, in1: Hl7Segment, subject: Subje
   else {
     const name = xpnName(ctx, reps(in1.field(16))[0] ?? in1.field(16).rep(1));
     if (name) {
-      const rpKey: Identifier = { system: ctx.uri("related-person"), value: `${subject.patientKey.value}@${subject.patientKey.system}/IN1/${[name.family, ...(name.given ?? [])].join(" ")}` };
+      const rpKey: Identifier = { system: ctx.uri("key", "RelatedPerson"), value: `${subject.patientKey.value}@${subject.patientKey.system}/IN1/${[name.family, ...(name.given ?? [])].join(" ")}` };
       const rp: Resource = { resourceType: "RelatedPerson", identifier: [rpKey], patient: subject.patient, name: [name], relationship: [cwe(ctx, in1.field(17).rep(1), V2("0063"))] };
       subscriber = { reference: ctx.add(rp, "update", `RelatedPerson|${keyOf(rpKey)}`, identifierCondition(rpKey)) };
     }

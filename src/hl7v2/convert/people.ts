@@ -305,7 +305,7 @@ export function relatedPerson(ctx: ConversionContext, nk1: Hl7Segment, patientRe
   const orgName = str(nk1.field(13), 1);
   if (names.length === 0 && identifiers.length === 0 && !orgName) return undefined;
   const contentKey = `${patientKeyId.value}@${patientKeyId.system}/${nameText(names[0]) ?? orgName}/${plainText(nk1.field(3).rep(1)) ?? ""}`;
-  const key = identifiers[0] ?? { system: ctx.uri("related-person"), value: contentKey };
+  const key = identifiers[0] ?? { system: ctx.uri("key", "RelatedPerson"), value: contentKey };
   if (!identifiers[0]) identifiers.push(key);
   const sex = str(nk1.field(15), 1);
   const language = cwe(ctx, nk1.field(20).rep(1));
