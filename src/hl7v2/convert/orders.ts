@@ -61,7 +61,6 @@ export function serviceRequest(ctx: ConversionContext, g: OrderGroup, subject: S
   const status = (orderStatus && ORDER_STATUS[orderStatus]) || (control && ORDER_CONTROL_STATUS[control]) || "unknown";
   const t = timing(g);
   const priorityCode = (t.priority ?? (obr ? str(obr.field(5), 1) : undefined))?.toUpperCase();
-  const resultCopies = obr ? reps(obr.field(28)) : [];
   const requester = practitioner(ctx, orc ? reps(orc.field(12))[0] : undefined) ?? practitioner(ctx, obr ? reps(obr.field(16))[0] : undefined);
   const callback = obr ? xtnContact(ctx, obr.field(17).rep(1)) : orc ? xtnContact(ctx, orc.field(14).rep(1)) : undefined;
   const resource: Resource = {
@@ -77,7 +76,6 @@ export function serviceRequest(ctx: ConversionContext, g: OrderGroup, subject: S
     occurrenceDateTime: dateTime(ctx, t.start) ?? (obr ? dateTime(ctx, str(obr.field(6), 1)) : undefined),
     authoredOn: orc ? dateTime(ctx, str(orc.field(9), 1)) : undefined,
     requester,
-    performer: resultCopies.map((r) => practitioner(ctx, r)),
     reasonCode: obr ? reps(obr.field(31)).map((r) => cwe(ctx, r)) : undefined,
     reasonReference: opts.reasonReference,
     note: g.notes.length ? g.notes.map((text) => ({ text })) : undefined,

@@ -138,6 +138,8 @@ export function location(ctx: ConversionContext, pl: Hl7Value | undefined): Ref 
 
 // ---------------------------------------------------------------- Patient
 
+const V3_MARITAL = new Set(["A", "D", "I", "L", "M", "P", "S", "T", "U", "W"]);
+
 export interface PatientResult {
   ref: Ref;
   /** The identifier the Patient is matched on. */
@@ -193,7 +195,13 @@ export function patient(ctx: ConversionContext, pid: Hl7Segment, mode: "update" 
   ];
   const language = cwe(ctx, pid.field(15).rep(1));
   const marital = cwe(ctx, pid.field(16).rep(1), V3("MaritalStatus"));
-  if (marital?.coding) for (const c of marital.coding) if (c.system === V2("0002")) c.system = V3("MaritalStatus");
+  // v2 table 0002 and v3 MaritalStatus share codes A D I L M P S T U W: only those move to the v3 system
+  if (marital?.coding) {
+    for (const c of marital.coding) {
+      if (c.system === V3("MaritalStatus") && !V3_MARITAL.has(c.code ?? "")) c.system = V2("0002");
+      else if (c.system === V2("0002") && V3_MARITAL.has(c.code ?? "")) c.system = V3("MaritalStatus");
+    }
+  }
   const deathRaw = str(pid.field(29), 1);
   const deathInd = str(pid.field(30), 1);
   const multiple = str(pid.field(24), 1);
