@@ -107,7 +107,7 @@ function decodeHex(hex: string): string {
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     let s = ""; // not UTF-8: read the bytes as ISO-8859-1
     for (const b of bytes) s += String.fromCharCode(b);
