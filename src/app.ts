@@ -14,6 +14,7 @@ import { apiKeyRoutes } from "./routes/api-keys";
 import { connectorRoutes } from "./routes/connectors";
 import { executionRoutes } from "./routes/executions";
 import { healthRoutes } from "./routes/health";
+import { hl7IngestRoutes, hl7MessageRoutes } from "./routes/hl7-messages";
 import { llmModelRoutes } from "./routes/llm-models";
 import { nodeCatalogRoutes } from "./routes/node-catalog";
 import { organizationRoutes } from "./routes/organization";
@@ -65,5 +66,7 @@ export function buildApp() {
   app.route("/api/node-catalog", nodeCatalogRoutes);
   app.route("/api/connectors", connectorRoutes);
   app.route("/api/tools", toolRoutes);
+  app.route("/api", hl7IngestRoutes);
+  app.route("/api/hl7/messages", hl7MessageRoutes);
   return app;
 }

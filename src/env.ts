@@ -1,6 +1,7 @@
 // Bindings and variables the Worker receives (see wrangler.toml).
 import type { Conversation } from "../durable-objects/conversation";
 import type { ExecutionRunner } from "../durable-objects/execution-runner";
+import type { MessageRouter } from "../durable-objects/message-router";
 import type { OrgGate } from "../durable-objects/org-gate";
 import type { StepSession } from "../durable-objects/step-session";
 
@@ -9,6 +10,7 @@ export interface Env {
   BLOBS: R2Bucket;
   ORG_GATE: DurableObjectNamespace<OrgGate>;
   CONVERSATIONS: DurableObjectNamespace<Conversation>;
+  MESSAGE_ROUTER: DurableObjectNamespace<MessageRouter>;
   LIMIT_API_PER_MINUTE?: string;
   LIMIT_AGENT_CHAT_PER_MINUTE?: string;
   LIMIT_COPILOT_PER_MINUTE?: string;

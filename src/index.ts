@@ -5,6 +5,7 @@ import { runSchedules } from "./pipelines/triggers";
 
 export { Conversation } from "../durable-objects/conversation";
 export { ExecutionRunner } from "../durable-objects/execution-runner";
+export { MessageRouter } from "../durable-objects/message-router";
 export { OrgGate } from "../durable-objects/org-gate";
 export { StepSession } from "../durable-objects/step-session";
 

@@ -19,12 +19,14 @@ export type Permission =
   | "agents:chat"
   | "agents:invoke"
   | "messages:ingest"
+  | "messages:read"
+  | "messages:manage"
   | "devices:sync";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
-  "agents:chat", "agents:invoke", "messages:ingest", "devices:sync",
+  "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
@@ -37,7 +39,7 @@ const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   // Service keys are for systems: the bridge, integrations, batch jobs.
   service: new Set<Permission>([
     "org:read", "fhir:read", "fhir:write", "export:run", "pipelines:read", "pipelines:execute",
-    "agents:invoke", "messages:ingest",
+    "agents:invoke", "messages:ingest", "messages:read",
   ]),
 };
 

@@ -25,6 +25,11 @@ export interface TriggerInfo {
   nodeId?: string;
 }
 
+export interface TriggerIndexEntry {
+  match: string;
+  attributes: Record<string, string>;
+}
+
 export interface NodeLog {
   at: string;
   level: "debug" | "info" | "warn" | "error";
@@ -78,8 +83,12 @@ export interface NodeType<C = unknown> {
   outputsFor?(config: C): PortDef[];
   config: z.ZodType<C>;
   documentation: NodeDocumentation;
-  /** Trigger nodes start executions; `fires` tells whether this start is for them. */
-  trigger?: { kind: "manual" | "webhook" | "schedule" | "event" };
+  /**
+   * Trigger nodes start executions. Schedule and event triggers say how a deployed
+   * pipeline is found: `index` gives the cron pattern or event type (`match`) and the
+   * event attributes that must all be equal.
+   */
+  trigger?: { kind: "manual" | "webhook" | "schedule" | "event"; index?(config: C): TriggerIndexEntry };
   /** Extra checks of a definition that the config schema cannot express (e.g. nested bodies). */
   validateConfig?(config: C): { path: string; message: string }[];
   /** Definitions nested in the config (for-each bodies), validated with the same rules. */

@@ -1,6 +1,8 @@
 // The one seam between pipeline nodes and the rest of the service: the FHIR
 // store, resource validation, connectors and outbound HTTP. The coordinator
 // wires the real FHIR store here (see fhirPortFor) with a one-line change.
+import type { AiNodeContext } from "../agents/nodes/types";
+import { agentServicesFor } from "../agents/services";
 import type { Principal } from "../auth/permissions";
 import { type ConnectorClient, connectorClient } from "../connectors/client";
 import type { Env } from "../env";
@@ -15,6 +17,8 @@ export interface PipelineServices {
   connectors: ConnectorClient;
   /** Outbound HTTP for nodes; resolved at call time so tests can mock globalThis.fetch. */
   fetch(input: string | Request, init?: RequestInit): Promise<Response>;
+  /** What the ai nodes run with: models, agents and their tools, as the pipeline's principal. */
+  ai(): Omit<AiNodeContext, "signal">;
 }
 
 /** What the FHIR store offers pipelines: its port and, when it has one, a validator. */
@@ -60,6 +64,7 @@ export function buildPipelineServices(env: Env, principal: Principal, testMode: 
     },
     connectors: connectorClient(env, principal.orgId, testMode),
     fetch: (input, init) => fetch(input, init),
+    ai: () => ({ env, principal, services: agentServicesFor(env, principal) }),
   };
 }
 

@@ -4,7 +4,7 @@
 import { Cron } from "croner";
 import { and, eq } from "drizzle-orm";
 import { database } from "../db/client";
-import { pipelineTriggers } from "../db/schema";
+import { type PipelineTriggerRow, pipelineTriggers } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { limitsOfOrg } from "../limits/org-limits";
@@ -46,16 +46,21 @@ async function start(env: Env, orgId: string, pipelineId: string, nodeId: string
   }
 }
 
+/** The deployed event triggers of the org whose type and every listed attribute match the event. */
+export async function matchingEventTriggers(env: Env, orgId: string, event: ServiceEvent): Promise<PipelineTriggerRow[]> {
+  const rows = await database(env.DB)
+    .select()
+    .from(pipelineTriggers)
+    .where(and(eq(pipelineTriggers.kind, "event"), eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.match, event.type)));
+  return rows.filter((r) => Object.entries(r.attributes).every(([k, v]) => event.attributes[k] === v));
+}
+
 /**
  * Starts an async execution of every deployed pipeline of the org whose event
  * trigger names this event type and whose listed attributes all match.
  */
 export async function dispatchEvent(env: Env, orgId: string, event: ServiceEvent): Promise<DispatchResult[]> {
-  const rows = await database(env.DB)
-    .select()
-    .from(pipelineTriggers)
-    .where(and(eq(pipelineTriggers.kind, "event"), eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.match, event.type)));
-  const matching = rows.filter((r) => Object.entries(r.attributes).every(([k, v]) => event.attributes[k] === v));
+  const matching = await matchingEventTriggers(env, orgId, event);
   if (!matching.length) return [];
   const limit = await concurrencyLimit(env, orgId);
   const inputs = { type: event.type, attributes: event.attributes, payload: event.payload };

@@ -2,3 +2,4 @@
 export * from "./tenancy";
 export * from "./agents";
 export * from "./pipelines";
+export * from "./messages";

@@ -1,6 +1,8 @@
 // Every node family the catalog offers. A new family (HL7, DICOM, X12, AI,
 // devices, consent) is a module exporting NodeType values, listed here.
 import type { NodeType } from "../node-type";
+import { AI_NODES } from "./ai";
+import { HL7_NODES } from "./hl7";
 import { conceptMapNode } from "./concept-map";
 import { fhirpathEvaluate, filter, jsonSchemaValidate, setFields, transform } from "./data";
 import { ehrFetch } from "./ehr-fetch";
@@ -15,4 +17,4 @@ export const DATA_NODES = [transform, filter, setFields, fhirpathEvaluate, jsonS
 export const HEALTHCARE_NODES = [fhirRead, fhirSearch, fhirCreate, fhirUpdate, fhirUpsert, fhirValidate, bundleSplit, bundleMerge, ehrFetch];
 export const OUTPUT_NODES = [httpRequest, respond, logNode];
 
-export const ALL_NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [CONTROL_NODES, DATA_NODES, HEALTHCARE_NODES, OUTPUT_NODES];
+export const ALL_NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [CONTROL_NODES, DATA_NODES, HEALTHCARE_NODES, OUTPUT_NODES, AI_NODES, HL7_NODES];

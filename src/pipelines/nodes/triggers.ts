@@ -63,7 +63,7 @@ export const scheduleTrigger = defineNode({
       cron: z.string().refine(isValidCron, "Invalid cron expression").describe("Five-field cron, UTC, e.g. */5 * * * *"),
     })
     .strict(),
-  trigger: { kind: "schedule" },
+  trigger: { kind: "schedule", index: (config) => ({ match: config.cron, attributes: {} }) },
   documentation: {
     summary: "Runs only while the pipeline is deployed; undeploy stops it.",
     example: { config: { cron: "0 * * * *" }, outputs: { event: { scheduled_time: "2026-01-01T10:00:00.000Z" } } },
@@ -88,7 +88,7 @@ export const eventTrigger = defineNode({
         .describe("Attributes that must match exactly, e.g. {message_type: ADT, trigger_event: A01}"),
     })
     .strict(),
-  trigger: { kind: "event" },
+  trigger: { kind: "event", index: (config) => ({ match: config.event_type, attributes: config.attributes }) },
   documentation: {
     summary: "Matches on the event type and every listed attribute.",
     example: {

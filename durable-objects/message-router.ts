@@ -1,0 +1,37 @@
+// MessageRouter: one Durable Object per (organization, sender) that drains the
+// sender's inbound messages in order. Alarms make it durable: if the object is
+// evicted or crashes mid-drain, the alarm fires again and it resumes at the FIFO head.
+import { DurableObject } from "cloudflare:workers";
+import { database } from "../src/db/client";
+import type { Env } from "../src/env";
+import { drainSender } from "../src/messages/drain";
+import { messageHandlerFor } from "../src/messages/handler";
+import { InboundMessageStore } from "../src/messages/store";
+
+/** Work per alarm; beyond it the object re-arms so one sender cannot hog an invocation. */
+const DRAIN_BUDGET_MS = 20_000;
+
+export function messageRouterName(orgId: string, sender: string): string {
+  return JSON.stringify([orgId, sender]);
+}
+
+export class MessageRouter extends DurableObject<Env> {
+  /** Records whose line this object drains and makes sure an alarm is pending. */
+  async kick(orgId: string, sender: string): Promise<void> {
+    await this.ctx.storage.put({ orgId, sender });
+    const pending = await this.ctx.storage.getAlarm();
+    if (pending === null) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    const { orgId, sender } = Object.fromEntries(await this.ctx.storage.get<string>(["orgId", "sender"])) as {
+      orgId?: string;
+      sender?: string;
+    };
+    if (!orgId || !sender) return;
+    const store = new InboundMessageStore(database(this.env.DB), orgId);
+    const outcome = await drainSender(store, sender, messageHandlerFor(this.env, orgId), { budgetMs: DRAIN_BUDGET_MS });
+    if (outcome.state === "budget-exhausted") await this.ctx.storage.setAlarm(Date.now());
+    if (outcome.state === "retry-later") await this.ctx.storage.setAlarm(outcome.retryAt);
+  }
+}

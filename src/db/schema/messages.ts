@@ -1,0 +1,50 @@
+// Inbound message store: every message received from the bridge or an HTTP
+// sender, with its processing state. `seq` orders messages per sender (FIFO).
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const MESSAGE_STATUSES = ["received", "processed", "failed", "rejected"] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export interface MessageError {
+  code: string;
+  message: string;
+  at?: string;
+}
+
+export const inboundMessages = sqliteTable(
+  "inbound_messages",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    orgId: text("org_id").notNull(),
+    protocol: text("protocol", { enum: ["hl7v2"] }).notNull(),
+    /** Id the sender (e.g. the bridge) gave the message; stable across its retries. */
+    clientId: text("client_id"),
+    /** Sending application and facility (MSH-3|MSH-4); null when unparseable. */
+    sender: text("sender"),
+    controlId: text("control_id"),
+    messageType: text("message_type"),
+    triggerEvent: text("trigger_event"),
+    version: text("version"),
+    raw: text("raw").notNull(),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    receivedAt: text("received_at").notNull(),
+    source: text("source", { mode: "json" }).$type<Record<string, string>>(),
+    /** Executions started for the message and FHIR references they produced. */
+    executions: text("executions", { mode: "json" }).$type<string[]>().notNull().default([]),
+    resources: text("resources", { mode: "json" }).$type<string[]>().notNull().default([]),
+    error: text("error", { mode: "json" }).$type<MessageError>(),
+    attempts: integer("attempts").notNull().default(0),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("inbound_messages_org_id_uq").on(t.orgId, t.id),
+    // Idempotency: one message per (sender, MSH-10). NULLs (rejected, unparseable) never collide.
+    uniqueIndex("inbound_messages_dedupe_uq").on(t.orgId, t.protocol, t.sender, t.controlId),
+    uniqueIndex("inbound_messages_client_uq").on(t.orgId, t.clientId),
+    index("inbound_messages_sender_status_idx").on(t.orgId, t.sender, t.status, t.seq),
+    index("inbound_messages_received_idx").on(t.orgId, t.seq),
+  ],
+);
+
+export type InboundMessageRow = typeof inboundMessages.$inferSelect;

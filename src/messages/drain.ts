@@ -1,0 +1,69 @@
+// Processes one sender's waiting messages strictly in arrival order. A message
+// that fails deterministically (bad content, mapping error) is marked failed and
+// the line moves on; a transient failure is retried with backoff and holds the
+// line, so no later message of that sender overtakes it.
+import { ApiError } from "../errors";
+import type { InboundMessageRow } from "../db/schema";
+import type { InboundMessageStore } from "./store";
+
+export interface RoutedResult {
+  executions: string[];
+  resources: string[];
+}
+
+/** Runs a message through whatever consumes it (the org's deployed pipelines). */
+export type MessageHandler = (message: InboundMessageRow) => Promise<RoutedResult>;
+
+export const MAX_ATTEMPTS = 6;
+const BASE_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+export type DrainOutcome =
+  | { state: "idle"; processed: number }
+  | { state: "budget-exhausted"; processed: number }
+  | { state: "retry-later"; processed: number; retryAt: number };
+
+/** Errors a retry cannot fix: the caller's input is wrong, not the moment. */
+function isPermanent(err: unknown): boolean {
+  return err instanceof ApiError && err.status < 500 && err.status !== 429;
+}
+
+function describe(err: unknown): { code: string; message: string } {
+  if (err instanceof ApiError) return { code: err.code, message: err.message };
+  return { code: "PROCESSING_ERROR", message: err instanceof Error ? err.message : String(err) };
+}
+
+export function backoffMs(attempts: number): number {
+  return Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempts - 1));
+}
+
+export async function drainSender(
+  store: InboundMessageStore,
+  sender: string,
+  handle: MessageHandler,
+  opts: { budgetMs: number; now?: () => number },
+): Promise<DrainOutcome> {
+  const now = opts.now ?? Date.now;
+  const deadline = now() + opts.budgetMs;
+  let processed = 0;
+  for (;;) {
+    if (now() >= deadline) return { state: "budget-exhausted", processed };
+    const message = await store.nextPending(sender);
+    if (!message) return { state: "idle", processed };
+    try {
+      const result = await handle(message);
+      await store.markProcessed(message.id, result.executions, result.resources);
+      processed++;
+    } catch (err) {
+      const attempts = message.attempts + 1;
+      const error = { ...describe(err), at: new Date(now()).toISOString() };
+      if (isPermanent(err) || attempts >= MAX_ATTEMPTS) {
+        await store.markFailed(message.id, error, attempts);
+        processed++;
+        continue;
+      }
+      await store.recordAttempt(message.id, error, attempts);
+      return { state: "retry-later", processed, retryAt: now() + backoffMs(attempts) };
+    }
+  }
+}

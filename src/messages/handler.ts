@@ -1,0 +1,61 @@
+// Routes one inbound HL7 message into the organization's deployed pipelines whose
+// HL7 trigger matches, one after another and synchronously, so a sender's
+// messages take effect in the order they arrived (an A03 never overtakes its A01).
+import type { InboundMessageRow } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { limitsOfOrg } from "../limits/org-limits";
+import { execute } from "../pipelines/execution-service";
+import { HL7_EVENT_TYPE, type Hl7EventPayload, hl7EventAttributes } from "../pipelines/nodes/hl7";
+import { type ServiceEvent, matchingEventTriggers } from "../pipelines/triggers";
+import type { MessageHandler } from "./drain";
+
+export function hl7Event(message: InboundMessageRow): ServiceEvent {
+  const payload: Hl7EventPayload = { message_id: message.id, control_id: message.controlId ?? "", sender: message.sender ?? "", raw: message.raw };
+  return { type: HL7_EVENT_TYPE, attributes: hl7EventAttributes(message), payload };
+}
+
+/** FHIR references a run wrote: the locations in any transaction/batch response among its outputs. */
+export function writtenResources(outputs: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(outputs)) {
+    for (const v of outputs) writtenResources(v, found);
+  } else if (outputs && typeof outputs === "object") {
+    const o = outputs as { resourceType?: unknown; type?: unknown; entry?: { response?: { location?: string } }[] };
+    if (o.resourceType === "Bundle" && typeof o.type === "string" && o.type.endsWith("-response")) {
+      for (const e of o.entry ?? []) {
+        const location = e.response?.location?.replace(/\/_history\/.*$/, "");
+        if (location) found.add(location);
+      }
+    } else {
+      for (const v of Object.values(o)) writtenResources(v, found);
+    }
+  }
+  return found;
+}
+
+export function messageHandlerFor(env: Env, orgId: string): MessageHandler {
+  return async (message) => {
+    const event = hl7Event(message);
+    const triggers = await matchingEventTriggers(env, orgId, event);
+    if (!triggers.length) return { executions: [], resources: [] };
+    const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
+    const executions: string[] = [];
+    const resources = new Set<string>();
+    for (const t of triggers) {
+      const res = await execute(env, orgId, {
+        pipelineId: t.pipelineId,
+        inputs: event,
+        async: false,
+        testMode: false,
+        trigger: { kind: "event", nodeId: t.nodeId },
+        concurrencyLimit: limit,
+      });
+      executions.push(res.execution_id);
+      if (res.status === "failed") {
+        throw new ApiError(422, "PIPELINE_FAILED", `Pipeline ${t.pipelineId} failed (execution ${res.execution_id}): ${res.error?.message ?? "unknown error"}`);
+      }
+      writtenResources(res.outputs, resources);
+    }
+    return { executions, resources: [...resources] };
+  };
+}

@@ -1,0 +1,130 @@
+// D1 access for inbound messages, scoped by organization: idempotent insert,
+// FIFO reads per sender, state changes, listing.
+import { and, asc, count, desc, eq, inArray, isNotNull, or, type SQL } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { type InboundMessageRow, type MessageError, type MessageStatus, inboundMessages } from "../db/schema";
+
+export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id">;
+
+export interface InsertOutcome {
+  row: InboundMessageRow;
+  /** False when the message was already stored (same sender and control id, or same client id). */
+  inserted: boolean;
+}
+
+export interface MessageFilter {
+  status?: MessageStatus;
+  messageType?: string;
+  controlId?: string;
+  sender?: string;
+}
+
+export class InboundMessageStore {
+  constructor(
+    private readonly db: Database,
+    private readonly orgId: string,
+  ) {}
+
+  /** Inserts each message unless it is a duplicate, in one D1 batch (one transaction). */
+  async insertMany(messages: NewInboundMessage[]): Promise<InsertOutcome[]> {
+    if (!messages.length) return [];
+    const now = new Date().toISOString();
+    const rows = messages.map((m) => ({ ...m, id: crypto.randomUUID(), orgId: this.orgId, updatedAt: now }));
+    const statements = rows.map((r) => this.db.insert(inboundMessages).values(r).onConflictDoNothing().returning());
+    const results = await this.db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+    const outcomes: InsertOutcome[] = [];
+    for (const [i, inserted] of results.entries()) {
+      const row = inserted[0];
+      if (row) {
+        outcomes.push({ row, inserted: true });
+        continue;
+      }
+      const existing = await this.findDuplicate(rows[i]!);
+      if (!existing) throw new Error("insert conflicted but no existing message was found");
+      outcomes.push({ row: existing, inserted: false });
+    }
+    return outcomes;
+  }
+
+  private findDuplicate(m: NewInboundMessage): Promise<InboundMessageRow | undefined> {
+    const byClient = m.clientId ? eq(inboundMessages.clientId, m.clientId) : undefined;
+    const byControl =
+      m.sender !== null && m.controlId !== null
+        ? and(eq(inboundMessages.protocol, m.protocol), eq(inboundMessages.sender, m.sender), eq(inboundMessages.controlId, m.controlId))
+        : undefined;
+    const match = [byClient, byControl].filter((c): c is SQL => c !== undefined);
+    return this.db
+      .select()
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), or(...match)))
+      .get();
+  }
+
+  get(id: string): Promise<InboundMessageRow | undefined> {
+    return this.db
+      .select()
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.id, id)))
+      .get();
+  }
+
+  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageRow[]; total: number }> {
+    const where = and(
+      eq(inboundMessages.orgId, this.orgId),
+      filter.status ? eq(inboundMessages.status, filter.status) : undefined,
+      filter.messageType ? eq(inboundMessages.messageType, filter.messageType) : undefined,
+      filter.controlId ? eq(inboundMessages.controlId, filter.controlId) : undefined,
+      filter.sender ? eq(inboundMessages.sender, filter.sender) : undefined,
+    );
+    const [rows, totals] = await Promise.all([
+      this.db.select().from(inboundMessages).where(where).orderBy(desc(inboundMessages.seq)).limit(limit).offset(offset),
+      this.db.select({ n: count() }).from(inboundMessages).where(where),
+    ]);
+    return { rows, total: totals[0]?.n ?? 0 };
+  }
+
+  /** The oldest message of a sender still waiting to be processed (FIFO head). */
+  nextPending(sender: string): Promise<InboundMessageRow | undefined> {
+    return this.db
+      .select()
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.sender, sender), eq(inboundMessages.status, "received")))
+      .orderBy(asc(inboundMessages.seq))
+      .limit(1)
+      .get();
+  }
+
+  /** Senders that have messages waiting, e.g. to restart routing after reprocessing. */
+  async sendersWithPending(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await this.db
+      .selectDistinct({ sender: inboundMessages.sender })
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), inArray(inboundMessages.id, ids), isNotNull(inboundMessages.sender)));
+    return rows.map((r) => r.sender!);
+  }
+
+  async markProcessed(id: string, executions: string[], resources: string[]): Promise<void> {
+    await this.update(id, { status: "processed", executions, resources, error: null });
+  }
+
+  async markFailed(id: string, error: MessageError, attempts: number): Promise<void> {
+    await this.update(id, { status: "failed", error, attempts });
+  }
+
+  async recordAttempt(id: string, error: MessageError, attempts: number): Promise<void> {
+    await this.update(id, { error, attempts });
+  }
+
+  /** Puts a processed or failed message back in its sender's queue. */
+  async requeue(id: string): Promise<void> {
+    await this.update(id, { status: "received", error: null, attempts: 0 });
+  }
+
+  private async update(id: string, set: Partial<InboundMessageRow>): Promise<void> {
+    await this.db
+      .update(inboundMessages)
+      .set({ ...set, updatedAt: new Date().toISOString() })
+      .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.id, id)));
+  }
+}

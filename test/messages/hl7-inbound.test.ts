@@ -1,0 +1,148 @@
+// Inbound HL7 end to end through HTTP: ingestion, the per-sender router Durable
+// Object, matching deployed pipelines with an HL7 trigger, the message record.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { messageRouterName } from "../../durable-objects/message-router";
+import { type MemoryFhir, installMemoryFhir } from "../support/memory-fhir";
+import { createPipeline, definition, edge } from "../support/pipelines";
+import { type Tenant, createKey, authedFetch, createTenant } from "../support/tenants";
+
+const ADT_A01 = [
+  "MSH|^~\\&|ADTSYS|GENHOSP|CDIS|CDIS|20260315083000+0100||ADT^A01^ADT_A01|MSG00001|P|2.5.1",
+  "EVN|A01|20260315083000+0100",
+  "PID|1||4711^^^GENHOSP^MR||Musterfrau^Erika^^^^^L||19640812|F|||Heidestr. 17^^Koeln^^51147^DE",
+  "PV1|1|I|W1^101^1^GENHOSP||||1234^Doc^Dora|||MED||||||||V123^^^GENHOSP^VN|||||||||||||||||||||||||20260315083000+0100",
+].join("\r");
+const withControlId = (raw: string, id: string) => raw.replace("MSG00001", id);
+const SENDER = "ADTSYS|GENHOSP";
+
+let fhirFor: (orgId: string) => MemoryFhir;
+beforeAll(() => {
+  fhirFor = installMemoryFhir();
+});
+
+async function send(t: Tenant, messages: { id: string; raw: string }[]) {
+  const res = await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { results: { id: string; status: string; message_id: string; ack?: string; error?: { code: string } }[] }).results;
+}
+
+/** Runs the sender's router alarm, as the runtime would right after ingestion. */
+async function route(t: Tenant, sender = SENDER) {
+  const ns = env.MESSAGE_ROUTER;
+  await runDurableObjectAlarm(ns.get(ns.idFromName(messageRouterName(t.orgId, sender))));
+}
+
+async function message(t: Tenant, id: string) {
+  return (await (await t.fetch(`/api/hl7/messages/${id}`)).json()) as { status: string; executions: string[]; resources: string[]; error: { code: string; message: string } | null; raw: string };
+}
+
+async function adtPipeline(t: Tenant, trigger: Record<string, string> = { message_type: "ADT" }) {
+  return createPipeline(
+    t,
+    definition([{ id: "in", type: "hl7.inbound_trigger", config: trigger }, { id: "fhir", type: "hl7.to_fhir", config: {} }], [edge("in", "fhir", "message", "message")]),
+  );
+}
+
+describe("inbound HL7 routing", () => {
+  it("stores, acknowledges and routes an ADT^A01 into the matching pipeline", async () => {
+    const t = await createTenant();
+    await adtPipeline(t);
+    const [result] = await send(t, [{ id: "b-1", raw: ADT_A01 }]);
+    expect(result).toMatchObject({ status: "accepted" });
+    expect(result!.ack).toContain("MSA|AA|MSG00001");
+    expect((await message(t, result!.message_id)).status).toBe("received");
+
+    await route(t);
+    const stored = await message(t, result!.message_id);
+    expect(stored.status).toBe("processed");
+    expect(stored.executions).toHaveLength(1);
+    const execution = (await (await t.fetch(`/api/executions/${stored.executions[0]}`)).json()) as { status: string; trigger: string };
+    expect(execution).toMatchObject({ status: "completed", trigger: "event" });
+    const patients = fhirFor(t.orgId).matches("Patient", "");
+    expect(patients).toHaveLength(1);
+    expect(patients[0]).toMatchObject({ name: [{ family: "Musterfrau", given: ["Erika"] }], gender: "female", birthDate: "1964-08-12" });
+  });
+
+  it("answers a resend with the same MSH-10 as a duplicate and routes it once", async () => {
+    const t = await createTenant();
+    await adtPipeline(t);
+    const [first] = await send(t, [{ id: "b-1", raw: ADT_A01 }]);
+    const [again] = await send(t, [{ id: "b-2", raw: ADT_A01 }]);
+    expect(again).toMatchObject({ status: "duplicate", message_id: first!.message_id });
+    await route(t);
+    expect((await (await t.fetch("/api/hl7/messages")).json()) as { total_count: number }).toMatchObject({ total_count: 1 });
+    expect((await message(t, first!.message_id)).executions).toHaveLength(1);
+  });
+
+  it("routes messages of one sender in arrival order", async () => {
+    const t = await createTenant();
+    await adtPipeline(t);
+    const results = await send(t, ["M1", "M2", "M3"].map((c, i) => ({ id: `o-${i}`, raw: withControlId(ADT_A01, c) })));
+    await route(t);
+    const executions = await Promise.all(results.map(async (r) => (await message(t, r.message_id)).executions[0]!));
+    const started = await Promise.all(executions.map(async (id) => ((await (await t.fetch(`/api/executions/${id}`)).json()) as { started_at: string }).started_at));
+    expect([...started].sort()).toEqual(started);
+  });
+
+  it("processes a message no pipeline listens to without executions", async () => {
+    const t = await createTenant();
+    await adtPipeline(t, { message_type: "ORU" });
+    const [r] = await send(t, [{ id: "b", raw: ADT_A01 }]);
+    await route(t);
+    expect(await message(t, r!.message_id)).toMatchObject({ status: "processed", executions: [] });
+  });
+
+  it("marks a message failed when its pipeline fails, keeps the line moving, and reprocesses on request", async () => {
+    const t = await createTenant();
+    await adtPipeline(t, {});
+    const vxu = ADT_A01.replace("ADT^A01^ADT_A01|MSG00001", "VXU^V04^VXU_V04|VX1");
+    const [bad, good] = await send(t, [{ id: "x", raw: vxu }, { id: "y", raw: withControlId(ADT_A01, "OK2") }]);
+    await route(t);
+    const failed = await message(t, bad!.message_id);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatchObject({ code: "PIPELINE_FAILED" });
+    expect(failed.error?.message).toMatch(/VXU\^V04 is not supported/);
+    expect((await message(t, good!.message_id)).status).toBe("processed");
+
+    const again = await t.fetch(`/api/hl7/messages/${bad!.message_id}/reprocess`, { method: "POST" });
+    expect(again.status).toBe(202);
+    expect((await message(t, bad!.message_id)).status).toBe("received");
+    expect((await t.fetch(`/api/hl7/messages/${bad!.message_id}/reprocess`, { method: "POST" })).status).toBe(409);
+  });
+
+  it("rejects what it cannot parse, and lists messages by status", async () => {
+    const t = await createTenant();
+    const [r] = await send(t, [{ id: "junk", raw: "this is not HL7" }]);
+    expect(r).toMatchObject({ status: "rejected", error: { code: "HL7_NO_MSH" } });
+    const list = (await (await t.fetch("/api/hl7/messages?status=rejected")).json()) as { messages: { id: string }[]; total_count: number };
+    expect(list.total_count).toBe(1);
+    expect((await t.fetch(`/api/hl7/messages/${r!.message_id}/reprocess`, { method: "POST" })).status).toBe(409);
+  });
+
+  it("validates the batch and needs the ingest permission", async () => {
+    const t = await createTenant();
+    expect((await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages: [] } })).status).toBe(400);
+    expect((await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages: [{ id: "a" }] } })).status).toBe(400);
+    const clinician = authedFetch(t.orgId, (await createKey(t.orgId, "clinician")).key);
+    expect((await clinician("/api/v1/hl7/messages", { method: "POST", json: { messages: [{ id: "a", raw: ADT_A01 }] } })).status).toBe(403);
+    const service = authedFetch(t.orgId, (await createKey(t.orgId, "service")).key);
+    expect((await service("/api/v1/hl7/messages", { method: "POST", json: { messages: [{ id: "a", raw: ADT_A01 }] } })).status).toBe(200);
+  });
+
+  it("keeps each organization's messages to itself", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    await adtPipeline(a);
+    const [r] = await send(a, [{ id: "t", raw: ADT_A01 }]);
+    expect((await b.fetch(`/api/hl7/messages/${r!.message_id}`)).status).toBe(404);
+    expect((await b.fetch(`/api/hl7/messages/${r!.message_id}/reprocess`, { method: "POST" })).status).toBe(404);
+    expect(((await (await b.fetch("/api/hl7/messages")).json()) as { total_count: number }).total_count).toBe(0);
+    // B's identical message is B's own and does not run A's pipeline.
+    const [own] = await send(b, [{ id: "t", raw: ADT_A01 }]);
+    expect(own!.status).toBe("accepted");
+    await route(b);
+    expect((await message(b, own!.message_id)).executions).toEqual([]);
+  });
+});
