@@ -12,7 +12,8 @@ function catalogNode<C extends z.ZodType>(node: AiNode<C>, keywords: string[], d
     category: "ai",
     description: node.description,
     keywords,
-    inputs: node.inputs,
+    // A model reads any value: objects are given to it as JSON text.
+    inputs: node.inputs.map((p) => ({ ...p, type: "any", description: "Text, or any value (sent to the model as JSON)" })),
     outputs: node.outputs,
     config: node.configSchema as z.ZodType<z.infer<C>>,
     documentation,

@@ -22,12 +22,15 @@ export interface Hl7EventPayload {
 
 const MESSAGE_IN = [{ name: "message", type: "hl7-message", description: "HL7 v2 text, or the HL7 trigger's event" }];
 
-/** The message text from a port value: the raw text itself or an HL7 trigger event. */
+/**
+ * The message text from a port value: the text itself, an HL7 trigger event, or
+ * the event of another trigger carrying it as `raw` or `message` (API, webhook).
+ */
 function messageText(value: unknown): string {
   if (typeof value === "string") return value;
-  const payload = (value as { payload?: Partial<Hl7EventPayload> } | undefined)?.payload;
-  if (typeof payload?.raw === "string") return payload.raw;
-  throw new ApiError(400, "HL7_INPUT_INVALID", "The message input must be HL7 v2 text or an HL7 trigger event");
+  const v = (value ?? {}) as { payload?: Partial<Hl7EventPayload>; raw?: unknown; message?: unknown };
+  for (const candidate of [v.payload?.raw, v.raw, v.message]) if (typeof candidate === "string") return candidate;
+  throw new ApiError(400, "HL7_INPUT_INVALID", "The message input must be HL7 v2 text, an HL7 trigger event, or an event with a raw or message field");
 }
 
 /** Parse failures are the input's fault: a 4xx the error policy can route, never a crash. */
