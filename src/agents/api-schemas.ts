@@ -162,5 +162,4 @@ export const TurnSchema = z
   })
   .openapi("AgentTurn");
 
-export const json = <T>(schema: T) => ({ "application/json": { schema } });
 export const IdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: "id", in: "path" } }) });

@@ -43,3 +43,11 @@ export const PageQuery = z.object({
 });
 
 export const security = [{ bearerAuth: [], organizationId: [] }];
+
+/** A JSON response or request body in OpenAPI terms. */
+export const json = <T>(schema: T) => ({ "application/json": { schema } });
+
+/** A page of a list endpoint: `{<key>: [...], total_count}`. */
+export function pageOf<K extends string, T extends z.ZodType>(key: K, item: T) {
+  return z.object({ [key]: z.array(item), total_count: z.number().int() } as { [P in K]: z.ZodArray<T> } & { total_count: z.ZodNumber });
+}

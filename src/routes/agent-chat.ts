@@ -3,13 +3,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { loadAgent } from "../agents/access";
-import { IdParam, TurnSchema, json } from "../agents/api-schemas";
+import { IdParam, TurnSchema } from "../agents/api-schemas";
 import { type ChatOutcome, chat } from "../agents/chat";
 import { SSE_HEADERS } from "../agents/sse";
 import { agentExecuteScope } from "../auth/permissions";
 import type { AppEnv } from "../http/context";
 import { createRouter } from "../http/router";
-import { commonErrors, conflictError, notFoundError, security } from "../http/schemas";
+import { commonErrors, conflictError, notFoundError, security, json } from "../http/schemas";
 import { requirePermission, requirePermissionOrScope } from "../middleware/auth";
 
 const tags = ["Agents"];

@@ -2,12 +2,12 @@
 // history lives in its own Durable Object, which serializes concurrent sends.
 import { createRoute, z } from "@hono/zod-openapi";
 import { agentStore, loadAgent } from "../agents/access";
-import { IdParam, TurnSchema, json } from "../agents/api-schemas";
+import { IdParam, TurnSchema } from "../agents/api-schemas";
 import { chat, conversationStub } from "../agents/chat";
 import type { AgentConversationRow } from "../db/schema";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, notFoundError, security } from "../http/schemas";
+import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import { answer } from "./agent-chat";
 
@@ -68,7 +68,7 @@ export const agentConversationRoutes = createRouter()
       responses: {
         200: {
           description: "Conversations",
-          content: json(z.object({ conversations: z.array(ConversationSchema), total_count: z.number().int() })),
+          content: json(pageOf("conversations", ConversationSchema)),
         },
         ...commonErrors,
         ...notFoundError,
@@ -153,7 +153,7 @@ export const agentConversationRoutes = createRouter()
       responses: {
         200: {
           description: "Messages",
-          content: json(z.object({ messages: z.array(MessageSchema), total_count: z.number().int() })),
+          content: json(pageOf("messages", MessageSchema)),
         },
         ...commonErrors,
         ...notFoundError,

@@ -1,12 +1,12 @@
 // /api/agents/{id}/tools: list, assign and remove the tools an agent may call.
 import { createRoute, z } from "@hono/zod-openapi";
 import { agentStore, loadAgent } from "../agents/access";
-import { IdParam, json } from "../agents/api-schemas";
+import { IdParam } from "../agents/api-schemas";
 import { agentServicesFor } from "../agents/services";
 import { describeTools, resolveAssignable } from "../agents/tools/registry";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";
-import { commonErrors, notFoundError, security } from "../http/schemas";
+import { commonErrors, json, notFoundError, pageOf, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 
 const tags = ["Agents"];
@@ -21,7 +21,7 @@ const AssignedToolSchema = z
   })
   .openapi("AgentTool");
 
-const ToolsList = json(z.object({ tools: z.array(AssignedToolSchema), total_count: z.number().int() }));
+const ToolsList = json(pageOf("tools", AssignedToolSchema));
 
 export const agentToolRoutes = createRouter()
   .openapi(

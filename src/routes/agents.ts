@@ -8,7 +8,6 @@ import {
   CreateAgentBody,
   IdParam,
   UpdateAgentBody,
-  json,
   presentAgent,
   presentTemplate,
   presentVersion,
@@ -17,7 +16,7 @@ import type { AgentConfig } from "../agents/store";
 import { AGENT_TYPES, BASE_TEMPLATES, templateById } from "../agents/templates";
 import { conflict, notFound, validationFailed } from "../errors";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, conflictError, notFoundError, security } from "../http/schemas";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 
 const tags = ["Agents"];
@@ -73,7 +72,7 @@ export const agentRoutes = createRouter()
       responses: {
         200: {
           description: "Page of agents",
-          content: json(z.object({ agents: z.array(AgentSchema), total_count: z.number().int() })),
+          content: json(pageOf("agents", AgentSchema)),
         },
         ...commonErrors,
       },
@@ -233,7 +232,7 @@ export const agentRoutes = createRouter()
       responses: {
         200: {
           description: "Versions",
-          content: json(z.object({ versions: z.array(AgentVersionSchema), total_count: z.number().int() })),
+          content: json(pageOf("versions", AgentVersionSchema)),
         },
         ...commonErrors,
         ...notFoundError,

@@ -6,7 +6,7 @@ import { database } from "../db/client";
 import type { ApiKeyRow } from "../db/schema";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, notFoundError, security } from "../http/schemas";
+import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { forgetCachedKey, requirePermission } from "../middleware/auth";
 import { ApiKeyStore } from "../tenancy/api-keys";
 
@@ -61,7 +61,6 @@ function present(row: ApiKeyRow): z.infer<typeof ApiKeySchema> {
 
 const admin = requirePermission("keys:manage");
 const tags = ["API keys"];
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 
 export const apiKeyRoutes = createRouter()
   .openapi(
@@ -100,7 +99,7 @@ export const apiKeyRoutes = createRouter()
       responses: {
         200: {
           description: "Page of keys",
-          content: json(z.object({ api_keys: z.array(ApiKeySchema), total_count: z.number().int() })),
+          content: json(pageOf("api_keys", ApiKeySchema)),
         },
         ...commonErrors,
       },

@@ -9,7 +9,7 @@ import type { ConnectorRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound, validationFailed } from "../errors";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, notFoundError, security } from "../http/schemas";
+import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 
 const Connector = z
@@ -50,7 +50,6 @@ const view = (r: ConnectorRow): z.infer<typeof Connector> => ({
 });
 
 const tags = ["Connectors"];
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 const manage = requirePermission("connectors:manage");
 const read = requirePermission("pipelines:read");
 const store = (env: Env) => new ConnectorStore(database(env.DB), env);
@@ -72,7 +71,7 @@ export const connectorRoutes = createRouter()
     (c) => c.json({ types: CONNECTOR_TYPES.map(({ test_path: _, ...t }) => t) }, 200),
   )
   .openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "List connectors", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(z.object({ connectors: z.array(Connector), total_count: z.number().int() })) }, ...commonErrors } }),
+    createRoute({ method: "get", path: "/", tags, summary: "List connectors", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("connectors", Connector)) }, ...commonErrors } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
       const { rows, total } = await store(c.env).list(c.get("principal").orgId, limit, offset);

@@ -7,7 +7,7 @@ import type { ExecutionRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, conflictError, notFoundError, security } from "../http/schemas";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import type { RunState } from "../pipelines/engine";
 import { execute, executionRunner, planFor, runnableVersion } from "../pipelines/execution-service";
@@ -96,7 +96,6 @@ const summary = (r: ExecutionRow): z.infer<typeof ExecutionSummary> => ({
 });
 
 const tags = ["Execution"];
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 const run = requirePermission("pipelines:execute");
 const read = requirePermission("pipelines:read");
 const executions = (env: Env) => new ExecutionStore(database(env.DB), env);
@@ -174,7 +173,7 @@ export const executionRoutes = createRouter()
       security,
       middleware: read,
       request: { query: PageQuery.extend({ pipeline_id: z.string().optional(), status: z.string().optional() }) },
-      responses: { 200: { description: "Page of executions", content: json(z.object({ executions: z.array(ExecutionSummary), total_count: z.number().int() })) }, ...commonErrors },
+      responses: { 200: { description: "Page of executions", content: json(pageOf("executions", ExecutionSummary)) }, ...commonErrors },
     }),
     async (c) => {
       const { limit, offset, pipeline_id, status } = c.req.valid("query");

@@ -8,12 +8,11 @@ import { database } from "../db/client";
 import { conflict, notFound } from "../errors";
 import type { AppEnv } from "../http/context";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, conflictError, notFoundError, security } from "../http/schemas";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { ingestHl7 } from "../messages/ingest-hl7";
 import { InboundMessageStore } from "../messages/store";
 import { requirePermission } from "../middleware/auth";
 
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 const tags = ["HL7 v2 messages"];
 
 const IngestBody = z
@@ -137,7 +136,7 @@ export const hl7MessageRoutes = createRouter()
         }),
       },
       responses: {
-        200: { description: "Page of messages", content: json(z.object({ messages: z.array(MessageSummary), total_count: z.number().int() })) },
+        200: { description: "Page of messages", content: json(pageOf("messages", MessageSummary)) },
         ...commonErrors,
       },
     }),

@@ -1,11 +1,10 @@
 // GET /api/llm-models: the language models the caller's organization can use.
 import { createRoute, z } from "@hono/zod-openapi";
-import { json } from "../agents/api-schemas";
 import { modelSources } from "../agents/access";
 import { listModels } from "../agents/models";
 import { agentServicesFor } from "../agents/services";
 import { createRouter } from "../http/router";
-import { commonErrors, security } from "../http/schemas";
+import { commonErrors, json, pageOf, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 
 const ModelSchema = z
@@ -31,7 +30,7 @@ export const llmModelRoutes = createRouter().openapi(
     responses: {
       200: {
         description: "Models; empty when none is configured (agents then answer 503 MODEL_UNAVAILABLE)",
-        content: json(z.object({ models: z.array(ModelSchema), total_count: z.number().int() })),
+        content: json(pageOf("models", ModelSchema)),
       },
       ...commonErrors,
     },

@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";
-import { commonErrors, notFoundError, security } from "../http/schemas";
+import { commonErrors, json, notFoundError, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import { CATEGORIES, type NodeType } from "../pipelines/node-type";
 import { categories, configJsonSchema, registry } from "../pipelines/registry";
@@ -42,7 +42,6 @@ const list = (nodes: NodeType<unknown>[]) => ({ nodes: nodes.map(entry), categor
 const ListSchema = z.object({ nodes: z.array(CatalogEntry), categories: z.array(z.string()), total_count: z.number().int() });
 
 const tags = ["Node catalog"];
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 const read = requirePermission("pipelines:read");
 
 export const nodeCatalogRoutes = createRouter()

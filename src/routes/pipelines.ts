@@ -5,7 +5,7 @@ import { database } from "../db/client";
 import type { PipelineRow, PipelineVersionRow } from "../db/schema";
 import { badRequest } from "../errors";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, conflictError, notFoundError, security } from "../http/schemas";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import { DefinitionSchema } from "../pipelines/definition";
 import { execute } from "../pipelines/execution-service";
@@ -63,7 +63,6 @@ const versionView = (v: PipelineVersionRow) => ({
 });
 
 const tags = ["Pipelines"];
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
 const store = (db: D1Database) => new PipelineStore(database(db));
@@ -76,7 +75,7 @@ const pipelineResponse = (description: string) => ({ description, content: json(
 
 export const pipelineRoutes = createRouter()
   .openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "List pipelines", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page of pipelines", content: json(z.object({ pipelines: z.array(PipelineSummary), total_count: z.number().int() })) }, ...commonErrors } }),
+    createRoute({ method: "get", path: "/", tags, summary: "List pipelines", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page of pipelines", content: json(pageOf("pipelines", PipelineSummary)) }, ...commonErrors } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
       const { rows, total } = await store(c.env.DB).list(c.get("principal").orgId, limit, offset);
@@ -111,7 +110,7 @@ export const pipelineRoutes = createRouter()
     async (c) => c.json(full(await store(c.env.DB).undeploy(c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "get", path: "/{id}/versions", tags, summary: "List the kept versions, newest first", security, middleware: read, request: { params: IdParam, query: PageQuery }, responses: { 200: { description: "Versions", content: json(z.object({ versions: z.array(PipelineVersion), total_count: z.number().int() })) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "get", path: "/{id}/versions", tags, summary: "List the kept versions, newest first", security, middleware: read, request: { params: IdParam, query: PageQuery }, responses: { 200: { description: "Versions", content: json(pageOf("versions", PipelineVersion)) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
       const { rows, total } = await store(c.env.DB).listVersions(c.get("principal").orgId, c.req.valid("param").id, limit, offset);

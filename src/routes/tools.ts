@@ -6,7 +6,7 @@ import type { ToolRow } from "../db/schema";
 import type { Env } from "../env";
 import { validationFailed } from "../errors";
 import { createRouter } from "../http/router";
-import { PageQuery, commonErrors, conflictError, notFoundError, security } from "../http/schemas";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import { ToolBody, ToolImplementationSchema, type ToolInput } from "../tools/definition";
 import { implementationErrors, invokeTool } from "../tools/invoke";
@@ -35,7 +35,6 @@ const view = (r: ToolRow) => ({
 });
 
 const tags = ["Tools"];
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
 const store = (env: Env) => new ToolStore(database(env.DB));
@@ -49,7 +48,7 @@ async function checked(env: Env, orgId: string, body: ToolInput): Promise<ToolIn
 
 export const toolRoutes = createRouter()
   .openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "List custom tools", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(z.object({ tools: z.array(Tool), total_count: z.number().int() })) }, ...commonErrors } }),
+    createRoute({ method: "get", path: "/", tags, summary: "List custom tools", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("tools", Tool)) }, ...commonErrors } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
       const { rows, total } = await store(c.env).list(c.get("principal").orgId, limit, offset);
