@@ -7,6 +7,7 @@ import { bodyLimit, requireJsonBody } from "./middleware/body-limit";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import { apiKeyRoutes } from "./routes/api-keys";
+import { fhirRoutes } from "./routes/fhir";
 import { healthRoutes } from "./routes/health";
 import { organizationRoutes } from "./routes/organization";
 
@@ -44,5 +45,6 @@ export function buildApp() {
 
   app.route("/api", organizationRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
+  app.route("/fhir/r4/:orgId", fhirRoutes);
   return app;
 }

