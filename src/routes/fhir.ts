@@ -87,7 +87,7 @@ async function searchBody(c: C): Promise<URLSearchParams> {
   const params = queryOf(c);
   const type = c.req.header("content-type") ?? "";
   if (type && !/application\/x-www-form-urlencoded/i.test(type)) throw unsupportedMediaType("POST _search takes application/x-www-form-urlencoded");
-  for (const [k, v] of new URLSearchParams(await c.req.text())) params.append(k, v);
+  for (const [k, v] of new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()))) params.append(k, v);
   return params;
 }
 
