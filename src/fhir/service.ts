@@ -166,7 +166,8 @@ export class FhirService implements FhirPort {
   /** Ids of the resources a conditional URL selects (strict: a typo must not match everything). */
   async matchIds(type: string, query: string, limit = 2): Promise<string[]> {
     this.checkType(type);
-    const params = new URLSearchParams(query);
+    // "Patient?identifier=..." is accepted as well as "identifier=...".
+    const params = new URLSearchParams(query.startsWith(`${type}?`) ? query.slice(type.length + 1) : query);
     const req = parseSearch(type, params, true);
     if (req.filters.length === 0) throw badRequest(`A conditional request needs search criteria, got "${query}"`);
     req.count = limit;

@@ -3,6 +3,7 @@
 // references, then commits all writes in one D1 batch (atomic); GETs run after, and the response
 // lists results in request order. A batch runs each entry on its own and reports each outcome.
 import { ApiError, badRequest, operationOutcome, preconditionFailed } from "../errors";
+import { parseReference } from "./index-extract";
 import { applyJsonPatch } from "./patch";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
 import type { FhirService, PlannedWrite } from "./service";
@@ -27,7 +28,9 @@ function parseEntry(entry: BundleEntry, index: number): ParsedEntry {
   if (!req || typeof req.method !== "string" || typeof req.url !== "string") throw badRequest(`Bundle.entry[${index}].request needs method and url`);
   const method = req.method.toUpperCase() as Method;
   if (!(method in ORDER)) throw badRequest(`Bundle.entry[${index}].request.method ${req.method} is not supported`);
-  const url = req.url.replace(/^\//, "");
+  // Absolute URLs (http://host/base/Type/id) are reduced to Type/id.
+  const absolute = /^https?:\/\//.test(req.url) ? parseReference(req.url) : undefined;
+  const url = absolute ? `${absolute.type}/${absolute.id}` : req.url.replace(/^\//, "");
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? undefined : url.slice(q + 1);

@@ -51,6 +51,7 @@ export function numberRange(text: string): { value: number; low: number; high: n
   const value = Number(text);
   const [mantissa = "", exp] = text.toLowerCase().split("e");
   const decimals = (mantissa.split(".")[1] ?? "").length - Number(exp ?? 0);
-  const half = 0.5 * 10 ** -decimals;
+  // Past ~15 significant digits the implicit range is below float resolution: widen it to a few ulps.
+  const half = Math.max(0.5 * 10 ** -decimals, Math.abs(value) * 4 * Number.EPSILON);
   return { value, low: value - half, high: value + half };
 }
