@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // Round-trips the official R4 examples (hl7.fhir.r4.examples) of the types the spec names:
 // each stores, reads back equal but for meta, and is found by its own search parameter values;
 // the example transaction and batch Bundles execute.
@@ -91,7 +92,7 @@ describe("official R4 examples", () => {
     const outcomes: Record<string, string[]> = {};
     for (const [file, bundle] of Object.entries(bundles)) {
       const name = file.split("/").pop()!;
-      const input = structuredClone(bundle);
+      const input: Bundle = structuredClone(bundle);
       // This server has no terminology service: the ValueSet/$lookup entry is left out.
       input.entry = input.entry!.filter((e) => !e.request?.url.includes("$lookup"));
       try {
