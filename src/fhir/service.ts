@@ -405,7 +405,10 @@ export class FhirService implements FhirPort {
     });
   }
 
-  /** Patient/$everything: the patient, its compartment, and what those resources reference. */
+  /**
+   * Patient/$everything: the patient, its compartment, and what those resources reference.
+   * AuditEvents about the patient are in the compartment but are the record's log, not its content.
+   */
   async everything(patientId: string): Promise<Bundle> {
     return this.audited("operation", { what: `Patient/${patientId}`, query: "$everything" }, async () => {
       const patient = await this.store.current("Patient", patientId);
@@ -413,7 +416,7 @@ export class FhirService implements FhirPort {
       if (patient.deleted) throw gone(`Patient/${patientId} was deleted`);
       const { results } = await this.env.DB.prepare(
         `SELECT r.content FROM fhir_compartment c JOIN fhir_resources r ON r.org_id = c.org_id AND r.resource_type = c.resource_type AND r.id = c.resource_id
-         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 LIMIT 5000`,
+         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND c.resource_type != 'AuditEvent' LIMIT 5000`,
       )
         .bind(this.principal.orgId, patientId)
         .all<{ content: string }>();
@@ -423,7 +426,7 @@ export class FhirService implements FhirPort {
         `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
            SELECT x.target_type, x.target_id FROM fhir_compartment c JOIN fhir_idx_reference x
              ON x.org_id = c.org_id AND x.resource_type = c.resource_type AND x.resource_id = c.resource_id
-           WHERE c.org_id = ?1 AND c.patient_id = ?2) LIMIT 5000`,
+           WHERE c.org_id = ?1 AND c.patient_id = ?2 AND c.resource_type != 'AuditEvent') LIMIT 5000`,
       )
         .bind(this.principal.orgId, patientId)
         .all<{ content: string }>();
