@@ -229,3 +229,14 @@ for (const d of DOCS) {
     },
   });
 }
+
+/**
+ * FHIR clients address the base as "[base]/" (batch/transaction POST, system search); Hono's
+ * strict routing would miss it, so the Worker entry drops that one trailing slash first.
+ */
+export function normalizeFhirBase(request: Request): Request {
+  const url = new URL(request.url);
+  if (!/^\/fhir\/r4\/[^/]+\/$/.test(url.pathname)) return request;
+  url.pathname = url.pathname.slice(0, -1);
+  return new Request(url, request);
+}
