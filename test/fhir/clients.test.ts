@@ -55,10 +55,10 @@ describe("fhir-kit-client", () => {
     expect(first.entry).toHaveLength(2);
     const second = (await client.nextPage({ bundle: first as never })) as Bundle;
     const third = (await client.nextPage({ bundle: second as never })) as Bundle;
-    const values = [first, second, third].flatMap((b) => b.entry!.map((e) => (e.resource as { valueQuantity: { value: number } }).valueQuantity.value));
+    const values = [first, second, third].flatMap((b) => b.entry!.map((e) => (e.resource as unknown as { valueQuantity: { value: number } }).valueQuantity.value));
     expect(values).toEqual([0, 1, 2, 3, 4]);
     const back = (await client.prevPage({ bundle: third as never })) as Bundle;
-    expect(back.entry!.map((e) => (e.resource as { valueQuantity: { value: number } }).valueQuantity.value)).toEqual([2, 3]);
+    expect(back.entry!.map((e) => (e.resource as unknown as { valueQuantity: { value: number } }).valueQuantity.value)).toEqual([2, 3]);
   });
 
   it("posts a transaction", async () => {
