@@ -99,6 +99,21 @@ function splitUnion(expr) {
   parts.push(expr.slice(start).trim());
   return parts;
 }
+/**
+ * The top-level properties an expression starts from (value for Observation.value.as(Quantity)),
+ * so indexing can skip expressions whose roots are absent; undefined when some part has no
+ * simple root (then the expression is always evaluated).
+ */
+function topLevelProperties(expression, type) {
+  if (!expression) return undefined;
+  const props = [];
+  for (const part of splitUnion(expression)) {
+    const m = new RegExp(`^\\(*\\s*${type}\\.([a-zA-Z]+)`).exec(part);
+    if (!m) return undefined;
+    props.push(m[1]);
+  }
+  return [...new Set(props)];
+}
 const startsWithType = (part, type) => new RegExp(`^\\(*\\s*${type}\\b`).test(part);
 const searchParams = {};
 for (const type of resourceTypes) searchParams[type] = {};
@@ -116,6 +131,8 @@ for (const { resource: sp } of searchBundle.entry) {
         expression = parts.join(" | ");
       }
       const entry = { type: sp.type, expression };
+      const guard = topLevelProperties(expression, type);
+      if (guard) entry.guard = guard;
       if (sp.target?.length) entry.targets = sp.target;
       if (sp.component) {
         entry.components = sp.component.map((c) => {

@@ -18,6 +18,8 @@ export interface SearchParamDef {
   expression: string;
   targets?: string[];
   components?: SearchParamComponent[];
+  /** Top-level properties the expression starts from (a cheap pre-check before FHIRPath). */
+  guard?: string[];
 }
 
 type RawParam = Omit<SearchParamDef, "code">;

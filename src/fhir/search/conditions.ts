@@ -44,16 +44,34 @@ const prefixEnd = (p: string) => `${p}\uffff`;
 
 /** A condition on one resource id expression: "<idExpr> IN (...)" or "NOT IN". */
 export interface IdCondition {
+  /** "SELECT <idColumn> FROM ... WHERE ..." (the WHERE clause is last, so more terms can be appended). */
   sql: string;
+  idColumn: string;
   negate: boolean;
+  /** Lower is more selective: the most selective filter drives the query, the others probe. */
+  rank: number;
 }
+
+/**
+ * The condition as a correlated probe for the row `r`. Index-table probes are pinned to the
+ * owner index (org, type, resource, code): left alone, SQLite turns EXISTS into IN and
+ * materializes every matching row of the value index (e.g. all dates after X) per query.
+ */
+export function probe(c: IdCondition, idExpr = "r.id"): string {
+  const body = c.sql.replace(/^SELECT \S+ FROM (\w+)/, (_m, table: string) =>
+    c.idColumn === "resource_id" ? `SELECT 1 FROM ${table} INDEXED BY ${table}_owner_idx` : `SELECT 1 FROM ${table}`,
+  );
+  return `${c.negate ? "NOT " : ""}EXISTS (${body} AND ${c.idColumn} = ${idExpr})`;
+}
+
+const RANK: Record<string, number> = { reference: 1, token: 2, string: 3, uri: 3, composite: 3, quantity: 4, number: 4, date: 4 };
 
 /** Ids of resources of `typeExpr` (a bound type or a correlated column) that satisfy `filter`. */
 export function condition(filter: Filter, typeExpr: string, args: Args): IdCondition {
   switch (filter.kind) {
     case "missing": {
       const sub = `SELECT resource_id FROM ${TABLE[filter.def.type]} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)}`;
-      return { sql: sub, negate: filter.missing };
+      return { sql: sub, idColumn: "resource_id", negate: filter.missing, rank: 9 };
     }
     case "chain": {
       const branches = filter.inner.map(({ type, filter: inner }) => {
@@ -62,14 +80,18 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
       });
       return {
         sql: `SELECT resource_id FROM fhir_idx_reference WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${branches.join(" OR ")})`,
+        idColumn: "resource_id",
         negate: false,
+        rank: 2,
       };
     }
     case "has": {
       const source = args.add(filter.sourceType);
       return {
         sql: `SELECT target_id FROM fhir_idx_reference WHERE org_id = ?1 AND resource_type = ${source} AND code = ${args.add(filter.refCode)} AND target_type = ${typeExpr} AND resource_id IN (${idsOf(filter.inner, source, args)})`,
+        idColumn: "target_id",
         negate: false,
+        rank: 3,
       };
     }
     case "param":
@@ -86,13 +108,15 @@ function idsOf(filter: Filter, typeExpr: string, args: Args): string {
 
 function paramCondition(def: SearchParamDef, modifier: string | undefined, values: string[], typeExpr: string, args: Args): IdCondition {
   if (def.code === "_id") {
-    return { sql: `SELECT value FROM json_each(${args.add(JSON.stringify(values))})`, negate: modifier === "not" };
+    return { sql: `SELECT value FROM json_each(${args.add(JSON.stringify(values))}) WHERE 1`, idColumn: "value", negate: modifier === "not", rank: 0 };
   }
   if (def.code === "_lastUpdated") {
     const ors = values.map((v) => dateClause(v, "last_updated", "last_updated", args));
     return {
       sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0 AND (${ors.join(" OR ")})`,
+      idColumn: "id",
       negate: false,
+      rank: 8,
     };
   }
   let table = TABLE[def.type]!;
@@ -145,7 +169,9 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
   const ors = values.map(clause);
   return {
     sql: `SELECT resource_id FROM ${table} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)} AND (${ors.join(" OR ")})`,
+    idColumn: "resource_id",
     negate,
+    rank: modifier === "contains" || modifier === "text" || modifier === "above" ? 7 : (RANK[def.type] ?? 5),
   };
 }
 
@@ -187,7 +213,9 @@ function dateClause(v: string, low: string, high: string, args: Args): string {
   if (!range) throw badRequest(`Invalid date ${v}`);
   const sl = args.add(range.low);
   const sh = args.add(range.high);
-  const eq = `(${low} >= ${sl} AND ${high} <= ${sh})`;
+  // Each form leads with a bound on one indexed column (low or high); since low <= high for
+  // every stored range, the lead bound is implied by the FHIR definition that follows it.
+  const eq = `(${low} >= ${sl} AND ${low} <= ${sh} AND ${high} <= ${sh})`;
   switch (prefix) {
     case "eq":
       return eq;
@@ -198,9 +226,9 @@ function dateClause(v: string, low: string, high: string, args: Args): string {
     case "lt":
       return `${low} < ${sl}`;
     case "ge":
-      return `(${high} > ${sh} OR ${eq})`;
+      return `(${high} >= ${sl} AND (${high} > ${sh} OR ${low} >= ${sl}))`;
     case "le":
-      return `(${low} < ${sl} OR ${eq})`;
+      return `(${low} <= ${sh} AND (${low} < ${sl} OR ${high} <= ${sh}))`;
     case "sa":
       return `${low} > ${sh}`;
     case "eb":

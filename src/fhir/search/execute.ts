@@ -2,7 +2,7 @@
 // then _include/_revinclude (with :iterate), and assembles the searchset Bundle.
 import type { Bundle, BundleEntry, Resource } from "../port";
 import { shapeResource } from "../summary";
-import { Args, condition } from "./conditions";
+import { Args, condition, probe } from "./conditions";
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
 import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
@@ -34,10 +34,12 @@ function whereClause(req: SearchRequest, args: Args): string {
   } else if (req.types.length > 1) {
     where.push(`r.resource_type IN (SELECT value FROM json_each(${args.add(JSON.stringify(req.types))}))`);
   }
-  for (const f of req.filters) {
-    const c = condition(f, typeExpr, args);
-    where.push(`r.id ${c.negate ? "NOT IN" : "IN"} (${c.sql})`);
-  }
+  // The most selective positive filter drives the query (its ids are enumerated from an
+  // index); every other filter is a correlated probe by owner id, so no large id set is ever
+  // materialized.
+  const conds = req.filters.map((f) => condition(f, typeExpr, args));
+  const driver = conds.filter((c) => !c.negate).sort((a, b) => a.rank - b.rank)[0];
+  for (const c of conds) where.push(c === driver ? `r.id IN (${c.sql})` : probe(c));
   return where.join(" AND ");
 }
 

@@ -1,5 +1,5 @@
-// SQL expressions giving each matched resource its sort value for a _sort key, and the keyset
-// condition that resumes after (or before) a cursor position.
+// SQL expressions giving each matched resource its sort value for a _sort key (a lookup in the
+// owner index per matched row), and the keyset condition that resumes after (or before) a cursor.
 import type { Args } from "./conditions";
 import type { SortKey } from "./parse";
 
@@ -17,7 +17,7 @@ export function sortExpression(key: SortKey, args: Args): string {
   if (key.def.code === "_id") return "r.id";
   if (key.def.code === "_lastUpdated") return "r.last_updated";
   const s = INDEX_SORT[key.def.type]!;
-  return `COALESCE((SELECT ${key.desc ? s.desc : s.asc} FROM ${s.table} x WHERE x.org_id = ?1 AND x.resource_type = r.resource_type AND x.resource_id = r.id AND x.code = ${args.add(key.def.code)}), ${s.empty})`;
+  return `COALESCE((SELECT ${key.desc ? s.desc : s.asc} FROM ${s.table} x INDEXED BY ${s.table}_owner_idx WHERE x.org_id = ?1 AND x.resource_type = r.resource_type AND x.resource_id = r.id AND x.code = ${args.add(key.def.code)}), ${s.empty})`;
 }
 
 /**
