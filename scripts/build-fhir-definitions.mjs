@@ -105,7 +105,8 @@ function splitUnion(expr) {
  * simple root (then the expression is always evaluated).
  */
 function topLevelProperties(expression, type) {
-  if (!expression) return undefined;
+  // Boolean-valued expressions (deceased.exists() and ...) yield false when the root is absent.
+  if (!expression || /\b(exists|empty|not|iif|count)\(|\s(and|or|xor|implies)\s|!=/.test(expression)) return undefined;
   const props = [];
   for (const part of splitUnion(expression)) {
     const m = new RegExp(`^\\(*\\s*${type}\\.([a-zA-Z]+)`).exec(part);
