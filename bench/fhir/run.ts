@@ -19,7 +19,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "fhir-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
 d1.applyMigrations(path.join(import.meta.dirname, "../../migrations"));
 
-const env = { DB: d1 as unknown as D1Database } as Env;
+const env = { DB: d1 as unknown as Env["DB"] } as Env;
 const principal = { orgId: "org-bench", keyId: "key-bench", keyName: "bench", role: "service" as const, scopes: [] };
 const store = fhirStoreFor(env, principal);
 const otherOrg = fhirStoreFor(env, { ...principal, orgId: "org-other" });

@@ -5,32 +5,13 @@
 // its misses on absent properties cost a scan over every FHIR type name, hence the fast path.
 import { type FhirPathAtom, evalFhirPathTyped, parseFhirPath, toTypedValue } from "@medplum/core";
 import { isResourceType } from "./definitions";
+import { splitTop } from "./expression";
 import { ELEMENTS } from "./summary";
 
 type Step = { prop: string } | { choice: string } | { refType: string } | { eqProp: string; eqValue: string };
 type Compiled = { kind: "fast"; parts: Step[][] } | { kind: "general"; atom: FhirPathAtom };
 
 const compiled = new Map<string, Compiled>();
-
-function splitTop(expr: string, sep: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let quote = false;
-  let start = 0;
-  for (let i = 0; i < expr.length; i++) {
-    const ch = expr[i];
-    if (ch === "'") quote = !quote;
-    if (quote) continue;
-    if (ch === "(") depth++;
-    else if (ch === ")") depth--;
-    else if (depth === 0 && expr.startsWith(sep, i)) {
-      out.push(expr.slice(start, i).trim());
-      start = i + sep.length;
-    }
-  }
-  out.push(expr.slice(start).trim());
-  return out;
-}
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 

@@ -3,19 +3,22 @@
 // every key and index, so no query plan can cross tenants.
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
+/** Columns of one resource version, shared by the current table and the history. */
+const version = () => ({
+  orgId: text("org_id").notNull(),
+  resourceType: text("resource_type").notNull(),
+  id: text("id").notNull(),
+  versionId: integer("version_id").notNull(),
+  lastUpdated: text("last_updated").notNull(),
+  deleted: integer("deleted").notNull().default(0),
+  /** The resource JSON (Binary data lives in R2; see src/fhir/storage/binary.ts); '' for a deletion. */
+  content: text("content").notNull(),
+});
+
 /** Current version; deleted rows stay (deleted = 1) so reads answer 410. */
 export const fhirResources = sqliteTable(
   "fhir_resources",
-  {
-    orgId: text("org_id").notNull(),
-    resourceType: text("resource_type").notNull(),
-    id: text("id").notNull(),
-    versionId: integer("version_id").notNull(),
-    lastUpdated: text("last_updated").notNull(),
-    deleted: integer("deleted").notNull().default(0),
-    /** The resource JSON (Binary data lives in R2; see src/fhir/storage/binary.ts). */
-    content: text("content").notNull(),
-  },
+  version(),
   (t) => [
     primaryKey({ columns: [t.orgId, t.resourceType, t.id] }),
     index("fhir_resources_type_updated_idx").on(t.orgId, t.resourceType, t.lastUpdated),
@@ -25,16 +28,7 @@ export const fhirResources = sqliteTable(
 /** Every version ever written, including deletions (content is empty for those). */
 export const fhirHistory = sqliteTable(
   "fhir_history",
-  {
-    orgId: text("org_id").notNull(),
-    resourceType: text("resource_type").notNull(),
-    id: text("id").notNull(),
-    versionId: integer("version_id").notNull(),
-    lastUpdated: text("last_updated").notNull(),
-    deleted: integer("deleted").notNull().default(0),
-    method: text("method").notNull(),
-    content: text("content").notNull(),
-  },
+  { ...version(), method: text("method").notNull() },
   (t) => [
     primaryKey({ columns: [t.orgId, t.resourceType, t.id, t.versionId] }),
     index("fhir_history_type_updated_idx").on(t.orgId, t.resourceType, t.lastUpdated),
