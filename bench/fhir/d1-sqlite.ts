@@ -19,7 +19,8 @@ export class SqliteD1 {
 
   constructor(file: string) {
     this.db = new DatabaseSync(file);
-    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    // A 64 MB page cache: SQLite's 2 MB default thrashes on a 1 GB database, which D1 does not.
+    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;");
   }
 
   applyMigrations(dir: string): void {

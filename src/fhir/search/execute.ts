@@ -54,7 +54,8 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   const backwards = cursor?.dir === "p";
   const conds = [where];
   if (cursor) conds.push(keysetCondition(sortExprs, desc, cursor.keys, cursor.id, backwards, args));
-  const order = [...sortExprs.map((e, i) => `${e} ${desc[i] !== backwards ? "DESC" : "ASC"}`), `r.id ${backwards ? "DESC" : "ASC"}`];
+  // ORDER BY the selected aliases so each sort value is computed once per candidate row.
+  const order = [...sortExprs.map((_, i) => `s${i} ${desc[i] !== backwards ? "DESC" : "ASC"}`), `r.id ${backwards ? "DESC" : "ASC"}`];
   const select = ["r.resource_type", "r.id", "r.content", ...sortExprs.map((e, i) => `${e} AS s${i}`)];
   const pageSql = `SELECT ${select.join(", ")} FROM fhir_resources r WHERE ${conds.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(req.count + 1)}`;
 

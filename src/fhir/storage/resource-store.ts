@@ -31,6 +31,9 @@ const toVersion = (r: Row): StoredVersion => ({
   content: r.content,
 });
 
+/** Types whose resources are never updated, so they keep no history rows. */
+const IMMUTABLE_TYPES = new Set(["AuditEvent"]);
+
 export interface HistoryQuery {
   type?: string;
   id?: string;
@@ -114,12 +117,18 @@ export class ResourceStore {
   writeStatements(resource: Resource & { id: string }, versionId: number, lastUpdated: string, method: string): D1PreparedStatement[] {
     const { resourceType: type, id } = resource;
     const content = JSON.stringify(resource);
+    // AuditEvents are written once and never change: their current row is their whole history.
+    const history = IMMUTABLE_TYPES.has(type)
+      ? []
+      : [
+          this.db
+            .prepare(
+              "INSERT INTO fhir_history (org_id, resource_type, id, version_id, last_updated, deleted, method, content) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
+            )
+            .bind(this.orgId, type, id, versionId, lastUpdated, method, content),
+        ];
     return [
-      this.db
-        .prepare(
-          "INSERT INTO fhir_history (org_id, resource_type, id, version_id, last_updated, deleted, method, content) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
-        )
-        .bind(this.orgId, type, id, versionId, lastUpdated, method, content),
+      ...history,
       this.db
         .prepare(
           `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)
