@@ -14,8 +14,8 @@ CREATE TABLE `fhir_history` (
 	`version_id` integer NOT NULL,
 	`last_updated` text NOT NULL,
 	`deleted` integer DEFAULT 0 NOT NULL,
-	`method` text NOT NULL,
 	`content` text NOT NULL,
+	`method` text NOT NULL,
 	PRIMARY KEY(`org_id`, `resource_type`, `id`, `version_id`)
 );
 --> statement-breakpoint
@@ -48,7 +48,7 @@ CREATE TABLE `fhir_idx_date` (
 --> statement-breakpoint
 CREATE INDEX `fhir_idx_date_low_idx` ON `fhir_idx_date` (`org_id`,`resource_type`,`code`,`low`);--> statement-breakpoint
 CREATE INDEX `fhir_idx_date_high_idx` ON `fhir_idx_date` (`org_id`,`resource_type`,`code`,`high`);--> statement-breakpoint
-CREATE INDEX `fhir_idx_date_owner_idx` ON `fhir_idx_date` (`org_id`,`resource_type`,`resource_id`,`code`);--> statement-breakpoint
+CREATE INDEX `fhir_idx_date_owner_idx` ON `fhir_idx_date` (`org_id`,`resource_type`,`resource_id`,`code`,`low`,`high`);--> statement-breakpoint
 CREATE TABLE `fhir_idx_number` (
 	`org_id` text NOT NULL,
 	`resource_type` text NOT NULL,
@@ -60,7 +60,7 @@ CREATE TABLE `fhir_idx_number` (
 );
 --> statement-breakpoint
 CREATE INDEX `fhir_idx_number_value_idx` ON `fhir_idx_number` (`org_id`,`resource_type`,`code`,`value`);--> statement-breakpoint
-CREATE INDEX `fhir_idx_number_owner_idx` ON `fhir_idx_number` (`org_id`,`resource_type`,`resource_id`,`code`);--> statement-breakpoint
+CREATE INDEX `fhir_idx_number_owner_idx` ON `fhir_idx_number` (`org_id`,`resource_type`,`resource_id`,`code`,`value`);--> statement-breakpoint
 CREATE TABLE `fhir_idx_reference` (
 	`org_id` text NOT NULL,
 	`resource_type` text NOT NULL,
@@ -73,7 +73,7 @@ CREATE TABLE `fhir_idx_reference` (
 --> statement-breakpoint
 CREATE INDEX `fhir_idx_reference_value_idx` ON `fhir_idx_reference` (`org_id`,`resource_type`,`code`,`target_id`,`target_type`);--> statement-breakpoint
 CREATE INDEX `fhir_idx_reference_target_idx` ON `fhir_idx_reference` (`org_id`,`target_type`,`target_id`,`resource_type`,`code`);--> statement-breakpoint
-CREATE INDEX `fhir_idx_reference_owner_idx` ON `fhir_idx_reference` (`org_id`,`resource_type`,`resource_id`,`code`);--> statement-breakpoint
+CREATE INDEX `fhir_idx_reference_owner_idx` ON `fhir_idx_reference` (`org_id`,`resource_type`,`resource_id`,`code`,`target_type`,`target_id`);--> statement-breakpoint
 CREATE TABLE `fhir_idx_string` (
 	`org_id` text NOT NULL,
 	`resource_type` text NOT NULL,
@@ -84,7 +84,7 @@ CREATE TABLE `fhir_idx_string` (
 );
 --> statement-breakpoint
 CREATE INDEX `fhir_idx_string_value_idx` ON `fhir_idx_string` (`org_id`,`resource_type`,`code`,`value_norm`);--> statement-breakpoint
-CREATE INDEX `fhir_idx_string_owner_idx` ON `fhir_idx_string` (`org_id`,`resource_type`,`resource_id`,`code`);--> statement-breakpoint
+CREATE INDEX `fhir_idx_string_owner_idx` ON `fhir_idx_string` (`org_id`,`resource_type`,`resource_id`,`code`,`value_norm`,`value`);--> statement-breakpoint
 CREATE TABLE `fhir_idx_token` (
 	`org_id` text NOT NULL,
 	`resource_type` text NOT NULL,
@@ -95,7 +95,7 @@ CREATE TABLE `fhir_idx_token` (
 );
 --> statement-breakpoint
 CREATE INDEX `fhir_idx_token_value_idx` ON `fhir_idx_token` (`org_id`,`resource_type`,`code`,`value`,`system`);--> statement-breakpoint
-CREATE INDEX `fhir_idx_token_owner_idx` ON `fhir_idx_token` (`org_id`,`resource_type`,`resource_id`,`code`);--> statement-breakpoint
+CREATE INDEX `fhir_idx_token_owner_idx` ON `fhir_idx_token` (`org_id`,`resource_type`,`resource_id`,`code`,`value`,`system`);--> statement-breakpoint
 CREATE TABLE `fhir_idx_uri` (
 	`org_id` text NOT NULL,
 	`resource_type` text NOT NULL,
@@ -105,7 +105,7 @@ CREATE TABLE `fhir_idx_uri` (
 );
 --> statement-breakpoint
 CREATE INDEX `fhir_idx_uri_value_idx` ON `fhir_idx_uri` (`org_id`,`resource_type`,`code`,`value`);--> statement-breakpoint
-CREATE INDEX `fhir_idx_uri_owner_idx` ON `fhir_idx_uri` (`org_id`,`resource_type`,`resource_id`,`code`);--> statement-breakpoint
+CREATE INDEX `fhir_idx_uri_owner_idx` ON `fhir_idx_uri` (`org_id`,`resource_type`,`resource_id`,`code`,`value`);--> statement-breakpoint
 CREATE TABLE `fhir_resources` (
 	`org_id` text NOT NULL,
 	`resource_type` text NOT NULL,

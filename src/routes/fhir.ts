@@ -7,7 +7,7 @@ import { hasPermission } from "../auth/permissions";
 import { badRequest, forbidden, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../errors";
 import { capabilityStatement } from "../fhir/capabilities";
 import { fhirStoreFor } from "../fhir/index";
-import type { Resource, WriteResult } from "../fhir/port";
+import type { Bundle, Resource, WriteResult } from "../fhir/port";
 import { parseVersion } from "../fhir/service";
 import type { AppEnv } from "../http/context";
 import { createRouter } from "../http/router";
@@ -97,7 +97,7 @@ fhirRoutes.use("*", fhirPermission, negotiate);
 fhirRoutes.get("/metadata", (c) => send(c, 200, capabilityStatement(service(c).baseUrl, { name: "cdis-fhir-store", version: "0.1.0" })));
 
 fhirRoutes.get("/", async (c) => send(c, 200, await service(c).search(undefined, queryOf(c), { strict: strict(c) })));
-fhirRoutes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as never)));
+fhirRoutes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
 fhirRoutes.post("/_search", async (c) => send(c, 200, await service(c).search(undefined, await searchBody(c), { strict: strict(c) })));
 fhirRoutes.get("/_history", async (c) => send(c, 200, await service(c).history({}, queryOf(c))));
 

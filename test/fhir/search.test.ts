@@ -84,6 +84,16 @@ describe("reference, chaining and _has", () => {
     expect(sorted(await ids(t, `Observation?subject:Patient=${P.smith}`))).toEqual(sorted([O.s1!, O.s2!]));
     expect(sorted(await ids(t, `Observation?subject=http://localhost/fhir/r4/${t.orgId}/Patient/${P.smith}`))).toEqual(sorted([O.s1!, O.s2!]));
   });
+  it(":identifier on references, and :missing on references and dates", async () => {
+    const u = await createTenant();
+    const withIdentifier = await post(u, { resourceType: "Observation", status: "final", code: { text: "x" }, subject: { identifier: { system: "urn:mrn", value: "Z9" } } });
+    const withDate = await post(u, { resourceType: "Observation", status: "final", code: { text: "y" }, effectiveDateTime: "2024-01-01" });
+    expect(await ids(u, "Observation?subject:identifier=urn:mrn|Z9")).toEqual([withIdentifier.id]);
+    expect(await ids(u, "Observation?date:missing=true")).toEqual([withIdentifier.id]);
+    expect(await ids(u, "Observation?date:missing=false")).toEqual([withDate.id]);
+    expect(await ids(u, "Observation?date=ap2024-01-01")).toEqual([withDate.id]);
+    expect(await ids(u, "Observation?date=ap2010-01-01")).toEqual([]);
+  });
   it("chains one and two levels deep", async () => {
     expect(sorted(await ids(t, "Observation?subject:Patient.name=alvarez"))).toEqual(sorted([O.a1!, O.a2!]));
     expect(sorted(await ids(t, "Observation?patient.identifier=urn:mrn|A1"))).toEqual(sorted([O.a1!, O.a2!]));

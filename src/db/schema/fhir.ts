@@ -36,6 +36,9 @@ export const fhirHistory = sqliteTable(
   ],
 );
 
+// Each table has a value index (org, type, code, value...) for filters that drive a search, and
+// an owner index (org, type, resource, code, values...) that covers probes and sort lookups, so
+// checking one candidate row never reads the table itself.
 const owner = {
   orgId: text("org_id").notNull(),
   resourceType: text("resource_type").notNull(),
@@ -46,13 +49,13 @@ const owner = {
 /** string parameters: value_norm is lower-cased and accent-free; value is the original. */
 export const fhirIdxString = sqliteTable("fhir_idx_string", { ...owner, value: text("value").notNull(), valueNorm: text("value_norm").notNull() }, (t) => [
   index("fhir_idx_string_value_idx").on(t.orgId, t.resourceType, t.code, t.valueNorm),
-  index("fhir_idx_string_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code),
+  index("fhir_idx_string_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.valueNorm, t.value),
 ]);
 
 /** token parameters; system is '' when absent so "|code" stays indexable. */
 export const fhirIdxToken = sqliteTable("fhir_idx_token", { ...owner, system: text("system").notNull(), value: text("value").notNull() }, (t) => [
   index("fhir_idx_token_value_idx").on(t.orgId, t.resourceType, t.code, t.value, t.system),
-  index("fhir_idx_token_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code),
+  index("fhir_idx_token_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.value, t.system),
 ]);
 
 /** reference parameters, also serving _include, _revinclude, chaining and _has. */
@@ -62,7 +65,7 @@ export const fhirIdxReference = sqliteTable(
   (t) => [
     index("fhir_idx_reference_value_idx").on(t.orgId, t.resourceType, t.code, t.targetId, t.targetType),
     index("fhir_idx_reference_target_idx").on(t.orgId, t.targetType, t.targetId, t.resourceType, t.code),
-    index("fhir_idx_reference_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code),
+    index("fhir_idx_reference_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.targetType, t.targetId),
   ],
 );
 
@@ -70,7 +73,7 @@ export const fhirIdxReference = sqliteTable(
 export const fhirIdxDate = sqliteTable("fhir_idx_date", { ...owner, low: text("low").notNull(), high: text("high").notNull() }, (t) => [
   index("fhir_idx_date_low_idx").on(t.orgId, t.resourceType, t.code, t.low),
   index("fhir_idx_date_high_idx").on(t.orgId, t.resourceType, t.code, t.high),
-  index("fhir_idx_date_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code),
+  index("fhir_idx_date_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.low, t.high),
 ]);
 
 /** number and quantity parameters (system/unit are '' for plain numbers). */
@@ -79,14 +82,14 @@ export const fhirIdxNumber = sqliteTable(
   { ...owner, value: real("value").notNull(), system: text("system").notNull(), unit: text("unit").notNull() },
   (t) => [
     index("fhir_idx_number_value_idx").on(t.orgId, t.resourceType, t.code, t.value),
-    index("fhir_idx_number_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code),
+    index("fhir_idx_number_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.value),
   ],
 );
 
 /** uri parameters. */
 export const fhirIdxUri = sqliteTable("fhir_idx_uri", { ...owner, value: text("value").notNull() }, (t) => [
   index("fhir_idx_uri_value_idx").on(t.orgId, t.resourceType, t.code, t.value),
-  index("fhir_idx_uri_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code),
+  index("fhir_idx_uri_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.value),
 ]);
 
 /**
