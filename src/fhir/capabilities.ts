@@ -54,7 +54,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
     implementation: { description: "Clinical Data Integration Service FHIR R4 store", url: baseUrl },
     fhirVersion: "4.0.1",
     format: ["application/fhir+json", "json"],
-    patchFormat: ["application/json-patch+json"],
+    patchFormat: ["application/json-patch+json", "application/fhir+json"],
     rest: [
       {
         mode: "server",

@@ -1,5 +1,7 @@
-// JSON Patch (RFC 6902) applied to a resource copy; failures are client errors (422 for a
-// failed test or an invalid path), never exceptions escaping as 500s.
+// JSON Patch (RFC 6902) and FHIRPath Patch applied to a resource copy; failures are client
+// errors (422 for a failed test or an invalid path), never exceptions escaping as 500s.
+import { fhirpathPatchTypedValue, parseFhirPathPatchParameters, toTypedValue } from "@medplum/core";
+import type { Parameters } from "@medplum/fhirtypes";
 import { badRequest, unprocessable } from "../errors";
 
 export interface PatchOperation {
@@ -91,6 +93,19 @@ export function applyJsonPatch<T>(doc: T, ops: unknown): T {
       default:
         throw badRequest(`Unknown patch operation ${raw.op}`);
     }
+  }
+  return out;
+}
+
+/** FHIRPath Patch (a Parameters resource of operations), through @medplum/core's implementation. */
+export function applyFhirPathPatch<T extends object>(doc: T, parameters: unknown): T {
+  const p = parameters as { resourceType?: string; parameter?: unknown[] };
+  if (p?.resourceType !== "Parameters" || !Array.isArray(p.parameter)) throw badRequest("A FHIRPath Patch body is a Parameters resource");
+  const out = structuredClone(doc);
+  try {
+    fhirpathPatchTypedValue(toTypedValue(out), parseFhirPathPatchParameters(p as Parameters));
+  } catch (e) {
+    throw unprocessable(`FHIRPath Patch failed: ${e instanceof Error ? e.message : String(e)}`);
   }
   return out;
 }

@@ -15,7 +15,7 @@ import {
 } from "../errors";
 import { type AuditInput, type Interaction, auditEvent } from "./audit";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
-import { applyJsonPatch } from "./patch";
+import { applyFhirPathPatch, applyJsonPatch } from "./patch";
 import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "./port";
 import { executeSearch } from "./search/execute";
 import { parseSearch } from "./search/parse";
@@ -335,6 +335,7 @@ export class FhirService implements FhirPort {
     return resource.id ?? crypto.randomUUID();
   }
 
+  /** `operations`: a JSON Patch array, or a FHIRPath Patch Parameters resource. */
   async patch(type: string, id: string, operations: unknown, options: UpdateOptions = {}): Promise<WriteResult> {
     return this.writeAudited("patch", `${type}/${id}`, async () => {
       this.checkType(type);
@@ -344,7 +345,8 @@ export class FhirService implements FhirPort {
       if (options.ifMatch !== undefined && String(current.versionId) !== parseVersion(options.ifMatch)) {
         throw preconditionFailed(`If-Match ${options.ifMatch} does not match the current version ${current.versionId}`);
       }
-      const patched = applyJsonPatch(await this.hydrate(current.content), operations);
+      const original = await this.hydrate(current.content);
+      const patched = Array.isArray(operations) ? applyJsonPatch(original, operations) : applyFhirPathPatch(original, operations);
       if (patched.resourceType !== type || patched.id !== id) throw unprocessable("A patch may not change resourceType or id");
       const plan = await this.planWrite(patched, id, current, "patch");
       await this.commit([plan]);

@@ -154,7 +154,8 @@ fhirRoutes.put("/:type/:id", async (c) => {
 fhirRoutes.patch("/:type/:id", async (c) => {
   const { type, id } = c.req.param();
   const s = service(c);
-  const ops = await readJson(c, /^application\/json-patch\+json\b/i);
+  // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON.
+  const ops = await readJson(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
   return sendWrite(c, await s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }), s.baseUrl);
 });
 
@@ -207,7 +208,7 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; path: string;
   { method: "post", path: "/{type}/$validate", summary: "Validate a resource against the base R4 definitions", params: ["type"], body: true },
   { method: "get", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
   { method: "put", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
-  { method: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json)", params: ["type", "id"] },
+  { method: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
   { method: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history", summary: "Instance history", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },

@@ -97,6 +97,24 @@ describe("FHIR CRUD", () => {
     expect(invalid.status).toBe(412);
   });
 
+  it("FHIRPath Patch (Parameters) replaces and adds elements", async () => {
+    const t = await createTenant();
+    const created = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: patient() })).json()) as { id: string };
+    const res = await t.fetch(`/fhir/r4/${t.orgId}/Patient/${created.id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/fhir+json" },
+      body: JSON.stringify({
+        resourceType: "Parameters",
+        parameter: [
+          { name: "operation", part: [{ name: "type", valueCode: "replace" }, { name: "path", valueString: "Patient.gender" }, { name: "value", valueCode: "female" }] },
+          { name: "operation", part: [{ name: "type", valueCode: "add" }, { name: "path", valueString: "Patient" }, { name: "name", valueString: "active" }, { name: "value", valueBoolean: true }] },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ gender: "female", active: true, meta: { versionId: "2" } });
+  });
+
   it("validates on write with expression locations, and $validate reports without storing", async () => {
     const t = await createTenant();
     const res = await t.fetch(`/fhir/r4/${t.orgId}/Patient`, {

@@ -58,10 +58,21 @@ export interface IdCondition {
  * materializes every matching row of the value index (e.g. all dates after X) per query.
  */
 export function probe(c: IdCondition, idExpr = "r.id"): string {
-  const body = c.sql.replace(/^SELECT \S+ FROM (\w+)/, (_m, table: string) =>
+  const body = c.sql.replace(/^SELECT \S+ FROM (\w+)(?: INDEXED BY \w+)?/, (_m, table: string) =>
     c.idColumn === "resource_id" ? `SELECT 1 FROM ${table} INDEXED BY ${table}_owner_idx` : `SELECT 1 FROM ${table}`,
   );
   return `${c.negate ? "NOT " : ""}EXISTS (${body} AND ${c.idColumn} = ${idExpr})`;
+}
+
+/**
+ * The value index a driving (non-correlated) subquery must use. Without statistics SQLite
+ * prefers scanning the covering owner index over seeking the value index, which reads every
+ * row of the type; dates pick the index of the column their comparison leads with.
+ */
+function valueIndex(table: string, datePrefix?: Prefix): string {
+  if (table !== "fhir_idx_date") return `${table} INDEXED BY ${table}_value_idx`;
+  const high = datePrefix === "gt" || datePrefix === "ge" || datePrefix === "eb";
+  return `${table} INDEXED BY fhir_idx_date_${high ? "high" : "low"}_idx`;
 }
 
 const RANK: Record<string, number> = { reference: 1, token: 2, string: 3, uri: 3, composite: 3, quantity: 4, number: 4, date: 4 };
@@ -70,7 +81,7 @@ const RANK: Record<string, number> = { reference: 1, token: 2, string: 3, uri: 3
 export function condition(filter: Filter, typeExpr: string, args: Args): IdCondition {
   switch (filter.kind) {
     case "missing": {
-      const sub = `SELECT resource_id FROM ${TABLE[filter.def.type]} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)}`;
+      const sub = `SELECT resource_id FROM ${valueIndex(TABLE[filter.def.type]!)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)}`;
       return { sql: sub, idColumn: "resource_id", negate: filter.missing, rank: 9 };
     }
     case "chain": {
@@ -79,7 +90,7 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
         return `(target_type = ${t} AND target_id IN (${idsOf(inner, t, args)}))`;
       });
       return {
-        sql: `SELECT resource_id FROM fhir_idx_reference WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${branches.join(" OR ")})`,
+        sql: `SELECT resource_id FROM ${valueIndex("fhir_idx_reference")} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${branches.join(" OR ")})`,
         idColumn: "resource_id",
         negate: false,
         rank: 2,
@@ -88,7 +99,8 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
     case "has": {
       const source = args.add(filter.sourceType);
       return {
-        sql: `SELECT target_id FROM fhir_idx_reference WHERE org_id = ?1 AND resource_type = ${source} AND code = ${args.add(filter.refCode)} AND target_type = ${typeExpr} AND resource_id IN (${idsOf(filter.inner, source, args)})`,
+        // Seeks the owner index once per id of the inner set.
+        sql: `SELECT target_id FROM fhir_idx_reference INDEXED BY fhir_idx_reference_owner_idx WHERE org_id = ?1 AND resource_type = ${source} AND resource_id IN (${idsOf(filter.inner, source, args)}) AND code = ${args.add(filter.refCode)} AND target_type = ${typeExpr}`,
         idColumn: "target_id",
         negate: false,
         rank: 3,
@@ -168,7 +180,7 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
   }
   const ors = values.map(clause);
   return {
-    sql: `SELECT resource_id FROM ${table} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)} AND (${ors.join(" OR ")})`,
+    sql: `SELECT resource_id FROM ${valueIndex(table, def.type === "date" ? splitPrefix(values[0] ?? "").prefix : undefined)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)} AND (${ors.join(" OR ")})`,
     idColumn: "resource_id",
     negate,
     rank: modifier === "contains" || modifier === "text" || modifier === "above" ? 7 : (RANK[def.type] ?? 5),

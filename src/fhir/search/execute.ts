@@ -124,7 +124,10 @@ function pageLinks(
 
 const key = (r: Resource) => `${r.resourceType}/${r.id}`;
 
-/** _include and _revinclude targets of the matches, then :iterate rounds over what was added. */
+/**
+ * _include and _revinclude targets of the matches, then :iterate rounds over what was added.
+ * Includes seek the owner index by source id, revincludes the value index by target id.
+ */
 async function includes(target: SearchTarget, req: SearchRequest, matches: Resource[]): Promise<Resource[]> {
   if (matches.length === 0 || (req.include.length === 0 && req.revinclude.length === 0)) return [];
   const seen = new Set(matches.map(key));
@@ -154,8 +157,8 @@ async function fetchIncludes(target: SearchTarget, inc: IncludeSpec[], rev: Incl
         target.db
           .prepare(
             `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
-               SELECT x.target_type, x.target_id FROM fhir_idx_reference x WHERE x.org_id = ?1 AND x.resource_type = ?2
-               AND x.code IN (SELECT value FROM json_each(?3)) AND x.resource_id IN (SELECT value FROM json_each(?4)) AND (?5 IS NULL OR x.target_type = ?5))
+               SELECT x.target_type, x.target_id FROM fhir_idx_reference x INDEXED BY fhir_idx_reference_owner_idx WHERE x.org_id = ?1 AND x.resource_type = ?2
+               AND x.resource_id IN (SELECT value FROM json_each(?4)) AND x.code IN (SELECT value FROM json_each(?3)) AND (?5 IS NULL OR x.target_type = ?5))
              LIMIT ${MAX_INCLUDED}`,
           )
           .bind(target.orgId, type, JSON.stringify(codes), JSON.stringify(ids), spec.targetType ?? null),
@@ -171,7 +174,7 @@ async function fetchIncludes(target: SearchTarget, inc: IncludeSpec[], rev: Incl
         target.db
           .prepare(
             `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.resource_type = ?2 AND r.deleted = 0 AND r.id IN (
-               SELECT x.resource_id FROM fhir_idx_reference x WHERE x.org_id = ?1 AND x.resource_type = ?2
+               SELECT x.resource_id FROM fhir_idx_reference x INDEXED BY fhir_idx_reference_value_idx WHERE x.org_id = ?1 AND x.resource_type = ?2
                AND x.code IN (SELECT value FROM json_each(?3)) AND x.target_type = ?4 AND x.target_id IN (SELECT value FROM json_each(?5)))
              LIMIT ${MAX_INCLUDED}`,
           )
