@@ -13,6 +13,7 @@ import { agentRoutes } from "./routes/agents";
 import { apiKeyRoutes } from "./routes/api-keys";
 import { connectorRoutes } from "./routes/connectors";
 import { executionRoutes } from "./routes/executions";
+import { fhirRoutes } from "./routes/fhir";
 import { healthRoutes } from "./routes/health";
 import { hl7IngestRoutes, hl7MessageRoutes } from "./routes/hl7-messages";
 import { llmModelRoutes } from "./routes/llm-models";
@@ -68,5 +69,6 @@ export function buildApp() {
   app.route("/api/tools", toolRoutes);
   app.route("/api", hl7IngestRoutes);
   app.route("/api/hl7/messages", hl7MessageRoutes);
+  app.route("/fhir/r4/:orgId", fhirRoutes);
   return app;
 }

@@ -103,3 +103,11 @@ export function operationOutcome(err: ApiError, requestId?: string): OperationOu
     : [{ severity: "error", code, diagnostics: err.message, details }];
   return { resourceType: "OperationOutcome", ...(requestId ? { id: requestId } : {}), issue: issues };
 }
+
+// FHIR-specific statuses (the FHIR error handler shapes them as OperationOutcome).
+export const gone = (message: string) => new ApiError(410, "GONE", message);
+export const preconditionFailed = (message: string) => new ApiError(412, "PRECONDITION_FAILED", message);
+export const unprocessable = (message: string, details: FieldError[] = []) =>
+  new ApiError(422, "UNPROCESSABLE", message, details);
+export const notAcceptable = (message: string) => new ApiError(406, "NOT_ACCEPTABLE", message);
+export const methodNotAllowed = (message: string) => new ApiError(405, "METHOD_NOT_ALLOWED", message);

@@ -2,6 +2,7 @@
 import { buildApp } from "./app";
 import type { Env } from "./env";
 import { runSchedules } from "./pipelines/triggers";
+import { normalizeFhirBase } from "./routes/fhir";
 
 export { Conversation } from "../durable-objects/conversation";
 export { ExecutionRunner } from "../durable-objects/execution-runner";
@@ -12,7 +13,7 @@ export { StepSession } from "../durable-objects/step-session";
 const app = buildApp();
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  fetch: (request, env, ctx) => app.fetch(normalizeFhirBase(request), env, ctx),
   // Every minute: start the deployed pipelines whose schedule triggers are due.
   scheduled: (controller, env, ctx) => ctx.waitUntil(runSchedules(env, new Date(controller.scheduledTime)).then(() => undefined)),
 } satisfies ExportedHandler<Env>;

@@ -1,13 +1,12 @@
 // The one seam between agents and the rest of the service: the FHIR store,
-// pipelines, custom tools, the organization's model endpoints, vitals and audit.
-// Parts built on other branches answer 503 naming what is missing until they are
-// wired here; tests replace the whole factory with faithful fakes.
+// pipelines, custom tools, the organization's model endpoints, vitals and audit,
+// all acting as the caller's principal. Tests replace the whole factory with fakes.
 import type { JSONSchema7 } from "ai";
 import type { Principal } from "../auth/permissions";
 import type { Env } from "../env";
-import { serviceUnavailable } from "../errors";
 import type { ToolRow } from "../db/schema";
 import { database } from "../db/client";
+import { fhirStoreFor } from "../fhir";
 import type { FhirPort } from "../fhir/port";
 import { limitsOfOrg } from "../limits/org-limits";
 import { execute } from "../pipelines/execution-service";
@@ -48,16 +47,12 @@ export interface AgentServices {
   audit(event: AgentAuditEvent): Promise<void>;
 }
 
-const missing = (what: string, branch: string) =>
-  serviceUnavailable(`${what} is not available in this build (it arrives with the ${branch} module)`);
-
 /** The most custom tools offered to one agent run. */
 const MAX_CUSTOM_TOOLS = 100;
 
 function defaultServices(env: Env, principal: Principal): AgentServices {
-  const fhir = (): FhirPort => {
-    throw missing("The FHIR store", "FHIR store");
-  };
+  const store = fhirStoreFor(env, principal);
+  const fhir = (): FhirPort => store;
   const orgId = principal.orgId;
   const tools = () => new ToolStore(database(env.DB));
   const asCustomTool = (row: ToolRow): CustomTool => ({
@@ -90,10 +85,8 @@ function defaultServices(env: Env, principal: Principal): AgentServices {
       const e = envModelEndpoint(env);
       return e ? [e] : [];
     },
-    // AuditEvents are FHIR resources: they are written through the org's store.
-    audit: async (event) => {
-      await fhir().create(auditEventResource(event));
-    },
+    // AuditEvents are FHIR resources in the org's store, written by the service (never by clients).
+    audit: (event) => store.writeAuditEvent(auditEventResource(event)),
   };
 }
 

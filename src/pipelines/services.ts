@@ -7,6 +7,7 @@ import type { Principal } from "../auth/permissions";
 import { type ConnectorClient, connectorClient } from "../connectors/client";
 import type { Env } from "../env";
 import { ApiError, type OperationOutcome } from "../errors";
+import { fhirStoreFor } from "../fhir";
 import type { FhirPort, Resource } from "../fhir/port";
 
 export interface PipelineServices {
@@ -29,14 +30,11 @@ export interface FhirBinding {
 
 type FhirBindingFactory = (env: Env, principal: Principal) => FhirBinding;
 
-const storeNotAvailable = () => new ApiError(503, "FHIR_STORE_UNAVAILABLE", "FHIR store not available in this build");
 
-/**
- * THE wiring point for the FHIR store. At merge, replace the body with:
- *   const port = fhirStoreFor(env, principal); return { port, validate: port.validate?.bind(port) };
- */
-let fhirBindingFor: FhirBindingFactory = () => {
-  throw storeNotAvailable();
+/** The organization's FHIR store, acting as the pipeline's principal. Tests may install another. */
+let fhirBindingFor: FhirBindingFactory = (env, principal) => {
+  const store = fhirStoreFor(env, principal);
+  return { port: store, validate: async (resource) => (await store.validate(resource)) as unknown as OperationOutcome };
 };
 
 /** Tests (and only tests) install an in-memory store here. */

@@ -3,3 +3,4 @@ export * from "./tenancy";
 export * from "./agents";
 export * from "./pipelines";
 export * from "./messages";
+export * from "./fhir";

@@ -1,0 +1,126 @@
+// FHIR store tables: the current version of every resource, its full history, and the
+// search index tables (one per search-parameter kind) rebuilt at every write. org_id leads
+// every key and index, so no query plan can cross tenants.
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Columns of one resource version, shared by the current table and the history. */
+const version = () => ({
+  orgId: text("org_id").notNull(),
+  resourceType: text("resource_type").notNull(),
+  id: text("id").notNull(),
+  versionId: integer("version_id").notNull(),
+  lastUpdated: text("last_updated").notNull(),
+  deleted: integer("deleted").notNull().default(0),
+  /** The resource JSON (Binary data lives in R2; see src/fhir/storage/binary.ts); '' for a deletion. */
+  content: text("content").notNull(),
+});
+
+/** Current version; deleted rows stay (deleted = 1) so reads answer 410. */
+export const fhirResources = sqliteTable(
+  "fhir_resources",
+  version(),
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.resourceType, t.id] }),
+    index("fhir_resources_type_updated_idx").on(t.orgId, t.resourceType, t.lastUpdated),
+  ],
+);
+
+/** Every version ever written, including deletions (content is empty for those). */
+export const fhirHistory = sqliteTable(
+  "fhir_history",
+  { ...version(), method: text("method").notNull() },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.resourceType, t.id, t.versionId] }),
+    index("fhir_history_type_updated_idx").on(t.orgId, t.resourceType, t.lastUpdated),
+    index("fhir_history_updated_idx").on(t.orgId, t.lastUpdated),
+  ],
+);
+
+// Each table has a value index (org, type, code, value...) for filters that drive a search, and
+// an owner index (org, type, resource, code, values...) that covers probes and sort lookups, so
+// checking one candidate row never reads the table itself.
+const owner = {
+  orgId: text("org_id").notNull(),
+  resourceType: text("resource_type").notNull(),
+  resourceId: text("resource_id").notNull(),
+  code: text("code").notNull(),
+};
+
+/** string parameters: value_norm is lower-cased and accent-free; value is the original. */
+export const fhirIdxString = sqliteTable("fhir_idx_string", { ...owner, value: text("value").notNull(), valueNorm: text("value_norm").notNull() }, (t) => [
+  index("fhir_idx_string_value_idx").on(t.orgId, t.resourceType, t.code, t.valueNorm),
+  index("fhir_idx_string_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.valueNorm, t.value),
+]);
+
+/** token parameters; system is '' when absent so "|code" stays indexable. */
+export const fhirIdxToken = sqliteTable("fhir_idx_token", { ...owner, system: text("system").notNull(), value: text("value").notNull() }, (t) => [
+  index("fhir_idx_token_value_idx").on(t.orgId, t.resourceType, t.code, t.value, t.system),
+  index("fhir_idx_token_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.value, t.system),
+]);
+
+/** reference parameters, also serving _include, _revinclude, chaining and _has. */
+export const fhirIdxReference = sqliteTable(
+  "fhir_idx_reference",
+  { ...owner, targetType: text("target_type").notNull(), targetId: text("target_id").notNull(), url: text("url").notNull() },
+  (t) => [
+    index("fhir_idx_reference_value_idx").on(t.orgId, t.resourceType, t.code, t.targetId, t.targetType),
+    index("fhir_idx_reference_target_idx").on(t.orgId, t.targetType, t.targetId, t.resourceType, t.code),
+    index("fhir_idx_reference_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.targetType, t.targetId),
+  ],
+);
+
+/** date parameters as UTC instants [low, high], the range the stored value's precision covers. */
+export const fhirIdxDate = sqliteTable("fhir_idx_date", { ...owner, low: text("low").notNull(), high: text("high").notNull() }, (t) => [
+  index("fhir_idx_date_low_idx").on(t.orgId, t.resourceType, t.code, t.low),
+  index("fhir_idx_date_high_idx").on(t.orgId, t.resourceType, t.code, t.high),
+  index("fhir_idx_date_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.low, t.high),
+]);
+
+/** number and quantity parameters (system/unit are '' for plain numbers). */
+export const fhirIdxNumber = sqliteTable(
+  "fhir_idx_number",
+  { ...owner, value: real("value").notNull(), system: text("system").notNull(), unit: text("unit").notNull() },
+  (t) => [
+    index("fhir_idx_number_value_idx").on(t.orgId, t.resourceType, t.code, t.value),
+    index("fhir_idx_number_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.value),
+  ],
+);
+
+/** uri parameters. */
+export const fhirIdxUri = sqliteTable("fhir_idx_uri", { ...owner, value: text("value").notNull() }, (t) => [
+  index("fhir_idx_uri_value_idx").on(t.orgId, t.resourceType, t.code, t.value),
+  index("fhir_idx_uri_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.value),
+]);
+
+/**
+ * composite parameters: the first component is a token (system|value), the second is kept in
+ * whichever columns its kind needs (token: system2/value2; quantity: num + system2/value2 as unit;
+ * date: low/high; string: value2 normalized).
+ */
+export const fhirIdxComposite = sqliteTable(
+  "fhir_idx_composite",
+  {
+    ...owner,
+    system1: text("system1").notNull(),
+    value1: text("value1").notNull(),
+    system2: text("system2").notNull(),
+    value2: text("value2").notNull(),
+    num: real("num"),
+    low: text("low"),
+    high: text("high"),
+  },
+  (t) => [
+    index("fhir_idx_composite_value_idx").on(t.orgId, t.resourceType, t.code, t.value1),
+    index("fhir_idx_composite_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code),
+  ],
+);
+
+/** Patient compartment membership (for $everything and bulk export's Patient-level export). */
+export const fhirCompartment = sqliteTable(
+  "fhir_compartment",
+  { orgId: text("org_id").notNull(), patientId: text("patient_id").notNull(), resourceType: text("resource_type").notNull(), resourceId: text("resource_id").notNull() },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.patientId, t.resourceType, t.resourceId] }),
+    index("fhir_compartment_owner_idx").on(t.orgId, t.resourceType, t.resourceId),
+  ],
+);

@@ -1,0 +1,331 @@
+// Translates parsed search filters into SQL conditions over the index tables. Every subquery
+// is pinned to the tenant through ?1 (org_id), which also leads every index it uses.
+import { badRequest } from "../../errors";
+import type { SearchParamDef } from "../definitions";
+import { parseReference } from "../index-extract";
+import { MAX_INSTANT, MIN_INSTANT, dateRange, foldString, numberRange } from "../values";
+import type { Filter } from "./parse";
+
+/** Collects bound arguments; ?1 is always the organization. */
+export class Args {
+  readonly values: unknown[];
+  constructor(orgId: string) {
+    this.values = [orgId];
+  }
+  add(v: unknown): string {
+    this.values.push(v);
+    return `?${this.values.length}`;
+  }
+}
+
+const TABLE: Record<string, string> = {
+  string: "fhir_idx_string",
+  token: "fhir_idx_token",
+  reference: "fhir_idx_reference",
+  date: "fhir_idx_date",
+  number: "fhir_idx_number",
+  quantity: "fhir_idx_number",
+  uri: "fhir_idx_uri",
+  composite: "fhir_idx_composite",
+};
+
+const PREFIXES = ["eq", "ne", "gt", "lt", "ge", "le", "sa", "eb", "ap"] as const;
+type Prefix = (typeof PREFIXES)[number];
+
+export function splitPrefix(value: string): { prefix: Prefix; rest: string } {
+  const p = value.slice(0, 2) as Prefix;
+  if (PREFIXES.includes(p) && /^[\d+-.]/.test(value.slice(2))) return { prefix: p, rest: value.slice(2) };
+  return { prefix: "eq", rest: value };
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** Upper bound for a prefix range scan: every string starting with p sorts below p + U+FFFF. */
+const prefixEnd = (p: string) => `${p}\uffff`;
+
+/** A condition on one resource id expression: "<idExpr> IN (...)" or "NOT IN". */
+export interface IdCondition {
+  /** "SELECT <idColumn> FROM ... WHERE ..." (the WHERE clause is last, so more terms can be appended). */
+  sql: string;
+  idColumn: string;
+  negate: boolean;
+  /** Lower is more selective: the most selective filter drives the query, the others probe. */
+  rank: number;
+}
+
+/**
+ * The condition as a correlated probe for the row `r`. Index-table probes are pinned to the
+ * owner index (org, type, resource, code): left alone, SQLite turns EXISTS into IN and
+ * materializes every matching row of the value index (e.g. all dates after X) per query.
+ */
+export function probe(c: IdCondition, idExpr = "r.id"): string {
+  const body = c.sql.replace(/^SELECT \S+ FROM (\w+)(?: INDEXED BY \w+)?/, (_m, table: string) =>
+    c.idColumn === "resource_id" ? `SELECT 1 FROM ${table} INDEXED BY ${table}_owner_idx` : `SELECT 1 FROM ${table}`,
+  );
+  return `${c.negate ? "NOT " : ""}EXISTS (${body} AND ${c.idColumn} = ${idExpr})`;
+}
+
+/**
+ * The value index a driving (non-correlated) subquery must use. Without statistics SQLite
+ * prefers scanning the covering owner index over seeking the value index, which reads every
+ * row of the type; dates pick the index of the column their comparison leads with.
+ */
+function valueIndex(table: string, datePrefix?: Prefix): string {
+  if (table !== "fhir_idx_date") return `${table} INDEXED BY ${table}_value_idx`;
+  const high = datePrefix === "gt" || datePrefix === "ge" || datePrefix === "eb";
+  return `${table} INDEXED BY fhir_idx_date_${high ? "high" : "low"}_idx`;
+}
+
+const RANK: Record<string, number> = { reference: 1, token: 2, string: 3, uri: 3, composite: 3, quantity: 4, number: 4, date: 4 };
+
+/** Ids of resources of `typeExpr` (a bound type or a correlated column) that satisfy `filter`. */
+export function condition(filter: Filter, typeExpr: string, args: Args): IdCondition {
+  switch (filter.kind) {
+    case "missing": {
+      const sub = `SELECT resource_id FROM ${valueIndex(TABLE[filter.def.type]!)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)}`;
+      return { sql: sub, idColumn: "resource_id", negate: filter.missing, rank: 9 };
+    }
+    case "chain": {
+      const branches = filter.inner.map(({ type, filter: inner }) => {
+        const t = args.add(type);
+        return `(target_type = ${t} AND target_id IN (${idsOf(inner, t, args)}))`;
+      });
+      return {
+        sql: `SELECT resource_id FROM ${valueIndex("fhir_idx_reference")} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${branches.join(" OR ")})`,
+        idColumn: "resource_id",
+        negate: false,
+        rank: 2,
+      };
+    }
+    case "has": {
+      const source = args.add(filter.sourceType);
+      return {
+        // Seeks the owner index once per id of the inner set.
+        sql: `SELECT target_id FROM fhir_idx_reference INDEXED BY fhir_idx_reference_owner_idx WHERE org_id = ?1 AND resource_type = ${source} AND resource_id IN (${idsOf(filter.inner, source, args)}) AND code = ${args.add(filter.refCode)} AND target_type = ${typeExpr}`,
+        idColumn: "target_id",
+        negate: false,
+        rank: 3,
+      };
+    }
+    case "param":
+      return paramCondition(filter.def, filter.modifier, filter.values, typeExpr, args);
+  }
+}
+
+/** A subquery of ids of `type` matching the filter, negations included (for chains and _has). */
+function idsOf(filter: Filter, typeExpr: string, args: Args): string {
+  const c = condition(filter, typeExpr, args);
+  if (!c.negate) return c.sql;
+  return `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0 AND id NOT IN (${c.sql})`;
+}
+
+function paramCondition(def: SearchParamDef, modifier: string | undefined, values: string[], typeExpr: string, args: Args): IdCondition {
+  if (def.code === "_id") {
+    return { sql: `SELECT value FROM json_each(${args.add(JSON.stringify(values))}) WHERE 1`, idColumn: "value", negate: modifier === "not", rank: 0 };
+  }
+  if (def.code === "_lastUpdated") {
+    const ors = values.map((v) => dateClause(v, "last_updated", "last_updated", args));
+    return {
+      sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0 AND (${ors.join(" OR ")})`,
+      idColumn: "id",
+      negate: false,
+      rank: 8,
+    };
+  }
+  let table = TABLE[def.type]!;
+  let code = def.code;
+  let negate = false;
+  let clause: (v: string) => string;
+  switch (def.type) {
+    case "string":
+      clause = (v) => stringClause(v, modifier, args);
+      break;
+    case "token":
+      if (modifier === "text") {
+        table = TABLE.string!;
+        code = `${def.code}:text`;
+        clause = (v) => stringClause(v, undefined, args);
+      } else if (modifier === "of-type") {
+        code = `${def.code}:of-type`;
+        clause = (v) => {
+          const [system = "", typeCode = "", value = ""] = v.split("|");
+          return `(system = ${args.add(system)} AND value = ${args.add(`${typeCode}|${value}`)})`;
+        };
+      } else {
+        negate = modifier === "not";
+        clause = (v) => tokenClause(v, args);
+      }
+      break;
+    case "reference":
+      if (modifier === "identifier") {
+        table = TABLE.token!;
+        code = `${def.code}:identifier`;
+        clause = (v) => tokenClause(v, args);
+      } else clause = (v) => referenceClause(v, modifier, def, args);
+      break;
+    case "date":
+      clause = (v) => dateClause(v, "low", "high", args);
+      break;
+    case "number":
+    case "quantity":
+      clause = (v) => quantityClause(v, args);
+      break;
+    case "uri":
+      clause = (v) => uriClause(v, modifier, args);
+      break;
+    case "composite":
+      clause = (v) => compositeClause(v, def, args);
+      break;
+    default:
+      throw badRequest(`Search parameter ${def.code} cannot be searched`);
+  }
+  const ors = values.map(clause);
+  return {
+    sql: `SELECT resource_id FROM ${valueIndex(table, def.type === "date" ? splitPrefix(values[0] ?? "").prefix : undefined)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)} AND (${ors.join(" OR ")})`,
+    idColumn: "resource_id",
+    negate,
+    rank: modifier === "contains" || modifier === "text" || modifier === "above" ? 7 : (RANK[def.type] ?? 5),
+  };
+}
+
+function stringClause(v: string, modifier: string | undefined, args: Args): string {
+  if (modifier === "exact") return `value = ${args.add(v)}`;
+  const norm = foldString(v);
+  if (modifier === "contains") return `value_norm LIKE ${args.add(`%${escapeLike(norm)}%`)} ESCAPE '\\'`;
+  return `(value_norm >= ${args.add(norm)} AND value_norm < ${args.add(prefixEnd(norm))})`;
+}
+
+function tokenClause(v: string, args: Args): string {
+  const bar = v.indexOf("|");
+  if (bar < 0) return `value = ${args.add(v)}`;
+  const system = v.slice(0, bar);
+  const code = v.slice(bar + 1);
+  if (code === "") return `system = ${args.add(system)}`;
+  return `(value = ${args.add(code)} AND system = ${args.add(system)})`;
+}
+
+function referenceClause(v: string, modifier: string | undefined, def: SearchParamDef, args: Args): string {
+  const parsed = v.includes("/") ? parseReference(v) : undefined;
+  if (parsed) {
+    const typeId = `(target_id = ${args.add(parsed.id)} AND target_type = ${args.add(parsed.type)})`;
+    return /^https?:/.test(v) ? `(${typeId} OR url = ${args.add(v)})` : typeId;
+  }
+  if (v.includes("/") || v.includes(":")) return `url = ${args.add(v)}`;
+  // A bare id: of the modifier's type, or of the parameter's only target type, or any.
+  const type = modifier ?? (def.targets?.length === 1 ? def.targets[0] : undefined);
+  return type ? `(target_id = ${args.add(v)} AND target_type = ${args.add(type)})` : `target_id = ${args.add(v)}`;
+}
+
+/**
+ * FHIR date comparison between the stored range [low, high] and the search value's range
+ * [sl, sh] (both at their precision), per the R4 search page's prefix table.
+ */
+function dateClause(v: string, low: string, high: string, args: Args): string {
+  const { prefix, rest } = splitPrefix(v);
+  const range = dateRange(rest);
+  if (!range) throw badRequest(`Invalid date ${v}`);
+  const sl = args.add(range.low);
+  const sh = args.add(range.high);
+  // Each form leads with a bound on one indexed column (low or high); since low <= high for
+  // every stored range, the lead bound is implied by the FHIR definition that follows it.
+  const eq = `(${low} >= ${sl} AND ${low} <= ${sh} AND ${high} <= ${sh})`;
+  switch (prefix) {
+    case "eq":
+      return eq;
+    case "ne":
+      return `NOT ${eq}`;
+    case "gt":
+      return `${high} > ${sh}`;
+    case "lt":
+      return `${low} < ${sl}`;
+    case "ge":
+      return `(${high} >= ${sl} AND (${high} > ${sh} OR ${low} >= ${sl}))`;
+    case "le":
+      return `(${low} <= ${sh} AND (${low} < ${sl} OR ${high} <= ${sh}))`;
+    case "sa":
+      return `${low} > ${sh}`;
+    case "eb":
+      return `${high} < ${sl}`;
+    case "ap": {
+      // Within 10% of the distance between the value and now, at least a day either side.
+      const t = Date.parse(range.low);
+      const slack = Math.max(86_400_000, Math.abs(Date.now() - t) * 0.1);
+      const lo = new Date(Math.max(Date.parse(MIN_INSTANT), t - slack)).toISOString();
+      const hi = new Date(Math.min(Date.parse(MAX_INSTANT), Date.parse(range.high) + slack)).toISOString();
+      return `(${low} <= ${args.add(hi)} AND ${high} >= ${args.add(lo)})`;
+    }
+  }
+}
+
+function numberClause(v: string, column: string, args: Args): string {
+  const { prefix, rest } = splitPrefix(v);
+  const n = numberRange(rest);
+  if (!n) throw badRequest(`Invalid number ${v}`);
+  switch (prefix) {
+    case "eq":
+      return `(${column} >= ${args.add(n.low)} AND ${column} < ${args.add(n.high)})`;
+    case "ne":
+      return `NOT (${column} >= ${args.add(n.low)} AND ${column} < ${args.add(n.high)})`;
+    case "gt":
+    case "sa":
+      return `${column} > ${args.add(n.value)}`;
+    case "lt":
+    case "eb":
+      return `${column} < ${args.add(n.value)}`;
+    case "ge":
+      return `${column} >= ${args.add(n.value)}`;
+    case "le":
+      return `${column} <= ${args.add(n.value)}`;
+    case "ap": {
+      const slack = Math.abs(n.value) * 0.1;
+      return `(${column} >= ${args.add(n.value - slack)} AND ${column} <= ${args.add(n.value + slack)})`;
+    }
+  }
+}
+
+/** number, or quantity as value|system|code (system and code optional). */
+function quantityClause(v: string, args: Args, column = "value", systemCol = "system", unitCol = "unit"): string {
+  const [num = "", system, unit] = v.split("|");
+  const parts = [numberClause(num, column, args)];
+  if (system) parts.push(`${systemCol} = ${args.add(system)}`);
+  if (unit) parts.push(`${unitCol} = ${args.add(unit)}`);
+  return `(${parts.join(" AND ")})`;
+}
+
+function uriClause(v: string, modifier: string | undefined, args: Args): string {
+  if (modifier === "below") return `(value >= ${args.add(v)} AND value < ${args.add(prefixEnd(v))})`;
+  if (modifier === "above") {
+    const a = args.add(v);
+    return `substr(${a}, 1, length(value)) = value`;
+  }
+  return `value = ${args.add(v)}`;
+}
+
+/** Composite: "<token>$<second>", the second component by its own kind. */
+function compositeClause(v: string, def: SearchParamDef, args: Args): string {
+  const [first, second] = v.split("$");
+  const kind = def.components?.[1]?.type;
+  if (!first || second === undefined || !kind) throw badRequest(`Composite ${def.code} takes a value like code$value, got ${v}`);
+  const bar = first.indexOf("|");
+  const c1 =
+    bar < 0
+      ? `value1 = ${args.add(first)}`
+      : `(value1 = ${args.add(first.slice(bar + 1))} AND system1 = ${args.add(first.slice(0, bar))})`;
+  let c2: string;
+  switch (kind) {
+    case "quantity":
+    case "number":
+      c2 = quantityClause(second, args, "num", "system2", "value2");
+      break;
+    case "date":
+      c2 = dateClause(second, "low", "high", args);
+      break;
+    case "string":
+      c2 = `(value2 >= ${args.add(foldString(second))} AND value2 < ${args.add(prefixEnd(foldString(second)))})`;
+      break;
+    default: {
+      const b = second.indexOf("|");
+      c2 = b < 0 ? `value2 = ${args.add(second)}` : `(value2 = ${args.add(second.slice(b + 1))} AND system2 = ${args.add(second.slice(0, b))})`;
+    }
+  }
+  return `(${c1} AND ${c2})`;
+}

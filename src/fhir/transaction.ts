@@ -1,0 +1,259 @@
+// Batch and transaction Bundles. A transaction resolves every id first (server ids for POST,
+// conditional create/update/delete matches, urn:uuid and conditional references), rewrites
+// references, then commits all writes in one D1 batch (atomic); GETs run after, and the response
+// lists results in request order. A batch runs each entry on its own and reports each outcome.
+import { ApiError, badRequest, operationOutcome, preconditionFailed } from "../errors";
+import { parseReference } from "./index-extract";
+import { applyJsonPatch } from "./patch";
+import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
+import type { FhirService, PlannedWrite } from "./service";
+
+type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+const ORDER: Record<Method, number> = { DELETE: 0, POST: 1, PUT: 2, PATCH: 2, GET: 3, HEAD: 3 };
+
+interface ParsedEntry {
+  index: number;
+  method: Method;
+  type: string;
+  id?: string;
+  /** Query string of a conditional URL (PUT/DELETE/PATCH Type?query) or of a search. */
+  query?: string;
+  /** Path segments after Type/id (e.g. _history/2). */
+  rest: string[];
+  entry: BundleEntry;
+}
+
+function parseEntry(entry: BundleEntry, index: number): ParsedEntry {
+  const req = entry?.request;
+  if (!req || typeof req.method !== "string" || typeof req.url !== "string") throw badRequest(`Bundle.entry[${index}].request needs method and url`);
+  const method = req.method.toUpperCase() as Method;
+  if (!(method in ORDER)) throw badRequest(`Bundle.entry[${index}].request.method ${req.method} is not supported`);
+  // Absolute URLs (http://host/base/Type/id) are reduced to Type/id.
+  const absolute = /^https?:\/\//.test(req.url) ? parseReference(req.url) : undefined;
+  const url = absolute ? `${absolute.type}/${absolute.id}` : req.url.replace(/^\//, "");
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? undefined : url.slice(q + 1);
+  const [type = "", id, ...rest] = path.split("/").filter(Boolean);
+  return { index, method, type, id, query, rest, entry };
+}
+
+const etag = (r: Resource) => `W/"${r.meta?.versionId}"`;
+
+function writeResponse(result: WriteResult, service: FhirService): BundleEntry {
+  const r = result.resource;
+  return {
+    fullUrl: `${service.baseUrl}/${r.resourceType}/${r.id}`,
+    resource: r,
+    response: {
+      status: result.outcome === "created" ? "201 Created" : "200 OK",
+      location: `${r.resourceType}/${r.id}/_history/${r.meta?.versionId}`,
+      etag: etag(r),
+      lastModified: r.meta?.lastUpdated,
+    },
+  };
+}
+
+function errorEntry(e: unknown): BundleEntry {
+  const err = e instanceof ApiError ? e : new ApiError(500, "INTERNAL", "Internal error while processing the entry");
+  return { response: { status: String(err.status), outcome: operationOutcome(err) as unknown as Resource } };
+}
+
+/** Replaces every Reference.reference found in `map` (urn:uuid fullUrls, conditional references). */
+function rewriteReferences(value: unknown, map: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewriteReferences(v, map));
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = k === "reference" && typeof v === "string" && map.has(v) ? map.get(v) : rewriteReferences(v, map);
+  }
+  return out;
+}
+
+function collectReferences(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) for (const v of value) collectReferences(v, into);
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "reference" && typeof v === "string") into.add(v);
+      else collectReferences(v, into);
+    }
+  }
+}
+
+export async function executeBundle(service: FhirService, bundle: Bundle): Promise<Bundle> {
+  if (bundle?.resourceType !== "Bundle") throw badRequest("POST to the base takes a Bundle");
+  if (bundle.type !== "transaction" && bundle.type !== "batch") throw badRequest(`Bundle.type must be transaction or batch, got ${bundle.type}`);
+  const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
+  if (entries.length > 1000) throw badRequest("A bundle may hold at most 1000 entries");
+  const out =
+    bundle.type === "transaction" ? await runTransaction(service, entries) : await runBatch(service, entries);
+  return { resourceType: "Bundle", id: crypto.randomUUID(), type: `${bundle.type}-response`, entry: out };
+}
+
+async function runBatch(service: FhirService, entries: BundleEntry[]): Promise<BundleEntry[]> {
+  const out: BundleEntry[] = [];
+  for (const [i, entry] of entries.entries()) {
+    try {
+      const p = parseEntry(entry, i);
+      out.push(await runSingle(service, p));
+    } catch (e) {
+      out.push(errorEntry(e));
+    }
+  }
+  return out;
+}
+
+/** One entry as its own interaction (batch entries and the reads of a transaction). */
+async function runSingle(service: FhirService, p: ParsedEntry): Promise<BundleEntry> {
+  const body = p.entry.resource;
+  const ifMatch = p.entry.request?.ifMatch;
+  switch (p.method) {
+    case "GET":
+    case "HEAD": {
+      if (p.id && p.rest[0] === "_history" && p.rest[1]) return readEntry(service, await service.vread(p.type, p.id, p.rest[1]));
+      if (p.id && p.rest[0] === "_history") return { resource: await service.history({ type: p.type, id: p.id }, p.query), response: { status: "200 OK" } };
+      if (p.id) return readEntry(service, await service.read(p.type, p.id));
+      return { resource: await service.search(p.type || undefined, p.query ?? ""), response: { status: "200 OK" } };
+    }
+    case "POST":
+      return writeResponse(await service.create(needBody(body, p), { ifNoneExist: p.entry.request?.ifNoneExist }), service);
+    case "PUT":
+      if (p.query !== undefined && !p.id) return writeResponse(await service.conditionalUpdate(p.query, needBody(body, p), { ifMatch }), service);
+      if (!p.id) throw badRequest(`PUT needs Type/id or a conditional URL (entry ${p.index})`);
+      return writeResponse(await service.update({ ...needBody(body, p), id: p.id }, { ifMatch }), service);
+    case "PATCH":
+      if (!p.id) throw badRequest(`PATCH needs Type/id (entry ${p.index})`);
+      return writeResponse(await service.patch(p.type, p.id, patchBody(body), { ifMatch }), service);
+    case "DELETE":
+      if (p.id) await service.delete(p.type, p.id, { ifMatch });
+      else await service.conditionalDelete(p.type, p.query ?? "");
+      return { response: { status: "204 No Content" } };
+  }
+}
+
+function readEntry(service: FhirService, r: Resource): BundleEntry {
+  return { fullUrl: `${service.baseUrl}/${r.resourceType}/${r.id}`, resource: r, response: { status: "200 OK", etag: etag(r), lastModified: r.meta?.lastUpdated } };
+}
+
+function needBody(body: Resource | undefined, p: ParsedEntry): Resource {
+  if (!body) throw badRequest(`Bundle.entry[${p.index}] needs a resource for ${p.method}`);
+  if (p.type && body.resourceType !== p.type) throw badRequest(`Bundle.entry[${p.index}] holds a ${body.resourceType}, its URL names ${p.type}`);
+  return body;
+}
+
+/** A PATCH entry carries its JSON Patch as a Binary (base64 data), per the FHIR spec. */
+function patchBody(body: Resource | undefined): unknown {
+  if (body?.resourceType === "Binary" && typeof body.data === "string") {
+    try {
+      return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(body.data), (c) => c.charCodeAt(0))));
+    } catch {
+      throw badRequest("The PATCH entry's Binary does not hold a JSON Patch");
+    }
+  }
+  throw badRequest("A PATCH entry needs a Binary resource holding a JSON Patch");
+}
+
+async function runTransaction(service: FhirService, entries: BundleEntry[]): Promise<BundleEntry[]> {
+  const parsed = entries.map(parseEntry);
+  const responses: BundleEntry[] = new Array(parsed.length);
+  const refMap = new Map<string, string>();
+  const targets = new Map<number, { id: string; existing?: WriteResult }>();
+  const touched = new Set<string>();
+  const claim = (key: string, index: number) => {
+    if (touched.has(key)) throw badRequest(`Bundle.entry[${index}] acts on ${key}, which another entry of the transaction also changes`);
+    touched.add(key);
+  };
+
+  // 1. Resolve ids: server ids, conditional matches.
+  for (const p of parsed) {
+    if (p.method === "GET" || p.method === "HEAD") continue;
+    service.checkType(p.type);
+    const fullUrl = p.entry.fullUrl;
+    if (p.method === "POST") {
+      const body = needBody(p.entry.resource, p);
+      service.writable(body, p.type);
+      let target: { id: string; existing?: WriteResult } = { id: crypto.randomUUID() };
+      const ifNoneExist = p.entry.request?.ifNoneExist;
+      if (ifNoneExist) {
+        const ids = await service.matchIds(p.type, ifNoneExist);
+        if (ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${ids.length} resources`);
+        if (ids.length === 1) target = { id: ids[0]!, existing: { resource: await service.read(p.type, ids[0]!), outcome: "existing" } };
+      }
+      targets.set(p.index, target);
+      if (fullUrl) refMap.set(fullUrl, `${p.type}/${target.id}`);
+      if (!target.existing) claim(`${p.type}/${target.id}`, p.index);
+    } else if (p.method === "PUT" && !p.id) {
+      const body = needBody(p.entry.resource, p);
+      service.writable(body, p.type);
+      const id = await service.resolveConditionalUpdate(body, p.query ?? "");
+      targets.set(p.index, { id });
+      if (fullUrl) refMap.set(fullUrl, `${p.type}/${id}`);
+      claim(`${p.type}/${id}`, p.index);
+    } else if (p.method === "DELETE" && !p.id) {
+      const ids = await service.matchIds(p.type, p.query ?? "");
+      if (ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: the conditional delete matched ${ids.length} resources`);
+      if (ids[0]) {
+        targets.set(p.index, { id: ids[0] });
+        claim(`${p.type}/${ids[0]}`, p.index);
+      }
+    } else if (p.id) {
+      targets.set(p.index, { id: p.id });
+      if (fullUrl) refMap.set(fullUrl, `${p.type}/${p.id}`);
+      claim(`${p.type}/${p.id}`, p.index);
+    }
+  }
+
+  // 2. Conditional references (Patient?identifier=...) must select exactly one resource.
+  const refs = new Set<string>();
+  for (const p of parsed) collectReferences(p.entry.resource, refs);
+  for (const ref of refs) {
+    const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(ref);
+    if (!m || refMap.has(ref)) continue;
+    const ids = await service.matchIds(m[1]!, m[2]!);
+    if (ids.length !== 1) throw preconditionFailed(`The conditional reference ${ref} matched ${ids.length} resources (needs exactly one)`);
+    refMap.set(ref, `${m[1]}/${ids[0]}`);
+  }
+  for (const ref of refs) {
+    if (ref.startsWith("urn:uuid:") && !refMap.has(ref)) throw badRequest(`The reference ${ref} names no entry of the transaction`);
+  }
+
+  // 3. Plan every write in the FHIR processing order, then commit them in one batch.
+  const plans: { index: number; plan: PlannedWrite }[] = [];
+  const byOrder = [...parsed].sort((a, b) => ORDER[a.method] - ORDER[b.method] || a.index - b.index);
+  for (const p of byOrder) {
+    const target = targets.get(p.index);
+    const ifMatch = p.entry.request?.ifMatch;
+    const body = p.entry.resource ? (rewriteReferences(p.entry.resource, refMap) as Resource) : undefined;
+    if (p.method === "POST") {
+      if (target?.existing) responses[p.index] = { ...writeResponse(target.existing, service), response: { ...writeResponse(target.existing, service).response!, status: "200 OK" } };
+      else plans.push({ index: p.index, plan: await service.planWrite(needBody(body, p), target!.id, undefined, "create") });
+    } else if (p.method === "PUT") {
+      plans.push({ index: p.index, plan: await service.planUpdate({ ...needBody(body, p), id: target!.id }, { ifMatch }) });
+    } else if (p.method === "PATCH") {
+      const current = await service.store.current(p.type, target!.id);
+      if (!current || current.deleted) throw preconditionFailed(`Bundle.entry[${p.index}]: ${p.type}/${target!.id} does not exist`);
+      const patched = applyJsonPatch(await service.hydrate(current.content), patchBody(body));
+      plans.push({ index: p.index, plan: await service.planWrite(patched, target!.id, current, "patch") });
+    } else if (p.method === "DELETE") {
+      const current = target ? await service.store.current(p.type, target.id) : undefined;
+      if (current && !current.deleted) plans.push({ index: p.index, plan: service.planDelete(p.type, target!.id, current) });
+      responses[p.index] = { response: { status: "204 No Content" } };
+    }
+  }
+  await service.commit(plans.map((x) => x.plan));
+  for (const { index, plan } of plans) {
+    if (plan.resource) responses[index] = writeResponse(plan.result, service);
+  }
+
+  // 4. Reads see the committed state.
+  for (const p of parsed) {
+    if (p.method === "GET" || p.method === "HEAD") {
+      try {
+        responses[p.index] = await runSingle(service, p);
+      } catch (e) {
+        responses[p.index] = errorEntry(e);
+      }
+    }
+  }
+  return responses;
+}

@@ -1,0 +1,124 @@
+// Batch and transaction Bundles: atomicity, urn:uuid and conditional references, conditional
+// create/update, response order, and tenant isolation of conditional matching.
+import { describe, expect, it } from "vitest";
+import type { Bundle } from "../../src/fhir/port";
+import { createTenant } from "../support/tenants";
+import { ids, post } from "./support";
+
+const pid = "urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a";
+
+function hl7StyleTransaction(mrn: string, family: string): Bundle {
+  return {
+    resourceType: "Bundle",
+    type: "transaction",
+    entry: [
+      {
+        fullUrl: pid,
+        resource: { resourceType: "Patient", identifier: [{ system: "urn:mrn", value: mrn }], name: [{ family }] },
+        request: { method: "PUT", url: `Patient?identifier=urn:mrn|${mrn}` },
+      },
+      {
+        fullUrl: "urn:uuid:0c3151bd-1cbf-4d64-b04d-cd9187a4c6e0",
+        resource: { resourceType: "Encounter", status: "in-progress", class: { code: "IMP" }, subject: { reference: pid }, identifier: [{ system: "urn:visit", value: `${mrn}-V1` }] },
+        request: { method: "POST", url: "Encounter", ifNoneExist: `identifier=urn:visit|${mrn}-V1` },
+      },
+      { request: { method: "GET", url: `Patient?identifier=urn:mrn|${mrn}` } },
+    ],
+  };
+}
+
+describe("transactions", () => {
+  it("resolves conditional PUT, ifNoneExist POST and urn:uuid references, answering in order", async () => {
+    const t = await createTenant();
+    const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: hl7StyleTransaction("M1", "First") });
+    expect(res.status).toBe(200);
+    const out = (await res.json()) as Bundle;
+    expect(out.type).toBe("transaction-response");
+    expect(out.entry!.map((e) => e.response!.status)).toEqual(["201 Created", "201 Created", "200 OK"]);
+    const patientId = out.entry![0]!.resource!.id!;
+    expect(out.entry![1]!.resource).toMatchObject({ subject: { reference: `Patient/${patientId}` } });
+    expect((out.entry![2]!.resource as Bundle).entry!.map((e) => e.resource!.id)).toEqual([patientId]);
+
+    // Re-sending the same message updates the patient and leaves the encounter alone.
+    const again = (await (await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: hl7StyleTransaction("M1", "Second") })).json()) as Bundle;
+    expect(again.entry!.map((e) => e.response!.status)).toEqual(["200 OK", "200 OK", "200 OK"]);
+    expect(again.entry![0]!.resource).toMatchObject({ id: patientId, name: [{ family: "Second" }], meta: { versionId: "2" } });
+    expect(await ids(t, "Encounter?identifier=urn:visit|M1-V1")).toHaveLength(1);
+  });
+
+  it("is atomic: one invalid entry rolls back all writes", async () => {
+    const t = await createTenant();
+    const bundle: Bundle = {
+      resourceType: "Bundle",
+      type: "transaction",
+      entry: [
+        { resource: { resourceType: "Patient", name: [{ family: "Kept?" }] }, request: { method: "POST", url: "Patient" } },
+        { resource: { resourceType: "Observation", status: "bogus", code: { text: "x" } }, request: { method: "POST", url: "Observation" } },
+      ],
+    };
+    const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: bundle });
+    expect(res.status).toBe(422);
+    expect(await ids(t, "Patient")).toEqual([]);
+  });
+
+  it("resolves conditional references and rejects ambiguous ones", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", identifier: [{ system: "urn:mrn", value: "C1" }] });
+    const ok = await t.fetch(`/fhir/r4/${t.orgId}`, {
+      method: "POST",
+      json: {
+        resourceType: "Bundle",
+        type: "transaction",
+        entry: [{ resource: { resourceType: "Observation", status: "final", code: { text: "x" }, subject: { reference: "Patient?identifier=urn:mrn|C1" } }, request: { method: "POST", url: "Observation" } }],
+      },
+    });
+    const body = (await ok.json()) as Bundle;
+    expect(body.entry![0]!.resource).toMatchObject({ subject: { reference: `Patient/${p.id}` } });
+    const missing = await t.fetch(`/fhir/r4/${t.orgId}`, {
+      method: "POST",
+      json: {
+        resourceType: "Bundle",
+        type: "transaction",
+        entry: [{ resource: { resourceType: "Observation", status: "final", code: { text: "x" }, subject: { reference: "Patient?identifier=urn:mrn|NONE" } }, request: { method: "POST", url: "Observation" } }],
+      },
+    });
+    expect(missing.status).toBe(412);
+  });
+
+  it("conditional matching in a transaction never sees another org's data", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    await a.fetch(`/fhir/r4/${a.orgId}`, { method: "POST", json: hl7StyleTransaction("SHARED", "OrgA") });
+    const res = (await (await b.fetch(`/fhir/r4/${b.orgId}`, { method: "POST", json: hl7StyleTransaction("SHARED", "OrgB") })).json()) as Bundle;
+    expect(res.entry!.map((e) => e.response!.status)).toEqual(["201 Created", "201 Created", "200 OK"]);
+    const aPatients = await ids(a, "Patient?identifier=urn:mrn|SHARED");
+    expect(aPatients).toHaveLength(1);
+    const aPatient = (await (await a.fetch(`/fhir/r4/${a.orgId}/Patient/${aPatients[0]}`)).json()) as { name: { family: string }[] };
+    expect(aPatient.name[0]!.family).toBe("OrgA");
+  });
+});
+
+describe("batch", () => {
+  it("runs entries independently, reporting each outcome", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", name: [{ family: "Batch" }] });
+    const res = await t.fetch(`/fhir/r4/${t.orgId}`, {
+      method: "POST",
+      json: {
+        resourceType: "Bundle",
+        type: "batch",
+        entry: [
+          { request: { method: "GET", url: `Patient/${p.id}` } },
+          { request: { method: "GET", url: "Patient/does-not-exist" } },
+          { resource: { resourceType: "Patient", gender: "nope" }, request: { method: "POST", url: "Patient" } },
+          { resource: { resourceType: "Patient", name: [{ family: "New" }] }, request: { method: "POST", url: "Patient" } },
+          { request: { method: "DELETE", url: `Patient/${p.id}` } },
+        ],
+      },
+    });
+    const out = (await res.json()) as Bundle;
+    expect(out.type).toBe("batch-response");
+    expect(out.entry!.map((e) => e.response!.status)).toEqual(["200 OK", "404", "422", "201 Created", "204 No Content"]);
+    expect(out.entry![1]!.response!.outcome).toMatchObject({ resourceType: "OperationOutcome" });
+  });
+});
