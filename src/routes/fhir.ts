@@ -124,23 +124,28 @@ fhirRoutes.delete("/:type", async (c) => {
   return send(c, 204, null);
 });
 
-fhirRoutes.get("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  const s = service(c);
-  if (id === "_history") return send(c, 200, await s.history({ type }, queryOf(c)));
-  if (id.startsWith("$") || id.startsWith("_")) throw notFound(`Unknown operation ${id}`);
-  const r = await s.read(type, id);
-  const ifNoneMatch = c.req.header("if-none-match");
-  if (ifNoneMatch && parseVersion(ifNoneMatch) === r.meta?.versionId) return send(c, 304, null, versionHeaders(r));
+// Literal segments (_search, _history, $operations) are registered before /:type/:id so they win.
+fhirRoutes.post("/:type/_search", async (c) => send(c, 200, await service(c).search(c.req.param("type"), await searchBody(c), { strict: strict(c) })));
+fhirRoutes.get("/:type/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type") }, queryOf(c))));
+fhirRoutes.post("/:type/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
+fhirRoutes.post("/:type/:id/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
+fhirRoutes.get("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
+fhirRoutes.post("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
+fhirRoutes.get("/:type/:id/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type"), id: c.req.param("id") }, queryOf(c))));
+
+fhirRoutes.get("/:type/:id/_history/:vid", async (c) => {
+  const { type, id, vid } = c.req.param();
+  const r = await service(c).vread(type, id, vid);
   return send(c, 200, r, versionHeaders(r));
 });
 
-fhirRoutes.post("/:type/:id", async (c) => {
+fhirRoutes.get("/:type/:id", async (c) => {
   const { type, id } = c.req.param();
-  const s = service(c);
-  if (id === "_search") return send(c, 200, await s.search(type, await searchBody(c), { strict: strict(c) }));
-  if (id === "$validate") return send(c, 200, await s.validate(await readJson(c), type));
-  throw methodNotAllowed(`POST is not allowed on ${type}/${id}`);
+  if (id.startsWith("$")) throw notFound(`Unknown operation ${id} on ${type}`);
+  const r = await service(c).read(type, id);
+  const ifNoneMatch = c.req.header("if-none-match");
+  if (ifNoneMatch && parseVersion(ifNoneMatch) === r.meta?.versionId) return send(c, 304, null, versionHeaders(r));
+  return send(c, 200, r, versionHeaders(r));
 });
 
 fhirRoutes.put("/:type/:id", async (c) => {
@@ -163,28 +168,6 @@ fhirRoutes.delete("/:type/:id", async (c) => {
   const { type, id } = c.req.param();
   await service(c).delete(type, id, { ifMatch: c.req.header("if-match") });
   return send(c, 204, null);
-});
-
-fhirRoutes.get("/:type/:id/:op", async (c) => {
-  const { type, id, op } = c.req.param();
-  const s = service(c);
-  if (op === "_history") return send(c, 200, await s.history({ type, id }, queryOf(c)));
-  if (op === "$everything" && type === "Patient") return send(c, 200, await s.everything(id));
-  throw notFound(`Unknown operation ${op} on ${type}`);
-});
-
-fhirRoutes.post("/:type/:id/:op", async (c) => {
-  const { type, id, op } = c.req.param();
-  const s = service(c);
-  if (op === "$everything" && type === "Patient") return send(c, 200, await s.everything(id));
-  if (op === "$validate") return send(c, 200, await s.validate(await readJson(c), type));
-  throw notFound(`Unknown operation ${op} on ${type}`);
-});
-
-fhirRoutes.get("/:type/:id/_history/:vid", async (c) => {
-  const { type, id, vid } = c.req.param();
-  const r = await service(c).vread(type, id, vid);
-  return send(c, 200, r, versionHeaders(r));
 });
 
 // ---- OpenAPI: FHIR is generic over types, so each interaction is listed once with {type}/{id}.
@@ -212,9 +195,9 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; path: string;
   { method: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history", summary: "Instance history", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
+  { method: "post", path: "/{type}/{id}/$validate", summary: "Validate a resource (instance level)", params: ["type", "id"], body: true },
   { method: "get", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
   { method: "post", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
-  { method: "post", path: "/{type}/{id}/$validate", summary: "Validate a resource as an update of this instance", params: ["type", "id"], body: true },
 ];
 
 for (const d of DOCS) {

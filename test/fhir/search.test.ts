@@ -182,6 +182,7 @@ describe("sorting and paging", () => {
   it("_count caps at 1000, _total=accurate counts, _summary=count gives only the total", async () => {
     const all = await search(t, "Patient?_count=5000&_total=accurate");
     expect(all.total).toBe(3);
+    expect((await search(t, "Patient?_count=0")).total).toBe(3);
     const count = await search(t, "Observation?_summary=count");
     expect(count.total).toBe(4);
     expect(count.entry).toBeUndefined();

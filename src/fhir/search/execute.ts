@@ -61,7 +61,8 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
 
   const statements = [];
   if (req.count > 0) statements.push(target.db.prepare(pageSql).bind(...args.values));
-  const wantTotal = req.total === "accurate" || req.total === "estimate";
+  // _count=0 asks for the count alone.
+  const wantTotal = req.total === "accurate" || req.total === "estimate" || req.count === 0;
   if (wantTotal) statements.push(target.db.prepare(`SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${where}`).bind(...countArgs));
   const results = statements.length ? await target.db.batch<Record<string, unknown>>(statements) : [];
   let rows = req.count > 0 ? ((results[0]?.results ?? []) as Row[]) : [];
