@@ -1,0 +1,141 @@
+// Bridge configuration from command-line flags, then environment variables, then defaults.
+// One table lists every setting, so the flags, the env names and the README cannot drift apart.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { LogLevel } from "./log";
+
+export interface BridgeConfig {
+  workerUrl: string;
+  apiKey: string;
+  orgId: string;
+  listener: string;
+  mllpHost: string;
+  mllpPort: number;
+  tls?: { cert: Buffer; key: Buffer };
+  dataDir: string;
+  encoding: BufferEncoding;
+  maxFrameBytes: number;
+  alwaysAck: boolean;
+  statusHost: string;
+  statusPort: number;
+  batchMaxMessages: number;
+  batchMaxBytes: number;
+  requestTimeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  misconfiguredRetryMs: number;
+  maxRetryAfterMs: number;
+  retentionHours: number;
+  logLevel: LogLevel;
+}
+
+interface Setting {
+  flag: string;
+  env: string;
+  default?: string;
+  help: string;
+}
+
+export const SETTINGS = {
+  workerUrl: { flag: "worker-url", env: "WORKER_URL", help: "base URL of the Worker (required)" },
+  apiKey: { flag: "api-key", env: "BRIDGE_API_KEY", help: "service API key (required; prefer the env var)" },
+  orgId: { flag: "org-id", env: "BRIDGE_ORG_ID", help: "organization id sent as X-Organization-ID (required)" },
+  listener: { flag: "listener", env: "MLLP_LISTENER", default: "mllp", help: "listener name sent as source.listener" },
+  mllpHost: { flag: "mllp-host", env: "MLLP_HOST", default: "127.0.0.1", help: "MLLP bind address" },
+  mllpPort: { flag: "mllp-port", env: "MLLP_PORT", default: "2575", help: "MLLP port (0 picks a free one)" },
+  tlsCert: { flag: "tls-cert", env: "MLLP_TLS_CERT", help: "PEM certificate file: serve MLLP over TLS" },
+  tlsKey: { flag: "tls-key", env: "MLLP_TLS_KEY", help: "PEM private key file for --tls-cert" },
+  dataDir: { flag: "data-dir", env: "BRIDGE_DATA_DIR", default: "./bridge-data", help: "directory of the queue database" },
+  encoding: { flag: "encoding", env: "MLLP_ENCODING", default: "utf-8", help: "utf-8, latin1 (iso-8859-1), ascii or utf16le" },
+  maxFrameBytes: { flag: "max-frame-bytes", env: "MLLP_MAX_FRAME_BYTES", default: String(4 * 1024 * 1024), help: "largest accepted frame; larger ones get AR" },
+  alwaysAck: { flag: "always-ack", env: "MLLP_ALWAYS_ACK", default: "false", help: "send the commit ACK even when MSH-15 is NE or ER" },
+  statusHost: { flag: "status-host", env: "STATUS_HOST", default: "127.0.0.1", help: "status endpoint bind address" },
+  statusPort: { flag: "status-port", env: "STATUS_PORT", default: "8575", help: "status endpoint port (0 picks a free one)" },
+  batchMaxMessages: { flag: "batch-max-messages", env: "BATCH_MAX_MESSAGES", default: "100", help: "messages per forwarded batch" },
+  batchMaxBytes: { flag: "batch-max-bytes", env: "BATCH_MAX_BYTES", default: String(1024 * 1024), help: "raw bytes per batch (a larger single message goes alone)" },
+  requestTimeoutMs: { flag: "request-timeout-ms", env: "REQUEST_TIMEOUT_MS", default: "30000", help: "timeout of one POST to the Worker" },
+  retryBaseMs: { flag: "retry-base-ms", env: "RETRY_BASE_MS", default: "500", help: "first retry delay" },
+  retryMaxMs: { flag: "retry-max-ms", env: "RETRY_MAX_MS", default: "60000", help: "retry delay cap" },
+  misconfiguredRetryMs: { flag: "misconfigured-retry-ms", env: "MISCONFIGURED_RETRY_MS", default: "300000", help: "retry delay after 401/403/4xx" },
+  maxRetryAfterMs: { flag: "max-retry-after-ms", env: "MAX_RETRY_AFTER_MS", default: "3600000", help: "longest Retry-After honoured" },
+  retentionHours: { flag: "retention-hours", env: "RETENTION_HOURS", default: "168", help: "how long forwarded messages are kept for duplicate detection" },
+  logLevel: { flag: "log-level", env: "LOG_LEVEL", default: "info", help: "debug, info, warn or error" },
+} satisfies Record<string, Setting>;
+
+type Key = keyof typeof SETTINGS;
+
+const ENCODINGS: Record<string, BufferEncoding> = {
+  "utf-8": "utf8",
+  utf8: "utf8",
+  latin1: "latin1",
+  "iso-8859-1": "latin1",
+  ascii: "ascii",
+  "us-ascii": "ascii",
+  utf16le: "utf16le",
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): BridgeConfig {
+  const { values } = parseArgs({
+    args: argv,
+    options: Object.fromEntries(Object.values(SETTINGS).map((s) => [s.flag, { type: "string" as const }])),
+    strict: true,
+  });
+  const raw = (key: Key): string | undefined => {
+    const s: Setting = SETTINGS[key];
+    const value = values[s.flag] ?? env[s.env] ?? s.default;
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  const required = (key: Key): string => {
+    const value = raw(key);
+    if (value === undefined) throw new ConfigError(`--${SETTINGS[key].flag} or ${SETTINGS[key].env} is required`);
+    return value;
+  };
+  const int = (key: Key, min: number): number => {
+    const value = Number(required(key));
+    if (!Number.isInteger(value) || value < min) throw new ConfigError(`${SETTINGS[key].env} must be an integer >= ${min}`);
+    return value;
+  };
+  const workerUrl = required("workerUrl");
+  if (!/^https?:\/\//.test(workerUrl)) throw new ConfigError("WORKER_URL must be an http(s) URL");
+  const encoding = ENCODINGS[required("encoding").toLowerCase()];
+  if (!encoding) throw new ConfigError(`MLLP_ENCODING must be one of ${Object.keys(ENCODINGS).join(", ")}`);
+  const logLevel = required("logLevel");
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) throw new ConfigError("LOG_LEVEL must be debug, info, warn or error");
+  const certFile = raw("tlsCert");
+  const keyFile = raw("tlsKey");
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError("MLLP_TLS_CERT and MLLP_TLS_KEY go together");
+  return {
+    workerUrl,
+    apiKey: required("apiKey"),
+    orgId: required("orgId"),
+    listener: required("listener"),
+    mllpHost: required("mllpHost"),
+    mllpPort: int("mllpPort", 0),
+    tls: certFile && keyFile ? { cert: readFileSync(certFile), key: readFileSync(keyFile) } : undefined,
+    dataDir: required("dataDir"),
+    encoding,
+    maxFrameBytes: int("maxFrameBytes", 1024),
+    alwaysAck: required("alwaysAck") === "true",
+    statusHost: required("statusHost"),
+    statusPort: int("statusPort", 0),
+    batchMaxMessages: int("batchMaxMessages", 1),
+    batchMaxBytes: int("batchMaxBytes", 1024),
+    requestTimeoutMs: int("requestTimeoutMs", 1),
+    retryBaseMs: int("retryBaseMs", 1),
+    retryMaxMs: int("retryMaxMs", 1),
+    misconfiguredRetryMs: int("misconfiguredRetryMs", 1),
+    maxRetryAfterMs: int("maxRetryAfterMs", 0),
+    retentionHours: int("retentionHours", 1),
+    logLevel: logLevel as LogLevel,
+  };
+}
+
+/** The flag and env table, for --help. */
+export function usage(): string {
+  const lines = Object.values(SETTINGS).map(
+    (s: Setting) => `  --${s.flag.padEnd(24)} ${s.env.padEnd(24)} ${s.help}${s.default ? ` (default ${s.default})` : ""}`,
+  );
+  return `Usage: npm run bridge -- [flags]\n\n  flag                       env var\n${lines.join("\n")}\n`;
+}
