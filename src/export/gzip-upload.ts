@@ -29,6 +29,8 @@ export class GzipNdjsonUpload {
     const gzip = new CompressionStream("gzip");
     this.writer = gzip.writable.getWriter();
     this.pumped = this.pump(gzip.readable.getReader());
+    // close() awaits it; after abort() its rejection is expected and must not go unhandled.
+    this.pumped.catch(() => {});
   }
 
   static async open(bucket: R2Bucket, key: string, partSize = PART_SIZE): Promise<GzipNdjsonUpload> {
