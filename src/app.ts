@@ -13,6 +13,7 @@ import { agentRoutes } from "./routes/agents";
 import { apiKeyRoutes } from "./routes/api-keys";
 import { connectorRoutes } from "./routes/connectors";
 import { executionRoutes } from "./routes/executions";
+import { bulkExportRoutes } from "./routes/bulk-export";
 import { fhirRoutes } from "./routes/fhir";
 import { healthRoutes } from "./routes/health";
 import { hl7IngestRoutes, hl7MessageRoutes } from "./routes/hl7-messages";
@@ -69,6 +70,8 @@ export function buildApp() {
   app.route("/api/tools", toolRoutes);
   app.route("/api", hl7IngestRoutes);
   app.route("/api/hl7/messages", hl7MessageRoutes);
+  // Bulk Data before the generic FHIR routes, whose /{type}/{id} would match /Patient/$export.
+  app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRoutes);
   return app;
 }

@@ -2,6 +2,7 @@
 import type { Conversation } from "../durable-objects/conversation";
 import type { ExecutionRunner } from "../durable-objects/execution-runner";
 import type { MessageRouter } from "../durable-objects/message-router";
+import type { ExportJob } from "../durable-objects/export-job";
 import type { OrgGate } from "../durable-objects/org-gate";
 import type { StepSession } from "../durable-objects/step-session";
 
@@ -11,6 +12,7 @@ export interface Env {
   ORG_GATE: DurableObjectNamespace<OrgGate>;
   CONVERSATIONS: DurableObjectNamespace<Conversation>;
   MESSAGE_ROUTER: DurableObjectNamespace<MessageRouter>;
+  EXPORT_JOB: DurableObjectNamespace<ExportJob>;
   LIMIT_API_PER_MINUTE?: string;
   LIMIT_AGENT_CHAT_PER_MINUTE?: string;
   LIMIT_COPILOT_PER_MINUTE?: string;
@@ -31,4 +33,6 @@ export interface Env {
   DEV_MODE?: string;
   EXECUTION_RUNNER: DurableObjectNamespace<ExecutionRunner>;
   STEP_SESSION: DurableObjectNamespace<StepSession>;
+  /** Hours a completed Bulk Data export stays downloadable (default 24). */
+  EXPORT_TTL_HOURS?: string;
 }

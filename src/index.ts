@@ -6,6 +6,7 @@ import { normalizeFhirBase } from "./routes/fhir";
 
 export { Conversation } from "../durable-objects/conversation";
 export { ExecutionRunner } from "../durable-objects/execution-runner";
+export { ExportJob } from "../durable-objects/export-job";
 export { MessageRouter } from "../durable-objects/message-router";
 export { OrgGate } from "../durable-objects/org-gate";
 export { StepSession } from "../durable-objects/step-session";

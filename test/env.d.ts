@@ -8,7 +8,7 @@ declare global {
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");
-      durableNamespaces: "OrgGate" | "Conversation" | "ExecutionRunner" | "StepSession" | "MessageRouter";
+      durableNamespaces: "OrgGate" | "Conversation" | "ExecutionRunner" | "StepSession" | "MessageRouter" | "ExportJob";
     }
   }
 }

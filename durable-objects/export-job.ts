@@ -1,0 +1,96 @@
+// ExportJob: one Durable Object per Bulk Data export. It owns the job's state,
+// advances it in alarm-driven chunks (so it survives eviction and restarts),
+// holds the org's export slot while running, and deletes its files at expiry.
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../src/env";
+import { exportSourceFor } from "../src/export/fhir-source";
+import { type ExportJobState, advanceExport, deleteExportFiles } from "../src/export/job";
+import { orgGate, releaseSlot } from "../src/limits/gate";
+
+const CHUNK_BUDGET_MS = 20_000;
+/** Lease on the org's export slot; renewed every chunk, so a dead job frees it soon. */
+export const EXPORT_SLOT_LEASE_MS = 5 * 60_000;
+const MAX_ATTEMPTS = 5;
+const DEFAULT_TTL_HOURS = 24;
+/** How long a cancelled or failed job answers before its record is purged. */
+const TOMBSTONE_MS = 60 * 60_000;
+
+export function exportJobName(orgId: string, jobId: string): string {
+  return `${orgId}/${jobId}`;
+}
+
+export class ExportJob extends DurableObject<Env> {
+  async start(state: ExportJobState, slotLimit: number): Promise<void> {
+    await this.ctx.storage.put({ state, slotLimit });
+    await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  async snapshot(): Promise<ExportJobState | undefined> {
+    return this.ctx.storage.get<ExportJobState>("state");
+  }
+
+  /** Cancels a running export or deletes a finished one; false when unknown or already cancelled. */
+  async cancel(): Promise<boolean> {
+    const state = await this.snapshot();
+    if (!state || state.status === "cancelled") return false;
+    await deleteExportFiles(state, this.env.BLOBS);
+    if (state.status === "running") await releaseSlot(this.env, state.orgId, "exports", state.id);
+    state.status = "cancelled";
+    state.files = [];
+    state.errorFiles = [];
+    state.openUpload = undefined;
+    await this.ctx.storage.put("state", state);
+    await this.ctx.storage.setAlarm(Date.now() + TOMBSTONE_MS);
+    return true;
+  }
+
+  override async alarm(): Promise<void> {
+    const state = await this.snapshot();
+    if (!state) return;
+    if (state.status !== "running") return this.purge(state);
+    const slotLimit = (await this.ctx.storage.get<number>("slotLimit")) ?? 1;
+    await orgGate(this.env, state.orgId).acquireSlot("exports", state.id, slotLimit, EXPORT_SLOT_LEASE_MS);
+    const persist = (s: ExportJobState) => this.ctx.storage.put("state", s);
+    try {
+      const done = await advanceExport(
+        state,
+        { source: exportSourceFor(this.env, state.orgId), bucket: this.env.BLOBS, persist },
+        CHUNK_BUDGET_MS,
+      );
+      if (!done) {
+        await this.ctx.storage.setAlarm(Date.now());
+        return;
+      }
+      state.status = "completed";
+      state.completedAt = new Date().toISOString();
+      state.expiresAt = new Date(Date.now() + this.ttlMs()).toISOString();
+      await persist(state);
+      await releaseSlot(this.env, state.orgId, "exports", state.id);
+      await this.ctx.storage.setAlarm(Date.parse(state.expiresAt));
+    } catch (err) {
+      state.attempts += 1;
+      state.failure = err instanceof Error ? err.message : String(err);
+      if (state.attempts >= MAX_ATTEMPTS) {
+        state.status = "failed";
+        await persist(state);
+        await deleteExportFiles(state, this.env.BLOBS);
+        await releaseSlot(this.env, state.orgId, "exports", state.id);
+        await this.ctx.storage.setAlarm(Date.now() + TOMBSTONE_MS);
+        return;
+      }
+      await persist(state);
+      await this.ctx.storage.setAlarm(Date.now() + 1000 * 2 ** state.attempts);
+    }
+  }
+
+  private ttlMs(): number {
+    const hours = Number(this.env.EXPORT_TTL_HOURS);
+    return (Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_TTL_HOURS) * 3_600_000;
+  }
+
+  /** Expiry of a completed export, or the end of a cancelled/failed tombstone. */
+  private async purge(state: ExportJobState): Promise<void> {
+    await deleteExportFiles(state, this.env.BLOBS);
+    await this.ctx.storage.deleteAll();
+  }
+}

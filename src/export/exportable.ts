@@ -1,0 +1,31 @@
+// Which resource types Bulk Data export offers (spec section 4.3), and which of
+// them belong to the Patient compartment (for Patient- and Group-level export).
+
+export const EXPORTABLE_TYPES = [
+  "Patient",
+  "Observation",
+  "Condition",
+  "Procedure",
+  "DiagnosticReport",
+  "MedicationRequest",
+  "AllergyIntolerance",
+  "Encounter",
+  "Appointment",
+  "DocumentReference",
+  "Coverage",
+  "Claim",
+  "ExplanationOfBenefit",
+] as const;
+
+export type ExportableType = (typeof EXPORTABLE_TYPES)[number];
+
+/**
+ * All spec types are in the R4 Patient CompartmentDefinition; Patient itself is the
+ * compartment's focal resource. Kept as a list so a future exportable type outside
+ * the compartment (e.g. Organization) is excluded from patient-level export.
+ */
+export const PATIENT_COMPARTMENT_TYPES: readonly ExportableType[] = EXPORTABLE_TYPES;
+
+export function isExportable(type: string): type is ExportableType {
+  return (EXPORTABLE_TYPES as readonly string[]).includes(type);
+}

@@ -1,0 +1,169 @@
+// The state of one export and the step that advances it: writes whole files,
+// persisting its position after each, so an interrupted run resumes at the
+// start of the file it was writing (that file's upload is aborted and redone).
+import { ApiError } from "../errors";
+import { subsetLine } from "./elements";
+import { GzipNdjsonUpload, abortUpload } from "./gzip-upload";
+import type { ExportRequest } from "./kickoff";
+import type { ExportSource } from "./source";
+
+export interface ExportFile {
+  type: string;
+  name: string;
+  key: string;
+  count: number;
+}
+
+export type ExportStatus = "running" | "completed" | "failed" | "cancelled";
+
+export interface ExportJobState {
+  id: string;
+  orgId: string;
+  requestedBy: { keyId: string; keyName: string; role: string };
+  request: ExportRequest;
+  status: ExportStatus;
+  /** Export includes resources updated up to and including this instant. */
+  transactionTime: string;
+  createdAt: string;
+  completedAt?: string;
+  expiresAt?: string;
+  /** Patient ids for Patient/Group-level export; "all" for every patient. */
+  patients?: string[] | "all";
+  typeIndex: number;
+  cursor?: string;
+  files: ExportFile[];
+  errorFiles: ExportFile[];
+  /** Per-type problems reported in the manifest's error files as OperationOutcomes. */
+  issues: { type: string; message: string }[];
+  exported: number;
+  openUpload?: { key: string; uploadId: string };
+  attempts: number;
+  failure?: string;
+}
+
+export interface JobLimits {
+  pageSize: number;
+  maxLinesPerFile: number;
+  maxBytesPerFile: number;
+}
+
+export const DEFAULT_JOB_LIMITS: JobLimits = {
+  pageSize: 1000,
+  maxLinesPerFile: 100_000,
+  maxBytesPerFile: 256 * 1024 * 1024,
+};
+
+export interface JobDeps {
+  source: ExportSource;
+  bucket: R2Bucket;
+  /** Saves the state durably; called after every file. */
+  persist(state: ExportJobState): Promise<void>;
+  limits?: JobLimits;
+  now?: () => number;
+}
+
+export function fileKey(state: Pick<ExportJobState, "orgId" | "id">, name: string): string {
+  return `exports/${state.orgId}/${state.id}/${name}`;
+}
+
+export function percentDone(state: ExportJobState): number {
+  const types = state.request.types.length || 1;
+  return Math.min(99, Math.floor((state.typeIndex / types) * 100));
+}
+
+/** Runs until the export is written or `budgetMs` passes; returns whether it finished. */
+export async function advanceExport(state: ExportJobState, deps: JobDeps, budgetMs: number): Promise<boolean> {
+  const limits = deps.limits ?? DEFAULT_JOB_LIMITS;
+  const now = deps.now ?? Date.now;
+  const deadline = now() + budgetMs;
+  if (state.openUpload) {
+    await abortUpload(deps.bucket, state.openUpload.key, state.openUpload.uploadId);
+    state.openUpload = undefined;
+  }
+  while (state.typeIndex < state.request.types.length) {
+    if (now() >= deadline) return false;
+    const type = state.request.types[state.typeIndex]!;
+    try {
+      await writeOneFile(state, type, deps, limits);
+    } catch (err) {
+      // A type the store cannot serve (e.g. a malformed _typeFilter) is reported, not fatal.
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      state.issues.push({ type, message: err.message });
+      state.typeIndex++;
+      state.cursor = undefined;
+    }
+    await deps.persist(state);
+  }
+  await writeIssues(state, deps);
+  return true;
+}
+
+async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, limits: JobLimits): Promise<void> {
+  const seq = state.files.filter((f) => f.type === type).length + 1;
+  const name = `${type}-${seq}.ndjson`;
+  const key = fileKey(state, name);
+  const upload = await GzipNdjsonUpload.open(deps.bucket, key);
+  state.openUpload = { key, uploadId: upload.uploadId };
+  await deps.persist(state);
+  let cursor = state.cursor;
+  let exhausted = false;
+  try {
+    while (upload.lineCount < limits.maxLinesPerFile && upload.byteCount < limits.maxBytesPerFile) {
+      const page = await deps.source.page({
+        type,
+        ...(state.request.since ? { since: state.request.since } : {}),
+        until: state.transactionTime,
+        ...(cursor ? { cursor } : {}),
+        limit: Math.min(limits.pageSize, limits.maxLinesPerFile - upload.lineCount),
+        ...(state.patients ? { compartment: { patients: state.patients } } : {}),
+        ...(state.request.typeFilters[type] ? { filters: state.request.typeFilters[type] } : {}),
+      });
+      for (const line of page.lines) await upload.writeLine(subsetLine(line, type, state.request.elements));
+      cursor = page.cursor;
+      if (!cursor) {
+        exhausted = true;
+        break;
+      }
+    }
+  } catch (err) {
+    await upload.abort();
+    state.openUpload = undefined;
+    throw err;
+  }
+  const result = await upload.close();
+  state.openUpload = undefined;
+  if (result.lines > 0) state.files.push({ type, name, key, count: result.lines });
+  else await deps.bucket.delete(key);
+  state.exported += result.lines;
+  if (exhausted) {
+    state.typeIndex++;
+    state.cursor = undefined;
+  } else {
+    state.cursor = cursor;
+  }
+}
+
+async function writeIssues(state: ExportJobState, deps: JobDeps): Promise<void> {
+  if (!state.issues.length || state.errorFiles.length) return;
+  const name = "OperationOutcome-1.ndjson";
+  const key = fileKey(state, name);
+  const upload = await GzipNdjsonUpload.open(deps.bucket, key);
+  for (const issue of state.issues) {
+    await upload.writeLine(
+      JSON.stringify({
+        resourceType: "OperationOutcome",
+        issue: [{ severity: "error", code: "processing", diagnostics: `${issue.type}: ${issue.message}` }],
+      }),
+    );
+  }
+  const result = await upload.close();
+  state.errorFiles.push({ type: "OperationOutcome", name, key, count: result.lines });
+  await deps.persist(state);
+}
+
+/** Removes every file an export wrote (and an interrupted upload). */
+export async function deleteExportFiles(state: ExportJobState, bucket: R2Bucket): Promise<void> {
+  if (state.openUpload) await abortUpload(bucket, state.openUpload.key, state.openUpload.uploadId);
+  const keys = [...state.files, ...state.errorFiles].map((f) => f.key);
+  for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
+}

@@ -1,0 +1,256 @@
+// Bulk Data export end to end, as a client following the IG: kick-off, status
+// polling (the ExportJob's alarms driven by the test), manifest, NDJSON downloads;
+// plus levels, filters, cancel, expiry, the concurrency cap, tenancy and audit.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { exportJobName } from "../../durable-objects/export-job";
+import { type Tenant, authedFetch, createTenant } from "../support/tenants";
+
+const KICKOFF = { accept: "application/fhir+json", prefer: "respond-async" };
+
+interface Manifest {
+  transactionTime: string;
+  request: string;
+  requiresAccessToken: boolean;
+  output: { type: string; url: string; count: number }[];
+  error: { type: string; url: string; count: number }[];
+}
+
+/** Loads patients with observations (one with a special code) and a Group of the first two patients. */
+async function seed(t: Tenant, patients = 3, observations = 4) {
+  const entry: unknown[] = [];
+  for (let p = 0; p < patients; p++) {
+    entry.push({ fullUrl: `urn:uuid:00000000-0000-4000-8000-00000000000${p}`, resource: { resourceType: "Patient", name: [{ family: `Fam${p}` }], gender: "female" }, request: { method: "POST", url: "Patient" } });
+    for (let o = 0; o < observations; o++) {
+      const code = o === 0 ? "8867-4" : "29463-7";
+      entry.push({
+        resource: { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code }] }, subject: { reference: `urn:uuid:00000000-0000-4000-8000-00000000000${p}` }, valueQuantity: { value: 60 + o, unit: "bpm" } },
+        request: { method: "POST", url: "Observation" },
+      });
+    }
+  }
+  entry.push({ resource: { resourceType: "Condition", subject: { reference: "urn:uuid:00000000-0000-4000-8000-000000000000" }, code: { text: "Hypertension" } }, request: { method: "POST", url: "Condition" } });
+  const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", body: JSON.stringify({ resourceType: "Bundle", type: "transaction", entry }), headers: { "content-type": "application/fhir+json" } });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { entry: { response: { location: string } }[] };
+  const patientIds = body.entry.map((e) => e.response.location).filter((l) => l.startsWith("Patient/")).map((l) => l.split("/")[1]!);
+  const group = await t.fetch(`/fhir/r4/${t.orgId}/Group`, {
+    method: "POST",
+    body: JSON.stringify({ resourceType: "Group", type: "person", actual: true, member: patientIds.slice(0, 2).map((id) => ({ entity: { reference: `Patient/${id}` } })) }),
+    headers: { "content-type": "application/fhir+json" },
+  });
+  return { patientIds, groupId: ((await group.json()) as { id: string }).id };
+}
+
+async function kickoff(t: Tenant, path: string, init: RequestInit = {}) {
+  const headers = new Headers({ ...KICKOFF, ...Object.fromEntries(new Headers(init.headers)) });
+  return t.fetch(`/fhir/r4/${t.orgId}${path}`, { ...init, headers });
+}
+
+const jobOf = (res: Response) => res.headers.get("content-location")!.split("/").pop()!;
+
+async function runJob(t: Tenant, jobId: string) {
+  await runDurableObjectAlarm(env.EXPORT_JOB.get(env.EXPORT_JOB.idFromName(exportJobName(t.orgId, jobId))));
+}
+
+async function complete(t: Tenant, res: Response): Promise<Manifest> {
+  expect(res.status).toBe(202);
+  const statusUrl = res.headers.get("content-location")!;
+  expect(statusUrl).toMatch(new RegExp(`/fhir/r4/${t.orgId}/bulkdata/status/[0-9a-f-]{36}$`));
+  const path = new URL(statusUrl).pathname;
+  const running = await t.fetch(path);
+  expect(running.status).toBe(202);
+  expect(running.headers.get("x-progress")).toMatch(/%/);
+  expect(running.headers.get("retry-after")).toBe("2");
+  await runJob(t, jobOf(res));
+  const done = await t.fetch(path);
+  expect(done.status).toBe(200);
+  expect(done.headers.get("content-type")).toMatch(/^application\/json/);
+  return (await done.json()) as Manifest;
+}
+
+async function download(t: Tenant, url: string, headers: Record<string, string> = {}) {
+  const res = await t.fetch(new URL(url).pathname, { headers });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("application/fhir+ndjson");
+  const text = await res.text();
+  return text.trimEnd().split("\n").map((l) => JSON.parse(l) as { resourceType: string; id: string; subject?: { reference: string }; meta?: { tag?: { code: string }[] } });
+}
+
+describe("Bulk Data export", () => {
+  it("exports the whole organization: kick-off, status, manifest, NDJSON files with exact counts", async () => {
+    const t = await createTenant();
+    await seed(t);
+    const res = await kickoff(t, "/$export");
+    const manifest = await complete(t, res);
+    expect(manifest.request).toBe(`http://localhost/fhir/r4/${t.orgId}/$export`);
+    expect(manifest.requiresAccessToken).toBe(true);
+    expect(manifest.transactionTime).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
+    expect(manifest.error).toEqual([]);
+    const counts = Object.fromEntries(manifest.output.map((o) => [o.type, o.count]));
+    expect(counts).toEqual({ Patient: 3, Observation: 12, Condition: 1 });
+    for (const o of manifest.output) {
+      const lines = await download(t, o.url);
+      expect(lines).toHaveLength(o.count);
+      expect(lines.every((r) => r.resourceType === o.type)).toBe(true);
+    }
+  });
+
+  it("serves gzip when the client accepts it", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 1);
+    const manifest = await complete(t, await kickoff(t, "/$export?_type=Patient"));
+    const res = await t.fetch(new URL(manifest.output[0]!.url).pathname, { headers: { "accept-encoding": "gzip" } });
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    // The Workers fetch client decodes Content-Encoding itself, as browsers and curl --compressed do.
+    expect(JSON.parse((await res.text()).trim())).toMatchObject({ resourceType: "Patient" });
+  });
+
+  it("accepts POST kick-off with Parameters", async () => {
+    const t = await createTenant();
+    await seed(t, 2, 1);
+    const res = await kickoff(t, "/$export", {
+      method: "POST",
+      body: JSON.stringify({ resourceType: "Parameters", parameter: [{ name: "_type", valueString: "Patient" }, { name: "_outputFormat", valueString: "ndjson" }] }),
+      headers: { "content-type": "application/fhir+json" },
+    });
+    expect((await complete(t, res)).output).toEqual([expect.objectContaining({ type: "Patient", count: 2 })]);
+  });
+
+  it("Patient-level export holds Patient-compartment resources, the patient parameter narrows it", async () => {
+    const t = await createTenant();
+    const { patientIds } = await seed(t);
+    const all = await complete(t, await kickoff(t, "/Patient/$export?_type=Patient,Observation"));
+    expect(Object.fromEntries(all.output.map((o) => [o.type, o.count]))).toEqual({ Patient: 3, Observation: 12 });
+    const one = await complete(
+      t,
+      await kickoff(t, "/Patient/$export", {
+        method: "POST",
+        body: JSON.stringify({ resourceType: "Parameters", parameter: [{ name: "patient", valueReference: { reference: `Patient/${patientIds[2]}` } }] }),
+        headers: { "content-type": "application/fhir+json" },
+      }),
+    );
+    expect(Object.fromEntries(one.output.map((o) => [o.type, o.count]))).toEqual({ Patient: 1, Observation: 4 });
+    const obs = await download(t, one.output.find((o) => o.type === "Observation")!.url);
+    expect(new Set(obs.map((o) => o.subject?.reference))).toEqual(new Set([`Patient/${patientIds[2]}`]));
+  });
+
+  it("Group-level export holds the members' compartments only", async () => {
+    const t = await createTenant();
+    const { groupId } = await seed(t);
+    const manifest = await complete(t, await kickoff(t, `/Group/${groupId}/$export?_type=Patient,Observation,Condition`));
+    expect(Object.fromEntries(manifest.output.map((o) => [o.type, o.count]))).toEqual({ Patient: 2, Observation: 8, Condition: 1 });
+    expect((await kickoff(t, "/Group/does-not-exist/$export")).status).toBe(404);
+  });
+
+  it("applies _typeFilter with the search engine and _since", async () => {
+    const t = await createTenant();
+    await seed(t);
+    const filtered = await complete(t, await kickoff(t, `/$export?_type=Observation&_typeFilter=${encodeURIComponent("Observation?code=http://loinc.org|8867-4")}`));
+    expect(filtered.output).toEqual([expect.objectContaining({ type: "Observation", count: 3 })]);
+    const later = await complete(t, await kickoff(t, `/$export?_since=${encodeURIComponent(new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, "Z"))}`)).catch(() => null);
+    expect(later).toBeNull();
+    const recent = await complete(t, await kickoff(t, `/$export?_type=Patient&_since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`));
+    expect(recent.output[0]?.count).toBe(3);
+  });
+
+  it("reports a bad _typeFilter query in the error file and still exports the rest", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 1);
+    const manifest = await complete(t, await kickoff(t, `/$export?_type=Patient,Observation&_typeFilter=${encodeURIComponent("Observation?no-such-param=1")}`));
+    expect(manifest.output.map((o) => o.type)).toEqual(["Patient"]);
+    expect(manifest.error).toHaveLength(1);
+    const [outcome] = await download(t, manifest.error[0]!.url);
+    expect(outcome!.resourceType).toBe("OperationOutcome");
+  });
+
+  it("applies _elements and marks the resources SUBSETTED", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 0);
+    const manifest = await complete(t, await kickoff(t, "/$export?_type=Patient&_elements=name"));
+    const [p] = await download(t, manifest.output[0]!.url);
+    expect(Object.keys(p!).sort()).toEqual(["id", "meta", "name", "resourceType"]);
+    expect(p!.meta?.tag?.some((tag) => tag.code === "SUBSETTED")).toBe(true);
+  });
+
+  it("rejects invalid kick-offs with a 400 OperationOutcome", async () => {
+    const t = await createTenant();
+    for (const [path, headers] of [
+      ["/$export", { accept: "" }],
+      ["/$export", { prefer: "" }],
+      ["/$export?_type=MissingType", {}],
+      ["/$export?_outputFormat=application/xml", {}],
+      ["/$export?_since=2099-01-01T00:00:00Z", {}],
+    ] as const) {
+      const res = await kickoff(t, path, { headers });
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { resourceType: string }).resourceType).toBe("OperationOutcome");
+    }
+  });
+
+  it("cancels: DELETE answers 202, then the status is 404 and the files are gone", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 1);
+    const res = await kickoff(t, "/$export");
+    const manifest = await complete(t, res);
+    const statusPath = new URL(res.headers.get("content-location")!).pathname;
+    expect((await t.fetch(statusPath, { method: "DELETE" })).status).toBe(202);
+    expect((await t.fetch(statusPath)).status).toBe(404);
+    expect((await t.fetch(new URL(manifest.output[0]!.url).pathname)).status).toBe(404);
+    expect((await t.fetch(statusPath, { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("cleans up an expired export", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 0);
+    const res = await kickoff(t, "/$export?_type=Patient");
+    await complete(t, res);
+    await runJob(t, jobOf(res)); // the expiry alarm
+    expect((await t.fetch(new URL(res.headers.get("content-location")!).pathname)).status).toBe(404);
+  });
+
+  it("allows the configured number of concurrent exports, then 429 with Retry-After", async () => {
+    const t = await createTenant({ limits: { concurrentExports: 2 } });
+    const first = await kickoff(t, "/$export");
+    const second = await kickoff(t, "/$export");
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const third = await kickoff(t, "/$export");
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
+    await runJob(t, jobOf(first));
+    expect((await kickoff(t, "/$export")).status).toBe(202);
+  });
+
+  it("never shows one organization's export to another", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    await seed(a, 1, 1);
+    const res = await kickoff(a, "/$export");
+    const manifest = await complete(a, res);
+    const jobId = jobOf(res);
+    // B on its own base cannot see A's job id, and cannot use A's URLs.
+    expect((await b.fetch(`/fhir/r4/${b.orgId}/bulkdata/status/${jobId}`)).status).toBe(404);
+    expect((await b.fetch(`/fhir/r4/${b.orgId}/bulkdata/download/${jobId}/Patient-1.ndjson`)).status).toBe(404);
+    expect((await b.fetch(new URL(manifest.output[0]!.url).pathname)).status).toBe(403);
+    expect((await b.fetch(`/fhir/r4/${b.orgId}/bulkdata/status/${jobId}`, { method: "DELETE" })).status).toBe(404);
+    // An export of B holds none of A's data.
+    const own = await complete(b, await kickoff(b, "/$export"));
+    expect(own.output).toEqual([]);
+    // Without a key, the download is refused (requiresAccessToken is true).
+    expect((await authedFetch(a.orgId, "cdis_invalid")(new URL(manifest.output[0]!.url).pathname)).status).toBe(401);
+  });
+
+  it("needs the export permission and audits kick-offs and downloads", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 0);
+    const manifest = await complete(t, await kickoff(t, "/$export?_type=Patient"));
+    await download(t, manifest.output[0]!.url);
+    const audits = (await (await t.fetch(`/fhir/r4/${t.orgId}/AuditEvent?subtype=operation&_count=100`)).json()) as { entry?: { resource: { entity?: { description?: string }[] } }[] };
+    const descriptions = (audits.entry ?? []).flatMap((e) => e.resource.entity?.map((x) => x.description ?? "") ?? []);
+    expect(descriptions.some((d) => d.startsWith("$export /fhir/r4/"))).toBe(true);
+    expect(descriptions.some((d) => d.startsWith("$export download "))).toBe(true);
+    const clinician = await createTenant({ role: "clinician" });
+    expect((await kickoff(clinician, "/$export")).status).toBe(403);
+  });
+});
