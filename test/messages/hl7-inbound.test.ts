@@ -2,9 +2,8 @@
 // Object, matching deployed pipelines with an HL7 trigger, the message record.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { messageRouterName } from "../../durable-objects/message-router";
-import { type MemoryFhir, installMemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, edge } from "../support/pipelines";
 import { type Tenant, createKey, authedFetch, createTenant } from "../support/tenants";
 
@@ -12,15 +11,16 @@ const ADT_A01 = [
   "MSH|^~\\&|ADTSYS|GENHOSP|CDIS|CDIS|20260315083000+0100||ADT^A01^ADT_A01|MSG00001|P|2.5.1",
   "EVN|A01|20260315083000+0100",
   "PID|1||4711^^^GENHOSP^MR||Musterfrau^Erika^^^^^L||19640812|F|||Heidestr. 17^^Koeln^^51147^DE",
-  "PV1|1|I|W1^101^1^GENHOSP||||1234^Doc^Dora|||MED||||||||V123^^^GENHOSP^VN|||||||||||||||||||||||||20260315083000+0100",
+  "PV1|1|I|W1^101^1^GENHOSP||||1234^Doc^Dora|||MED|||||||||V123^^^GENHOSP^VN|||||||||||||||||||||||||20260315083000+0100",
 ].join("\r");
 const withControlId = (raw: string, id: string) => raw.replace("MSG00001", id);
 const SENDER = "ADTSYS|GENHOSP";
 
-let fhirFor: (orgId: string) => MemoryFhir;
-beforeAll(() => {
-  fhirFor = installMemoryFhir();
-});
+async function searchFhir(t: Tenant, query: string) {
+  const res = await t.fetch(`/fhir/r4/${t.orgId}/${query}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { entry?: { resource: Record<string, unknown> }[] }).entry?.map((e) => e.resource) ?? [];
+}
 
 async function send(t: Tenant, messages: { id: string; raw: string }[]) {
   const res = await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages } });
@@ -60,9 +60,26 @@ describe("inbound HL7 routing", () => {
     expect(stored.executions).toHaveLength(1);
     const execution = (await (await t.fetch(`/api/executions/${stored.executions[0]}`)).json()) as { status: string; trigger: string };
     expect(execution).toMatchObject({ status: "completed", trigger: "event" });
-    const patients = fhirFor(t.orgId).matches("Patient", "");
+    const patients = await searchFhir(t, "Patient?identifier=4711");
     expect(patients).toHaveLength(1);
     expect(patients[0]).toMatchObject({ name: [{ family: "Musterfrau", given: ["Erika"] }], gender: "female", birthDate: "1964-08-12" });
+    const patientRef = `Patient/${patients[0]!.id}`;
+    expect(stored.resources).toContain(patientRef);
+    const encounters = await searchFhir(t, `Encounter?subject=${patientRef}`);
+    expect(encounters).toHaveLength(1);
+    expect(stored.resources).toContain(`Encounter/${encounters[0]!.id}`);
+  });
+
+  it("updates rather than duplicates the patient across messages (A01 then A08 with another MSH-10)", async () => {
+    const t = await createTenant();
+    await adtPipeline(t);
+    const a08 = withControlId(ADT_A01, "MSG00002").replace("ADT^A01^ADT_A01", "ADT^A08^ADT_A01").replace("EVN|A01", "EVN|A08").replace("Heidestr. 17", "Am Markt 1");
+    await send(t, [{ id: "1", raw: ADT_A01 }, { id: "2", raw: a08 }]);
+    await route(t);
+    const patients = await searchFhir(t, "Patient?identifier=4711");
+    expect(patients).toHaveLength(1);
+    expect(patients[0]).toMatchObject({ address: [{ line: ["Am Markt 1"] }] });
+    expect(await searchFhir(t, `Encounter?subject=Patient/${patients[0]!.id}`)).toHaveLength(1);
   });
 
   it("answers a resend with the same MSH-10 as a duplicate and routes it once", async () => {
