@@ -3,6 +3,7 @@ import type { Bundle, Resource } from "../../../src/fhir/port";
 import { convertToFhir, convertToFhirWithReport, isSupportedMessage } from "../../../src/hl7v2/convert/index";
 import { Hl7ConversionError } from "../../../src/hl7v2/errors";
 import { parseMessage } from "../../../src/hl7v2/parse";
+import { validateResource } from "../../../src/fhir/validate";
 import { checkBundle, entriesOf, fixture, fixtureNames, type Json, resolve, resourcesOf } from "./support";
 
 const FAMILIES = new Set(["ADT", "ORU", "ORM", "SIU", "MDM", "DFT"]);
@@ -29,6 +30,9 @@ describe("every sample of the six families converts to a structurally valid tran
     const m = parseMessage(fixture(name));
     const bundle = convertToFhir(m);
     expect(checkBundle(bundle, m.controlId)).toEqual([]);
+    // The FHIR store's validator (base R4 definitions) accepts every resource of the Bundle.
+    const invalid = (bundle.entry ?? []).flatMap((e) => validateResource(e.resource).map((i) => `${e.resource?.resourceType}: ${i.path} ${i.message}`));
+    expect(invalid).toEqual([]);
     expect(entriesOf(bundle, "Patient").length).toBeGreaterThanOrEqual(1);
     // deterministic: the same input gives the same Bundle
     expect(convertToFhir(fixture(name))).toEqual(bundle);
