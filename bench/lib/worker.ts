@@ -13,6 +13,10 @@ export interface RunningWorker {
   orgId: string;
   apiKey: string;
   headers: Record<string, string>;
+  /** Pid of `wrangler dev`, leader of the process group that also holds its workerd. */
+  pid?: number;
+  /** The `--persist-to` state directory (removed by stop()). */
+  stateDir?: string;
   stop(): Promise<void>;
 }
 
@@ -61,6 +65,8 @@ export async function startWorker(opts: { limits?: Record<string, number> } = {}
     orgId,
     apiKey: secret,
     headers: { authorization: `Bearer ${secret}`, "x-organization-id": orgId },
+    ...(child.pid ? { pid: child.pid } : {}),
+    stateDir: state,
     async stop() {
       if (child.pid) process.kill(-child.pid, "SIGTERM");
       await new Promise((r) => child.once("exit", r));

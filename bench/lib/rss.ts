@@ -1,0 +1,65 @@
+// Samples the resident memory of the workerd process(es) a `wrangler dev` runs:
+// every process whose process group is the wrangler's (startWorker spawns it
+// detached, so its pid is the group id) and whose name is workerd. Linux /proc only.
+import { readFileSync, readdirSync } from "node:fs";
+
+const PAGE_BYTES = 4096;
+
+/** Pids of the workerd processes in process group `pgid`. */
+export function workerdPids(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after ")".
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (pgrp === pgid && comm.startsWith("workerd")) pids.push(Number(name));
+    } catch {
+      // the process exited while we looked
+    }
+  }
+  return pids;
+}
+
+/** Summed RSS of `pids` in bytes (from /proc/<pid>/statm; a vanished pid counts 0). */
+export function rssBytes(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * PAGE_BYTES;
+    } catch {
+      // exited
+    }
+  }
+  return total;
+}
+
+export interface RssWindow {
+  /** RSS when the window opened. */
+  start: number;
+  /** Highest RSS seen while it was open. */
+  peak: number;
+  samples: number;
+}
+
+/** Samples RSS every `intervalMs` until stop() is called; returns the window's figures. */
+export function sampleRss(pids: number[], intervalMs = 100): { stop(): RssWindow } {
+  const start = rssBytes(pids);
+  let peak = start;
+  let samples = 1;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssBytes(pids));
+    samples++;
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      peak = Math.max(peak, rssBytes(pids));
+      return { start, peak, samples: samples + 1 };
+    },
+  };
+}
+
+export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
