@@ -1,13 +1,12 @@
-// The bridge's only knowledge of HL7 v2: read the MSH header and build a commit ACK.
-// Kept narrow (readHeader, ackPolicy, buildAck) so it can later delegate to src/hl7v2/.
+// The bridge's view of an HL7 v2 message: its MSH header and the commit ACK it gets back.
+// Parsing and ACK construction are src/hl7v2's; only the bridge's policy (which code, when) lives here.
+import { type AckCode, buildAck as buildHl7Ack, type AckError, type AckSource } from "../../src/hl7v2/ack";
+import { Hl7ParseError } from "../../src/hl7v2/errors";
+import { DEFAULT_DELIMITERS, type Delimiters } from "../../src/hl7v2/escape";
+import { Hl7Segment } from "../../src/hl7v2/message";
+import { readMsh } from "../../src/hl7v2/parse";
 
-export interface Delimiters {
-  field: string;
-  component: string;
-  repetition: string;
-  escape: string;
-  subcomponent: string;
-}
+export type { AckCode, Delimiters };
 
 /** The MSH fields the bridge needs; values are the raw field text (components not split). */
 export interface MshHeader {
@@ -24,57 +23,49 @@ export interface MshHeader {
   processingId: string; // MSH-11
   version: string; // MSH-12
   acceptAckType: string; // MSH-15 (AL, NE, ER, SU); non-empty means enhanced acknowledgment mode
+  /** The parsed MSH, handed to src/hl7v2's ACK builder. */
+  source: MshSource;
 }
+
+/** What src/hl7v2's readMsh returns: the delimiters and the MSH segment alone. */
+export type MshSource = ReturnType<typeof readMsh>;
 
 export type HeaderResult = { ok: true; header: MshHeader } | { ok: false; error: string };
 
 /** Reads the MSH segment at the start of `text` (segments separated by \r, BOM already removed). */
 export function readHeader(text: string): HeaderResult {
+  // src/hl7v2 would find an MSH further down; the bridge refuses anything not starting with one.
   if (!text.startsWith("MSH")) return { ok: false, error: "message does not start with an MSH segment" };
-  const field = text.charAt(3);
-  if (field === "" || /[\w\s]/.test(field)) return { ok: false, error: "MSH-1 field separator is missing or invalid" };
-  const segmentEnd = text.indexOf("\r");
-  const msh = segmentEnd < 0 ? text : text.slice(0, segmentEnd);
-  const parts = msh.split(field);
-  const encodingCharacters = parts[1] ?? "";
-  const [component, repetition, escapeChar, subcomponent] = encodingCharacters;
-  const distinct = new Set([field, ...encodingCharacters.slice(0, 4)]);
-  if (
-    encodingCharacters.length < 4 ||
-    encodingCharacters.length > 5 ||
-    distinct.size !== 5 ||
-    /[\w\s]/.test(encodingCharacters) ||
-    !component ||
-    !repetition ||
-    !escapeChar ||
-    !subcomponent
-  ) {
-    return { ok: false, error: "MSH-2 encoding characters are missing or invalid" };
+  let source: MshSource;
+  try {
+    source = readMsh(text);
+  } catch (error) {
+    if (error instanceof Hl7ParseError) return { ok: false, error: error.message };
+    throw error;
   }
-  // parts[0] is "MSH" and parts[1] is MSH-2, so MSH-n is parts[n - 1].
-  const mshField = (n: number) => (parts[n - 1] ?? "").trim();
-  const messageType = mshField(9);
+  const { delimiters, msh } = source;
+  const mshField = (n: number) => (msh.fields[n] ?? "").trim();
   return {
     ok: true,
     header: {
-      delimiters: { field, component, repetition, escape: escapeChar, subcomponent },
-      encodingCharacters,
+      delimiters,
+      encodingCharacters: msh.fields[2] ?? "",
       sendingApplication: mshField(3),
       sendingFacility: mshField(4),
       receivingApplication: mshField(5),
       receivingFacility: mshField(6),
-      messageType,
-      triggerEvent: messageType.split(component)[1] ?? "",
+      messageType: mshField(9),
+      triggerEvent: msh.field(9).s(2),
       controlId: mshField(10),
       processingId: mshField(11),
       version: mshField(12),
       acceptAckType: mshField(15).toUpperCase(),
+      source,
     },
   };
 }
 
 export type AckOutcome = "accepted" | "error" | "rejected";
-export type AckCode = "AA" | "AE" | "AR" | "CA" | "CE" | "CR";
 
 /**
  * Which commit ACK code answers `outcome`, or null when the sender asked for none
@@ -105,67 +96,32 @@ export interface AckOptions {
   now?: Date;
 }
 
-const DEFAULT_DELIMITERS: Delimiters = { field: "|", component: "^", repetition: "~", escape: "\\", subcomponent: "&" };
+/** Version the bridge answers in when the sender's MSH is missing or stops before MSH-12. */
+const FALLBACK_VERSION = "2.5";
 
 /** Builds an ACK (segments separated by \r, ending with \r). `header` is null when the message had no readable MSH. */
 export function buildAck(header: MshHeader | null, options: AckOptions): string {
-  const d = header?.delimiters ?? DEFAULT_DELIMITERS;
-  const esc = (value: string) => escapeText(value, d);
-  const version = header?.version || "2.5";
-  const trigger = header?.triggerEvent ?? "";
-  const messageType = trigger ? [`ACK`, trigger, "ACK"].join(d.component) : "ACK";
-  const msh = [
-    "MSH",
-    header?.encodingCharacters ?? "^~\\&",
-    header?.receivingApplication ?? "",
-    header?.receivingFacility ?? "",
-    header?.sendingApplication ?? "",
-    header?.sendingFacility ?? "",
-    hl7Timestamp(options.now ?? new Date()),
-    "",
-    messageType,
-    esc(options.ackControlId),
-    header?.processingId || "P",
-    version,
-  ].join(d.field);
-  const msa = ["MSA", options.code, header?.controlId ?? "", esc(options.errorText ?? "")].join(d.field);
-  const segments = [msh, msa];
-  if (options.errorText !== undefined) {
-    segments.push(errSegment(version, options.errorCode ?? "207", esc(options.errorText), d));
+  const errors: AckError[] | undefined =
+    options.errorText === undefined ? undefined : [{ code: options.errorCode ?? "207", text: options.errorText }];
+  const ack = buildHl7Ack(ackSource(header), options.code, options.errorText, errors, {
+    controlId: options.ackControlId,
+    dateTime: options.now ?? new Date(),
+  });
+  return ack.toString();
+}
+
+/** The header to answer; a stand-in MSH when there is none, so an AR can still be sent. */
+function ackSource(header: MshHeader | null): AckSource {
+  if (header === null) {
+    const d: Delimiters = { ...DEFAULT_DELIMITERS };
+    const fields = ["MSH", d.field, "^~\\&", "", "", "", "", "", "", "", "", "P", FALLBACK_VERSION];
+    return { delimiters: d, msh: new Hl7Segment(fields, d) };
   }
-  return `${segments.join("\r")}\r`;
-}
-
-function errSegment(version: string, code: string, text: string, d: Delimiters): string {
-  const codedError = [code, text, "HL70357"];
-  // ERR-3 (CWE) and ERR-4 severity exist from v2.5; older versions only have ERR-1 (ELD).
-  if (compareVersion(version, "2.5") >= 0) return ["ERR", "", "", codedError.join(d.component), "E"].join(d.field);
-  return ["ERR", ["", "", "", codedError.join(d.subcomponent)].join(d.component)].join(d.field);
-}
-
-function compareVersion(a: string, b: string): number {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const diff = (pa[i] || 0) - (pb[i] || 0);
-    if (diff !== 0) return diff;
-  }
-  return 0;
-}
-
-function escapeText(value: string, d: Delimiters): string {
-  const codes: Record<string, string> = {
-    [d.escape]: "E",
-    [d.field]: "F",
-    [d.component]: "S",
-    [d.subcomponent]: "T",
-    [d.repetition]: "R",
-  };
-  let out = "";
-  for (const ch of value.replace(/[\r\n]+/g, " ")) out += codes[ch] ? `${d.escape}${codes[ch]}${d.escape}` : ch;
-  return out;
-}
-
-function hl7Timestamp(date: Date): string {
-  return `${date.toISOString().replace(/[-:T]/g, "").slice(0, 14)}+0000`;
+  if (header.version !== "") return header.source;
+  // A truncated head (oversize frame) may stop before MSH-12; an ACK without a version is invalid.
+  const { delimiters, msh } = header.source;
+  const fields = [...msh.fields];
+  while (fields.length < 13) fields.push("");
+  fields[12] = FALLBACK_VERSION;
+  return { delimiters, msh: new Hl7Segment(fields, delimiters) };
 }

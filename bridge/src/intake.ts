@@ -102,7 +102,11 @@ export function senderKey(header: MshHeader, remoteAddress: string): string {
   return `${header.sendingApplication}|${header.sendingFacility}`;
 }
 
-/** Drops a byte-order mark and leading blank lines; CRLF and LF segment ends become CR. */
+/**
+ * Drops a byte-order mark and leading blank lines; CRLF and LF segment ends become CR.
+ * Same rule as src/messages/ingest-hl7.ts, which cannot be imported here: its store types
+ * pull D1 (Worker-only) types into the bridge's Node type check.
+ */
 export function normaliseSegments(text: string): string {
   return text.replace(/^\uFEFF/, "").replace(/^\s+/, "").replace(/\r\n|\n/g, "\r");
 }

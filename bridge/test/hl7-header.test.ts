@@ -36,7 +36,16 @@ describe("readHeader", () => {
   it("honours non-standard delimiters", () => {
     const h = header("MSH#*~\\&#APP#FAC#RAPP#RFAC#20240101##ADT*A04#CTRL-9#P#2.3\rPID#1");
     expect(h).toMatchObject({ sendingApplication: "APP", triggerEvent: "A04", controlId: "CTRL-9", version: "2.3" });
-    expect(buildAck(h, { code: "AA", ackControlId: "X" })).toMatch(/^MSH#\*~\\&#RAPP#RFAC#APP#FAC#\d{14}\+0000##ACK\*A04\*ACK#X#P#2\.3\rMSA#AA#CTRL-9#\r$/);
+    expect(buildAck(h, { code: "AA", ackControlId: "X" })).toMatch(/^MSH#\*~\\&#RAPP#RFAC#APP#FAC#\d{14}\+0000##ACK\*A04#X#P#2\.3\rMSA#AA#CTRL-9\r$/);
+  });
+
+  it("echoes MSH-2 byte for byte and answers a header cut before MSH-12 in v2.5", () => {
+    const h = header("MSH|^~\\&#|APP|FAC|RAPP|RFAC|20240101||ADT^A01^ADT_A01|C7|P|2.7.1");
+    expect(buildAck(h, { code: "AA", ackControlId: "X" }).split("\r")[0]).toMatch(/^MSH\|\^~\\&#\|RAPP\|RFAC\|APP\|FAC\|\d{14}\+0000\|\|ACK\^A01\^ACK\|X\|P\|2\.7\.1$/);
+    const cut = header("MSH|^~\\&|APP|FAC|RAPP|RFAC|20240101||ADT^A01|C8");
+    const [msh, msa] = buildAck(cut, { code: "AR", ackControlId: "Y", errorText: "too big" }).split("\r");
+    expect(msh).toMatch(/\|ACK\^A01\^ACK\|Y\|P\|2\.5$/);
+    expect(msa).toBe("MSA|AR|C8|too big");
   });
 
   it("refuses text without MSH and MSH with bad encoding characters", () => {
@@ -65,7 +74,7 @@ describe("ACKs", () => {
     const ack = buildAck(original, { code: "AR", ackControlId: "A1", errorCode: "101", errorText: "bad | field ^" });
     const [, msa, err] = ack.split("\r");
     expect(msa).toBe("MSA|AR|C1|bad \\F\\ field \\S\\");
-    expect(err).toBe("ERR|||101^bad \\F\\ field \\S\\^HL70357|E");
+    expect(err).toBe("ERR|||101^Required field missing^HL70357|E||||bad \\F\\ field \\S\\");
     const old = header("MSH|^~\\&|APP|FAC|||20240101||ADT^A01|C1|P|2.3");
     expect(buildAck(old, { code: "AR", ackControlId: "A1", errorText: "x" }).split("\r")[2]).toBe("ERR|^^^207&x&HL70357");
     expect(buildAck(null, { code: "AR", ackControlId: "A1", errorText: "no MSH" })).toMatch(/^MSH\|\^~\\&\|.*\rMSA\|AR\|\|no MSH\r/);

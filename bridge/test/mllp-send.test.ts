@@ -67,7 +67,7 @@ it("accepts messages sent by mllp_send (python3-hl7) and ACKs each", async (cont
   ];
   const output = await mllpSend(harness.bridge.mllpPort, messages);
   const acks = output.split(/[\r\n]+/).filter((line) => line.startsWith("MSA"));
-  expect(acks).toEqual(["MSA|AA|PY-1|", "MSA|AA|PY-2|", "MSA|AA|PY-3|"]);
+  expect(acks).toEqual(["MSA|AA|PY-1", "MSA|AA|PY-2", "MSA|AA|PY-3"]);
   await waitFor(() => worker.acceptedFrom("PYHL7|FAC").length === 3, "forwarded");
   expect(worker.acceptedFrom("PYHL7|FAC")).toEqual(["PY-1", "PY-2", "PY-3"]);
 });
