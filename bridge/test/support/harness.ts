@@ -13,8 +13,11 @@ export function tempDir(prefix = "bridge-test-"): { dir: string; remove(): void 
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Where a bridge forwards to: the fake Worker or a real one under `wrangler dev`. */
+export type WorkerTarget = Pick<FakeWorker, "url" | "apiKey" | "orgId">;
+
 /** Env for a bridge on free loopback ports, forwarding to `worker`, with fast retries. */
-export function bridgeEnv(worker: FakeWorker, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+export function bridgeEnv(worker: WorkerTarget, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     WORKER_URL: worker.url,
     BRIDGE_API_KEY: worker.apiKey,
@@ -49,13 +52,18 @@ export async function startTestBridge(
 }
 
 /** Polls `check` until it returns a truthy value; fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | Promise<T>, label: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  label: string,
+  timeoutMs = 30_000,
+  intervalMs = 20,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
