@@ -8,6 +8,9 @@
 //     per type with _count=1000 following Bundle.link next, with its own RSS peak.
 // Usage: npx tsx bench/bulk-export.ts [--patients 1000] [--concurrency 4]
 //    or: npm run bench -- bulk-export
+// Loading 1,000 patients takes ~5 min here (2 cores); --patients trades size for time.
+// wrangler dev reloads the Worker when a source file changes, which breaks a run: if others
+// are editing the checkout, run from a snapshot (git archive HEAD + a node_modules symlink).
 import { gunzipSync } from "node:zlib";
 import { EXPORTABLE_TYPES } from "../src/export/exportable";
 import { DEFAULTS, patientBundles } from "./fhir/generate";
@@ -73,7 +76,9 @@ async function loadBundles(w: RunningWorker, bundles: Iterator<BundleLike>, coun
         headers: { ...w.headers, "content-type": "application/fhir+json" },
         body: JSON.stringify(next.value),
       });
-      const body = (await res.json()) as BundleLike;
+      const text = await res.text();
+      if (text.includes("restarted mid-request")) throw new Error("wrangler dev reloaded the Worker (a source file changed); see the note at the top");
+      const body = JSON.parse(text) as BundleLike;
       if (res.status !== 200 || body.type !== "transaction-response") throw new Error(`transaction answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
       resources += body.entry?.length ?? 0;
     }
