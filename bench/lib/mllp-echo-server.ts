@@ -1,7 +1,7 @@
 // Baseline for bench/mllp.ts: the bridge's own MLLP listener and ACK builder with no queue,
 // so the benchmark's ratio isolates the cost of durability (SQLite commit before the ACK).
 import { ackPolicy, buildAck, readHeader } from "../../bridge/src/hl7-header";
-import { normaliseSegments } from "../../bridge/src/intake";
+import { normaliseSegments } from "../../src/hl7v2/parse";
 import { createLogger } from "../../bridge/src/log";
 import { startMllpServer } from "../../bridge/src/mllp-server";
 

@@ -1,5 +1,6 @@
 // Turns one MLLP frame into a durable queue entry and the ACK that may be sent for it:
 // the ACK is built only after the queue has committed the message (or its rejection).
+import { normaliseSegments } from "../../src/hl7v2/parse";
 import { type AckOutcome, ackPolicy, buildAck, type MshHeader, readHeader } from "./hl7-header";
 import type { Logger } from "./log";
 import type { IncomingMessage, MessageQueue } from "./message-queue";
@@ -100,13 +101,4 @@ export class Intake {
 export function senderKey(header: MshHeader, remoteAddress: string): string {
   if (!header.sendingApplication && !header.sendingFacility) return `connection:${remoteAddress}`;
   return `${header.sendingApplication}|${header.sendingFacility}`;
-}
-
-/**
- * Drops a byte-order mark and leading blank lines; CRLF and LF segment ends become CR.
- * Same rule as src/messages/ingest-hl7.ts, which cannot be imported here: its store types
- * pull D1 (Worker-only) types into the bridge's Node type check.
- */
-export function normaliseSegments(text: string): string {
-  return text.replace(/^\uFEFF/, "").replace(/^\s+/, "").replace(/\r\n|\n/g, "\r");
 }

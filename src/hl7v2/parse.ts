@@ -16,6 +16,14 @@ function isFraming(c: number, leading: boolean): boolean {
 }
 
 /** Strip a byte-order mark and MLLP framing (0x0B ... 0x1C 0x0D), then split into non-empty lines. */
+/**
+ * The canonical text of a received message: no byte-order mark or leading blank lines,
+ * segments separated by CR whatever the sender used (CRLF, LF). Stored and forwarded as such.
+ */
+export function normaliseSegments(text: string): string {
+  return text.replace(/^\uFEFF/, "").replace(/^\s+/, "").replace(/\r\n|\n/g, "\r");
+}
+
 export function splitSegments(text: string): string[] {
   let t = text;
   if (t.charCodeAt(0) === 0xfeff) t = t.slice(1);

@@ -4,7 +4,7 @@
 import { buildAck } from "../hl7v2/ack";
 import { Hl7ParseError } from "../hl7v2/errors";
 import type { Hl7Message } from "../hl7v2/message";
-import { parseMessage } from "../hl7v2/parse";
+import { normaliseSegments, parseMessage } from "../hl7v2/parse";
 import type { InboundMessageStore, NewInboundMessage } from "./store";
 
 export interface InboundHl7 {
@@ -24,11 +24,6 @@ export interface IngestResult {
   /** The commit ACK for the sender; absent when the message is too broken to answer in HL7. */
   ack?: string;
   error?: { code: string; message: string };
-}
-
-/** Drops a byte-order mark and leading blank lines; CRLF and LF segment ends become CR. */
-export function normaliseSegments(text: string): string {
-  return text.replace(/^\uFEFF/, "").replace(/^\s+/, "").replace(/\r\n|\n/g, "\r");
 }
 
 /** Messages keep their order and MSH-10 uniqueness per sending application and facility. */
