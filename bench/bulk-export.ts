@@ -51,6 +51,8 @@ interface ExportRun {
 }
 
 let worker: RunningWorker | undefined;
+/** Transactions resent because wrangler dev restarted the Worker mid-request. */
+let restarts = 0;
 const hardTimeout = setTimeout(() => {
   console.error(`bulk-export: hard timeout after ${HARD_TIMEOUT_MS / 60_000} min`);
   void (worker?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
@@ -71,13 +73,23 @@ async function loadBundles(w: RunningWorker, bundles: Iterator<BundleLike>, coun
       const next = bundles.next();
       if (next.done) return;
       sent++;
-      const res = await fetch(`${w.url}/fhir/r4/${w.orgId}`, {
-        method: "POST",
-        headers: { ...w.headers, "content-type": "application/fhir+json" },
-        body: JSON.stringify(next.value),
-      });
-      const text = await res.text();
-      if (text.includes("restarted mid-request")) throw new Error("wrangler dev reloaded the Worker (a source file changed); see the note at the top");
+      const post = () =>
+        fetch(`${w.url}/fhir/r4/${w.orgId}`, {
+          method: "POST",
+          headers: { ...w.headers, "content-type": "application/fhir+json" },
+          body: JSON.stringify(next.value),
+        });
+      let res = await post();
+      let text = await res.text();
+      // wrangler dev sometimes restarts the Worker under this load (and on any source change):
+      // the transaction is atomic, so it either committed or not; resend once and let the
+      // manifest-vs-loaded check below show any duplicate.
+      if (text.includes("restarted mid-request")) {
+        restarts++;
+        await sleep(2000);
+        res = await post();
+        text = await res.text();
+      }
       const body = JSON.parse(text) as BundleLike;
       if (res.status !== 200 || body.type !== "transaction-response") throw new Error(`transaction answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
       resources += body.entry?.length ?? 0;
@@ -205,6 +217,7 @@ try {
     `workerd peak RSS delta     export half ${mib(exportHalf.mem.peak - exportHalf.mem.start)}, export full ${mib(exportFull.mem.peak - exportFull.mem.start)}, search baseline ${mib(base.mem.peak - base.mem.start)}`,
   );
   console.log(`workerd peak RSS           export half ${mib(exportHalf.mem.peak)}, export full ${mib(exportFull.mem.peak)}, search baseline ${mib(base.mem.peak)}`);
+  console.log(`worker restarts in loading ${restarts}`);
   console.log(`download check             ${dl.ok && dl.lines === loaded ? "OK" : "MISMATCH"} (${dl.lines} lines)`);
 } finally {
   clearTimeout(hardTimeout);
