@@ -118,7 +118,7 @@ async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, 
         ...(state.patients ? { compartment: { patients: state.patients } } : {}),
         ...(state.request.typeFilters[type] ? { filters: state.request.typeFilters[type] } : {}),
       });
-      for (const line of page.lines) await upload.writeLine(subsetLine(line, type, state.request.elements));
+      await upload.writeLines(page.lines.map((line) => subsetLine(line, type, state.request.elements)));
       cursor = page.cursor;
       if (!cursor) {
         exhausted = true;
@@ -148,14 +148,14 @@ async function writeIssues(state: ExportJobState, deps: JobDeps): Promise<void> 
   const name = "OperationOutcome-1.ndjson";
   const key = fileKey(state, name);
   const upload = await GzipNdjsonUpload.open(deps.bucket, key);
-  for (const issue of state.issues) {
-    await upload.writeLine(
+  await upload.writeLines(
+    state.issues.map((issue) =>
       JSON.stringify({
         resourceType: "OperationOutcome",
         issue: [{ severity: "error", code: "processing", diagnostics: `${issue.type}: ${issue.message}` }],
       }),
-    );
-  }
+    ),
+  );
   const result = await upload.close();
   state.errorFiles.push({ type: "OperationOutcome", name, key, count: result.lines });
   await deps.persist(state);

@@ -96,6 +96,16 @@ function runSteps(input: unknown, steps: Step[]): unknown[] {
   return cur;
 }
 
+/** Why an expression does not parse, or undefined when it does. */
+export function fhirpathSyntaxError(expression: string): string | undefined {
+  try {
+    parseFhirPath(expression);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
 /** Values an expression selects from `input` (a resource or an element of one). */
 export function evaluate(expression: string, input: unknown): unknown[] {
   const c = compile(expression);

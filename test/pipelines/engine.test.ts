@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ExecutionPlan, ExecutionRun, executionOutputs, executionStatus } from "../../src/pipelines/engine";
 import { registry } from "../../src/pipelines/registry";
+import { checkDefinition } from "../../src/pipelines/validate-definition";
 import { buildPipelineServices, pipelinePrincipal } from "../../src/pipelines/services";
 import { definition, edge, type NodeSpec, trigger } from "../support/pipelines";
 
@@ -216,6 +217,11 @@ describe("engine: data nodes", () => {
     expect(choice.nodes.fp?.outputs).toEqual({ result: [false] });
     const none = await runDef([trigger(), { id: "fp", type: "data.fhirpath", config: { expression: "Patient.birthDate" } }], [edge("start", "fp", "event", "resource")], patient);
     expect(none.nodes.fp?.outputs).toEqual({ empty: patient });
+  });
+
+  it("refuses a FHIRPath expression that does not parse when the definition is checked", () => {
+    const def = { nodes: [{ id: "start", type: "control.manual_trigger", config: {} }, { id: "fp", type: "data.fhirpath", config: { expression: "Patient.name.(" } }], connections: [{ from: { node: "start", port: "event" }, to: { node: "fp", port: "resource" } }] };
+    expect(() => checkDefinition(def, registry)).toThrow(expect.objectContaining({ code: "VALIDATION_FAILED", details: [expect.objectContaining({ path: "nodes.fp.config.expression", message: expect.stringMatching(/^Invalid FHIRPath/) })] }));
   });
 
   it("JSON Schema validate routes valid and invalid with errors", async () => {

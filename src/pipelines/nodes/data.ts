@@ -1,9 +1,8 @@
 // Data nodes: reshape JSON (JSONata transform, set fields, filter), evaluate
 // FHIRPath and check JSON Schema. Pure functions of their input and config.
 import { Validator } from "@cfworker/json-schema";
-import fhirpath from "fhirpath";
-import r4 from "fhirpath/fhir-context/r4";
 import { z } from "zod";
+import { evaluate as evaluateFhirPath, fhirpathSyntaxError } from "../../fhir/fhirpath";
 import { NodeFailure } from "../engine";
 import { defineNode, type PortDef } from "../node-type";
 import { evaluate, jsonataExpression, test } from "./expression";
@@ -93,14 +92,6 @@ export const setFields = defineNode({
   },
 });
 
-function fhirpathSyntaxError(expression: string): string | undefined {
-  try {
-    fhirpath.compile(expression, r4);
-    return undefined;
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
-}
 
 export const fhirpathEvaluate = defineNode({
   id: "data.fhirpath",
@@ -125,13 +116,13 @@ export const fhirpathEvaluate = defineNode({
     })
     .strict(),
   documentation: {
-    summary: "Uses fhirpath.js with the R4 model, so choice types and type tests work.",
+    summary: "Uses the FHIR store's own FHIRPath engine (R4 model), so choice types and type tests work as in search.",
     example: { config: { expression: "Patient.name.given.first()" }, inputs: { resource: { resourceType: "Patient", name: [{ given: ["Ada"] }] } }, outputs: { result: ["Ada"] } },
   },
   run: async ({ config, inputs }) => {
     let result: unknown[];
     try {
-      result = (await Promise.resolve(fhirpath.evaluate(inputs.resource as object, config.expression, undefined, r4))) as unknown[];
+      result = evaluateFhirPath(config.expression, inputs.resource);
     } catch (e) {
       throw new NodeFailure("FHIRPATH_FAILED", e instanceof Error ? e.message : String(e));
     }
