@@ -13,6 +13,7 @@ import { execute } from "../pipelines/execution-service";
 import { invokeTool } from "../tools/invoke";
 import { ToolStore } from "../tools/store";
 import { type AgentAuditEvent, auditEventResource } from "./audit";
+import { connectorModelEndpoints } from "./connector-endpoints";
 import { type ModelEndpoint, envModelEndpoint } from "./models";
 
 /** A custom tool record from /api/tools, ready to call. */
@@ -82,8 +83,8 @@ function defaultServices(env: Env, principal: Principal): AgentServices {
       return row ? asCustomTool(row) : undefined;
     },
     modelEndpoints: async () => {
-      const e = envModelEndpoint(env);
-      return e ? [e] : [];
+      const deployment = envModelEndpoint(env);
+      return [...(deployment ? [deployment] : []), ...(await connectorModelEndpoints(env, orgId))];
     },
     // AuditEvents are FHIR resources in the org's store, written by the service (never by clients).
     audit: (event) => store.writeAuditEvent(auditEventResource(event)),

@@ -64,6 +64,11 @@ export class ConnectorStore {
     return { rows, total: totals[0]?.n ?? 0 };
   }
 
+  /** Every connector of one type in the org (types are few and orgs hold few connectors). */
+  ofType(orgId: string, type: string): Promise<ConnectorRow[]> {
+    return this.db.select().from(connectors).where(and(eq(connectors.orgId, orgId), eq(connectors.type, type))).orderBy(desc(connectors.createdAt));
+  }
+
   get(orgId: string, id: string): Promise<ConnectorRow | undefined> {
     return this.db.select().from(connectors).where(and(eq(connectors.orgId, orgId), eq(connectors.id, id))).get();
   }

@@ -48,6 +48,14 @@ export const CONNECTOR_TYPES: ConnectorTypeInfo[] = [
     auth_kinds: ["none", "bearer", "basic", "header"],
     test_path: "",
   },
+  {
+    type: "openai_compatible",
+    name: "OpenAI-compatible model endpoint",
+    description:
+      "A language model API speaking the OpenAI chat.completions protocol (llama.cpp, Ollama, vLLM or a hosted service); its models become available to the organization's agents and ai nodes",
+    auth_kinds: ["bearer", "none"],
+    test_path: "models",
+  },
 ];
 
 export function connectorType(type: string): ConnectorTypeInfo | undefined {

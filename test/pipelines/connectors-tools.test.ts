@@ -25,7 +25,7 @@ describe("connectors", () => {
   it("lists the types", async () => {
     const t = await createTenant();
     const body = (await (await t.fetch("/api/connectors/types")).json()) as { types: { type: string; auth_kinds: string[] }[] };
-    expect(body.types.map((x) => x.type)).toEqual(["fhir", "http"]);
+    expect(body.types.map((x) => x.type)).toEqual(["fhir", "http", "openai_compatible"]);
     expect(body.types[0]?.auth_kinds).toContain("oauth2_client_credentials");
   });
 
