@@ -2,14 +2,14 @@
 // rest) makes its models available to that organization's agents only. Runs with the
 // real services; only the model server is a fake, reached through fetch.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { fakeOpenAI } from "../support/fake-openai";
+import { type Brain, fakeOpenAI, lastOf } from "../support/fake-openai";
 import { type Tenant, createTenant } from "../support/tenants";
 
 const BASE = "https://llm.example.test/v1";
 
 /** Routes requests for the fake model host to the fake server, recording their Authorization headers. */
-function serveModel(answer: string) {
-  const server = fakeOpenAI(() => ({ content: answer }), ["clinic-llama"]);
+function serveModel(answer: string | Brain) {
+  const server = fakeOpenAI(typeof answer === "string" ? () => ({ content: answer }) : answer, ["clinic-llama"]);
   const auth: string[] = [];
   const real = globalThis.fetch;
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
@@ -78,5 +78,36 @@ describe("OpenAI-compatible connectors as model endpoints", () => {
     const res = await t.fetch(`/api/connectors/${id}/test`, { method: "POST" });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ok: true });
+  });
+
+  it("runs the real FHIR search tool against the org's store and audits the call, naming the agent", async () => {
+    const t = await createTenant();
+    const created = await t.fetch(`/fhir/r4/${t.orgId}/Patient`, {
+      method: "POST",
+      body: JSON.stringify({ resourceType: "Patient", name: [{ family: "Toolson", given: ["Tia"] }] }),
+      headers: { "content-type": "application/fhir+json" },
+    });
+    const patientId = ((await created.json()) as { id: string }).id;
+    serveModel((req) => {
+      const toolResult = req.messages.find((m) => m.role === "tool");
+      if (!toolResult) return { tool_calls: [{ name: "fhir_search", arguments: { resource_type: "Patient", query: "name=toolson" } }] };
+      return { content: toolResult.content?.includes(patientId) ? `Found ${lastOf(req, "user")}` : "not found" };
+    });
+    const connectorId = await addConnector(t);
+    const agent = (await (
+      await t.fetch("/api/agents", {
+        method: "POST",
+        json: { template_id: "template-clinical_assistant", name: "Finder", tools: ["fhir_search"], model_config: { model: `${connectorId}/clinic-llama`, temperature: 0, max_tokens: 256 } },
+      })
+    ).json()) as { id: string };
+    const chat = (await (await t.fetch(`/api/agents/${agent.id}/chat`, { method: "POST", json: { message: "Tia Toolson" } })).json()) as {
+      response: string;
+      reasoning_steps: { type: string; tool?: string }[];
+    };
+    expect(chat.response).toBe("Found Tia Toolson");
+    expect(chat.reasoning_steps.map((s) => s.type)).toContain("tool_call");
+    const audits = (await (await t.fetch(`/fhir/r4/${t.orgId}/AuditEvent?_count=200`)).json()) as { entry?: { resource: { agent?: { who?: { identifier?: { value?: string } } }[]; subtype?: { code: string }[] } }[] };
+    const byAgent = (audits.entry ?? []).filter((e) => e.resource.agent?.some((a) => a.who?.identifier?.value === agent.id));
+    expect(byAgent.map((e) => e.resource.subtype?.[0]?.code)).toEqual(["fhir_search"]);
   });
 });
