@@ -1,0 +1,113 @@
+// End-to-end inbound HL7 through the real Worker (wrangler dev): batches posted to
+// /api/v1/hl7/messages as the bridge posts them, routed per sender into a deployed
+// HL7-to-FHIR pipeline and stored, timed until every message is processed. Baseline
+// in the same run: the same messages converted here and posted directly as FHIR
+// transactions, i.e. the store's share of the cost. Usage: npx tsx bench/hl7-e2e.ts [--messages 200]
+import { convertToFhir } from "../src/hl7v2/convert/index";
+import { startWorker, type RunningWorker } from "./lib/worker";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const MESSAGES = arg("messages", 200);
+const SENDERS = 8;
+const BATCH = 50;
+const DEADLINE_MS = 10 * 60_000;
+
+const ts = "20260315083000";
+const adt = (i: number) =>
+  [
+    `MSH|^~\\&|ADT|FAC${i % SENDERS}|CDIS|CDIS|${ts}||ADT^A01^ADT_A01|A${i}|P|2.5.1`,
+    `EVN|A01|${ts}`,
+    `PID|1||P${i}^^^FAC${i % SENDERS}^MR||Family${i}^Given^^^^^L||19700101|F|||Street ${i}^^City^^12345^DE`,
+    `PV1|1|I|W1^101^1^FAC${i % SENDERS}||||1234^Doc^Dora|||MED|||||||||V${i}^^^FAC${i % SENDERS}^VN`,
+  ].join("\r");
+const oru = (i: number) =>
+  [
+    `MSH|^~\\&|LAB|FAC${i % SENDERS}|CDIS|CDIS|${ts}||ORU^R01^ORU_R01|R${i}|P|2.5.1`,
+    `PID|1||P${i}^^^FAC${i % SENDERS}^MR||Family${i}^Given`,
+    `OBR|1||F${i}|24323-8^Comprehensive metabolic panel^LN|||${ts}`,
+    `OBX|1|NM|2345-7^Glucose^LN||${90 + (i % 40)}|mg/dL^mg/dL^UCUM|70-99||||F`,
+    `OBX|2|NM|2160-0^Creatinine^LN||1.${i % 9}|mg/dL^mg/dL^UCUM|0.6-1.2||||F`,
+    `OBX|3|NM|2951-2^Sodium^LN||${135 + (i % 8)}|mmol/L^mmol/L^UCUM|135-145||||F`,
+  ].join("\r");
+
+/**
+ * One API call. wrangler dev sometimes restarts the Worker mid-request (503); ingestion is
+ * idempotent on message id and MSH-10, so it is resent like the bridge would (others are not).
+ */
+async function api(w: RunningWorker, path: string, init: RequestInit = {}, retries = path.startsWith("/api/v1/hl7/") ? 3 : 0) {
+  const res = await fetch(`${w.url}${path}`, { ...init, headers: { ...w.headers, "content-type": "application/json", ...(init.headers ?? {}) } });
+  if (res.status === 503 && retries > 0) return api(w, path, init, retries - 1);
+  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<Record<string, unknown>>;
+}
+
+async function deployPipeline(w: RunningWorker): Promise<void> {
+  const definition = {
+    nodes: [
+      { id: "in", type: "hl7.inbound_trigger", config: {} },
+      { id: "fhir", type: "hl7.to_fhir", config: {} },
+    ],
+    connections: [{ from: { node: "in", port: "message" }, to: { node: "fhir", port: "message" } }],
+  };
+  const p = (await api(w, "/api/pipelines", { method: "POST", body: JSON.stringify({ name: "inbound", description: "", definition }) })) as { id: string };
+  await api(w, `/api/pipelines/${p.id}/deploy`, { method: "POST" });
+}
+
+async function count(w: RunningWorker, status: string): Promise<number> {
+  return ((await api(w, `/api/hl7/messages?status=${status}&limit=1`)) as { total_count: number }).total_count;
+}
+
+/** Posts messages in bridge-sized batches, then waits until none is waiting; messages/s end to end. */
+async function endToEnd(w: RunningWorker, label: string, make: (i: number) => string, offset: number) {
+  const t0 = performance.now();
+  for (let i = 0; i < MESSAGES; i += BATCH) {
+    const messages = Array.from({ length: Math.min(BATCH, MESSAGES - i) }, (_, k) => ({ id: crypto.randomUUID(), raw: make(offset + i + k) }));
+    const body = (await api(w, "/api/v1/hl7/messages", { method: "POST", body: JSON.stringify({ messages }) })) as { results: { status: string }[] };
+    // "duplicate" answers a resend after a restart: the first copy was stored.
+    if (body.results.some((r) => r.status === "rejected")) throw new Error(`${label}: a message was rejected`);
+  }
+  const accepted = performance.now();
+  while ((await count(w, "received")) > 0) {
+    if (performance.now() - t0 > DEADLINE_MS) throw new Error(`${label}: not processed within the deadline`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const done = performance.now();
+  const failed = await count(w, "failed");
+  return { label, ingestRate: MESSAGES / ((accepted - t0) / 1000), rate: MESSAGES / ((done - t0) / 1000), failed };
+}
+
+/** The same messages, converted here, posted straight to the store as transactions (same sender parallelism). */
+async function directTransactions(w: RunningWorker, make: (i: number) => string, offset: number) {
+  const bundles = Array.from({ length: MESSAGES }, (_, i) => convertToFhir(make(offset + i)));
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: SENDERS }, async (_, s) => {
+      for (let i = s; i < bundles.length; i += SENDERS) {
+        await api(w, `/fhir/r4/${w.orgId}`, { method: "POST", body: JSON.stringify(bundles[i]), headers: { "content-type": "application/fhir+json" } });
+      }
+    }),
+  );
+  return MESSAGES / ((performance.now() - t0) / 1000);
+}
+
+const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 } });
+try {
+  await deployPipeline(worker);
+  console.log(`wrangler dev --local, ${MESSAGES} messages per run, ${SENDERS} senders, batches of ${BATCH}`);
+  for (const [label, make, base] of [
+    ["ADT^A01", adt, 0],
+    ["ORU^R01", oru, 0],
+  ] as const) {
+    const e2e = await endToEnd(worker, label, make, base);
+    const direct = await directTransactions(worker, make, base + 100_000);
+    console.log(
+      `${label}: ingest ${e2e.ingestRate.toFixed(0)} msg/s (stored + ACK), end to end ${e2e.rate.toFixed(1)} msg/s (converted + stored), ` +
+        `direct transactions ${direct.toFixed(1)} msg/s, ratio e2e/direct ${(e2e.rate / direct).toFixed(2)}x, failed ${e2e.failed}`,
+    );
+  }
+} finally {
+  await worker.stop();
+}
