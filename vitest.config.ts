@@ -21,6 +21,8 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/unit/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
+            // A loopback MLLP receiver in Node for the hl7.send tests (workerd cannot listen).
+            globalSetup: ["./test/setup/mllp-server.ts"],
           },
         },
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"] } },

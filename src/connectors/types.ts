@@ -56,6 +56,14 @@ export const CONNECTOR_TYPES: ConnectorTypeInfo[] = [
     auth_kinds: ["bearer", "none"],
     test_path: "models",
   },
+  {
+    type: "mllp",
+    name: "HL7 v2 MLLP endpoint",
+    description:
+      "An HL7 v2 interface engine or EHR listening for MLLP at mllp://host:port (mllps:// for TLS); used by the HL7 send node. The connection test probes over HTTP, so it reports a failure for this type",
+    auth_kinds: ["none"],
+    test_path: "",
+  },
 ];
 
 export function connectorType(type: string): ConnectorTypeInfo | undefined {

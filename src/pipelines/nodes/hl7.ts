@@ -1,6 +1,8 @@
 // The HL7 v2 node family: the inbound trigger (messages routed from the message
-// store), HL7 to FHIR (optionally storing the transaction), parse to JSON, and ACK.
+// store), HL7 to FHIR (optionally storing the transaction), parse to JSON, ACK,
+// and send (outbound over MLLP through an mllp connector).
 import { z } from "zod";
+import { mllpSend, parseMllpEndpoint } from "../../connectors/mllp";
 import { ApiError } from "../../errors";
 import type { Bundle } from "../../fhir/port";
 import { type AckCode, buildAck } from "../../hl7v2/ack";
@@ -210,4 +212,63 @@ export const hl7Ack = defineNode({
   run: async (ctx) => ({ outputs: { ack: buildAck(parsed(ctx.inputs.message), ctx.config.code as AckCode, ctx.config.text).toString() } }),
 });
 
-export const HL7_NODES = [hl7InboundTrigger, hl7ToFhir, hl7Parse, hl7Ack];
+/** Codes that mean the receiver took responsibility for the message. */
+const ACCEPT_CODES = new Set(["AA", "CA"]);
+
+export const hl7Send = defineNode({
+  id: "hl7.send",
+  name: "HL7 send (MLLP)",
+  category: "healthcare",
+  description:
+    "Sends an HL7 v2 message over MLLP to the endpoint of an mllp connector and waits for its ACK. By default a rejecting ACK (AE/AR/CE/CR) fails the node with HL7_NACK so the error policy applies.",
+  keywords: ["hl7", "v2", "mllp", "send", "outbound", "interface", "ack", "tcp"],
+  inputs: MESSAGE_IN,
+  outputs: [{ name: "output", type: "json", description: "{ack, ack_code, control_id, text}" }],
+  config: z
+    .object({
+      connector_id: z.string().min(1).describe("An mllp connector: mllp://host:port or mllps://host:port"),
+      timeout_ms: z.number().int().min(100).max(120_000).default(10_000).describe("How long to wait for the connection and the ACK"),
+      require_accept: z.boolean().default(true).describe("Fail with HL7_NACK unless MSA-1 is AA or CA"),
+    })
+    .strict(),
+  documentation: {
+    summary:
+      "Test mode reports the message as a would-write to mllp:<connector_id> and sends nothing. Errors: HL7_NACK (rejecting ACK), HL7_SEND_TIMEOUT (no ACK in time), HL7_SEND_FAILED (connection refused or closed), HL7_ACK_INVALID (answer is not an ACK).",
+    example: {
+      config: { connector_id: "6f1c…", timeout_ms: 5000 },
+      inputs: { message: "MSH|^~\\&|CDIS|CDIS|RIS|HOSP|20260101||ADT^A08|123|P|2.5.1\rPID|1||42^^^HOSP^MR||Doe^Jane" },
+      outputs: { output: { ack: "MSH|^~\\&|RIS|HOSP|CDIS|CDIS|...\rMSA|AA|123", ack_code: "AA", control_id: "123", text: "" } },
+    },
+  },
+  run: async (ctx) => {
+    const message = parsed(ctx.inputs.message);
+    const text = message.toString();
+    // Resolved in test mode too: an unknown (or another organization's) connector fails either way.
+    const endpoint = parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
+    if (ctx.testMode) {
+      ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
+      return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };
+    }
+    const raw = await mllpSend(endpoint, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
+    let ack: Hl7Message;
+    try {
+      ack = parseMessage(raw);
+    } catch (err) {
+      if (err instanceof Hl7ParseError) throw new ApiError(502, "HL7_ACK_INVALID", `The receiver answered with something that is not HL7: ${err.message}`);
+      throw err;
+    }
+    const msa = ack.segment("MSA");
+    if (!msa) throw new ApiError(502, "HL7_ACK_INVALID", "The receiver's answer has no MSA segment");
+    const err = ack.segment("ERR");
+    const code = msa.field(1).value;
+    const reason = msa.field(3).value || err?.field(8).value || err?.field(3).comp(2).value || "";
+    const output = { ack: raw, ack_code: code, control_id: msa.field(2).value, text: reason };
+    if (msa.field(2).value !== message.controlId) ctx.log("warn", `ACK control id ${msa.field(2).value} does not match MSH-10 ${message.controlId}`);
+    if (ctx.config.require_accept && !ACCEPT_CODES.has(code)) {
+      throw new ApiError(502, "HL7_NACK", `The receiver answered ${code || "without an ACK code"}${reason ? `: ${reason}` : ""}`);
+    }
+    return { outputs: { output } };
+  },
+});
+
+export const HL7_NODES = [hl7InboundTrigger, hl7ToFhir, hl7Parse, hl7Ack, hl7Send];
