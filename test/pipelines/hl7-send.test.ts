@@ -120,6 +120,15 @@ describe("hl7.send over MLLP", () => {
     expect((await received()).some((m) => m.includes(control))).toBe(false);
   });
 
+  it("the generic connection test, an HTTP probe, reports failure for an mllp connector instead of crashing", async () => {
+    const t = await createTenant();
+    const id = await mllpConnector(t);
+    const res = await t.fetch(`/api/connectors/${id}/test`, { method: "POST" });
+    expect(res.status).toBe(200);
+    const result = (await res.json()) as { ok: boolean; message: string };
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining("Fetch API cannot load: mllp://") });
+  });
+
   it("rejects input that is not HL7 before connecting, and another organization's connector", async () => {
     const a = await createTenant();
     const b = await createTenant();
