@@ -13,6 +13,7 @@ import {
   preconditionFailed,
   unprocessable,
 } from "../errors";
+import { hasConditionalEntries, withConditionalLock } from "./conditional-lock";
 import { type AuditInput, type Interaction, auditEvent } from "./audit";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
@@ -303,15 +304,22 @@ export class FhirService implements FhirPort {
   // ---- writes (FhirPort)
 
   async create(resource: Resource, options: { ifNoneExist?: string } = {}): Promise<WriteResult> {
-    return this.writeAudited("create", undefined, async () => {
-      const plan = await this.planCreate(resource, options);
-      if (!("statements" in plan)) {
-        await this.recordAudit({ interaction: "create", what: `${plan.resource.resourceType}/${plan.resource.id}`, outcome: "0", outcomeDesc: "existing" });
-        return plan;
-      }
-      await this.commit([plan]);
-      return plan.result;
-    });
+    return this.writeAudited("create", undefined, () =>
+      this.conditionally(!!options.ifNoneExist, async () => {
+        const plan = await this.planCreate(resource, options);
+        if (!("statements" in plan)) {
+          await this.recordAudit({ interaction: "create", what: `${plan.resource.resourceType}/${plan.resource.id}`, outcome: "0", outcomeDesc: "existing" });
+          return plan;
+        }
+        await this.commit([plan]);
+        return plan.result;
+      }),
+    );
+  }
+
+  /** Runs a write under the org's conditional-write lease when its outcome depends on a match. */
+  conditionally<T>(conditional: boolean, write: () => Promise<T>): Promise<T> {
+    return conditional ? withConditionalLock(this.env, this.principal.orgId, write) : write();
   }
 
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
@@ -323,13 +331,15 @@ export class FhirService implements FhirPort {
   }
 
   async conditionalUpdate(query: string, resource: Resource, options: UpdateOptions = {}): Promise<WriteResult> {
-    return this.writeAudited("update", `${resource?.resourceType}?${query}`, async () => {
-      this.writable(resource);
-      const id = await this.resolveConditionalUpdate(resource, query);
-      const plan = await this.planUpdate({ ...resource, id }, options);
-      await this.commit([plan]);
-      return plan.result;
-    });
+    return this.writeAudited("update", `${resource?.resourceType}?${query}`, () =>
+      this.conditionally(true, async () => {
+        this.writable(resource);
+        const id = await this.resolveConditionalUpdate(resource, query);
+        const plan = await this.planUpdate({ ...resource, id }, options);
+        await this.commit([plan]);
+        return plan.result;
+      }),
+    );
   }
 
   /** The id a conditional update writes: the single match, the body's id, or a new one. */
@@ -380,16 +390,20 @@ export class FhirService implements FhirPort {
   /** Deletes the single resource a search selects (412 when several match). */
   async conditionalDelete(type: string, query: string): Promise<number> {
     this.checkType(type);
-    const ids = await this.matchIds(type, query);
-    if (ids.length > 1) throw preconditionFailed(`The conditional delete matched ${ids.length} resources`);
-    if (ids.length === 1) await this.delete(type, ids[0]!);
-    return ids.length;
+    return this.conditionally(true, async () => {
+      const ids = await this.matchIds(type, query);
+      if (ids.length > 1) throw preconditionFailed(`The conditional delete matched ${ids.length} resources`);
+      if (ids.length === 1) await this.delete(type, ids[0]!);
+      return ids.length;
+    });
   }
 
   batch(bundle: Bundle): Promise<Bundle> {
     const interaction: Interaction = bundle?.type === "transaction" ? "transaction" : "batch";
     return this.audited(interaction, { query: `${interaction} of ${Array.isArray(bundle?.entry) ? bundle.entry.length : 0} entries` }, () =>
-      executeBundle(this, bundle),
+      // A transaction plans all entries before one commit, so it holds the lease throughout; a batch's
+      // entries go through create/conditionalUpdate, which take it one entry at a time.
+      this.conditionally(interaction === "transaction" && Array.isArray(bundle.entry) && hasConditionalEntries(bundle), () => executeBundle(this, bundle)),
     );
   }
 
