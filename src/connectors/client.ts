@@ -4,7 +4,10 @@ import { database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { type ResolvedConnector, ConnectorStore } from "./store";
+import { mllpProbe, parseMllpEndpoint } from "./mllp";
 import { connectorType } from "./types";
+
+const MLLP_PROBE_TIMEOUT_MS = 5_000;
 
 export interface ConnectionTestResult {
   ok: boolean;
@@ -108,6 +111,10 @@ export function connectorClient(env: Env, orgId: string, testMode: boolean): Con
       const started = Date.now();
       try {
         const info = connectorType(c.row.type);
+        if (info?.schemes.includes("mllp")) {
+          await mllpProbe(parseMllpEndpoint(c.row.endpoint), MLLP_PROBE_TIMEOUT_MS);
+          return { ok: true, latency_ms: Date.now() - started, message: "TCP connection succeeded" };
+        }
         const res = await call(c, info?.test_path ?? "", { headers: { accept: "application/fhir+json, application/json" } });
         return {
           ok: res.ok,

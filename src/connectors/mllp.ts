@@ -125,3 +125,20 @@ export async function mllpSend(endpoint: MllpEndpoint, message: string, opts: Ml
     socket.close().catch(() => undefined);
   }
 }
+
+/** Opens (and closes) a connection to check an MLLP endpoint is reachable; used by the connector test. */
+export async function mllpProbe(endpoint: MllpEndpoint, timeoutMs: number): Promise<void> {
+  const socket = connect({ hostname: endpoint.hostname, port: endpoint.port }, { secureTransport: endpoint.tls ? "on" : "off", allowHalfOpen: false });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      socket.opened,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    socket.close().catch(() => undefined);
+  }
+}

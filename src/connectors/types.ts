@@ -29,9 +29,13 @@ export interface ConnectorTypeInfo {
   name: string;
   description: string;
   auth_kinds: AuthKind[];
-  /** Path probed by the connection test, relative to the endpoint. */
+  /** URL schemes an endpoint of this type may use. */
+  schemes: string[];
+  /** Path probed by the connection test, relative to the endpoint (HTTP types). */
   test_path: string;
 }
+
+const HTTP = ["http", "https"];
 
 export const CONNECTOR_TYPES: ConnectorTypeInfo[] = [
   {
@@ -39,6 +43,7 @@ export const CONNECTOR_TYPES: ConnectorTypeInfo[] = [
     name: "FHIR server (EHR)",
     description: "A FHIR R4 API of an EHR or another FHIR server; used by the EHR fetch node and HTTP tools",
     auth_kinds: ["oauth2_client_credentials", "bearer", "none"],
+    schemes: HTTP,
     test_path: "metadata",
   },
   {
@@ -46,6 +51,7 @@ export const CONNECTOR_TYPES: ConnectorTypeInfo[] = [
     name: "HTTP / webhook",
     description: "Any HTTP endpoint; used by the HTTP request node and HTTP tools",
     auth_kinds: ["none", "bearer", "basic", "header"],
+    schemes: HTTP,
     test_path: "",
   },
   {
@@ -54,14 +60,16 @@ export const CONNECTOR_TYPES: ConnectorTypeInfo[] = [
     description:
       "A language model API speaking the OpenAI chat.completions protocol (llama.cpp, Ollama, vLLM or a hosted service); its models become available to the organization's agents and ai nodes",
     auth_kinds: ["bearer", "none"],
+    schemes: HTTP,
     test_path: "models",
   },
   {
     type: "mllp",
     name: "HL7 v2 MLLP endpoint",
     description:
-      "An HL7 v2 interface engine or EHR listening for MLLP at mllp://host:port (mllps:// for TLS); used by the HL7 send node. The connection test probes over HTTP, so it reports a failure for this type",
+      "An HL7 v2 interface engine or EHR listening for MLLP at mllp://host:port (mllps:// for TLS); used by the HL7 send node. The connection test opens a TCP (or TLS) connection",
     auth_kinds: ["none"],
+    schemes: ["mllp", "mllps"],
     test_path: "",
   },
 ];
@@ -70,11 +78,15 @@ export function connectorType(type: string): ConnectorTypeInfo | undefined {
   return CONNECTOR_TYPES.find((t) => t.type === type);
 }
 
-/** Problems with a type/auth/credentials combination, as field errors. */
-export function connectorConfigErrors(type: string, auth: ConnectorAuth, credentials: Record<string, string>) {
+/** Problems with a type/endpoint/auth/credentials combination, as field errors. */
+export function connectorConfigErrors(type: string, endpoint: string, auth: ConnectorAuth, credentials: Record<string, string>) {
   const errors: { path: string; message: string }[] = [];
   const info = connectorType(type);
   if (!info) return [{ path: "type", message: `Unknown connector type ${type}; see /api/connectors/types` }];
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(endpoint)?.[1]?.toLowerCase();
+  if (!scheme || !info.schemes.includes(scheme)) {
+    errors.push({ path: "endpoint", message: `${type} endpoints are ${info.schemes.map((s) => `${s}://`).join(" or ")} URLs` });
+  }
   if (!info.auth_kinds.includes(auth.kind)) {
     errors.push({ path: "auth.kind", message: `${type} connectors accept ${info.auth_kinds.join(", ")}` });
   }

@@ -29,7 +29,7 @@ const ConnectorBody = z
   .object({
     name: z.string().trim().min(1).max(200),
     type: z.string(),
-    endpoint: z.url().refine((u) => /^https?:\/\//.test(u), "http(s) URL"),
+    endpoint: z.url().openapi({ description: "https://… for HTTP-based types, mllp://host:port or mllps://host:port for mllp" }),
     auth: AuthSchema.optional().openapi({ description: "Default: inferred from the credentials (client_id → oauth2_client_credentials, token → bearer)" }),
     credentials: z.record(z.string(), z.string().max(8192)).optional().openapi({ description: "Omit on update to keep the stored credentials" }),
   })
@@ -60,14 +60,14 @@ const missing = (id: string) => notFound(`Connector ${id} not found`, "CONNECTOR
 function checked(body: z.infer<typeof ConnectorBody>, stored?: { auth: ConnectorAuth; credentials: Record<string, string> }) {
   const credentials = body.credentials ?? stored?.credentials ?? {};
   const auth = body.auth ?? (body.credentials || !stored ? { kind: inferAuthKind(credentials) } : stored.auth);
-  const errors = connectorConfigErrors(body.type, auth, credentials);
+  const errors = connectorConfigErrors(body.type, body.endpoint, auth, credentials);
   if (errors.length) throw validationFailed("Invalid connector", errors);
   return { name: body.name, type: body.type, endpoint: body.endpoint, auth, credentials: body.credentials };
 }
 
 export const connectorRoutes = createRouter()
   .openapi(
-    createRoute({ method: "get", path: "/types", tags, summary: "Supported connector types", security, middleware: read, responses: { 200: { description: "Types", content: json(z.object({ types: z.array(z.object({ type: z.string(), name: z.string(), description: z.string(), auth_kinds: z.array(z.string()) })) })) }, ...commonErrors } }),
+    createRoute({ method: "get", path: "/types", tags, summary: "Supported connector types", security, middleware: read, responses: { 200: { description: "Types", content: json(z.object({ types: z.array(z.object({ type: z.string(), name: z.string(), description: z.string(), auth_kinds: z.array(z.string()), schemes: z.array(z.string()) })) })) }, ...commonErrors } }),
     (c) => c.json({ types: CONNECTOR_TYPES.map(({ test_path: _, ...t }) => t) }, 200),
   )
   .openapi(

@@ -25,7 +25,7 @@ describe("connectors", () => {
   it("lists the types", async () => {
     const t = await createTenant();
     const body = (await (await t.fetch("/api/connectors/types")).json()) as { types: { type: string; auth_kinds: string[] }[] };
-    expect(body.types.map((x) => x.type)).toEqual(["fhir", "http", "openai_compatible"]);
+    expect(body.types.map((x) => x.type)).toEqual(["fhir", "http", "openai_compatible", "mllp"]);
     expect(body.types[0]?.auth_kinds).toContain("oauth2_client_credentials");
   });
 
@@ -49,8 +49,13 @@ describe("connectors", () => {
     const bad = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "fhir", endpoint: "https://ehr.test", auth: { kind: "bearer" }, credentials: {} } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path).toBe("credentials.token");
-    const unknown = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "mllp", endpoint: "https://x.test" } });
+    const unknown = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "dicomweb", endpoint: "https://x.test" } });
     expect(unknown.status).toBe(400);
+    // Each type takes its own URL schemes.
+    const wrongScheme = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "mllp", endpoint: "https://x.test" } });
+    expect(((await wrongScheme.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path).toBe("endpoint");
+    expect((await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "fhir", endpoint: "mllp://x.test:2575" } })).status).toBe(400);
+    expect((await t.fetch("/api/connectors", { method: "POST", json: { name: "RIS", type: "mllp", endpoint: "mllp://ris.test:2575" } })).status).toBe(201);
   });
 
   it("updates without resending credentials, deletes, and tests the connection with a fetched OAuth2 token", async () => {
