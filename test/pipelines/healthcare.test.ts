@@ -134,4 +134,29 @@ describe("healthcare nodes", () => {
     expect((second.outputs as { ehr: { summary: unknown } }).ehr.summary).toEqual({ fetched: 2, created: 0, updated: 2, pages: 2 });
     expect(store.resources.size).toBe(2);
   });
+
+  it("rewrites references into the EHR's id space: to local copies when fetched, else to the EHR's absolute URL", async () => {
+    const tenant = await createTenant();
+    const store = fhirFor(tenant.orgId);
+    const connector = (await (await tenant.fetch("/api/connectors", { method: "POST", json: { name: "EHR", type: "fhir", endpoint: "https://ehr.test/fhir", credentials: { token: "t-12345678" } } })).json()) as { id: string };
+    const observation = (id: string, subject: string) => ({ resource: { resourceType: "Observation", id, status: "final", code: { text: "HR" }, subject: { reference: subject }, performer: [{ reference: "https://other.test/fhir/Practitioner/x" }] } });
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
+      const url = String(input);
+      if (url === "https://ehr.test/fhir/Patient?_id=e1") return Response.json({ resourceType: "Bundle", type: "searchset", entry: [{ resource: { resourceType: "Patient", id: "e1", name: [{ family: "Ref" }] } }] });
+      if (url === "https://ehr.test/fhir/Observation?patient=e1") {
+        return Response.json({ resourceType: "Bundle", type: "searchset", entry: [observation("o1", "Patient/e1"), observation("o2", "https://ehr.test/fhir/Patient/e9")] });
+      }
+      return new Response("unexpected", { status: 500 });
+    });
+    const fetchNode = (resource_type: string, query: string): NodeSpec[] => [{ id: "ehr", type: "fhir.ehr_fetch", config: { connector_id: connector.id, resource_type, query } }];
+    expect((await runOne(tenant, fetchNode("Patient", "_id=e1"), [edge("start", "ehr", "event")], {})).status).toBe("completed");
+    const localPatient = store.matches("Patient", `identifier=urn:cdis:connector:${connector.id}|e1`)[0]!;
+    expect((await runOne(tenant, fetchNode("Observation", "patient=e1"), [edge("start", "ehr", "event")], {})).status).toBe("completed");
+    const subjects = Object.fromEntries(
+      store.matches("Observation", "").map((o) => [(o.identifier as { value: string }[])[0]!.value, (o.subject as { reference: string }).reference]),
+    );
+    expect(subjects).toEqual({ o1: `Patient/${localPatient.id}`, o2: "https://ehr.test/fhir/Patient/e9" });
+    // References to other servers are left as they are.
+    expect((store.matches("Observation", "")[0]!.performer as { reference: string }[])[0]!.reference).toBe("https://other.test/fhir/Practitioner/x");
+  });
 });
