@@ -7,7 +7,7 @@ import type { ModelEndpoint } from "../../src/agents/models";
 import { type AgentServices, type CustomTool, type VitalsQuery, setAgentServicesFactory } from "../../src/agents/services";
 import { notFound } from "../../src/errors";
 import { type Brain, fakeOpenAI } from "./fake-openai";
-import { MemoryFhir } from "./agent-memory-fhir";
+import { MemoryFhir } from "./memory-fhir";
 
 export interface FakeOrg {
   fhir: MemoryFhir;

@@ -1,6 +1,7 @@
-// An in-memory FhirPort for pipeline tests: read, search by simple parameters
-// (_id, identifier=system|value, reference and string fields), create with
-// ifNoneExist, update, conditional update, delete and batch, with versioning.
+// An in-memory FhirPort for pipeline and agent tests: read, search by simple
+// parameters (_id, identifier=system|value, patient, code=system|code, reference
+// and string fields; _sort=-date, _count), create with ifNoneExist, update,
+// conditional update, delete and batch, with versioning.
 import type { OperationOutcome } from "../../src/errors";
 import { ApiError } from "../../src/errors";
 import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "../../src/fhir/port";
@@ -34,6 +35,12 @@ export class MemoryFhir implements FhirPort {
     throw new ApiError(404, "NOT_FOUND", `${type}/${id} not found`);
   }
 
+  /** Stores resources as they are (ids kept), for tests that start from known data. */
+  seed(...resources: Resource[]): this {
+    for (const r of resources) this.resources.set(this.key(r.resourceType, r.id!), structuredClone(r) as Stored);
+    return this;
+  }
+
   matches(type: string, query: string): Stored[] {
     const params = [...new URLSearchParams(query)].filter(([k]) => !k.startsWith("_") || k === "_id");
     return [...this.resources.values()].filter(
@@ -45,6 +52,15 @@ export class MemoryFhir implements FhirPort {
             const [system, code] = value.includes("|") ? value.split("|") : [undefined, value];
             return ((r.identifier as { system?: string; value?: string }[] | undefined) ?? []).some((i) => i.value === code && (system === undefined || i.system === system));
           }
+          if (name === "patient") {
+            const ref = ((r.subject ?? r.patient) as { reference?: string } | undefined)?.reference;
+            return ref === (value.includes("/") ? value : `Patient/${value}`);
+          }
+          if (name === "code") {
+            const [system, code] = value.includes("|") ? value.split("|") : [undefined, value];
+            const codings = (r.code as { coding?: { system?: string; code?: string }[] } | undefined)?.coding ?? [];
+            return codings.some((c) => c.code === code && (!system || c.system === system));
+          }
           const field = r[name];
           if (field && typeof field === "object" && "reference" in field) return (field as { reference: string }).reference === value;
           return typeof field === "string" && field.toLowerCase() === value.toLowerCase();
@@ -53,8 +69,11 @@ export class MemoryFhir implements FhirPort {
   }
 
   async search(type: string, query: string): Promise<Bundle> {
+    const params = new URLSearchParams(query);
     const found = this.matches(type, query);
-    return { resourceType: "Bundle", type: "searchset", total: found.length, entry: found.map((r) => ({ fullUrl: this.key(type, r.id), resource: structuredClone(r), search: { mode: "match" } })) };
+    if (params.get("_sort") === "-date") found.sort((a, b) => String(b.effectiveDateTime ?? "").localeCompare(String(a.effectiveDateTime ?? "")));
+    const page = found.slice(0, Number(params.get("_count") ?? found.length));
+    return { resourceType: "Bundle", type: "searchset", total: found.length, entry: page.map((r) => ({ fullUrl: this.key(type, r.id), resource: structuredClone(r), search: { mode: "match" } })) };
   }
 
   async create(resource: Resource, options?: { ifNoneExist?: string }): Promise<WriteResult> {
