@@ -15,30 +15,51 @@ const compiled = new Map<string, Compiled>();
 
 const upperFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** Compiles "Type.a.b.where(...)" (one union member) to steps, or undefined when not a plain path. */
-function compilePart(part: string): Step[] | undefined {
+/** Where a path stands: an element path inside a type's definition (a resource or a datatype). */
+interface Context {
+  type: string;
+  path: string[];
+}
+
+/**
+ * Resolves one element name below `at`: an element of the same definition, or of the datatype
+ * the current element has (Observation.meta.profile reads Meta's "profile").
+ */
+function resolveElement(at: Context, name: string): { step: Step; next: Context } | undefined {
+  const defs = ELEMENTS[at.type] ?? {};
+  const key = [...at.path, name].join(".");
+  if (defs[key]) return { step: { prop: name }, next: { type: at.type, path: [...at.path, name] } };
+  if (defs[`${key}[x]`]) return { step: { choice: name }, next: { type: at.type, path: [...at.path, `${name}[x]`] } };
+  const datatype = at.path.length ? defs[at.path.join(".")]?.[2].replace(/\(.*$/, "") : undefined;
+  return datatype && ELEMENTS[datatype] && datatype !== at.type ? resolveElement({ type: datatype, path: [] }, name) : undefined;
+}
+
+/**
+ * Compiles "Type.a.b.where(...)" (one union member) to steps, or undefined when not a plain path.
+ * A relative expression (a composite's component) starts at `context`, its base's position.
+ */
+function compilePart(part: string, context?: Context): { steps: Step[]; at: Context } | undefined {
   let p = part.trim();
   while (p.startsWith("(") && p.endsWith(")") && splitTop(p.slice(1, -1), "|").length === 1) p = p.slice(1, -1).trim();
   // "X as T" at the end is the same cast as X.as(T).
   const asMatch = /^(.*\S)\s+as\s+(\w+)$/.exec(p);
   if (asMatch) p = `${asMatch[1]}.as(${asMatch[2]})`;
   const tokens = splitTop(p, ".");
-  const type = tokens.shift();
-  // Only expressions rooted at a resource type; relative ones (composite components) go general.
-  if (!type || !isResourceType(type)) return undefined;
+  let at: Context;
+  if (tokens[0] && isResourceType(tokens[0])) at = { type: tokens.shift()!, path: [] };
+  else if (context) at = context;
+  else return undefined;
   const steps: Step[] = [];
-  const path: string[] = [];
   for (const tok of tokens) {
     const resolveIs = /^where\(resolve\(\) is (\w+)\)$/.exec(tok);
     const whereEq = /^where\((\w+)\s*=\s*'([^']*)'\)$/.exec(tok);
     const cast = /^(?:ofType|as)\((\w+)\)$/.exec(tok);
     if (/^[a-z][A-Za-z]*$/.test(tok)) {
-      // Only paths the resource's own definition knows: a choice element reads every valueX key.
-      path.push(tok);
-      const at = path.join(".");
-      if (ELEMENTS[type]?.[at]) steps.push({ prop: tok });
-      else if (ELEMENTS[type]?.[`${at}[x]`]) steps.push({ choice: tok });
-      else return undefined;
+      // Only paths the definitions know: a choice element reads every valueX key.
+      const resolved = resolveElement(at, tok);
+      if (!resolved) return undefined;
+      steps.push(resolved.step);
+      at = resolved.next;
     } else if (resolveIs) {
       steps.push({ refType: resolveIs[1]! });
     } else if (whereEq) {
@@ -47,20 +68,29 @@ function compilePart(part: string): Step[] | undefined {
       // A cast on a choice element selects its typed property: value.as(Quantity) is valueQuantity.
       const last = steps[steps.length - 1];
       if (!last || !("choice" in last)) return undefined;
-      const typed = `${last.choice}${upperFirst(cast[1]!)}`;
-      steps[steps.length - 1] = { prop: typed };
-      path[path.length - 1] = typed;
+      const type = cast[1]!;
+      steps[steps.length - 1] = { prop: `${last.choice}${upperFirst(type)}` };
+      at = { type: ELEMENTS[type] ? type : upperFirst(type), path: [] };
     } else return undefined;
   }
-  return steps;
+  return { steps, at };
 }
 
-function compile(expression: string): Compiled {
-  let c = compiled.get(expression);
+/** Where a (single-member, plain) base expression leads, for compiling its relative components. */
+function contextOf(base: string | undefined): Context | undefined {
+  if (!base) return undefined;
+  const parts = splitTop(base, "|");
+  return parts.length === 1 ? compilePart(parts[0]!)?.at : undefined;
+}
+
+function compile(expression: string, base?: string): Compiled {
+  const cacheKey = base ? `${base}\u0000${expression}` : expression;
+  let c = compiled.get(cacheKey);
   if (!c) {
-    const parts = splitTop(expression, "|").map(compilePart);
+    const context = contextOf(base);
+    const parts = splitTop(expression, "|").map((x) => compilePart(x, context)?.steps);
     c = parts.every((x) => x !== undefined) ? { kind: "fast", parts: parts as Step[][] } : { kind: "general", atom: parseFhirPath(expression) };
-    compiled.set(expression, c);
+    compiled.set(cacheKey, c);
   }
   return c;
 }
@@ -106,9 +136,12 @@ export function fhirpathSyntaxError(expression: string): string | undefined {
   }
 }
 
-/** Values an expression selects from `input` (a resource or an element of one). */
-export function evaluate(expression: string, input: unknown): unknown[] {
-  const c = compile(expression);
+/**
+ * Values an expression selects from `input` (a resource or an element of one); `base` is the
+ * expression that selected `input`, when `expression` is relative to it (composite components).
+ */
+export function evaluate(expression: string, input: unknown, base?: string): unknown[] {
+  const c = compile(expression, base);
   if (c.kind === "fast") return c.parts.flatMap((steps) => runSteps(input, steps));
   return evalFhirPathTyped(c.atom, [toTypedValue(input)]).map((v) => v.value);
 }

@@ -128,9 +128,9 @@ export function numberValues(v: unknown): { value: number; system: string; unit:
 
 const emptyRows = (): IndexRows => ({ string: [], token: [], reference: [], date: [], number: [], uri: [], composite: [], patients: [] });
 
-function evalSafe(expression: string, input: unknown): unknown[] {
+function evalSafe(expression: string, input: unknown, base?: string): unknown[] {
   try {
-    return evaluate(expression, input);
+    return evaluate(expression, input, base);
   } catch {
     // An expression the evaluator cannot handle indexes nothing rather than failing the write.
     return [];
@@ -192,9 +192,9 @@ function addComposite(rows: IndexRows, p: SearchParamDef, resource: Resource) {
   const [first, second] = p.components ?? [];
   if (!first || !second || !p.expression) return;
   for (const base of evalSafe(p.expression, resource)) {
-    for (const v1 of evalSafe(first.expression, base)) {
+    for (const v1 of evalSafe(first.expression, base, p.expression)) {
       for (const [system1, value1] of tokenValues(v1).tokens) {
-        for (const v2 of evalSafe(second.expression, base)) {
+        for (const v2 of evalSafe(second.expression, base, p.expression)) {
           for (const c of compositeSecond(second, v2)) rows.composite.push({ code: p.code, system1, value1, ...c });
         }
       }

@@ -18,10 +18,11 @@ import { type AuditInput, type Interaction, auditEvent } from "./audit";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
 import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "./port";
+import { newResourceId } from "./resource-id";
 import { executeSearch } from "./search/execute";
 import { parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
-import { ResourceStore, type StoredVersion } from "./storage/resource-store";
+import { ResourceStore, type StoredVersion, type VersionWrite } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
 import { validateResource } from "./validate";
 
@@ -36,9 +37,9 @@ export interface UpdateOptions {
   ifMatch?: string;
 }
 
-/** A write prepared for a batch: its statements and what it will answer once committed. */
+/** A write prepared for a batch: the version it stores and what it will answer once committed. */
 export interface PlannedWrite {
-  statements: D1PreparedStatement[];
+  write: VersionWrite;
   result: WriteResult;
   /** null for a delete. */
   resource: Resource | null;
@@ -69,23 +70,23 @@ export class FhirService implements FhirPort {
 
   // ---- audit
 
-  auditStatements(input: AuditInput, now = new Date().toISOString()): D1PreparedStatement[] {
-    return this.auditEventStatements(auditEvent(this.principal, input, now), now);
+  auditWrite(input: AuditInput, now = new Date().toISOString()): VersionWrite {
+    return this.auditEventWrite(auditEvent(this.principal, input, now), now);
   }
 
-  private auditEventStatements(event: Resource, now: string): D1PreparedStatement[] {
-    return this.store.writeStatements({ ...event, id: crypto.randomUUID(), meta: { versionId: "1", lastUpdated: now } }, 1, now, "POST");
+  private auditEventWrite(event: Resource, now: string): VersionWrite {
+    return { kind: "put", resource: { ...event, id: newResourceId(), meta: { versionId: "1", lastUpdated: now } }, versionId: 1, lastUpdated: now, method: "POST" };
   }
 
   /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
   async writeAuditEvent(event: Resource): Promise<void> {
     if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
-    await this.env.DB.batch(this.auditEventStatements(event, new Date().toISOString()));
+    await this.env.DB.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
   }
 
   /** Records an audit outside a write batch: after the response when possible. */
   async recordAudit(input: AuditInput): Promise<void> {
-    const done = this.env.DB.batch(this.auditStatements(input)).catch((e: unknown) => {
+    const done = this.env.DB.batch(this.store.writeStatements([this.auditWrite(input)])).catch((e: unknown) => {
       console.error(JSON.stringify({ level: "error", msg: "audit write failed", error: String(e) }));
     });
     if (this.options.waitUntil) this.options.waitUntil(done);
@@ -104,9 +105,16 @@ export class FhirService implements FhirPort {
     }
   }
 
-  /** Commits planned writes (and their audits) atomically; a concurrent writer's collision is a 409. */
-  async commit(plans: PlannedWrite[], extra: D1PreparedStatement[] = []): Promise<void> {
-    const statements = [...plans.flatMap((p) => [...p.statements, ...this.auditStatements(p.audit, p.lastUpdated)]), ...extra];
+  /**
+   * Commits planned writes, their audits and any further audits (a transaction's own) atomically;
+   * a concurrent writer's collision is a 409.
+   */
+  async commit(plans: PlannedWrite[], audits: AuditInput[] = []): Promise<void> {
+    const now = new Date().toISOString();
+    const statements = this.store.writeStatements([
+      ...plans.flatMap((p) => [p.write, this.auditWrite(p.audit, p.lastUpdated)]),
+      ...audits.map((a) => this.auditWrite(a, now)),
+    ]);
     if (statements.length === 0) return;
     try {
       await this.env.DB.batch(statements);
@@ -251,7 +259,7 @@ export class FhirService implements FhirPort {
     const persisted = (await offloadBinary(this.env.BLOBS, this.principal.orgId, stored)) as Resource & { id: string };
     const created = !current || current.deleted;
     return {
-      statements: this.store.writeStatements(persisted, versionId, lastUpdated, created ? "POST" : "PUT"),
+      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT" },
       result: { resource: stored, outcome: created ? "created" : "updated" },
       resource: stored,
       type: resource.resourceType,
@@ -266,7 +274,7 @@ export class FhirService implements FhirPort {
     const versionId = current.versionId + 1;
     const lastUpdated = new Date().toISOString();
     return {
-      statements: this.store.deleteStatements(type, id, versionId, lastUpdated),
+      write: { kind: "delete", type, id, versionId, lastUpdated },
       result: { resource: { resourceType: type, id }, outcome: "updated" },
       resource: null,
       type,
@@ -288,7 +296,7 @@ export class FhirService implements FhirPort {
         if (v && !v.deleted) return { resource: await this.hydrate(v.content), outcome: "existing" };
       }
     }
-    return this.planWrite(resource, options.id ?? crypto.randomUUID(), undefined, "create");
+    return this.planWrite(resource, options.id ?? newResourceId(), undefined, "create");
   }
 
   async planUpdate(resource: Resource & { id: string }, options: UpdateOptions = {}, interaction: "update" | "patch" = "update"): Promise<PlannedWrite> {
@@ -307,7 +315,7 @@ export class FhirService implements FhirPort {
     return this.writeAudited("create", undefined, () =>
       this.conditionally(!!options.ifNoneExist, async () => {
         const plan = await this.planCreate(resource, options);
-        if (!("statements" in plan)) {
+        if (!("write" in plan)) {
           await this.recordAudit({ interaction: "create", what: `${plan.resource.resourceType}/${plan.resource.id}`, outcome: "0", outcomeDesc: "existing" });
           return plan;
         }
@@ -350,7 +358,7 @@ export class FhirService implements FhirPort {
       if (resource.id && resource.id !== ids[0]) throw badRequest(`The body's id ${resource.id} differs from the matched resource ${ids[0]}`);
       return ids[0]!;
     }
-    return resource.id ?? crypto.randomUUID();
+    return resource.id ?? newResourceId();
   }
 
   /** `operations`: a JSON Patch array, or a FHIRPath Patch Parameters resource. */
@@ -398,13 +406,20 @@ export class FhirService implements FhirPort {
     });
   }
 
-  batch(bundle: Bundle): Promise<Bundle> {
+  async batch(bundle: Bundle): Promise<Bundle> {
     const interaction: Interaction = bundle?.type === "transaction" ? "transaction" : "batch";
-    return this.audited(interaction, { query: `${interaction} of ${Array.isArray(bundle?.entry) ? bundle.entry.length : 0} entries` }, () =>
-      // A transaction plans all entries before one commit, so it holds the lease throughout; a batch's
-      // entries go through create/conditionalUpdate, which take it one entry at a time.
-      this.conditionally(interaction === "transaction" && Array.isArray(bundle.entry) && hasConditionalEntries(bundle), () => executeBundle(this, bundle)),
-    );
+    const audit: AuditInput = { interaction, query: `${interaction} of ${Array.isArray(bundle?.entry) ? bundle.entry.length : 0} entries`, outcome: "0" };
+    // A batch's entries go through create/conditionalUpdate, which take the conditional-write lease
+    // one entry at a time.
+    if (interaction === "batch") return this.audited(interaction, audit, () => executeBundle(this, bundle));
+    // A transaction plans all entries before one commit, so it holds the lease throughout, and its
+    // own AuditEvent commits with its writes.
+    try {
+      return await this.conditionally(Array.isArray(bundle.entry) && hasConditionalEntries(bundle), () => executeBundle(this, bundle, audit));
+    } catch (e) {
+      await this.recordAudit({ ...audit, ...failureOf(e) });
+      throw e;
+    }
   }
 
   // ---- operations

@@ -5,7 +5,9 @@
 import { ApiError, badRequest, operationOutcome, preconditionFailed } from "../errors";
 import { parseReference } from "./index-extract";
 import { applyJsonPatch } from "./patch";
+import { newResourceId } from "./resource-id";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
+import type { AuditInput } from "./audit";
 import type { FhirService, PlannedWrite } from "./service";
 
 type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -80,13 +82,14 @@ function collectReferences(value: unknown, into: Set<string>): void {
   }
 }
 
-export async function executeBundle(service: FhirService, bundle: Bundle): Promise<Bundle> {
+/** `audit`: a transaction's own AuditEvent, committed with its writes. */
+export async function executeBundle(service: FhirService, bundle: Bundle, audit?: AuditInput): Promise<Bundle> {
   if (bundle?.resourceType !== "Bundle") throw badRequest("POST to the base takes a Bundle");
   if (bundle.type !== "transaction" && bundle.type !== "batch") throw badRequest(`Bundle.type must be transaction or batch, got ${bundle.type}`);
   const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
   if (entries.length > 1000) throw badRequest("A bundle may hold at most 1000 entries");
   const out =
-    bundle.type === "transaction" ? await runTransaction(service, entries) : await runBatch(service, entries);
+    bundle.type === "transaction" ? await runTransaction(service, entries, audit) : await runBatch(service, entries);
   return { resourceType: "Bundle", id: crypto.randomUUID(), type: `${bundle.type}-response`, entry: out };
 }
 
@@ -153,8 +156,9 @@ function patchBody(body: Resource | undefined): unknown {
   throw badRequest("A PATCH entry needs a Binary resource holding a JSON Patch");
 }
 
-async function runTransaction(service: FhirService, entries: BundleEntry[]): Promise<BundleEntry[]> {
+async function runTransaction(service: FhirService, entries: BundleEntry[], audit?: AuditInput): Promise<BundleEntry[]> {
   const parsed = entries.map(parseEntry);
+  const audits: AuditInput[] = audit ? [audit] : [];
   const responses: BundleEntry[] = new Array(parsed.length);
   const refMap = new Map<string, string>();
   const targets = new Map<number, { id: string; existing?: WriteResult }>();
@@ -172,12 +176,16 @@ async function runTransaction(service: FhirService, entries: BundleEntry[]): Pro
     if (p.method === "POST") {
       const body = needBody(p.entry.resource, p);
       service.writable(body, p.type);
-      let target: { id: string; existing?: WriteResult } = { id: crypto.randomUUID() };
+      let target: { id: string; existing?: WriteResult } = { id: newResourceId() };
       const ifNoneExist = p.entry.request?.ifNoneExist;
       if (ifNoneExist) {
         const ids = await service.matchIds(p.type, ifNoneExist);
         if (ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${ids.length} resources`);
-        if (ids.length === 1) target = { id: ids[0]!, existing: { resource: await service.read(p.type, ids[0]!), outcome: "existing" } };
+        const found = ids.length === 1 ? await service.store.current(p.type, ids[0]!) : undefined;
+        if (found && !found.deleted) {
+          target = { id: found.id, existing: { resource: await service.hydrate(found.content), outcome: "existing" } };
+          audits.push({ interaction: "create", what: `${p.type}/${found.id}`, outcome: "0", outcomeDesc: "existing" });
+        }
       }
       targets.set(p.index, target);
       if (fullUrl) refMap.set(fullUrl, `${p.type}/${target.id}`);
@@ -240,7 +248,10 @@ async function runTransaction(service: FhirService, entries: BundleEntry[]): Pro
       responses[p.index] = { response: { status: "204 No Content" } };
     }
   }
-  await service.commit(plans.map((x) => x.plan));
+  await service.commit(
+    plans.map((x) => x.plan),
+    audits,
+  );
   for (const { index, plan } of plans) {
     if (plan.resource) responses[index] = writeResponse(plan.result, service);
   }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/fhir/port";
 import { createTenant } from "../support/tenants";
-import { ids, post } from "./support";
+import { ids, post, search } from "./support";
 
 const pid = "urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a";
 
@@ -44,6 +44,38 @@ describe("transactions", () => {
     expect(again.entry!.map((e) => e.response!.status)).toEqual(["200 OK", "200 OK", "200 OK"]);
     expect(again.entry![0]!.resource).toMatchObject({ id: patientId, name: [{ family: "Second" }], meta: { versionId: "2" } });
     expect(await ids(t, "Encounter?identifier=urn:visit|M1-V1")).toHaveLength(1);
+  });
+
+  it("commits a transaction larger than one statement's JSON chunk, indexed and audited in full", async () => {
+    const t = await createTenant();
+    // 400 Observations with 4 KB notes: ~2 MB of content, several history/current/index chunks.
+    const note = "n".repeat(4096);
+    const entry = Array.from({ length: 400 }, (_, i) => ({
+      resource: { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code: `big-${i % 7}` }] }, note: [{ text: note }], valueQuantity: { value: i, unit: "mg" } },
+      request: { method: "POST", url: "Observation" },
+    }));
+    const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type: "transaction", entry } });
+    expect(res.status).toBe(200);
+    const out = (await res.json()) as Bundle;
+    expect(out.entry!.every((e) => e.response!.status === "201 Created")).toBe(true);
+    expect((await search(t, "Observation?_summary=count")).total).toBe(400);
+    expect((await search(t, "Observation?code=http://loinc.org|big-3&_summary=count")).total).toBe(57);
+    expect((await search(t, "Observation?value-quantity=ge390&_summary=count")).total).toBe(10);
+    const last = out.entry![399]!.resource!;
+    expect(((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation/${last.id}`)).json()) as { note: { text: string }[] }).note[0]!.text).toBe(note);
+    // One AuditEvent per entry, and one for the transaction itself, committed with the writes.
+    expect((await search(t, "AuditEvent?subtype=create&_summary=count")).total).toBe(400);
+    expect((await search(t, "AuditEvent?subtype=transaction&_summary=count")).total).toBe(1);
+  });
+
+  it("audits a conditional create that matched as such, inside the transaction's commit", async () => {
+    const t = await createTenant();
+    await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: hl7StyleTransaction("A1", "One") });
+    await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: hl7StyleTransaction("A1", "One") });
+    const events = await search(t, "AuditEvent?subtype=create&_count=50");
+    const existing = (events.entry ?? []).filter((e) => (e.resource as { outcomeDesc?: string }).outcomeDesc === "existing");
+    expect(existing).toHaveLength(1);
+    expect((await search(t, "AuditEvent?subtype=read&_summary=count")).total).toBe(0);
   });
 
   it("is atomic: one invalid entry rolls back all writes", async () => {

@@ -1,6 +1,7 @@
-// SQL that replaces a resource's search index rows. Rows travel as one JSON array per table
-// (expanded by json_each), so a write binds a handful of parameters whatever its size and stays
-// under D1's 100-parameter limit.
+// SQL that replaces resources' search index rows. Rows travel as JSON arrays expanded by
+// json_each, one statement per index table for a whole commit, so a write binds a handful of
+// parameters whatever its size (D1 binds at most 100) and a transaction of a hundred resources
+// sends a dozen statements rather than a thousand.
 import type { IndexRows } from "../index-extract";
 
 interface TableSpec {
@@ -29,6 +30,42 @@ const TABLES: TableSpec[] = [
 
 const INDEX_TABLES = [...TABLES.map((t) => t.table)];
 
+/** A resource's index rows, to insert. */
+export interface IndexedResource {
+  type: string;
+  id: string;
+  rows: IndexRows;
+}
+
+/**
+ * Bytes of JSON per bound parameter: well under D1's 2 MB value limit, so a commit of any size
+ * becomes several statements of one shape.
+ */
+const CHUNK_BYTES = 512 * 1024;
+
+/** Splits rows into JSON arrays of at most CHUNK_BYTES (a single larger row gets its own). */
+export function jsonChunks(rows: unknown[][]): string[] {
+  const out: string[] = [];
+  let parts: string[] = [];
+  let size = 2;
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    if (parts.length && size + json.length + 1 > CHUNK_BYTES) {
+      out.push(`[${parts.join(",")}]`);
+      parts = [];
+      size = 2;
+    }
+    parts.push(json);
+    size += json.length + 1;
+  }
+  if (parts.length) out.push(`[${parts.join(",")}]`);
+  return out;
+}
+
+/** "json_extract(j.value, '$[0]'), ..." for n columns. */
+export const jsonColumns = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => `json_extract(j.value, '$[${from + i}]')`).join(", ");
+
 /** Statements removing every index row of one resource (before reindexing, or on delete). */
 export function clearIndex(db: D1Database, orgId: string, type: string, id: string): D1PreparedStatement[] {
   return [
@@ -39,28 +76,28 @@ export function clearIndex(db: D1Database, orgId: string, type: string, id: stri
   ];
 }
 
-/** Statements inserting a resource's index rows (only for the tables that receive any). */
-export function insertIndex(db: D1Database, orgId: string, type: string, id: string, rows: IndexRows): D1PreparedStatement[] {
+/** Statements inserting the index rows of several resources: one per table that receives any (per chunk). */
+export function insertIndex(db: D1Database, orgId: string, resources: IndexedResource[]): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
+  const insert = (table: string, columns: string[], rows: unknown[][]) => {
+    for (const chunk of jsonChunks(rows)) {
+      out.push(
+        db
+          .prepare(`INSERT INTO ${table} (org_id, resource_type, resource_id, ${columns.join(", ")}) SELECT ?1, ${jsonColumns(columns.length + 2)} FROM json_each(?2) j`)
+          .bind(orgId, chunk),
+      );
+    }
+  };
   for (const spec of TABLES) {
-    const data = spec.rows(rows);
-    if (data.length === 0) continue;
-    const picks = spec.columns.map((_, i) => `json_extract(j.value, '$[${i}]')`).join(", ");
-    out.push(
-      db
-        .prepare(
-          `INSERT INTO ${spec.table} (org_id, resource_type, resource_id, ${spec.columns.join(", ")}) SELECT ?1, ?2, ?3, ${picks} FROM json_each(?4) j`,
-        )
-        .bind(orgId, type, id, JSON.stringify(data)),
-    );
+    const rows = resources.flatMap((r) => spec.rows(r.rows).map((cols) => [r.type, r.id, ...cols]));
+    if (rows.length) insert(spec.table, spec.columns, rows);
   }
-  if (rows.patients.length) {
+  const members = resources.flatMap((r) => r.rows.patients.map((patient) => [r.type, r.id, patient]));
+  for (const chunk of jsonChunks(members)) {
     out.push(
       db
-        .prepare(
-          "INSERT OR IGNORE INTO fhir_compartment (org_id, patient_id, resource_type, resource_id) SELECT ?1, j.value, ?2, ?3 FROM json_each(?4) j",
-        )
-        .bind(orgId, type, id, JSON.stringify(rows.patients)),
+        .prepare(`INSERT OR IGNORE INTO fhir_compartment (org_id, resource_type, resource_id, patient_id) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j`)
+        .bind(orgId, chunk),
     );
   }
   return out;

@@ -2,7 +2,7 @@
 // first; writes come back as statements so callers can put several in one atomic db.batch.
 import { extractIndex } from "../index-extract";
 import type { Resource } from "../port";
-import { clearIndex, insertIndex } from "./index-statements";
+import { clearIndex, insertIndex, jsonChunks, jsonColumns } from "./index-statements";
 
 export interface StoredVersion {
   resourceType: string;
@@ -33,6 +33,25 @@ const toVersion = (r: Row): StoredVersion => ({
 
 /** Types whose resources are never updated, so they keep no history rows. */
 const IMMUTABLE_TYPES = new Set(["AuditEvent"]);
+
+/** A new version of a resource (create when versionId is 1, or after a delete). */
+export interface PutVersion {
+  kind: "put";
+  resource: Resource & { id: string };
+  versionId: number;
+  lastUpdated: string;
+  method: "POST" | "PUT";
+}
+
+export interface DeleteVersion {
+  kind: "delete";
+  type: string;
+  id: string;
+  versionId: number;
+  lastUpdated: string;
+}
+
+export type VersionWrite = PutVersion | DeleteVersion;
 
 export interface HistoryQuery {
   type?: string;
@@ -111,46 +130,56 @@ export class ResourceStore {
   }
 
   /**
-   * Statements writing a new version (create when previousVersion is 0). The history primary
-   * key makes two concurrent writers of the same version collide, so one batch fails whole.
+   * Statements committing new versions: a handful per commit whatever its size (one per table,
+   * plus an index clear per updated or deleted resource). The history primary key makes two
+   * concurrent writers of the same version collide, so one batch fails whole.
    */
-  writeStatements(resource: Resource & { id: string }, versionId: number, lastUpdated: string, method: string): D1PreparedStatement[] {
-    const { resourceType: type, id } = resource;
-    const content = JSON.stringify(resource);
-    // AuditEvents are written once and never change: their current row is their whole history.
-    const history = IMMUTABLE_TYPES.has(type)
-      ? []
-      : [
-          this.db
-            .prepare(
-              "INSERT INTO fhir_history (org_id, resource_type, id, version_id, last_updated, deleted, method, content) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
-            )
-            .bind(this.orgId, type, id, versionId, lastUpdated, method, content),
-        ];
-    return [
-      ...history,
-      this.db
-        .prepare(
-          `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)
-           ON CONFLICT (org_id, resource_type, id) DO UPDATE SET version_id = excluded.version_id, last_updated = excluded.last_updated, deleted = 0, content = excluded.content`,
-        )
-        .bind(this.orgId, type, id, versionId, lastUpdated, content),
-      ...(versionId > 1 ? clearIndex(this.db, this.orgId, type, id) : []),
-      ...insertIndex(this.db, this.orgId, type, id, extractIndex(resource)),
-    ];
-  }
-
-  deleteStatements(type: string, id: string, versionId: number, lastUpdated: string): D1PreparedStatement[] {
-    return [
-      this.db
-        .prepare(
-          "INSERT INTO fhir_history (org_id, resource_type, id, version_id, last_updated, deleted, method, content) VALUES (?1, ?2, ?3, ?4, ?5, 1, 'DELETE', '')",
-        )
-        .bind(this.orgId, type, id, versionId, lastUpdated),
-      this.db
-        .prepare("UPDATE fhir_resources SET version_id = ?4, last_updated = ?5, deleted = 1 WHERE org_id = ?1 AND resource_type = ?2 AND id = ?3")
-        .bind(this.orgId, type, id, versionId, lastUpdated),
-      ...clearIndex(this.db, this.orgId, type, id),
-    ];
+  writeStatements(writes: VersionWrite[]): D1PreparedStatement[] {
+    const puts = writes.filter((w): w is PutVersion => w.kind === "put");
+    const deletes = writes.filter((w): w is DeleteVersion => w.kind === "delete");
+    const history: unknown[][] = [];
+    const current: unknown[][] = [];
+    for (const w of puts) {
+      const { resourceType: type, id } = w.resource;
+      const content = JSON.stringify(w.resource);
+      // AuditEvents are written once and never change: their current row is their whole history.
+      if (!IMMUTABLE_TYPES.has(type)) history.push([type, id, w.versionId, w.lastUpdated, 0, w.method, content]);
+      current.push([type, id, w.versionId, w.lastUpdated, content]);
+    }
+    for (const w of deletes) history.push([w.type, w.id, w.versionId, w.lastUpdated, 1, "DELETE", ""]);
+    const out: D1PreparedStatement[] = [];
+    for (const chunk of jsonChunks(history)) {
+      out.push(
+        this.db
+          .prepare(
+            `INSERT INTO fhir_history (org_id, resource_type, id, version_id, last_updated, deleted, method, content) SELECT ?1, ${jsonColumns(7)} FROM json_each(?2) j`,
+          )
+          .bind(this.orgId, chunk),
+      );
+    }
+    for (const chunk of jsonChunks(current)) {
+      // "WHERE true" lets SQLite tell the upsert's ON CONFLICT from a join constraint.
+      out.push(
+        this.db
+          .prepare(
+            `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) SELECT ?1, ${jsonColumns(4)}, 0, json_extract(j.value, '$[4]') FROM json_each(?2) j WHERE true
+             ON CONFLICT (org_id, resource_type, id) DO UPDATE SET version_id = excluded.version_id, last_updated = excluded.last_updated, deleted = 0, content = excluded.content`,
+          )
+          .bind(this.orgId, chunk),
+      );
+    }
+    for (const w of deletes) {
+      out.push(
+        this.db
+          .prepare("UPDATE fhir_resources SET version_id = ?4, last_updated = ?5, deleted = 1 WHERE org_id = ?1 AND resource_type = ?2 AND id = ?3")
+          .bind(this.orgId, w.type, w.id, w.versionId, w.lastUpdated),
+      );
+    }
+    // Old index rows go before any new ones are inserted (a resource appears once per commit).
+    for (const w of [...puts.filter((p) => p.versionId > 1).map((p) => ({ type: p.resource.resourceType, id: p.resource.id })), ...deletes]) {
+      out.push(...clearIndex(this.db, this.orgId, w.type, w.id));
+    }
+    out.push(...insertIndex(this.db, this.orgId, puts.map((w) => ({ type: w.resource.resourceType, id: w.resource.id, rows: extractIndex(w.resource) }))));
+    return out;
   }
 }
