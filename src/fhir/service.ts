@@ -299,10 +299,16 @@ export class FhirService implements FhirPort {
     return this.planWrite(resource, options.id ?? newResourceId(), undefined, "create");
   }
 
-  async planUpdate(resource: Resource & { id: string }, options: UpdateOptions = {}, interaction: "update" | "patch" = "update"): Promise<PlannedWrite> {
+  /** `known`: the current version when the caller already read it (null: there is none). */
+  async planUpdate(
+    resource: Resource & { id: string },
+    options: UpdateOptions = {},
+    interaction: "update" | "patch" = "update",
+    known?: StoredVersion | null,
+  ): Promise<PlannedWrite> {
     this.writable(resource);
     if (!/^[A-Za-z0-9\-.]{1,64}$/.test(resource.id)) throw badRequest(`Invalid resource id ${resource.id}`);
-    const current = await this.store.current(resource.resourceType, resource.id);
+    const current = known === undefined ? await this.store.current(resource.resourceType, resource.id) : (known ?? undefined);
     if (options.ifMatch !== undefined && (!current || current.deleted || String(current.versionId) !== parseVersion(options.ifMatch))) {
       throw preconditionFailed(`If-Match ${options.ifMatch} does not match the current version ${current && !current.deleted ? current.versionId : "(none)"}`);
     }
@@ -350,15 +356,9 @@ export class FhirService implements FhirPort {
     );
   }
 
-  /** The id a conditional update writes: the single match, the body's id, or a new one. */
+  /** The id a conditional update writes. */
   async resolveConditionalUpdate(resource: Resource, query: string): Promise<string> {
-    const ids = await this.matchIds(resource.resourceType, query);
-    if (ids.length > 1) throw preconditionFailed(`The conditional update matched ${ids.length} resources`);
-    if (ids.length === 1) {
-      if (resource.id && resource.id !== ids[0]) throw badRequest(`The body's id ${resource.id} differs from the matched resource ${ids[0]}`);
-      return ids[0]!;
-    }
-    return resource.id ?? newResourceId();
+    return conditionalUpdateTarget(resource, await this.matchIds(resource.resourceType, query));
   }
 
   /** `operations`: a JSON Patch array, or a FHIRPath Patch Parameters resource. */
@@ -478,6 +478,16 @@ export class FhirService implements FhirPort {
       return { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset", total: entry.length, entry } satisfies Bundle;
     });
   }
+}
+
+/** The id a conditional update writes, given its matches: the single match, the body's id, or a new one. */
+export function conditionalUpdateTarget(resource: Resource, ids: string[]): string {
+  if (ids.length > 1) throw preconditionFailed(`The conditional update matched ${ids.length} resources`);
+  if (ids.length === 1) {
+    if (resource.id && resource.id !== ids[0]) throw badRequest(`The body's id ${resource.id} differs from the matched resource ${ids[0]}`);
+    return ids[0]!;
+  }
+  return resource.id ?? newResourceId();
 }
 
 function failureOf(e: unknown): Pick<AuditInput, "outcome" | "outcomeDesc"> {

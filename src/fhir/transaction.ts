@@ -8,7 +8,7 @@ import { applyJsonPatch } from "./patch";
 import { newResourceId } from "./resource-id";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
 import type { AuditInput } from "./audit";
-import type { FhirService, PlannedWrite } from "./service";
+import { type FhirService, type PlannedWrite, conditionalUpdateTarget } from "./service";
 
 type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 const ORDER: Record<Method, number> = { DELETE: 0, POST: 1, PUT: 2, PATCH: 2, GET: 3, HEAD: 3 };
@@ -168,39 +168,42 @@ async function runTransaction(service: FhirService, entries: BundleEntry[], audi
     touched.add(key);
   };
 
-  // 1. Resolve ids: server ids, conditional matches.
+  // 1. Resolve ids: server ids, conditional matches. Matches read the state before the
+  // transaction, so they run concurrently; claims are then checked in entry order.
+  const conditional = new Map<number, Promise<string[]>>();
   for (const p of parsed) {
     if (p.method === "GET" || p.method === "HEAD") continue;
     service.checkType(p.type);
+    if (p.method === "POST" || (p.method === "PUT" && !p.id)) service.writable(needBody(p.entry.resource, p), p.type);
+    const query = p.method === "POST" ? p.entry.request?.ifNoneExist : !p.id && (p.method === "PUT" || p.method === "DELETE") ? (p.query ?? "") : undefined;
+    if (query !== undefined) conditional.set(p.index, service.matchIds(p.type, query));
+  }
+  const matches = new Map(await Promise.all([...conditional].map(async ([i, ids]) => [i, await ids] as const)));
+  const existing = [...parsed].filter((p) => p.method === "POST" && matches.get(p.index)?.length === 1);
+  const found = new Map((await service.store.many(existing.map((p) => ({ type: p.type, id: matches.get(p.index)![0]! })))).map((v) => [`${v.resourceType}/${v.id}`, v]));
+  for (const p of parsed) {
+    if (p.method === "GET" || p.method === "HEAD") continue;
     const fullUrl = p.entry.fullUrl;
+    const ids = matches.get(p.index);
     if (p.method === "POST") {
-      const body = needBody(p.entry.resource, p);
-      service.writable(body, p.type);
       let target: { id: string; existing?: WriteResult } = { id: newResourceId() };
-      const ifNoneExist = p.entry.request?.ifNoneExist;
-      if (ifNoneExist) {
-        const ids = await service.matchIds(p.type, ifNoneExist);
-        if (ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${ids.length} resources`);
-        const found = ids.length === 1 ? await service.store.current(p.type, ids[0]!) : undefined;
-        if (found && !found.deleted) {
-          target = { id: found.id, existing: { resource: await service.hydrate(found.content), outcome: "existing" } };
-          audits.push({ interaction: "create", what: `${p.type}/${found.id}`, outcome: "0", outcomeDesc: "existing" });
-        }
+      if (ids && ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${ids.length} resources`);
+      const match = ids?.length === 1 ? found.get(`${p.type}/${ids[0]}`) : undefined;
+      if (match) {
+        target = { id: match.id, existing: { resource: await service.hydrate(match.content), outcome: "existing" } };
+        audits.push({ interaction: "create", what: `${p.type}/${match.id}`, outcome: "0", outcomeDesc: "existing" });
       }
       targets.set(p.index, target);
       if (fullUrl) refMap.set(fullUrl, `${p.type}/${target.id}`);
       if (!target.existing) claim(`${p.type}/${target.id}`, p.index);
     } else if (p.method === "PUT" && !p.id) {
-      const body = needBody(p.entry.resource, p);
-      service.writable(body, p.type);
-      const id = await service.resolveConditionalUpdate(body, p.query ?? "");
+      const id = conditionalUpdateTarget(needBody(p.entry.resource, p), ids ?? []);
       targets.set(p.index, { id });
       if (fullUrl) refMap.set(fullUrl, `${p.type}/${id}`);
       claim(`${p.type}/${id}`, p.index);
     } else if (p.method === "DELETE" && !p.id) {
-      const ids = await service.matchIds(p.type, p.query ?? "");
-      if (ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: the conditional delete matched ${ids.length} resources`);
-      if (ids[0]) {
+      if (ids && ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: the conditional delete matched ${ids.length} resources`);
+      if (ids?.[0]) {
         targets.set(p.index, { id: ids[0] });
         claim(`${p.type}/${ids[0]}`, p.index);
       }
@@ -214,16 +217,26 @@ async function runTransaction(service: FhirService, entries: BundleEntry[], audi
   // 2. Conditional references (Patient?identifier=...) must select exactly one resource.
   const refs = new Set<string>();
   for (const p of parsed) collectReferences(p.entry.resource, refs);
-  for (const ref of refs) {
+  const conditionalRefs = [...refs].flatMap((ref) => {
     const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(ref);
-    if (!m || refMap.has(ref)) continue;
-    const ids = await service.matchIds(m[1]!, m[2]!);
+    return m && !refMap.has(ref) ? [{ ref, type: m[1]!, query: m[2]! }] : [];
+  });
+  const resolved = await Promise.all(conditionalRefs.map((r) => service.matchIds(r.type, r.query)));
+  for (const [i, { ref, type }] of conditionalRefs.entries()) {
+    const ids = resolved[i]!;
     if (ids.length !== 1) throw preconditionFailed(`The conditional reference ${ref} matched ${ids.length} resources (needs exactly one)`);
-    refMap.set(ref, `${m[1]}/${ids[0]}`);
+    refMap.set(ref, `${type}/${ids[0]}`);
   }
   for (const ref of refs) {
     if (ref.startsWith("urn:uuid:") && !refMap.has(ref)) throw badRequest(`The reference ${ref} names no entry of the transaction`);
   }
+
+  // The current versions of everything updated, patched or deleted, in one read.
+  const written = parsed.filter((p) => (p.method === "PUT" || p.method === "PATCH" || p.method === "DELETE") && targets.has(p.index));
+  const currents = new Map(
+    (await service.store.currents(written.map((p) => ({ type: p.type, id: targets.get(p.index)!.id })))).map((v) => [`${v.resourceType}/${v.id}`, v]),
+  );
+  const currentOf = (p: ParsedEntry) => currents.get(`${p.type}/${targets.get(p.index)?.id}`) ?? null;
 
   // 3. Plan every write in the FHIR processing order, then commit them in one batch.
   const plans: { index: number; plan: PlannedWrite }[] = [];
@@ -236,14 +249,14 @@ async function runTransaction(service: FhirService, entries: BundleEntry[], audi
       if (target?.existing) responses[p.index] = { ...writeResponse(target.existing, service), response: { ...writeResponse(target.existing, service).response!, status: "200 OK" } };
       else plans.push({ index: p.index, plan: await service.planWrite(needBody(body, p), target!.id, undefined, "create") });
     } else if (p.method === "PUT") {
-      plans.push({ index: p.index, plan: await service.planUpdate({ ...needBody(body, p), id: target!.id }, { ifMatch }) });
+      plans.push({ index: p.index, plan: await service.planUpdate({ ...needBody(body, p), id: target!.id }, { ifMatch }, "update", currentOf(p)) });
     } else if (p.method === "PATCH") {
-      const current = await service.store.current(p.type, target!.id);
+      const current = currentOf(p);
       if (!current || current.deleted) throw preconditionFailed(`Bundle.entry[${p.index}]: ${p.type}/${target!.id} does not exist`);
       const patched = applyJsonPatch(await service.hydrate(current.content), patchBody(body));
       plans.push({ index: p.index, plan: await service.planWrite(patched, target!.id, current, "patch") });
     } else if (p.method === "DELETE") {
-      const current = target ? await service.store.current(p.type, target.id) : undefined;
+      const current = currentOf(p);
       if (current && !current.deleted) plans.push({ index: p.index, plan: service.planDelete(p.type, target!.id, current) });
       responses[p.index] = { response: { status: "204 No Content" } };
     }
