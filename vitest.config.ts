@@ -1,5 +1,6 @@
-// Three test projects: the Worker suite inside workerd; pure domain modules in
-// Node (they read fixture files); and the bridge, which is a Node process.
+// Four test projects: the Worker suite inside workerd; pure domain modules in
+// Node (they read fixture files); npm FHIR clients in Node against `wrangler dev`;
+// and the bridge, which is a Node process.
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -19,13 +20,15 @@ export default defineConfig(async () => {
           test: {
             name: "worker",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/unit/**"],
+            exclude: ["test/unit/**", "test/interop/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
             // A loopback MLLP receiver in Node for the hl7.send tests (workerd cannot listen).
             globalSetup: ["./test/setup/mllp-server.ts"],
           },
         },
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"] } },
+        // Real npm FHIR clients in Node against the service under `wrangler dev --local`.
+        { test: { name: "interop", environment: "node", include: ["test/interop/**/*.test.ts"], hookTimeout: 180_000, testTimeout: 60_000 } },
         { test: { name: "bridge", environment: "node", include: ["bridge/test/**/*.test.ts"] } },
       ],
     },

@@ -8,11 +8,16 @@ import path from "node:path";
 import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
 import { DATABASE, offlineEnv, wrangler } from "../../scripts/lib/wrangler";
 
-export interface RunningWorker {
-  url: string;
+export interface Credentials {
   orgId: string;
   apiKey: string;
   headers: Record<string, string>;
+}
+
+export interface RunningWorker extends Credentials {
+  url: string;
+  /** Further organizations seeded with `otherOrgs`, each with its own admin key. */
+  others: Credentials[];
   /** Pid of `wrangler dev`, leader of the process group that also holds its workerd. */
   pid?: number;
   /** The `--persist-to` state directory (removed by stop()). */
@@ -45,13 +50,23 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs = 60_000): Pr
   throw new Error(`timed out waiting for ${url}`);
 }
 
-export async function startWorker(opts: { limits?: Record<string, number> } = {}): Promise<RunningWorker> {
+function credentials(orgId: string, apiKey: string): Credentials {
+  return { orgId, apiKey, headers: { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId } };
+}
+
+export async function startWorker(opts: { limits?: Record<string, number>; otherOrgs?: number } = {}): Promise<RunningWorker> {
   const state = mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
   wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
-  const orgId = "bench-org";
-  const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
-  wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql}`], { quiet: true });
+  const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
+  const seeded: Credentials[] = [];
+  let seedSql = "";
+  for (const orgId of orgIds) {
+    const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
+    seedSql += `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql} `;
+    seeded.push(credentials(orgId, secret));
+  }
+  wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", seedSql], { quiet: true });
   const port = await freePort();
   const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error"], {
     env: offlineEnv,
@@ -60,11 +75,11 @@ export async function startWorker(opts: { limits?: Record<string, number> } = {}
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health`, child);
+  const [first, ...others] = seeded as [Credentials, ...Credentials[]];
   return {
     url,
-    orgId,
-    apiKey: secret,
-    headers: { authorization: `Bearer ${secret}`, "x-organization-id": orgId },
+    ...first,
+    others,
     ...(child.pid ? { pid: child.pid } : {}),
     stateDir: state,
     async stop() {

@@ -33,8 +33,12 @@ export interface ExportJobState {
   cursor?: string;
   files: ExportFile[];
   errorFiles: ExportFile[];
-  /** Per-type problems reported in the manifest's error files as OperationOutcomes. */
-  issues: { type: string; message: string }[];
+  /**
+   * Problems reported in the manifest's error file as OperationOutcomes: per type (a type the
+   * store could not serve), or about the request (`type` absent; parameters ignored under
+   * `Prefer: handling=lenient`, as warnings).
+   */
+  issues: { type?: string; message: string; severity?: "error" | "warning" }[];
   exported: number;
   openUpload?: { key: string; uploadId: string };
   attempts: number;
@@ -152,7 +156,13 @@ async function writeIssues(state: ExportJobState, deps: JobDeps): Promise<void> 
     state.issues.map((issue) =>
       JSON.stringify({
         resourceType: "OperationOutcome",
-        issue: [{ severity: "error", code: "processing", diagnostics: `${issue.type}: ${issue.message}` }],
+        issue: [
+          {
+            severity: issue.severity ?? "error",
+            code: issue.type ? "processing" : "not-supported",
+            diagnostics: issue.type ? `${issue.type}: ${issue.message}` : issue.message,
+          },
+        ],
       }),
     ),
   );

@@ -21,6 +21,8 @@ export interface ExportRequest {
   patients: string[];
   /** The kick-off URL, echoed as `request` in the manifest. */
   requestUrl: string;
+  /** Parameters ignored under `Prefer: handling=lenient`, reported in the manifest's error file. */
+  ignored?: string[];
 }
 
 export const OUTPUT_FORMATS = ["application/fhir+ndjson", "application/ndjson", "ndjson"];
@@ -87,9 +89,25 @@ function pushTo(map: Record<string, string[]>, key: string, value: string): void
 const splitList = (values: string[] | undefined) =>
   (values ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
 
+/**
+ * The IG: "Currently, only application/fhir+json is supported" for the kick-off's Accept
+ * (the format of its OperationOutcome); a server MAY reject a request without it. A client
+ * that accepts any type (a wildcard range) is served application/fhir+json; plain
+ * application/json is refused, as the SMART bdt suite expects.
+ */
+function acceptsFhirJson(accept: string): boolean {
+  return accept
+    .split(",")
+    .map((range) => range.split(";"))
+    .some(([type, ...params]) => {
+      const t = type!.trim().toLowerCase();
+      const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/i.exec(p)?.[1]).find((v) => v !== undefined);
+      return (t === "application/fhir+json" || t === "*/*") && (q === undefined || Number(q) > 0);
+    });
+}
+
 export function parseKickoff(input: KickoffInput): ExportRequest {
-  const accept = input.accept ?? "";
-  if (!/application\/(fhir\+)?json/i.test(accept)) {
+  if (!acceptsFhirJson(input.accept ?? "")) {
     throw new ApiError(400, "INVALID_EXPORT_REQUEST", "Kick-off requires the header Accept: application/fhir+json");
   }
   const prefer = (input.prefer ?? "").toLowerCase();
@@ -99,11 +117,12 @@ export function parseKickoff(input: KickoffInput): ExportRequest {
   const lenient = /handling\s*=\s*lenient/.test(prefer);
   const params = collectParams(input);
   const errors: FieldError[] = [];
+  const ignored: string[] = [];
 
   for (const name of params.keys()) {
-    if (!SUPPORTED_PARAMS.has(name) && !lenient) {
-      errors.push({ path: name, message: `Unsupported parameter ${name} (send Prefer: handling=lenient to ignore it)` });
-    }
+    if (SUPPORTED_PARAMS.has(name)) continue;
+    if (lenient) ignored.push(`Unsupported parameter ${name} was ignored (Prefer: handling=lenient)`);
+    else errors.push({ path: name, message: `Unsupported parameter ${name} (send Prefer: handling=lenient to ignore it)` });
   }
 
   const format = params.get("_outputFormat")?.[0];
@@ -175,5 +194,6 @@ export function parseKickoff(input: KickoffInput): ExportRequest {
     elements,
     patients,
     requestUrl: input.url,
+    ...(ignored.length ? { ignored } : {}),
   };
 }

@@ -7,9 +7,16 @@ export const TYPE_INTERACTIONS = ["read", "vread", "update", "patch", "delete", 
 const READ_INTERACTIONS = new Set(["read", "vread", "history-instance", "history-type", "search-type"]);
 export const SYSTEM_INTERACTIONS = ["transaction", "batch", "search-system", "history-system"] as const;
 
+const BULK_DATA = "http://hl7.org/fhir/uv/bulkdata";
+
+/** `types`: the resource types whose entry lists the operation; `system`: also listed at rest level. */
 export const OPERATIONS = [
-  { name: "validate", definition: "http://hl7.org/fhir/OperationDefinition/Resource-validate", types: "*" },
-  { name: "everything", definition: "http://hl7.org/fhir/OperationDefinition/Patient-everything", types: "Patient" },
+  { name: "validate", definition: "http://hl7.org/fhir/OperationDefinition/Resource-validate", types: "*", system: true },
+  { name: "everything", definition: "http://hl7.org/fhir/OperationDefinition/Patient-everything", types: "Patient", system: true },
+  // Bulk Data Access IG v2 (src/routes/bulk-export.ts).
+  { name: "export", definition: `${BULK_DATA}/OperationDefinition/export`, types: "", system: true },
+  { name: "patient-export", definition: `${BULK_DATA}/OperationDefinition/patient-export`, types: "Patient", system: false },
+  { name: "group-export", definition: `${BULK_DATA}/OperationDefinition/group-export`, types: "Group", system: false },
 ] as const;
 
 const RESULT_PARAMS = ["_count", "_sort", "_include", "_revinclude", "_summary", "_elements", "_total", "_type"];
@@ -50,6 +57,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
     status: "active",
     date: new Date().toISOString(),
     kind: "instance",
+    instantiates: [`${BULK_DATA}/CapabilityStatement/bulk-data`],
     software,
     implementation: { description: "Clinical Data Integration Service FHIR R4 store", url: baseUrl },
     fhirVersion: "4.0.1",
@@ -62,7 +70,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
         resource,
         interaction: SYSTEM_INTERACTIONS.map((code) => ({ code })),
         searchParam: RESULT_PARAMS.map((name) => ({ name, type: name === "_count" ? "number" : "string" })),
-        operation: OPERATIONS.map((o) => ({ name: o.name, definition: o.definition })),
+        operation: OPERATIONS.filter((o) => o.system).map((o) => ({ name: o.name, definition: o.definition })),
       },
     ],
   };

@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, managementErrorBody, operationOutcome } from "../errors";
 import type { AppEnv } from "./context";
+import { fhirJsonContentType } from "./fhir-json";
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: "BAD_REQUEST",
@@ -32,7 +33,7 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   const requestId = c.get("requestId");
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
   if (isFhirPath(c.req.path)) {
-    c.header("Content-Type", "application/fhir+json; charset=utf-8");
+    c.header("Content-Type", fhirJsonContentType(c.req.header("accept")));
     return c.body(JSON.stringify(operationOutcome(err, requestId)), err.status as 400);
   }
   return c.json(managementErrorBody(err, requestId), err.status as 400);

@@ -27,12 +27,14 @@ const kickoffHeaders = z.object({
   accept: z.string().optional().openapi({ example: "application/fhir+json" }),
   prefer: z.string().optional().openapi({ example: "respond-async" }),
 });
+// List-valued parameters may repeat (`_type=A&_type=B` is `_type=A,B`).
+const repeatable = (description: string) => z.union([z.string(), z.array(z.string())]).optional().openapi({ description });
 const kickoffQuery = z.object({
-  _type: z.string().optional().openapi({ description: "Comma-separated resource types" }),
+  _type: repeatable("Comma-separated resource types; may repeat"),
   _since: z.string().optional().openapi({ description: "RFC 3339 instant; only resources updated after it" }),
-  _typeFilter: z.string().optional().openapi({ description: "Comma-separated Type?query FHIR searches" }),
+  _typeFilter: repeatable("Comma-separated Type?query FHIR searches; may repeat"),
   _outputFormat: z.string().optional().openapi({ description: "application/fhir+ndjson (default), application/ndjson or ndjson" }),
-  _elements: z.string().optional().openapi({ description: "Comma-separated element names (optionally Type.element)" }),
+  _elements: repeatable("Comma-separated element names (optionally Type.element); may repeat"),
 });
 const parametersBody = {
   required: false,
@@ -109,7 +111,7 @@ async function kickoff(c: Context<AppEnv>, level: ExportLevel, groupId?: string)
     typeIndex: 0,
     files: [],
     errorFiles: [],
-    issues: [],
+    issues: (request.ignored ?? []).map((message) => ({ message, severity: "warning" as const })),
     exported: 0,
     attempts: 0,
   };

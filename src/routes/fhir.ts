@@ -10,10 +10,10 @@ import { fhirStoreFor } from "../fhir/index";
 import type { Bundle, Resource, WriteResult } from "../fhir/port";
 import { parseVersion } from "../fhir/service";
 import type { AppEnv } from "../http/context";
+import { fhirJsonContentType } from "../http/fhir-json";
 import { createRouter } from "../http/router";
 
 type C = Context<AppEnv>;
-const FHIR_JSON = "application/fhir+json; charset=utf-8";
 
 /** GET (and searches/validation by POST) need fhir:read; anything that writes needs fhir:write. */
 const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
@@ -45,7 +45,7 @@ function service(c: C) {
 function send(c: C, status: number, body: unknown, headers: Record<string, string> = {}): Response {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
   if (body === null) return c.body(null, status as 204);
-  c.header("Content-Type", FHIR_JSON);
+  c.header("Content-Type", fhirJsonContentType(c.req.header("accept")));
   return c.body(JSON.stringify(body), status as 200);
 }
 

@@ -254,3 +254,88 @@ describe("Bulk Data export", () => {
     expect((await kickoff(clinician, "/$export")).status).toBe(403);
   });
 });
+
+// Behaviours the SMART Bulk Data test suite (bdt) checks, found failing when it was run
+// against this service (docs/bulk-export-bdt.md).
+describe("Bulk Data export: what bdt checks", () => {
+  it("dates its responses, so the manifest's Expires can be checked against Date", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 0);
+    const res = await kickoff(t, "/$export?_type=Patient");
+    expect(Date.parse(res.headers.get("date") ?? "")).toBeGreaterThan(Date.now() - 60_000);
+    await complete(t, res);
+    const done = await t.fetch(new URL(res.headers.get("content-location")!).pathname);
+    const date = Date.parse(done.headers.get("date") ?? "");
+    const expires = Date.parse(done.headers.get("expires") ?? "");
+    expect(Number.isNaN(date)).toBe(false);
+    expect(expires - date).toBeGreaterThan(3_600_000);
+  });
+
+  it("requires Accept: application/fhir+json (or any type) on kick-off; plain application/json is refused", async () => {
+    const t = await createTenant();
+    const refused = await kickoff(t, "/Patient/$export", { headers: { accept: "application/json" } });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { resourceType: string }).resourceType).toBe("OperationOutcome");
+    const post = await kickoff(t, "/$export", { method: "POST", body: JSON.stringify({ resourceType: "Parameters" }), headers: { accept: "application/json", "content-type": "application/fhir+json" } });
+    expect(post.status).toBe(400);
+    expect((await kickoff(t, "/$export", { headers: { accept: "*/*" } })).status).toBe(202);
+    expect((await kickoff(t, "/$export", { headers: { accept: "application/fhir+json;q=0, */*;q=0" } })).status).toBe(400);
+  });
+
+  it("takes repeated _type, _typeFilter and _elements query parameters like comma-separated lists", async () => {
+    const t = await createTenant();
+    await seed(t);
+    const typeFilter = [`Observation?code=${encodeURIComponent("http://loinc.org|8867-4")}`, "Observation?value-quantity=63"].map(encodeURIComponent);
+    const filtered = await complete(t, await kickoff(t, `/$export?_type=Observation&_type=Condition&_typeFilter=${typeFilter[0]}&_typeFilter=${typeFilter[1]}`));
+    // 8867-4 is the first of each patient's four observations (value 60); 63 is the fourth: 3 + 3.
+    expect(Object.fromEntries(filtered.output.map((o) => [o.type, o.count]))).toEqual({ Observation: 6, Condition: 1 });
+
+    const subset = await complete(t, await kickoff(t, "/$export?_type=Patient&_elements=id&_elements=Patient.gender"));
+    const patients = await download(t, subset.output[0]!.url);
+    expect(patients).toHaveLength(3);
+    expect(Object.keys(patients[0]!).sort()).toEqual(["gender", "id", "meta", "resourceType"]);
+  });
+
+  it("answers a cancelled export's status URL 404 with an OperationOutcome, as application/json when asked for it", async () => {
+    const t = await createTenant();
+    const res = await kickoff(t, "/$export");
+    const statusPath = new URL(res.headers.get("content-location")!).pathname;
+    expect((await t.fetch(statusPath, { method: "DELETE" })).status).toBe(202);
+    for (const method of ["GET", "DELETE"]) {
+      const gone = await t.fetch(statusPath, { method, headers: { accept: "application/json" } });
+      expect(gone.status).toBe(404);
+      expect(gone.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(((await gone.json()) as { resourceType: string }).resourceType).toBe("OperationOutcome");
+    }
+    const fhir = await t.fetch(statusPath, { headers: { accept: "application/fhir+json" } });
+    expect(fhir.headers.get("content-type")).toBe("application/fhir+json; charset=utf-8");
+  });
+
+  it("reports parameters ignored under Prefer: handling=lenient as warnings in the error file", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 0);
+    const strict = await kickoff(t, "/$export?_type=Patient&includeAssociatedData=LatestProvenanceResources");
+    expect(strict.status).toBe(400);
+    const res = await kickoff(t, "/$export?_type=Patient&includeAssociatedData=LatestProvenanceResources", { headers: { prefer: "respond-async, handling=lenient" } });
+    const manifest = await complete(t, res);
+    expect(manifest.output).toEqual([expect.objectContaining({ type: "Patient", count: 1 })]);
+    expect(manifest.error).toEqual([expect.objectContaining({ type: "OperationOutcome", count: 1 })]);
+    const [outcome] = (await download(t, manifest.error[0]!.url)) as unknown as { resourceType: string; issue: { severity: string; code: string; diagnostics: string }[] }[];
+    expect(outcome).toMatchObject({ resourceType: "OperationOutcome", issue: [{ severity: "warning", code: "not-supported" }] });
+    expect(outcome!.issue[0]!.diagnostics).toMatch(/includeAssociatedData/);
+  });
+
+  it("declares the export operations in the CapabilityStatement", async () => {
+    const t = await createTenant();
+    const cs = (await (await t.fetch(`/fhir/r4/${t.orgId}/metadata`)).json()) as {
+      instantiates: string[];
+      rest: { operation: { name: string; definition: string }[]; resource: { type: string; operation: { name: string }[] }[] }[];
+    };
+    expect(cs.instantiates).toContain("http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data");
+    expect(cs.rest[0]!.operation).toContainEqual({ name: "export", definition: "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export" });
+    const ops = (type: string) => cs.rest[0]!.resource.find((r) => r.type === type)!.operation.map((o) => o.name);
+    expect(ops("Patient")).toContain("patient-export");
+    expect(ops("Group")).toContain("group-export");
+    expect(ops("Observation")).not.toContain("patient-export");
+  });
+});

@@ -32,6 +32,31 @@ describe("export kick-off", () => {
     expect(ok({ prefer: "respond-async, handling=lenient" }).types.length).toBeGreaterThan(0);
   });
 
+  it.each([
+    ["application/fhir+json", true],
+    ["application/fhir+json; charset=utf-8", true],
+    ["text/html, */*;q=0.1", true],
+    ["application/json", false],
+    ["application/json+fhir", false],
+    ["application/fhir+json;q=0", false],
+    ["", false],
+  ])("Accept %j accepted: %s", (accept, accepted) => {
+    if (accepted) expect(() => ok({ accept })).not.toThrow();
+    else expect(rejection({ accept }).message).toMatch(/Accept: application\/fhir\+json/);
+  });
+
+  it("lists the parameters it ignores under handling=lenient", () => {
+    const url = `${base}?includeAssociatedData=LatestProvenanceResources&_type=Patient&foo=1`;
+    expect(rejection({ url }).details.map((d) => d.path)).toEqual(["includeAssociatedData", "foo"]);
+    const req = ok({ url, prefer: "respond-async, handling=lenient" });
+    expect(req.types).toEqual(["Patient"]);
+    expect(req.ignored).toEqual([
+      "Unsupported parameter includeAssociatedData was ignored (Prefer: handling=lenient)",
+      "Unsupported parameter foo was ignored (Prefer: handling=lenient)",
+    ]);
+    expect(ok({ url: `${base}?_type=Patient` }).ignored).toBeUndefined();
+  });
+
   it.each(["application/fhir+ndjson", "application/ndjson", "ndjson"])("accepts _outputFormat=%s", (f) => {
     expect(() => ok({ url: `${base}?_outputFormat=${encodeURIComponent(f)}` })).not.toThrow();
   });

@@ -19,7 +19,19 @@ describe("metadata", () => {
     expect(audit.interaction.map((i) => i.code)).not.toContain("create");
     expect(cs.rest[0]!.resource.length).toBeGreaterThan(140);
     expect(cs.rest[0]!.interaction.map((i) => i.code)).toEqual(["transaction", "batch", "search-system", "history-system"]);
-    expect(cs.rest[0]!.operation.map((o) => o.name)).toEqual(["validate", "everything"]);
+    expect(cs.rest[0]!.operation.map((o) => o.name)).toEqual(["validate", "everything", "export"]);
+  });
+
+  it("labels FHIR JSON application/json for a client that asks only for that", async () => {
+    const t = await createTenant();
+    const type = async (path: string, accept?: string) =>
+      (await t.fetch(`/fhir/r4/${t.orgId}/${path}`, accept ? { headers: { accept } } : {})).headers.get("content-type");
+    expect(await type("metadata")).toBe("application/fhir+json; charset=utf-8");
+    expect(await type("metadata", "application/json")).toBe("application/json; charset=utf-8");
+    expect(await type("metadata", "application/fhir+json, application/json;q=0.9")).toBe("application/fhir+json; charset=utf-8");
+    expect(await type("metadata", "*/*")).toBe("application/fhir+json; charset=utf-8");
+    expect(await type("Patient/missing", "application/json")).toBe("application/json; charset=utf-8");
+    expect(await type("Patient/missing")).toBe("application/fhir+json; charset=utf-8");
   });
 
   it("lists every FHIR interaction in the OpenAPI document", async () => {

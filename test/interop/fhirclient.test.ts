@@ -1,0 +1,198 @@
+// Interoperability: the SMART on FHIR JavaScript client (npm `fhirclient`) drives the running
+// service (`wrangler dev --local`) over real HTTP from Node, through its Node entry: CRUD and
+// JSON Patch, search with paging over next links, history, a transaction, and tenancy.
+// fhirclient sends `Authorization: Bearer <tokenResponse.access_token>` itself; the
+// X-Organization-ID header goes in through `getRequestDefaults`, the client's hook for headers
+// on every request (next-page requests included).
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
+import smart from "fhirclient";
+import type Client from "fhirclient/lib/Client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Credentials, type RunningWorker, startWorker } from "../../bench/lib/worker";
+
+interface Resource {
+  resourceType: string;
+  id?: string;
+  meta?: { versionId?: string; lastUpdated?: string };
+  [key: string]: unknown;
+}
+interface Bundle extends Resource {
+  type?: string;
+  total?: number;
+  link?: { relation: string; url: string }[];
+  entry?: { resource?: Resource; response?: { status: string; location?: string } }[];
+}
+
+let worker: RunningWorker;
+
+/**
+ * A fhirclient Client made through the package's Node entry, for the FHIR base of `orgId`
+ * (and that X-Organization-ID), sending `apiKey` as its access token.
+ */
+function clientFor({ apiKey, orgId }: Pick<Credentials, "apiKey" | "orgId">): Client {
+  const req = new IncomingMessage(new Socket());
+  const client = smart(req, new ServerResponse(req)).client({
+    serverUrl: `${worker.url}/fhir/r4/${orgId}`,
+    tokenResponse: { access_token: apiKey },
+  });
+  const defaults = client.getRequestDefaults.bind(client);
+  client.getRequestDefaults = async () => {
+    const base = await defaults();
+    return { ...base, headers: { ...(base.headers as Record<string, string>), "x-organization-id": orgId } };
+  };
+  return client;
+}
+
+async function status(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+    return 200;
+  } catch (err) {
+    return (err as { status?: number }).status ?? -1;
+  }
+}
+
+beforeAll(async () => {
+  worker = await startWorker({ otherOrgs: 1 });
+}, 180_000);
+
+afterAll(async () => {
+  await worker?.stop();
+});
+
+describe("fhirclient against wrangler dev", () => {
+  it("sends the API key as a Bearer token from its token response", async () => {
+    const client = clientFor(worker);
+    expect(client.getAuthorizationHeader()).toBe(`Bearer ${worker.apiKey}`);
+    const cs = await client.request<Resource>("metadata");
+    expect(cs).toMatchObject({ resourceType: "CapabilityStatement", fhirVersion: "4.0.1" });
+  });
+
+  it("creates, reads, updates, patches, deletes", async () => {
+    const client = clientFor(worker);
+    const created = await client.create<Resource>({ resourceType: "Patient", name: [{ family: "Smart", given: ["Js"] }] } as never);
+    expect(created).toMatchObject({ resourceType: "Patient", meta: { versionId: "1" } });
+    const id = created.id!;
+    const read = await client.request<Resource>(`Patient/${id}`);
+    expect(read).toMatchObject({ id, name: [{ family: "Smart", given: ["Js"] }] });
+
+    const updated = await client.update<Resource>({ ...read, gender: "female" } as never);
+    expect(updated).toMatchObject({ id, gender: "female", meta: { versionId: "2" } });
+
+    const patched = await client.patch<Resource>(`Patient/${id}`, [
+      { op: "add", path: "/birthDate", value: "1990-04-01" },
+      { op: "replace", path: "/gender", value: "male" },
+    ]);
+    expect(patched).toMatchObject({ id, gender: "male", birthDate: "1990-04-01", meta: { versionId: "3" } });
+
+    const v1 = await client.request<Resource>(`Patient/${id}/_history/1`);
+    expect(v1.gender).toBeUndefined();
+    expect(v1.meta?.versionId).toBe("1");
+
+    const history = await client.request<Bundle>(`Patient/${id}/_history`);
+    expect(history.type).toBe("history");
+    expect(history.entry?.map((e) => e.resource?.meta?.versionId)).toEqual(["3", "2", "1"]);
+
+    await client.delete(`Patient/${id}`);
+    expect(await status(client.request(`Patient/${id}`))).toBe(410);
+    const afterDelete = await client.request<Bundle>(`Patient/${id}/_history`);
+    expect(afterDelete.entry).toHaveLength(4);
+  });
+
+  it("pages through a search by following next links (pageLimit: 0, flat)", async () => {
+    const client = clientFor(worker);
+    const family = `Pager${Date.now()}`;
+    const made = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const p = await client.create<Resource>({ resourceType: "Patient", name: [{ family, given: [`G${i}`] }] } as never);
+      made.add(p.id!);
+    }
+    const first = await client.request<Bundle>(`Patient?family=${family}&_count=5&_total=accurate`);
+    expect(first.total).toBe(12);
+    expect(first.entry).toHaveLength(5);
+    expect(first.link?.some((l) => l.relation === "next")).toBe(true);
+
+    const pages: number[] = [];
+    const all = await client.request<Resource[]>(`Patient?family=${family}&_count=5`, {
+      pageLimit: 0,
+      flat: true,
+      onPage: (page: unknown) => {
+        pages.push((page as unknown[]).length);
+      },
+    });
+    // With onPage fhirclient hands each page to the callback and resolves to null.
+    expect(all).toBeNull();
+    expect(pages).toEqual([5, 5, 2]);
+
+    const flat = await client.request<Resource[]>(`Patient?family=${family}&_count=5`, { pageLimit: 0, flat: true });
+    expect(flat).toHaveLength(12);
+    expect(new Set(flat.map((r) => r.id))).toEqual(made);
+
+    const twoPages = await client.request<Resource[]>(`Patient?family=${family}&_count=5`, { pageLimit: 2, flat: true });
+    expect(twoPages).toHaveLength(10);
+
+    const viaGenerator: string[] = [];
+    for await (const r of client.resources(`Patient?family=${family}&_count=4`)) viaGenerator.push(r.id!);
+    expect(new Set(viaGenerator)).toEqual(made);
+    expect(viaGenerator).toHaveLength(12);
+  });
+
+  it("reads type history", async () => {
+    const client = clientFor(worker);
+    const obs = await client.create<Resource>({ resourceType: "Observation", status: "final", code: { text: "hist" } } as never);
+    await client.update<Resource>({ ...obs, status: "amended" } as never);
+    const history = await client.request<Bundle>("Observation/_history");
+    const versions = (history.entry ?? []).filter((e) => e.resource?.id === obs.id).map((e) => e.resource?.meta?.versionId);
+    expect(versions).toEqual(["2", "1"]);
+  });
+
+  it("posts a transaction Bundle to the base URL", async () => {
+    const client = clientFor(worker);
+    const patientUrn = "urn:uuid:6f1e4c1a-0000-4000-8000-00000000f001";
+    const bundle = {
+      resourceType: "Bundle",
+      type: "transaction",
+      entry: [
+        { fullUrl: patientUrn, resource: { resourceType: "Patient", name: [{ family: "Tx" }] }, request: { method: "POST", url: "Patient" } },
+        {
+          resource: { resourceType: "Observation", status: "final", code: { text: "tx" }, subject: { reference: patientUrn } },
+          request: { method: "POST", url: "Observation" },
+        },
+      ],
+    };
+    const res = await client.request<Bundle>({
+      url: "",
+      method: "POST",
+      body: JSON.stringify(bundle),
+      headers: { "content-type": "application/fhir+json" },
+    });
+    expect(res.type).toBe("transaction-response");
+    expect(res.entry?.map((e) => e.response?.status)).toEqual(["201 Created", "201 Created"]);
+    const patientId = res.entry![0]!.resource!.id!;
+    const obsId = res.entry![1]!.resource!.id!;
+    const obs = await client.request<Resource>(`Observation/${obsId}`);
+    expect(obs.subject).toEqual({ reference: `Patient/${patientId}` });
+    const found = await client.request<Resource[]>(`Observation?subject=Patient/${patientId}`, { flat: true });
+    expect(found.map((r) => r.id)).toEqual([obsId]);
+  });
+
+  it("keeps organizations apart: another organization's key cannot reach this one's records", async () => {
+    const mine = clientFor(worker);
+    const other = worker.others[0]!;
+    const p = await mine.create<Resource>({ resourceType: "Patient", name: [{ family: "Private" }] } as never);
+
+    // The other org's client, pointed at its own base: the record is not there.
+    const theirs = clientFor(other);
+    expect(await status(theirs.request(`Patient/${p.id}`))).toBe(404);
+    const search = await theirs.request<Resource[]>("Patient?family=Private", { flat: true });
+    expect(search).toEqual([]);
+
+    // The other org's key against this org's base URL: refused.
+    const intruder = clientFor({ apiKey: other.apiKey, orgId: worker.orgId });
+    expect(await status(intruder.request(`Patient/${p.id}`))).toBe(403);
+    expect(await status(intruder.delete(`Patient/${p.id}`))).toBe(403);
+    // Still there, untouched.
+    expect(await mine.request<Resource>(`Patient/${p.id}`)).toMatchObject({ id: p.id, meta: { versionId: "1" } });
+  });
+});
