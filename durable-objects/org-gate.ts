@@ -120,6 +120,33 @@ export class OrgGate extends DurableObject {
     return cursor.rowsWritten > 0;
   }
 
+  /**
+   * Takes exclusive leases on all of `keys` for `holder`, or none of them: nobody holds some
+   * while waiting for others, so callers needing several can never deadlock.
+   */
+  acquireLeases(keys: string[], holder: string, leaseMs: number, nowMs: number = Date.now()): { acquired: boolean } {
+    const kinds = keys.map((k) => `lease:${k}`);
+    for (const kind of kinds) {
+      this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
+      const other = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE kind = ? AND holder != ?", kind, holder).one().n;
+      if (other > 0) return { acquired: false };
+    }
+    for (const kind of kinds) {
+      this.sql.exec(
+        `INSERT INTO slots (kind, holder, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT(kind, holder) DO UPDATE SET expires_at = excluded.expires_at`,
+        kind,
+        holder,
+        nowMs + leaseMs,
+      );
+    }
+    return { acquired: true };
+  }
+
+  releaseLeases(keys: string[], holder: string): void {
+    for (const k of keys) this.sql.exec("DELETE FROM slots WHERE kind = ? AND holder = ?", `lease:${k}`, holder);
+  }
+
   slotsInUse(kind: string, nowMs: number = Date.now()): number {
     this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
     return this.countSlots(kind);

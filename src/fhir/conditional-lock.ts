@@ -1,38 +1,70 @@
-// Conditional writes (If-None-Exist, conditional update and delete, transactions that
-// carry them) first ask "does a match exist?" and then write; two racing writers would
-// both see none and both create. They therefore hold the organization's conditional-
-// write lease in its OrgGate from the match to the commit. Plain writes never wait.
+// Conditional creates (If-None-Exist, a conditional update that matches nothing) ask "does a
+// match exist?" and then write; two racing writers would both see none and both create. A
+// writer about to create under a condition therefore holds a lease on that condition (type +
+// normalised query, as HAPI keys its conditional-create guard) in the org's OrgGate from a
+// second match to the commit. Writes whose conditions all matched take no lease: updating a
+// matched resource is already guarded by the version check, and unrelated conditions never
+// wait for each other, so concurrent HL7 feeds creating different patients run in parallel.
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { orgGate } from "../limits/gate";
-import type { Bundle } from "./port";
 
-const KIND = "fhir-conditional";
-/** Longer than any single plan + commit; a holder that dies frees the org after this. */
+/** Longer than any single plan + commit; a holder that dies frees the condition after this. */
 const LEASE_MS = 30_000;
 const MAX_WAIT_MS = 20_000;
 
-export async function withConditionalLock<T>(env: Env, orgId: string, write: () => Promise<T>): Promise<T> {
+/** The lease key of a condition: "Patient?identifier=a|1" and "identifier=a|1" are one condition, parameters in any order. */
+export async function conditionKey(type: string, query: string): Promise<string> {
+  const params = new URLSearchParams(query.startsWith(`${type}?`) ? query.slice(type.length + 1) : query);
+  params.sort();
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${type}?${params}`));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** One optimistic pass of a conditional write: the conditions it would create under, and how to finish. */
+export interface ConditionalAttempt<T> {
+  /** Keys (conditionKey) of the conditions that matched nothing and would create. */
+  creates: string[];
+  /** Commits the pass's plan; called only while every key in `creates` is leased (or when there is none). */
+  finish: () => Promise<T>;
+}
+
+/**
+ * Runs `attempt` without any lease; when it would create under conditions, runs it again while
+ * holding their leases, so its second match sees every racing writer's commit. Repeats with the
+ * union of keys if the second pass needs a condition the first did not (a match was deleted).
+ */
+export async function withConditionLeases<T>(env: Env, orgId: string, attempt: () => Promise<ConditionalAttempt<T>>): Promise<T> {
+  const first = await attempt();
   // In-process tools (the store benchmark) run without Durable Objects, and so without races between isolates.
-  if (!env.ORG_GATE) return write();
+  if (first.creates.length === 0 || !env.ORG_GATE) return first.finish();
+  let keys = [...new Set(first.creates)];
+  for (;;) {
+    const held = keys;
+    const outcome = await holding<{ done: true; value: T } | { done: false; missing: string[] }>(env, orgId, held, async () => {
+      const again = await attempt();
+      const missing = again.creates.filter((k) => !held.includes(k));
+      return missing.length ? { done: false, missing } : { done: true, value: await again.finish() };
+    });
+    if (outcome.done) return outcome.value;
+    keys = [...held, ...outcome.missing];
+  }
+}
+
+async function holding<T>(env: Env, orgId: string, keys: string[], run: () => Promise<T>): Promise<T> {
   const gate = orgGate(env, orgId);
   const holder = crypto.randomUUID();
   const deadline = Date.now() + MAX_WAIT_MS;
   for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
-    if ((await gate.acquireSlot(KIND, holder, 1, LEASE_MS)).acquired) break;
+    if ((await gate.acquireLeases(keys, holder, LEASE_MS)).acquired) break;
     if (Date.now() > deadline) {
-      throw new ApiError(503, "CONDITIONAL_WRITE_BUSY", "Too many conditional writes in progress for this organization; retry shortly", [], { "Retry-After": "1" });
+      throw new ApiError(503, "CONDITIONAL_WRITE_BUSY", "Too many conditional writes on the same criteria in progress; retry shortly", [], { "Retry-After": "1" });
     }
     await new Promise((r) => setTimeout(r, delay));
   }
   try {
-    return await write();
+    return await run();
   } finally {
-    await gate.releaseSlot(KIND, holder);
+    await gate.releaseLeases(keys, holder);
   }
-}
-
-/** Whether a batch or transaction holds an entry whose outcome depends on a match. */
-export function hasConditionalEntries(bundle: Bundle): boolean {
-  return (bundle.entry ?? []).some((e) => !!e.request && (!!e.request.ifNoneExist || e.request.url.includes("?")) && e.request.method !== "GET");
 }

@@ -13,7 +13,7 @@ import {
   preconditionFailed,
   unprocessable,
 } from "../errors";
-import { hasConditionalEntries, withConditionalLock } from "./conditional-lock";
+import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
 import { type AuditInput, type Interaction, auditEvent } from "./audit";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
@@ -319,21 +319,31 @@ export class FhirService implements FhirPort {
 
   async create(resource: Resource, options: { ifNoneExist?: string } = {}): Promise<WriteResult> {
     return this.writeAudited("create", undefined, () =>
-      this.conditionally(!!options.ifNoneExist, async () => {
+      this.withConditions(async () => {
         const plan = await this.planCreate(resource, options);
         if (!("write" in plan)) {
-          await this.recordAudit({ interaction: "create", what: `${plan.resource.resourceType}/${plan.resource.id}`, outcome: "0", outcomeDesc: "existing" });
-          return plan;
+          return {
+            creates: [],
+            finish: async () => {
+              await this.recordAudit({ interaction: "create", what: `${plan.resource.resourceType}/${plan.resource.id}`, outcome: "0", outcomeDesc: "existing" });
+              return plan;
+            },
+          };
         }
-        await this.commit([plan]);
-        return plan.result;
+        return {
+          creates: options.ifNoneExist ? [await conditionKey(resource.resourceType, options.ifNoneExist)] : [],
+          finish: async () => {
+            await this.commit([plan]);
+            return plan.result;
+          },
+        };
       }),
     );
   }
 
-  /** Runs a write under the org's conditional-write lease when its outcome depends on a match. */
-  conditionally<T>(conditional: boolean, write: () => Promise<T>): Promise<T> {
-    return conditional ? withConditionalLock(this.env, this.principal.orgId, write) : write();
+  /** Runs a write whose outcome depends on matches, leasing the conditions it creates under (conditional-lock.ts). */
+  withConditions<T>(attempt: () => Promise<ConditionalAttempt<T>>): Promise<T> {
+    return withConditionLeases(this.env, this.principal.orgId, attempt);
   }
 
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
@@ -346,19 +356,20 @@ export class FhirService implements FhirPort {
 
   async conditionalUpdate(query: string, resource: Resource, options: UpdateOptions = {}): Promise<WriteResult> {
     return this.writeAudited("update", `${resource?.resourceType}?${query}`, () =>
-      this.conditionally(true, async () => {
+      this.withConditions(async () => {
         this.writable(resource);
-        const id = await this.resolveConditionalUpdate(resource, query);
-        const plan = await this.planUpdate({ ...resource, id }, options);
-        await this.commit([plan]);
-        return plan.result;
+        const ids = await this.matchIds(resource.resourceType, query);
+        const id = conditionalUpdateTarget(resource, ids);
+        return {
+          creates: ids.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
+          finish: async () => {
+            const plan = await this.planUpdate({ ...resource, id }, options);
+            await this.commit([plan]);
+            return plan.result;
+          },
+        };
       }),
     );
-  }
-
-  /** The id a conditional update writes. */
-  async resolveConditionalUpdate(resource: Resource, query: string): Promise<string> {
-    return conditionalUpdateTarget(resource, await this.matchIds(resource.resourceType, query));
   }
 
   /** `operations`: a JSON Patch array, or a FHIRPath Patch Parameters resource. */
@@ -395,27 +406,24 @@ export class FhirService implements FhirPort {
     });
   }
 
-  /** Deletes the single resource a search selects (412 when several match). */
+  /** Deletes the single resource a search selects (412 when several match); it creates nothing, so it takes no lease. */
   async conditionalDelete(type: string, query: string): Promise<number> {
     this.checkType(type);
-    return this.conditionally(true, async () => {
-      const ids = await this.matchIds(type, query);
-      if (ids.length > 1) throw preconditionFailed(`The conditional delete matched ${ids.length} resources`);
-      if (ids.length === 1) await this.delete(type, ids[0]!);
-      return ids.length;
-    });
+    const ids = await this.matchIds(type, query);
+    if (ids.length > 1) throw preconditionFailed(`The conditional delete matched ${ids.length} resources`);
+    if (ids.length === 1) await this.delete(type, ids[0]!);
+    return ids.length;
   }
 
   async batch(bundle: Bundle): Promise<Bundle> {
     const interaction: Interaction = bundle?.type === "transaction" ? "transaction" : "batch";
     const audit: AuditInput = { interaction, query: `${interaction} of ${Array.isArray(bundle?.entry) ? bundle.entry.length : 0} entries`, outcome: "0" };
-    // A batch's entries go through create/conditionalUpdate, which take the conditional-write lease
-    // one entry at a time.
+    // A batch's entries go through create/conditionalUpdate, which lease their own conditions.
     if (interaction === "batch") return this.audited(interaction, audit, () => executeBundle(this, bundle));
-    // A transaction plans all entries before one commit, so it holds the lease throughout, and its
-    // own AuditEvent commits with its writes.
+    // A transaction leases the conditions it creates under from its second match to its one
+    // commit, and its own AuditEvent commits with its writes.
     try {
-      return await this.conditionally(Array.isArray(bundle.entry) && hasConditionalEntries(bundle), () => executeBundle(this, bundle, audit));
+      return await executeBundle(this, bundle, audit);
     } catch (e) {
       await this.recordAudit({ ...audit, ...failureOf(e) });
       throw e;

@@ -8,7 +8,9 @@ import { applyJsonPatch } from "./patch";
 import { newResourceId } from "./resource-id";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
 import type { AuditInput } from "./audit";
+import { type ConditionalAttempt, conditionKey } from "./conditional-lock";
 import { type FhirService, type PlannedWrite, conditionalUpdateTarget } from "./service";
+import type { StoredVersion } from "./storage/resource-store";
 
 type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 const ORDER: Record<Method, number> = { DELETE: 0, POST: 1, PUT: 2, PATCH: 2, GET: 3, HEAD: 3 };
@@ -158,6 +160,14 @@ function patchBody(body: Resource | undefined): unknown {
 
 async function runTransaction(service: FhirService, entries: BundleEntry[], audit?: AuditInput): Promise<BundleEntry[]> {
   const parsed = entries.map(parseEntry);
+  return service.withConditions(() => attemptTransaction(service, parsed, audit));
+}
+
+/**
+ * One pass over a transaction: resolves every id and reference against the current state and
+ * names the conditions it would create under; `finish` plans and commits the writes, then reads.
+ */
+async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], audit?: AuditInput): Promise<ConditionalAttempt<BundleEntry[]>> {
   const audits: AuditInput[] = audit ? [audit] : [];
   const responses: BundleEntry[] = new Array(parsed.length);
   const refMap = new Map<string, string>();
@@ -238,6 +248,26 @@ async function runTransaction(service: FhirService, entries: BundleEntry[], audi
   );
   const currentOf = (p: ParsedEntry) => currents.get(`${p.type}/${targets.get(p.index)?.id}`) ?? null;
 
+  // Conditions that matched nothing: this pass creates under them.
+  const creates = await Promise.all(
+    parsed.flatMap((p) => {
+      const ids = matches.get(p.index);
+      if (!ids || ids.length > 0 || p.method === "DELETE") return [];
+      return [conditionKey(p.type, p.method === "POST" ? p.entry.request!.ifNoneExist! : (p.query ?? ""))];
+    }),
+  );
+  return { creates, finish: () => planAndCommit(service, parsed, { targets, refMap, currentOf, audits, responses }) };
+}
+
+interface ResolvedTransaction {
+  targets: Map<number, { id: string; existing?: WriteResult }>;
+  refMap: Map<string, string>;
+  currentOf: (p: ParsedEntry) => StoredVersion | null;
+  audits: AuditInput[];
+  responses: BundleEntry[];
+}
+
+async function planAndCommit(service: FhirService, parsed: ParsedEntry[], { targets, refMap, currentOf, audits, responses }: ResolvedTransaction): Promise<BundleEntry[]> {
   // 3. Plan every write in the FHIR processing order, then commit them in one batch.
   const plans: { index: number; plan: PlannedWrite }[] = [];
   const byOrder = [...parsed].sort((a, b) => ORDER[a.method] - ORDER[b.method] || a.index - b.index);
