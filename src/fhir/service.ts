@@ -19,10 +19,10 @@ import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
 import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "./port";
 import { newResourceId } from "./resource-id";
-import { executeSearch } from "./search/execute";
+import { executeSearch, matchStatement } from "./search/execute";
 import { parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
-import { ResourceStore, type StoredVersion, type VersionWrite } from "./storage/resource-store";
+import { ResourceStore, type Row, type StoredVersion, type VersionWrite } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
 import { validateResource } from "./validate";
 
@@ -182,16 +182,18 @@ export class FhirService implements FhirPort {
 
   /** Ids of the resources a conditional URL selects (strict: a typo must not match everything). */
   async matchIds(type: string, query: string, limit = 2): Promise<string[]> {
+    const { results } = await this.matchStatement(type, query, limit).all<Row>();
+    return results.map((r) => r.id);
+  }
+
+  /** The statement selecting (up to `limit`) current versions a conditional URL matches. */
+  matchStatement(type: string, query: string, limit = 2): D1PreparedStatement {
     this.checkType(type);
     // "Patient?identifier=..." is accepted as well as "identifier=...".
     const params = new URLSearchParams(query.startsWith(`${type}?`) ? query.slice(type.length + 1) : query);
     const req = parseSearch(type, params, true);
     if (req.filters.length === 0) throw badRequest(`A conditional request needs search criteria, got "${query}"`);
-    req.count = limit;
-    req.include = [];
-    req.revinclude = [];
-    const bundle = await executeSearch({ db: this.env.DB, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, params);
-    return (bundle.entry ?? []).filter((e) => e.search?.mode === "match").map((e) => e.resource!.id!);
+    return matchStatement({ db: this.env.DB, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, limit);
   }
 
   async history(scope: { type?: string; id?: string }, query: string | URLSearchParams = ""): Promise<Bundle> {

@@ -10,7 +10,7 @@ import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
 import type { AuditInput } from "./audit";
 import { type ConditionalAttempt, conditionKey } from "./conditional-lock";
 import { type FhirService, type PlannedWrite, conditionalUpdateTarget } from "./service";
-import type { StoredVersion } from "./storage/resource-store";
+import { type Row, type StoredVersion, toVersion } from "./storage/resource-store";
 
 type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 const ORDER: Record<Method, number> = { DELETE: 0, POST: 1, PUT: 2, PATCH: 2, GET: 3, HEAD: 3 };
@@ -178,27 +178,41 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], a
     touched.add(key);
   };
 
-  // 1. Resolve ids: server ids, conditional matches. Matches read the state before the
-  // transaction, so they run concurrently; claims are then checked in entry order.
-  const conditional = new Map<number, Promise<string[]>>();
+  // 1. Every read the resolution needs goes in one round trip against the state before the
+  // transaction: conditional matches (with their current versions), conditional references,
+  // and the current versions of the resources named by id.
+  const reads: D1PreparedStatement[] = [];
+  const readOf = (statement: D1PreparedStatement) => reads.push(statement) - 1;
+  const matchAt = new Map<number, number>();
+  const currentAt = new Map<number, number>();
   for (const p of parsed) {
     if (p.method === "GET" || p.method === "HEAD") continue;
     service.checkType(p.type);
     if (p.method === "POST" || (p.method === "PUT" && !p.id)) service.writable(needBody(p.entry.resource, p), p.type);
     const query = p.method === "POST" ? p.entry.request?.ifNoneExist : !p.id && (p.method === "PUT" || p.method === "DELETE") ? (p.query ?? "") : undefined;
-    if (query !== undefined) conditional.set(p.index, service.matchIds(p.type, query));
+    if (query !== undefined) matchAt.set(p.index, readOf(service.matchStatement(p.type, query)));
+    else if (p.id && p.method !== "POST") currentAt.set(p.index, readOf(service.store.currentStatement(p.type, p.id)));
   }
-  const matches = new Map(await Promise.all([...conditional].map(async ([i, ids]) => [i, await ids] as const)));
-  const existing = [...parsed].filter((p) => p.method === "POST" && matches.get(p.index)?.length === 1);
-  const found = new Map((await service.store.many(existing.map((p) => ({ type: p.type, id: matches.get(p.index)![0]! })))).map((v) => [`${v.resourceType}/${v.id}`, v]));
+  const refs = new Set<string>();
+  for (const p of parsed) collectReferences(p.entry.resource, refs);
+  const conditionalRefs = [...refs].flatMap((ref) => {
+    const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(ref);
+    return m ? [{ ref, type: m[1]!, at: readOf(service.matchStatement(m[1]!, m[2]!)) }] : [];
+  });
+  const results = reads.length ? await service.env.DB.batch<Row>(reads) : [];
+  const versionsAt = (i: number) => (results[i]?.results ?? []).map(toVersion);
+  const matches = new Map([...matchAt].map(([index, at]) => [index, versionsAt(at)]));
+  const currents = new Map<number, StoredVersion | null>([...currentAt].map(([index, at]) => [index, versionsAt(at)[0] ?? null]));
+
+  // Ids: server ids, matches; claims are checked in entry order.
   for (const p of parsed) {
     if (p.method === "GET" || p.method === "HEAD") continue;
     const fullUrl = p.entry.fullUrl;
-    const ids = matches.get(p.index);
+    const found = matches.get(p.index);
     if (p.method === "POST") {
       let target: { id: string; existing?: WriteResult } = { id: newResourceId() };
-      if (ids && ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${ids.length} resources`);
-      const match = ids?.length === 1 ? found.get(`${p.type}/${ids[0]}`) : undefined;
+      if (found && found.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${found.length} resources`);
+      const match = found?.[0];
       if (match) {
         target = { id: match.id, existing: { resource: await service.hydrate(match.content), outcome: "existing" } };
         audits.push({ interaction: "create", what: `${p.type}/${match.id}`, outcome: "0", outcomeDesc: "existing" });
@@ -207,15 +221,19 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], a
       if (fullUrl) refMap.set(fullUrl, `${p.type}/${target.id}`);
       if (!target.existing) claim(`${p.type}/${target.id}`, p.index);
     } else if (p.method === "PUT" && !p.id) {
-      const id = conditionalUpdateTarget(needBody(p.entry.resource, p), ids ?? []);
+      const body = needBody(p.entry.resource, p);
+      const id = conditionalUpdateTarget(body, (found ?? []).map((v) => v.id));
+      // No match but the body names its id: that resource's current version is read below.
+      if (found?.[0]) currents.set(p.index, found[0]);
       targets.set(p.index, { id });
       if (fullUrl) refMap.set(fullUrl, `${p.type}/${id}`);
       claim(`${p.type}/${id}`, p.index);
     } else if (p.method === "DELETE" && !p.id) {
-      if (ids && ids.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: the conditional delete matched ${ids.length} resources`);
-      if (ids?.[0]) {
-        targets.set(p.index, { id: ids[0] });
-        claim(`${p.type}/${ids[0]}`, p.index);
+      if (found && found.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: the conditional delete matched ${found.length} resources`);
+      if (found?.[0]) {
+        targets.set(p.index, { id: found[0].id });
+        currents.set(p.index, found[0]);
+        claim(`${p.type}/${found[0].id}`, p.index);
       }
     } else if (p.id) {
       targets.set(p.index, { id: p.id });
@@ -223,36 +241,29 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], a
       claim(`${p.type}/${p.id}`, p.index);
     }
   }
+  const unread = parsed.filter((p) => p.method === "PUT" && !p.id && !currents.has(p.index));
+  for (const v of await service.store.currents(unread.map((p) => ({ type: p.type, id: targets.get(p.index)!.id })))) {
+    const p = unread.find((u) => u.type === v.resourceType && targets.get(u.index)!.id === v.id);
+    if (p) currents.set(p.index, v);
+  }
+  const currentOf = (p: ParsedEntry) => currents.get(p.index) ?? null;
 
   // 2. Conditional references (Patient?identifier=...) must select exactly one resource.
-  const refs = new Set<string>();
-  for (const p of parsed) collectReferences(p.entry.resource, refs);
-  const conditionalRefs = [...refs].flatMap((ref) => {
-    const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(ref);
-    return m && !refMap.has(ref) ? [{ ref, type: m[1]!, query: m[2]! }] : [];
-  });
-  const resolved = await Promise.all(conditionalRefs.map((r) => service.matchIds(r.type, r.query)));
-  for (const [i, { ref, type }] of conditionalRefs.entries()) {
-    const ids = resolved[i]!;
-    if (ids.length !== 1) throw preconditionFailed(`The conditional reference ${ref} matched ${ids.length} resources (needs exactly one)`);
-    refMap.set(ref, `${type}/${ids[0]}`);
+  for (const { ref, type, at } of conditionalRefs) {
+    if (refMap.has(ref)) continue;
+    const found = versionsAt(at);
+    if (found.length !== 1) throw preconditionFailed(`The conditional reference ${ref} matched ${found.length} resources (needs exactly one)`);
+    refMap.set(ref, `${type}/${found[0]!.id}`);
   }
   for (const ref of refs) {
     if (ref.startsWith("urn:uuid:") && !refMap.has(ref)) throw badRequest(`The reference ${ref} names no entry of the transaction`);
   }
 
-  // The current versions of everything updated, patched or deleted, in one read.
-  const written = parsed.filter((p) => (p.method === "PUT" || p.method === "PATCH" || p.method === "DELETE") && targets.has(p.index));
-  const currents = new Map(
-    (await service.store.currents(written.map((p) => ({ type: p.type, id: targets.get(p.index)!.id })))).map((v) => [`${v.resourceType}/${v.id}`, v]),
-  );
-  const currentOf = (p: ParsedEntry) => currents.get(`${p.type}/${targets.get(p.index)?.id}`) ?? null;
-
   // Conditions that matched nothing: this pass creates under them.
   const creates = await Promise.all(
     parsed.flatMap((p) => {
-      const ids = matches.get(p.index);
-      if (!ids || ids.length > 0 || p.method === "DELETE") return [];
+      const found = matches.get(p.index);
+      if (!found || found.length > 0 || p.method === "DELETE") return [];
       return [conditionKey(p.type, p.method === "POST" ? p.entry.request!.ifNoneExist! : (p.query ?? ""))];
     }),
   );

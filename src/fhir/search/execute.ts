@@ -43,6 +43,18 @@ function whereClause(req: SearchRequest, args: Args): string {
   return where.join(" AND ");
 }
 
+/**
+ * The statement selecting up to `limit` current versions that match a search's filters, in id
+ * order (conditional operations: callers batch several into one round trip).
+ */
+export function matchStatement(target: SearchTarget, req: SearchRequest, limit: number): D1PreparedStatement {
+  const args = new Args(target.orgId);
+  const where = whereClause(req, args);
+  return target.db
+    .prepare(`SELECT r.resource_type, r.id, r.version_id, r.last_updated, r.deleted, r.content FROM fhir_resources r WHERE ${where} ORDER BY r.id LIMIT ${args.add(limit)}`)
+    .bind(...args.values);
+}
+
 export async function executeSearch(target: SearchTarget, req: SearchRequest, params: URLSearchParams): Promise<Bundle> {
   const fingerprint = queryFingerprint(params);
   const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint) : undefined;

@@ -13,7 +13,7 @@ export interface StoredVersion {
   content: string;
 }
 
-interface Row {
+export interface Row {
   resource_type: string;
   id: string;
   version_id: number;
@@ -22,7 +22,7 @@ interface Row {
   content: string;
 }
 
-const toVersion = (r: Row): StoredVersion => ({
+export const toVersion = (r: Row): StoredVersion => ({
   resourceType: r.resource_type,
   id: r.id,
   versionId: r.version_id,
@@ -69,13 +69,17 @@ export class ResourceStore {
   ) {}
 
   async current(type: string, id: string): Promise<StoredVersion | undefined> {
-    const row = await this.db
+    const row = await this.currentStatement(type, id).first<Row>();
+    return row ? toVersion(row) : undefined;
+  }
+
+  /** The statement reading a current version (for callers batching several reads). */
+  currentStatement(type: string, id: string): D1PreparedStatement {
+    return this.db
       .prepare(
         "SELECT resource_type, id, version_id, last_updated, deleted, content FROM fhir_resources WHERE org_id = ?1 AND resource_type = ?2 AND id = ?3",
       )
-      .bind(this.orgId, type, id)
-      .first<Row>();
-    return row ? toVersion(row) : undefined;
+      .bind(this.orgId, type, id);
   }
 
   async version(type: string, id: string, versionId: number): Promise<StoredVersion | undefined> {
