@@ -15,6 +15,8 @@ export interface RoutedResult {
 export type MessageHandler = (message: InboundMessageRow) => Promise<RoutedResult>;
 
 export const MAX_ATTEMPTS = 6;
+/** Messages read per query from the head of a sender's line. */
+const PENDING_READ = 20;
 const BASE_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
 
@@ -46,9 +48,12 @@ export async function drainSender(
   const now = opts.now ?? Date.now;
   const deadline = now() + opts.budgetMs;
   let processed = 0;
+  // The line's head, read a few messages at a time: only this drain changes their status.
+  let queue: InboundMessageRow[] = [];
   for (;;) {
     if (now() >= deadline) return { state: "budget-exhausted", processed };
-    const message = await store.nextPending(sender);
+    if (!queue.length) queue = await store.nextPending(sender, PENDING_READ);
+    const message = queue.shift();
     if (!message) return { state: "idle", processed };
     try {
       const result = await handle(message);

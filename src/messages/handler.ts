@@ -7,7 +7,7 @@ import { ApiError } from "../errors";
 import { limitsOfOrg } from "../limits/org-limits";
 import { execute } from "../pipelines/execution-service";
 import { HL7_EVENT_TYPE, type Hl7EventPayload, hl7EventAttributes } from "../pipelines/nodes/hl7";
-import { type ServiceEvent, matchingEventTriggers } from "../pipelines/triggers";
+import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines/triggers";
 import type { MessageHandler } from "./drain";
 
 export function hl7Event(message: InboundMessageRow): ServiceEvent {
@@ -33,12 +33,34 @@ export function writtenResources(outputs: unknown, found = new Set<string>()): S
   return found;
 }
 
+/**
+ * How long one drain pass reuses the org's HL7 triggers and limits: a deploy or a limit change
+ * reaches a busy line within this time, and a steady feed saves two reads per message.
+ */
+const ROUTING_TTL_MS = 1_000;
+
+/** A value read at most once per ROUTING_TTL_MS. */
+function recent<T>(read: () => Promise<T>): () => Promise<T> {
+  let cached: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!cached || now - cached.at >= ROUTING_TTL_MS) {
+      const value = read();
+      cached = { at: now, value };
+      value.catch(() => (cached = undefined));
+    }
+    return cached.value;
+  };
+}
+
 export function messageHandlerFor(env: Env, orgId: string): MessageHandler {
+  const triggersOf = recent(() => eventTriggers(env, orgId, HL7_EVENT_TYPE));
+  const limits = recent(() => limitsOfOrg(env, orgId));
   return async (message) => {
     const event = hl7Event(message);
-    const triggers = await matchingEventTriggers(env, orgId, event);
+    const triggers = (await triggersOf()).filter((t) => triggerMatches(t, event));
     if (!triggers.length) return { executions: [], resources: [] };
-    const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
+    const limit = (await limits()).concurrentExecutions;
     const executions: string[] = [];
     const resources = new Set<string>();
     for (const t of triggers) {

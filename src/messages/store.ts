@@ -83,15 +83,14 @@ export class InboundMessageStore {
     return { rows, total: totals[0]?.n ?? 0 };
   }
 
-  /** The oldest message of a sender still waiting to be processed (FIFO head). */
-  nextPending(sender: string): Promise<InboundMessageRow | undefined> {
+  /** The oldest messages of a sender still waiting to be processed (FIFO head), oldest first. */
+  nextPending(sender: string, limit = 1): Promise<InboundMessageRow[]> {
     return this.db
       .select()
       .from(inboundMessages)
       .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.sender, sender), eq(inboundMessages.status, "received")))
       .orderBy(asc(inboundMessages.seq))
-      .limit(1)
-      .get();
+      .limit(limit);
   }
 
   /** Senders that have messages waiting, e.g. to restart routing after reprocessing. */

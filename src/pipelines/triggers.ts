@@ -48,11 +48,20 @@ async function start(env: Env, orgId: string, pipelineId: string, nodeId: string
 
 /** The deployed event triggers of the org whose type and every listed attribute match the event. */
 export async function matchingEventTriggers(env: Env, orgId: string, event: ServiceEvent): Promise<PipelineTriggerRow[]> {
-  const rows = await database(env.DB)
+  return (await eventTriggers(env, orgId, event.type)).filter((r) => triggerMatches(r, event));
+}
+
+/** The org's deployed triggers for an event type, before their attribute filters. */
+export function eventTriggers(env: Env, orgId: string, type: string): Promise<PipelineTriggerRow[]> {
+  return database(env.DB)
     .select()
     .from(pipelineTriggers)
-    .where(and(eq(pipelineTriggers.kind, "event"), eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.match, event.type)));
-  return rows.filter((r) => Object.entries(r.attributes).every(([k, v]) => event.attributes[k] === v));
+    .where(and(eq(pipelineTriggers.kind, "event"), eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.match, type)));
+}
+
+/** Whether every attribute a trigger lists has its value in the event. */
+export function triggerMatches(trigger: PipelineTriggerRow, event: ServiceEvent): boolean {
+  return Object.entries(trigger.attributes).every(([k, v]) => event.attributes[k] === v);
 }
 
 /**

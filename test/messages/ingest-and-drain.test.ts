@@ -90,6 +90,23 @@ describe("per-sender draining", () => {
     expect((await s.list({ status: "received" }, 10, 0)).rows.map((r) => r.controlId)).toEqual(["X"]);
   });
 
+  it("keeps arrival order across many messages, a poison one among them, and messages arriving mid-drain", async () => {
+    const s = store();
+    const controls = Array.from({ length: 45 }, (_, i) => `M${String(i).padStart(2, "0")}`);
+    await ingestHl7(s, controls.slice(0, 30).map((c) => msg(adt(c))));
+    const seen: string[] = [];
+    const outcome = await drainSender(s, "EPIC|HOSP", async (m) => {
+      seen.push(m.controlId!);
+      // Later messages arrive while the line is being drained.
+      if (m.controlId === "M05") await ingestHl7(s, controls.slice(30).map((c) => msg(adt(c))));
+      if (m.controlId === "M21") throw new ApiError(422, "BAD_MESSAGE", "cannot map");
+      return { executions: [], resources: [] };
+    }, { budgetMs: 10_000 });
+    expect(outcome).toEqual({ state: "idle", processed: 45 });
+    expect(seen).toEqual(controls);
+    expect((await s.list({ status: "failed" }, 10, 0)).rows.map((r) => r.controlId)).toEqual(["M21"]);
+  });
+
   it("marks a poison message failed and moves on", async () => {
     const s = store();
     await ingestHl7(s, ["P1", "BAD", "P2"].map((c) => msg(adt(c))));
@@ -131,6 +148,6 @@ describe("per-sender draining", () => {
     await drainSender(s, "EPIC|HOSP", async () => ({ executions: [], resources: [] }), { budgetMs: 10_000 });
     await ingestHl7(s, [msg(adt("R2"))]);
     await s.requeue(results[0]!.message_id);
-    expect((await s.nextPending("EPIC|HOSP"))!.controlId).toBe("R1");
+    expect((await s.nextPending("EPIC|HOSP"))[0]!.controlId).toBe("R1");
   });
 });
