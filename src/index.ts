@@ -1,6 +1,7 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
 import { buildApp } from "./app";
 import type { Env } from "./env";
+import { flushAllAuditLogs } from "./fhir/audit-log";
 import { runSchedules } from "./pipelines/triggers";
 import { normalizeFhirBase } from "./routes/fhir";
 
@@ -15,6 +16,10 @@ const app = buildApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(normalizeFhirBase(request), env, ctx),
-  // Every minute: start the deployed pipelines whose schedule triggers are due.
-  scheduled: (controller, env, ctx) => ctx.waitUntil(runSchedules(env, new Date(controller.scheduledTime)).then(() => undefined)),
+  // Every minute: start the deployed pipelines whose schedule triggers are due, and index the
+  // AuditEvents of organizations that went quiet before their log reached a flush.
+  scheduled: (controller, env, ctx) => {
+    ctx.waitUntil(runSchedules(env, new Date(controller.scheduledTime)).then(() => undefined));
+    ctx.waitUntil(flushAllAuditLogs(env));
+  },
 } satisfies ExportedHandler<Env>;

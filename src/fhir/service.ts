@@ -15,6 +15,7 @@ import {
 } from "../errors";
 import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
 import { type AuditInput, type Interaction, auditEvent } from "./audit";
+import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
 import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "./port";
@@ -75,22 +76,40 @@ export class FhirService implements FhirPort {
   }
 
   private auditEventWrite(event: Resource, now: string): VersionWrite {
-    return { kind: "put", resource: { ...event, id: newResourceId(), meta: { versionId: "1", lastUpdated: now } }, versionId: 1, lastUpdated: now, method: "POST" };
+    return { kind: "audit", event: { ...event, id: newResourceId(), meta: { versionId: "1", lastUpdated: now } } };
   }
 
   /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
   async writeAuditEvent(event: Resource): Promise<void> {
     if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
     await this.env.DB.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
+    this.appendedAudits(1);
   }
 
   /** Records an audit outside a write batch: after the response when possible. */
   async recordAudit(input: AuditInput): Promise<void> {
-    const done = this.env.DB.batch(this.store.writeStatements([this.auditWrite(input)])).catch((e: unknown) => {
-      console.error(JSON.stringify({ level: "error", msg: "audit write failed", error: String(e) }));
-    });
+    const done = this.env.DB.batch(this.store.writeStatements([this.auditWrite(input)]))
+      .then(() => this.appendedAudits(1))
+      .catch((e: unknown) => {
+        console.error(JSON.stringify({ level: "error", msg: "audit write failed", error: String(e) }));
+      });
     if (this.options.waitUntil) this.options.waitUntil(done);
     else await done;
+  }
+
+  /** Indexes the org's pending AuditEvents in the background once enough have been appended. */
+  private appendedAudits(count: number): void {
+    if (!noteAudits(this.principal.orgId, count)) return;
+    const done = flushAuditLog(this.store).catch((e: unknown) => {
+      console.error(JSON.stringify({ level: "error", msg: "audit log flush failed", error: String(e) }));
+    });
+    // Without a request context (in-process tools) the flush still happens, just not awaited here.
+    this.options.waitUntil?.(done);
+  }
+
+  /** Makes every recorded AuditEvent visible before a read that can return AuditEvents. */
+  private async auditsVisible(type: string | undefined, query: URLSearchParams = new URLSearchParams()): Promise<void> {
+    if (readsAudits(type, query)) await flushAuditLog(this.store);
   }
 
   /** Runs a non-writing interaction and audits its outcome, success or failure. */
@@ -111,13 +130,12 @@ export class FhirService implements FhirPort {
    */
   async commit(plans: PlannedWrite[], audits: AuditInput[] = []): Promise<void> {
     const now = new Date().toISOString();
-    const statements = this.store.writeStatements([
-      ...plans.flatMap((p) => [p.write, this.auditWrite(p.audit, p.lastUpdated)]),
-      ...audits.map((a) => this.auditWrite(a, now)),
-    ]);
+    const writes = [...plans.flatMap((p) => [p.write, this.auditWrite(p.audit, p.lastUpdated)]), ...audits.map((a) => this.auditWrite(a, now))];
+    const statements = this.store.writeStatements(writes);
     if (statements.length === 0) return;
     try {
       await this.env.DB.batch(statements);
+      this.appendedAudits(writes.filter((w) => w.kind === "audit").length);
     } catch (e) {
       if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(e))) {
         throw conflict("The resource was changed by another request at the same time; retry with the current version", "VERSION_CONFLICT");
@@ -148,6 +166,7 @@ export class FhirService implements FhirPort {
   async readVersioned(type: string, id: string): Promise<Resource> {
     return this.audited("read", { what: `${type}/${id}` }, async () => {
       this.checkType(type);
+      await this.auditsVisible(type);
       const v = await this.store.current(type, id);
       if (!v) throw notFound(`${type}/${id} not found`);
       if (v.deleted) throw gone(`${type}/${id} was deleted`);
@@ -162,6 +181,7 @@ export class FhirService implements FhirPort {
   vread(type: string, id: string, versionId: string): Promise<Resource> {
     return this.audited("vread", { what: `${type}/${id}/_history/${versionId}` }, async () => {
       this.checkType(type);
+      await this.auditsVisible(type);
       const n = Number(versionId);
       const v = Number.isInteger(n) && n > 0 ? await this.store.version(type, id, n) : undefined;
       if (!v) throw notFound(`${type}/${id}/_history/${versionId} not found`);
@@ -176,6 +196,7 @@ export class FhirService implements FhirPort {
     return this.audited(type ? "search-type" : "search-system", { query: label }, async () => {
       if (type) this.checkType(type);
       const req = parseSearch(type, params, options.strict);
+      await this.auditsVisible(type, params);
       return executeSearch({ db: this.env.DB, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, params);
     });
   }
@@ -201,6 +222,7 @@ export class FhirService implements FhirPort {
     const interaction: Interaction = scope.id ? "history-instance" : scope.type ? "history-type" : "history-system";
     return this.audited(interaction, { what: scope.id ? `${scope.type}/${scope.id}` : undefined, query: params.toString() }, async () => {
       if (scope.type) this.checkType(scope.type);
+      await this.auditsVisible(scope.type, params);
       const count = Math.min(Number(params.get("_count") ?? 20) || 20, 1000);
       const since = params.get("_since") ?? undefined;
       if (since && Number.isNaN(Date.parse(since))) throw badRequest(`Invalid _since ${since}`);

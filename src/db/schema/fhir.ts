@@ -36,6 +36,23 @@ export const fhirHistory = sqliteTable(
   ],
 );
 
+/**
+ * AuditEvents recorded but not yet indexed: one row per audit, written in the same batch as the
+ * interaction it records (durable at once, a single append). They are indexed into the store in
+ * bulk before anything can search or read AuditEvents, and in the background (src/fhir/audit-log.ts).
+ */
+export const fhirAuditPending = sqliteTable(
+  "fhir_audit_pending",
+  {
+    orgId: text("org_id").notNull(),
+    id: text("id").notNull(),
+    recorded: text("recorded").notNull(),
+    /** The AuditEvent JSON, with its id and meta. */
+    content: text("content").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.id] })],
+);
+
 // Each table has a value index (org, type, code, value...) for filters that drive a search, and
 // an owner index (org, type, resource, code, values...) that covers probes and sort lookups, so
 // checking one candidate row never reads the table itself.

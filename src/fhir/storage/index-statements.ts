@@ -76,14 +76,18 @@ export function clearIndex(db: D1Database, orgId: string, type: string, id: stri
   ];
 }
 
-/** Statements inserting the index rows of several resources: one per table that receives any (per chunk). */
-export function insertIndex(db: D1Database, orgId: string, resources: IndexedResource[]): D1PreparedStatement[] {
+/**
+ * Statements inserting the index rows of several resources: one per table that receives any (per
+ * chunk). `where`: a condition on each row `j` (its [type, id, ...] as JSON), e.g. "not stored yet".
+ */
+export function insertIndex(db: D1Database, orgId: string, resources: IndexedResource[], where?: string): D1PreparedStatement[] {
+  const filter = where ? ` WHERE ${where}` : "";
   const out: D1PreparedStatement[] = [];
   const insert = (table: string, columns: string[], rows: unknown[][]) => {
     for (const chunk of jsonChunks(rows)) {
       out.push(
         db
-          .prepare(`INSERT INTO ${table} (org_id, resource_type, resource_id, ${columns.join(", ")}) SELECT ?1, ${jsonColumns(columns.length + 2)} FROM json_each(?2) j`)
+          .prepare(`INSERT INTO ${table} (org_id, resource_type, resource_id, ${columns.join(", ")}) SELECT ?1, ${jsonColumns(columns.length + 2)} FROM json_each(?2) j${filter}`)
           .bind(orgId, chunk),
       );
     }
@@ -96,7 +100,7 @@ export function insertIndex(db: D1Database, orgId: string, resources: IndexedRes
   for (const chunk of jsonChunks(members)) {
     out.push(
       db
-        .prepare(`INSERT OR IGNORE INTO fhir_compartment (org_id, resource_type, resource_id, patient_id) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j`)
+        .prepare(`INSERT OR IGNORE INTO fhir_compartment (org_id, resource_type, resource_id, patient_id) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j${filter}`)
         .bind(orgId, chunk),
     );
   }

@@ -51,7 +51,16 @@ export interface DeleteVersion {
   lastUpdated: string;
 }
 
-export type VersionWrite = PutVersion | DeleteVersion;
+/** An AuditEvent to record: appended to the pending log, indexed later in bulk (flushAudits). */
+export interface AuditWrite {
+  kind: "audit";
+  event: Resource & { id: string };
+}
+
+export type VersionWrite = PutVersion | DeleteVersion | AuditWrite;
+
+/** AuditEvents indexed per flush: big enough to amortize, small enough for one D1 batch. */
+const FLUSH_BATCH = 500;
 
 export interface HistoryQuery {
   type?: string;
@@ -145,6 +154,7 @@ export class ResourceStore {
   writeStatements(writes: VersionWrite[]): D1PreparedStatement[] {
     const puts = writes.filter((w): w is PutVersion => w.kind === "put");
     const deletes = writes.filter((w): w is DeleteVersion => w.kind === "delete");
+    const audits = writes.filter((w): w is AuditWrite => w.kind === "audit");
     const history: unknown[][] = [];
     const current: unknown[][] = [];
     for (const w of puts) {
@@ -188,6 +198,44 @@ export class ResourceStore {
       out.push(...clearIndex(this.db, this.orgId, w.type, w.id));
     }
     out.push(...insertIndex(this.db, this.orgId, puts.map((w) => ({ type: w.resource.resourceType, id: w.resource.id, rows: extractIndex(w.resource) }))));
+    for (const chunk of jsonChunks(audits.map((a) => [a.event.id, a.event.meta?.lastUpdated ?? "", JSON.stringify(a.event)]))) {
+      out.push(
+        this.db.prepare(`INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j`).bind(this.orgId, chunk),
+      );
+    }
     return out;
+  }
+
+  /**
+   * Indexes up to FLUSH_BATCH pending AuditEvents into the store and removes them from the log,
+   * in one batch. Two flushes racing over the same rows are harmless: index rows are inserted
+   * only for events not yet stored, before the events themselves. Returns how many it took.
+   */
+  async flushAudits(): Promise<number> {
+    const { results } = await this.db
+      .prepare("SELECT content FROM fhir_audit_pending WHERE org_id = ?1 ORDER BY id LIMIT ?2")
+      .bind(this.orgId, FLUSH_BATCH)
+      .all<{ content: string }>();
+    if (!results.length) return 0;
+    const events = results.map((r) => JSON.parse(r.content) as Resource & { id: string });
+    const ids = JSON.stringify(events.map((e) => e.id));
+    const fresh = "NOT EXISTS (SELECT 1 FROM fhir_resources x WHERE x.org_id = ?1 AND x.resource_type = json_extract(j.value, '$[0]') AND x.id = json_extract(j.value, '$[1]'))";
+    await this.db.batch([
+      ...insertIndex(
+        this.db,
+        this.orgId,
+        events.map((e) => ({ type: "AuditEvent", id: e.id, rows: extractIndex(e) })),
+        fresh,
+      ),
+      ...jsonChunks(events.map((e) => ["AuditEvent", e.id, 1, e.meta?.lastUpdated ?? "", JSON.stringify(e)])).map((chunk) =>
+        this.db
+          .prepare(
+            `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) SELECT ?1, ${jsonColumns(4)}, 0, json_extract(j.value, '$[4]') FROM json_each(?2) j WHERE true ON CONFLICT DO NOTHING`,
+          )
+          .bind(this.orgId, chunk),
+      ),
+      this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
+    ]);
+    return events.length;
   }
 }
