@@ -80,7 +80,12 @@ describe("condition leases", () => {
       released = true;
     }, 30);
     let finishedAfterRelease: boolean | undefined;
-    await withConditionLeases(env, "org", async () => ({ creates: ["a"], finish: async () => void (finishedAfterRelease = released) }));
+    await withConditionLeases(env, "org", async () => ({
+      creates: ["a"],
+      finish: async () => {
+        finishedAfterRelease = released;
+      },
+    }));
     expect(finishedAfterRelease).toBe(true);
     expect(calls.filter((c) => c.op === "acquire").length).toBeGreaterThan(1);
   });
