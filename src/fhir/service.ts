@@ -23,7 +23,7 @@ import { newResourceId } from "./resource-id";
 import { executeSearch, matchStatement } from "./search/execute";
 import { parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
-import { ResourceStore, type Row, type StoredVersion, type VersionWrite } from "./storage/resource-store";
+import { type AuditWrite, ResourceStore, type Row, type StoredVersion, type VersionWrite } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
 import { validateResource } from "./validate";
 
@@ -71,11 +71,11 @@ export class FhirService implements FhirPort {
 
   // ---- audit
 
-  auditWrite(input: AuditInput, now = new Date().toISOString()): VersionWrite {
+  auditWrite(input: AuditInput, now = new Date().toISOString()): AuditWrite {
     return this.auditEventWrite(auditEvent(this.principal, input, now), now);
   }
 
-  private auditEventWrite(event: Resource, now: string): VersionWrite {
+  private auditEventWrite(event: Resource, now: string): AuditWrite {
     return { kind: "audit", event: { ...event, id: newResourceId(), meta: { versionId: "1", lastUpdated: now } } };
   }
 
@@ -163,15 +163,26 @@ export class FhirService implements FhirPort {
     return hydrateBinary(this.env.BLOBS, JSON.parse(content) as Resource);
   }
 
+  /**
+   * A read and its AuditEvent in one round trip: the audit row is appended in the same batch,
+   * only if the resource is there to read; a failed read records its failure apart.
+   */
   async readVersioned(type: string, id: string): Promise<Resource> {
-    return this.audited("read", { what: `${type}/${id}` }, async () => {
+    const what = `${type}/${id}`;
+    try {
       this.checkType(type);
       await this.auditsVisible(type);
-      const v = await this.store.current(type, id);
-      if (!v) throw notFound(`${type}/${id} not found`);
-      if (v.deleted) throw gone(`${type}/${id} was deleted`);
-      return this.hydrate(v.content);
-    });
+      const audit = this.auditWrite({ interaction: "read", what, outcome: "0" });
+      const [read] = await this.env.DB.batch<Row>([this.store.currentStatement(type, id), this.store.auditIfReadable(audit, type, id)]);
+      const row = read?.results[0];
+      if (!row) throw notFound(`${type}/${id} not found`);
+      if (row.deleted) throw gone(`${type}/${id} was deleted`);
+      this.appendedAudits(1);
+      return await this.hydrate(row.content);
+    } catch (e) {
+      await this.recordAudit({ interaction: "read", what, ...failureOf(e) });
+      throw e;
+    }
   }
 
   read(type: string, id: string): Promise<Resource> {

@@ -20,7 +20,7 @@ describe("AuditEvent log", () => {
     // The create's audit committed with the create; the read's right after the response.
     expect(await pending(t.orgId)).toBeGreaterThanOrEqual(2);
     const events = await search(t, `AuditEvent?entity=Patient/${p.id}&_count=50`);
-    expect((events.entry ?? []).map((e) => (e.resource as { subtype: { code: string }[] }).subtype[0]!.code).sort()).toEqual(["create", "read"]);
+    expect((events.entry ?? []).map((e) => (e.resource as unknown as { subtype: { code: string }[] }).subtype[0]!.code).sort()).toEqual(["create", "read"]);
     // The search's own audit is the only one left in the log.
     expect(await pending(t.orgId)).toBe(1);
   });

@@ -206,6 +206,16 @@ export class ResourceStore {
     return out;
   }
 
+  /** Appends an audit (of a read) only if the resource is current and not deleted, for batching with the read itself. */
+  auditIfReadable(audit: AuditWrite, type: string, id: string): D1PreparedStatement {
+    return this.db
+      .prepare(
+        `INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ?2, ?3, ?4
+         WHERE EXISTS (SELECT 1 FROM fhir_resources WHERE org_id = ?1 AND resource_type = ?5 AND id = ?6 AND deleted = 0)`,
+      )
+      .bind(this.orgId, audit.event.id, audit.event.meta?.lastUpdated ?? "", JSON.stringify(audit.event), type, id);
+  }
+
   /**
    * Indexes up to FLUSH_BATCH pending AuditEvents into the store and removes them from the log,
    * in one batch. Two flushes racing over the same rows are harmless: index rows are inserted
