@@ -11,14 +11,20 @@ import type { Resource } from "../../../src/fhir/port";
 const dir = path.join(import.meta.dirname, "../../../node_modules/hl7.fhir.r4.examples");
 const asSet = (values: unknown[]) => [...new Set(values.map((v) => JSON.stringify(v)))].sort();
 
+/** Every official example resource, with its file name. */
+function* examples(): Generator<[string, Resource]> {
+  for (const file of readdirSync(dir)) {
+    if (!file.endsWith(".json") || file === "package.json") continue;
+    const resource = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Resource;
+    if (resource.resourceType) yield [file, resource];
+  }
+}
+
 describe("FHIRPath fast path", () => {
   it("agrees with the general evaluator on every official example", () => {
     let compared = 0;
     const mismatches: string[] = [];
-    for (const file of readdirSync(dir)) {
-      if (!file.endsWith(".json") || file === "package.json") continue;
-      const resource = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Resource;
-      if (!resource.resourceType) continue;
+    for (const [file, resource] of examples()) {
       for (const p of searchParamsOf(resource.resourceType)) {
         if (!p.expression) continue;
         let expected: unknown[];
@@ -47,10 +53,7 @@ describe("FHIRPath fast path", () => {
   it("agrees on composite components, which are relative to their base expression", () => {
     let compared = 0;
     const mismatches: string[] = [];
-    for (const file of readdirSync(dir)) {
-      if (!file.endsWith(".json") || file === "package.json") continue;
-      const resource = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Resource;
-      if (!resource.resourceType) continue;
+    for (const [file, resource] of examples()) {
       for (const p of searchParamsOf(resource.resourceType)) {
         if (p.type !== "composite" || !p.expression) continue;
         for (const base of evaluate(p.expression, resource)) {
