@@ -1,6 +1,7 @@
 // FHIR store tables: the current version of every resource, its full history, and the
 // search index tables (one per search-parameter kind) rebuilt at every write. org_id leads
 // every key and index, so no query plan can cross tenants.
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** Columns of one resource version, shared by the current table and the history. */
@@ -86,12 +87,24 @@ export const fhirIdxReference = sqliteTable(
   ],
 );
 
-/** date parameters as UTC instants [low, high], the range the stored value's precision covers. */
-export const fhirIdxDate = sqliteTable("fhir_idx_date", { ...owner, low: text("low").notNull(), high: text("high").notNull() }, (t) => [
-  index("fhir_idx_date_low_idx").on(t.orgId, t.resourceType, t.code, t.low),
-  index("fhir_idx_date_high_idx").on(t.orgId, t.resourceType, t.code, t.high),
-  index("fhir_idx_date_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.low, t.high),
-]);
+/**
+ * date parameters as UTC instants [low, high], the range the stored value's precision covers.
+ * `single` is 1 when the row is its resource's only value for the parameter (0 otherwise, and by
+ * default, which is always safe): such a row is its resource's sort value and answers the
+ * resource's date filters by itself, so a sort-ordered scan can check it without probing.
+ */
+export const fhirIdxDate = sqliteTable(
+  "fhir_idx_date",
+  { ...owner, low: text("low").notNull(), high: text("high").notNull(), single: integer("single").notNull().default(0) },
+  (t) => [
+    // Sort-ordered scans (src/fhir/search/sort-scan.ts) walk these in the search's order, ties by
+    // id: ascending sorts by (low, id), descending ones by (high DESC, id) read backwards, so the
+    // id columns go the matching way. The trailing columns make the scans and date drivers covering.
+    index("fhir_idx_date_low_idx").on(t.orgId, t.resourceType, t.code, t.low, t.resourceId, t.high, t.single),
+    index("fhir_idx_date_high_idx").on(t.orgId, t.resourceType, t.code, t.high, sql`${t.resourceId} DESC`, t.low, t.single),
+    index("fhir_idx_date_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.low, t.high),
+  ],
+);
 
 /** number and quantity parameters (system/unit are '' for plain numbers). */
 export const fhirIdxNumber = sqliteTable(

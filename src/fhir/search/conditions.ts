@@ -256,6 +256,40 @@ function dateClause(v: string, low: string, high: string, args: Args): string {
   }
 }
 
+/** A date filter's values (ORed) tested on one index row's columns, as the filter tests each row. */
+export function dateRowClause(values: string[], low: string, high: string, args: Args): string {
+  return `(${values.map((v) => dateClause(v, low, high, args)).join(" OR ")})`;
+}
+
+/**
+ * A bound every resource matching the date filter has on its sort value: descending sorts use
+ * MAX(high), which is at least the lower bound of the value range (ge, gt, eq, sa); ascending
+ * ones MIN(low), at most the upper bound (lt, le, eq, eb). Undefined when some value gives none.
+ */
+export function dateSortBound(values: string[], desc: boolean): string | undefined {
+  let bound: string | undefined;
+  for (const v of values) {
+    const { prefix, rest } = splitPrefix(v);
+    const range = dateRange(rest);
+    if (!range) return undefined;
+    const b = desc
+      ? prefix === "ge" || prefix === "eq"
+        ? range.low
+        : prefix === "gt" || prefix === "sa"
+          ? range.high
+          : undefined
+      : prefix === "le" || prefix === "eq"
+        ? range.high
+        : prefix === "lt" || prefix === "eb"
+          ? range.low
+          : undefined;
+    if (b === undefined) return undefined;
+    // ORed values: the loosest bound holds for all of them.
+    if (bound === undefined || (desc ? b < bound : b > bound)) bound = b;
+  }
+  return bound;
+}
+
 function numberClause(v: string, column: string, args: Args): string {
   const { prefix, rest } = splitPrefix(v);
   const n = numberRange(rest);

@@ -11,6 +11,8 @@ export interface Cursor {
   keys: (string | number | null)[];
   id: string;
   type: string;
+  /** "scan": the first page chose the sort-ordered plan (src/fhir/search/sort-scan.ts). */
+  plan?: "scan";
 }
 
 const b64url = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

@@ -2,10 +2,11 @@
 // then _include/_revinclude (with :iterate), and assembles the searchset Bundle.
 import type { Bundle, BundleEntry, Resource } from "../port";
 import { shapeResource } from "../summary";
-import { Args, condition, probe } from "./conditions";
+import { Args, type IdCondition, condition, probe } from "./conditions";
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
 import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
+import { sortScanFor, sortScanPage } from "./sort-scan";
 
 export interface SearchTarget {
   db: D1Database;
@@ -24,6 +25,9 @@ interface Row {
 const MAX_INCLUDED = 1000;
 const ITERATE_ROUNDS = 3;
 
+/** The most selective positive filter: it drives the general plan. */
+const driverOf = (conds: IdCondition[]): IdCondition | undefined => conds.filter((c) => !c.negate).sort((a, b) => a.rank - b.rank)[0];
+
 /** WHERE clause (with the tenant and type) shared by the page query and the count. */
 function whereClause(req: SearchRequest, args: Args): string {
   const where = ["r.org_id = ?1", "r.deleted = 0"];
@@ -38,7 +42,7 @@ function whereClause(req: SearchRequest, args: Args): string {
   // index); every other filter is a correlated probe by owner id, so no large id set is ever
   // materialized.
   const conds = req.filters.map((f) => condition(f, typeExpr, args));
-  const driver = conds.filter((c) => !c.negate).sort((a, b) => a.rank - b.rank)[0];
+  const driver = driverOf(conds);
   for (const c of conds) where.push(c === driver ? `r.id IN (${c.sql})` : probe(c));
   return where.join(" AND ");
 }
@@ -55,12 +59,8 @@ export function matchStatement(target: SearchTarget, req: SearchRequest, limit: 
     .bind(...args.values);
 }
 
-export async function executeSearch(target: SearchTarget, req: SearchRequest, params: URLSearchParams): Promise<Bundle> {
-  const fingerprint = queryFingerprint(params);
-  const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint) : undefined;
-  const args = new Args(target.orgId);
-  const where = whereClause(req, args);
-  const countArgs = [...args.values];
+/** The general plan's page query: every match of the driver, probed, sorted, cut at LIMIT. */
+function generalPage(req: SearchRequest, where: string, cursor: Cursor | undefined, args: Args): string {
   const sortExprs = req.sort.map((k) => sortExpression(k, args));
   const desc = req.sort.map((k) => k.desc);
   const backwards = cursor?.dir === "p";
@@ -69,10 +69,54 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   // ORDER BY the selected aliases so each sort value is computed once per candidate row.
   const order = [...sortExprs.map((_, i) => `s${i} ${desc[i] !== backwards ? "DESC" : "ASC"}`), `r.id ${backwards ? "DESC" : "ASC"}`];
   const select = ["r.resource_type", "r.id", "r.content", ...sortExprs.map((e, i) => `${e} AS s${i}`)];
-  const pageSql = `SELECT ${select.join(", ")} FROM fhir_resources r WHERE ${conds.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(req.count + 1)}`;
+  return `SELECT ${select.join(", ")} FROM fhir_resources r WHERE ${conds.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(req.count + 1)}`;
+}
+
+/**
+ * Driver matches from which the sort-ordered plan wins. The general plan costs a few µs per
+ * driver match; the sort-ordered one a few µs per candidate until the page is full, i.e. about
+ * page size × (resources of the type / matches) when matches are spread over the sort order.
+ * At ~100k resources the two meet near 1,000 matches for a page of 20; larger pages need more.
+ */
+const scanThreshold = (count: number) => Math.min(5000, Math.max(1000, 50 * (count + 1)));
+
+/** Whether the general plan's driver matches at least `threshold` resources (counted on its index, up to that). */
+async function driverReaches(target: SearchTarget, req: SearchRequest, threshold: number): Promise<boolean> {
+  const ranked = req.filters.map((f) => condition(f, "?2", new Args(target.orgId)));
+  const driver = driverOf(ranked);
+  if (!driver) return true;
+  const args = new Args(target.orgId);
+  const own = condition(req.filters[ranked.indexOf(driver)]!, args.add(req.types[0]), args);
+  const ids = own.sql.replace(/^SELECT \S+ FROM/, "SELECT 1 FROM");
+  const row = await target.db
+    .prepare(`SELECT COUNT(*) AS n FROM (${ids} LIMIT ${args.add(threshold)})`)
+    .bind(...args.values)
+    .first<{ n: number }>();
+  return (row?.n ?? 0) >= threshold;
+}
+
+/** `plan` forces a plan where it applies (tests compare the two); otherwise the cheaper one is chosen. */
+export async function executeSearch(target: SearchTarget, req: SearchRequest, params: URLSearchParams, plan?: "general" | "scan"): Promise<Bundle> {
+  const fingerprint = queryFingerprint(params);
+  const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint) : undefined;
+  const args = new Args(target.orgId);
+  const where = whereClause(req, args);
+  const countArgs = [...args.values];
+  // Both plans return the same rows in the same order (the cursor keys are the same sort values),
+  // so the first page's choice travels in the cursor and later pages skip the count.
+  const scan = req.count > 0 ? sortScanFor(req) : undefined;
+  const chosen = plan ?? (cursor ? (cursor.plan ?? "general") : undefined);
+  const useScan = scan !== undefined && (chosen ? chosen === "scan" : await driverReaches(target, req, scanThreshold(req.count)));
+  let page: { sql: string; args: unknown[] } | undefined;
+  if (scan && useScan) {
+    const scanArgs = new Args(target.orgId);
+    page = { sql: sortScanPage(scan, req, cursor, scanArgs), args: scanArgs.values };
+  } else if (req.count > 0) {
+    page = { sql: generalPage(req, where, cursor, args), args: args.values };
+  }
 
   const statements = [];
-  if (req.count > 0) statements.push(target.db.prepare(pageSql).bind(...args.values));
+  if (page) statements.push(target.db.prepare(page.sql).bind(...page.args));
   // _count=0 asks for the count alone.
   const wantTotal = req.total === "accurate" || req.total === "estimate" || req.count === 0;
   if (wantTotal) statements.push(target.db.prepare(`SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${where}`).bind(...countArgs));
@@ -80,7 +124,7 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   let rows = req.count > 0 ? ((results[0]?.results ?? []) as Row[]) : [];
   const more = rows.length > req.count;
   rows = rows.slice(0, req.count);
-  if (backwards) rows.reverse();
+  if (cursor?.dir === "p") rows.reverse();
   let total = wantTotal ? Number(results[results.length - 1]?.results[0]?.n ?? 0) : undefined;
   if (total === undefined && !cursor && !more) total = rows.length;
 
@@ -98,7 +142,7 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   }
   const bundle: Bundle = { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset" };
   if (total !== undefined) bundle.total = total;
-  bundle.link = pageLinks(target, req, params, fingerprint, rows, cursor, more);
+  bundle.link = pageLinks(target, req, params, fingerprint, rows, cursor, more, useScan ? "scan" : undefined);
   if (req.summary !== "count") bundle.entry = entry;
   return bundle;
 }
@@ -115,6 +159,7 @@ function pageLinks(
   rows: Row[],
   cursor: Cursor | undefined,
   more: boolean,
+  plan: Cursor["plan"],
 ): { relation: string; url: string }[] {
   const path = req.types.length === 1 ? `/${req.types[0]}` : "";
   const url = (extra?: string) => {
@@ -125,7 +170,7 @@ function pageLinks(
   };
   const links = [{ relation: "self", url: cursor ? url(req.cursor) : url() }];
   const position = (r: Row, dir: "n" | "p"): string =>
-    encodeCursor({ org: target.orgId, q: fingerprint, dir, keys: req.sort.map((_, i) => r[`s${i}`] as string | number | null), id: r.id, type: r.resource_type });
+    encodeCursor({ org: target.orgId, q: fingerprint, dir, keys: req.sort.map((_, i) => r[`s${i}`] as string | number | null), id: r.id, type: r.resource_type, plan });
   const first = rows[0];
   const last = rows[rows.length - 1];
   const hasNext = cursor?.dir === "p" ? true : more;

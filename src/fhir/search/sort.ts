@@ -24,8 +24,8 @@ export function sortExpression(key: SortKey, args: Args): string {
  * Rows strictly after the position (keys, id) in the order given by `desc` flags (the id is the
  * final, ascending tie-breaker); `backwards` asks for rows strictly before it instead.
  */
-export function keysetCondition(exprs: string[], desc: boolean[], keys: unknown[], id: string, backwards: boolean, args: Args): string {
-  const all = [...exprs, "r.id"];
+export function keysetCondition(exprs: string[], desc: boolean[], keys: unknown[], id: string, backwards: boolean, args: Args, idExpr = "r.id"): string {
+  const all = [...exprs, idExpr];
   const dirs = [...desc, false];
   const vals = [...keys, id];
   const ors: string[] = [];

@@ -10,6 +10,13 @@ interface TableSpec {
   rows: (r: IndexRows) => unknown[][];
 }
 
+/** Each row with single = 1 when it is the only row of its code, else 0. */
+function withSingle<T extends { code: string }>(rows: T[]): (T & { single: number })[] {
+  const counts = new Map<string, number>();
+  for (const x of rows) counts.set(x.code, (counts.get(x.code) ?? 0) + 1);
+  return rows.map((x) => ({ ...x, single: counts.get(x.code) === 1 ? 1 : 0 }));
+}
+
 const TABLES: TableSpec[] = [
   { table: "fhir_idx_string", columns: ["code", "value", "value_norm"], rows: (r) => r.string.map((x) => [x.code, x.value, x.norm]) },
   { table: "fhir_idx_token", columns: ["code", "system", "value"], rows: (r) => r.token.map((x) => [x.code, x.system, x.value]) },
@@ -18,7 +25,8 @@ const TABLES: TableSpec[] = [
     columns: ["code", "target_type", "target_id", "url"],
     rows: (r) => r.reference.map((x) => [x.code, x.targetType, x.targetId, x.url]),
   },
-  { table: "fhir_idx_date", columns: ["code", "low", "high"], rows: (r) => r.date.map((x) => [x.code, x.low, x.high]) },
+  // single: the resource's only value for that parameter (sort-ordered scans trust such a row alone).
+  { table: "fhir_idx_date", columns: ["code", "low", "high", "single"], rows: (r) => withSingle(r.date).map((x) => [x.code, x.low, x.high, x.single]) },
   { table: "fhir_idx_number", columns: ["code", "value", "system", "unit"], rows: (r) => r.number.map((x) => [x.code, x.value, x.system, x.unit]) },
   { table: "fhir_idx_uri", columns: ["code", "value"], rows: (r) => r.uri.map((x) => [x.code, x.value]) },
   {

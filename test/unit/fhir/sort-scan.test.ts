@@ -1,0 +1,207 @@
+// The sort-ordered plan (src/fhir/search/sort-scan.ts) against the general plan: for searches
+// sorted by a date they filter on, both must return the same pages in the same order, following
+// next and previous links, with ties, multi-valued and imprecise dates, deletions and updates, a
+// second sort key; and neither may return another organization's rows (one with identical data).
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
+import type { Env } from "../../../src/env";
+import { fhirStoreFor } from "../../../src/fhir/index";
+import type { Bundle, Resource } from "../../../src/fhir/port";
+import { executeSearch } from "../../../src/fhir/search/execute";
+import { parseSearch } from "../../../src/fhir/search/parse";
+import { sortScanFor } from "../../../src/fhir/search/sort-scan";
+
+const migrations = path.join(import.meta.dirname, "../../../migrations");
+let d1: SqliteD1;
+const orgIds: Record<"a" | "b", Set<string>> = { a: new Set(), b: new Set() };
+
+/** Deterministic observations: few distinct instants (ties), other precisions, periods, timings. */
+function observations(seed: number): Resource[] {
+  let s = seed;
+  const next = () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  };
+  const instants = ["2022-01-10T08:00:00Z", "2022-02-01T00:00:00Z", "2022-03-05T12:30:00Z", "2022-03-05T12:30:00Z", "2022-05-14T23:59:59Z", "2022-06-01T00:00:00Z", "2021-12-31T23:00:00-02:00"];
+  const effective = (i: number): Record<string, unknown> => {
+    switch (i % 9) {
+      case 0:
+        return { effectiveDateTime: "2022-03-05" };
+      case 1:
+        return { effectiveDateTime: "2022-03" };
+      case 2:
+        return { effectivePeriod: { start: "2022-02-20", end: "2022-04-02T10:00:00Z" } };
+      case 3:
+        return { effectivePeriod: { start: "2022-05-01" } };
+      case 4:
+        // Several values for one parameter: rows that are not their resource's only one.
+        return { effectiveTiming: { event: ["2022-01-15T10:00:00Z", "2022-03-05T12:30:00Z", "2022-07-01T00:00:00Z"] } };
+      case 5:
+        return { effectiveTiming: { event: ["2022-03-05T12:30:00Z", "2022-03-05T12:30:00Z"] } };
+      case 6:
+        return {};
+      default:
+        return { effectiveDateTime: instants[Math.floor(next() * instants.length)] };
+    }
+  };
+  return Array.from({ length: 90 }, (_, i) => ({
+    resourceType: "Observation",
+    status: ["final", "amended", "preliminary"][Math.floor(next() * 3)],
+    code: { coding: [{ system: "http://loinc.org", code: ["8480-6", "8480-6", "8867-4"][Math.floor(next() * 3)] }] },
+    ...effective(i + Math.floor(next() * 4)),
+  }));
+}
+
+async function load(org: "a" | "b", resources: Resource[]) {
+  const store = fhirStoreFor({ DB: d1 as unknown as D1Database } as Env, { orgId: org, keyId: "k", keyName: "t", role: "admin", scopes: [] });
+  const ids: string[] = [];
+  for (const r of resources) {
+    const out = await store.create(r);
+    ids.push(out.resource.id!);
+  }
+  // Updates and deletions replace index rows (and the single-value flag with them).
+  const reDate = async (id: string, effective: Record<string, unknown>) => {
+    const { effectiveDateTime: _d, effectivePeriod: _p, effectiveTiming: _t, ...rest } = await store.read("Observation", id);
+    await store.update({ ...rest, ...effective } as Resource & { id: string });
+  };
+  for (const id of ids.filter((_, i) => i % 13 === 5)) await reDate(id, { effectiveTiming: { event: ["2022-03-05T12:30:00Z", "2022-04-01"] } });
+  for (const id of ids.filter((_, i) => i % 13 === 6)) await reDate(id, { effectiveDateTime: "2022-03-05T12:30:00Z" });
+  for (const id of ids.filter((_, i) => i % 11 === 3)) await store.delete("Observation", id);
+  for (const id of ids) orgIds[org].add(id);
+}
+
+beforeAll(async () => {
+  d1 = new SqliteD1(":memory:");
+  d1.applyMigrations(migrations);
+  await load("a", observations(1));
+  // The other organization: the same data, plus values that would sort first either way.
+  await load("b", [...observations(1), { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code: "8480-6" }] }, effectiveDateTime: "2022-03-05T12:30:00Z" }]);
+}, 120_000);
+
+const target = (org: string) => ({ db: d1 as unknown as D1Database, orgId: org, baseUrl: `/fhir/r4/${org}` });
+const matchIds = (b: Bundle) => (b.entry ?? []).filter((e) => e.search?.mode === "match").map((e) => e.resource!.id!);
+const link = (b: Bundle, relation: string) => b.link?.find((l) => l.relation === relation)?.url;
+
+/** Every page of a search under one plan, following next links, then back through previous links. */
+async function walk(org: string, query: string, plan: "general" | "scan") {
+  const pages: string[][] = [];
+  const run = async (q: string) => {
+    const params = new URLSearchParams(q);
+    return executeSearch(target(org), parseSearch("Observation", params), params, plan);
+  };
+  let bundle = await run(query);
+  pages.push(matchIds(bundle));
+  for (let next = link(bundle, "next"); next; next = link(bundle, "next")) {
+    bundle = await run(new URL(next, "http://x").search.slice(1));
+    pages.push(matchIds(bundle));
+    if (pages.length > 200) throw new Error("paging does not end");
+  }
+  const back = [pages[pages.length - 1]!];
+  for (let prev = link(bundle, "previous"); prev; prev = link(bundle, "previous")) {
+    bundle = await run(new URL(prev, "http://x").search.slice(1));
+    back.unshift(matchIds(bundle));
+    if (back.length > 200) throw new Error("paging back does not end");
+  }
+  return { pages, back };
+}
+
+const FILTERS = [
+  "date=ge2022-03-01",
+  "date=lt2022-03-06",
+  "date=ge2022-02-01&date=lt2022-05-15",
+  "date=eq2022-03",
+  "date=le2022-03-05&date=gt2022-01-31",
+  "date=sa2022-02-28,eb2022-01-31",
+  "date=ne2022-03-05",
+  "date=ap2022-03-05",
+  "date:missing=false",
+  "code=http://loinc.org|8480-6&date=ge2022-02-01&date=lt2022-05-15",
+  "code:not=8867-4&status=final,amended&date=ge2022-01-01",
+];
+const SORTS = ["-date", "date", "-date,status", "date,-status", "-date,-_lastUpdated"];
+
+describe("sort-ordered plan vs general plan", () => {
+  it("applies only where every match has a value of the sort parameter", () => {
+    const applies = (q: string) => sortScanFor(parseSearch("Observation", q)) !== undefined;
+    expect(applies("date=ge2022&_sort=-date")).toBe(true);
+    expect(applies("date:missing=false&_sort=date")).toBe(true);
+    expect(applies("code=8480-6&_sort=-date")).toBe(false);
+    expect(applies("date=ge2022&_sort=status,-date")).toBe(false);
+    expect(applies("date=ge2022&_sort=-_lastUpdated")).toBe(false);
+    expect(applies("date:missing=true&date=ge2022&_sort=date")).toBe(false);
+  });
+
+  it("returns the same pages in the same order, forwards and backwards, for both organizations", async () => {
+    let compared = 0;
+    for (const filter of FILTERS) {
+      for (const sort of SORTS) {
+        for (const count of [4, 1000]) {
+          const q = `${filter}&_sort=${sort}&_count=${count}`;
+          for (const org of ["a", "b"] as const) {
+            const general = await walk(org, q, "general");
+            const scan = await walk(org, q, "scan");
+            expect(scan.pages, `${org}: ${q}`).toEqual(general.pages);
+            expect(scan.back, `${org}: ${q} (previous links)`).toEqual(general.pages);
+            const all = general.pages.flat();
+            expect(new Set(all).size, `${org}: ${q} repeats a resource`).toBe(all.length);
+            for (const id of [...all, ...scan.pages.flat()]) expect(orgIds[org].has(id), `${org}: ${q} returned ${id}`).toBe(true);
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBe(FILTERS.length * SORTS.length * 2 * 2);
+  }, 120_000);
+
+  it("has results to compare: ties, several pages, rows that are not their resource's only value", async () => {
+    const { pages } = await walk("a", "date=ge2022-01-01&_sort=-date&_count=4", "scan");
+    expect(pages.length).toBeGreaterThan(5);
+    const multi = d1.db.prepare("SELECT COUNT(*) AS n FROM fhir_idx_date WHERE org_id = 'a' AND single = 0").get() as { n: number };
+    expect(multi.n).toBeGreaterThan(5);
+    const ties = d1.db
+      .prepare("SELECT MAX(n) AS n FROM (SELECT COUNT(*) AS n FROM fhir_idx_date WHERE org_id = 'a' AND code = 'date' GROUP BY high)")
+      .get() as { n: number };
+    expect(ties.n).toBeGreaterThan(3);
+  });
+
+  it("a cursor keeps working when the plan changes between pages", async () => {
+    const q = "date=ge2022-02-01&date=lt2022-05-15&_sort=-date&_count=3";
+    const params = new URLSearchParams(q);
+    const first = await executeSearch(target("a"), parseSearch("Observation", params), params, "general");
+    const next = new URLSearchParams(new URL(link(first, "next")!, "http://x").search);
+    const viaScan = await executeSearch(target("a"), parseSearch("Observation", next), next, "scan");
+    const viaGeneral = await executeSearch(target("a"), parseSearch("Observation", next), next, "general");
+    expect(matchIds(viaScan)).toEqual(matchIds(viaGeneral));
+    expect(matchIds(viaScan)).toHaveLength(3);
+  });
+});
+
+describe("plan choice", () => {
+  it("walks the date index when the driving filter matches many resources, and not when it matches few", async () => {
+    const store = fhirStoreFor({ DB: d1 as unknown as D1Database } as Env, { orgId: "c", keyId: "k", keyName: "t", role: "admin", scopes: [] });
+    const entry = (code: string, i: number) => ({
+      request: { method: "POST", url: "Observation" },
+      resource: { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code }] }, effectiveDateTime: new Date(Date.UTC(2022, 0, 1) + i * 3_600_000).toISOString() },
+    });
+    const entries = [...Array.from({ length: 1100 }, (_, i) => entry("8480-6", i)), ...Array.from({ length: 5 }, (_, i) => entry("rare", i * 97))];
+    for (let i = 0; i < entries.length; i += 500) await store.batch({ resourceType: "Bundle", type: "transaction", entry: entries.slice(i, i + 500) });
+    const pageQuery = () => [...d1.log].reverse().find((x) => /^SELECT r\.resource_type, r\.id, r\.content/.test(x.sql))!.sql;
+    const run = (q: string, plan?: "general" | "scan") => {
+      const params = new URLSearchParams(q);
+      return executeSearch(target("c"), parseSearch("Observation", params), params, plan);
+    };
+    const common = "code=http://loinc.org|8480-6&date=ge2022-01-10&date=lt2022-02-10&_sort=-date&_count=5";
+    const chosen = await run(common);
+    expect(pageQuery()).toContain("FROM fhir_idx_date d INDEXED BY fhir_idx_date_high_idx");
+    expect(matchIds(chosen)).toEqual(matchIds(await run(common, "general")));
+    // The next page keeps the plan without counting again.
+    const next = new URLSearchParams(new URL(link(chosen, "next")!, "http://x").search);
+    const logged = d1.log.length;
+    await executeSearch(target("c"), parseSearch("Observation", next), next);
+    expect(d1.log.slice(logged).map((x) => x.sql).some((sql) => sql.startsWith("SELECT COUNT(*) AS n FROM (SELECT 1 FROM"))).toBe(false);
+    expect(pageQuery()).toContain("FROM fhir_idx_date d");
+    await run("code=rare&date=ge2022-01-01&_sort=-date&_count=5");
+    expect(pageQuery()).toContain("FROM fhir_resources r WHERE");
+  }, 60_000);
+});
