@@ -70,6 +70,7 @@ async function main() {
     "Encounter?subject&_include=Encounter:subject": () => `subject=Patient/${pid()}&_include=Encounter:subject`,
     "Patient?_id&_revinclude=Condition:subject": () => `_id=${pid()}&_revinclude=Condition:subject`,
     "Observation?subject:Patient.identifier (chain)": () => `subject:Patient.identifier=urn:bench:mrn|${mrn()}`,
+    "Observation?code&_sort=-date (latest first)": () => `code=http://loinc.org|${VITALS[Math.floor(r() * VITALS.length)]!.code}&_sort=-date`,
   };
   const N = 200;
   const results: Record<string, { p50: number; p99: number; avgMatches: number; plan: string[] }> = {};

@@ -2,7 +2,7 @@
 // search index tables (one per search-parameter kind) rebuilt at every write. org_id leads
 // every key and index, so no query plan can cross tenants.
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { type SQLiteColumn, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** Columns of one resource version, shared by the current table and the history. */
 const version = () => ({
@@ -88,6 +88,13 @@ export const fhirIdxReference = sqliteTable(
 );
 
 /**
+ * The wide-row partial indexes' condition (queries repeat it: WIDE_DATE_ROW in sort-scan.ts): one
+ * of several values, or a range over a day; a bound julianday cannot read counts as wide.
+ */
+const wide = (t: { single: SQLiteColumn; low: SQLiteColumn; high: SQLiteColumn }) =>
+  sql`${t.single} = 0 OR IFNULL(julianday(${t.high}) - julianday(${t.low}), 2) > 1`;
+
+/**
  * date parameters as UTC instants [low, high], the range the stored value's precision covers.
  * `single` is 1 when the row is its resource's only value for the parameter (0 otherwise, and by
  * default, which is always safe): such a row is its resource's sort value and answers the
@@ -103,6 +110,10 @@ export const fhirIdxDate = sqliteTable(
     index("fhir_idx_date_low_idx").on(t.orgId, t.resourceType, t.code, t.low, t.resourceId, t.high, t.single),
     index("fhir_idx_date_high_idx").on(t.orgId, t.resourceType, t.code, t.high, sql`${t.resourceId} DESC`, t.low, t.single),
     index("fhir_idx_date_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.low, t.high),
+    // Only "wide" rows (one of several values, or a range over a day): while none lies past a
+    // point, a sort-ordered walk may start there (see farBound in src/fhir/search/sort-scan.ts).
+    index("fhir_idx_date_wide_low_idx").on(t.orgId, t.resourceType, t.code, t.low).where(wide(t)),
+    index("fhir_idx_date_wide_high_idx").on(t.orgId, t.resourceType, t.code, t.high).where(wide(t)),
   ],
 );
 

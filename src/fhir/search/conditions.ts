@@ -262,17 +262,18 @@ export function dateRowClause(values: string[], low: string, high: string, args:
 }
 
 /**
- * A bound every resource matching the date filter has on its sort value: descending sorts use
- * MAX(high), which is at least the lower bound of the value range (ge, gt, eq, sa); ascending
- * ones MIN(low), at most the upper bound (lt, le, eq, eb). Undefined when some value gives none.
+ * A bound that the index row satisfying the date filter has, hence its resource's sort value:
+ * `high` true, a lower bound on the row's high, so on MAX(high), the descending sort value (ge,
+ * gt, eq, sa); false, an upper bound on its low, so on MIN(low), the ascending one (lt, le, eq,
+ * eb). Undefined when some value gives none.
  */
-export function dateSortBound(values: string[], desc: boolean): string | undefined {
+export function dateSortBound(values: string[], high: boolean): string | undefined {
   let bound: string | undefined;
   for (const v of values) {
     const { prefix, rest } = splitPrefix(v);
     const range = dateRange(rest);
     if (!range) return undefined;
-    const b = desc
+    const b = high
       ? prefix === "ge" || prefix === "eq"
         ? range.low
         : prefix === "gt" || prefix === "sa"
@@ -285,7 +286,7 @@ export function dateSortBound(values: string[], desc: boolean): string | undefin
           : undefined;
     if (b === undefined) return undefined;
     // ORed values: the loosest bound holds for all of them.
-    if (bound === undefined || (desc ? b < bound : b > bound)) bound = b;
+    if (bound === undefined || (high ? b < bound : b > bound)) bound = b;
   }
   return bound;
 }

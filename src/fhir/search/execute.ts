@@ -2,11 +2,10 @@
 // then _include/_revinclude (with :iterate), and assembles the searchset Bundle.
 import type { Bundle, BundleEntry, Resource } from "../port";
 import { shapeResource } from "../summary";
-import { Args, type IdCondition, condition, probe } from "./conditions";
+import { Args } from "./conditions";
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
+import { planPage, whereClause } from "./page";
 import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
-import { keysetCondition, sortExpression } from "./sort";
-import { sortScanFor, sortScanPage } from "./sort-scan";
 
 export interface SearchTarget {
   db: D1Database;
@@ -25,28 +24,6 @@ interface Row {
 const MAX_INCLUDED = 1000;
 const ITERATE_ROUNDS = 3;
 
-/** The most selective positive filter: it drives the general plan. */
-const driverOf = (conds: IdCondition[]): IdCondition | undefined => conds.filter((c) => !c.negate).sort((a, b) => a.rank - b.rank)[0];
-
-/** WHERE clause (with the tenant and type) shared by the page query and the count. */
-function whereClause(req: SearchRequest, args: Args): string {
-  const where = ["r.org_id = ?1", "r.deleted = 0"];
-  let typeExpr = "r.resource_type";
-  if (req.types.length === 1) {
-    typeExpr = args.add(req.types[0]);
-    where.push(`r.resource_type = ${typeExpr}`);
-  } else if (req.types.length > 1) {
-    where.push(`r.resource_type IN (SELECT value FROM json_each(${args.add(JSON.stringify(req.types))}))`);
-  }
-  // The most selective positive filter drives the query (its ids are enumerated from an
-  // index); every other filter is a correlated probe by owner id, so no large id set is ever
-  // materialized.
-  const conds = req.filters.map((f) => condition(f, typeExpr, args));
-  const driver = driverOf(conds);
-  for (const c of conds) where.push(c === driver ? `r.id IN (${c.sql})` : probe(c));
-  return where.join(" AND ");
-}
-
 /**
  * The statement selecting up to `limit` current versions that match a search's filters, in id
  * order (conditional operations: callers batch several into one round trip).
@@ -59,69 +36,28 @@ export function matchStatement(target: SearchTarget, req: SearchRequest, limit: 
     .bind(...args.values);
 }
 
-/** The general plan's page query: every match of the driver, probed, sorted, cut at LIMIT. */
-function generalPage(req: SearchRequest, where: string, cursor: Cursor | undefined, args: Args): string {
-  const sortExprs = req.sort.map((k) => sortExpression(k, args));
-  const desc = req.sort.map((k) => k.desc);
-  const backwards = cursor?.dir === "p";
-  const conds = [where];
-  if (cursor) conds.push(keysetCondition(sortExprs, desc, cursor.keys, cursor.id, backwards, args));
-  // ORDER BY the selected aliases so each sort value is computed once per candidate row.
-  const order = [...sortExprs.map((_, i) => `s${i} ${desc[i] !== backwards ? "DESC" : "ASC"}`), `r.id ${backwards ? "DESC" : "ASC"}`];
-  const select = ["r.resource_type", "r.id", "r.content", ...sortExprs.map((e, i) => `${e} AS s${i}`)];
-  return `SELECT ${select.join(", ")} FROM fhir_resources r WHERE ${conds.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(req.count + 1)}`;
-}
-
-/**
- * Driver matches from which the sort-ordered plan wins. The general plan costs a few µs per
- * driver match; the sort-ordered one a few µs per candidate until the page is full, i.e. about
- * page size × (resources of the type / matches) when matches are spread over the sort order.
- * At ~100k resources the two meet near 1,000 matches for a page of 20; larger pages need more.
- */
-const scanThreshold = (count: number) => Math.min(5000, Math.max(1000, 50 * (count + 1)));
-
-/** Whether the general plan's driver matches at least `threshold` resources (counted on its index, up to that). */
-async function driverReaches(target: SearchTarget, req: SearchRequest, threshold: number): Promise<boolean> {
-  const ranked = req.filters.map((f) => condition(f, "?2", new Args(target.orgId)));
-  const driver = driverOf(ranked);
-  if (!driver) return true;
-  const args = new Args(target.orgId);
-  const own = condition(req.filters[ranked.indexOf(driver)]!, args.add(req.types[0]), args);
-  const ids = own.sql.replace(/^SELECT \S+ FROM/, "SELECT 1 FROM");
-  const row = await target.db
-    .prepare(`SELECT COUNT(*) AS n FROM (${ids} LIMIT ${args.add(threshold)})`)
-    .bind(...args.values)
-    .first<{ n: number }>();
-  return (row?.n ?? 0) >= threshold;
-}
-
-/** `plan` forces a plan where it applies (tests compare the two); otherwise the cheaper one is chosen. */
+/** `plan` forces a page plan where it applies (tests compare the two). */
 export async function executeSearch(target: SearchTarget, req: SearchRequest, params: URLSearchParams, plan?: "general" | "scan"): Promise<Bundle> {
   const fingerprint = queryFingerprint(params);
   const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint) : undefined;
   const args = new Args(target.orgId);
   const where = whereClause(req, args);
-  const countArgs = [...args.values];
-  // Both plans return the same rows in the same order (the cursor keys are the same sort values),
-  // so the first page's choice travels in the cursor and later pages skip the count.
-  const scan = req.count > 0 ? sortScanFor(req) : undefined;
-  const chosen = plan ?? (cursor ? (cursor.plan ?? "general") : undefined);
-  const useScan = scan !== undefined && (chosen ? chosen === "scan" : await driverReaches(target, req, scanThreshold(req.count)));
-  let page: { sql: string; args: unknown[] } | undefined;
-  if (scan && useScan) {
-    const scanArgs = new Args(target.orgId);
-    page = { sql: sortScanPage(scan, req, cursor, scanArgs), args: scanArgs.values };
-  } else if (req.count > 0) {
-    page = { sql: generalPage(req, where, cursor, args), args: args.values };
-  }
+  const page = req.count > 0 ? await planPage(target.db, target.orgId, req, cursor, plan) : undefined;
+  const limit = req.count + 1;
 
   const statements = [];
-  if (page) statements.push(target.db.prepare(page.sql).bind(...page.args));
+  const first = page?.segments[0]?.(limit);
+  if (first) statements.push(target.db.prepare(first.sql).bind(...first.args));
   // _count=0 asks for the count alone.
   const wantTotal = req.total === "accurate" || req.total === "estimate" || req.count === 0;
-  if (wantTotal) statements.push(target.db.prepare(`SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${where}`).bind(...countArgs));
+  if (wantTotal) statements.push(target.db.prepare(`SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${where}`).bind(...args.values));
   const results = statements.length ? await target.db.batch<Record<string, unknown>>(statements) : [];
-  let rows = req.count > 0 ? ((results[0]?.results ?? []) as Row[]) : [];
+  let rows = first ? ((results[0]?.results ?? []) as Row[]) : [];
+  for (const segment of page?.segments.slice(1) ?? []) {
+    if (rows.length >= limit) break;
+    const next = segment(limit - rows.length);
+    rows = [...rows, ...(await target.db.prepare(next.sql).bind(...next.args).all<Row>()).results];
+  }
   const more = rows.length > req.count;
   rows = rows.slice(0, req.count);
   if (cursor?.dir === "p") rows.reverse();
@@ -142,7 +78,7 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   }
   const bundle: Bundle = { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset" };
   if (total !== undefined) bundle.total = total;
-  bundle.link = pageLinks(target, req, params, fingerprint, rows, cursor, more, useScan ? "scan" : undefined);
+  bundle.link = pageLinks(target, req, params, fingerprint, rows, cursor, more, page?.plan);
   if (req.summary !== "count") bundle.entry = entry;
   return bundle;
 }

@@ -1,8 +1,9 @@
-// The sort-ordered plan, for searches sorted first by a date parameter they also filter on (e.g.
-// Observation?code=X&date=ge..&date=lt..&_sort=-date). The general plan enumerates every match of
-// the most selective filter and sorts them: thousands of rows for a common code. This one walks
-// the date index in the page's order, checks each candidate, and stops at LIMIT, so its cost
-// follows the page size; it loses when matches are rare, hence the choice in execute.ts.
+// The sort-ordered plan, for searches sorted first by a date parameter (e.g. Observation?code=X&
+// date=ge..&date=lt..&_sort=-date). The general plan enumerates every match of the most selective
+// filter and sorts them: thousands of rows for a common code. This one walks the date index in
+// the page's order, checks each candidate, and stops at LIMIT, so its cost follows the page size;
+// it loses when matches are rare, hence the choice in page.ts.
+import { MAX_INSTANT, MIN_INSTANT } from "../values";
 import { type Args, condition, dateRowClause, dateSortBound, probe } from "./conditions";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest, SortKey } from "./parse";
@@ -10,9 +11,14 @@ import { keysetCondition, sortExpression } from "./sort";
 
 export interface SortScan {
   key: SortKey;
-  /** Filters on the sort parameter: they guarantee every match has a value in the index. */
+  /** Filters on the sort parameter. */
   same: Filter[];
   others: Filter[];
+  /**
+   * Whether every match has a value of the sort parameter (a filter on it requires one). If not,
+   * matches without one sort as '' and are not in the index: page.ts lists them separately.
+   */
+  complete: boolean;
 }
 
 /** The sort-ordered plan's shape when it can answer `req`, else undefined. */
@@ -20,11 +26,33 @@ export function sortScanFor(req: SearchRequest): SortScan | undefined {
   const key = req.sort[0];
   if (req.types.length !== 1 || key?.def.type !== "date" || key.def.code === "_lastUpdated") return undefined;
   const same = req.filters.filter((f) => (f.kind === "param" || f.kind === "missing") && f.def.code === key.def.code);
-  // A resource without a value sorts as '' and is absent from the index: only a filter requiring
-  // a value makes the index hold every match.
-  if (!same.some((f) => f.kind === "param" || (f.kind === "missing" && !f.missing))) return undefined;
+  // Only resources without a value match: nothing to walk.
   if (same.some((f) => f.kind === "missing" && f.missing)) return undefined;
-  return { key, same, others: req.filters.filter((f) => !same.includes(f)) };
+  const complete = same.some((f) => f.kind === "param" || f.kind === "missing");
+  return { key, same, others: req.filters.filter((f) => !same.includes(f)), complete };
+}
+
+/** The condition of the wide-row partial indexes (src/db/schema/fhir.ts), which a query must repeat to use them. */
+const WIDE_DATE_ROW = "(single = 0 OR IFNULL(julianday(high) - julianday(low), 2) > 1)";
+const DAY_AND_A_MS = 86_400_001;
+
+/**
+ * A bound on the walk's far end (where it starts). A filter on the opposite side of the walk
+ * (date=lt.. under _sort=-date, date=ge.. under _sort=date) bounds the matching row's low (high),
+ * which says nothing in general about the sort value, the row's high (low): a period can run for
+ * years. But a single value at most a day wide lies within a day of it; so unless a wide row lies
+ * past that point (one seek on a partial index of wide rows only, evaluated once), the walk skips
+ * everything beyond it instead of reading it to reject it.
+ */
+function farBound(values: string[], desc: boolean, type: string, code: string, args: Args): string | undefined {
+  const near = dateSortBound(values, !desc);
+  const at = near === undefined ? Number.NaN : Date.parse(near) + (desc ? DAY_AND_A_MS : -DAY_AND_A_MS);
+  if (!(at >= Date.parse(MIN_INSTANT) && at <= Date.parse(MAX_INSTANT))) return undefined;
+  const cut = args.add(new Date(at).toISOString());
+  const [col, past, open] = desc ? ["high", ">=", "'~'"] : ["low", "<=", "''"];
+  const wide = `EXISTS (SELECT 1 FROM fhir_idx_date INDEXED BY fhir_idx_date_wide_${col}_idx WHERE org_id = ?1 AND resource_type = ${type} AND code = ${code} AND ${WIDE_DATE_ROW} AND ${col} ${past} ${cut})`;
+  // '~' sorts after and '' before every instant: no bound.
+  return `d.${col} ${desc ? "<" : ">"} CASE WHEN ${wide} THEN ${open} ELSE ${cut} END`;
 }
 
 /**
@@ -34,16 +62,18 @@ export function sortScanFor(req: SearchRequest): SortScan | undefined {
  * A single row answers the sort parameter's filters by itself; other rows probe the owner index.
  * Every other filter probes by d.resource_id, before the resource row is read.
  */
-export function sortScanPage(scan: SortScan, req: SearchRequest, cursor: Cursor | undefined, args: Args): string {
+export function sortScanPage(scan: SortScan, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, args: Args): string {
   const { key } = scan;
   const type = args.add(req.types[0]);
   const col = key.desc ? "high" : "low";
-  const backwards = cursor?.dir === "p";
-  const where = ["d.org_id = ?1", `d.resource_type = ${type}`, `d.code = ${args.add(key.def.code)}`];
+  const code = args.add(key.def.code);
+  const where = ["d.org_id = ?1", `d.resource_type = ${type}`, `d.code = ${code}`];
   for (const f of scan.same) {
     if (f.kind !== "param") continue;
     const bound = dateSortBound(f.values, key.desc);
     if (bound) where.push(`d.${col} ${key.desc ? ">=" : "<="} ${args.add(bound)}`);
+    const far = farBound(f.values, key.desc, type, code, args);
+    if (far) where.push(far);
   }
   const holder = key.desc ? "y.high > d.high OR (y.high = d.high AND y.rowid < d.rowid)" : "y.low < d.low OR (y.low = d.low AND y.rowid < d.rowid)";
   where.push(
@@ -69,5 +99,5 @@ export function sortScanPage(scan: SortScan, req: SearchRequest, cursor: Cursor 
   const dir = (descending: boolean) => (descending !== backwards ? "DESC" : "ASC");
   const select = ["r.resource_type", "r.id", "r.content", ...exprs.map((e, i) => `${e} AS s${i}`)];
   const order = [`d.${col} ${dir(key.desc)}`, ...rest.map((_, i) => `s${i + 1} ${dir(desc[i + 1]!)}`), `d.resource_id ${backwards ? "DESC" : "ASC"}`];
-  return `SELECT ${select.join(", ")} FROM fhir_idx_date d INDEXED BY fhir_idx_date_${col}_idx CROSS JOIN fhir_resources r WHERE ${where.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(req.count + 1)}`;
+  return `SELECT ${select.join(", ")} FROM fhir_idx_date d INDEXED BY fhir_idx_date_${col}_idx CROSS JOIN fhir_resources r WHERE ${where.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(limit)}`;
 }

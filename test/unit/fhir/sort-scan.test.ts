@@ -16,7 +16,11 @@ const migrations = path.join(import.meta.dirname, "../../../migrations");
 let d1: SqliteD1;
 const orgIds: Record<"a" | "b", Set<string>> = { a: new Set(), b: new Set() };
 
-/** Deterministic observations: few distinct instants (ties), other precisions, periods, timings. */
+/**
+ * Deterministic observations: few distinct instants (ties), values a day wide next to the filters'
+ * bounds, and "wide" rows (several values, a month, a period of days) kept within Jan 15 - Feb 25,
+ * so some searches let the walk skip past a bound (farBound) and others do not.
+ */
 function observations(seed: number): Resource[] {
   let s = seed;
   const next = () => {
@@ -25,27 +29,27 @@ function observations(seed: number): Resource[] {
   };
   const instants = ["2022-01-10T08:00:00Z", "2022-02-01T00:00:00Z", "2022-03-05T12:30:00Z", "2022-03-05T12:30:00Z", "2022-05-14T23:59:59Z", "2022-06-01T00:00:00Z", "2021-12-31T23:00:00-02:00"];
   const effective = (i: number): Record<string, unknown> => {
-    switch (i % 9) {
+    switch (i % 10) {
       case 0:
-        return { effectiveDateTime: "2022-03-05" };
+        return { effectiveDateTime: ["2022-03-05", "2022-05-14", "2022-01-03"][i % 3] };
       case 1:
-        return { effectiveDateTime: "2022-03" };
+        return { effectiveDateTime: "2022-02" };
       case 2:
-        return { effectivePeriod: { start: "2022-02-20", end: "2022-04-02T10:00:00Z" } };
+        return { effectivePeriod: { start: "2022-02-20", end: "2022-02-25T10:00:00Z" } };
       case 3:
-        return { effectivePeriod: { start: "2022-05-01" } };
+        return { effectiveDateTime: "2022-05-14" };
       case 4:
         // Several values for one parameter: rows that are not their resource's only one.
-        return { effectiveTiming: { event: ["2022-01-15T10:00:00Z", "2022-03-05T12:30:00Z", "2022-07-01T00:00:00Z"] } };
+        return { effectiveTiming: { event: ["2022-01-15T10:00:00Z", "2022-02-05T12:30:00Z", "2022-02-01"] } };
       case 5:
-        return { effectiveTiming: { event: ["2022-03-05T12:30:00Z", "2022-03-05T12:30:00Z"] } };
+        return { effectiveTiming: { event: ["2022-02-05T12:30:00Z", "2022-02-05T12:30:00Z"] } };
       case 6:
         return {};
       default:
         return { effectiveDateTime: instants[Math.floor(next() * instants.length)] };
     }
   };
-  return Array.from({ length: 90 }, (_, i) => ({
+  return Array.from({ length: 100 }, (_, i) => ({
     resourceType: "Observation",
     status: ["final", "amended", "preliminary"][Math.floor(next() * 3)],
     code: { coding: [{ system: "http://loinc.org", code: ["8480-6", "8480-6", "8867-4"][Math.floor(next() * 3)] }] },
@@ -65,7 +69,7 @@ async function load(org: "a" | "b", resources: Resource[]) {
     const { effectiveDateTime: _d, effectivePeriod: _p, effectiveTiming: _t, ...rest } = await store.read("Observation", id);
     await store.update({ ...rest, ...effective } as Resource & { id: string });
   };
-  for (const id of ids.filter((_, i) => i % 13 === 5)) await reDate(id, { effectiveTiming: { event: ["2022-03-05T12:30:00Z", "2022-04-01"] } });
+  for (const id of ids.filter((_, i) => i % 13 === 5)) await reDate(id, { effectiveTiming: { event: ["2022-02-05T12:30:00Z", "2022-02-01"] } });
   for (const id of ids.filter((_, i) => i % 13 === 6)) await reDate(id, { effectiveDateTime: "2022-03-05T12:30:00Z" });
   for (const id of ids.filter((_, i) => i % 11 === 3)) await store.delete("Observation", id);
   for (const id of ids) orgIds[org].add(id);
@@ -75,8 +79,10 @@ beforeAll(async () => {
   d1 = new SqliteD1(":memory:");
   d1.applyMigrations(migrations);
   await load("a", observations(1));
-  // The other organization: the same data, plus values that would sort first either way.
-  await load("b", [...observations(1), { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code: "8480-6" }] }, effectiveDateTime: "2022-03-05T12:30:00Z" }]);
+  // The other organization: the same data, plus values that would sort first either way, and
+  // wide rows far out (an open period), so its walks can never skip past a bound.
+  const extra = (effective: Record<string, unknown>): Resource => ({ resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code: "8480-6" }] }, ...effective });
+  await load("b", [...observations(1), extra({ effectiveDateTime: "2022-03-05T12:30:00Z" }), extra({ effectivePeriod: { start: "2021-06-01" } }), extra({ effectiveDateTime: "2021" })]);
 }, 120_000);
 
 const target = (org: string) => ({ db: d1 as unknown as D1Database, orgId: org, baseUrl: `/fhir/r4/${org}` });
@@ -110,26 +116,39 @@ const FILTERS = [
   "date=ge2022-03-01",
   "date=lt2022-03-06",
   "date=ge2022-02-01&date=lt2022-05-15",
+  "date=ge2022-01-02&date=lt2022-12-31",
   "date=eq2022-03",
   "date=le2022-03-05&date=gt2022-01-31",
+  // Day-wide values starting just below the bound / ending just above it.
+  "date=lt2022-05-14T00:00:00.001Z",
+  "date=ge2022-01-03T23:59:59.999Z",
+  "date=le2022-05-13T23:59:59.999Z",
   "date=sa2022-02-28,eb2022-01-31",
   "date=ne2022-03-05",
   "date=ap2022-03-05",
   "date:missing=false",
   "code=http://loinc.org|8480-6&date=ge2022-02-01&date=lt2022-05-15",
   "code:not=8867-4&status=final,amended&date=ge2022-01-01",
+  // No filter requiring a date: resources without one come last (descending) or first.
+  "code=http://loinc.org|8480-6",
+  "status=final,preliminary",
+  "",
 ];
 const SORTS = ["-date", "date", "-date,status", "date,-status", "-date,-_lastUpdated"];
 
 describe("sort-ordered plan vs general plan", () => {
-  it("applies only where every match has a value of the sort parameter", () => {
-    const applies = (q: string) => sortScanFor(parseSearch("Observation", q)) !== undefined;
-    expect(applies("date=ge2022&_sort=-date")).toBe(true);
-    expect(applies("date:missing=false&_sort=date")).toBe(true);
-    expect(applies("code=8480-6&_sort=-date")).toBe(false);
-    expect(applies("date=ge2022&_sort=status,-date")).toBe(false);
-    expect(applies("date=ge2022&_sort=-_lastUpdated")).toBe(false);
-    expect(applies("date:missing=true&date=ge2022&_sort=date")).toBe(false);
+  it("applies to a first sort key on a date parameter; complete when a filter requires a value", () => {
+    const shape = (q: string) => {
+      const scan = sortScanFor(parseSearch("Observation", q));
+      return scan && (scan.complete ? "complete" : "with undated");
+    };
+    expect(shape("date=ge2022&_sort=-date")).toBe("complete");
+    expect(shape("date:missing=false&_sort=date")).toBe("complete");
+    expect(shape("code=8480-6&_sort=-date")).toBe("with undated");
+    expect(shape("_sort=date")).toBe("with undated");
+    expect(shape("date=ge2022&_sort=status,-date")).toBeUndefined();
+    expect(shape("date=ge2022&_sort=-_lastUpdated")).toBeUndefined();
+    expect(shape("date:missing=true&_sort=date")).toBeUndefined();
   });
 
   it("returns the same pages in the same order, forwards and backwards, for both organizations", async () => {
