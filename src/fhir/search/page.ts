@@ -15,6 +15,8 @@ export interface PagePlan {
   plan?: "scan";
 }
 
+const D1_MAX_PARAMS = 100;
+
 /** The most selective positive filter: it drives the general plan. */
 const driverOf = (conds: IdCondition[]): IdCondition | undefined => conds.filter((c) => !c.negate).sort((a, b) => a.rank - b.rank)[0];
 
@@ -103,9 +105,12 @@ function scanSegments(scan: SortScan, req: SearchRequest, cursor: Cursor | undef
  */
 export async function planPage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, force?: "general" | "scan"): Promise<PagePlan> {
   const scan = sortScanFor(req);
+  const segments = scan && scanSegments(scan, req, cursor, orgId);
+  // D1 binds at most 100 parameters per query, and the walk binds the sort parameter's filters twice.
+  const fits = segments?.every((s) => s(1).args.length <= D1_MAX_PARAMS);
   const chosen = force ?? (cursor ? (cursor.plan ?? "general") : undefined);
-  if (scan && (chosen ? chosen === "scan" : await driverReaches(db, orgId, req, scanThreshold(req.count)))) {
-    return { segments: scanSegments(scan, req, cursor, orgId), plan: "scan" };
+  if (segments && fits && (chosen ? chosen === "scan" : await driverReaches(db, orgId, req, scanThreshold(req.count)))) {
+    return { segments, plan: "scan" };
   }
   return { segments: [(limit) => generalPage(req, cursor, cursor?.dir === "p", limit, orgId)] };
 }
