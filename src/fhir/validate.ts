@@ -93,6 +93,8 @@ class Validator {
   object(obj: Record<string, unknown>, structure: string, prefix: string, path: string, isResource = false) {
     const children = childrenOf(structure, prefix);
     for (const [key, value] of Object.entries(obj)) {
+      // In-process callers may leave fields undefined: absent, as JSON would make them.
+      if (value === undefined) continue;
       if (isResource && key === "resourceType") continue;
       if (key === "fhir_comments") continue;
       if (key.startsWith("_")) {
@@ -123,7 +125,7 @@ class Validator {
       }
     }
     for (const [name, child] of children) {
-      if (child.info[0] > 0 && !(child.choice ? Object.keys(obj).some((k) => resolveProperty(children, k)?.child === child) : name in obj || `_${name}` in obj)) {
+      if (child.info[0] > 0 && !(child.choice ? Object.keys(obj).some((k) => resolveProperty(children, k)?.child === child) : obj[name] !== undefined || obj[`_${name}`] !== undefined)) {
         this.err(`${path}.${name}`, `${child.name} is required (min ${child.info[0]})`);
       }
     }
