@@ -111,28 +111,17 @@ async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, 
   await deps.persist(state);
   let cursor = state.cursor;
   let exhausted = false;
-  const fetchPage = (after: string | undefined, written: number) =>
-    deps.source.page({
-      type,
-      ...(state.request.since ? { since: state.request.since } : {}),
-      until: state.transactionTime,
-      ...(after ? { cursor: after } : {}),
-      limit: Math.min(limits.pageSize, limits.maxLinesPerFile - written),
-      ...(state.patients ? { compartment: { patients: state.patients } } : {}),
-      ...(state.request.typeFilters[type] ? { filters: state.request.typeFilters[type] } : {}),
-    });
-  // The next page is read while the current one is compressed; a page read past the file's end
-  // is dropped (the cursor only ever moves past written pages).
-  let next: ReturnType<typeof fetchPage> | undefined;
   try {
     while (upload.lineCount < limits.maxLinesPerFile && upload.byteCount < limits.maxBytesPerFile) {
-      const page = await (next ?? fetchPage(cursor, upload.lineCount));
-      next = undefined;
-      const written = upload.lineCount + page.lines.length;
-      if (page.cursor && written < limits.maxLinesPerFile) {
-        next = fetchPage(page.cursor, written);
-        next.catch(() => {}); // awaited on the next turn, or dropped
-      }
+      const page = await deps.source.page({
+        type,
+        ...(state.request.since ? { since: state.request.since } : {}),
+        until: state.transactionTime,
+        ...(cursor ? { cursor } : {}),
+        limit: Math.min(limits.pageSize, limits.maxLinesPerFile - upload.lineCount),
+        ...(state.patients ? { compartment: { patients: state.patients } } : {}),
+        ...(state.request.typeFilters[type] ? { filters: state.request.typeFilters[type] } : {}),
+      });
       await upload.writeLines(page.lines.map((line) => subsetLine(line, type, state.request.elements)));
       cursor = page.cursor;
       if (!cursor) {
