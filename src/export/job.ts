@@ -46,16 +46,28 @@ export interface ExportJobState {
 }
 
 export interface JobLimits {
+  /** Rows of a file's first page; later pages hold about pageBytes of NDJSON, within [1, maxPageSize] rows. */
   pageSize: number;
+  maxPageSize: number;
+  pageBytes: number;
   maxLinesPerFile: number;
   maxBytesPerFile: number;
 }
 
 export const DEFAULT_JOB_LIMITS: JobLimits = {
-  pageSize: 1000,
+  pageSize: 500,
+  maxPageSize: 5000,
+  pageBytes: 4 * 1024 * 1024,
   maxLinesPerFile: 100_000,
   maxBytesPerFile: 256 * 1024 * 1024,
 };
+
+/** Rows for the next page, from the size of the last one: pages hold about the same bytes whatever the resources weigh. */
+export function nextPageSize(limits: JobLimits, lastLines: string[]): number {
+  if (!lastLines.length) return limits.pageSize;
+  const average = lastLines.reduce((n, l) => n + l.length, 0) / lastLines.length;
+  return Math.max(1, Math.min(limits.maxPageSize, Math.floor(limits.pageBytes / Math.max(1, average))));
+}
 
 export interface JobDeps {
   source: ExportSource;
@@ -111,6 +123,7 @@ async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, 
   await deps.persist(state);
   let cursor = state.cursor;
   let exhausted = false;
+  let pageSize = limits.pageSize;
   try {
     while (upload.lineCount < limits.maxLinesPerFile && upload.byteCount < limits.maxBytesPerFile) {
       const page = await deps.source.page({
@@ -118,11 +131,12 @@ async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, 
         ...(state.request.since ? { since: state.request.since } : {}),
         until: state.transactionTime,
         ...(cursor ? { cursor } : {}),
-        limit: Math.min(limits.pageSize, limits.maxLinesPerFile - upload.lineCount),
+        limit: Math.min(pageSize, limits.maxLinesPerFile - upload.lineCount),
         ...(state.patients ? { compartment: { patients: state.patients } } : {}),
         ...(state.request.typeFilters[type] ? { filters: state.request.typeFilters[type] } : {}),
       });
       await upload.writeLines(page.lines.map((line) => subsetLine(line, type, state.request.elements)));
+      pageSize = nextPageSize(limits, page.lines);
       cursor = page.cursor;
       if (!cursor) {
         exhausted = true;

@@ -2,11 +2,11 @@
 // gzip NDJSON content, _elements, per-type errors, and resuming after a crash.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type ExportJobState, advanceExport, deleteExportFiles } from "../../src/export/job";
+import { DEFAULT_JOB_LIMITS, type ExportJobState, advanceExport, deleteExportFiles, nextPageSize } from "../../src/export/job";
 import type { ExportRequest } from "../../src/export/kickoff";
 import { ArrayExportSource, makeResources } from "../support/array-export-source";
 
-const limits = { pageSize: 7, maxLinesPerFile: 25, maxBytesPerFile: 10_000_000 };
+const limits = { pageSize: 7, maxPageSize: 7, pageBytes: 1e9, maxLinesPerFile: 25, maxBytesPerFile: 10_000_000 };
 
 function newJob(request: Partial<ExportRequest> = {}, patients?: string[] | "all"): ExportJobState {
   return {
@@ -37,6 +37,28 @@ async function readLines(key: string): Promise<Record<string, unknown>[]> {
 
 const persistNothing = async () => {};
 
+describe("export page sizes", () => {
+  it("sizes pages by bytes: many small resources per page, few large ones, never zero or unbounded", () => {
+    const l = DEFAULT_JOB_LIMITS;
+    expect(nextPageSize(l, [])).toBe(l.pageSize);
+    expect(nextPageSize(l, ["x".repeat(100)])).toBe(l.maxPageSize);
+    expect(nextPageSize(l, ["x".repeat(2000), "y".repeat(2000)])).toBe(Math.floor(l.pageBytes / 2000));
+    expect(nextPageSize(l, ["x".repeat(1_500_000)])).toBe(2);
+    expect(nextPageSize(l, ["x".repeat(10_000_000)])).toBe(1);
+  });
+
+  it("exports every resource exactly once while page sizes change between pages", async () => {
+    const resources = makeResources(20, 2).map((r, i) => ({ ...r, note: "n".repeat(i % 3 === 0 ? 5000 : 10) }));
+    const source = new ArrayExportSource(resources);
+    const state = newJob({ types: ["Patient", "Observation"] });
+    const adaptive = { pageSize: 4, maxPageSize: 50, pageBytes: 20_000, maxLinesPerFile: 1000, maxBytesPerFile: 1e9 };
+    expect(await advanceExport(state, { source, bucket: env.BLOBS, persist: persistNothing, limits: adaptive }, 60_000)).toBe(true);
+    const ids = (await Promise.all(state.files.map((f) => readLines(f.key)))).flat().map((r) => `${r.resourceType}/${r.id}`);
+    expect(ids.sort()).toEqual(resources.map((r) => `${r.resourceType}/${r.id}`).sort());
+    expect(source.pagesServed).toBeGreaterThan(2);
+  });
+});
+
 describe("export runner", () => {
   it("writes every resource exactly once, split into bounded files", async () => {
     const source = new ArrayExportSource(makeResources(10, 6));
@@ -59,7 +81,7 @@ describe("export runner", () => {
     const noise = () => Array.from(crypto.getRandomValues(new Uint8Array(3000)), (b) => b.toString(16).padStart(2, "0")).join("");
     for (let i = 0; i < 2400; i++) big.push({ resourceType: "Observation", id: `b${i}`, meta: { lastUpdated: "2026-01-01T00:00:00.000Z" }, note: [{ text: noise() }] });
     const state = newJob({ types: ["Observation"] });
-    await advanceExport(state, { source: new ArrayExportSource(big), bucket: env.BLOBS, persist: persistNothing, limits: { pageSize: 500, maxLinesPerFile: 5000, maxBytesPerFile: 1e9 } }, 60_000);
+    await advanceExport(state, { source: new ArrayExportSource(big), bucket: env.BLOBS, persist: persistNothing, limits: { pageSize: 500, maxPageSize: 500, pageBytes: 1e9, maxLinesPerFile: 5000, maxBytesPerFile: 1e9 } }, 60_000);
     expect(state.files).toHaveLength(1);
     const head = await env.BLOBS.head(state.files[0]!.key);
     expect(head!.size).toBeGreaterThan(5 * 1024 * 1024);
