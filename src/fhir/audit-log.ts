@@ -22,9 +22,9 @@ export function noteAudits(orgId: string, count: number): boolean {
   return true;
 }
 
-/** Indexes the org's whole pending log. */
-export async function flushAuditLog(store: ResourceStore): Promise<void> {
-  while ((await store.flushAudits()) > 0);
+/** Indexes the org's whole pending log, or as much as fits before `deadline`. */
+export async function flushAuditLog(store: ResourceStore, deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  while (Date.now() < deadline && (await store.flushAudits()) > 0);
 }
 
 /** Whether a search or history (type and query) can return AuditEvents. */
@@ -38,8 +38,5 @@ export function readsAudits(type: string | undefined, query: URLSearchParams): b
 export async function flushAllAuditLogs(env: Env, budgetMs = 20_000): Promise<void> {
   const deadline = Date.now() + budgetMs;
   const { results } = await env.DB.prepare("SELECT DISTINCT org_id FROM fhir_audit_pending LIMIT 100").all<{ org_id: string }>();
-  for (const { org_id } of results) {
-    const store = new ResourceStore(env.DB, org_id);
-    while (Date.now() < deadline && (await store.flushAudits()) > 0);
-  }
+  for (const { org_id } of results) await flushAuditLog(new ResourceStore(env.DB, org_id), deadline);
 }

@@ -23,7 +23,7 @@ import { newResourceId } from "./resource-id";
 import { executeSearch, matchStatement } from "./search/execute";
 import { parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
-import { type AuditWrite, ResourceStore, type Row, type StoredVersion, type VersionWrite } from "./storage/resource-store";
+import { type AuditWrite, ResourceStore, type Row, type StoredVersion, type VersionWrite, toVersion } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
 import { validateResource } from "./validate";
 
@@ -214,8 +214,13 @@ export class FhirService implements FhirPort {
 
   /** Ids of the resources a conditional URL selects (strict: a typo must not match everything). */
   async matchIds(type: string, query: string, limit = 2): Promise<string[]> {
+    return (await this.matches(type, query, limit)).map((v) => v.id);
+  }
+
+  /** The current versions a conditional URL selects (never deleted ones). */
+  async matches(type: string, query: string, limit = 2): Promise<StoredVersion[]> {
     const { results } = await this.matchStatement(type, query, limit).all<Row>();
-    return results.map((r) => r.id);
+    return results.map(toVersion);
   }
 
   /** The statement selecting (up to `limit`) current versions a conditional URL matches. */
@@ -324,12 +329,9 @@ export class FhirService implements FhirPort {
   async planCreate(resource: Resource, options: { ifNoneExist?: string; id?: string } = {}): Promise<PlannedWrite | WriteResult> {
     this.writable(resource);
     if (options.ifNoneExist) {
-      const ids = await this.matchIds(resource.resourceType, options.ifNoneExist);
-      if (ids.length > 1) throw preconditionFailed(`If-None-Exist matched ${ids.length} resources`);
-      if (ids.length === 1) {
-        const v = await this.store.current(resource.resourceType, ids[0]!);
-        if (v && !v.deleted) return { resource: await this.hydrate(v.content), outcome: "existing" };
-      }
+      const found = await this.matches(resource.resourceType, options.ifNoneExist);
+      if (found.length > 1) throw preconditionFailed(`If-None-Exist matched ${found.length} resources`);
+      if (found[0]) return { resource: await this.hydrate(found[0].content), outcome: "existing" };
     }
     return this.planWrite(resource, options.id ?? newResourceId(), undefined, "create");
   }
@@ -393,12 +395,16 @@ export class FhirService implements FhirPort {
     return this.writeAudited("update", `${resource?.resourceType}?${query}`, () =>
       this.withConditions(async () => {
         this.writable(resource);
-        const ids = await this.matchIds(resource.resourceType, query);
-        const id = conditionalUpdateTarget(resource, ids);
+        const found = await this.matches(resource.resourceType, query);
+        const id = conditionalUpdateTarget(
+          resource,
+          found.map((v) => v.id),
+        );
         return {
-          creates: ids.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
+          creates: found.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
           finish: async () => {
-            const plan = await this.planUpdate({ ...resource, id }, options);
+            // A match is the current version; without one, the body's id may name an existing resource.
+            const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
             await this.commit([plan]);
             return plan.result;
           },

@@ -31,9 +31,6 @@ export const toVersion = (r: Row): StoredVersion => ({
   content: r.content,
 });
 
-/** Types whose resources are never updated, so they keep no history rows. */
-const IMMUTABLE_TYPES = new Set(["AuditEvent"]);
-
 /** A new version of a resource (create when versionId is 1, or after a delete). */
 export interface PutVersion {
   kind: "put";
@@ -58,6 +55,9 @@ export interface AuditWrite {
 }
 
 export type VersionWrite = PutVersion | DeleteVersion | AuditWrite;
+
+/** An audit's row in the pending log: [id, recorded, content]. */
+const pendingRow = (a: AuditWrite): [string, string, string] => [a.event.id, a.event.meta?.lastUpdated ?? "", JSON.stringify(a.event)];
 
 /** AuditEvents indexed per flush: big enough to amortize, small enough for one D1 batch. */
 const FLUSH_BATCH = 500;
@@ -99,11 +99,6 @@ export class ResourceStore {
       .bind(this.orgId, type, id, versionId)
       .first<Row>();
     return row ? toVersion(row) : undefined;
-  }
-
-  /** Current, non-deleted resources by (type, id) pairs, in one query. */
-  async many(keys: { type: string; id: string }[]): Promise<StoredVersion[]> {
-    return (await this.currents(keys)).filter((v) => !v.deleted);
   }
 
   /** Current versions, deleted ones included, by (type, id) pairs, in one query. */
@@ -160,8 +155,7 @@ export class ResourceStore {
     for (const w of puts) {
       const { resourceType: type, id } = w.resource;
       const content = JSON.stringify(w.resource);
-      // AuditEvents are written once and never change: their current row is their whole history.
-      if (!IMMUTABLE_TYPES.has(type)) history.push([type, id, w.versionId, w.lastUpdated, 0, w.method, content]);
+      history.push([type, id, w.versionId, w.lastUpdated, 0, w.method, content]);
       current.push([type, id, w.versionId, w.lastUpdated, content]);
     }
     for (const w of deletes) history.push([w.type, w.id, w.versionId, w.lastUpdated, 1, "DELETE", ""]);
@@ -175,17 +169,12 @@ export class ResourceStore {
           .bind(this.orgId, chunk),
       );
     }
-    for (const chunk of jsonChunks(current)) {
-      // "WHERE true" lets SQLite tell the upsert's ON CONFLICT from a join constraint.
-      out.push(
-        this.db
-          .prepare(
-            `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) SELECT ?1, ${jsonColumns(4)}, 0, json_extract(j.value, '$[4]') FROM json_each(?2) j WHERE true
-             ON CONFLICT (org_id, resource_type, id) DO UPDATE SET version_id = excluded.version_id, last_updated = excluded.last_updated, deleted = 0, content = excluded.content`,
-          )
-          .bind(this.orgId, chunk),
-      );
-    }
+    out.push(
+      ...this.currentRows(
+        current,
+        "DO UPDATE SET version_id = excluded.version_id, last_updated = excluded.last_updated, deleted = 0, content = excluded.content",
+      ),
+    );
     for (const w of deletes) {
       out.push(
         this.db
@@ -198,12 +187,25 @@ export class ResourceStore {
       out.push(...clearIndex(this.db, this.orgId, w.type, w.id));
     }
     out.push(...insertIndex(this.db, this.orgId, puts.map((w) => ({ type: w.resource.resourceType, id: w.resource.id, rows: extractIndex(w.resource) }))));
-    for (const chunk of jsonChunks(audits.map((a) => [a.event.id, a.event.meta?.lastUpdated ?? "", JSON.stringify(a.event)]))) {
+    for (const chunk of jsonChunks(audits.map(pendingRow))) {
       out.push(
         this.db.prepare(`INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j`).bind(this.orgId, chunk),
       );
     }
     return out;
+  }
+
+  /** Inserts current rows ([type, id, version, lastUpdated, content]) with the given ON CONFLICT action. */
+  private currentRows(rows: unknown[][], onConflict: string): D1PreparedStatement[] {
+    // "WHERE true" lets SQLite tell the upsert's ON CONFLICT from a join constraint.
+    return jsonChunks(rows).map((chunk) =>
+      this.db
+        .prepare(
+          `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) SELECT ?1, ${jsonColumns(4)}, 0, json_extract(j.value, '$[4]') FROM json_each(?2) j WHERE true
+           ON CONFLICT (org_id, resource_type, id) ${onConflict}`,
+        )
+        .bind(this.orgId, chunk),
+    );
   }
 
   /** Appends an audit (of a read) only if the resource is current and not deleted, for batching with the read itself. */
@@ -213,7 +215,7 @@ export class ResourceStore {
         `INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ?2, ?3, ?4
          WHERE EXISTS (SELECT 1 FROM fhir_resources WHERE org_id = ?1 AND resource_type = ?5 AND id = ?6 AND deleted = 0)`,
       )
-      .bind(this.orgId, audit.event.id, audit.event.meta?.lastUpdated ?? "", JSON.stringify(audit.event), type, id);
+      .bind(this.orgId, ...pendingRow(audit), type, id);
   }
 
   /**
@@ -227,22 +229,20 @@ export class ResourceStore {
       .bind(this.orgId, FLUSH_BATCH)
       .all<{ content: string }>();
     if (!results.length) return 0;
-    const events = results.map((r) => JSON.parse(r.content) as Resource & { id: string });
-    const ids = JSON.stringify(events.map((e) => e.id));
+    const events = results.map((r) => ({ json: r.content, event: JSON.parse(r.content) as Resource & { id: string } }));
+    const ids = JSON.stringify(events.map((e) => e.event.id));
     const fresh = "NOT EXISTS (SELECT 1 FROM fhir_resources x WHERE x.org_id = ?1 AND x.resource_type = json_extract(j.value, '$[0]') AND x.id = json_extract(j.value, '$[1]'))";
     await this.db.batch([
       ...insertIndex(
         this.db,
         this.orgId,
-        events.map((e) => ({ type: "AuditEvent", id: e.id, rows: extractIndex(e) })),
+        events.map(({ event }) => ({ type: "AuditEvent", id: event.id, rows: extractIndex(event) })),
         fresh,
       ),
-      ...jsonChunks(events.map((e) => ["AuditEvent", e.id, 1, e.meta?.lastUpdated ?? "", JSON.stringify(e)])).map((chunk) =>
-        this.db
-          .prepare(
-            `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) SELECT ?1, ${jsonColumns(4)}, 0, json_extract(j.value, '$[4]') FROM json_each(?2) j WHERE true ON CONFLICT DO NOTHING`,
-          )
-          .bind(this.orgId, chunk),
+      // AuditEvents never change: their current row is their whole history.
+      ...this.currentRows(
+        events.map(({ event, json }) => ["AuditEvent", event.id, 1, event.meta?.lastUpdated ?? "", json]),
+        "DO NOTHING",
       ),
       this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
     ]);
