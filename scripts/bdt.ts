@@ -23,11 +23,6 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "43-includes-lenient-errors-in-the-payload-errors-array":
     "bdt looks for inline OperationOutcome resources in the manifest's error array; the IG's error items are files ({type, url}), which is what we list",
 };
-for (const level of ["20", "21", "22"]) {
-  const reason = "includeAssociatedData is not supported (400 per the IG's SHOULD; ignored and reported under handling=lenient); this test requires 202 without lenient";
-  EXPECTED_FAILURES[`${level}120-accepts-multiple-includeassociateddata-values-as-comma-separated-list`] = reason;
-  EXPECTED_FAILURES[`${level}121-accepts-multiple-includeassociateddata-parameters`] = reason;
-}
 
 interface TestEnd {
   id: string;

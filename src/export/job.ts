@@ -5,7 +5,7 @@ import { ApiError } from "../errors";
 import { subsetLine } from "./elements";
 import { GzipNdjsonUpload, abortUpload } from "./gzip-upload";
 import type { ExportRequest } from "./kickoff";
-import type { ExportSource } from "./source";
+import type { ExportQuery, ExportSource } from "./source";
 
 export interface ExportFile {
   type: string;
@@ -82,9 +82,38 @@ export function fileKey(state: Pick<ExportJobState, "orgId" | "id">, name: strin
   return `exports/${state.orgId}/${state.id}/${name}`;
 }
 
+/** The types the export writes, in order: the requested ones, then associated Provenance. */
+export function exportPhases(request: ExportRequest): string[] {
+  return request.associated ? [...request.types, ASSOCIATED_TYPE] : request.types;
+}
+const ASSOCIATED_TYPE = "Provenance";
+
 export function percentDone(state: ExportJobState): number {
-  const types = state.request.types.length || 1;
+  const types = exportPhases(state.request).length || 1;
   return Math.min(99, Math.floor((state.typeIndex / types) * 100));
+}
+
+/** What one page of `type` asks the source, from the export's request and position. */
+function pageQuery(state: ExportJobState, type: string, cursor: string | undefined, limit: number): ExportQuery {
+  const { request } = state;
+  const associated = state.typeIndex >= request.types.length;
+  return {
+    type,
+    ...(request.since ? { since: request.since } : {}),
+    until: state.transactionTime,
+    ...(cursor ? { cursor } : {}),
+    limit,
+    ...(state.patients ? { compartment: { patients: state.patients } } : {}),
+    ...(!associated && request.typeFilters[type] ? { filters: request.typeFilters[type] } : {}),
+    ...(associated
+      ? {
+          associated: {
+            latestOnly: request.associated === "LatestProvenanceResources",
+            focal: request.types.map((t) => ({ type: t, ...(request.typeFilters[t] ? { filters: request.typeFilters[t] } : {}) })),
+          },
+        }
+      : {}),
+  };
 }
 
 /** Runs until the export is written or `budgetMs` passes; returns whether it finished. */
@@ -96,9 +125,10 @@ export async function advanceExport(state: ExportJobState, deps: JobDeps, budget
     await abortUpload(deps.bucket, state.openUpload.key, state.openUpload.uploadId);
     state.openUpload = undefined;
   }
-  while (state.typeIndex < state.request.types.length) {
+  const phases = exportPhases(state.request);
+  while (state.typeIndex < phases.length) {
     if (now() >= deadline) return false;
-    const type = state.request.types[state.typeIndex]!;
+    const type = phases[state.typeIndex]!;
     try {
       await writeOneFile(state, type, deps, limits);
     } catch (err) {
@@ -126,15 +156,7 @@ async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, 
   let pageSize = limits.pageSize;
   try {
     while (upload.lineCount < limits.maxLinesPerFile && upload.byteCount < limits.maxBytesPerFile) {
-      const page = await deps.source.page({
-        type,
-        ...(state.request.since ? { since: state.request.since } : {}),
-        until: state.transactionTime,
-        ...(cursor ? { cursor } : {}),
-        limit: Math.min(pageSize, limits.maxLinesPerFile - upload.lineCount),
-        ...(state.patients ? { compartment: { patients: state.patients } } : {}),
-        ...(state.request.typeFilters[type] ? { filters: state.request.typeFilters[type] } : {}),
-      });
+      const page = await deps.source.page(pageQuery(state, type, cursor, Math.min(pageSize, limits.maxLinesPerFile - upload.lineCount)));
       await upload.writeLines(page.lines.map((line) => subsetLine(line, type, state.request.elements)));
       pageSize = nextPageSize(limits, page.lines);
       cursor = page.cursor;

@@ -23,10 +23,18 @@ export interface ExportRequest {
   requestUrl: string;
   /** Parameters ignored under `Prefer: handling=lenient`, reported in the manifest's error file. */
   ignored?: string[];
+  /**
+   * `includeAssociatedData`: Provenance resources targeting exported resources, either only the
+   * most recent one per resource or all of them (both values asked for = all).
+   */
+  associated?: AssociatedData;
 }
 
+export type AssociatedData = "LatestProvenanceResources" | "RelevantProvenanceResources";
+const ASSOCIATED_VALUES: readonly string[] = ["LatestProvenanceResources", "RelevantProvenanceResources"];
+
 export const OUTPUT_FORMATS = ["application/fhir+ndjson", "application/ndjson", "ndjson"];
-const SUPPORTED_PARAMS = new Set(["_type", "_since", "_typeFilter", "_outputFormat", "_elements", "patient"]);
+const SUPPORTED_PARAMS = new Set(["_type", "_since", "_typeFilter", "_outputFormat", "_elements", "patient", "includeAssociatedData"]);
 
 export interface KickoffInput {
   level: ExportLevel;
@@ -184,6 +192,19 @@ export function parseKickoff(input: KickoffInput): ExportRequest {
     else patients.push(m[1]!);
   }
 
+  const associatedValues = splitList(params.get("includeAssociatedData"));
+  for (const value of associatedValues) {
+    if (ASSOCIATED_VALUES.includes(value)) continue;
+    // The IG: a server unable to honour a value SHOULD refuse, so the client can resubmit without it.
+    if (lenient) ignored.push(`Unsupported includeAssociatedData value ${value} was ignored (Prefer: handling=lenient)`);
+    else errors.push({ path: "includeAssociatedData", message: `Unsupported includeAssociatedData value ${value}; supported: ${ASSOCIATED_VALUES.join(", ")}` });
+  }
+  const associated: AssociatedData | undefined = associatedValues.includes("RelevantProvenanceResources")
+    ? "RelevantProvenanceResources"
+    : associatedValues.includes("LatestProvenanceResources")
+      ? "LatestProvenanceResources"
+      : undefined;
+
   if (errors.length) throw new ApiError(400, "INVALID_EXPORT_REQUEST", "Invalid export request", errors);
   return {
     level: input.level,
@@ -195,5 +216,6 @@ export function parseKickoff(input: KickoffInput): ExportRequest {
     patients,
     requestUrl: input.url,
     ...(ignored.length ? { ignored } : {}),
+    ...(associated ? { associated } : {}),
   };
 }

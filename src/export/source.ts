@@ -14,6 +14,12 @@ export interface ExportQuery {
   compartment?: { patients: string[] | "all" };
   /** `_typeFilter` search queries (`name=x&birthdate=ge2000`); a resource must match at least one. */
   filters?: string[];
+  /**
+   * `includeAssociatedData`: the page holds Provenance (`type`) targeting a resource this export
+   * holds; since, compartment and each focal type's filters then select those targets, not the
+   * Provenance. `latestOnly`: a Provenance only where it is its target's most recent one.
+   */
+  associated?: { latestOnly: boolean; focal: { type: string; filters?: string[] }[] };
 }
 
 export interface ExportPage {

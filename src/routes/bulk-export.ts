@@ -35,6 +35,9 @@ const kickoffQuery = z.object({
   _typeFilter: repeatable("Comma-separated Type?query FHIR searches; may repeat"),
   _outputFormat: z.string().optional().openapi({ description: "application/fhir+ndjson (default), application/ndjson or ndjson" }),
   _elements: repeatable("Comma-separated element names (optionally Type.element); may repeat"),
+  includeAssociatedData: repeatable(
+    "LatestProvenanceResources (each exported resource's most recently recorded Provenance) or RelevantProvenanceResources (all Provenance targeting exported resources); may repeat",
+  ),
 });
 const parametersBody = {
   required: false,

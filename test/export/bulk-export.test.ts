@@ -5,6 +5,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { exportJobName } from "../../durable-objects/export-job";
+import { put } from "../fhir/support";
 import { type Tenant, authedFetch, createTenant } from "../support/tenants";
 
 const KICKOFF = { accept: "application/fhir+json", prefer: "respond-async" };
@@ -257,6 +258,105 @@ describe("Bulk Data export", () => {
 
 // Behaviours the SMART Bulk Data test suite (bdt) checks, found failing when it was run
 // against this service (docs/bulk-export-bdt.md).
+describe("Bulk Data export: includeAssociatedData", () => {
+  const provenance = (id: string, recorded: string, ...targets: string[]) => ({
+    resourceType: "Provenance" as const,
+    id,
+    recorded,
+    target: targets.map((reference) => ({ reference })),
+    agent: [{ who: { display: "interface engine" } }],
+  });
+
+  /** Patients pa, pb; Observations oa (pa), ob (pb); a Condition; Provenance over them at known times. */
+  async function seedProvenance(t: Tenant) {
+    await put(t, { resourceType: "Patient", id: "pa", gender: "female" });
+    await put(t, { resourceType: "Patient", id: "pb", gender: "male" });
+    for (const [id, patient] of [["oa", "pa"], ["ob", "pb"]] as const) {
+      await put(t, { resourceType: "Observation", id, status: "final", code: { text: "pulse" }, subject: { reference: `Patient/${patient}` } });
+    }
+    await put(t, { resourceType: "Condition", id: "ca", subject: { reference: "Patient/pa" }, code: { text: "Hypertension" } });
+    await put(t, provenance("p1", "2026-01-01T00:00:00Z", "Patient/pa", "Observation/oa"));
+    await put(t, provenance("p2", "2026-02-01T00:00:00Z", "Patient/pa/_history/1"));
+    await put(t, provenance("p3", "2026-01-05T00:00:00Z", "Observation/ob"));
+    await put(t, provenance("p4", "2026-03-01T00:00:00Z", "Condition/ca"));
+    await put(t, provenance("p5", "2025-06-01T00:00:00Z", "Patient/pa"));
+  }
+
+  async function provenanceIds(t: Tenant, path: string): Promise<string[]> {
+    const manifest = await complete(t, await kickoff(t, path));
+    expect(manifest.error).toEqual([]);
+    const files = manifest.output.filter((o) => o.type === "Provenance");
+    const lines = (await Promise.all(files.map((f) => download(t, f.url)))).flat();
+    expect(lines.every((r) => r.resourceType === "Provenance")).toBe(true);
+    expect(files.reduce((n, f) => n + f.count, 0)).toBe(lines.length);
+    return lines.map((r) => r.id).sort();
+  }
+
+  it("RelevantProvenanceResources adds every Provenance that targets an exported resource, once", async () => {
+    const t = await createTenant();
+    await seedProvenance(t);
+    expect(await provenanceIds(t, "/$export?_type=Patient,Observation&includeAssociatedData=RelevantProvenanceResources")).toEqual(["p1", "p2", "p3", "p5"]);
+    // Every exportable type: the Condition's Provenance too.
+    expect(await provenanceIds(t, "/$export?includeAssociatedData=RelevantProvenanceResources")).toEqual(["p1", "p2", "p3", "p4", "p5"]);
+    // Both values: the relevant set (a superset of the latest).
+    expect(await provenanceIds(t, "/$export?_type=Patient,Observation&includeAssociatedData=LatestProvenanceResources,RelevantProvenanceResources")).toEqual(["p1", "p2", "p3", "p5"]);
+  });
+
+  it("LatestProvenanceResources adds only each exported resource's most recently recorded Provenance", async () => {
+    const t = await createTenant();
+    await seedProvenance(t);
+    // pa: p2 (Feb) beats p1 (Jan) and p5 (2025); oa: p1; ob: p3.
+    expect(await provenanceIds(t, "/$export?_type=Patient,Observation&includeAssociatedData=LatestProvenanceResources")).toEqual(["p1", "p2", "p3"]);
+    expect(await provenanceIds(t, "/$export?_type=Patient&includeAssociatedData=LatestProvenanceResources")).toEqual(["p2"]);
+    // A later Provenance for ob replaces p3; a deleted one no longer counts.
+    await put(t, provenance("p6", "2026-04-01T00:00:00Z", "Observation/ob"));
+    expect(await provenanceIds(t, "/$export?_type=Observation&includeAssociatedData=LatestProvenanceResources")).toEqual(["p1", "p6"]);
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Provenance/p6`, { method: "DELETE" })).status).toBe(204);
+    expect(await provenanceIds(t, "/$export?_type=Observation&includeAssociatedData=LatestProvenanceResources")).toEqual(["p1", "p3"]);
+  });
+
+  it("follows the export's own selection: patient compartment, _typeFilter, _since", async () => {
+    const t = await createTenant();
+    await seedProvenance(t);
+    expect(await provenanceIds(t, "/Patient/$export?includeAssociatedData=RelevantProvenanceResources")).toEqual(["p1", "p2", "p3", "p4", "p5"]);
+    const narrowed = await complete(
+      t,
+      await kickoff(t, "/Patient/$export?includeAssociatedData=RelevantProvenanceResources", {
+        method: "POST",
+        headers: { "content-type": "application/fhir+json" },
+        body: JSON.stringify({ resourceType: "Parameters", parameter: [{ name: "patient", valueReference: { reference: "Patient/pb" } }] }),
+      }),
+    );
+    const pbProvenance = await download(t, narrowed.output.find((o) => o.type === "Provenance")!.url);
+    expect(pbProvenance.map((r) => r.id)).toEqual(["p3"]);
+    expect(await provenanceIds(t, "/$export?_type=Observation&_typeFilter=Observation%3Fsubject%3DPatient%2Fpb&includeAssociatedData=RelevantProvenanceResources")).toEqual(["p3"]);
+    const since = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await put(t, { resourceType: "Patient", id: "pb", gender: "other" });
+    expect(await provenanceIds(t, `/$export?_since=${since}&includeAssociatedData=RelevantProvenanceResources`)).toEqual([]);
+    await put(t, provenance("p7", "2026-05-01T00:00:00Z", "Patient/pb"));
+    expect(await provenanceIds(t, `/$export?_since=${since}&includeAssociatedData=RelevantProvenanceResources`)).toEqual(["p7"]);
+  });
+
+  it("never adds another organization's Provenance, even for the same resource ids", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    await seedProvenance(a);
+    await put(b, { resourceType: "Patient", id: "pa", gender: "female" });
+    await put(b, provenance("pb-only", "2027-01-01T00:00:00Z", "Patient/pa"));
+    expect(await provenanceIds(a, "/$export?_type=Patient&includeAssociatedData=LatestProvenanceResources")).toEqual(["p2"]);
+    expect(await provenanceIds(b, "/$export?_type=Patient&includeAssociatedData=RelevantProvenanceResources")).toEqual(["pb-only"]);
+  });
+
+  it("refuses unsupported values, unless handling=lenient", async () => {
+    const t = await createTenant();
+    const res = await kickoff(t, "/$export?includeAssociatedData=LatestProvenanceResources,_custom");
+    expect(res.status).toBe(400);
+    const outcome = (await res.json()) as { issue: { diagnostics: string }[] };
+    expect(JSON.stringify(outcome)).toMatch(/includeAssociatedData value _custom/);
+  });
+});
+
 describe("Bulk Data export: what bdt checks", () => {
   it("dates its responses, so the manifest's Expires can be checked against Date", async () => {
     const t = await createTenant();
@@ -314,9 +414,9 @@ describe("Bulk Data export: what bdt checks", () => {
   it("reports parameters ignored under Prefer: handling=lenient as warnings in the error file", async () => {
     const t = await createTenant();
     await seed(t, 1, 0);
-    const strict = await kickoff(t, "/$export?_type=Patient&includeAssociatedData=LatestProvenanceResources");
+    const strict = await kickoff(t, "/$export?_type=Patient&includeAssociatedData=_customBundle");
     expect(strict.status).toBe(400);
-    const res = await kickoff(t, "/$export?_type=Patient&includeAssociatedData=LatestProvenanceResources", { headers: { prefer: "respond-async, handling=lenient" } });
+    const res = await kickoff(t, "/$export?_type=Patient&includeAssociatedData=_customBundle", { headers: { prefer: "respond-async, handling=lenient" } });
     const manifest = await complete(t, res);
     expect(manifest.output).toEqual([expect.objectContaining({ type: "Patient", count: 1 })]);
     expect(manifest.error).toEqual([expect.objectContaining({ type: "OperationOutcome", count: 1 })]);

@@ -46,13 +46,14 @@ describe("export kick-off", () => {
   });
 
   it("lists the parameters it ignores under handling=lenient", () => {
-    const url = `${base}?includeAssociatedData=LatestProvenanceResources&_type=Patient&foo=1`;
-    expect(rejection({ url }).details.map((d) => d.path)).toEqual(["includeAssociatedData", "foo"]);
+    const url = `${base}?includeAssociatedData=_custom&_type=Patient&foo=1`;
+    expect(rejection({ url }).details.map((d) => d.path)).toEqual(["foo", "includeAssociatedData"]);
     const req = ok({ url, prefer: "respond-async, handling=lenient" });
     expect(req.types).toEqual(["Patient"]);
+    expect(req.associated).toBeUndefined();
     expect(req.ignored).toEqual([
-      "Unsupported parameter includeAssociatedData was ignored (Prefer: handling=lenient)",
       "Unsupported parameter foo was ignored (Prefer: handling=lenient)",
+      "Unsupported includeAssociatedData value _custom was ignored (Prefer: handling=lenient)",
     ]);
     expect(ok({ url: `${base}?_type=Patient` }).ignored).toBeUndefined();
   });
@@ -90,8 +91,20 @@ describe("export kick-off", () => {
   });
 
   it("rejects unsupported parameters unless Prefer: handling=lenient", () => {
-    expect(rejection({ url: `${base}?includeAssociatedData=LatestProvenanceResources` }).details[0]?.path).toBe("includeAssociatedData");
+    expect(rejection({ url: `${base}?_foo=1` }).details[0]?.path).toBe("_foo");
+    expect(rejection({ url: `${base}?includeAssociatedData=x` }).details[0]?.path).toBe("includeAssociatedData");
     expect(() => ok({ url: `${base}?includeAssociatedData=x`, prefer: "respond-async,handling=lenient" })).not.toThrow();
+  });
+
+  it("reads includeAssociatedData: comma-separated or repeated; both Provenance values mean all of them", () => {
+    expect(ok({ url: `${base}?includeAssociatedData=LatestProvenanceResources` }).associated).toBe("LatestProvenanceResources");
+    expect(ok({ url: `${base}?includeAssociatedData=RelevantProvenanceResources` }).associated).toBe("RelevantProvenanceResources");
+    expect(ok({ url: `${base}?includeAssociatedData=LatestProvenanceResources,RelevantProvenanceResources` }).associated).toBe("RelevantProvenanceResources");
+    expect(ok({ url: `${base}?includeAssociatedData=RelevantProvenanceResources&includeAssociatedData=LatestProvenanceResources` }).associated).toBe(
+      "RelevantProvenanceResources",
+    );
+    const post = ok({ method: "POST", body: { resourceType: "Parameters", parameter: [{ name: "includeAssociatedData", valueCode: "LatestProvenanceResources" }] } });
+    expect(post.associated).toBe("LatestProvenanceResources");
   });
 
   it("reads POST Parameters, including patient references for patient-level export", () => {
