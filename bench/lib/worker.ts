@@ -1,7 +1,7 @@
 // Starts the service under `wrangler dev --local` on a free port with its own
 // state directory, seeds an organization and key, and stops it afterwards.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -54,19 +54,33 @@ function credentials(orgId: string, apiKey: string): Credentials {
   return { orgId, apiKey, headers: { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId } };
 }
 
-export async function startWorker(opts: { limits?: Record<string, number>; otherOrgs?: number } = {}): Promise<RunningWorker> {
-  const state = mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
+/**
+ * `stateDir`: keep the service's state there across runs (created and seeded the first time,
+ * reused with the same organizations and keys afterwards, never removed), e.g. to load a big
+ * organization once and benchmark it repeatedly. Without it, a fresh temporary state.
+ */
+export async function startWorker(opts: { limits?: Record<string, number>; otherOrgs?: number; stateDir?: string } = {}): Promise<RunningWorker> {
+  const state = opts.stateDir ?? mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
-  wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
-  const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
-  const seeded: Credentials[] = [];
-  let seedSql = "";
-  for (const orgId of orgIds) {
-    const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
-    seedSql += `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql} `;
-    seeded.push(credentials(orgId, secret));
+  const saved = path.join(state, "bench-credentials.json");
+  let seeded: Credentials[];
+  if (opts.stateDir && existsSync(saved)) {
+    seeded = JSON.parse(readFileSync(saved, "utf8")) as Credentials[];
+    wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
+  } else {
+    mkdirSync(state, { recursive: true });
+    wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
+    const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
+    seeded = [];
+    let seedSql = "";
+    for (const orgId of orgIds) {
+      const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
+      seedSql += `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql} `;
+      seeded.push(credentials(orgId, secret));
+    }
+    wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", seedSql], { quiet: true });
+    if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
   }
-  wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", seedSql], { quiet: true });
   const port = await freePort();
   const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error"], {
     env: offlineEnv,
@@ -85,7 +99,7 @@ export async function startWorker(opts: { limits?: Record<string, number>; other
     async stop() {
       if (child.pid) process.kill(-child.pid, "SIGTERM");
       await new Promise((r) => child.once("exit", r));
-      rmSync(state, { recursive: true, force: true });
+      if (!opts.stateDir) rmSync(state, { recursive: true, force: true });
     },
   };
 }
