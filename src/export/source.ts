@@ -23,8 +23,10 @@ export interface ExportQuery {
 }
 
 export interface ExportPage {
-  /** One resource's JSON text per entry. */
-  lines: string[];
+  /** The resources' JSON texts, one per line, joined by "\n" (no trailing newline; "" when empty). */
+  ndjson: string;
+  /** Resources in `ndjson`. */
+  count: number;
   /** Absent when the type is exhausted. */
   cursor?: string;
 }
