@@ -1,7 +1,5 @@
 // The ExportSource over the FHIR store's tables: live current versions of one type,
 // in (last_updated, id) order, as the stored JSON text (no parse, no re-serialize).
-// A page comes back as one row, its resources already joined into NDJSON by SQLite:
-// one value to transfer instead of thousands of row objects.
 // _typeFilter queries go through the search engine's own conditions, so they mean
 // exactly what the same search would; the Patient compartment comes from its index.
 import type { Env } from "../env";
@@ -85,19 +83,15 @@ export function exportSourceFor(env: Env, orgId: string): ExportSource {
         const lu = args.add(at.lastUpdated);
         where.push(`(s.last_updated > ${lu} OR (s.last_updated = ${lu} AND s.id > ${args.add(at.id)}))`);
       }
-      // last_updated is a fixed-width ISO instant, so the page's greatest "last_updated id" is its last row.
-      const page = `SELECT s.id, s.last_updated, s.content FROM fhir_resources s WHERE ${where.join(" AND ")} ORDER BY s.last_updated, s.id LIMIT ${args.add(q.limit)}`;
-      const sql = `SELECT count(*) AS n, group_concat(content, char(10)) AS ndjson, max(last_updated || ' ' || id) AS last FROM (${page})`;
-      const row = await env.DB.prepare(sql)
+      const sql = `SELECT s.id, s.last_updated, s.content FROM fhir_resources s WHERE ${where.join(" AND ")} ORDER BY s.last_updated, s.id LIMIT ${args.add(q.limit + 1)}`;
+      const { results } = await env.DB.prepare(sql)
         .bind(...args.values)
-        .first<{ n: number; ndjson: string | null; last: string | null }>();
-      const count = row?.n ?? 0;
-      // A full page may have more after it; the next (possibly empty) page tells.
-      const [lastUpdated, id] = count === q.limit && row?.last ? [row.last.slice(0, row.last.indexOf(" ")), row.last.slice(row.last.indexOf(" ") + 1)] : [];
+        .all<{ id: string; last_updated: string; content: string }>();
+      const rows = results.slice(0, q.limit);
+      const last = rows.at(-1);
       return {
-        ndjson: row?.ndjson ?? "",
-        count,
-        ...(lastUpdated && id ? { cursor: encode({ lastUpdated, id }) } : {}),
+        lines: rows.map((r) => r.content),
+        ...(results.length > q.limit && last ? { cursor: encode({ lastUpdated: last.last_updated, id: last.id }) } : {}),
       };
     },
 

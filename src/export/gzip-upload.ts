@@ -54,14 +54,9 @@ export class GzipNdjsonUpload {
 
   /** Writes many lines as one chunk: one encode and one stream write per page, not per resource. */
   async writeLines(lines: string[]): Promise<void> {
-    await this.writeNdjson(lines.join("\n"), lines.length);
-  }
-
-  /** Writes `count` lines already joined by "\n" (without the final newline). */
-  async writeNdjson(ndjson: string, count: number): Promise<void> {
-    if (!count) return;
-    const chunk = this.encoder.encode(`${ndjson}\n`);
-    this.lines += count;
+    if (!lines.length) return;
+    const chunk = this.encoder.encode(`${lines.join("\n")}\n`);
+    this.lines += lines.length;
     this.bytes += chunk.byteLength;
     await this.writer.write(chunk);
   }

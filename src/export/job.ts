@@ -2,7 +2,7 @@
 // persisting its position after each, so an interrupted run resumes at the
 // start of the file it was writing (that file's upload is aborted and redone).
 import { ApiError } from "../errors";
-import { subsetNdjson } from "./elements";
+import { subsetLine } from "./elements";
 import { GzipNdjsonUpload, abortUpload } from "./gzip-upload";
 import type { ExportRequest } from "./kickoff";
 import type { ExportQuery, ExportSource } from "./source";
@@ -63,9 +63,9 @@ export const DEFAULT_JOB_LIMITS: JobLimits = {
 };
 
 /** Rows for the next page, from the size of the last one: pages hold about the same bytes whatever the resources weigh. */
-export function nextPageSize(limits: JobLimits, last: { chars: number; count: number }): number {
-  if (!last.count) return limits.pageSize;
-  const average = last.chars / last.count;
+export function nextPageSize(limits: JobLimits, lastLines: string[]): number {
+  if (!lastLines.length) return limits.pageSize;
+  const average = lastLines.reduce((n, l) => n + l.length, 0) / lastLines.length;
   return Math.max(1, Math.min(limits.maxPageSize, Math.floor(limits.pageBytes / Math.max(1, average))));
 }
 
@@ -157,8 +157,8 @@ async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, 
   try {
     while (upload.lineCount < limits.maxLinesPerFile && upload.byteCount < limits.maxBytesPerFile) {
       const page = await deps.source.page(pageQuery(state, type, cursor, Math.min(pageSize, limits.maxLinesPerFile - upload.lineCount)));
-      await upload.writeNdjson(subsetNdjson(page, type, state.request.elements), page.count);
-      pageSize = nextPageSize(limits, { chars: page.ndjson.length, count: page.count });
+      await upload.writeLines(page.lines.map((line) => subsetLine(line, type, state.request.elements)));
+      pageSize = nextPageSize(limits, page.lines);
       cursor = page.cursor;
       if (!cursor) {
         exhausted = true;

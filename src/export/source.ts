@@ -23,10 +23,8 @@ export interface ExportQuery {
 }
 
 export interface ExportPage {
-  /** The resources' JSON texts, one per line, joined by "\n" (no trailing newline; "" when empty). */
-  ndjson: string;
-  /** Resources in `ndjson`. */
-  count: number;
+  /** One resource's JSON text per entry. */
+  lines: string[];
   /** Absent when the type is exhausted. */
   cursor?: string;
 }

@@ -40,11 +40,11 @@ const persistNothing = async () => {};
 describe("export page sizes", () => {
   it("sizes pages by bytes: many small resources per page, few large ones, never zero or unbounded", () => {
     const l = DEFAULT_JOB_LIMITS;
-    expect(nextPageSize(l, { chars: 0, count: 0 })).toBe(l.pageSize);
-    expect(nextPageSize(l, { chars: 100, count: 1 })).toBe(l.maxPageSize);
-    expect(nextPageSize(l, { chars: 4001, count: 2 })).toBe(Math.floor(l.pageBytes / 2000.5));
-    expect(nextPageSize(l, { chars: 1_500_000, count: 1 })).toBe(2);
-    expect(nextPageSize(l, { chars: 10_000_000, count: 1 })).toBe(1);
+    expect(nextPageSize(l, [])).toBe(l.pageSize);
+    expect(nextPageSize(l, ["x".repeat(100)])).toBe(l.maxPageSize);
+    expect(nextPageSize(l, ["x".repeat(2000), "y".repeat(2000)])).toBe(Math.floor(l.pageBytes / 2000));
+    expect(nextPageSize(l, ["x".repeat(1_500_000)])).toBe(2);
+    expect(nextPageSize(l, ["x".repeat(10_000_000)])).toBe(1);
   });
 
   it("exports every resource exactly once while page sizes change between pages", async () => {

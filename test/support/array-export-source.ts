@@ -36,7 +36,7 @@ export class ArrayExportSource implements ExportSource {
     const start = q.cursor ? Number(q.cursor) : 0;
     const slice = matching.slice(start, start + q.limit);
     const next = start + slice.length;
-    return { ndjson: slice.map((r) => JSON.stringify(r)).join("\n"), count: slice.length, ...(next < matching.length ? { cursor: String(next) } : {}) };
+    return { lines: slice.map((r) => JSON.stringify(r)), ...(next < matching.length ? { cursor: String(next) } : {}) };
   }
 
   async groupPatients(groupId: string): Promise<string[]> {
