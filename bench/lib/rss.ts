@@ -1,4 +1,4 @@
-// Samples the resident memory of the workerd process(es) a `wrangler dev` runs:
+// Samples the resident memory (and reads the CPU time) of the workerd process(es) a `wrangler dev` runs:
 // every process whose process group is the wrangler's (startWorker spawns it
 // detached, so its pid is the group id) and whose name is workerd. Linux /proc only.
 import { readFileSync, readdirSync } from "node:fs";
@@ -21,6 +21,22 @@ export function workerdPids(pgid: number): number[] {
     }
   }
   return pids;
+}
+
+/** CPU time (user + system, ms) `pids` have used so far, all threads (from /proc/<pid>/stat). */
+export function cpuMs(pids: number[]): number {
+  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+    } catch {
+      // exited
+    }
+  }
+  return total;
 }
 
 /** Summed RSS of `pids` in bytes (from /proc/<pid>/statm; a vanished pid counts 0). */

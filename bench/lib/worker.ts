@@ -25,7 +25,7 @@ export interface RunningWorker extends Credentials {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.listen(0, "127.0.0.1", () => {
@@ -54,7 +54,7 @@ function credentials(orgId: string, apiKey: string): Credentials {
   return { orgId, apiKey, headers: { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId } };
 }
 
-export async function startWorker(opts: { limits?: Record<string, number>; otherOrgs?: number } = {}): Promise<RunningWorker> {
+export async function startWorker(opts: { limits?: Record<string, number>; otherOrgs?: number; inspectorPort?: number } = {}): Promise<RunningWorker> {
   const state = mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
   wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
@@ -68,7 +68,7 @@ export async function startWorker(opts: { limits?: Record<string, number>; other
   }
   wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", seedSql], { quiet: true });
   const port = await freePort();
-  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error"], {
+  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error", ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])], {
     env: offlineEnv,
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
