@@ -39,13 +39,16 @@ export function writtenResources(outputs: unknown, found = new Set<string>()): S
  */
 const ROUTING_TTL_MS = 1_000;
 
-/** A value read at most once per ROUTING_TTL_MS. */
-function recent<T>(read: () => Promise<T>): () => Promise<T> {
+/**
+ * A value read at most once per `ttlMs`. The read is settled into a real Promise: a drizzle
+ * query builder is a thenable that runs its query again on every await.
+ */
+export function recent<T>(read: () => PromiseLike<T>, ttlMs = ROUTING_TTL_MS, clock: () => number = Date.now): () => Promise<T> {
   let cached: { at: number; value: Promise<T> } | undefined;
   return () => {
-    const now = Date.now();
-    if (!cached || now - cached.at >= ROUTING_TTL_MS) {
-      const value = read();
+    const now = clock();
+    if (!cached || now - cached.at >= ttlMs) {
+      const value = Promise.resolve(read());
       cached = { at: now, value };
       value.catch(() => (cached = undefined));
     }
