@@ -241,7 +241,8 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], a
       claim(`${p.type}/${p.id}`, p.index);
     }
   }
-  const unread = parsed.filter((p) => p.method === "PUT" && !p.id && !currents.has(p.index));
+  // Only a body naming its id can meet a current version; otherwise the target is a new server id.
+  const unread = parsed.filter((p) => p.method === "PUT" && !p.id && !currents.has(p.index) && p.entry.resource?.id !== undefined);
   for (const v of await service.store.currents(unread.map((p) => ({ type: p.type, id: targets.get(p.index)!.id })))) {
     const p = unread.find((u) => u.type === v.resourceType && targets.get(u.index)!.id === v.id);
     if (p) currents.set(p.index, v);
