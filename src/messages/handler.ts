@@ -5,7 +5,8 @@ import type { InboundMessageRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { limitsOfOrg } from "../limits/org-limits";
-import { execute } from "../pipelines/execution-service";
+import { heldSlot } from "../limits/gate";
+import { type Runnable, SYNC_LEASE_MS, execute, runnableVersion } from "../pipelines/execution-service";
 import { HL7_EVENT_TYPE, type Hl7EventPayload, hl7EventAttributes } from "../pipelines/nodes/hl7";
 import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines/triggers";
 import type { MessageHandler } from "./drain";
@@ -56,10 +57,28 @@ export function recent<T>(read: () => PromiseLike<T>, ttlMs = ROUTING_TTL_MS, cl
   };
 }
 
-export function messageHandlerFor(env: Env, orgId: string): MessageHandler {
+/** How one drain pass routes messages; `close` frees the concurrency slot its runs held. */
+export interface MessageRouting {
+  handle: MessageHandler;
+  close(): Promise<void>;
+}
+
+export function messageRouting(env: Env, orgId: string): MessageRouting {
   const triggersOf = recent(() => eventTriggers(env, orgId, HL7_EVENT_TYPE));
   const limits = recent(() => limitsOfOrg(env, orgId));
-  return async (message) => {
+  // Deployed versions, reused like the triggers: a deploy reaches a busy line within ROUTING_TTL_MS.
+  const versions = new Map<string, () => Promise<Runnable>>();
+  const runnable = (pipelineId: string) => {
+    let read = versions.get(pipelineId);
+    if (!read) {
+      read = recent(() => runnableVersion(env, orgId, pipelineId, false));
+      versions.set(pipelineId, read);
+    }
+    return read();
+  };
+  // The pass runs its executions one at a time, so one slot covers them all.
+  const slot = heldSlot(env, orgId, "executions", SYNC_LEASE_MS);
+  const handle: MessageHandler = async (message) => {
     const event = hl7Event(message);
     const triggers = (await triggersOf()).filter((t) => triggerMatches(t, event));
     if (!triggers.length) return { executions: [], resources: [] };
@@ -67,6 +86,7 @@ export function messageHandlerFor(env: Env, orgId: string): MessageHandler {
     const executions: string[] = [];
     const resources = new Set<string>();
     for (const t of triggers) {
+      await slot.hold(limit);
       const res = await execute(env, orgId, {
         pipelineId: t.pipelineId,
         inputs: event,
@@ -74,6 +94,10 @@ export function messageHandlerFor(env: Env, orgId: string): MessageHandler {
         testMode: false,
         trigger: { kind: "event", nodeId: t.nodeId },
         concurrencyLimit: limit,
+        runnable: await runnable(t.pipelineId),
+        slotHeld: true,
+        // The message keeps the outcome and is retried on failure; its execution is recorded once, at the end.
+        recordAtEnd: true,
       });
       executions.push(res.execution_id);
       if (res.status === "failed") {
@@ -83,4 +107,5 @@ export function messageHandlerFor(env: Env, orgId: string): MessageHandler {
     }
     return { executions, resources: [...resources] };
   };
+  return { handle, close: () => slot.release() };
 }
