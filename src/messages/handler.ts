@@ -1,6 +1,7 @@
 // Routes one inbound HL7 message into the organization's deployed pipelines whose
 // HL7 trigger matches, one after another and synchronously, so a sender's
 // messages take effect in the order they arrived (an A03 never overtakes its A01).
+import { type Write, database } from "../db/client";
 import type { InboundMessageRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
@@ -85,27 +86,34 @@ export function messageRouting(env: Env, orgId: string): MessageRouting {
     const limit = (await limits()).concurrentExecutions;
     const executions: string[] = [];
     const resources = new Set<string>();
-    for (const t of triggers) {
-      await slot.hold(limit);
-      const res = await execute(env, orgId, {
-        pipelineId: t.pipelineId,
-        inputs: event,
-        async: false,
-        testMode: false,
-        trigger: { kind: "event", nodeId: t.nodeId },
-        concurrencyLimit: limit,
-        runnable: await runnable(t.pipelineId),
-        slotHeld: true,
-        // The message keeps the outcome and is retried on failure; its execution is recorded once, at the end.
-        recordAtEnd: true,
-      });
-      executions.push(res.execution_id);
-      if (res.status === "failed") {
-        throw new ApiError(422, "PIPELINE_FAILED", `Pipeline ${t.pipelineId} failed (execution ${res.execution_id}): ${res.error?.message ?? "unknown error"}`);
+    // Each run's record is inserted once, when it ends, in one batch with the message's status.
+    const writes: Write[] = [];
+    try {
+      for (const t of triggers) {
+        await slot.hold(limit);
+        const res = await execute(env, orgId, {
+          pipelineId: t.pipelineId,
+          inputs: event,
+          async: false,
+          testMode: false,
+          trigger: { kind: "event", nodeId: t.nodeId },
+          concurrencyLimit: limit,
+          runnable: await runnable(t.pipelineId),
+          slotHeld: true,
+          recordInto: writes,
+        });
+        executions.push(res.execution_id);
+        if (res.status === "failed") {
+          throw new ApiError(422, "PIPELINE_FAILED", `Pipeline ${t.pipelineId} failed (execution ${res.execution_id}): ${res.error?.message ?? "unknown error"}`);
+        }
+        writtenResources(res.outputs, resources);
       }
-      writtenResources(res.outputs, resources);
+    } catch (e) {
+      // A message that fails keeps the records of the runs that ended (the failed one among them).
+      if (writes.length) await database(env.DB).batch(writes as [Write, ...Write[]]);
+      throw e;
     }
-    return { executions, resources: [...resources] };
+    return { executions, resources: [...resources], writes };
   };
   return { handle, close: () => slot.release() };
 }

@@ -1,7 +1,7 @@
 // Starting and finishing executions: picks the version to run, takes a
 // concurrency slot, records the execution, runs it here (sync) or hands it to
 // its ExecutionRunner Durable Object (async), and writes the final record.
-import { database } from "../db/client";
+import { database, type Write } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import type { Env } from "../env";
 import { ApiError, conflict } from "../errors";
@@ -49,11 +49,12 @@ export interface ExecuteRequest {
   /** The caller holds a concurrency slot for this run (a message drain holds one for its runs, which go one at a time). */
   slotHeld?: boolean;
   /**
-   * A sync run without an idempotency key is recorded once, when it ends, instead of at start and
-   * end: for callers that keep the outcome themselves and retry on failure (the message drain).
-   * A crash mid-run then leaves no execution record, rather than one stuck "running".
+   * A sync run without an idempotency key is then not recorded at its start: the insert of its
+   * finished record is appended here, for the caller to commit with its own writes (the message
+   * drain: with the message's status, in one batch). For callers that keep the outcome and retry
+   * on failure; a crash mid-run leaves no execution record rather than one stuck "running".
    */
-  recordAtEnd?: boolean;
+  recordInto?: Write[];
 }
 
 export interface Runnable {
@@ -152,15 +153,23 @@ export function recordOf(run: ExecutionRun): ExecutionRecord {
 
 /**
  * Writes the final record and frees the concurrency slot (unless the caller holds it);
- * `insert`: the run's start was never recorded, so the record is inserted whole.
+ * `recordInto`: the run's start was never recorded, so the whole record's insert goes to the caller's writes.
  */
-export async function finishJob(env: Env, job: ExecutionJob, run: ExecutionRun, opts: { slotHeld?: boolean; insert?: NewExecution } = {}): Promise<ExecutionResponse> {
+export async function finishJob(
+  env: Env,
+  job: ExecutionJob,
+  run: ExecutionRun,
+  opts: { slotHeld?: boolean; recordInto?: { row: NewExecution; writes: Write[] } } = {},
+): Promise<ExecutionResponse> {
   const status = executionStatus(run);
   const store = new ExecutionStore(database(env.DB), env);
   const record = recordOf(run);
+  const into = opts.recordInto;
   // The slot is freed even when the record cannot be written; both go at once.
   const [saved] = await Promise.allSettled([
-    opts.insert ? store.insertFinished(opts.insert, status, job.startedAt, record) : store.finish(job.orgId, job.executionId, status, job.startedAt, record),
+    into
+      ? store.finishedInsert(into.row, status, job.startedAt, record).then(({ write }) => into.writes.push(write))
+      : store.finish(job.orgId, job.executionId, status, job.startedAt, record),
     opts.slotHeld ? Promise.resolve(false) : releaseSlot(env, job.orgId, "executions", job.executionId),
   ]);
   if (saved.status === "rejected") throw saved.reason;
@@ -204,10 +213,10 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest): Pro
     retryFromNode: req.retry?.fromNode ?? null,
     idempotencyKey: req.idempotencyKey ?? null,
   };
-  const recordAtEnd = req.recordAtEnd === true && !req.async && !req.idempotencyKey;
+  const recordInto = req.recordInto && !req.async && !req.idempotencyKey ? { row, writes: req.recordInto } : undefined;
   let job: ExecutionJob;
   try {
-    const startedAt = recordAtEnd ? new Date().toISOString() : (await store.start(row)).startedAt;
+    const startedAt = recordInto ? new Date().toISOString() : (await store.start(row)).startedAt;
     const state = req.pinned ? req.pinned.state(plan) : plan.initialState(req.inputs);
     job = { orgId, executionId, pipelineId: req.pipelineId, version, definition, testMode: req.testMode, trigger: req.trigger, startedAt, state };
     if (req.async) {
@@ -229,6 +238,6 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest): Pro
     await freeSlot();
     throw e instanceof ApiError ? e : new ApiError(500, "EXECUTION_FAULT", e instanceof Error ? e.message : String(e));
   }
-  const response = await finishJob(env, job, run, { slotHeld: req.slotHeld === true, ...(recordAtEnd ? { insert: row } : {}) });
+  const response = await finishJob(env, job, run, { slotHeld: req.slotHeld === true, ...(recordInto ? { recordInto } : {}) });
   return req.retry ? { ...response, retry_of: req.retry.of } : response;
 }

@@ -2,7 +2,7 @@
 // error summary; the full record (per-node inputs, outputs, logs) inline as JSON,
 // or in R2 when large, with a pointer in the row.
 import { and, count, desc, eq, gte, isNotNull, lte, ne, type SQL, sql } from "drizzle-orm";
-import type { Database } from "../db/client";
+import type { Database, Write } from "../db/client";
 import { type ExecutionRow, executions } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
@@ -65,10 +65,13 @@ export class ExecutionStore {
       .where(and(eq(executions.orgId, orgId), eq(executions.id, id)));
   }
 
-  /** Records a finished execution in one write, for runs whose start was never recorded (see `execute`). */
-  async insertFinished(input: NewExecution, status: string, startedAt: string, record: ExecutionRecord): Promise<void> {
+  /**
+   * The one insert recording a finished execution whose start was never recorded (see `execute`),
+   * for the caller's batch. Wrapped: a query builder is a thenable, which resolving a promise would run.
+   */
+  async finishedInsert(input: NewExecution, status: string, startedAt: string, record: ExecutionRecord): Promise<{ write: Write }> {
     const finished = await this.finishedFields(input.orgId, input.id, status, startedAt, record);
-    await this.db.insert(executions).values({ ...input, startedAt, ...finished });
+    return { write: this.db.insert(executions).values({ ...input, startedAt, ...finished }) };
   }
 
   /** The columns a finished execution sets; its record goes to R2 when too large for the row. */

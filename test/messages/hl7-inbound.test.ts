@@ -147,6 +147,9 @@ describe("inbound HL7 routing", () => {
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatchObject({ code: "PIPELINE_FAILED" });
     expect(failed.error?.message).toMatch(/VXU\^V04 is not supported/);
+    // The failed run is recorded even though the message's status is not "processed".
+    const executionId = /\(execution ([0-9a-f-]+)\)/.exec(failed.error!.message)![1];
+    expect(await (await t.fetch(`/api/executions/${executionId}`)).json()).toMatchObject({ status: "failed" });
     expect((await message(t, good!.message_id)).status).toBe("processed");
 
     const again = await t.fetch(`/api/hl7/messages/${bad!.message_id}/reprocess`, { method: "POST" });
