@@ -138,6 +138,24 @@ describe("concurrency slots", () => {
     expect(await gate(orgId).slotsInUse("executions")).toBe(1);
   });
 
+  it("leases several condition keys all or none, renews them for their holder, and frees them", async () => {
+    const g = gate(`leases-${crypto.randomUUID()}`);
+    expect(await g.acquireLeases(["a", "b", "b"], "h1", lease, 0)).toEqual({ acquired: true });
+    // b is held: h2 gets none of b and c, so c stays free.
+    expect(await g.acquireLeases(["b", "c"], "h2", lease, 0)).toEqual({ acquired: false });
+    expect(await g.acquireLeases(["c"], "h3", lease, 0)).toEqual({ acquired: true });
+    await g.releaseLeases(["c"], "h3");
+    expect(await g.acquireLeases(["a", "b"], "h1", lease, 1_000)).toEqual({ acquired: true });
+    // Another holder's release frees nothing of h1's.
+    await g.releaseLeases(["a", "b"], "h2");
+    expect(await g.acquireLeases(["b", "c"], "h2", lease, 1_000)).toEqual({ acquired: false });
+    await g.releaseLeases(["a", "b"], "h1");
+    expect(await g.acquireLeases(["b", "c"], "h2", lease, 1_000)).toEqual({ acquired: true });
+    // A holder that died: its leases lapse.
+    expect(await g.acquireLeases(["b"], "h4", lease, 1_000 + lease - 1)).toEqual({ acquired: false });
+    expect(await g.acquireLeases(["b"], "h4", lease, 1_000 + lease)).toEqual({ acquired: true });
+  });
+
   it("lets a dead holder's lease expire", async () => {
     const g = gate(`expire-${crypto.randomUUID()}`);
     await g.acquireSlot("exports", "dead", 1, lease, 0);
