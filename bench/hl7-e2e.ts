@@ -3,13 +3,13 @@
 // HL7-to-FHIR pipeline and stored, timed until every message is processed. Baseline
 // in the same run: the same messages converted here and posted directly as FHIR
 // transactions, i.e. the store's share of the cost. It also prints workerd's CPU time per
-// message. Usage: npx tsx bench/hl7-e2e.ts [--messages 200] [--profile <dir>]
+// message and how busy its busiest thread was. Usage: npx tsx bench/hl7-e2e.ts [--messages 200] [--profile <dir>]
 // (--profile writes a V8 CPU profile of the Worker per end-to-end run and prints its top functions).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { convertToFhir } from "../src/hl7v2/convert/index";
 import { startProfiler, summarize } from "./lib/profile";
-import { cpuMs, workerdPids } from "./lib/rss";
+import { cpuMs, threadCpuMs, workerdPids } from "./lib/rss";
 import { freePort, startWorker, type RunningWorker } from "./lib/worker";
 
 const option = (name: string) => {
@@ -100,11 +100,18 @@ async function directTransactions(w: RunningWorker, make: (i: number) => string,
   return MESSAGES / ((performance.now() - t0) / 1000);
 }
 
-/** Runs `work` and returns its result with workerd's CPU time per message meanwhile. */
-async function withCpu<T>(pids: number[], work: () => Promise<T>): Promise<[T, number]> {
+/**
+ * Runs `work` and returns its result with workerd's CPU time per message meanwhile, and how busy
+ * its busiest thread was (near 100%: that thread is the limit; well below: something waits).
+ */
+async function withCpu<T>(pids: number[], work: () => Promise<T>): Promise<[T, number, number]> {
   const before = cpuMs(pids);
+  const threads = threadCpuMs(pids);
+  const t0 = performance.now();
   const result = await work();
-  return [result, (cpuMs(pids) - before) / MESSAGES];
+  const wall = performance.now() - t0;
+  const busiest = Math.max(...[...threadCpuMs(pids)].map(([t, ms]) => ms - (threads.get(t) ?? 0)));
+  return [result, (cpuMs(pids) - before) / MESSAGES, busiest / wall];
 }
 
 const inspectorPort = PROFILE_DIR ? await freePort() : undefined;
@@ -118,7 +125,7 @@ try {
     ["ORU^R01", oru, 0],
   ] as const) {
     const profiler = inspectorPort ? await startProfiler(inspectorPort) : undefined;
-    const [e2e, e2eCpu] = await withCpu(pids, () => endToEnd(worker, label, make, base));
+    const [e2e, e2eCpu, e2eBusy] = await withCpu(pids, () => endToEnd(worker, label, make, base));
     if (profiler && PROFILE_DIR) {
       const profile = await profiler.stop();
       profiler.close();
@@ -127,11 +134,12 @@ try {
       writeFileSync(file, JSON.stringify(profile));
       console.log(`${label} end to end, ${file}:\n${summarize(profile)}`);
     }
-    const [direct, directCpu] = await withCpu(pids, () => directTransactions(worker, make, base + 100_000));
+    const [direct, directCpu, directBusy] = await withCpu(pids, () => directTransactions(worker, make, base + 100_000));
     console.log(
       `${label}: ingest ${e2e.ingestRate.toFixed(0)} msg/s (stored + ACK), end to end ${e2e.rate.toFixed(1)} msg/s (converted + stored), ` +
         `direct transactions ${direct.toFixed(1)} msg/s, ratio e2e/direct ${(e2e.rate / direct).toFixed(2)}x, failed ${e2e.failed}; ` +
-        `workerd CPU per message ${e2eCpu.toFixed(1)} ms end to end, ${directCpu.toFixed(1)} ms direct`,
+        `workerd CPU per message ${e2eCpu.toFixed(1)} ms end to end, ${directCpu.toFixed(1)} ms direct; ` +
+        `busiest workerd thread ${(e2eBusy * 100).toFixed(0)}% busy end to end, ${(directBusy * 100).toFixed(0)}% direct`,
     );
   }
 } finally {
