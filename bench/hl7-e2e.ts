@@ -2,15 +2,22 @@
 // /api/v1/hl7/messages as the bridge posts them, routed per sender into a deployed
 // HL7-to-FHIR pipeline and stored, timed until every message is processed. Baseline
 // in the same run: the same messages converted here and posted directly as FHIR
-// transactions, i.e. the store's share of the cost. Usage: npx tsx bench/hl7-e2e.ts [--messages 200]
+// transactions, i.e. the store's share of the cost. It also prints workerd's CPU time per
+// message and how busy its busiest thread was. Usage: npx tsx bench/hl7-e2e.ts [--messages 200] [--profile <dir>]
+// (--profile writes a V8 CPU profile of the Worker per end-to-end run and prints its top functions).
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { convertToFhir } from "../src/hl7v2/convert/index";
-import { startWorker, type RunningWorker } from "./lib/worker";
+import { startProfiler, summarize } from "./lib/profile";
+import { cpuMs, threadCpuMs, workerdPids } from "./lib/rss";
+import { freePort, startWorker, type RunningWorker } from "./lib/worker";
 
-const arg = (name: string, fallback: number) => {
+const option = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  return i > 0 ? process.argv[i + 1] : undefined;
 };
-const MESSAGES = arg("messages", 200);
+const MESSAGES = Number(option("messages") ?? 200);
+const PROFILE_DIR = option("profile");
 const SENDERS = 8;
 const BATCH = 50;
 const DEADLINE_MS = 10 * 60_000;
@@ -93,19 +100,46 @@ async function directTransactions(w: RunningWorker, make: (i: number) => string,
   return MESSAGES / ((performance.now() - t0) / 1000);
 }
 
-const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 } });
+/**
+ * Runs `work` and returns its result with workerd's CPU time per message meanwhile, and how busy
+ * its busiest thread was (near 100%: that thread is the limit; well below: something waits).
+ */
+async function withCpu<T>(pids: number[], work: () => Promise<T>): Promise<[T, number, number]> {
+  const before = cpuMs(pids);
+  const threads = threadCpuMs(pids);
+  const t0 = performance.now();
+  const result = await work();
+  const wall = performance.now() - t0;
+  const busiest = Math.max(...[...threadCpuMs(pids)].map(([t, ms]) => ms - (threads.get(t) ?? 0)));
+  return [result, (cpuMs(pids) - before) / MESSAGES, busiest / wall];
+}
+
+const inspectorPort = PROFILE_DIR ? await freePort() : undefined;
+const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 }, ...(inspectorPort ? { inspectorPort } : {}) });
 try {
+  const pids = worker.pid ? workerdPids(worker.pid) : [];
   await deployPipeline(worker);
   console.log(`wrangler dev --local, ${MESSAGES} messages per run, ${SENDERS} senders, batches of ${BATCH}`);
   for (const [label, make, base] of [
     ["ADT^A01", adt, 0],
     ["ORU^R01", oru, 0],
   ] as const) {
-    const e2e = await endToEnd(worker, label, make, base);
-    const direct = await directTransactions(worker, make, base + 100_000);
+    const profiler = inspectorPort ? await startProfiler(inspectorPort) : undefined;
+    const [e2e, e2eCpu, e2eBusy] = await withCpu(pids, () => endToEnd(worker, label, make, base));
+    if (profiler && PROFILE_DIR) {
+      const profile = await profiler.stop();
+      profiler.close();
+      mkdirSync(PROFILE_DIR, { recursive: true });
+      const file = path.join(PROFILE_DIR, `${label.replace("^", "-")}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      console.log(`${label} end to end, ${file}:\n${summarize(profile)}`);
+    }
+    const [direct, directCpu, directBusy] = await withCpu(pids, () => directTransactions(worker, make, base + 100_000));
     console.log(
       `${label}: ingest ${e2e.ingestRate.toFixed(0)} msg/s (stored + ACK), end to end ${e2e.rate.toFixed(1)} msg/s (converted + stored), ` +
-        `direct transactions ${direct.toFixed(1)} msg/s, ratio e2e/direct ${(e2e.rate / direct).toFixed(2)}x, failed ${e2e.failed}`,
+        `direct transactions ${direct.toFixed(1)} msg/s, ratio e2e/direct ${(e2e.rate / direct).toFixed(2)}x, failed ${e2e.failed}; ` +
+        `workerd CPU per message ${e2eCpu.toFixed(1)} ms end to end, ${directCpu.toFixed(1)} ms direct; ` +
+        `busiest workerd thread ${(e2eBusy * 100).toFixed(0)}% busy end to end, ${(directBusy * 100).toFixed(0)}% direct`,
     );
   }
 } finally {

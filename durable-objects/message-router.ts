@@ -4,8 +4,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { database } from "../src/db/client";
 import type { Env } from "../src/env";
-import { drainSender } from "../src/messages/drain";
-import { messageHandlerFor } from "../src/messages/handler";
+import { type DrainOutcome, drainSender } from "../src/messages/drain";
+import { messageRouting } from "../src/messages/handler";
 import { InboundMessageStore } from "../src/messages/store";
 
 /** Work per alarm; beyond it the object re-arms so one sender cannot hog an invocation. */
@@ -30,7 +30,13 @@ export class MessageRouter extends DurableObject<Env> {
     };
     if (!orgId || !sender) return;
     const store = new InboundMessageStore(database(this.env.DB), orgId);
-    const outcome = await drainSender(store, sender, messageHandlerFor(this.env, orgId), { budgetMs: DRAIN_BUDGET_MS });
+    const routing = messageRouting(this.env, orgId);
+    let outcome: DrainOutcome;
+    try {
+      outcome = await drainSender(store, sender, routing.handle, { budgetMs: DRAIN_BUDGET_MS });
+    } finally {
+      await routing.close();
+    }
     if (outcome.state === "budget-exhausted") await this.ctx.storage.setAlarm(Date.now());
     if (outcome.state === "retry-later") await this.ctx.storage.setAlarm(outcome.retryAt);
   }

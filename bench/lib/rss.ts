@@ -1,4 +1,4 @@
-// Samples the resident memory of the workerd process(es) a `wrangler dev` runs:
+// Samples the resident memory (and reads the CPU time) of the workerd process(es) a `wrangler dev` runs:
 // every process whose process group is the wrangler's (startWorker spawns it
 // detached, so its pid is the group id) and whose name is workerd. Linux /proc only.
 import { readFileSync, readdirSync } from "node:fs";
@@ -21,6 +21,40 @@ export function workerdPids(pgid: number): number[] {
     }
   }
   return pids;
+}
+
+const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
+
+/** User + system CPU ms from a /proc stat line. */
+function statCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+}
+
+/** CPU time (user + system, ms) `pids` have used so far, all threads (from /proc/<pid>/stat). */
+export function cpuMs(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      // exited
+    }
+  }
+  return total;
+}
+
+/** CPU ms used so far by each thread of `pids`, keyed "pid/tid" (workerd runs a Worker's isolates on one thread). */
+export function threadCpuMs(pids: number[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of pids) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) out.set(`${pid}/${tid}`, statCpuMs(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")));
+    } catch {
+      // exited
+    }
+  }
+  return out;
 }
 
 /** Summed RSS of `pids` in bytes (from /proc/<pid>/statm; a vanished pid counts 0). */

@@ -25,7 +25,7 @@ export interface RunningWorker extends Credentials {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.listen(0, "127.0.0.1", () => {
@@ -59,7 +59,9 @@ function credentials(orgId: string, apiKey: string): Credentials {
  * reused with the same organizations and keys afterwards, never removed), e.g. to load a big
  * organization once and benchmark it repeatedly. Without it, a fresh temporary state.
  */
-export async function startWorker(opts: { limits?: Record<string, number>; otherOrgs?: number; stateDir?: string } = {}): Promise<RunningWorker> {
+export async function startWorker(
+  opts: { limits?: Record<string, number>; otherOrgs?: number; stateDir?: string; inspectorPort?: number } = {},
+): Promise<RunningWorker> {
   const state = opts.stateDir ?? mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
   const saved = path.join(state, "bench-credentials.json");
@@ -82,7 +84,7 @@ export async function startWorker(opts: { limits?: Record<string, number>; other
     if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
   }
   const port = await freePort();
-  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error"], {
+  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error", ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])], {
     env: offlineEnv,
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,

@@ -1,10 +1,11 @@
 // Conditional creates (If-None-Exist, a conditional update that matches nothing) ask "does a
 // match exist?" and then write; two racing writers would both see none and both create. A
 // writer about to create under a condition therefore holds a lease on that condition (type +
-// normalised query, as HAPI keys its conditional-create guard) in the org's OrgGate from a
-// second match to the commit. Writes whose conditions all matched take no lease: updating a
-// matched resource is already guarded by the version check, and unrelated conditions never
-// wait for each other, so concurrent HL7 feeds creating different patients run in parallel.
+// normalised query, as HAPI keys its conditional-create guard) in the org's OrgGate from
+// before the match it commits on until the commit. Writes whose conditions all matched take no
+// lease: updating a matched resource is already guarded by the version check, and unrelated
+// conditions never wait for each other, so concurrent HL7 feeds creating different patients
+// run in parallel.
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { orgGate } from "../limits/gate";
@@ -30,15 +31,43 @@ export interface ConditionalAttempt<T> {
 }
 
 /**
- * Runs `attempt` without any lease; when it would create under conditions, runs it again while
- * holding their leases, so its second match sees every racing writer's commit. Repeats with the
- * union of keys if the second pass needs a condition the first did not (a match was deleted).
+ * Conditions recently seen matching a resource, per organization (this isolate only): a write
+ * expects them to match again and every other condition to create. A wrong guess costs a pass or
+ * a needless lease, never correctness: every pass reports the conditions it really creates under.
  */
-export async function withConditionLeases<T>(env: Env, orgId: string, attempt: () => Promise<ConditionalAttempt<T>>): Promise<T> {
-  const first = await attempt();
+const MATCHED_MAX = 20_000;
+const matched = new Map<string, true>();
+
+function noteMatched(orgId: string, keys: string[]): void {
+  for (const k of keys) {
+    const key = `${orgId}\n${k}`;
+    matched.delete(key);
+    matched.set(key, true);
+    if (matched.size > MATCHED_MAX) matched.delete(matched.keys().next().value as string);
+  }
+}
+
+/**
+ * Runs `attempt` so that it commits only while holding the lease of every condition it creates
+ * under. `conditions` (keys of all the conditions the write evaluates) lets it lease the ones
+ * expected to create before the first pass, so a write that creates usually needs one pass, not
+ * two. Otherwise, or when the guess missed one, the pass that would create runs again holding
+ * its leases, so its match sees every racing writer's commit; it repeats with the union of keys
+ * if that pass needs a condition the previous did not (a match was deleted).
+ */
+export async function withConditionLeases<T>(env: Env, orgId: string, attempt: () => Promise<ConditionalAttempt<T>>, conditions: string[] = []): Promise<T> {
   // In-process tools (the store benchmark) run without Durable Objects, and so without races between isolates.
-  if (first.creates.length === 0 || !env.ORG_GATE) return first.finish();
-  let keys = [...new Set(first.creates)];
+  if (!env.ORG_GATE) return (await attempt()).finish();
+  const done = (value: T) => {
+    noteMatched(orgId, conditions);
+    return value;
+  };
+  let keys = [...new Set(conditions.filter((k) => !matched.has(`${orgId}\n${k}`)))];
+  if (keys.length === 0) {
+    const first = await attempt();
+    if (first.creates.length === 0) return done(await first.finish());
+    keys = [...new Set(first.creates)];
+  }
   for (;;) {
     const held = keys;
     const outcome = await holding<{ done: true; value: T } | { done: false; missing: string[] }>(env, orgId, held, async () => {
@@ -46,7 +75,7 @@ export async function withConditionLeases<T>(env: Env, orgId: string, attempt: (
       const missing = again.creates.filter((k) => !held.includes(k));
       return missing.length ? { done: false, missing } : { done: true, value: await again.finish() };
     });
-    if (outcome.done) return outcome.value;
+    if (outcome.done) return done(outcome.value);
     keys = [...held, ...outcome.missing];
   }
 }

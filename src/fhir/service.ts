@@ -378,9 +378,12 @@ export class FhirService implements FhirPort {
     );
   }
 
-  /** Runs a write whose outcome depends on matches, leasing the conditions it creates under (conditional-lock.ts). */
-  withConditions<T>(attempt: () => Promise<ConditionalAttempt<T>>): Promise<T> {
-    return withConditionLeases(this.env, this.principal.orgId, attempt);
+  /**
+   * Runs a write whose outcome depends on matches, leasing the conditions it creates under
+   * (conditional-lock.ts); `conditions`: the keys of every condition it evaluates, when known.
+   */
+  withConditions<T>(attempt: () => Promise<ConditionalAttempt<T>>, conditions: string[] = []): Promise<T> {
+    return withConditionLeases(this.env, this.principal.orgId, attempt, conditions);
   }
 
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {

@@ -158,16 +158,29 @@ function patchBody(body: Resource | undefined): unknown {
   throw badRequest("A PATCH entry needs a Binary resource holding a JSON Patch");
 }
 
+/** The condition an entry may create under: POST's If-None-Exist, or a conditional PUT's query. */
+function creatingCondition(p: ParsedEntry): string | undefined {
+  if (p.method === "POST") return p.entry.request?.ifNoneExist;
+  if (p.method === "PUT" && !p.id) return p.query ?? "";
+  return undefined;
+}
+
 async function runTransaction(service: FhirService, entries: BundleEntry[], audit?: AuditInput): Promise<BundleEntry[]> {
   const parsed = entries.map(parseEntry);
-  return service.withConditions(() => attemptTransaction(service, parsed, audit));
+  // Each entry's condition key, once: the leases are named by them before the first pass.
+  const keys = new Map<number, string>();
+  for (const p of parsed) {
+    const condition = creatingCondition(p);
+    if (condition !== undefined) keys.set(p.index, await conditionKey(p.type, condition));
+  }
+  return service.withConditions(() => attemptTransaction(service, parsed, keys, audit), [...keys.values()]);
 }
 
 /**
  * One pass over a transaction: resolves every id and reference against the current state and
  * names the conditions it would create under; `finish` plans and commits the writes, then reads.
  */
-async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], audit?: AuditInput): Promise<ConditionalAttempt<BundleEntry[]>> {
+async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], keys: Map<number, string>, audit?: AuditInput): Promise<ConditionalAttempt<BundleEntry[]>> {
   const audits: AuditInput[] = audit ? [audit] : [];
   const responses: BundleEntry[] = new Array(parsed.length);
   const refMap = new Map<string, string>();
@@ -241,7 +254,8 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], a
       claim(`${p.type}/${p.id}`, p.index);
     }
   }
-  const unread = parsed.filter((p) => p.method === "PUT" && !p.id && !currents.has(p.index));
+  // Only a body naming its id can meet a current version; otherwise the target is a new server id.
+  const unread = parsed.filter((p) => p.method === "PUT" && !p.id && !currents.has(p.index) && p.entry.resource?.id !== undefined);
   for (const v of await service.store.currents(unread.map((p) => ({ type: p.type, id: targets.get(p.index)!.id })))) {
     const p = unread.find((u) => u.type === v.resourceType && targets.get(u.index)!.id === v.id);
     if (p) currents.set(p.index, v);
@@ -260,13 +274,11 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], a
   }
 
   // Conditions that matched nothing: this pass creates under them.
-  const creates = await Promise.all(
-    parsed.flatMap((p) => {
-      const found = matches.get(p.index);
-      if (!found || found.length > 0 || p.method === "DELETE") return [];
-      return [conditionKey(p.type, p.method === "POST" ? p.entry.request!.ifNoneExist! : (p.query ?? ""))];
-    }),
-  );
+  const creates = parsed.flatMap((p) => {
+    const found = matches.get(p.index);
+    if (!found || found.length > 0 || p.method === "DELETE") return [];
+    return [keys.get(p.index)!];
+  });
   return { creates, finish: () => planAndCommit(service, parsed, { targets, refMap, currentOf, audits, responses }) };
 }
 

@@ -34,3 +34,23 @@ export async function acquireSlotOrThrow(
 export async function releaseSlot(env: Env, orgId: string, kind: SlotKind, holder: string): Promise<boolean> {
   return orgGate(env, orgId).releaseSlot(kind, holder);
 }
+
+/**
+ * One slot held across several units of work that run one at a time (a message drain's
+ * executions): taken at the first `hold`, renewed once half its lease has passed, freed by `release`.
+ */
+export function heldSlot(env: Env, orgId: string, kind: SlotKind, leaseMs: number, now: () => number = Date.now) {
+  const holder = crypto.randomUUID();
+  let expiresAt = 0;
+  return {
+    async hold(limit: number): Promise<void> {
+      if (now() < expiresAt - leaseMs / 2) return;
+      expiresAt = (await acquireSlotOrThrow(env, orgId, kind, holder, limit, leaseMs)).expiresAt;
+    },
+    async release(): Promise<void> {
+      if (!expiresAt) return;
+      expiresAt = 0;
+      await releaseSlot(env, orgId, kind, holder);
+    },
+  };
+}

@@ -3,12 +3,15 @@
 // the line moves on; a transient failure is retried with backoff and holds the
 // line, so no later message of that sender overtakes it.
 import { ApiError } from "../errors";
+import type { Write } from "../db/client";
 import type { InboundMessageRow } from "../db/schema";
 import type { InboundMessageStore } from "./store";
 
 export interface RoutedResult {
   executions: string[];
   resources: string[];
+  /** Records of the runs, committed with the message's status. */
+  writes?: Write[];
 }
 
 /** Runs a message through whatever consumes it (the org's deployed pipelines). */
@@ -57,7 +60,7 @@ export async function drainSender(
     if (!message) return { state: "idle", processed };
     try {
       const result = await handle(message);
-      await store.markProcessed(message.id, result.executions, result.resources);
+      await store.markProcessed(message.id, result.executions, result.resources, result.writes);
       processed++;
     } catch (err) {
       const attempts = message.attempts + 1;

@@ -1,11 +1,13 @@
 // Routes one inbound HL7 message into the organization's deployed pipelines whose
 // HL7 trigger matches, one after another and synchronously, so a sender's
 // messages take effect in the order they arrived (an A03 never overtakes its A01).
+import { type Write, database } from "../db/client";
 import type { InboundMessageRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { limitsOfOrg } from "../limits/org-limits";
-import { execute } from "../pipelines/execution-service";
+import { heldSlot } from "../limits/gate";
+import { type Runnable, SYNC_LEASE_MS, execute, runnableVersion } from "../pipelines/execution-service";
 import { HL7_EVENT_TYPE, type Hl7EventPayload, hl7EventAttributes } from "../pipelines/nodes/hl7";
 import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines/triggers";
 import type { MessageHandler } from "./drain";
@@ -39,13 +41,16 @@ export function writtenResources(outputs: unknown, found = new Set<string>()): S
  */
 const ROUTING_TTL_MS = 1_000;
 
-/** A value read at most once per ROUTING_TTL_MS. */
-function recent<T>(read: () => Promise<T>): () => Promise<T> {
+/**
+ * A value read at most once per `ttlMs`. The read is settled into a real Promise: a drizzle
+ * query builder is a thenable that runs its query again on every await.
+ */
+export function recent<T>(read: () => PromiseLike<T>, ttlMs = ROUTING_TTL_MS, clock: () => number = Date.now): () => Promise<T> {
   let cached: { at: number; value: Promise<T> } | undefined;
   return () => {
-    const now = Date.now();
-    if (!cached || now - cached.at >= ROUTING_TTL_MS) {
-      const value = read();
+    const now = clock();
+    if (!cached || now - cached.at >= ttlMs) {
+      const value = Promise.resolve(read());
       cached = { at: now, value };
       value.catch(() => (cached = undefined));
     }
@@ -53,31 +58,62 @@ function recent<T>(read: () => Promise<T>): () => Promise<T> {
   };
 }
 
-export function messageHandlerFor(env: Env, orgId: string): MessageHandler {
+/** How one drain pass routes messages; `close` frees the concurrency slot its runs held. */
+export interface MessageRouting {
+  handle: MessageHandler;
+  close(): Promise<void>;
+}
+
+export function messageRouting(env: Env, orgId: string): MessageRouting {
   const triggersOf = recent(() => eventTriggers(env, orgId, HL7_EVENT_TYPE));
   const limits = recent(() => limitsOfOrg(env, orgId));
-  return async (message) => {
+  // Deployed versions, reused like the triggers: a deploy reaches a busy line within ROUTING_TTL_MS.
+  const versions = new Map<string, () => Promise<Runnable>>();
+  const runnable = (pipelineId: string) => {
+    let read = versions.get(pipelineId);
+    if (!read) {
+      read = recent(() => runnableVersion(env, orgId, pipelineId, false));
+      versions.set(pipelineId, read);
+    }
+    return read();
+  };
+  // The pass runs its executions one at a time, so one slot covers them all.
+  const slot = heldSlot(env, orgId, "executions", SYNC_LEASE_MS);
+  const handle: MessageHandler = async (message) => {
     const event = hl7Event(message);
     const triggers = (await triggersOf()).filter((t) => triggerMatches(t, event));
     if (!triggers.length) return { executions: [], resources: [] };
     const limit = (await limits()).concurrentExecutions;
     const executions: string[] = [];
     const resources = new Set<string>();
-    for (const t of triggers) {
-      const res = await execute(env, orgId, {
-        pipelineId: t.pipelineId,
-        inputs: event,
-        async: false,
-        testMode: false,
-        trigger: { kind: "event", nodeId: t.nodeId },
-        concurrencyLimit: limit,
-      });
-      executions.push(res.execution_id);
-      if (res.status === "failed") {
-        throw new ApiError(422, "PIPELINE_FAILED", `Pipeline ${t.pipelineId} failed (execution ${res.execution_id}): ${res.error?.message ?? "unknown error"}`);
+    // Each run's record is inserted once, when it ends, in one batch with the message's status.
+    const writes: Write[] = [];
+    try {
+      for (const t of triggers) {
+        await slot.hold(limit);
+        const res = await execute(env, orgId, {
+          pipelineId: t.pipelineId,
+          inputs: event,
+          async: false,
+          testMode: false,
+          trigger: { kind: "event", nodeId: t.nodeId },
+          concurrencyLimit: limit,
+          runnable: await runnable(t.pipelineId),
+          slotHeld: true,
+          recordInto: writes,
+        });
+        executions.push(res.execution_id);
+        if (res.status === "failed") {
+          throw new ApiError(422, "PIPELINE_FAILED", `Pipeline ${t.pipelineId} failed (execution ${res.execution_id}): ${res.error?.message ?? "unknown error"}`);
+        }
+        writtenResources(res.outputs, resources);
       }
-      writtenResources(res.outputs, resources);
+    } catch (e) {
+      // A message that fails keeps the records of the runs that ended (the failed one among them).
+      if (writes.length) await database(env.DB).batch(writes as [Write, ...Write[]]);
+      throw e;
     }
-    return { executions, resources: [...resources] };
+    return { executions, resources: [...resources], writes };
   };
+  return { handle, close: () => slot.release() };
 }

@@ -1,7 +1,7 @@
 // D1 access for inbound messages, scoped by organization: idempotent insert,
 // FIFO reads per sender, state changes, listing.
 import { and, asc, count, desc, eq, inArray, isNotNull, or, type SQL } from "drizzle-orm";
-import type { Database } from "../db/client";
+import type { Database, Write } from "../db/client";
 import { type InboundMessageRow, type MessageError, type MessageStatus, inboundMessages } from "../db/schema";
 
 export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id">;
@@ -103,8 +103,10 @@ export class InboundMessageStore {
     return rows.map((r) => r.sender!);
   }
 
-  async markProcessed(id: string, executions: string[], resources: string[]): Promise<void> {
-    await this.update(id, { status: "processed", executions, resources, error: null });
+  /** `writes`: the runs' own records, committed in the same batch as the message's status. */
+  async markProcessed(id: string, executions: string[], resources: string[], writes: Write[] = []): Promise<void> {
+    const update = this.updateQuery(id, { status: "processed", executions, resources, error: null });
+    await this.db.batch([update, ...writes]);
   }
 
   async markFailed(id: string, error: MessageError, attempts: number): Promise<void> {
@@ -121,7 +123,11 @@ export class InboundMessageStore {
   }
 
   private async update(id: string, set: Partial<InboundMessageRow>): Promise<void> {
-    await this.db
+    await this.updateQuery(id, set);
+  }
+
+  private updateQuery(id: string, set: Partial<InboundMessageRow>) {
+    return this.db
       .update(inboundMessages)
       .set({ ...set, updatedAt: new Date().toISOString() })
       .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.id, id)));

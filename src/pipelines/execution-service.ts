@@ -1,14 +1,14 @@
 // Starting and finishing executions: picks the version to run, takes a
 // concurrency slot, records the execution, runs it here (sync) or hands it to
 // its ExecutionRunner Durable Object (async), and writes the final record.
-import { database } from "../db/client";
+import { database, type Write } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import type { Env } from "../env";
 import { ApiError, conflict } from "../errors";
 import { acquireSlotOrThrow, releaseSlot } from "../limits/gate";
 import type { Definition } from "./definition";
 import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
-import { type ExecutionRecord, ExecutionStore } from "./execution-store";
+import { type ExecutionRecord, ExecutionStore, type NewExecution } from "./execution-store";
 import type { TriggerInfo } from "./node-type";
 import { PipelineStore } from "./pipeline-store";
 import { registry } from "./registry";
@@ -44,6 +44,22 @@ export interface ExecuteRequest {
   retry?: { of: string; fromNode: string };
   /** Retries run a recorded version with a prepared state. */
   pinned?: { version: number; state: (plan: ExecutionPlan) => RunState };
+  /** The deployed version, when the caller has it at hand (the message drain caches it briefly). */
+  runnable?: Runnable;
+  /** The caller holds a concurrency slot for this run (a message drain holds one for its runs, which go one at a time). */
+  slotHeld?: boolean;
+  /**
+   * A sync run without an idempotency key is then not recorded at its start: the insert of its
+   * finished record is appended here, for the caller to commit with its own writes (the message
+   * drain: with the message's status, in one batch). For callers that keep the outcome and retry
+   * on failure; a crash mid-run leaves no execution record rather than one stuck "running".
+   */
+  recordInto?: Write[];
+}
+
+export interface Runnable {
+  version: number;
+  definition: Definition;
 }
 
 export interface NodeResult {
@@ -87,7 +103,7 @@ export function planFor(orgId: string, pipelineId: string, version: number, defi
  * The version an execution runs: the deployed one; an undeployed pipeline runs
  * only in test mode (its latest version), since deploying is what makes it executable.
  */
-export async function runnableVersion(env: Env, orgId: string, pipelineId: string, testMode: boolean, pinned?: number) {
+export async function runnableVersion(env: Env, orgId: string, pipelineId: string, testMode: boolean, pinned?: number): Promise<Runnable> {
   const store = new PipelineStore(database(env.DB));
   const row = await store.get(orgId, pipelineId);
   if (!testMode && row.status !== "deployed") {
@@ -135,13 +151,26 @@ export function recordOf(run: ExecutionRun): ExecutionRecord {
   };
 }
 
-/** Writes the final record and frees the concurrency slot. */
-export async function finishJob(env: Env, job: ExecutionJob, run: ExecutionRun): Promise<ExecutionResponse> {
+/**
+ * Writes the final record and frees the concurrency slot (unless the caller holds it);
+ * `recordInto`: the run's start was never recorded, so the whole record's insert goes to the caller's writes.
+ */
+export async function finishJob(
+  env: Env,
+  job: ExecutionJob,
+  run: ExecutionRun,
+  opts: { slotHeld?: boolean; recordInto?: { row: NewExecution; writes: Write[] } } = {},
+): Promise<ExecutionResponse> {
   const status = executionStatus(run);
+  const store = new ExecutionStore(database(env.DB), env);
+  const record = recordOf(run);
+  const into = opts.recordInto;
   // The slot is freed even when the record cannot be written; both go at once.
   const [saved] = await Promise.allSettled([
-    new ExecutionStore(database(env.DB), env).finish(job.orgId, job.executionId, status, job.startedAt, recordOf(run)),
-    releaseSlot(env, job.orgId, "executions", job.executionId),
+    into
+      ? store.finishedInsert(into.row, status, job.startedAt, record).then(({ write }) => into.writes.push(write))
+      : store.finish(job.orgId, job.executionId, status, job.startedAt, record),
+    opts.slotHeld ? Promise.resolve(false) : releaseSlot(env, job.orgId, "executions", job.executionId),
   ]);
   if (saved.status === "rejected") throw saved.reason;
   return {
@@ -150,7 +179,7 @@ export async function finishJob(env: Env, job: ExecutionJob, run: ExecutionRun):
     pipeline_id: job.pipelineId,
     pipeline_version: job.version,
     test_mode: job.testMode,
-    outputs: executionOutputs(run),
+    outputs: record.outputs,
     node_results: nodeResults(run.state),
     ...(run.state.stopped_by ? { error: run.state.stopped_by } : {}),
     duration_ms: Date.now() - Date.parse(job.startedAt),
@@ -167,32 +196,35 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest): Pro
     const seen = await store.byIdempotencyKey(orgId, req.pipelineId, req.idempotencyKey);
     if (seen) return { execution_id: seen.id, status: seen.status as ExecutionStatus, pipeline_id: seen.pipelineId, pipeline_version: seen.pipelineVersion, test_mode: seen.testMode };
   }
-  const { version, definition } = await runnableVersion(env, orgId, req.pipelineId, req.testMode, req.pinned?.version);
+  const { version, definition } = req.runnable ?? (await runnableVersion(env, orgId, req.pipelineId, req.testMode, req.pinned?.version));
   const plan = planFor(orgId, req.pipelineId, version, definition);
   const executionId = crypto.randomUUID();
-  await acquireSlotOrThrow(env, orgId, "executions", executionId, req.concurrencyLimit, req.async ? ASYNC_LEASE_MS : SYNC_LEASE_MS);
+  const freeSlot = () => (req.slotHeld ? Promise.resolve(false) : releaseSlot(env, orgId, "executions", executionId));
+  if (!req.slotHeld) await acquireSlotOrThrow(env, orgId, "executions", executionId, req.concurrencyLimit, req.async ? ASYNC_LEASE_MS : SYNC_LEASE_MS);
+  const row: NewExecution = {
+    orgId,
+    id: executionId,
+    pipelineId: req.pipelineId,
+    pipelineVersion: version,
+    trigger: req.trigger.kind,
+    testMode: req.testMode,
+    mode: req.async ? "async" : "sync",
+    retryOf: req.retry?.of ?? null,
+    retryFromNode: req.retry?.fromNode ?? null,
+    idempotencyKey: req.idempotencyKey ?? null,
+  };
+  const recordInto = req.recordInto && !req.async && !req.idempotencyKey ? { row, writes: req.recordInto } : undefined;
   let job: ExecutionJob;
   try {
-    const row = await store.start({
-      orgId,
-      id: executionId,
-      pipelineId: req.pipelineId,
-      pipelineVersion: version,
-      trigger: req.trigger.kind,
-      testMode: req.testMode,
-      mode: req.async ? "async" : "sync",
-      retryOf: req.retry?.of ?? null,
-      retryFromNode: req.retry?.fromNode ?? null,
-      idempotencyKey: req.idempotencyKey ?? null,
-    });
+    const startedAt = recordInto ? new Date().toISOString() : (await store.start(row)).startedAt;
     const state = req.pinned ? req.pinned.state(plan) : plan.initialState(req.inputs);
-    job = { orgId, executionId, pipelineId: req.pipelineId, version, definition, testMode: req.testMode, trigger: req.trigger, startedAt: row.startedAt, state };
+    job = { orgId, executionId, pipelineId: req.pipelineId, version, definition, testMode: req.testMode, trigger: req.trigger, startedAt, state };
     if (req.async) {
       await executionRunner(env, orgId, executionId).start(job);
       return { execution_id: executionId, status: "running", pipeline_id: req.pipelineId, pipeline_version: version, test_mode: req.testMode, ...(req.retry ? { retry_of: req.retry.of } : {}) };
     }
   } catch (e) {
-    await releaseSlot(env, orgId, "executions", executionId);
+    await freeSlot();
     if (req.idempotencyKey && isUniqueViolation(e)) {
       throw conflict("An execution with this Idempotency-Key is already being created", "DUPLICATE_EXECUTION");
     }
@@ -203,9 +235,9 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest): Pro
     await run.runToEnd();
   } catch (e) {
     // Engine faults (not node failures) still close the record and free the slot.
-    await releaseSlot(env, orgId, "executions", executionId);
+    await freeSlot();
     throw e instanceof ApiError ? e : new ApiError(500, "EXECUTION_FAULT", e instanceof Error ? e.message : String(e));
   }
-  const response = await finishJob(env, job, run);
+  const response = await finishJob(env, job, run, { slotHeld: req.slotHeld === true, ...(recordInto ? { recordInto } : {}) });
   return req.retry ? { ...response, retry_of: req.retry.of } : response;
 }

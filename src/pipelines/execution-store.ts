@@ -2,7 +2,7 @@
 // error summary; the full record (per-node inputs, outputs, logs) inline as JSON,
 // or in R2 when large, with a pointer in the row.
 import { and, count, desc, eq, gte, isNotNull, lte, ne, type SQL, sql } from "drizzle-orm";
-import type { Database } from "../db/client";
+import type { Database, Write } from "../db/client";
 import { type ExecutionRow, executions } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
@@ -58,29 +58,45 @@ export class ExecutionStore {
   }
 
   async finish(orgId: string, id: string, status: string, startedAt: string, record: ExecutionRecord): Promise<void> {
+    const finished = await this.finishedFields(orgId, id, status, startedAt, record);
+    await this.db
+      .update(executions)
+      .set(finished)
+      .where(and(eq(executions.orgId, orgId), eq(executions.id, id)));
+  }
+
+  /**
+   * The one insert recording a finished execution whose start was never recorded (see `execute`),
+   * for the caller's batch. Wrapped: a query builder is a thenable, which resolving a promise would run.
+   */
+  async finishedInsert(input: NewExecution, status: string, startedAt: string, record: ExecutionRecord): Promise<{ write: Write }> {
+    const finished = await this.finishedFields(input.orgId, input.id, status, startedAt, record);
+    return { write: this.db.insert(executions).values({ ...input, startedAt, ...finished }) };
+  }
+
+  /** The columns a finished execution sets; its record goes to R2 when too large for the row. */
+  private async finishedFields(orgId: string, id: string, status: string, startedAt: string, record: ExecutionRecord) {
     const finishedAt = new Date();
     const text = JSON.stringify(record);
     let inline: string | null = text;
     let recordKey: string | null = null;
-    if (new TextEncoder().encode(text).byteLength > INLINE_RECORD_MAX_BYTES) {
+    // A UTF-16 unit is at most 3 UTF-8 bytes: most records are sized without encoding them.
+    if (text.length * 3 > INLINE_RECORD_MAX_BYTES && new TextEncoder().encode(text).byteLength > INLINE_RECORD_MAX_BYTES) {
       recordKey = `orgs/${orgId}/executions/${id}.json`;
       await this.env.BLOBS.put(recordKey, text, { httpMetadata: { contentType: "application/json" } });
       inline = null;
     }
-    await this.db
-      .update(executions)
-      .set({
-        status,
-        finishedAt: finishedAt.toISOString(),
-        durationMs: finishedAt.getTime() - Date.parse(startedAt),
-        errorCode: record.error?.code ?? null,
-        errorMessage: record.error?.message ?? null,
-        errorNodeId: record.error?.node_id ?? null,
-        errorNodeType: record.error?.node_type ?? null,
-        record: inline,
-        recordKey,
-      })
-      .where(and(eq(executions.orgId, orgId), eq(executions.id, id)));
+    return {
+      status,
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - Date.parse(startedAt),
+      errorCode: record.error?.code ?? null,
+      errorMessage: record.error?.message ?? null,
+      errorNodeId: record.error?.node_id ?? null,
+      errorNodeType: record.error?.node_type ?? null,
+      record: inline,
+      recordKey,
+    };
   }
 
   async get(orgId: string, id: string): Promise<ExecutionRow> {

@@ -46,6 +46,23 @@ describe("transactions", () => {
     expect(await ids(t, "Encounter?identifier=urn:visit|M1-V1")).toHaveLength(1);
   });
 
+  it("a conditional PUT that matches nothing writes the id its body names: a new version of an existing resource, or a new one", async () => {
+    const t = await createTenant();
+    const put = (id: string | undefined, mrn: string) => ({
+      resource: { resourceType: "Patient", ...(id ? { id } : {}), identifier: [{ system: "urn:mrn", value: mrn }] },
+      request: { method: "PUT", url: `Patient?identifier=urn:mrn|${mrn}` },
+    });
+    const first = (await (await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type: "transaction", entry: [put("named-1", "N1"), put(undefined, "N2")] } })).json()) as Bundle;
+    expect(first.entry!.map((e) => [e.response!.status, e.resource!.meta!.versionId])).toEqual([
+      ["201 Created", "1"],
+      ["201 Created", "1"],
+    ]);
+    expect(first.entry![0]!.resource!.id).toBe("named-1");
+    // named-1 no longer matches the new identifier, but its id is in the body: it is updated, not re-created.
+    const second = (await (await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type: "transaction", entry: [put("named-1", "N3")] } })).json()) as Bundle;
+    expect(second.entry![0]).toMatchObject({ response: { status: "200 OK" }, resource: { id: "named-1", meta: { versionId: "2" } } });
+  });
+
   it("commits a transaction larger than one statement's JSON chunk, indexed and audited in full", async () => {
     const t = await createTenant();
     // 400 Observations with 4 KB notes: ~2 MB of content, several history/current/index chunks.

@@ -1,6 +1,7 @@
 // Spec section 8: exact per-org and per-user limits, headers on every response, 429 shape, reset.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { heldSlot } from "../../src/limits/gate";
 import { authedFetch, createKey, createTenant } from "../support/tenants";
 
 const gate = (name: string) => env.ORG_GATE.get(env.ORG_GATE.idFromName(name));
@@ -109,6 +110,50 @@ describe("concurrency slots", () => {
     await g.acquireSlot("executions", "h", 1, lease, 0);
     const renewed = await g.acquireSlot("executions", "h", 1, lease, 20_000);
     expect(renewed).toMatchObject({ acquired: true, inUse: 1, expiresAt: 50_000 });
+  });
+
+  it("holds one slot across a series of runs, renewing it past half its lease, until released", async () => {
+    const orgId = `held-${crypto.randomUUID()}`;
+    let now = 0;
+    const slot = heldSlot(env, orgId, "executions", lease, () => now);
+    await slot.hold(1);
+    await slot.hold(1);
+    expect(await gate(orgId).slotsInUse("executions")).toBe(1);
+    // The series' slot counts against the limit: nobody else gets the only one.
+    expect((await gate(orgId).acquireSlot("executions", "other", 1, lease)).acquired).toBe(false);
+    now = lease / 2;
+    await slot.hold(1); // renews its own slot, which a limit of 1 allows
+    expect(await gate(orgId).slotsInUse("executions")).toBe(1);
+    await slot.release();
+    expect(await gate(orgId).slotsInUse("executions")).toBe(0);
+    await slot.release();
+  });
+
+  it("a held slot refuses with 429 when the organization's slots are taken", async () => {
+    const orgId = `held-full-${crypto.randomUUID()}`;
+    await gate(orgId).acquireSlot("executions", "other", 1, lease);
+    const slot = heldSlot(env, orgId, "executions", lease);
+    await expect(slot.hold(1)).rejects.toMatchObject({ status: 429, code: "RATE_LIMITED" });
+    await slot.release();
+    expect(await gate(orgId).slotsInUse("executions")).toBe(1);
+  });
+
+  it("leases several condition keys all or none, renews them for their holder, and frees them", async () => {
+    const g = gate(`leases-${crypto.randomUUID()}`);
+    expect(await g.acquireLeases(["a", "b", "b"], "h1", lease, 0)).toEqual({ acquired: true });
+    // b is held: h2 gets none of b and c, so c stays free.
+    expect(await g.acquireLeases(["b", "c"], "h2", lease, 0)).toEqual({ acquired: false });
+    expect(await g.acquireLeases(["c"], "h3", lease, 0)).toEqual({ acquired: true });
+    await g.releaseLeases(["c"], "h3");
+    expect(await g.acquireLeases(["a", "b"], "h1", lease, 1_000)).toEqual({ acquired: true });
+    // Another holder's release frees nothing of h1's.
+    await g.releaseLeases(["a", "b"], "h2");
+    expect(await g.acquireLeases(["b", "c"], "h2", lease, 1_000)).toEqual({ acquired: false });
+    await g.releaseLeases(["a", "b"], "h1");
+    expect(await g.acquireLeases(["b", "c"], "h2", lease, 1_000)).toEqual({ acquired: true });
+    // A holder that died: its leases lapse.
+    expect(await g.acquireLeases(["b"], "h4", lease, 1_000 + lease - 1)).toEqual({ acquired: false });
+    expect(await g.acquireLeases(["b"], "h4", lease, 1_000 + lease)).toEqual({ acquired: true });
   });
 
   it("lets a dead holder's lease expire", async () => {

@@ -4,6 +4,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { messageRouterName } from "../../durable-objects/message-router";
+import { orgGate } from "../../src/limits/gate";
 import { createPipeline, definition, edge } from "../support/pipelines";
 import { type Tenant, createKey, authedFetch, createTenant } from "../support/tenants";
 
@@ -103,6 +104,31 @@ describe("inbound HL7 routing", () => {
     expect([...started].sort()).toEqual(started);
   });
 
+  it("runs a drain's executions in one concurrency slot within the org's limit, recording each execution when it ends", async () => {
+    const t = await createTenant({ limits: { concurrentExecutions: 1 } });
+    await adtPipeline(t);
+    const gate = orgGate(env, t.orgId);
+    await gate.acquireSlot("executions", "someone-else", 1, 60_000);
+    const results = await send(t, ["S1", "S2"].map((c) => ({ id: c, raw: withControlId(ADT_A01, c) })));
+    await route(t);
+    // No slot: the line waits (retried with backoff), nothing is processed or recorded.
+    const waiting = await message(t, results[0]!.message_id);
+    expect(waiting).toMatchObject({ status: "received", error: { code: "RATE_LIMITED" } });
+    expect(((await (await t.fetch("/api/executions")).json()) as { total_count: number }).total_count).toBe(0);
+
+    await gate.releaseSlot("executions", "someone-else");
+    await route(t);
+    for (const r of results) {
+      const done = await message(t, r.message_id);
+      expect(done.status).toBe("processed");
+      const execution = (await (await t.fetch(`/api/executions/${done.executions[0]}`)).json()) as Record<string, unknown>;
+      expect(execution).toMatchObject({ status: "completed", trigger: "event" });
+      expect(Date.parse(execution.finished_at as string)).toBeGreaterThanOrEqual(Date.parse(execution.started_at as string));
+    }
+    // Two runs went one after another in the org's single slot, which the drain freed at its end.
+    expect(await gate.slotsInUse("executions")).toBe(0);
+  });
+
   it("processes a message no pipeline listens to without executions", async () => {
     const t = await createTenant();
     await adtPipeline(t, { message_type: "ORU" });
@@ -121,6 +147,9 @@ describe("inbound HL7 routing", () => {
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatchObject({ code: "PIPELINE_FAILED" });
     expect(failed.error?.message).toMatch(/VXU\^V04 is not supported/);
+    // The failed run is recorded even though the message's status is not "processed".
+    const executionId = /\(execution ([0-9a-f-]+)\)/.exec(failed.error!.message)![1];
+    expect(await (await t.fetch(`/api/executions/${executionId}`)).json()).toMatchObject({ status: "failed" });
     expect((await message(t, good!.message_id)).status).toBe("processed");
 
     const again = await t.fetch(`/api/hl7/messages/${bad!.message_id}/reprocess`, { method: "POST" });

@@ -2,7 +2,9 @@
 // on (sender, MSH-10), rejections, FIFO draining, poison messages, retries.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
 import { database } from "../../src/db/client";
+import { inboundMessages } from "../../src/db/schema";
 import { ApiError } from "../../src/errors";
 import { MAX_ATTEMPTS, backoffMs, drainSender } from "../../src/messages/drain";
 import { ingestHl7 } from "../../src/messages/ingest-hl7";
@@ -88,6 +90,18 @@ describe("per-sender draining", () => {
     const processed = await s.list({ status: "processed" }, 10, 0);
     expect(processed.rows.map((r) => r.resources[0])).toEqual(["Patient/C", "Patient/B", "Patient/A"]);
     expect((await s.list({ status: "received" }, 10, 0)).rows.map((r) => r.controlId)).toEqual(["X"]);
+  });
+
+  it("commits a handler's writes in one batch with the message's status", async () => {
+    const orgId = `org-${crypto.randomUUID()}`;
+    const s = store(orgId);
+    const { results } = await ingestHl7(s, [msg(adt("W1")), msg(adt("W2", "ELSEWHERE"))]);
+    const other = results[1]!.message_id;
+    const db = database(env.DB);
+    const mark = db.update(inboundMessages).set({ source: { noted: "by W1" } }).where(and(eq(inboundMessages.orgId, orgId), eq(inboundMessages.id, other)));
+    await drainSender(s, "EPIC|HOSP", async () => ({ executions: [], resources: [], writes: [mark] }), { budgetMs: 10_000 });
+    expect((await s.get(results[0]!.message_id))?.status).toBe("processed");
+    expect((await s.get(other))?.source).toEqual({ noted: "by W1" });
   });
 
   it("keeps arrival order across many messages, a poison one among them, and messages arriving mid-drain", async () => {

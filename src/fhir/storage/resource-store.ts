@@ -104,10 +104,11 @@ export class ResourceStore {
   /** Current versions, deleted ones included, by (type, id) pairs, in one query. */
   async currents(keys: { type: string; id: string }[]): Promise<StoredVersion[]> {
     if (keys.length === 0) return [];
+    // CROSS JOIN keeps the keys as the outer loop: with a plain JOIN SQLite scanned the org's whole table.
     const { results } = await this.db
       .prepare(
         `SELECT r.resource_type, r.id, r.version_id, r.last_updated, r.deleted, r.content FROM json_each(?2) k
-         JOIN fhir_resources r ON r.org_id = ?1 AND r.resource_type = json_extract(k.value, '$[0]') AND r.id = json_extract(k.value, '$[1]')`,
+         CROSS JOIN fhir_resources r ON r.org_id = ?1 AND r.resource_type = json_extract(k.value, '$[0]') AND r.id = json_extract(k.value, '$[1]')`,
       )
       .bind(this.orgId, JSON.stringify(keys.map((k) => [k.type, k.id])))
       .all<Row>();

@@ -1,5 +1,6 @@
 // The conditional-write protocol: no lease when every condition matched; a second, leased pass
-// when a condition would create; the union of keys when the second pass needs another one.
+// when a condition would create; the union of keys when the second pass needs another one; and,
+// when the write names its conditions, leases taken before the first pass for those not seen matching.
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import { conditionKey, withConditionLeases } from "../../../src/fhir/conditional-lock";
@@ -88,5 +89,88 @@ describe("condition leases", () => {
     }));
     expect(finishedAfterRelease).toBe(true);
     expect(calls.filter((c) => c.op === "acquire").length).toBeGreaterThan(1);
+  });
+
+  describe("with the write's conditions named up front", () => {
+    it("leases a condition not seen matching before the first pass, so creating takes one pass", async () => {
+      const { env, calls, held } = fakeGate();
+      let passes = 0;
+      const value = await withConditionLeases(
+        env,
+        `org-${crypto.randomUUID()}`,
+        async () => {
+          passes++;
+          return { creates: ["new"], finish: async () => held.has("new") };
+        },
+        ["new"],
+      );
+      expect(value).toBe(true); // committed while holding the lease
+      expect(passes).toBe(1);
+      expect(calls).toEqual([
+        { op: "acquire", keys: ["new"] },
+        { op: "release", keys: ["new"] },
+      ]);
+    });
+
+    it("expects a condition seen matching (or created) to match again: no lease, one pass", async () => {
+      const { env, calls } = fakeGate();
+      const org = `org-${crypto.randomUUID()}`;
+      await withConditionLeases(env, org, async () => ({ creates: ["c"], finish: async () => undefined }), ["c"]);
+      calls.length = 0;
+      let passes = 0;
+      await withConditionLeases(
+        env,
+        org,
+        async () => {
+          passes++;
+          return { creates: [], finish: async () => undefined };
+        },
+        ["c"],
+      );
+      expect(passes).toBe(1);
+      expect(calls).toEqual([]);
+    });
+
+    it("when a condition expected to match creates after all, it matches again under the lease before committing", async () => {
+      const { env, calls } = fakeGate();
+      const org = `org-${crypto.randomUUID()}`;
+      await withConditionLeases(env, org, async () => ({ creates: [], finish: async () => undefined }), ["gone"]);
+      calls.length = 0;
+      const committed: number[] = [];
+      let passes = 0;
+      await withConditionLeases(
+        env,
+        org,
+        async () => {
+          const pass = ++passes;
+          return { creates: ["gone"], finish: async () => void committed.push(pass) };
+        },
+        ["gone"],
+      );
+      expect(committed).toEqual([2]);
+      expect(calls).toEqual([
+        { op: "acquire", keys: ["gone"] },
+        { op: "release", keys: ["gone"] },
+      ]);
+    });
+
+    it("a pass needing a condition it did not lease runs again holding both", async () => {
+      const { env, calls } = fakeGate();
+      const org = `org-${crypto.randomUUID()}`;
+      await withConditionLeases(env, org, async () => ({ creates: [], finish: async () => undefined }), ["seen"]);
+      calls.length = 0;
+      let passes = 0;
+      const value = await withConditionLeases(
+        env,
+        org,
+        async () => {
+          passes++;
+          return { creates: ["unseen", "seen"], finish: async () => passes };
+        },
+        ["unseen", "seen"],
+      );
+      expect(value).toBe(2);
+      expect(calls.filter((c) => c.op === "acquire").map((c) => c.keys)).toEqual([["unseen"], ["unseen", "seen"]]);
+    });
   });
 });
