@@ -3,7 +3,7 @@
 // HL7-to-FHIR pipeline and stored, timed until every message is processed. Baseline
 // in the same run: the same messages converted here and posted directly as FHIR
 // transactions, i.e. the store's share of the cost. It also prints workerd's CPU time per
-// message and how busy its busiest thread was. Usage: npx tsx bench/hl7-e2e.ts [--messages 200] [--profile <dir>]
+// message and how busy its busiest thread was. Usage: npx tsx bench/hl7-e2e.ts [--messages 200] [--senders 8] [--profile <dir>]
 // (--profile writes a V8 CPU profile of the Worker per end-to-end run and prints its top functions).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -18,7 +18,7 @@ const option = (name: string) => {
 };
 const MESSAGES = Number(option("messages") ?? 200);
 const PROFILE_DIR = option("profile");
-const SENDERS = 8;
+const SENDERS = Number(option("senders") ?? 8);
 const BATCH = 50;
 const DEADLINE_MS = 10 * 60_000;
 
