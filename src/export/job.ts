@@ -82,11 +82,13 @@ export function fileKey(state: Pick<ExportJobState, "orgId" | "id">, name: strin
   return `exports/${state.orgId}/${state.id}/${name}`;
 }
 
+/** `includeAssociatedData` adds resources of this type, after the requested ones. */
+const ASSOCIATED_TYPE = "Provenance";
+
 /** The types the export writes, in order: the requested ones, then associated Provenance. */
 export function exportPhases(request: ExportRequest): string[] {
   return request.associated ? [...request.types, ASSOCIATED_TYPE] : request.types;
 }
-const ASSOCIATED_TYPE = "Provenance";
 
 export function percentDone(state: ExportJobState): number {
   const types = exportPhases(state.request).length || 1;
