@@ -6,6 +6,7 @@ import type { Env } from "../src/env";
 import { exportSourceFor } from "../src/export/fhir-source";
 import { type ExportJobState, advanceExport, deleteExportFiles } from "../src/export/job";
 import { orgGate, releaseSlot } from "../src/limits/gate";
+import { settingsOf } from "../src/settings";
 
 const CHUNK_BUDGET_MS = 20_000;
 /** Lease on the org's export slot; renewed every chunk, so a dead job frees it soon. */
@@ -84,7 +85,7 @@ export class ExportJob extends DurableObject<Env> {
   }
 
   private ttlMs(): number {
-    const hours = Number(this.env.EXPORT_TTL_HOURS);
+    const hours = Number(settingsOf(this.env).EXPORT_TTL_HOURS);
     return (Number.isFinite(hours) && hours > 0 ? hours : DEFAULT_TTL_HOURS) * 3_600_000;
   }
 

@@ -15,6 +15,7 @@ import { ToolStore } from "../tools/store";
 import { type AgentAuditEvent, auditEventResource } from "./audit";
 import { connectorModelEndpoints } from "./connector-endpoints";
 import { type ModelEndpoint, envModelEndpoint } from "./models";
+import { settingsOf } from "../settings";
 
 /** A custom tool record from /api/tools, ready to call. */
 export interface CustomTool {
@@ -83,7 +84,7 @@ function defaultServices(env: Env, principal: Principal): AgentServices {
       return row ? asCustomTool(row) : undefined;
     },
     modelEndpoints: async () => {
-      const deployment = envModelEndpoint(env);
+      const deployment = envModelEndpoint(settingsOf(env));
       return [...(deployment ? [deployment] : []), ...(await connectorModelEndpoints(env, orgId))];
     },
     // AuditEvents are FHIR resources in the org's store, written by the service (never by clients).

@@ -3,13 +3,15 @@
 // does a fixed development key stand in, so production never stores them weakly.
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { settingsOf } from "../settings";
 
 const DEV_KEY_MATERIAL = "cdis-development-connector-key-not-for-production";
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
 function keyMaterial(env: Env): string {
-  if (env.CONNECTOR_ENCRYPTION_KEY) return env.CONNECTOR_ENCRYPTION_KEY;
-  if (env.DEV_MODE === "true") return DEV_KEY_MATERIAL;
+  const settings = settingsOf(env);
+  if (settings.CONNECTOR_ENCRYPTION_KEY) return settings.CONNECTOR_ENCRYPTION_KEY;
+  if (settings.DEV_MODE === "true") return DEV_KEY_MATERIAL;
   throw new ApiError(
     503,
     "CONNECTOR_KEY_MISSING",

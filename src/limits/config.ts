@@ -1,6 +1,7 @@
 // Effective limits of an organization: spec defaults, overridden by environment
 // variables (deployment-wide), overridden by the organization's own row.
 import { z } from "zod";
+import { type SettingName, settingsOf } from "../settings";
 
 export const limitsSchema = z
   .object({
@@ -25,7 +26,7 @@ export const DEFAULT_LIMITS: Limits = {
   concurrentExports: 5,
 };
 
-const ENV_VARS: Record<keyof Limits, string> = {
+const ENV_VARS: Record<keyof Limits, SettingName> = {
   apiPerMinute: "LIMIT_API_PER_MINUTE",
   agentChatPerMinute: "LIMIT_AGENT_CHAT_PER_MINUTE",
   copilotPerMinute: "LIMIT_COPILOT_PER_MINUTE",
@@ -35,10 +36,10 @@ const ENV_VARS: Record<keyof Limits, string> = {
 
 /** `vars` is the Worker env (or any map of its string variables). */
 export function resolveLimits(vars: object, orgOverrides: unknown): Limits {
-  const env = vars as Record<string, unknown>;
+  const settings = settingsOf(vars);
   const limits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(ENV_VARS) as (keyof Limits)[]) {
-    const raw = env[ENV_VARS[key]];
+    const raw = settings[ENV_VARS[key]];
     const n = typeof raw === "string" ? Number(raw) : Number.NaN;
     if (Number.isInteger(n) && n > 0) limits[key] = n;
   }

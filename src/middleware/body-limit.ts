@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { bodyLimit as honoBodyLimit } from "hono/body-limit";
 import { payloadTooLarge, unsupportedMediaType } from "../errors";
 import type { AppEnv } from "../http/context";
+import { settingsOf } from "../settings";
 
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
@@ -14,7 +15,7 @@ export function maxBodyBytes(raw: string | undefined): number {
 }
 
 export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const limit = maxBodyBytes(c.env.MAX_BODY_BYTES);
+  const limit = maxBodyBytes(settingsOf(c.env).MAX_BODY_BYTES);
   return honoBodyLimit({
     maxSize: limit,
     onError: () => {
