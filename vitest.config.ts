@@ -21,7 +21,7 @@ export default defineConfig(async () => {
             name: "worker",
             include: ["test/**/*.test.ts"],
             exclude: ["test/unit/**", "test/interop/**"],
-            setupFiles: ["./test/setup/apply-migrations.ts"],
+            setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts"],
             // A loopback MLLP receiver in Node for the hl7.send tests (workerd cannot listen).
             globalSetup: ["./test/setup/mllp-server.ts"],
           },

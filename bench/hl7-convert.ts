@@ -8,7 +8,7 @@ import path from "node:path";
 import { convertToFhir } from "../src/hl7v2/convert/index";
 import { parseMessage } from "../src/hl7v2/parse";
 
-const FIXTURES = process.env.HL7_FIXTURES ?? path.resolve(import.meta.dirname, "../../shared/fixtures/hl7v2");
+const FIXTURES = process.env.HL7_FIXTURES ?? path.resolve(import.meta.dirname, "../test/fixtures/hl7v2");
 const SECONDS = Number(process.argv[2] ?? "1") || 1;
 const SAMPLES: [string, string][] = [
   ["ADT^A01", "ADT-A01-01.hl7"],

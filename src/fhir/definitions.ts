@@ -3,6 +3,7 @@
 import compartmentJson from "./generated/compartment-patient.json";
 import resourceTypesJson from "./generated/resource-types.json";
 import searchParamsJson from "./generated/search-parameters.json";
+import { lookupTable, lookupTables } from "../platform/object-keys";
 
 export type SearchParamType = "string" | "token" | "reference" | "date" | "number" | "quantity" | "uri" | "composite" | "special";
 
@@ -23,9 +24,9 @@ export interface SearchParamDef {
 }
 
 type RawParam = Omit<SearchParamDef, "code">;
-const RAW = searchParamsJson as unknown as Record<string, Record<string, RawParam>>;
+const RAW = lookupTables(searchParamsJson as unknown as Record<string, Record<string, RawParam>>);
 const RESOURCE_TYPES = new Set<string>(resourceTypesJson);
-const COMPARTMENT = compartmentJson as Record<string, string[]>;
+const COMPARTMENT = lookupTable(compartmentJson as Record<string, string[]>);
 
 export const resourceTypes = (): readonly string[] => resourceTypesJson;
 export const isResourceType = (type: string): boolean => RESOURCE_TYPES.has(type);

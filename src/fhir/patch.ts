@@ -3,6 +3,7 @@
 import { fhirpathPatchTypedValue, parseFhirPathPatchParameters, toTypedValue } from "@medplum/core";
 import type { Parameters } from "@medplum/fhirtypes";
 import { badRequest, unprocessable } from "../errors";
+import { isPrototypeKey, ownProperty } from "../platform/object-keys";
 
 export interface PatchOperation {
   op: string;
@@ -18,15 +19,21 @@ const unescapeToken = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
 function parsePointer(path: string): string[] {
   if (path === "") return [];
   if (!path.startsWith("/")) throw unprocessable(`Invalid JSON pointer ${path}`);
-  return path.slice(1).split("/").map(unescapeToken);
+  const tokens = path.slice(1).split("/").map(unescapeToken);
+  const forbidden = tokens.find(isPrototypeKey);
+  if (forbidden !== undefined) throw unprocessable(`JSON pointer ${path}: the token ${forbidden} is not allowed`);
+  return tokens;
+}
+
+/** One step down a document: own members only, so a pointer can never reach a prototype. */
+function child(cur: unknown, token: string): unknown {
+  return Array.isArray(cur) && !/^\d+$/.test(token) ? undefined : ownProperty(cur, token);
 }
 
 function parentOf(doc: unknown, tokens: string[], path: string): { parent: Container; key: string } {
   let cur = doc;
   for (const t of tokens.slice(0, -1)) {
-    if (Array.isArray(cur)) cur = cur[Number(t)];
-    else if (cur && typeof cur === "object") cur = (cur as Record<string, unknown>)[t];
-    else cur = undefined;
+    cur = child(cur, t);
     if (cur === undefined) throw unprocessable(`Path ${path} does not exist`);
   }
   if (!cur || typeof cur !== "object") throw unprocessable(`Path ${path} does not exist`);
@@ -36,7 +43,7 @@ function parentOf(doc: unknown, tokens: string[], path: string): { parent: Conta
 function getAt(doc: unknown, path: string): unknown {
   let cur = doc;
   for (const t of parsePointer(path)) {
-    cur = Array.isArray(cur) ? cur[t === "-" ? cur.length : Number(t)] : cur && typeof cur === "object" ? (cur as Record<string, unknown>)[t] : undefined;
+    cur = child(cur, t);
     if (cur === undefined) throw unprocessable(`Path ${path} does not exist`);
   }
   return cur;
@@ -58,7 +65,7 @@ function add(doc: unknown, path: string, value: unknown) {
 function remove(doc: unknown, path: string): unknown {
   const { parent, key } = parentOf(doc, parsePointer(path), path);
   if (Array.isArray(parent)) return parent.splice(arrayIndex(parent, key, path, false), 1)[0];
-  if (!(key in parent)) throw unprocessable(`Path ${path} does not exist`);
+  if (!Object.hasOwn(parent, key)) throw unprocessable(`Path ${path} does not exist`);
   const old = parent[key];
   delete parent[key];
   return old;
@@ -97,10 +104,24 @@ export function applyJsonPatch<T>(doc: T, ops: unknown): T {
   return out;
 }
 
+const PROTOTYPE_NAME = /(^|[^\w$])(__proto__|prototype|constructor)([^\w$]|$)/;
+
+/** No FHIR element is called __proto__, prototype or constructor; refuse them before any path is walked. */
+function refusePrototypeNames(operations: unknown[]) {
+  for (const op of operations) {
+    const parts = (op as { part?: { name?: string; valueString?: unknown }[] })?.part ?? [];
+    for (const part of parts) {
+      if ((part?.name === "path" || part?.name === "name") && typeof part.valueString === "string" && PROTOTYPE_NAME.test(part.valueString))
+        throw unprocessable(`FHIRPath Patch ${part.name} ${part.valueString} is not allowed`);
+    }
+  }
+}
+
 /** FHIRPath Patch (a Parameters resource of operations), through @medplum/core's implementation. */
 export function applyFhirPathPatch<T extends object>(doc: T, parameters: unknown): T {
   const p = parameters as { resourceType?: string; parameter?: unknown[] };
   if (p?.resourceType !== "Parameters" || !Array.isArray(p.parameter)) throw badRequest("A FHIRPath Patch body is a Parameters resource");
+  refusePrototypeNames(p.parameter);
   const out = structuredClone(doc);
   try {
     fhirpathPatchTypedValue(toTypedValue(out), parseFhirPathPatchParameters(p as Parameters));

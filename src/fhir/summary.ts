@@ -2,10 +2,11 @@
 // StructureDefinition) or to the listed elements, marking it SUBSETTED as FHIR requires.
 import elementsJson from "./generated/elements.json";
 import type { Resource } from "./port";
+import { lookupTables } from "../platform/object-keys";
 
 /** [min, max, types, requiredCodes | 0, isSummary] per relative element path. */
 export type ElementInfo = [number, number, string, string[] | 0, 0 | 1];
-export const ELEMENTS = elementsJson as unknown as Record<string, Record<string, ElementInfo>>;
+export const ELEMENTS = lookupTables(elementsJson as unknown as Record<string, Record<string, ElementInfo>>);
 
 const SUBSETTED = { system: "http://terminology.hl7.org/CodeSystem/v3-ObservationValue", code: "SUBSETTED" };
 const ALWAYS = new Set(["resourceType", "id", "meta"]);

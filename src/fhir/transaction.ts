@@ -67,11 +67,10 @@ function errorEntry(e: unknown): BundleEntry {
 function rewriteReferences(value: unknown, map: Map<string, string>): unknown {
   if (Array.isArray(value)) return value.map((v) => rewriteReferences(v, map));
   if (!value || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = k === "reference" && typeof v === "string" && map.has(v) ? map.get(v) : rewriteReferences(v, map);
-  }
-  return out;
+  // fromEntries defines keys as data: a "__proto__" member stays a member (and fails validation).
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === "reference" && typeof v === "string" && map.has(v) ? map.get(v) : rewriteReferences(v, map)]),
+  );
 }
 
 function collectReferences(value: unknown, into: Set<string>): void {

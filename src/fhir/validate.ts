@@ -5,8 +5,9 @@ import type { FieldError } from "../errors";
 import { isResourceType } from "./definitions";
 import { parseReference } from "./index-extract";
 import { ELEMENTS, type ElementInfo } from "./summary";
+import { lookupTable } from "../platform/object-keys";
 
-const PRIMITIVE: Record<string, (v: unknown) => boolean> = {
+const PRIMITIVE = lookupTable<(v: unknown) => boolean>({
   boolean: (v) => typeof v === "boolean",
   integer: (v) => Number.isInteger(v),
   positiveInt: (v) => Number.isInteger(v) && (v as number) > 0,
@@ -31,7 +32,7 @@ const PRIMITIVE: Record<string, (v: unknown) => boolean> = {
     typeof v === "string" &&
     /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(Z|[+-]((0\d|1[0-3]):[0-5]\d|14:00))$/.test(v),
   time: (v) => typeof v === "string" && /^([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?$/.test(v),
-};
+});
 
 interface Child {
   name: string;

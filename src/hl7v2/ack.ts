@@ -4,11 +4,12 @@
 
 import { type Delimiters, escapeValue } from "./escape";
 import { Hl7Message, Hl7Segment } from "./message";
+import { lookupTable } from "../platform/object-keys";
 
 export type AckCode = "AA" | "AE" | "AR" | "CA" | "CE" | "CR";
 
 /** HL7 table 0357 (message error condition codes), with their standard texts. */
-export const HL7_ERROR_CODES: Readonly<Record<string, string>> = Object.freeze({
+export const HL7_ERROR_CODES: Readonly<Record<string, string>> = lookupTable({
   "0": "Message accepted",
   "100": "Segment sequence error",
   "101": "Required field missing",

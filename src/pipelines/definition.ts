@@ -1,6 +1,10 @@
 // The shape of a pipeline definition: nodes (catalog type, config, run policy)
 // and connections between ports. Zod is the single source for the API and storage.
 import { z } from "@hono/zod-openapi";
+import { isPrototypeKey } from "../platform/object-keys";
+
+/** Node ids and port names become object keys in run state: never one that reaches a prototype. */
+export const NOT_PROTOTYPE_KEY = [(name: string) => !isPrototypeKey(name), "__proto__, prototype and constructor are reserved"] as const;
 
 export const RetryPolicySchema = z
   .object({
@@ -12,7 +16,10 @@ export const RetryPolicySchema = z
 
 export const NodeSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, _ . - (max 64)"),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, _ . - (max 64)")
+      .refine(...NOT_PROTOTYPE_KEY),
     type: z.string().min(1).openapi({ description: "Node catalog id, e.g. data.transform" }),
     config: z.record(z.string(), z.unknown()).default({}),
     position: z.object({ x: z.number(), y: z.number() }).optional(),
@@ -25,7 +32,7 @@ export const NodeSchema = z
   })
   .strict();
 
-export const PortRefSchema = z.object({ node: z.string(), port: z.string() }).strict();
+export const PortRefSchema = z.object({ node: z.string().refine(...NOT_PROTOTYPE_KEY), port: z.string().refine(...NOT_PROTOTYPE_KEY) }).strict();
 
 export const ConnectionSchema = z.object({ from: PortRefSchema, to: PortRefSchema }).strict();
 

@@ -1,9 +1,9 @@
-// Sample HL7 v2 messages from the shared fixtures, normalised for framing (no BOM, \r segment
+// Sample HL7 v2 messages from the repository's fixtures (test/fixtures/hl7v2), normalised for framing (no BOM, \r segment
 // ends), and a helper to give a sample a chosen sender and control id.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
-export const FIXTURE_DIR = "/work/shared/fixtures/hl7v2";
+export const FIXTURE_DIR = path.resolve(import.meta.dirname, "../../../test/fixtures/hl7v2");
 
 export function fixture(name: string): string {
   return readFileSync(path.join(FIXTURE_DIR, name), "utf8")

@@ -3,11 +3,12 @@
 // sections, common problems) answers first; otherwise the display the org's own
 // data records for that code.
 import type { FhirPort } from "../../fhir/port";
+import { lookupTables } from "../../platform/object-keys";
 
 export const LOINC = "http://loinc.org";
 export const SNOMED = "http://snomed.info/sct";
 
-const KNOWN: Record<string, Record<string, string>> = {
+const KNOWN = lookupTables<string>({
   [LOINC]: {
     "85353-1": "Vital signs, weight, height, head circumference, oxygen saturation and BMI panel",
     "9279-1": "Respiratory rate",
@@ -40,7 +41,7 @@ const KNOWN: Record<string, Record<string, string>> = {
     "29857009": "Chest pain (finding)",
     "267036007": "Dyspnea (finding)",
   },
-};
+});
 
 export function systemUri(system: string): string {
   const s = system.trim().toLowerCase();

@@ -5,6 +5,7 @@ import type { SearchParamDef } from "../definitions";
 import { parseReference } from "../index-extract";
 import { MAX_INSTANT, MIN_INSTANT, dateRange, foldString, numberRange } from "../values";
 import type { Filter } from "./parse";
+import { lookupTable } from "../../platform/object-keys";
 
 /** Collects bound arguments; ?1 is always the organization. */
 export class Args {
@@ -18,7 +19,7 @@ export class Args {
   }
 }
 
-const TABLE: Record<string, string> = {
+const TABLE = lookupTable<string>({
   string: "fhir_idx_string",
   token: "fhir_idx_token",
   reference: "fhir_idx_reference",
@@ -27,7 +28,7 @@ const TABLE: Record<string, string> = {
   quantity: "fhir_idx_number",
   uri: "fhir_idx_uri",
   composite: "fhir_idx_composite",
-};
+});
 
 const PREFIXES = ["eq", "ne", "gt", "lt", "ge", "le", "sa", "eb", "ap"] as const;
 type Prefix = (typeof PREFIXES)[number];
@@ -75,7 +76,7 @@ function valueIndex(table: string, datePrefix?: Prefix): string {
   return `${table} INDEXED BY fhir_idx_date_${high ? "high" : "low"}_idx`;
 }
 
-const RANK: Record<string, number> = { reference: 1, token: 2, string: 3, uri: 3, composite: 3, quantity: 4, number: 4, date: 4 };
+const RANK = lookupTable<number>({ reference: 1, token: 2, string: 3, uri: 3, composite: 3, quantity: 4, number: 4, date: 4 });
 
 /** Ids of resources of `typeExpr` (a bound type or a correlated column) that satisfy `filter`. */
 export function condition(filter: Filter, typeExpr: string, args: Args): IdCondition {

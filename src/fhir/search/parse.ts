@@ -2,6 +2,7 @@
 // result parameters, and warnings for what is unknown or unsupported.
 import { badRequest } from "../../errors";
 import { type SearchParamDef, isResourceType, searchParam, searchParamsOf } from "../definitions";
+import { lookupTable } from "../../platform/object-keys";
 
 export type Filter =
   | { kind: "param"; def: SearchParamDef; modifier?: string; values: string[] }
@@ -40,7 +41,7 @@ export interface SearchRequest {
 export const DEFAULT_COUNT = 20;
 export const MAX_COUNT = 1000;
 
-export const MODIFIERS: Record<string, readonly string[]> = {
+export const MODIFIERS = lookupTable<readonly string[]>({
   string: ["exact", "contains", "missing"],
   token: ["not", "text", "of-type", "missing"],
   reference: ["identifier", "missing"],
@@ -49,13 +50,13 @@ export const MODIFIERS: Record<string, readonly string[]> = {
   quantity: ["missing"],
   uri: ["below", "above", "missing"],
   composite: ["missing"],
-};
+});
 
 /** _id and _lastUpdated are searched on the resource row, so they exist for every type. */
-const COLUMN_DEFS: Record<string, SearchParamDef> = {
+const COLUMN_DEFS = lookupTable<SearchParamDef>({
   _id: { code: "_id", type: "token", expression: "" },
   _lastUpdated: { code: "_lastUpdated", type: "date", expression: "" },
-};
+});
 
 export function paramDef(type: string, code: string): SearchParamDef | undefined {
   return COLUMN_DEFS[code] ?? searchParam(type, code);

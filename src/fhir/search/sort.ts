@@ -2,8 +2,9 @@
 // owner index per matched row), and the keyset condition that resumes after (or before) a cursor.
 import type { Args } from "./conditions";
 import type { SortKey } from "./parse";
+import { lookupTable } from "../../platform/object-keys";
 
-const INDEX_SORT: Record<string, { table: string; asc: string; desc: string; empty: string }> = {
+const INDEX_SORT = lookupTable<{ table: string; asc: string; desc: string; empty: string }>({
   string: { table: "fhir_idx_string", asc: "MIN(value_norm)", desc: "MAX(value_norm)", empty: "''" },
   token: { table: "fhir_idx_token", asc: "MIN(value)", desc: "MAX(value)", empty: "''" },
   reference: { table: "fhir_idx_reference", asc: "MIN(url)", desc: "MAX(url)", empty: "''" },
@@ -11,7 +12,7 @@ const INDEX_SORT: Record<string, { table: string; asc: string; desc: string; emp
   date: { table: "fhir_idx_date", asc: "MIN(low)", desc: "MAX(high)", empty: "''" },
   number: { table: "fhir_idx_number", asc: "MIN(value)", desc: "MAX(value)", empty: "-1e308" },
   quantity: { table: "fhir_idx_number", asc: "MIN(value)", desc: "MAX(value)", empty: "-1e308" },
-};
+});
 
 export function sortExpression(key: SortKey, args: Args): string {
   if (key.def.code === "_id") return "r.id";

@@ -35,6 +35,7 @@ import {
   V2,
   V3,
 } from "./vocab";
+import { lookupTable } from "../../platform/object-keys";
 
 export interface Subject {
   patient: Ref;
@@ -443,7 +444,7 @@ export function coverage(ctx: ConversionContext, in1: Hl7Segment, subject: Subje
 
 // ---------------------------------------------------------------- FT1
 
-const FT1_TYPES: Readonly<Record<string, string>> = { CG: "Charge", CD: "Credit", PY: "Payment", AJ: "Adjustment" };
+const FT1_TYPES: Readonly<Record<string, string>> = lookupTable({ CG: "Charge", CD: "Credit", PY: "Payment", AJ: "Adjustment" });
 
 /** FT1 → ChargeItem (no official map; as peers do), keyed by FT1-2 or the message and set id. */
 export function chargeItem(ctx: ConversionContext, ft1: Hl7Segment, subject: Subject, index: number): Ref {

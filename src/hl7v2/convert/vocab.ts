@@ -1,11 +1,12 @@
 // Vocabulary: HL7 v2 coding-system names (CWE.3) → FHIR code system URIs, and the
 // concept maps of the V2-to-FHIR IG (codesystems/*.csv) that the segment maps use.
+import { lookupTable } from "../../platform/object-keys";
 
 export const V2 = (table: string) => `http://terminology.hl7.org/CodeSystem/v2-${table.padStart(4, "0")}`;
 export const V3 = (name: string) => `http://terminology.hl7.org/CodeSystem/v3-${name}`;
 
 /** HL7 table 0396 names (and common variants) → URI. */
-export const CODING_SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
+export const CODING_SYSTEMS: Readonly<Record<string, string>> = lookupTable({
   LN: "http://loinc.org",
   LOINC: "http://loinc.org",
   SCT: "http://snomed.info/sct",
@@ -72,11 +73,11 @@ export function knownCodingSystem(name: string, extra?: Record<string, string>):
 }
 
 type Map1 = Readonly<Record<string, string>>;
-const map = (m: Record<string, string>): Map1 => Object.freeze(m);
+const map = (m: Record<string, string>): Map1 => lookupTable(m);
 
 export const ADMINISTRATIVE_SEX = map({ F: "female", M: "male", O: "other", U: "unknown", A: "other", N: "other" });
 
-export const ENCOUNTER_CLASS: Readonly<Record<string, { system: string; code: string; display: string }>> = Object.freeze({
+export const ENCOUNTER_CLASS: Readonly<Record<string, { system: string; code: string; display: string }>> = lookupTable({
   E: { system: V3("ActCode"), code: "EMER", display: "emergency" },
   I: { system: V3("ActCode"), code: "IMP", display: "inpatient encounter" },
   O: { system: V3("ActCode"), code: "AMB", display: "ambulatory" },

@@ -3,6 +3,7 @@
 import { Validator } from "@cfworker/json-schema";
 import { z } from "zod";
 import { evaluate as evaluateFhirPath, fhirpathSyntaxError } from "../../fhir/fhirpath";
+import { isPrototypeKey, ownProperty } from "../../platform/object-keys";
 import { NodeFailure } from "../engine";
 import { defineNode, type PortDef } from "../node-type";
 import { evaluate, jsonataExpression, test } from "./expression";
@@ -68,7 +69,13 @@ export const setFields = defineNode({
   outputs: OUT,
   config: z
     .object({
-      fields: z.record(z.string().regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/, "dotted path"), jsonataExpression("value of the field")),
+      fields: z.record(
+        z
+          .string()
+          .regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/, "dotted path")
+          .refine((path) => !path.split(".").some(isPrototypeKey), "__proto__, prototype and constructor are not field names"),
+        jsonataExpression("value of the field"),
+      ),
       keep_others: z.boolean().default(true),
     })
     .strict(),
@@ -81,9 +88,11 @@ export const setFields = defineNode({
     const result: Record<string, unknown> = config.keep_others ? structuredClone(source as Record<string, unknown>) : {};
     for (const [path, expr] of Object.entries(config.fields)) {
       const keys = path.split(".");
+      if (keys.some(isPrototypeKey)) throw new NodeFailure("FIELD_NOT_ALLOWED", `Field ${path} is not allowed`);
       let target = result;
       for (const key of keys.slice(0, -1)) {
-        if (!target[key] || typeof target[key] !== "object") target[key] = {};
+        const next = ownProperty(target, key);
+        if (!next || typeof next !== "object") target[key] = {};
         target = target[key] as Record<string, unknown>;
       }
       target[keys[keys.length - 1] as string] = await evaluate(expr, inputs.input);

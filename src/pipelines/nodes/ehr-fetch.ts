@@ -55,8 +55,8 @@ export async function localizeReferences(
   const visit = async (value: unknown): Promise<unknown> => {
     if (Array.isArray(value)) return Promise.all(value.map(visit));
     if (!value || typeof value !== "object") return value;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = await visit(v);
+    // fromEntries keeps a remote "__proto__" member as data instead of re-parenting `out`.
+    const out: Record<string, unknown> = Object.fromEntries(await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await visit(v)])));
     if (typeof out.reference === "string") {
       const target = sourceTarget(out.reference, endpoint);
       if (target) {

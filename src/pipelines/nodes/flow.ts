@@ -1,7 +1,7 @@
 // Control-flow nodes: branch (condition, switch), iterate (for-each), join
 // (merge) and wait (delay). Untaken branches are ports left unemitted.
 import { z } from "zod";
-import { DefinitionSchema } from "../definition";
+import { DefinitionSchema, NOT_PROTOTYPE_KEY } from "../definition";
 import { NodeFailure } from "../engine";
 import { defineNode, type PortDef } from "../node-type";
 import { evaluate, jsonataExpression, test } from "./expression";
@@ -35,7 +35,10 @@ const SwitchConfig = z
     cases: z
       .array(
         z.object({
-          port: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, "lowercase port name"),
+          port: z
+            .string()
+            .regex(/^[a-z][a-z0-9_]{0,31}$/, "lowercase port name")
+            .refine(...NOT_PROTOTYPE_KEY),
           expression: jsonataExpression("a truthy result selects this case"),
         }),
       )
@@ -155,7 +158,9 @@ export const merge = defineNode({
   run: async ({ config, inputs }) => {
     const values = (inputs.inputs as unknown[]) ?? [];
     if (config.mode === "array") return { outputs: { output: values } };
-    return { outputs: { output: Object.assign({}, ...values.filter((v) => v && typeof v === "object")) } };
+    // fromEntries, not Object.assign: a "__proto__" member is merged as data, never as a prototype.
+    const objects = values.filter((v): v is object => !!v && typeof v === "object");
+    return { outputs: { output: Object.fromEntries(objects.flatMap((v) => Object.entries(v))) } };
   },
 });
 

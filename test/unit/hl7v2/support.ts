@@ -1,4 +1,4 @@
-// Shared helpers for the HL7 v2 unit tests: the sample messages in ../shared/fixtures
+// Shared helpers for the HL7 v2 unit tests: the sample messages in test/fixtures/hl7v2
 // (or HL7_FIXTURES), and the structural check every converted Bundle must pass.
 
 import fs from "node:fs";
@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Bundle, BundleEntry, Resource } from "../../../src/fhir/port";
 
 const repoRoot = path.resolve(import.meta.dirname, "../../..");
-export const FIXTURES = process.env.HL7_FIXTURES ?? path.resolve(repoRoot, "../shared/fixtures/hl7v2");
+export const FIXTURES = process.env.HL7_FIXTURES ?? path.resolve(repoRoot, "test/fixtures/hl7v2");
 
 export function fixtureNames(): string[] {
   return fs
