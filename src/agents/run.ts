@@ -6,6 +6,7 @@ import type { AgentEvent } from "./events";
 import { classifyModelError } from "./model-errors";
 import { boundResult } from "./tools/bound";
 import type { AgentTool, ToolContext } from "./tools/types";
+import { isPrototypeKey } from "../platform/object-keys";
 
 export const DEFAULT_MAX_STEPS = 5;
 export const MAX_STEPS_LIMIT = 20;
@@ -30,6 +31,8 @@ export interface RunOptions {
 function toolSet(tools: AgentTool[], ctx: ToolContext): ToolSet {
   const set: ToolSet = {};
   for (const t of tools) {
+    // A tool named __proto__ would re-parent the set instead of joining it.
+    if (isPrototypeKey(t.name)) continue;
     set[t.name] = tool({
       description: t.description,
       inputSchema: "zod" in t.input ? t.input.zod : jsonSchema(t.input.jsonSchema),

@@ -2,6 +2,7 @@
 // when it is called (an HTTP call through a connector, or a deployed pipeline).
 import { Validator } from "@cfworker/json-schema";
 import { z } from "@hono/zod-openapi";
+import { isPrototypeKey } from "../platform/object-keys";
 
 export const ToolImplementationSchema = z
   .discriminatedUnion("kind", [
@@ -19,7 +20,10 @@ export const ToolImplementationSchema = z
 
 export const ToolBody = z
   .object({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - (max 64), as LLM tool names allow"),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - (max 64), as LLM tool names allow")
+      .refine((name) => !isPrototypeKey(name), "__proto__, prototype and constructor are reserved"),
     description: z.string().min(1).max(2000),
     parameters: z
       .record(z.string(), z.unknown())

@@ -92,6 +92,17 @@ describe("prototype pollution", () => {
     }
   });
 
+  it("custom tools cannot be named after prototype members", async () => {
+    const t = await createTenant();
+    for (const name of ["__proto__", "constructor", "prototype"]) {
+      const res = await t.fetch("/api/tools", {
+        method: "POST",
+        json: { name, description: "d", parameters: { type: "object" }, implementation: { kind: "pipeline", pipeline_id: crypto.randomUUID() } },
+      });
+      expect(res.status, name).toBe(400);
+    }
+  });
+
   it("deployment settings never come from Object.prototype", async () => {
     const proto = Object.prototype as Record<string, unknown>;
     proto.LLM_BASE_URL = "http://attacker.example/v1";
