@@ -20,15 +20,18 @@ const NAMES = [
 
 export type SettingName = (typeof NAMES)[number];
 
-export type Settings = Readonly<Partial<Record<SettingName, string>>> & {
-  /** The Workers AI binding, when the deployment binds one. */
-  readonly AI?: Ai;
-};
+export type Settings = Readonly<Partial<Record<SettingName, string>>>;
 
 const cache = new WeakMap<object, Settings>();
 
 function own(env: object, name: string): unknown {
   return Object.getOwnPropertyDescriptor(env, name)?.value;
+}
+
+/** An optional binding of `env` (e.g. Workers AI), own property only, for the same reason. */
+export function optionalBinding<T extends object>(env: object, name: string): T | undefined {
+  const value = own(env, name);
+  return value && typeof value === "object" ? (value as T) : undefined;
 }
 
 /** The settings of `env` (the Worker env, or any object holding such variables, e.g. process.env). */
@@ -40,8 +43,6 @@ export function settingsOf(env: object): Settings {
     const value = own(env, name);
     if (typeof value === "string") out[name] = value;
   }
-  const ai = own(env, "AI");
-  if (ai && typeof ai === "object") out.AI = ai;
   const settings = Object.freeze(out) as Settings;
   cache.set(env, settings);
   return settings;

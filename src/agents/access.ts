@@ -8,7 +8,7 @@ import { agentNotDeployed, agentNotFound, validationFailed } from "../errors";
 import { DEFAULT_MODEL, type ModelSources, findModel, listModels } from "./models";
 import { type AgentServices, agentServicesFor } from "./services";
 import { AgentStore } from "./store";
-import { settingsOf } from "../settings";
+import { optionalBinding } from "../settings";
 
 export const agentStore = (env: Env) => new AgentStore(database(env.DB));
 
@@ -20,7 +20,7 @@ export async function loadAgent(env: Env, principal: Principal, id: string, opts
 }
 
 export async function modelSources(env: Env, services: AgentServices): Promise<ModelSources> {
-  return { ai: settingsOf(env).AI, endpoints: await services.modelEndpoints() };
+  return { ai: optionalBinding<Ai>(env, "AI"), endpoints: await services.modelEndpoints() };
 }
 
 /** "default" is always accepted (resolved when the agent runs); other ids must be offered to the org. */

@@ -11,7 +11,7 @@ import { renderPrompt } from "./prompt";
 import { runAgent } from "./run";
 import type { AgentServices } from "./services";
 import { agentTools } from "./tools/registry";
-import { settingsOf } from "../settings";
+import { optionalBinding } from "../settings";
 
 export interface TurnRequest {
   agent: AgentRow;
@@ -29,7 +29,7 @@ export interface PreparedTurn {
 
 export async function prepareTurn(env: Env, principal: Principal, services: AgentServices, req: TurnRequest): Promise<PreparedTurn> {
   const { agent } = req;
-  const resolved = resolveModel({ ai: settingsOf(env).AI, endpoints: await services.modelEndpoints() }, agent.modelConfig.model);
+  const resolved = resolveModel({ ai: optionalBinding<Ai>(env, "AI"), endpoints: await services.modelEndpoints() }, agent.modelConfig.model);
   const tools = await agentTools(agent.tools, services, {
     agentId: agent.id,
     agentName: agent.name,

@@ -6,7 +6,7 @@ import { collectTurn } from "../events";
 import { resolveModel } from "../models";
 import { runAgent } from "../run";
 import type { AiNodeContext } from "./types";
-import { settingsOf } from "../../settings";
+import { optionalBinding } from "../../settings";
 
 export const ModelSettings = {
   model: z.string().min(1).default("default"),
@@ -20,7 +20,7 @@ export async function complete(
   system: string,
   prompt: string,
 ): Promise<{ text: string; model: string }> {
-  const resolved = resolveModel({ ai: settingsOf(ctx.env).AI, endpoints: await ctx.services.modelEndpoints() }, settings.model);
+  const resolved = resolveModel({ ai: optionalBinding<Ai>(ctx.env, "AI"), endpoints: await ctx.services.modelEndpoints() }, settings.model);
   const turn = await collectTurn(
     runAgent({
       model: resolved.model,
