@@ -3,7 +3,7 @@
 // the request (and its credentials) to a refused one. The forbidden target is never
 // contacted, so its response can never end up in an execution record.
 import { ApiError } from "../errors";
-import { assertAllowed, checkUrl, type OutboundPolicy } from "./policy";
+import { assertAllowed, checkUrl, type OutboundPolicy, outboundPolicyOf } from "./policy";
 
 export const MAX_REDIRECTS = 5;
 
@@ -28,12 +28,12 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const credentials = [...CREDENTIAL_HEADERS, ...(options.credentialHeaders ?? []).map((h) => h.toLowerCase())];
   return async (input, init = {}) => {
     const request = input instanceof Request ? input : undefined;
-    let url = new URL(request ? request.url : input);
+    let url = new URL(input instanceof Request ? input.url : input);
     let method = (init.method ?? request?.method ?? "GET").toUpperCase();
     const headers = new Headers(init.headers ?? request?.headers);
-    // Buffered so 307/308 can resend it; outbound bodies here are JSON and forms.
-    const source = init.body ?? request?.body ?? null;
-    let body = source === null ? undefined : await new Response(source).arrayBuffer();
+    // A stream is buffered so 307/308 can resend it; other bodies (strings, forms) replay as they are.
+    const source = init.body ?? request?.body ?? undefined;
+    let body: BodyInit | undefined = source instanceof ReadableStream ? await new Response(source).arrayBuffer() : (source ?? undefined);
     const signal = init.signal ?? request?.signal;
     for (let hop = 0; ; hop++) {
       assertAllowed(checkUrl(url, options.policy));
@@ -54,3 +54,6 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
     }
   };
 }
+
+/** The deployment's guarded fetch (OUTBOUND_ALLOW), for callers holding the Worker env. */
+export const outboundFetch = (env: object, credentialHeaders?: string[]): GuardedFetch => guardedFetch({ policy: outboundPolicyOf(env), credentialHeaders });

@@ -149,8 +149,12 @@ export function outboundPolicyOf(env: object): OutboundPolicy {
 
 /** The policy with one more allowed origin (the deployment's own LLM_BASE_URL). */
 export function withAllowedOrigin(policy: OutboundPolicy, url: string): OutboundPolicy {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  if (!parsed) return policy;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return policy;
+  }
   const port = parsed.port ? Number(parsed.port) : DEFAULT_PORTS[parsed.protocol];
   const entry = parseEntry(port ? `${parsed.host.replace(/:\d+$/, "")}:${port}` : parsed.host);
   return entry ? { allow: [...policy.allow, entry] } : policy;

@@ -2,7 +2,7 @@
 // store), HL7 to FHIR (optionally storing the transaction), parse to JSON, ACK,
 // and send (outbound over MLLP through an mllp connector).
 import { z } from "zod";
-import { mllpSend, parseMllpEndpoint } from "../../connectors/mllp";
+import { parseMllpEndpoint } from "../../connectors/mllp";
 import { ApiError } from "../../errors";
 import type { Bundle } from "../../fhir/port";
 import { type AckCode, buildAck } from "../../hl7v2/ack";
@@ -244,12 +244,12 @@ export const hl7Send = defineNode({
     const message = parsed(ctx.inputs.message);
     const text = message.toString();
     // Resolved in test mode too: an unknown (or another organization's) connector fails either way.
-    const endpoint = parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
+    parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
     if (ctx.testMode) {
       ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
       return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };
     }
-    const raw = await mllpSend(endpoint, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
+    const raw = await ctx.services.connectors.sendMllp(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
     let ack: Hl7Message;
     try {
       ack = parseMessage(raw);

@@ -9,14 +9,14 @@ interface Seen {
   method: string;
   headers: Headers;
   body: string;
-  redirect: RequestRedirect | undefined;
+  redirect: RequestInit["redirect"];
 }
 
 /** A network answering from `routes` (by URL), recording every request it receives. */
 function network(routes: Record<string, () => Response>) {
   const seen: Seen[] = [];
   const fetchImpl = (async (input: string, init: RequestInit = {}) => {
-    const body = init.body ? new TextDecoder().decode(init.body as ArrayBuffer) : "";
+    const body = init.body ? await new Response(init.body).text() : "";
     seen.push({ url: input, method: init.method ?? "GET", headers: new Headers(init.headers), body, redirect: init.redirect });
     const route = routes[input];
     if (!route) throw new Error(`unexpected request to ${input}`);
