@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { ConnectorStore } from "../../src/connectors/store";
 import { database } from "../../src/db/client";
+import { DefinitionSchema } from "../../src/pipelines/definition";
 import { PipelineStore } from "../../src/pipelines/pipeline-store";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
@@ -95,7 +96,7 @@ describe("calling a destination the guard refuses", () => {
     const before = await forbiddenHits();
     const connectorId = await storedConnector(t, "http", `${forbidden()}/`);
     const viaConnector = await createPipeline(t, httpNode({ connector_id: connectorId, path: "latest/meta-data", method: "GET" }));
-    const row = await new PipelineStore(database(env.DB)).create(t.orgId, { name: "direct", description: "", definition: httpNode({ url: `${forbidden()}/latest/meta-data`, method: "GET" }) });
+    const row = await new PipelineStore(database(env.DB)).create(t.orgId, { name: "direct", description: "", definition: DefinitionSchema.parse(httpNode({ url: `${forbidden()}/latest/meta-data`, method: "GET" })) });
     expect((await t.fetch(`/api/pipelines/${row.id}/deploy`, { method: "POST" })).status).toBe(200);
     for (const id of [viaConnector, row.id]) {
       for (const test_mode of [false, true]) {

@@ -233,7 +233,7 @@ export const hl7Send = defineNode({
     .strict(),
   documentation: {
     summary:
-      "Test mode reports the message as a would-write to mllp:<connector_id> and sends nothing. Errors: HL7_NACK (rejecting ACK), HL7_SEND_TIMEOUT (no ACK in time), HL7_SEND_FAILED (connection refused or closed), HL7_ACK_INVALID (answer is not an ACK).",
+      "Test mode reports the message as a would-write to mllp:<connector_id> and sends nothing. Errors: HL7_NACK (rejecting ACK), HL7_SEND_TIMEOUT (no ACK in time), HL7_SEND_FAILED (connection refused or closed), HL7_ACK_INVALID (answer is not an ACK), DESTINATION_NOT_ALLOWED (host refused by the outbound guard; see OUTBOUND_ALLOW).",
     example: {
       config: { connector_id: "6f1c…", timeout_ms: 5000 },
       inputs: { message: "MSH|^~\\&|CDIS|CDIS|RIS|HOSP|20260101||ADT^A08|123|P|2.5.1\rPID|1||42^^^HOSP^MR||Doe^Jane" },
