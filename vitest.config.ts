@@ -14,7 +14,9 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations, DEV_MODE: "true" } },
+              // The fake servers the suite calls listen on 127.0.0.1; the guard refuses everything
+              // else (127.0.0.2 stands in for a forbidden target in test/outbound/).
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations, DEV_MODE: "true", OUTBOUND_ALLOW: "127.0.0.1" } },
             }),
           ],
           test: {
@@ -22,8 +24,9 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/unit/**", "test/interop/**"],
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts"],
-            // A loopback MLLP receiver in Node for the hl7.send tests (workerd cannot listen).
-            globalSetup: ["./test/setup/mllp-server.ts"],
+            // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
+            // tests, and a redirector plus a forbidden target for the outbound-guard tests.
+            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts"],
           },
         },
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"] } },

@@ -35,4 +35,6 @@ export interface Env {
   STEP_SESSION: DurableObjectNamespace<StepSession>;
   /** Hours a completed Bulk Data export stays downloadable (default 24). */
   EXPORT_TTL_HOURS?: string;
+  /** Non-public destinations outbound calls may reach (CIDRs, host names, optional ports); README, "Outbound calls". */
+  OUTBOUND_ALLOW?: string;
 }

@@ -4,6 +4,7 @@
 import { ConnectorStore } from "../connectors/store";
 import { database } from "../db/client";
 import type { Env } from "../env";
+import { type GuardedFetch, outboundFetch } from "../outbound/fetch";
 import { DEFAULT_CONTEXT_WINDOW, type ModelEndpoint } from "./models";
 
 export const MODEL_CONNECTOR_TYPE = "openai_compatible";
@@ -11,7 +12,7 @@ const DISCOVERY_TTL_MS = 60_000;
 const DISCOVERY_TIMEOUT_MS = 5_000;
 const discovered = new Map<string, { names: string[]; until: number }>();
 
-async function modelNames(baseURL: string, apiKey: string | undefined): Promise<string[]> {
+async function modelNames(fetch: GuardedFetch, baseURL: string, apiKey: string | undefined): Promise<string[]> {
   const res = await fetch(`${baseURL.replace(/\/+$/, "")}/models`, {
     headers: { accept: "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
     signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
@@ -24,6 +25,8 @@ async function modelNames(baseURL: string, apiKey: string | undefined): Promise<
 export async function connectorModelEndpoints(env: Env, orgId: string): Promise<ModelEndpoint[]> {
   const store = new ConnectorStore(database(env.DB), env);
   const rows = await store.ofType(orgId, MODEL_CONNECTOR_TYPE);
+  // Discovery and the model calls themselves (the AI SDK's fetch) both go through the guard.
+  const fetch = outboundFetch(env);
   const endpoints = await Promise.all(
     rows.map(async (row): Promise<ModelEndpoint | undefined> => {
       const resolved = await store.resolve(orgId, row.id);
@@ -34,7 +37,7 @@ export async function connectorModelEndpoints(env: Env, orgId: string): Promise<
       let names = cached && cached.until > Date.now() ? cached.names : undefined;
       if (!names) {
         try {
-          names = await modelNames(row.endpoint, apiKey);
+          names = await modelNames(fetch, row.endpoint, apiKey);
           discovered.set(key, { names, until: Date.now() + DISCOVERY_TTL_MS });
         } catch (err) {
           // An unreachable endpoint offers no models; agents that name one get MODEL_UNAVAILABLE.
@@ -46,6 +49,7 @@ export async function connectorModelEndpoints(env: Env, orgId: string): Promise<
         id: row.id,
         baseURL: row.endpoint,
         ...(apiKey ? { apiKey } : {}),
+        fetch,
         models: names.map((name) => ({ name, context_window: DEFAULT_CONTEXT_WINDOW, tool_calling: true })),
       };
     }),

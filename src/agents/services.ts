@@ -16,6 +16,8 @@ import { type AgentAuditEvent, auditEventResource } from "./audit";
 import { connectorModelEndpoints } from "./connector-endpoints";
 import { type ModelEndpoint, envModelEndpoint } from "./models";
 import { settingsOf } from "../settings";
+import { guardedFetch } from "../outbound/fetch";
+import { outboundPolicyOf, withAllowedOrigin } from "../outbound/policy";
 
 /** A custom tool record from /api/tools, ready to call. */
 export interface CustomTool {
@@ -52,7 +54,16 @@ export interface AgentServices {
 /** The most custom tools offered to one agent run. */
 const MAX_CUSTOM_TOOLS = 100;
 
-function defaultServices(env: Env, principal: Principal): AgentServices {
+export interface AgentServiceOptions {
+  /**
+   * An ai node in a test-mode execution: tools write nothing outside. Custom HTTP tools may
+   * only read (GET), pipelines (tools and run_pipeline) run in test mode too.
+   */
+  testMode?: boolean;
+}
+
+function defaultServices(env: Env, principal: Principal, options: AgentServiceOptions = {}): AgentServices {
+  const testMode = options.testMode ?? false;
   const store = fhirStoreFor(env, principal);
   const fhir = (): FhirPort => store;
   const orgId = principal.orgId;
@@ -64,7 +75,7 @@ function defaultServices(env: Env, principal: Principal): AgentServices {
     parameters: row.parameters as JSONSchema7,
     execute: async (args) => {
       const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
-      const out = await invokeTool(env, orgId, row, (args ?? {}) as Record<string, unknown>, limit);
+      const out = await invokeTool(env, orgId, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
       if (!out.ok) throw new Error(`Tool ${row.name} failed: ${JSON.stringify(out.result)}`);
       return out.result;
     },
@@ -73,7 +84,7 @@ function defaultServices(env: Env, principal: Principal): AgentServices {
     fhir,
     runPipeline: async (pipelineId, inputs) => {
       const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
-      const res = await execute(env, orgId, { pipelineId, inputs, async: false, testMode: false, trigger: { kind: "manual" }, concurrencyLimit: limit });
+      const res = await execute(env, orgId, { pipelineId, inputs, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit: limit });
       if (res.status !== "completed") throw new Error(`Pipeline ${pipelineId} ${res.status}: ${res.error?.message ?? "no outputs"}`);
       return res.outputs;
     },
@@ -85,19 +96,21 @@ function defaultServices(env: Env, principal: Principal): AgentServices {
     },
     modelEndpoints: async () => {
       const deployment = envModelEndpoint(settingsOf(env));
-      return [...(deployment ? [deployment] : []), ...(await connectorModelEndpoints(env, orgId))];
+      // The deployment's own endpoint (often a local model server) is allowed, for itself only.
+      const guarded = deployment && { ...deployment, fetch: guardedFetch({ policy: withAllowedOrigin(outboundPolicyOf(env), deployment.baseURL) }) };
+      return [...(guarded ? [guarded] : []), ...(await connectorModelEndpoints(env, orgId))];
     },
     // AuditEvents are FHIR resources in the org's store, written by the service (never by clients).
     audit: (event) => store.writeAuditEvent(auditEventResource(event)),
   };
 }
 
-export type AgentServicesFactory = (env: Env, principal: Principal) => AgentServices;
+export type AgentServicesFactory = (env: Env, principal: Principal, options?: AgentServiceOptions) => AgentServices;
 
 let factory: AgentServicesFactory = defaultServices;
 
-export function agentServicesFor(env: Env, principal: Principal): AgentServices {
-  return factory(env, principal);
+export function agentServicesFor(env: Env, principal: Principal, options?: AgentServiceOptions): AgentServices {
+  return factory(env, principal, options);
 }
 
 /** Replaces the factory (tests inject fakes; the coordinator may wire real parts). Returns a restore function. */

@@ -1,10 +1,13 @@
 // Outbound calls through a connector: resolves its endpoint, adds its auth
 // (fetching and caching OAuth2 client-credentials tokens), and the connection test.
+// Every call, token requests included, goes through the outbound guard.
 import { database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
+import { type GuardedFetch, guardedFetch } from "../outbound/fetch";
+import { outboundPolicyOf } from "../outbound/policy";
 import { type ResolvedConnector, ConnectorStore } from "./store";
-import { mllpProbe, parseMllpEndpoint } from "./mllp";
+import { type MllpSendOptions, mllpProbe, mllpSend, parseMllpEndpoint } from "./mllp";
 import { connectorType } from "./types";
 
 const MLLP_PROBE_TIMEOUT_MS = 5_000;
@@ -19,6 +22,8 @@ export interface ConnectionTestResult {
 export interface ConnectorClient {
   /** Calls `path` (relative to the endpoint, or absolute under it) with the connector's auth. */
   fetch(connectorId: string, path: string, init?: RequestInit): Promise<Response>;
+  /** Sends one HL7 v2 message to an mllp connector and answers the ACK text. */
+  sendMllp(connectorId: string, message: string, opts: Omit<MllpSendOptions, "policy">): Promise<string>;
   test(connectorId: string): Promise<ConnectionTestResult>;
   endpoint(connectorId: string): Promise<string>;
 }
@@ -39,7 +44,7 @@ export function resolveUrl(endpoint: string, path: string): string {
   return url;
 }
 
-async function tokenUrl(c: ResolvedConnector): Promise<string> {
+async function tokenUrl(c: ResolvedConnector, fetch: GuardedFetch): Promise<string> {
   if (c.row.auth.token_url) return c.row.auth.token_url;
   const res = await fetch(resolveUrl(c.row.endpoint, ".well-known/smart-configuration"), { headers: { accept: "application/json" } });
   const body = res.ok ? ((await res.json()) as { token_endpoint?: string }) : {};
@@ -47,13 +52,13 @@ async function tokenUrl(c: ResolvedConnector): Promise<string> {
   return body.token_endpoint;
 }
 
-async function oauthToken(c: ResolvedConnector): Promise<string> {
+async function oauthToken(c: ResolvedConnector, fetch: GuardedFetch): Promise<string> {
   const key = `${c.row.orgId}:${c.row.id}`;
   const cached = tokenCache.get(key);
   if (cached && cached.until > Date.now()) return cached.token;
   const form = new URLSearchParams({ grant_type: "client_credentials" });
   if (c.row.auth.scope) form.set("scope", c.row.auth.scope);
-  const res = await fetch(await tokenUrl(c), {
+  const res = await fetch(await tokenUrl(c, fetch), {
     method: "POST",
     headers: {
       "content-type": "application/x-www-form-urlencoded",
@@ -71,7 +76,7 @@ async function oauthToken(c: ResolvedConnector): Promise<string> {
   return body.access_token;
 }
 
-async function authHeaders(c: ResolvedConnector): Promise<Record<string, string>> {
+async function authHeaders(c: ResolvedConnector, fetch: GuardedFetch): Promise<Record<string, string>> {
   const creds = c.credentials;
   switch (c.row.auth.kind) {
     case "bearer":
@@ -81,14 +86,19 @@ async function authHeaders(c: ResolvedConnector): Promise<Record<string, string>
     case "header":
       return { [c.row.auth.header_name as string]: creds.value ?? "" };
     case "oauth2_client_credentials":
-      return { authorization: `Bearer ${await oauthToken(c)}` };
+      return { authorization: `Bearer ${await oauthToken(c, fetch)}` };
     default:
       return {};
   }
 }
 
+const testModeBlocks = (what: string) => new ApiError(409, "TEST_MODE_WRITE_BLOCKED", `Test mode blocks ${what} to external systems`);
+
 export function connectorClient(env: Env, orgId: string, testMode: boolean): ConnectorClient {
   const store = new ConnectorStore(database(env.DB), env);
+  const policy = outboundPolicyOf(env);
+  // A connector's custom auth header is a credential too: dropped on a cross-origin redirect.
+  const http = (c: ResolvedConnector) => guardedFetch({ policy, credentialHeaders: c.row.auth.header_name ? [c.row.auth.header_name] : [] });
   const resolve = async (id: string) => {
     const c = await store.resolve(orgId, id);
     if (!c) throw notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
@@ -96,15 +106,19 @@ export function connectorClient(env: Env, orgId: string, testMode: boolean): Con
   };
   const call = async (c: ResolvedConnector, path: string, init: RequestInit = {}) => {
     const method = (init.method ?? "GET").toUpperCase();
-    if (testMode && method !== "GET" && method !== "HEAD") {
-      throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", `Test mode blocks ${method} calls to external systems`);
-    }
+    if (testMode && method !== "GET" && method !== "HEAD") throw testModeBlocks(`${method} calls`);
+    const fetch = http(c);
     const headers = new Headers(init.headers);
-    for (const [k, v] of Object.entries(await authHeaders(c))) headers.set(k, v);
+    for (const [k, v] of Object.entries(await authHeaders(c, fetch))) headers.set(k, v);
     return fetch(resolveUrl(c.row.endpoint, path), { ...init, headers });
   };
   return {
     fetch: async (id, path, init) => call(await resolve(id), path, init),
+    sendMllp: async (id, message, opts) => {
+      const endpoint = parseMllpEndpoint((await resolve(id)).row.endpoint);
+      if (testMode) throw testModeBlocks("HL7 sends");
+      return mllpSend(endpoint, message, { ...opts, policy });
+    },
     endpoint: async (id) => (await resolve(id)).row.endpoint,
     test: async (id) => {
       const c = await resolve(id);
@@ -112,7 +126,7 @@ export function connectorClient(env: Env, orgId: string, testMode: boolean): Con
       try {
         const info = connectorType(c.row.type);
         if (info?.schemes.includes("mllp")) {
-          await mllpProbe(parseMllpEndpoint(c.row.endpoint), MLLP_PROBE_TIMEOUT_MS);
+          await mllpProbe(parseMllpEndpoint(c.row.endpoint), MLLP_PROBE_TIMEOUT_MS, policy);
           return { ok: true, latency_ms: Date.now() - started, message: "TCP connection succeeded" };
         }
         const res = await call(c, info?.test_path ?? "", { headers: { accept: "application/fhir+json, application/json" } });

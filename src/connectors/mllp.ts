@@ -1,7 +1,8 @@
 // Outbound HL7 v2 over MLLP from the Worker (cloudflare:sockets): pure framing
 // helpers, endpoint parsing, and one request/ACK exchange per connection.
-import { connect } from "cloudflare:sockets";
 import { ApiError } from "../errors";
+import { guardedConnect } from "../outbound/connect";
+import type { OutboundPolicy } from "../outbound/policy";
 
 export const VT = 0x0b;
 export const FS = 0x1c;
@@ -74,8 +75,15 @@ export function parseMllpEndpoint(endpoint: string): MllpEndpoint {
   return { hostname: (m[2] as string).replace(/^\[|\]$/g, ""), port, tls: m[1] === "mllps" };
 }
 
+/** A TCP (or TLS) connection to the endpoint, if the outbound guard allows it. */
+function open(endpoint: MllpEndpoint, policy: OutboundPolicy): Socket {
+  return guardedConnect(policy, { hostname: endpoint.hostname, port: endpoint.port }, { secureTransport: endpoint.tls ? "on" : "off", allowHalfOpen: false });
+}
+
 export interface MllpSendOptions {
   timeoutMs: number;
+  /** Which destinations are allowed (outboundPolicyOf(env)). */
+  policy: OutboundPolicy;
   /** The execution's signal: a cancelled run stops waiting for the ACK. */
   signal?: AbortSignal;
 }
@@ -87,7 +95,7 @@ export interface MllpSendOptions {
  */
 export async function mllpSend(endpoint: MllpEndpoint, message: string, opts: MllpSendOptions): Promise<string> {
   const where = `${endpoint.hostname}:${endpoint.port}`;
-  const socket = connect({ hostname: endpoint.hostname, port: endpoint.port }, { secureTransport: endpoint.tls ? "on" : "off", allowHalfOpen: false });
+  const socket = open(endpoint, opts.policy);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
@@ -127,8 +135,8 @@ export async function mllpSend(endpoint: MllpEndpoint, message: string, opts: Ml
 }
 
 /** Opens (and closes) a connection to check an MLLP endpoint is reachable; used by the connector test. */
-export async function mllpProbe(endpoint: MllpEndpoint, timeoutMs: number): Promise<void> {
-  const socket = connect({ hostname: endpoint.hostname, port: endpoint.port }, { secureTransport: endpoint.tls ? "on" : "off", allowHalfOpen: false });
+export async function mllpProbe(endpoint: MllpEndpoint, timeoutMs: number, policy: OutboundPolicy): Promise<void> {
+  const socket = open(endpoint, policy);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([

@@ -91,6 +91,8 @@ export interface NodeType<C = unknown> {
   trigger?: { kind: "manual" | "webhook" | "schedule" | "event"; index?(config: C): TriggerIndexEntry };
   /** Extra checks of a definition that the config schema cannot express (e.g. nested bodies). */
   validateConfig?(config: C): { path: string; message: string }[];
+  /** Outbound URLs fixed by the config, checked against the outbound guard when the pipeline is saved. */
+  destinations?(config: C): { path: string; url: string }[];
   /** Definitions nested in the config (for-each bodies), validated with the same rules. */
   nestedDefinitions?(config: C): { path: string; definition: unknown }[];
   run(ctx: NodeContext<C>): Promise<NodeRunResult>;

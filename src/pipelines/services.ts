@@ -8,6 +8,7 @@ import { type ConnectorClient, connectorClient } from "../connectors/client";
 import type { Env } from "../env";
 import { ApiError, type OperationOutcome } from "../errors";
 import { fhirStoreFor } from "../fhir";
+import { outboundFetch } from "../outbound/fetch";
 import type { FhirPort, Resource } from "../fhir/port";
 
 export interface PipelineServices {
@@ -16,7 +17,7 @@ export interface PipelineServices {
   /** Validates a resource against the store's profiles; an OperationOutcome lists the issues. */
   validateResource(resource: Resource): Promise<OperationOutcome>;
   connectors: ConnectorClient;
-  /** Outbound HTTP for nodes; resolved at call time so tests can mock globalThis.fetch. */
+  /** Outbound HTTP for nodes, through the outbound guard; uses globalThis.fetch at call time so tests can mock it. */
   fetch(input: string | Request, init?: RequestInit): Promise<Response>;
   /** What the ai nodes run with: models, agents and their tools, as the pipeline's principal. */
   ai(): Omit<AiNodeContext, "signal">;
@@ -61,8 +62,8 @@ export function buildPipelineServices(env: Env, principal: Principal, testMode: 
       return b.validate(resource);
     },
     connectors: connectorClient(env, principal.orgId, testMode),
-    fetch: (input, init) => fetch(input, init),
-    ai: () => ({ env, principal, services: agentServicesFor(env, principal) }),
+    fetch: outboundFetch(env),
+    ai: () => ({ env, principal, services: agentServicesFor(env, principal, { testMode }) }),
   };
 }
 

@@ -1,8 +1,10 @@
 // Checks a definition against the node catalog before it is saved: known types,
 // known ports, compatible port types, no cycles, every node reachable from a
 // trigger, and each node's config against its schema. Errors name the node.
+// Given the outbound policy, static destinations (an HTTP node's url) are checked too.
 import { validationFailed, type FieldError } from "../errors";
 import { zodDetails } from "../http/router";
+import { checkUrl, destinationNotAllowed, type OutboundPolicy } from "../outbound/policy";
 import { type Definition, DefinitionSchema, type PipelineNode } from "./definition";
 import type { NodeType, PortType } from "./node-type";
 import { type NodeRegistry, outputPorts } from "./registry";
@@ -27,7 +29,8 @@ export interface CheckedDefinition {
   configs: Map<string, unknown>;
 }
 
-export function checkDefinition(raw: unknown, registry: NodeRegistry): CheckedDefinition {
+/** Throws VALIDATION_FAILED, or DESTINATION_NOT_ALLOWED when `policy` refuses a node's static destination. */
+export function checkDefinition(raw: unknown, registry: NodeRegistry, policy?: OutboundPolicy): CheckedDefinition {
   const parsed = DefinitionSchema.safeParse(raw);
   if (!parsed.success) {
     throw validationFailed(
@@ -35,13 +38,15 @@ export function checkDefinition(raw: unknown, registry: NodeRegistry): CheckedDe
       zodDetails(parsed.error).map((d) => ({ path: `definition.${d.path}`, message: d.message })),
     );
   }
-  const { errors, configs } = checkGraph(parsed.data, registry, "");
+  const { errors, refused, configs } = checkGraph(parsed.data, registry, "", policy);
   if (errors.length) throw validationFailed("Invalid pipeline definition", errors);
+  if (refused.length) throw destinationNotAllowed((refused[0] as FieldError).message, refused);
   return { definition: parsed.data, configs };
 }
 
-function checkGraph(def: Definition, registry: NodeRegistry, prefix: string) {
+function checkGraph(def: Definition, registry: NodeRegistry, prefix: string, policy: OutboundPolicy | undefined) {
   const errors: FieldError[] = [];
+  const refused: FieldError[] = [];
   const err = (path: string, message: string) => errors.push({ path: `${prefix}${path}`, message });
   const nodes = new Map<string, { node: PipelineNode; type?: NodeType<unknown>; config?: unknown }>();
   const configs = new Map<string, unknown>();
@@ -61,9 +66,16 @@ function checkGraph(def: Definition, registry: NodeRegistry, prefix: string) {
       return;
     }
     for (const d of type.validateConfig?.(cfg.data) ?? []) err(`nodes.${node.id}.config.${d.path}`, d.message);
+    if (policy) {
+      for (const d of type.destinations?.(cfg.data) ?? []) {
+        const verdict = checkUrl(d.url, policy);
+        if (!verdict.ok) refused.push({ path: `${prefix}nodes.${node.id}.config.${d.path}`, message: verdict.reason });
+      }
+    }
     for (const nested of type.nestedDefinitions?.(cfg.data) ?? []) {
-      const inner = DefinitionSchema.parse(nested.definition);
-      errors.push(...checkGraph(inner, registry, `${prefix}nodes.${node.id}.config.${nested.path}.`).errors);
+      const inner = checkGraph(DefinitionSchema.parse(nested.definition), registry, `${prefix}nodes.${node.id}.config.${nested.path}.`, policy);
+      errors.push(...inner.errors);
+      refused.push(...inner.refused);
     }
     configs.set(node.id, cfg.data);
     nodes.set(node.id, { node, type, config: cfg.data });
@@ -107,7 +119,7 @@ function checkGraph(def: Definition, registry: NodeRegistry, prefix: string) {
   if (triggers.length) {
     for (const id of nodes.keys()) if (!reached.has(id)) err(`nodes.${id}`, `Node ${id} is unreachable from any trigger`);
   }
-  return { errors, configs };
+  return { errors, refused, configs };
 }
 
 function findCycle(ids: string[], outgoing: Map<string, string[]>): string[] | undefined {

@@ -2,6 +2,7 @@
 // write-only: responses carry masked values, never the secrets.
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetConnectorTokens, connectorClient } from "../connectors/client";
+import { assertConnectorDestinations } from "../connectors/destinations";
 import { ConnectorStore } from "../connectors/store";
 import { AuthSchema, CONNECTOR_TYPES, type ConnectorAuth, connectorConfigErrors, inferAuthKind } from "../connectors/types";
 import { database } from "../db/client";
@@ -11,6 +12,7 @@ import { notFound, validationFailed } from "../errors";
 import { createRouter } from "../http/router";
 import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
+import { outboundPolicyOf } from "../outbound/policy";
 
 const Connector = z
   .object({
@@ -57,11 +59,12 @@ const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "pa
 const missing = (id: string) => notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
 
 /** Validates the body; on update, omitted credentials (and auth) mean the stored ones, which must still fit. */
-function checked(body: z.infer<typeof ConnectorBody>, stored?: { auth: ConnectorAuth; credentials: Record<string, string> }) {
+function checked(env: Env, body: z.infer<typeof ConnectorBody>, stored?: { auth: ConnectorAuth; credentials: Record<string, string> }) {
   const credentials = body.credentials ?? stored?.credentials ?? {};
   const auth = body.auth ?? (body.credentials || !stored ? { kind: inferAuthKind(credentials) } : stored.auth);
   const errors = connectorConfigErrors(body.type, body.endpoint, auth, credentials);
   if (errors.length) throw validationFailed("Invalid connector", errors);
+  assertConnectorDestinations({ type: body.type, endpoint: body.endpoint, auth }, outboundPolicyOf(env));
   return { name: body.name, type: body.type, endpoint: body.endpoint, auth, credentials: body.credentials };
 }
 
@@ -80,7 +83,7 @@ export const connectorRoutes = createRouter()
   )
   .openapi(
     createRoute({ method: "post", path: "/", tags, summary: "Create a connector (credentials encrypted at rest)", security, middleware: manage, request: { body: { required: true, content: json(ConnectorBody) } }, responses: { 201: { description: "Created", content: json(Connector) }, ...commonErrors } }),
-    async (c) => c.json(view(await store(c.env).create(c.get("principal").orgId, checked(c.req.valid("json")))), 201),
+    async (c) => c.json(view(await store(c.env).create(c.get("principal").orgId, checked(c.env, c.req.valid("json")))), 201),
   )
   .openapi(
     createRoute({ method: "get", path: "/{id}", tags, summary: "Get a connector (masked credentials)", security, middleware: read, request: { params: IdParam }, responses: { 200: { description: "Connector", content: json(Connector) }, ...commonErrors, ...notFoundError } }),
@@ -97,7 +100,7 @@ export const connectorRoutes = createRouter()
       const { id } = c.req.valid("param");
       const current = await store(c.env).resolve(orgId, id);
       if (!current) throw missing(id);
-      const row = await store(c.env).update(orgId, id, checked(c.req.valid("json"), { auth: current.row.auth as ConnectorAuth, credentials: current.credentials }));
+      const row = await store(c.env).update(orgId, id, checked(c.env, c.req.valid("json"), { auth: current.row.auth as ConnectorAuth, credentials: current.credentials }));
       if (!row) throw missing(id);
       forgetConnectorTokens(orgId, id);
       return c.json(view(row), 200);

@@ -6,7 +6,9 @@ import type { PipelineRow, PipelineVersionRow } from "../db/schema";
 import { badRequest } from "../errors";
 import { createRouter } from "../http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import type { Env } from "../env";
 import { requirePermission } from "../middleware/auth";
+import { outboundPolicyOf } from "../outbound/policy";
 import { DefinitionSchema } from "../pipelines/definition";
 import { execute } from "../pipelines/execution-service";
 import { PipelineStore } from "../pipelines/pipeline-store";
@@ -66,10 +68,10 @@ const tags = ["Pipelines"];
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
 const store = (db: D1Database) => new PipelineStore(database(db));
-const checked = (body: z.infer<typeof PipelineBody>) => ({
+const checked = (env: Env, body: z.infer<typeof PipelineBody>) => ({
   name: body.name,
   description: body.description,
-  definition: checkDefinition(body.definition, registry).definition,
+  definition: checkDefinition(body.definition, registry, outboundPolicyOf(env)).definition,
 });
 const pipelineResponse = (description: string) => ({ description, content: json(Pipeline) });
 
@@ -84,7 +86,7 @@ export const pipelineRoutes = createRouter()
   )
   .openapi(
     createRoute({ method: "post", path: "/", tags, summary: "Create a pipeline (status active, version 1)", security, middleware: manage, request: { body: { required: true, content: json(PipelineBody) } }, responses: { 201: pipelineResponse("Created"), ...commonErrors } }),
-    async (c) => c.json(full(await store(c.env.DB).create(c.get("principal").orgId, checked(c.req.valid("json")))), 201),
+    async (c) => c.json(full(await store(c.env.DB).create(c.get("principal").orgId, checked(c.env, c.req.valid("json")))), 201),
   )
   .openapi(
     createRoute({ method: "get", path: "/{id}", tags, summary: "Get a pipeline with its definition", security, middleware: read, request: { params: IdParam }, responses: { 200: pipelineResponse("Pipeline"), ...commonErrors, ...notFoundError } }),
@@ -92,7 +94,7 @@ export const pipelineRoutes = createRouter()
   )
   .openapi(
     createRoute({ method: "put", path: "/{id}", tags, summary: "Update a pipeline; a changed definition becomes a new version", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(PipelineBody) } }, responses: { 200: pipelineResponse("Updated"), ...commonErrors, ...notFoundError, ...conflictError } }),
-    async (c) => c.json(full(await store(c.env.DB).update(c.get("principal").orgId, c.req.valid("param").id, checked(c.req.valid("json")))), 200),
+    async (c) => c.json(full(await store(c.env.DB).update(c.get("principal").orgId, c.req.valid("param").id, checked(c.env, c.req.valid("json")))), 200),
   )
   .openapi(
     createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete an undeployed pipeline (409 PIPELINE_DEPLOYED when deployed)", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError, ...conflictError } }),

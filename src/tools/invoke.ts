@@ -3,11 +3,14 @@
 // run as a synchronous execution of its deployed pipeline.
 import type { ToolRow } from "../db/schema";
 import { connectorClient } from "../connectors/client";
+import { assertConnectorDestinations } from "../connectors/destinations";
 import { ConnectorStore } from "../connectors/store";
+import type { ConnectorAuth } from "../connectors/types";
 import { database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, validationFailed } from "../errors";
 import { execute } from "../pipelines/execution-service";
+import { outboundPolicyOf } from "../outbound/policy";
 import { PipelineStore } from "../pipelines/pipeline-store";
 import { type ToolImplementation, argumentErrors } from "./definition";
 
@@ -23,11 +26,16 @@ export function fillPath(path: string, args: Record<string, unknown>): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")));
 }
 
-/** The connector or pipeline a tool names must exist in the same organization. */
+/**
+ * The connector or pipeline a tool names must exist in the same organization; a connector
+ * whose destination the outbound guard refuses fails with DESTINATION_NOT_ALLOWED.
+ */
 export async function implementationErrors(env: Env, orgId: string, impl: ToolImplementation) {
   if (impl.kind === "http") {
     const found = await new ConnectorStore(database(env.DB), env).get(orgId, impl.connector_id);
-    return found ? [] : [{ path: "implementation.connector_id", message: `No connector ${impl.connector_id}` }];
+    if (!found) return [{ path: "implementation.connector_id", message: `No connector ${impl.connector_id}` }];
+    assertConnectorDestinations({ type: found.type, endpoint: found.endpoint, auth: found.auth as ConnectorAuth }, outboundPolicyOf(env), "implementation.connector.");
+    return [];
   }
   try {
     await new PipelineStore(database(env.DB)).get(orgId, impl.pipeline_id);
@@ -37,17 +45,18 @@ export async function implementationErrors(env: Env, orgId: string, impl: ToolIm
   }
 }
 
-export async function invokeTool(env: Env, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number): Promise<ToolResult> {
+/** Runs a tool; in test mode (an ai node of a test-mode execution) it writes nothing outside. */
+export async function invokeTool(env: Env, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode = false): Promise<ToolResult> {
   const errors = argumentErrors(tool.parameters, args);
   if (errors.length) throw validationFailed(`Arguments do not match the parameters of tool ${tool.name}`, errors);
   const impl = tool.implementation as ToolImplementation;
   if (impl.kind === "pipeline") {
-    const res = await execute(env, orgId, { pipelineId: impl.pipeline_id, inputs: args, async: false, testMode: false, trigger: { kind: "manual" }, concurrencyLimit });
+    const res = await execute(env, orgId, { pipelineId: impl.pipeline_id, inputs: args, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit });
     return { ok: res.status === "completed", result: res.status === "completed" ? res.outputs : res.error, execution_id: res.execution_id };
   }
   const bodyless = impl.method === "GET";
   const query = bodyless ? `?${new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]))}` : "";
-  const res = await connectorClient(env, orgId, false).fetch(impl.connector_id, `${fillPath(impl.path, args)}${query === "?" ? "" : query}`, {
+  const res = await connectorClient(env, orgId, testMode).fetch(impl.connector_id, `${fillPath(impl.path, args)}${query === "?" ? "" : query}`, {
     method: impl.method,
     headers: { accept: "application/json", ...(bodyless ? {} : { "content-type": "application/json" }) },
     body: bodyless ? undefined : JSON.stringify(args),

@@ -2,7 +2,7 @@
 // store), HL7 to FHIR (optionally storing the transaction), parse to JSON, ACK,
 // and send (outbound over MLLP through an mllp connector).
 import { z } from "zod";
-import { mllpSend, parseMllpEndpoint } from "../../connectors/mllp";
+import { parseMllpEndpoint } from "../../connectors/mllp";
 import { ApiError } from "../../errors";
 import type { Bundle } from "../../fhir/port";
 import { type AckCode, buildAck } from "../../hl7v2/ack";
@@ -233,7 +233,7 @@ export const hl7Send = defineNode({
     .strict(),
   documentation: {
     summary:
-      "Test mode reports the message as a would-write to mllp:<connector_id> and sends nothing. Errors: HL7_NACK (rejecting ACK), HL7_SEND_TIMEOUT (no ACK in time), HL7_SEND_FAILED (connection refused or closed), HL7_ACK_INVALID (answer is not an ACK).",
+      "Test mode reports the message as a would-write to mllp:<connector_id> and sends nothing. Errors: HL7_NACK (rejecting ACK), HL7_SEND_TIMEOUT (no ACK in time), HL7_SEND_FAILED (connection refused or closed), HL7_ACK_INVALID (answer is not an ACK), DESTINATION_NOT_ALLOWED (host refused by the outbound guard; see OUTBOUND_ALLOW).",
     example: {
       config: { connector_id: "6f1c…", timeout_ms: 5000 },
       inputs: { message: "MSH|^~\\&|CDIS|CDIS|RIS|HOSP|20260101||ADT^A08|123|P|2.5.1\rPID|1||42^^^HOSP^MR||Doe^Jane" },
@@ -244,12 +244,12 @@ export const hl7Send = defineNode({
     const message = parsed(ctx.inputs.message);
     const text = message.toString();
     // Resolved in test mode too: an unknown (or another organization's) connector fails either way.
-    const endpoint = parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
+    parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
     if (ctx.testMode) {
       ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
       return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };
     }
-    const raw = await mllpSend(endpoint, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
+    const raw = await ctx.services.connectors.sendMllp(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
     let ack: Hl7Message;
     try {
       ack = parseMessage(raw);

@@ -29,8 +29,10 @@ export const httpRequest = defineNode({
     })
     .strict()
     .refine((c) => !!c.connector_id !== !!c.url, "Set exactly one of connector_id and url"),
+  destinations: (config) => (config.url ? [{ path: "url", url: config.url }] : []),
   documentation: {
-    summary: "In test mode GET and HEAD are sent (reads are allowed); other methods report the request they would send.",
+    summary:
+      "In test mode GET and HEAD are sent (reads are allowed); other methods report the request they would send. Destinations the outbound guard refuses (loopback, private, link-local, metadata; see OUTBOUND_ALLOW) fail with DESTINATION_NOT_ALLOWED, on save and on every redirect.",
     example: { config: { url: "https://example.org/hook", method: "POST" }, inputs: { input: { a: 1 } }, outputs: { response: { status: 200, body: { ok: true } } } },
   },
   run: async (ctx) => {
