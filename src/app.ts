@@ -1,6 +1,7 @@
 // Builds the Hono app: middleware order, error shaping, route mounts, OpenAPI.
 import { Scalar } from "@scalar/hono-api-reference";
 import { onError, onNotFound } from "./http/error-handler";
+import { resolvePublicBase } from "./http/public-url";
 import { createRouter } from "./http/router";
 import { authenticateRequest } from "./middleware/auth";
 import { bodyLimit, requireJsonBody } from "./middleware/body-limit";
@@ -27,7 +28,7 @@ export const OPENAPI_PATH = "/api/openapi.json";
 
 export function buildApp() {
   const app = createRouter();
-  app.use("*", requestId);
+  app.use("*", requestId, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 

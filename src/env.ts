@@ -35,4 +35,6 @@ export interface Env {
   STEP_SESSION: DurableObjectNamespace<StepSession>;
   /** Hours a completed Bulk Data export stays downloadable (default 24). */
   EXPORT_TTL_HOURS?: string;
+  /** Origin (and optional path prefix) clients reach the service at; every absolute URL starts with it. Required outside DEV_MODE. */
+  PUBLIC_BASE_URL?: string;
 }

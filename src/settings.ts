@@ -16,6 +16,7 @@ const NAMES = [
   "CONNECTOR_ENCRYPTION_KEY",
   "DEV_MODE",
   "EXPORT_TTL_HOURS",
+  "PUBLIC_BASE_URL",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

@@ -9,5 +9,7 @@ export interface AppEnv {
     requestId: string;
     principal: Principal;
     limits: Limits;
+    /** PUBLIC_BASE_URL (or, in development, the request's origin): see http/public-url.ts. */
+    publicBaseUrl: string;
   };
 }

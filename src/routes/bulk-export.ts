@@ -10,6 +10,7 @@ import { fhirStoreFor } from "../fhir";
 import { type ExportJobState, percentDone } from "../export/job";
 import { type ExportLevel, parseKickoff } from "../export/kickoff";
 import type { AppEnv } from "../http/context";
+import { fhirBaseUrl, requestPath, requestUrl } from "../http/public-url";
 import { createRouter } from "../http/router";
 import { security } from "../http/schemas";
 import { acquireSlotOrThrow, releaseSlot } from "../limits/gate";
@@ -56,10 +57,6 @@ async function audit(c: Context<AppEnv>, query: string, outcome: "0" | "4" = "0"
   await store.recordAudit({ interaction: "operation", query, outcome });
 }
 
-function fhirBase(c: Context<AppEnv>): string {
-  return `${new URL(c.req.url).origin}/fhir/r4/${c.get("principal").orgId}`;
-}
-
 /** The job of this organization, or 404: another org's id looks exactly like an unknown one. */
 async function visibleJob(c: Context<AppEnv>, jobId: string): Promise<ExportJobState> {
   const state = await jobStub(c, jobId).snapshot();
@@ -86,7 +83,7 @@ async function kickoff(c: Context<AppEnv>, level: ExportLevel, groupId?: string)
     level,
     ...(groupId ? { groupId } : {}),
     method: c.req.method,
-    url: c.req.url,
+    url: requestUrl(c),
     accept: c.req.header("accept"),
     prefer: c.req.header("prefer"),
     body: await readParameters(c),
@@ -124,13 +121,13 @@ async function kickoff(c: Context<AppEnv>, level: ExportLevel, groupId?: string)
     await releaseSlot(c.env, principal.orgId, "exports", id);
     throw err;
   }
-  await audit(c, `$export ${new URL(c.req.url).pathname}${new URL(c.req.url).search} → ${id}`);
-  c.header("Content-Location", `${fhirBase(c)}/bulkdata/status/${id}`);
+  await audit(c, `$export ${requestPath(c)} → ${id}`);
+  c.header("Content-Location", `${fhirBaseUrl(c)}/bulkdata/status/${id}`);
   return c.body(null, 202);
 }
 
 function manifest(c: Context<AppEnv>, state: ExportJobState) {
-  const url = (name: string) => `${fhirBase(c)}/bulkdata/download/${state.id}/${name}`;
+  const url = (name: string) => `${fhirBaseUrl(c)}/bulkdata/download/${state.id}/${name}`;
   return {
     transactionTime: state.transactionTime,
     request: state.request.requestUrl,

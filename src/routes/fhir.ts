@@ -11,6 +11,7 @@ import type { Bundle, Resource, WriteResult } from "../fhir/port";
 import { parseVersion } from "../fhir/service";
 import type { AppEnv } from "../http/context";
 import { fhirJsonContentType } from "../http/fhir-json";
+import { fhirBaseUrl } from "../http/public-url";
 import { createRouter } from "../http/router";
 
 type C = Context<AppEnv>;
@@ -35,9 +36,8 @@ const negotiate = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 function service(c: C) {
-  const url = new URL(c.req.url);
   return fhirStoreFor(c.env, c.get("principal"), {
-    baseUrl: `${url.origin}/fhir/r4/${c.req.param("orgId")}`,
+    baseUrl: fhirBaseUrl(c),
     waitUntil: (p) => c.executionCtx.waitUntil(p),
   });
 }
