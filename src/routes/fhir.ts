@@ -3,8 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { hasPermission } from "../auth/permissions";
-import { badRequest, forbidden, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../errors";
+import { badRequest, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../errors";
 import { capabilityStatement } from "../fhir/capabilities";
 import { fhirStoreFor } from "../fhir/index";
 import type { Bundle, Resource, WriteResult } from "../fhir/port";
@@ -13,6 +12,7 @@ import type { AppEnv } from "../http/context";
 import { fhirJsonContentType } from "../http/fhir-json";
 import { fhirBaseUrl } from "../http/public-url";
 import { createRouter } from "../http/router";
+import { authorize } from "../middleware/auth";
 
 type C = Context<AppEnv>;
 
@@ -22,7 +22,7 @@ const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
   const path = c.req.path;
   const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/(_search|\$validate)$/.test(path);
   const permission = readOnly ? "fhir:read" : "fhir:write";
-  if (!hasPermission(p, permission)) throw forbidden(`The ${p.role} role lacks the permission ${permission}`);
+  authorize(p, permission);
   await next();
 });
 
