@@ -4,11 +4,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { EXPORT_SLOT_LEASE_MS, exportJobName } from "../../durable-objects/export-job";
-import { ApiError, badRequest, notFound } from "../errors";
+import { ApiError, badRequest, notAcceptable, notFound } from "../errors";
 import { exportSourceFor } from "../export/fhir-source";
 import { fhirStoreFor } from "../fhir";
 import { type ExportJobState, percentDone } from "../export/job";
 import { type ExportLevel, parseKickoff } from "../export/kickoff";
+import { negotiateEncoding } from "../http/accept-encoding";
 import type { AppEnv } from "../http/context";
 import { fhirBaseUrl, requestPath, requestUrl } from "../http/public-url";
 import { createRouter } from "../http/router";
@@ -230,18 +231,23 @@ bulkExportRoutes
       responses: {
         200: { description: "NDJSON, one resource per line", content: { "application/fhir+ndjson": { schema: z.string() } } },
         404: { description: "Unknown file (OperationOutcome)" },
+        406: outcome("Accept-Encoding excludes both gzip and identity"),
       },
     }),
     async (c) => {
       const { jobId, file } = c.req.valid("param");
+      // Files are stored gzip-compressed: sent as they are when the client accepts gzip, else
+      // decompressed on the fly (streaming, so memory stays flat).
+      const coding = negotiateEncoding(c.req.header("accept-encoding"), ["gzip", "identity"]);
+      if (!coding) throw notAcceptable("Export files are served gzip-compressed or uncompressed; Accept-Encoding excludes both");
       const state = await visibleJob(c, jobId);
       const entry = [...state.files, ...state.errorFiles].find((f) => f.name === file);
       const object = entry && state.status === "completed" ? await c.env.BLOBS.get(entry.key) : null;
       if (!object) throw notFound(`No file ${file} in export ${jobId}`, "EXPORT_FILE_NOT_FOUND");
       await audit(c, `$export download ${jobId}/${file}`);
-      const headers = new Headers({ "Content-Type": "application/fhir+ndjson" });
+      const headers = new Headers({ "Content-Type": "application/fhir+ndjson", Vary: "Accept-Encoding" });
       for (const [k, v] of c.res.headers) if (k.startsWith("x-")) headers.set(k, v);
-      if (/\bgzip\b/i.test(c.req.header("accept-encoding") ?? "")) {
+      if (coding === "gzip") {
         headers.set("Content-Encoding", "gzip");
         return new Response(object.body, { headers, encodeBody: "manual" });
       }
