@@ -105,6 +105,26 @@ describe("concurrency slots", () => {
     expect((await g.acquireSlot("exports", "e3", 2, lease, now + 10_000)).acquired).toBe(true);
   });
 
+  it("derives Retry-After from the soonest slot expected to free, not from the lease length", async () => {
+    const g = gate(`retry-${crypto.randomUUID()}`);
+    const long = 600_000;
+    // Nothing released yet, so nothing says how long a slot lasts: a short hint, not the lease.
+    await g.acquireSlot("executions", "h1", 1, long, 0);
+    expect(await g.acquireSlot("executions", "x", 1, long, 1_000)).toMatchObject({ acquired: false, retryAfter: 30 });
+    await g.releaseSlot("executions", "h1", 10_000); // held 10 s
+    await g.acquireSlot("executions", "h2", 2, long, 20_000);
+    await g.acquireSlot("executions", "h3", 2, long, 21_000);
+    // h2 started at 20 s and slots last about 10 s: it should free at 30 s.
+    expect(await g.acquireSlot("executions", "x", 2, long, 23_000)).toMatchObject({ acquired: false, retryAfter: 7, inUse: 2 });
+    // An overdue holder may free any moment; a renewal does not restart its clock.
+    await g.acquireSlot("executions", "h2", 2, long, 40_000);
+    expect(await g.acquireSlot("executions", "x", 2, long, 40_000)).toMatchObject({ acquired: false, retryAfter: 1 });
+    // Never later than the soonest lease expiry.
+    const short = gate(`retry-short-${crypto.randomUUID()}`);
+    await short.acquireSlot("exports", "e", 1, 5_000, 0);
+    expect(await short.acquireSlot("exports", "x", 1, 5_000, 2_000)).toMatchObject({ acquired: false, retryAfter: 3 });
+  });
+
   it("renews for the same holder without taking a second slot", async () => {
     const g = gate(`renew-${crypto.randomUUID()}`);
     await g.acquireSlot("executions", "h", 1, lease, 0);
