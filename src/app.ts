@@ -5,7 +5,7 @@ import { resolvePublicBase } from "./http/public-url";
 import { createRouter } from "./http/router";
 import { authenticateRequest } from "./middleware/auth";
 import { bodyLimit, requireJsonBody } from "./middleware/body-limit";
-import { rateLimit } from "./middleware/rate-limit";
+import { rateLimit, rateLimitHeaders } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import { agentChatRoutes, publicAgentRoutes } from "./routes/agent-chat";
 import { agentConversationRoutes } from "./routes/agent-conversations";
@@ -28,7 +28,7 @@ export const OPENAPI_PATH = "/api/openapi.json";
 
 export function buildApp() {
   const app = createRouter();
-  app.use("*", requestId, resolvePublicBase);
+  app.use("*", requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 
