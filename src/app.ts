@@ -1,5 +1,5 @@
 // Builds the Hono app: middleware order, error shaping, route mounts, OpenAPI.
-import { Scalar } from "@scalar/hono-api-reference";
+import { apiDocsRoutes } from "./http/api-docs";
 import { onError, onNotFound } from "./http/error-handler";
 import { resolvePublicBase } from "./http/public-url";
 import { createRouter } from "./http/router";
@@ -44,7 +44,7 @@ export function buildApp() {
         "`Authorization: Bearer <API key>` and `X-Organization-ID`.",
     },
   });
-  app.get("/api/docs", Scalar({ url: OPENAPI_PATH, pageTitle: "Clinical Data Integration Service API" }));
+  app.route("/", apiDocsRoutes(OPENAPI_PATH, "Clinical Data Integration Service API"));
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "organizationId", {
     type: "apiKey",
