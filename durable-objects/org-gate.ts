@@ -29,6 +29,11 @@ export type SlotResult =
   | { acquired: true; expiresAt: number; inUse: number; limit: number }
   | { acquired: false; retryAfter: number; inUse: number; limit: number };
 
+/** Weight of the newest hold time in a kind's moving mean. */
+const HOLD_MEAN_WEIGHT = 0.2;
+/** Retry hint while no slot of a kind has been released yet, so nothing says how long one lasts. */
+const UNKNOWN_HOLD_RETRY_MS = 30_000;
+
 export class OrgGate extends DurableObject {
   private readonly sql: SqlStorage;
 
@@ -38,8 +43,14 @@ export class OrgGate extends DurableObject {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS windows (
       bucket TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS slots (
-      kind TEXT NOT NULL, holder TEXT NOT NULL, expires_at INTEGER NOT NULL,
+      kind TEXT NOT NULL, holder TEXT NOT NULL, expires_at INTEGER NOT NULL, acquired_at INTEGER,
       PRIMARY KEY (kind, holder))`);
+    // Objects created before acquired_at existed get the column (rows without it are ignored).
+    try {
+      this.sql.exec("ALTER TABLE slots ADD COLUMN acquired_at INTEGER");
+    } catch {}
+    // How long a slot of each kind is usually held, learned from releases (for Retry-After).
+    this.sql.exec("CREATE TABLE IF NOT EXISTS slot_holds (kind TEXT PRIMARY KEY, mean_ms REAL NOT NULL)");
   }
 
   /**
@@ -97,27 +108,51 @@ export class OrgGate extends DurableObject {
       .exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE kind = ? AND holder = ?", kind, holder)
       .one().n;
     const inUse = this.countSlots(kind);
-    if (!held && inUse >= limit) {
-      const next = this.sql
-        .exec<{ t: number }>("SELECT MIN(expires_at) AS t FROM slots WHERE kind = ?", kind)
-        .one().t;
-      return { acquired: false, retryAfter: Math.max(1, Math.ceil((next - nowMs) / 1000)), inUse, limit };
-    }
+    if (!held && inUse >= limit) return { acquired: false, retryAfter: this.secondsUntilSlotFrees(kind, nowMs), inUse, limit };
     const expiresAt = nowMs + leaseMs;
     this.sql.exec(
-      `INSERT INTO slots (kind, holder, expires_at) VALUES (?, ?, ?)
+      `INSERT INTO slots (kind, holder, expires_at, acquired_at) VALUES (?, ?, ?, ?)
        ON CONFLICT(kind, holder) DO UPDATE SET expires_at = excluded.expires_at`,
       kind,
       holder,
       expiresAt,
+      nowMs,
     );
     return { acquired: true, expiresAt, inUse: held ? inUse : inUse + 1, limit };
   }
 
   /** Releases a slot; returns whether the holder had one. */
-  releaseSlot(kind: string, holder: string): boolean {
-    const cursor = this.sql.exec("DELETE FROM slots WHERE kind = ? AND holder = ?", kind, holder);
-    return cursor.rowsWritten > 0;
+  releaseSlot(kind: string, holder: string, nowMs: number = Date.now()): boolean {
+    const released = this.sql
+      .exec<{ acquired_at: number | null }>("DELETE FROM slots WHERE kind = ? AND holder = ? RETURNING acquired_at", kind, holder)
+      .toArray()[0];
+    if (released?.acquired_at != null) this.learnHold(kind, nowMs - released.acquired_at);
+    return released !== undefined;
+  }
+
+  /** Folds one hold time into the kind's moving mean (recent holds weigh most). */
+  private learnHold(kind: string, heldMs: number): void {
+    this.sql.exec(
+      `INSERT INTO slot_holds (kind, mean_ms) VALUES (?, ?)
+       ON CONFLICT(kind) DO UPDATE SET mean_ms = slot_holds.mean_ms + ? * (excluded.mean_ms - slot_holds.mean_ms)`,
+      kind,
+      Math.max(0, heldMs),
+      HOLD_MEAN_WEIGHT,
+    );
+  }
+
+  /**
+   * Retry-After for a full kind: when its soonest slot is expected to free, i.e. the earliest
+   * holder's start plus the kind's mean hold time, never past the soonest lease expiry (a lease
+   * is renewed while its holder works, so its expiry alone overstates the wait), at least 1 s.
+   */
+  private secondsUntilSlotFrees(kind: string, nowMs: number): number {
+    const { expiry, started } = this.sql
+      .exec<{ expiry: number; started: number | null }>("SELECT MIN(expires_at) AS expiry, MIN(acquired_at) AS started FROM slots WHERE kind = ?", kind)
+      .one();
+    const mean = this.sql.exec<{ mean_ms: number }>("SELECT mean_ms FROM slot_holds WHERE kind = ?", kind).toArray()[0]?.mean_ms;
+    const expected = mean !== undefined && started !== null ? started + mean : nowMs + UNKNOWN_HOLD_RETRY_MS;
+    return Math.max(1, Math.ceil((Math.min(expected, expiry) - nowMs) / 1000));
   }
 
   /**

@@ -1,10 +1,11 @@
 // Builds the Hono app: middleware order, error shaping, route mounts, OpenAPI.
-import { Scalar } from "@scalar/hono-api-reference";
+import { apiDocsRoutes } from "./http/api-docs";
 import { onError, onNotFound } from "./http/error-handler";
+import { resolvePublicBase } from "./http/public-url";
 import { createRouter } from "./http/router";
 import { authenticateRequest } from "./middleware/auth";
 import { bodyLimit, requireJsonBody } from "./middleware/body-limit";
-import { rateLimit } from "./middleware/rate-limit";
+import { rateLimit, rateLimitHeaders } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import { agentChatRoutes, publicAgentRoutes } from "./routes/agent-chat";
 import { agentConversationRoutes } from "./routes/agent-conversations";
@@ -27,7 +28,7 @@ export const OPENAPI_PATH = "/api/openapi.json";
 
 export function buildApp() {
   const app = createRouter();
-  app.use("*", requestId);
+  app.use("*", requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 
@@ -43,7 +44,7 @@ export function buildApp() {
         "`Authorization: Bearer <API key>` and `X-Organization-ID`.",
     },
   });
-  app.get("/api/docs", Scalar({ url: OPENAPI_PATH, pageTitle: "Clinical Data Integration Service API" }));
+  app.route("/", apiDocsRoutes(OPENAPI_PATH, "Clinical Data Integration Service API"));
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "organizationId", {
     type: "apiKey",

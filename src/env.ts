@@ -18,6 +18,8 @@ export interface Env {
   LIMIT_COPILOT_PER_MINUTE?: string;
   LIMIT_CONCURRENT_EXECUTIONS?: string;
   LIMIT_CONCURRENT_EXPORTS?: string;
+  /** Per client IP per minute, for requests no organization's bucket counts (default 300). */
+  LIMIT_PUBLIC_PER_MINUTE?: string;
   MAX_BODY_BYTES?: string;
   /** Workers AI; absent locally (it has no simulator). */
   AI?: Ai;
@@ -37,4 +39,6 @@ export interface Env {
   EXPORT_TTL_HOURS?: string;
   /** Non-public destinations outbound calls may reach (CIDRs, host names, optional ports); README, "Outbound calls". */
   OUTBOUND_ALLOW?: string;
+  /** Origin (and optional path prefix) clients reach the service at; every absolute URL starts with it. Required outside DEV_MODE. */
+  PUBLIC_BASE_URL?: string;
 }

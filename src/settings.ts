@@ -8,6 +8,7 @@ const NAMES = [
   "LIMIT_COPILOT_PER_MINUTE",
   "LIMIT_CONCURRENT_EXECUTIONS",
   "LIMIT_CONCURRENT_EXPORTS",
+  "LIMIT_PUBLIC_PER_MINUTE",
   "MAX_BODY_BYTES",
   "LLM_BASE_URL",
   "LLM_API_KEY",
@@ -17,6 +18,7 @@ const NAMES = [
   "DEV_MODE",
   "EXPORT_TTL_HOURS",
   "OUTBOUND_ALLOW",
+  "PUBLIC_BASE_URL",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

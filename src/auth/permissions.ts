@@ -67,3 +67,17 @@ export function hasPermission(p: Principal, permission: Permission): boolean {
 export function hasScope(p: Principal, scope: string): boolean {
   return p.scopes.includes(scope);
 }
+
+/**
+ * Whether `p` may do what needs `permission` or, where the route accepts one, `scope`; when not,
+ * the 403 message naming what is missing: a scoped key's scopes, not its role, decide.
+ */
+export function denial(p: Principal, permission: Permission, scope?: string): string | undefined {
+  if (hasPermission(p, permission) || (scope !== undefined && hasScope(p, scope))) return undefined;
+  if (p.scopes.length) {
+    const held = `This API key is restricted to the scopes ${p.scopes.join(", ")}`;
+    return scope ? `${held} and lacks the scope ${scope} this request needs` : `${held}; none grants ${permission}, which this request needs`;
+  }
+  const role = `The ${p.role} role lacks the permission ${permission}`;
+  return scope ? `${role} and the key has no scope ${scope}` : role;
+}

@@ -1,4 +1,5 @@
 // Hono environment shared by every router: bindings plus per-request variables.
+import type { BucketState } from "../../durable-objects/org-gate";
 import type { Principal } from "../auth/permissions";
 import type { Env } from "../env";
 import type { Limits } from "../limits/config";
@@ -9,5 +10,9 @@ export interface AppEnv {
     requestId: string;
     principal: Principal;
     limits: Limits;
+    /** PUBLIC_BASE_URL (or, in development, the request's origin): see http/public-url.ts. */
+    publicBaseUrl: string;
+    /** The rate-limit bucket that counted this request and its X-RateLimit-* headers show. */
+    rateLimit: BucketState;
   };
 }

@@ -34,15 +34,23 @@ const ENV_VARS: Record<keyof Limits, SettingName> = {
   concurrentExports: "LIMIT_CONCURRENT_EXPORTS",
 };
 
+function positiveInt(raw: string | undefined): number | undefined {
+  const n = typeof raw === "string" ? Number(raw) : Number.NaN;
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** Requests per client IP per minute that no organization's bucket counts (limits/client-windows.ts). */
+export const DEFAULT_PUBLIC_PER_MINUTE = 300;
+
+export function publicPerMinute(vars: object): number {
+  return positiveInt(settingsOf(vars).LIMIT_PUBLIC_PER_MINUTE) ?? DEFAULT_PUBLIC_PER_MINUTE;
+}
+
 /** `vars` is the Worker env (or any map of its string variables). */
 export function resolveLimits(vars: object, orgOverrides: unknown): Limits {
   const settings = settingsOf(vars);
   const limits = { ...DEFAULT_LIMITS };
-  for (const key of Object.keys(ENV_VARS) as (keyof Limits)[]) {
-    const raw = settings[ENV_VARS[key]];
-    const n = typeof raw === "string" ? Number(raw) : Number.NaN;
-    if (Number.isInteger(n) && n > 0) limits[key] = n;
-  }
+  for (const key of Object.keys(ENV_VARS) as (keyof Limits)[]) limits[key] = positiveInt(settings[ENV_VARS[key]]) ?? limits[key];
   // A malformed override row must not take the org down: ignore what does not parse.
   const parsed = limitOverridesSchema.safeParse(orgOverrides ?? {});
   if (parsed.success) Object.assign(limits, parsed.data);

@@ -4,7 +4,7 @@
 // other isolates see it within KEY_CACHE_TTL_MS.
 import { createMiddleware } from "hono/factory";
 import { authenticate } from "../auth/authenticate";
-import { type Permission, hasPermission, hasScope } from "../auth/permissions";
+import { type Permission, type Principal, denial } from "../auth/permissions";
 import { database } from "../db/client";
 import { forbidden } from "../errors";
 import type { AppEnv } from "../http/context";
@@ -50,16 +50,15 @@ export function authenticateRequest(pathOrgParam?: string) {
   });
 }
 
+/** Throws 403 naming the missing permission or scope unless `p` has one of them. */
+export function authorize(p: Principal, permission: Permission, scope?: string): void {
+  const reason = denial(p, permission, scope);
+  if (reason) throw forbidden(reason);
+}
+
 export function requirePermission(permission: Permission) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const p = c.get("principal");
-    if (!hasPermission(p, permission)) {
-      throw forbidden(
-        p.scopes.length
-          ? `This API key is restricted to the scopes ${p.scopes.join(", ")}`
-          : `The ${p.role} role lacks the permission ${permission}`,
-      );
-    }
+    authorize(c.get("principal"), permission);
     await next();
   });
 }
@@ -67,10 +66,7 @@ export function requirePermission(permission: Permission) {
 /** Allows a permission from the role, or else an explicit scope built from the request. */
 export function requirePermissionOrScope(permission: Permission, scopeOf: (c: { req: { param(name: string): string | undefined } }) => string) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const p = c.get("principal");
-    if (!hasPermission(p, permission) && !hasScope(p, scopeOf(c))) {
-      throw forbidden(`This API key needs the permission ${permission} or the scope ${scopeOf(c)}`);
-    }
+    authorize(c.get("principal"), permission, scopeOf(c));
     await next();
   });
 }

@@ -4,12 +4,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { EXPORT_SLOT_LEASE_MS, exportJobName } from "../../durable-objects/export-job";
-import { ApiError, badRequest, notFound } from "../errors";
+import { ApiError, badRequest, notAcceptable, notFound } from "../errors";
 import { exportSourceFor } from "../export/fhir-source";
 import { fhirStoreFor } from "../fhir";
 import { type ExportJobState, percentDone } from "../export/job";
 import { type ExportLevel, parseKickoff } from "../export/kickoff";
+import { negotiateEncoding } from "../http/accept-encoding";
 import type { AppEnv } from "../http/context";
+import { fhirBaseUrl, requestPath, requestUrl } from "../http/public-url";
 import { createRouter } from "../http/router";
 import { security } from "../http/schemas";
 import { acquireSlotOrThrow, releaseSlot } from "../limits/gate";
@@ -56,10 +58,6 @@ async function audit(c: Context<AppEnv>, query: string, outcome: "0" | "4" = "0"
   await store.recordAudit({ interaction: "operation", query, outcome });
 }
 
-function fhirBase(c: Context<AppEnv>): string {
-  return `${new URL(c.req.url).origin}/fhir/r4/${c.get("principal").orgId}`;
-}
-
 /** The job of this organization, or 404: another org's id looks exactly like an unknown one. */
 async function visibleJob(c: Context<AppEnv>, jobId: string): Promise<ExportJobState> {
   const state = await jobStub(c, jobId).snapshot();
@@ -86,7 +84,7 @@ async function kickoff(c: Context<AppEnv>, level: ExportLevel, groupId?: string)
     level,
     ...(groupId ? { groupId } : {}),
     method: c.req.method,
-    url: c.req.url,
+    url: requestUrl(c),
     accept: c.req.header("accept"),
     prefer: c.req.header("prefer"),
     body: await readParameters(c),
@@ -124,13 +122,13 @@ async function kickoff(c: Context<AppEnv>, level: ExportLevel, groupId?: string)
     await releaseSlot(c.env, principal.orgId, "exports", id);
     throw err;
   }
-  await audit(c, `$export ${new URL(c.req.url).pathname}${new URL(c.req.url).search} → ${id}`);
-  c.header("Content-Location", `${fhirBase(c)}/bulkdata/status/${id}`);
+  await audit(c, `$export ${requestPath(c)} → ${id}`);
+  c.header("Content-Location", `${fhirBaseUrl(c)}/bulkdata/status/${id}`);
   return c.body(null, 202);
 }
 
 function manifest(c: Context<AppEnv>, state: ExportJobState) {
-  const url = (name: string) => `${fhirBase(c)}/bulkdata/download/${state.id}/${name}`;
+  const url = (name: string) => `${fhirBaseUrl(c)}/bulkdata/download/${state.id}/${name}`;
   return {
     transactionTime: state.transactionTime,
     request: state.request.requestUrl,
@@ -233,18 +231,23 @@ bulkExportRoutes
       responses: {
         200: { description: "NDJSON, one resource per line", content: { "application/fhir+ndjson": { schema: z.string() } } },
         404: { description: "Unknown file (OperationOutcome)" },
+        406: outcome("Accept-Encoding excludes both gzip and identity"),
       },
     }),
     async (c) => {
       const { jobId, file } = c.req.valid("param");
+      // Files are stored gzip-compressed: sent as they are when the client accepts gzip, else
+      // decompressed on the fly (streaming, so memory stays flat).
+      const coding = negotiateEncoding(c.req.header("accept-encoding"), ["gzip", "identity"]);
+      if (!coding) throw notAcceptable("Export files are served gzip-compressed or uncompressed; Accept-Encoding excludes both");
       const state = await visibleJob(c, jobId);
       const entry = [...state.files, ...state.errorFiles].find((f) => f.name === file);
       const object = entry && state.status === "completed" ? await c.env.BLOBS.get(entry.key) : null;
       if (!object) throw notFound(`No file ${file} in export ${jobId}`, "EXPORT_FILE_NOT_FOUND");
       await audit(c, `$export download ${jobId}/${file}`);
-      const headers = new Headers({ "Content-Type": "application/fhir+ndjson" });
+      const headers = new Headers({ "Content-Type": "application/fhir+ndjson", Vary: "Accept-Encoding" });
       for (const [k, v] of c.res.headers) if (k.startsWith("x-")) headers.set(k, v);
-      if (/\bgzip\b/i.test(c.req.header("accept-encoding") ?? "")) {
+      if (coding === "gzip") {
         headers.set("Content-Encoding", "gzip");
         return new Response(object.body, { headers, encodeBody: "manual" });
       }

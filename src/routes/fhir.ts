@@ -3,15 +3,16 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { hasPermission } from "../auth/permissions";
-import { badRequest, forbidden, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../errors";
+import { badRequest, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../errors";
 import { capabilityStatement } from "../fhir/capabilities";
 import { fhirStoreFor } from "../fhir/index";
 import type { Bundle, Resource, WriteResult } from "../fhir/port";
 import { parseVersion } from "../fhir/service";
 import type { AppEnv } from "../http/context";
 import { fhirJsonContentType } from "../http/fhir-json";
+import { fhirBaseUrl } from "../http/public-url";
 import { createRouter } from "../http/router";
+import { authorize } from "../middleware/auth";
 
 type C = Context<AppEnv>;
 
@@ -21,7 +22,7 @@ const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
   const path = c.req.path;
   const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/(_search|\$validate)$/.test(path);
   const permission = readOnly ? "fhir:read" : "fhir:write";
-  if (!hasPermission(p, permission)) throw forbidden(`The ${p.role} role lacks the permission ${permission}`);
+  authorize(p, permission);
   await next();
 });
 
@@ -35,9 +36,8 @@ const negotiate = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 function service(c: C) {
-  const url = new URL(c.req.url);
   return fhirStoreFor(c.env, c.get("principal"), {
-    baseUrl: `${url.origin}/fhir/r4/${c.req.param("orgId")}`,
+    baseUrl: fhirBaseUrl(c),
     waitUntil: (p) => c.executionCtx.waitUntil(p),
   });
 }

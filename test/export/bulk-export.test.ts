@@ -108,6 +108,31 @@ describe("Bulk Data export", () => {
     expect(JSON.parse((await res.text()).trim())).toMatchObject({ resourceType: "Patient" });
   });
 
+  it("compresses only what Accept-Encoding accepts: q=0 and identity are honoured", async () => {
+    const t = await createTenant();
+    await seed(t, 1, 1);
+    const path = new URL((await complete(t, await kickoff(t, "/$export?_type=Patient"))).output[0]!.url).pathname;
+    const cases: [string | undefined, string | null][] = [
+      [undefined, null],
+      ["identity", null],
+      ["gzip;q=0, identity", null],
+      ["gzip;q=0", null],
+      ["*, gzip;q=0", null],
+      ["br", null],
+      ["gzip;q=0.5", "gzip"],
+      ["identity;q=0.1, gzip", "gzip"],
+    ];
+    for (const [acceptEncoding, expected] of cases) {
+      const res = await t.fetch(path, { headers: acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding } });
+      expect({ acceptEncoding, status: res.status, encoding: res.headers.get("content-encoding") }).toEqual({ acceptEncoding, status: 200, encoding: expected });
+      expect(res.headers.get("vary")).toMatch(/accept-encoding/i);
+      expect(JSON.parse((await res.text()).trim())).toMatchObject({ resourceType: "Patient" });
+    }
+    const refused = await t.fetch(path, { headers: { "accept-encoding": "br, identity;q=0" } });
+    expect(refused.status).toBe(406);
+    expect(await refused.json()).toMatchObject({ resourceType: "OperationOutcome" });
+  });
+
   it("accepts POST kick-off with Parameters", async () => {
     const t = await createTenant();
     await seed(t, 2, 1);
@@ -218,9 +243,15 @@ describe("Bulk Data export", () => {
     expect([first.status, second.status]).toEqual([202, 202]);
     const third = await kickoff(t, "/$export");
     expect(third.status).toBe(429);
+    // No export has finished yet, so a short hint rather than the 5-minute lease.
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(third.headers.get("retry-after"))).toBeLessThanOrEqual(30);
     await runJob(t, jobOf(first));
     expect((await kickoff(t, "/$export")).status).toBe(202);
+    // Exports here last well under a second, and the oldest running one started before that.
+    const fourth = await kickoff(t, "/$export");
+    expect(fourth.status).toBe(429);
+    expect(Number(fourth.headers.get("retry-after"))).toBeLessThanOrEqual(2);
   });
 
   it("never shows one organization's export to another", async () => {

@@ -186,6 +186,10 @@ describe("sorting and paging", () => {
     const count = await search(t, "Observation?_summary=count");
     expect(count.total).toBe(4);
     expect(count.entry).toBeUndefined();
+    // Nothing to page through: a count has no next link, whatever the page size.
+    const small = await search(t, "Observation?_summary=count&_count=1");
+    expect(small.total).toBe(4);
+    expect(small.link?.map((l) => l.relation)).toEqual(["self"]);
   });
 });
 

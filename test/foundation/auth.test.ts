@@ -97,4 +97,20 @@ describe("authorization", () => {
     expect(res.status).toBe(403);
     expect((await errorOf(res)).message).toMatch(/restricted to the scopes agent\/abc:execute/);
   });
+
+  it("a scoped key's 403 names the scope it lacks, never its role", async () => {
+    const t = await createTenant({ role: "admin", scopes: ["agent/abc:execute"] });
+    const fhir = await t.fetch(`/fhir/r4/${t.orgId}/Patient`);
+    expect(fhir.status).toBe(403);
+    const diagnostics = ((await fhir.json()) as { issue: { diagnostics: string }[] }).issue[0]!.diagnostics;
+    expect(diagnostics).toMatch(/restricted to the scopes agent\/abc:execute; none grants fhir:read/);
+    expect(diagnostics).not.toMatch(/role/);
+    const org = await errorOf(await t.fetch("/api/organization"));
+    expect(org.message).toMatch(/none grants org:read/);
+    const invoke = await t.fetch("/api/v1/agents/other/invoke", { method: "POST", json: { input_data: {} } });
+    expect(invoke.status).toBe(403);
+    const message = (await errorOf(invoke)).message;
+    expect(message).toMatch(/lacks the scope agent\/other:execute/);
+    expect(message).not.toMatch(/role|permission/);
+  });
 });

@@ -1,8 +1,12 @@
 // Spec section 8: exact per-org and per-user limits, headers on every response, 429 shape, reset.
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { buildApp } from "../../src/app";
 import { heldSlot } from "../../src/limits/gate";
-import { authedFetch, createKey, createTenant } from "../support/tenants";
+import { authedFetch, call, createKey, createTenant } from "../support/tenants";
+
+const app = buildApp();
 
 const gate = (name: string) => env.ORG_GATE.get(env.ORG_GATE.idFromName(name));
 
@@ -48,6 +52,56 @@ describe("rate limits", () => {
       expect(res.headers.get("x-ratelimit-remaining")).not.toBeNull();
       expect(res.headers.get("x-ratelimit-reset")).not.toBeNull();
     }
+  });
+
+  it("puts rate-limit headers on public responses and on responses refused by authentication, per client IP", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const ip = { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` };
+    const responses = [
+      await call("/health", { headers: ip }),
+      await call("/api/openapi.json", { headers: ip }),
+      await call("/api/docs", { headers: ip }),
+      await call("/nowhere", { headers: ip }),
+      await call("/api/organization", { headers: { ...ip, "x-organization-id": t.orgId } }), // 401
+      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}` } }), // 400, no org header
+      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}`, "x-organization-id": other.orgId } }), // 403
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 401, 400, 403]);
+    expect(responses.map((r) => r.headers.get("x-ratelimit-limit"))).toEqual(Array(7).fill("300"));
+    expect(responses.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["299", "298", "297", "296", "295", "294", "293"]);
+    for (const r of responses) expect(Number(r.headers.get("x-ratelimit-reset")) % 60).toBe(0);
+    // They did not count in the organization's bucket.
+    expect((await t.fetch("/api/organization")).headers.get("x-ratelimit-remaining")).toBe("999");
+  });
+
+  it("refuses a client over the public limit with 429, and keeps clients apart", async () => {
+    const t = await createTenant();
+    const vars = { ...env, LIMIT_PUBLIC_PER_MINUTE: "2" };
+    const at = async (ip: string, path: string, headers: Record<string, string> = {}) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(`http://localhost${path}`, { headers: { "cf-connecting-ip": ip, ...headers } }), vars, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const ip = crypto.randomUUID();
+    expect((await at(ip, "/health")).status).toBe(200);
+    expect((await at(ip, "/api/organization")).status).toBe(401);
+    const over = await at(ip, "/health");
+    expect(over.status).toBe(429);
+    expect(over.headers.get("x-ratelimit-remaining")).toBe("0");
+    const retryAfter = Number(over.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await over.json()).toMatchObject({ error: { code: "RATE_LIMITED", status: 429 } });
+    const fhir = await at(ip, `/fhir/r4/${t.orgId}/Patient`);
+    expect(fhir.status).toBe(429);
+    expect(await fhir.json()).toMatchObject({ resourceType: "OperationOutcome" });
+    // An authenticated request counts in its organization's bucket, not the client's.
+    const authed = await at(ip, "/api/organization", { authorization: `Bearer ${t.key}`, "x-organization-id": t.orgId });
+    expect(authed.status).toBe(200);
+    expect(authed.headers.get("x-ratelimit-limit")).toBe("1000");
+    expect((await at(crypto.randomUUID(), "/health")).status).toBe(200);
   });
 
   it("limits agent chat per user (API key) and reports the tighter bucket", async () => {
@@ -103,6 +157,26 @@ describe("concurrency slots", () => {
     expect(await g.releaseSlot("exports", "e1")).toBe(true);
     expect(await g.releaseSlot("exports", "e1")).toBe(false);
     expect((await g.acquireSlot("exports", "e3", 2, lease, now + 10_000)).acquired).toBe(true);
+  });
+
+  it("derives Retry-After from the soonest slot expected to free, not from the lease length", async () => {
+    const g = gate(`retry-${crypto.randomUUID()}`);
+    const long = 600_000;
+    // Nothing released yet, so nothing says how long a slot lasts: a short hint, not the lease.
+    await g.acquireSlot("executions", "h1", 1, long, 0);
+    expect(await g.acquireSlot("executions", "x", 1, long, 1_000)).toMatchObject({ acquired: false, retryAfter: 30 });
+    await g.releaseSlot("executions", "h1", 10_000); // held 10 s
+    await g.acquireSlot("executions", "h2", 2, long, 20_000);
+    await g.acquireSlot("executions", "h3", 2, long, 21_000);
+    // h2 started at 20 s and slots last about 10 s: it should free at 30 s.
+    expect(await g.acquireSlot("executions", "x", 2, long, 23_000)).toMatchObject({ acquired: false, retryAfter: 7, inUse: 2 });
+    // An overdue holder may free any moment; a renewal does not restart its clock.
+    await g.acquireSlot("executions", "h2", 2, long, 40_000);
+    expect(await g.acquireSlot("executions", "x", 2, long, 40_000)).toMatchObject({ acquired: false, retryAfter: 1 });
+    // Never later than the soonest lease expiry.
+    const short = gate(`retry-short-${crypto.randomUUID()}`);
+    await short.acquireSlot("exports", "e", 1, 5_000, 0);
+    expect(await short.acquireSlot("exports", "x", 1, 5_000, 2_000)).toMatchObject({ acquired: false, retryAfter: 3 });
   });
 
   it("renews for the same holder without taking a second slot", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasPermission, hasScope, isValidScope, type Principal } from "../../src/auth/permissions";
+import { denial, hasPermission, hasScope, isValidScope, type Principal } from "../../src/auth/permissions";
 
 const p = (role: Principal["role"], scopes: string[] = []): Principal => ({ orgId: "o", keyId: "k", keyName: "n", role, scopes });
 
@@ -21,5 +21,15 @@ describe("permissions", () => {
     expect(isValidScope("agent/123e4567-e89b-12d3-a456-426614174000:execute")).toBe(true);
     expect(isValidScope("agent/*:execute")).toBe(false);
     expect(isValidScope("admin")).toBe(false);
+  });
+  it("a denial names what is missing: the scope for a scoped key, the permission for a role", () => {
+    expect(denial(p("admin"), "fhir:read")).toBeUndefined();
+    expect(denial(p("service", ["agent/a1:execute"]), "agents:invoke", "agent/a1:execute")).toBeUndefined();
+    expect(denial(p("admin", ["agent/a1:execute"]), "fhir:read")).toBe("This API key is restricted to the scopes agent/a1:execute; none grants fhir:read, which this request needs");
+    expect(denial(p("admin", ["agent/a1:execute"]), "agents:invoke", "agent/a2:execute")).toBe(
+      "This API key is restricted to the scopes agent/a1:execute and lacks the scope agent/a2:execute this request needs",
+    );
+    expect(denial(p("clinician"), "keys:manage")).toBe("The clinician role lacks the permission keys:manage");
+    expect(denial(p("clinician"), "messages:read", "agent/a2:execute")).toBe("The clinician role lacks the permission messages:read and the key has no scope agent/a2:execute");
   });
 });

@@ -42,14 +42,15 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint) : undefined;
   const args = new Args(target.orgId);
   const where = whereClause(req, args);
-  const page = req.count > 0 ? await planPage(target.db, target.orgId, req, cursor, plan) : undefined;
+  // _count=0 and _summary=count ask for the total alone: no page, so no entries and no next link.
+  const countOnly = req.count === 0 || req.summary === "count";
+  const page = countOnly ? undefined : await planPage(target.db, target.orgId, req, cursor, plan);
   const limit = req.count + 1;
 
   const statements = [];
   const first = page?.segments[0]?.(limit);
   if (first) statements.push(target.db.prepare(first.sql).bind(...first.args));
-  // _count=0 asks for the count alone.
-  const wantTotal = req.total === "accurate" || req.total === "estimate" || req.count === 0;
+  const wantTotal = req.total === "accurate" || req.total === "estimate" || countOnly;
   if (wantTotal) statements.push(target.db.prepare(`SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${where}`).bind(...args.values));
   const results = statements.length ? await target.db.batch<Record<string, unknown>>(statements) : [];
   let rows = first ? ((results[0]?.results ?? []) as Row[]) : [];
