@@ -6,15 +6,73 @@ import { parseReference } from "../index-extract";
 import { MAX_INSTANT, MIN_INSTANT, dateRange, foldString, numberRange } from "../values";
 import type { Filter } from "./parse";
 
-/** Collects bound arguments; ?1 is always the organization. */
+/** D1 binds at most 100 parameters per statement. */
+export const D1_MAX_PARAMS = 100;
+/** Parameters bound one by one; the rest travel in one JSON array bound last (?100). */
+const DIRECT = D1_MAX_PARAMS - 1;
+
+/** The greatest number of candidate rows one bounded set (see Args.bounded) may hold. */
+export const MAX_CANDIDATES = 10_000;
+
+/**
+ * Collects a statement's bound arguments (?1 is always the organization) and its bounded sets.
+ * Any number of values fits D1's 100 parameters: past the 98th, a value is read from one JSON
+ * array bound as ?100 (json_extract of a parameter is a constant the planner can seek with).
+ */
 export class Args {
-  readonly values: unknown[];
-  constructor(orgId: string) {
-    this.values = [orgId];
+  private readonly direct: unknown[];
+  private readonly spilled: unknown[] = [];
+  /** Id sets read with a LIMIT (see bounded), checked by checkSql. */
+  readonly sets: string[] = [];
+  /** `bounding` false: sets are read whole (conditional matches must never miss one). */
+  constructor(
+    orgId: string,
+    readonly bounding = true,
+  ) {
+    this.direct = [orgId];
   }
   add(v: unknown): string {
-    this.values.push(v);
-    return `?${this.values.length}`;
+    if (this.direct.length < DIRECT) {
+      this.direct.push(v);
+      return `?${this.direct.length}`;
+    }
+    this.spilled.push(v);
+    return `json_extract(?${D1_MAX_PARAMS}, '$[${this.spilled.length - 1}]')`;
+  }
+  /** The values to bind, in placeholder order. */
+  get values(): unknown[] {
+    if (!this.spilled.length) return [...this.direct];
+    const pad = Array.from({ length: DIRECT - this.direct.length }, () => null);
+    return [...this.direct, ...pad, JSON.stringify(this.spilled)];
+  }
+  /**
+   * The ids of `c` as a set cut at MAX_CANDIDATES + 1 rows, so whatever reads it reads a bounded
+   * number of index rows; a condition that reads more rows than it matches (`window`) is cut on
+   * the rows it reads. checkSql tells whether a cut lost any.
+   */
+  bounded(c: IdCondition): string {
+    if (!this.bounding) return c.sql;
+    const cut = ` LIMIT ${MAX_CANDIDATES + 1}`;
+    if (!c.window) {
+      this.sets.push(c.sql.replace(/^SELECT \S+ FROM/, "SELECT 1 FROM"));
+      return `${c.sql}${cut}`;
+    }
+    const { lead, pred } = c.window;
+    this.sets.push(`SELECT 1 ${lead}`);
+    return `SELECT w.${c.idColumn} FROM (SELECT * ${lead}${cut}) w WHERE ${pred}`;
+  }
+  /**
+   * A statement (taking these values) answering `over`: whether a bounded set holds more than
+   * MAX_CANDIDATES rows (results read through it may be incomplete), and `full`: whether `window`
+   * (rows a walk reads, "SELECT 1 FROM ...") does. Undefined when there is nothing to check.
+   */
+  checkSql(window?: string): string | undefined {
+    if (!this.sets.length && !window) return undefined;
+    const beyond = (s: string) => `(SELECT COUNT(*) FROM (${s} LIMIT ${MAX_CANDIDATES + 1})) > ${MAX_CANDIDATES}`;
+    const over = this.sets.length ? this.sets.map(beyond).join(" OR ") : "0";
+    // Naming the last placeholder makes the statement take every value bound to the query.
+    const last = `?${this.values.length}`;
+    return `SELECT (${over}) AS over, ${window ? beyond(window) : "0"} AS full WHERE ${last} IS ${last}`;
   }
 }
 
@@ -50,6 +108,12 @@ export interface IdCondition {
   negate: boolean;
   /** Lower is more selective: the most selective filter drives the query, the others probe. */
   rank: number;
+  /**
+   * For a condition that reads more index rows than it matches (a LIKE, a `ne`, a column the
+   * index does not lead with): the rows it reads ("FROM ... WHERE <index prefix>") and the test
+   * on each (columns of `w`), so Args.bounded can cut it on reads.
+   */
+  window?: { lead: string; pred: string };
 }
 
 /**
@@ -111,11 +175,16 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
   }
 }
 
-/** A subquery of ids of `type` matching the filter, negations included (for chains and _has). */
+/**
+ * The ids of `type` matching the filter, negations included (for chains and _has), as a bounded
+ * set: a broad inner filter is refused (Args.checkSql) instead of materialized whole.
+ */
 function idsOf(filter: Filter, typeExpr: string, args: Args): string {
   const c = condition(filter, typeExpr, args);
-  if (!c.negate) return c.sql;
-  return `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0 AND id NOT IN (${c.sql})`;
+  if (!c.negate) return args.bounded(c);
+  // A negation reads the type's resources, probing each.
+  const lead = `FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`;
+  return args.bounded({ sql: `SELECT id ${lead}`, idColumn: "id", negate: false, rank: 9, window: { lead, pred: probe(c, "w.id") } });
 }
 
 function paramCondition(def: SearchParamDef, modifier: string | undefined, values: string[], typeExpr: string, args: Args): IdCondition {
@@ -123,12 +192,14 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
     return { sql: `SELECT value FROM json_each(${args.add(JSON.stringify(values))}) WHERE 1`, idColumn: "value", negate: modifier === "not", rank: 0 };
   }
   if (def.code === "_lastUpdated") {
-    const ors = values.map((v) => dateClause(v, "last_updated", "last_updated", args));
+    const lead = `FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`;
+    const pred = `(${values.map((v) => dateClause(v, "last_updated", "last_updated", args)).join(" OR ")})`;
     return {
-      sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0 AND (${ors.join(" OR ")})`,
+      sql: `SELECT id ${lead} AND ${pred}`,
       idColumn: "id",
       negate: false,
       rank: 8,
+      ...(values.some((v) => readsBeyondMatches("date", undefined, v)) ? { window: { lead, pred } } : {}),
     };
   }
   let table = TABLE[def.type]!;
@@ -179,16 +250,42 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
       throw badRequest(`Search parameter ${def.code} cannot be searched`);
   }
   const ors = values.map(clause);
+  const lead = `FROM ${valueIndex(table, def.type === "date" ? splitPrefix(values[0] ?? "").prefix : undefined)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)}`;
+  const pred = `(${ors.join(" OR ")})`;
   return {
-    sql: `SELECT resource_id FROM ${valueIndex(table, def.type === "date" ? splitPrefix(values[0] ?? "").prefix : undefined)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)} AND (${ors.join(" OR ")})`,
+    sql: `SELECT resource_id ${lead} AND ${pred}`,
     idColumn: "resource_id",
     negate,
     rank: modifier === "contains" || modifier === "text" || modifier === "above" ? 7 : (RANK[def.type] ?? 5),
+    ...(values.some((v) => readsBeyondMatches(def.type, modifier, v)) ? { window: { lead, pred } } : {}),
   };
 }
 
+/**
+ * Whether a value's clause reads index rows it does not match: the value index cannot seek it
+ * (a LIKE, `ne`, a token by system alone, a reference by URL alone) or seeks a far wider range
+ * (date `ap`: every row starting before its end).
+ */
+function readsBeyondMatches(type: string, modifier: string | undefined, v: string): boolean {
+  if (modifier === "contains" || modifier === "text" || modifier === "above") return true;
+  switch (type) {
+    case "date":
+      return ["ne", "ap"].includes(splitPrefix(v).prefix);
+    case "number":
+    case "quantity":
+      return splitPrefix(v).prefix === "ne";
+    case "token":
+      return modifier !== "of-type" && v.endsWith("|") && v.length > 1;
+    case "reference":
+      return modifier !== "identifier" && (v.includes(":") || (v.includes("/") && !parseReference(v)));
+    default:
+      return false;
+  }
+}
+
 function stringClause(v: string, modifier: string | undefined, args: Args): string {
-  if (modifier === "exact") return `value = ${args.add(v)}`;
+  // value_norm leads the value index; the exact value is its fold.
+  if (modifier === "exact") return `(value_norm = ${args.add(foldString(v))} AND value = ${args.add(v)})`;
   const norm = foldString(v);
   if (modifier === "contains") return `value_norm LIKE ${args.add(`%${escapeLike(norm)}%`)} ESCAPE '\\'`;
   return `(value_norm >= ${args.add(norm)} AND value_norm < ${args.add(prefixEnd(norm))})`;

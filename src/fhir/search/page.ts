@@ -1,26 +1,42 @@
 // The page query of a search: the general plan (the most selective filter drives, the rest probe,
-// the matches are sorted) or the sort-ordered one (sort-scan.ts), whichever should be cheaper.
-import { Args, type IdCondition, condition, probe } from "./conditions";
+// the matches are sorted), the sort-ordered one (sort-scan.ts) or the walk (walk.ts), whichever
+// should be cheaper; and the count. Every statement reads a bounded number of rows (MAX_CANDIDATES
+// per set or window, see Args.bounded): a search that would need more is refused as too costly.
+import { tooCostly } from "../../errors";
+import { Args, type IdCondition, MAX_CANDIDATES, condition, probe } from "./conditions";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
 import { type SortScan, sortScanFor, sortScanPage } from "./sort-scan";
+import { type Walk, walkCount, walkFor, walkPage } from "./walk";
 
-/** One page query; `limit` is how many rows it may return. */
-export type Segment = (limit: number) => { sql: string; args: unknown[] };
-
-export interface PagePlan {
-  /** Queries the page reads in order, each only while the page is short of rows. */
-  segments: Segment[];
-  plan?: "scan";
+/** One statement and its check (a row with `over` and `full`, see Args.checkSql). */
+export interface Checked {
+  sql: string;
+  args: unknown[];
+  check?: string;
 }
 
-const D1_MAX_PARAMS = 100;
+/** One page query; `limit` is how many rows it may return. */
+export type Segment = (limit: number) => Checked;
+
+export type Plan = "general" | "scan" | "walk";
+
+export interface Row {
+  resource_type: string;
+  id: string;
+  content: string;
+  [sortKey: string]: unknown;
+}
 
 /** The most selective positive filter: it drives the general plan. */
 const driverOf = (conds: IdCondition[]): IdCondition | undefined => conds.filter((c) => !c.negate).sort((a, b) => a.rank - b.rank)[0];
 
-/** WHERE clause (with the tenant and type) shared by the page query and the count. */
+/**
+ * WHERE clause (with the tenant and type) shared by the page query and the count. The driver's
+ * ids are enumerated from an index, as a bounded set (every resource of the type without one);
+ * every other filter is a correlated probe by owner id, so no large id set is ever materialized.
+ */
 export function whereClause(req: SearchRequest, args: Args): string {
   const where = ["r.org_id = ?1", "r.deleted = 0"];
   let typeExpr = "r.resource_type";
@@ -30,17 +46,17 @@ export function whereClause(req: SearchRequest, args: Args): string {
   } else if (req.types.length > 1) {
     where.push(`r.resource_type IN (SELECT value FROM json_each(${args.add(JSON.stringify(req.types))}))`);
   }
-  // The most selective positive filter drives the query (its ids are enumerated from an
-  // index); every other filter is a correlated probe by owner id, so no large id set is ever
-  // materialized.
   const conds = req.filters.map((f) => condition(f, typeExpr, args));
   const driver = driverOf(conds);
-  for (const c of conds) where.push(c === driver ? `r.id IN (${c.sql})` : probe(c));
+  for (const c of conds) where.push(c === driver ? `r.id IN (${args.bounded(c)})` : probe(c));
+  if (!driver && req.types.length === 1) {
+    where.push(`r.id IN (${args.bounded({ sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`, idColumn: "id", negate: false, rank: 9 })})`);
+  }
   return where.join(" AND ");
 }
 
 /** The general plan: every match of the driver, probed, sorted, cut at `limit`. */
-function generalPage(req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string) {
+function generalPage(req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): Checked {
   const args = new Args(orgId);
   const where = [whereClause(req, args)];
   const sortExprs = req.sort.map((k) => sortExpression(k, args));
@@ -50,7 +66,7 @@ function generalPage(req: SearchRequest, cursor: Cursor | undefined, backwards: 
   const order = [...sortExprs.map((_, i) => `s${i} ${desc[i] !== backwards ? "DESC" : "ASC"}`), `r.id ${backwards ? "DESC" : "ASC"}`];
   const select = ["r.resource_type", "r.id", "r.content", ...sortExprs.map((e, i) => `${e} AS s${i}`)];
   const sql = `SELECT ${select.join(", ")} FROM fhir_resources r WHERE ${where.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(limit)}`;
-  return { sql, args: args.values };
+  return { sql, args: args.values, check: args.checkSql() };
 }
 
 /**
@@ -68,9 +84,9 @@ async function driverReaches(db: D1Database, orgId: string, req: SearchRequest, 
   if (!driver) return true;
   const args = new Args(orgId);
   const own = condition(req.filters[ranked.indexOf(driver)]!, args.add(req.types[0]), args);
-  const ids = own.sql.replace(/^SELECT \S+ FROM/, "SELECT 1 FROM");
+  const ids = args.bounded(own).replace(/^SELECT \S+ FROM/, "SELECT 1 FROM");
   const row = await db
-    .prepare(`SELECT COUNT(*) AS n FROM (${ids} LIMIT ${args.add(threshold)})`)
+    .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM (${ids}) LIMIT ${args.add(threshold)})`)
     .bind(...args.values)
     .first<{ n: number }>();
   return (row?.n ?? 0) >= threshold;
@@ -86,7 +102,7 @@ function scanSegments(scan: SortScan, req: SearchRequest, cursor: Cursor | undef
   const backwards = cursor?.dir === "p";
   const dated = (at: Cursor | undefined): Segment => (limit) => {
     const args = new Args(orgId);
-    return { sql: sortScanPage(scan, req, at, backwards, limit, args), args: args.values };
+    return { sql: sortScanPage(scan, req, at, backwards, limit, args), args: args.values, check: args.checkSql() };
   };
   if (scan.complete) return [dated(cursor)];
   const none: Filter = { kind: "missing", def: scan.key.def, missing: true };
@@ -98,19 +114,81 @@ function scanSegments(scan: SortScan, req: SearchRequest, cursor: Cursor | undef
   return undatedFirst ? [dated(cursor)] : [dated(cursor), undated(undefined)];
 }
 
-/**
- * The page's queries. Both plans return the same rows in the same order (the cursor keys are the
- * same sort values), so the first page's choice travels in the cursor and later pages skip the
- * count; `force` overrides it where the sort-ordered plan applies (tests compare the two).
- */
-export async function planPage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, force?: "general" | "scan"): Promise<PagePlan> {
-  const scan = sortScanFor(req);
-  const segments = scan && scanSegments(scan, req, cursor, orgId);
-  // D1 binds at most 100 parameters per query, and the walk binds the sort parameter's filters twice.
-  const fits = segments?.every((s) => s(1).args.length <= D1_MAX_PARAMS);
-  const chosen = force ?? (cursor ? (cursor.plan ?? "general") : undefined);
-  if (segments && fits && (chosen ? chosen === "scan" : await driverReaches(db, orgId, req, scanThreshold(req.count)))) {
-    return { segments, plan: "scan" };
+interface Outcome {
+  rows: Row[];
+  /** A bounded set overflowed: the rows may be incomplete. */
+  over: boolean;
+  /** The walk's window was read to its end. */
+  full: boolean;
+}
+
+/** Runs a statement with its check in one batch. */
+async function run(db: D1Database, s: Checked): Promise<Outcome> {
+  const statements = [db.prepare(s.sql).bind(...s.args)];
+  if (s.check) statements.unshift(db.prepare(s.check).bind(...s.args));
+  const results = await db.batch<Record<string, unknown>>(statements);
+  const check = s.check ? results[0]?.results[0] : undefined;
+  return { rows: (results[results.length - 1]?.results ?? []) as Row[], over: Boolean(check?.over), full: Boolean(check?.full) };
+}
+
+const narrow = "narrow it with a more selective filter";
+
+async function readSegments(db: D1Database, segments: Segment[], limit: number): Promise<Row[]> {
+  let rows: Row[] = [];
+  for (const segment of segments) {
+    if (rows.length >= limit) break;
+    const out = await run(db, segment(limit - rows.length));
+    if (out.over) throw tooCostly(`A filter of this search matches more than ${MAX_CANDIDATES} resources; ${narrow}`);
+    rows = [...rows, ...out.rows];
   }
-  return { segments: [(limit) => generalPage(req, cursor, cursor?.dir === "p", limit, orgId)] };
+  return rows;
+}
+
+async function readWalk(db: D1Database, walk: Walk, req: SearchRequest, cursor: Cursor | undefined, limit: number, orgId: string): Promise<Row[]> {
+  const out = await run(db, walkPage(walk, req, cursor, cursor?.dir === "p", limit, orgId));
+  if (out.over) throw tooCostly(`A filter of this search matches more than ${MAX_CANDIDATES} resources; ${narrow}`);
+  if (out.full && out.rows.length < limit) {
+    throw tooCostly(`This search read ${MAX_CANDIDATES} resources without filling its page; ${narrow}${req.types.length === 1 ? "" : " or name one _type"}`);
+  }
+  return out.rows;
+}
+
+/**
+ * Reads up to `limit` rows of the page at `cursor`. The cursor carries the first page's plan; a
+ * general plan whose driver proves too broad falls back to the walk where one has its order.
+ * `force` picks a plan where it applies (tests compare them).
+ */
+export async function readPage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, limit: number, force?: Plan): Promise<{ rows: Row[]; plan: Plan }> {
+  const walk = walkFor(req);
+  if (req.types.length !== 1) {
+    if (!walk) throw tooCostly("A search over several types sorts by _lastUpdated only; name one _type to sort by anything else");
+    return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
+  }
+  const chosen = force ?? cursor?.plan;
+  const scan = sortScanFor(req);
+  if (scan && chosen !== "general" && chosen !== "walk" && (chosen === "scan" || (await driverReaches(db, orgId, req, scanThreshold(limit - 1))))) {
+    return { rows: await readSegments(db, scanSegments(scan, req, cursor, orgId), limit), plan: "scan" };
+  }
+  const positive = req.filters.some((f) => !condition(f, "?2", new Args(orgId)).negate);
+  if (walk && (chosen === "walk" || (!chosen && !positive))) return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
+  const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId));
+  if (!general.over) return { rows: general.rows, plan: "general" };
+  if (walk && chosen !== "general") return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
+  throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources before sorting; ${narrow}, or sort by _id or _lastUpdated`);
+}
+
+/** How many sort values a cursor of `req` holds: its sort keys, or the walk's order at system level. */
+export const cursorKeys = (req: SearchRequest): number => (req.types.length === 1 ? req.sort.length : (walkFor(req)?.exprs.length ?? 0));
+
+/** The number of matches, or undefined when counting them would read more than MAX_CANDIDATES rows. */
+export async function countMatches(db: D1Database, orgId: string, req: SearchRequest): Promise<number | undefined> {
+  const walk = req.types.length === 1 ? undefined : walkFor({ ...req, sort: [] });
+  let statement: Checked;
+  if (walk) statement = walkCount(walk, req, orgId);
+  else {
+    const args = new Args(orgId);
+    statement = { sql: `SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${whereClause(req, args)}`, args: args.values, check: args.checkSql() };
+  }
+  const out = await run(db, statement);
+  return out.over || out.full ? undefined : Number(out.rows[0]?.n ?? 0);
 }

@@ -57,6 +57,14 @@ const COLUMN_DEFS: Record<string, SearchParamDef> = {
   _lastUpdated: { code: "_lastUpdated", type: "date", expression: "" },
 };
 
+/** A `_count` (search and history): a non-negative integer, capped at MAX_COUNT; absent: the default. */
+export function parseCount(value: string | null): number {
+  if (value === null) return DEFAULT_COUNT;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest(`_count must be a non-negative integer, got ${value}`);
+  return Math.min(n, MAX_COUNT);
+}
+
 export function paramDef(type: string, code: string): SearchParamDef | undefined {
   return COLUMN_DEFS[code] ?? searchParam(type, code);
 }
@@ -169,12 +177,9 @@ export function parseSearch(type: string | undefined, query: string | URLSearchP
 function applyResultParam(req: SearchRequest, type: string, key: string, value: string, warn: (m: string) => void) {
   const [name, modifier] = key.split(":");
   switch (name) {
-    case "_count": {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 0) throw badRequest(`_count must be a non-negative integer, got ${value}`);
-      req.count = Math.min(n, MAX_COUNT);
+    case "_count":
+      req.count = parseCount(value);
       break;
-    }
     case "_cursor":
       req.cursor = value;
       break;
