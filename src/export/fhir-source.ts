@@ -4,7 +4,7 @@
 // exactly what the same search would; the Patient compartment comes from its index.
 import type { Env } from "../env";
 import { notFound } from "../errors";
-import { Args, condition, probe } from "../fhir/search/conditions";
+import { Args, condition, joinTerms, probe } from "../fhir/search/conditions";
 import { decodePagingToken, encodePagingToken, tokenFields } from "../fhir/paging-token";
 import { parseSearch } from "../fhir/search/parse";
 import type { ExportPage, ExportQuery, ExportSource } from "./source";
@@ -18,9 +18,9 @@ function filtersSql(type: string, typeArg: string, filters: string[], args: Args
     // Strict: an unknown parameter in a filter is an error, not a silently wider export.
     const request = parseSearch(type, query, true);
     const terms = request.filters.map((f) => probe(condition(f, typeArg, args), idExpr));
-    return terms.length ? `(${terms.join(" AND ")})` : "1";
+    return terms.length ? `(${joinTerms(terms, "AND")})` : "1";
   });
-  return `(${alternatives.join(" OR ")})`;
+  return `(${joinTerms(alternatives, "OR")})`;
 }
 
 /**

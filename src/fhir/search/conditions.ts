@@ -69,11 +69,21 @@ export class Args {
   checkSql(window?: string): string | undefined {
     if (!this.sets.length && !window) return undefined;
     const beyond = (s: string) => `(SELECT COUNT(*) FROM (${s} LIMIT ${MAX_CANDIDATES + 1})) > ${MAX_CANDIDATES}`;
-    const over = this.sets.length ? this.sets.map(beyond).join(" OR ") : "0";
+    const over = this.sets.length ? joinTerms(this.sets.map(beyond), "OR") : "0";
     // Naming the last placeholder makes the statement take every value bound to the query.
     const last = `?${this.values.length}`;
     return `SELECT (${over}) AS over, ${window ? beyond(window) : "0"} AS full WHERE ${last} IS ${last}`;
   }
+}
+
+/** Terms joined flat; more nest in halves (D1 allows expression trees 100 deep, and a flat join of n terms is n deep). */
+const FLAT = 16;
+
+/** `parts` joined by `op` in an expression tree of logarithmic depth (SQLite flattens it again when planning). */
+export function joinTerms(parts: string[], op: "AND" | "OR"): string {
+  if (parts.length <= FLAT) return parts.join(` ${op} `);
+  const half = Math.ceil(parts.length / 2);
+  return `(${joinTerms(parts.slice(0, half), op)}) ${op} (${joinTerms(parts.slice(half), op)})`;
 }
 
 const TABLE: Record<string, string> = {
@@ -154,7 +164,7 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
         return `(target_type = ${t} AND target_id IN (${idsOf(inner, t, args)}))`;
       });
       return {
-        sql: `SELECT resource_id FROM ${valueIndex("fhir_idx_reference")} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${branches.join(" OR ")})`,
+        sql: `SELECT resource_id FROM ${valueIndex("fhir_idx_reference")} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${joinTerms(branches, "OR")})`,
         idColumn: "resource_id",
         negate: false,
         rank: 2,
@@ -193,7 +203,7 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
   }
   if (def.code === "_lastUpdated") {
     const lead = `FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`;
-    const pred = `(${values.map((v) => dateClause(v, "last_updated", "last_updated", args)).join(" OR ")})`;
+    const pred = `(${joinTerms(values.map((v) => dateClause(v, "last_updated", "last_updated", args)), "OR")})`;
     return {
       sql: `SELECT id ${lead} AND ${pred}`,
       idColumn: "id",
@@ -251,7 +261,7 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
   }
   const ors = values.map(clause);
   const lead = `FROM ${valueIndex(table, def.type === "date" ? splitPrefix(values[0] ?? "").prefix : undefined)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)}`;
-  const pred = `(${ors.join(" OR ")})`;
+  const pred = `(${joinTerms(ors, "OR")})`;
   return {
     sql: `SELECT resource_id ${lead} AND ${pred}`,
     idColumn: "resource_id",
@@ -355,7 +365,7 @@ function dateClause(v: string, low: string, high: string, args: Args): string {
 
 /** A date filter's values (ORed) tested on one index row's columns, as the filter tests each row. */
 export function dateRowClause(values: string[], low: string, high: string, args: Args): string {
-  return `(${values.map((v) => dateClause(v, low, high, args)).join(" OR ")})`;
+  return `(${joinTerms(values.map((v) => dateClause(v, low, high, args)), "OR")})`;
 }
 
 /**

@@ -3,7 +3,7 @@
 // should be cheaper; and the count. Every statement reads a bounded number of rows (MAX_CANDIDATES
 // per set or window, see Args.bounded): a search that would need more is refused as too costly.
 import { tooCostly } from "../../errors";
-import { Args, type IdCondition, MAX_CANDIDATES, condition, probe } from "./conditions";
+import { Args, type IdCondition, MAX_CANDIDATES, condition, joinTerms, probe } from "./conditions";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
@@ -52,7 +52,7 @@ export function whereClause(req: SearchRequest, args: Args): string {
   if (!driver && req.types.length === 1) {
     where.push(`r.id IN (${args.bounded({ sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`, idColumn: "id", negate: false, rank: 9 })})`);
   }
-  return where.join(" AND ");
+  return joinTerms(where, "AND");
 }
 
 /** The general plan: every match of the driver, probed, sorted, cut at `limit`. */
@@ -65,7 +65,7 @@ function generalPage(req: SearchRequest, cursor: Cursor | undefined, backwards: 
   // ORDER BY the selected aliases so each sort value is computed once per candidate row.
   const order = [...sortExprs.map((_, i) => `s${i} ${desc[i] !== backwards ? "DESC" : "ASC"}`), `r.id ${backwards ? "DESC" : "ASC"}`];
   const select = ["r.resource_type", "r.id", "r.content", ...sortExprs.map((e, i) => `${e} AS s${i}`)];
-  const sql = `SELECT ${select.join(", ")} FROM fhir_resources r WHERE ${where.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(limit)}`;
+  const sql = `SELECT ${select.join(", ")} FROM fhir_resources r WHERE ${joinTerms(where, "AND")} ORDER BY ${order.join(", ")} LIMIT ${args.add(limit)}`;
   return { sql, args: args.values, check: args.checkSql() };
 }
 

@@ -39,6 +39,7 @@ export interface SearchRequest {
 
 export const DEFAULT_COUNT = 20;
 export const MAX_COUNT = 1000;
+export const MAX_VALUES = 300;
 
 export const MODIFIERS: Record<string, readonly string[]> = {
   string: ["exact", "contains", "missing"],
@@ -145,6 +146,9 @@ const RESULT_PARAMS = new Set(["_count", "_sort", "_include", "_revinclude", "_s
  */
 export function parseSearch(type: string | undefined, query: string | URLSearchParams, strict = false): SearchRequest {
   const params = typeof query === "string" ? new URLSearchParams(query) : query;
+  const values = [...params].reduce((n, [, v]) => n + v.split(",").length, 0);
+  // Each value becomes a clause or two of one SQL statement, which D1 caps at 100 KB.
+  if (values > MAX_VALUES) throw badRequest(`A search may hold at most ${MAX_VALUES} values (parameters and comma-separated alternatives), got ${values}`);
   const typeParam = params.get("_type");
   const types = type ? [type] : typeParam ? typeParam.split(",").filter(Boolean) : [];
   for (const t of types) if (!isResourceType(t)) throw badRequest(`Unknown resource type ${t}`);

@@ -4,7 +4,7 @@
 // the page's order, checks each candidate, and stops at LIMIT, so its cost follows the page size;
 // it loses when matches are rare, hence the choice in page.ts.
 import { MAX_INSTANT, MIN_INSTANT } from "../values";
-import { type Args, condition, dateRowClause, dateSortBound, probe } from "./conditions";
+import { type Args, condition, dateRowClause, dateSortBound, joinTerms, probe } from "./conditions";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest, SortKey } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
@@ -99,5 +99,5 @@ export function sortScanPage(scan: SortScan, req: SearchRequest, cursor: Cursor 
   const dir = (descending: boolean) => (descending !== backwards ? "DESC" : "ASC");
   const select = ["r.resource_type", "r.id", "r.content", ...exprs.map((e, i) => `${e} AS s${i}`)];
   const order = [`d.${col} ${dir(key.desc)}`, ...rest.map((_, i) => `s${i + 1} ${dir(desc[i + 1]!)}`), `d.resource_id ${backwards ? "DESC" : "ASC"}`];
-  return `SELECT ${select.join(", ")} FROM fhir_idx_date d INDEXED BY fhir_idx_date_${col}_idx CROSS JOIN fhir_resources r WHERE ${where.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(limit)}`;
+  return `SELECT ${select.join(", ")} FROM fhir_idx_date d INDEXED BY fhir_idx_date_${col}_idx CROSS JOIN fhir_resources r WHERE ${joinTerms(where, "AND")} ORDER BY ${order.join(", ")} LIMIT ${args.add(limit)}`;
 }

@@ -3,7 +3,7 @@
 // filter, and stops when the page is full. It reads at most MAX_CANDIDATES + 1 index rows per
 // page (a window starting at the cursor), so a search whose matches are rare is refused
 // (too-costly) instead of reading the organization's whole store.
-import { Args, MAX_CANDIDATES, condition, dateRowClause, probe, splitPrefix } from "./conditions";
+import { Args, MAX_CANDIDATES, condition, dateRowClause, joinTerms, probe, splitPrefix } from "./conditions";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest } from "./parse";
 import { keysetCondition } from "./sort";
@@ -78,7 +78,7 @@ function windowOf(walk: Walk, req: SearchRequest, args: Args, cursor: Cursor | u
   const dir = (d: boolean) => (d !== backwards ? "DESC" : "ASC");
   const order = walk.exprs.map((e, i) => `${e} ${dir(walk.desc[i]!)}`);
   if (walk.exprs.at(-1) !== "r.id") order.push(`r.id ${backwards ? "DESC" : "ASC"}`);
-  return { from: `fhir_resources r INDEXED BY ${walk.index} WHERE ${range.join(" AND ")}`, tests, order: order.join(", ") };
+  return { from: `fhir_resources r INDEXED BY ${walk.index} WHERE ${joinTerms(range, "AND")}`, tests, order: order.join(", ") };
 }
 
 /** One page of the walk (up to `limit` rows), selecting the walk's keys as s0, s1, ... */
@@ -88,7 +88,7 @@ export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefi
   const select = ["r.resource_type", "r.id", "r.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
   // The outer ORDER BY repeats the window's, which SQLite then takes from the window's order
   // (a co-routine it stops reading once the page is full) instead of sorting the window.
-  const sql = `SELECT ${select.join(", ")} FROM (SELECT * FROM ${w.from} ORDER BY ${w.order} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${w.tests.join(" AND ")} ORDER BY ${w.order} LIMIT ${args.add(limit)}`;
+  const sql = `SELECT ${select.join(", ")} FROM (SELECT * FROM ${w.from} ORDER BY ${w.order} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")} ORDER BY ${w.order} LIMIT ${args.add(limit)}`;
   const window = `SELECT 1 FROM ${w.from}`;
   return { sql, args: args.values, window, check: args.checkSql(window)! };
 }
@@ -97,7 +97,7 @@ export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefi
 export function walkCount(walk: Walk, req: SearchRequest, orgId: string): WalkStatement {
   const args = new Args(orgId);
   const w = windowOf(walk, req, args, undefined, false);
-  const sql = `SELECT COUNT(*) AS n FROM (SELECT * FROM ${w.from} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${w.tests.join(" AND ")}`;
+  const sql = `SELECT COUNT(*) AS n FROM (SELECT * FROM ${w.from} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")}`;
   const window = `SELECT 1 FROM ${w.from}`;
   return { sql, args: args.values, window, check: args.checkSql(window)! };
 }
