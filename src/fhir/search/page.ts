@@ -37,7 +37,7 @@ const driverOf = (conds: IdCondition[]): IdCondition | undefined => conds.filter
  * ids are enumerated from an index, as a bounded set (every resource of the type without one);
  * every other filter is a correlated probe by owner id, so no large id set is ever materialized.
  */
-export function whereClause(req: SearchRequest, args: Args): string {
+export function whereClause(req: SearchRequest, args: Args, drive?: number): string {
   const where = ["r.org_id = ?1", "r.deleted = 0"];
   let typeExpr = "r.resource_type";
   if (req.types.length === 1) {
@@ -47,7 +47,7 @@ export function whereClause(req: SearchRequest, args: Args): string {
     where.push(`r.resource_type IN (SELECT value FROM json_each(${args.add(JSON.stringify(req.types))}))`);
   }
   const conds = req.filters.map((f) => condition(f, typeExpr, args));
-  const driver = driverOf(conds);
+  const driver = drive === undefined ? driverOf(conds) : conds[drive];
   for (const c of conds) where.push(c === driver ? `r.id IN (${args.bounded(c)})` : probe(c));
   if (!driver && req.types.length === 1) {
     where.push(`r.id IN (${args.bounded({ sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`, idColumn: "id", negate: false, rank: 9 })})`);
@@ -56,9 +56,9 @@ export function whereClause(req: SearchRequest, args: Args): string {
 }
 
 /** The general plan: every match of the driver, probed, sorted, cut at `limit`. */
-function generalPage(req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): Checked {
+function generalPage(req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string, drive?: number): Checked {
   const args = new Args(orgId);
-  const where = [whereClause(req, args)];
+  const where = [whereClause(req, args, drive)];
   const sortExprs = req.sort.map((k) => sortExpression(k, args));
   const desc = req.sort.map((k) => k.desc);
   if (cursor) where.push(keysetCondition(sortExprs, desc, cursor.keys, cursor.id, backwards, args));
@@ -132,6 +132,8 @@ async function run(db: D1Database, s: Checked): Promise<Outcome> {
 }
 
 const narrow = "narrow it with a more selective filter";
+/** Filters tried as the general plan's driver before giving up on it (each try reads a bounded set). */
+const MAX_DRIVERS_TRIED = 3;
 
 async function readSegments(db: D1Database, segments: Segment[], limit: number): Promise<Row[]> {
   let rows: Row[] = [];
@@ -169,11 +171,16 @@ export async function readPage(db: D1Database, orgId: string, req: SearchRequest
   if (scan && chosen !== "general" && chosen !== "walk" && (chosen === "scan" || (await driverReaches(db, orgId, req, scanThreshold(limit - 1))))) {
     return { rows: await readSegments(db, scanSegments(scan, req, cursor, orgId), limit), plan: "scan" };
   }
-  const positive = req.filters.some((f) => !condition(f, "?2", new Args(orgId)).negate);
-  if (walk && (chosen === "walk" || (!chosen && !positive))) return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
-  const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId));
-  if (!general.over) return { rows: general.rows, plan: "general" };
-  if (walk && chosen !== "general") return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
+  const conds = req.filters.map((f) => condition(f, "?2", new Args(orgId)));
+  const driver = driverOf(conds);
+  if (walk && (chosen === "walk" || (!chosen && !driver))) return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
+  // The driver by rank first, then the other positive filters: one of them may be narrow enough.
+  const drivers = [driver, ...conds.filter((c) => !c.negate && c !== driver)].slice(0, MAX_DRIVERS_TRIED);
+  for (const c of drivers) {
+    const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId, c ? conds.indexOf(c) : undefined));
+    if (!general.over) return { rows: general.rows, plan: "general" };
+  }
+  if (walk && force !== "general") return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
   throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources before sorting; ${narrow}, or sort by _id or _lastUpdated`);
 }
 
