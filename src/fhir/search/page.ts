@@ -102,7 +102,8 @@ function scanSegments(scan: SortScan, req: SearchRequest, cursor: Cursor | undef
   const backwards = cursor?.dir === "p";
   const dated = (at: Cursor | undefined): Segment => (limit) => {
     const args = new Args(orgId);
-    return { sql: sortScanPage(scan, req, at, backwards, limit, args), args: args.values, check: args.checkSql() };
+    const { sql, window } = sortScanPage(scan, req, at, backwards, limit, args);
+    return { sql, args: args.values, check: args.checkSql(window) };
   };
   if (scan.complete) return [dated(cursor)];
   const none: Filter = { kind: "missing", def: scan.key.def, missing: true };
@@ -135,25 +136,28 @@ const narrow = "narrow it with a more selective filter";
 /** Filters tried as the general plan's driver before giving up on it (each try reads a bounded set). */
 const MAX_DRIVERS_TRIED = 3;
 
+/**
+ * Runs a page statement; a bounded set that overflowed, or a window read to its end without
+ * filling the page (what lies beyond was not read), makes the search too costly.
+ */
+async function readBounded(db: D1Database, s: Checked, limit: number, hint = ""): Promise<Row[]> {
+  const out = await run(db, s);
+  if (out.over) throw tooCostly(`A filter of this search matches more than ${MAX_CANDIDATES} resources; ${narrow}`);
+  if (out.full && out.rows.length < limit) throw tooCostly(`This search read ${MAX_CANDIDATES} resources without filling its page; ${narrow}${hint}`);
+  return out.rows;
+}
+
 async function readSegments(db: D1Database, segments: Segment[], limit: number): Promise<Row[]> {
   let rows: Row[] = [];
   for (const segment of segments) {
     if (rows.length >= limit) break;
-    const out = await run(db, segment(limit - rows.length));
-    if (out.over) throw tooCostly(`A filter of this search matches more than ${MAX_CANDIDATES} resources; ${narrow}`);
-    rows = [...rows, ...out.rows];
+    rows = [...rows, ...(await readBounded(db, segment(limit - rows.length), limit - rows.length))];
   }
   return rows;
 }
 
-async function readWalk(db: D1Database, walk: Walk, req: SearchRequest, cursor: Cursor | undefined, limit: number, orgId: string): Promise<Row[]> {
-  const out = await run(db, walkPage(walk, req, cursor, cursor?.dir === "p", limit, orgId));
-  if (out.over) throw tooCostly(`A filter of this search matches more than ${MAX_CANDIDATES} resources; ${narrow}`);
-  if (out.full && out.rows.length < limit) {
-    throw tooCostly(`This search read ${MAX_CANDIDATES} resources without filling its page; ${narrow}${req.types.length === 1 ? "" : " or name one _type"}`);
-  }
-  return out.rows;
-}
+const readWalk = (db: D1Database, walk: Walk, req: SearchRequest, cursor: Cursor | undefined, limit: number, orgId: string): Promise<Row[]> =>
+  readBounded(db, walkPage(walk, req, cursor, cursor?.dir === "p", limit, orgId), limit, req.types.length === 1 ? "" : " or name one _type");
 
 /**
  * Reads up to `limit` rows of the page at `cursor`. The cursor carries the first page's plan; a

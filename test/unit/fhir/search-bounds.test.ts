@@ -114,6 +114,14 @@ describe("type-level search over more than MAX_CANDIDATES matches", () => {
     expect(matches(await search("Patient", "_has:Observation:subject:_id=o4,o5&gender=female&_sort=family"))).toEqual(["Patient/p000004", "Patient/p000005"]);
   });
 
+  it("the date-ordered walk reads a bounded window too", async () => {
+    expect(matches(await search("Patient", "birthdate=ge1900&_sort=-birthdate&_count=3"))).toHaveLength(3);
+    const plan = d1.explain(pageQuery().sql, pageQuery().args).join("\n");
+    expect(plan).toMatch(/CO-ROUTINE d\n.*fhir_idx_date_high_idx/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+    expect(await tooCostly(search("Patient", "birthdate=ge1900&name:contains=zz&_sort=-birthdate", "scan"))).toMatch(/without filling/);
+  });
+
   it("counts at most MAX_CANDIDATES: an accurate total past it is refused, an estimate left out", async () => {
     expect(await tooCostly(search("Patient", "gender=female&_total=accurate"))).toMatch(/too many to count/);
     expect(await tooCostly(search("Patient", "_summary=count"))).toMatch(/too many to count/);
