@@ -175,13 +175,10 @@ export async function readPage(db: D1Database, orgId: string, req: SearchRequest
   if (scan && chosen !== "general" && chosen !== "walk" && (chosen === "scan" || (await driverReaches(db, orgId, req, scanThreshold(limit - 1))))) {
     return { rows: await readSegments(db, scanSegments(scan, req, cursor, orgId), limit), plan: "scan" };
   }
-  const conds = req.filters.map((f) => condition(f, "?2", new Args(orgId)));
-  const driver = driverOf(conds);
-  if (walk && (chosen === "walk" || (!chosen && !driver))) return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
-  // The driver by rank first, then the other positive filters: one of them may be narrow enough.
-  const drivers = [driver, ...conds.filter((c) => !c.negate && c !== driver)].slice(0, MAX_DRIVERS_TRIED);
-  for (const c of drivers) {
-    const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId, c ? conds.indexOf(c) : undefined));
+  const drivers = driversToTry(req, orgId);
+  if (walk && (chosen === "walk" || (!chosen && drivers[0] === undefined))) return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
+  for (const drive of drivers) {
+    const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId, drive));
     if (!general.over) return { rows: general.rows, plan: "general" };
   }
   if (walk && force !== "general") return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
@@ -194,12 +191,26 @@ export const cursorKeys = (req: SearchRequest): number => (req.types.length === 
 /** The number of matches, or undefined when counting them would read more than MAX_CANDIDATES rows. */
 export async function countMatches(db: D1Database, orgId: string, req: SearchRequest): Promise<number | undefined> {
   const walk = req.types.length === 1 ? undefined : walkFor({ ...req, sort: [] });
-  let statement: Checked;
-  if (walk) statement = walkCount(walk, req, orgId);
-  else {
-    const args = new Args(orgId);
-    statement = { sql: `SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${whereClause(req, args)}`, args: args.values, check: args.checkSql() };
+  if (walk) {
+    const out = await run(db, walkCount(walk, req, orgId));
+    return out.over || out.full ? undefined : Number(out.rows[0]?.n ?? 0);
   }
-  const out = await run(db, statement);
-  return out.over || out.full ? undefined : Number(out.rows[0]?.n ?? 0);
+  for (const drive of driversToTry(req, orgId)) {
+    const args = new Args(orgId);
+    const out = await run(db, { sql: `SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${whereClause(req, args, drive)}`, args: args.values, check: args.checkSql() });
+    if (!out.over) return Number(out.rows[0]?.n ?? 0);
+  }
+  return undefined;
+}
+
+/**
+ * Indexes of the filters to try as the general plan's driver, in order: the driver by rank, then
+ * the other positive filters (a broad first choice may give way to a narrow one). [undefined]
+ * when there is none (every resource of the type is the candidate set).
+ */
+function driversToTry(req: SearchRequest, orgId: string): (number | undefined)[] {
+  const conds = req.filters.map((f) => condition(f, "?2", new Args(orgId)));
+  const driver = driverOf(conds);
+  if (!driver) return [undefined];
+  return [driver, ...conds.filter((c) => !c.negate && c !== driver)].slice(0, MAX_DRIVERS_TRIED).map((c) => conds.indexOf(c));
 }

@@ -127,5 +127,7 @@ describe("type-level search over more than MAX_CANDIDATES matches", () => {
     expect(await tooCostly(search("Patient", "_summary=count"))).toMatch(/too many to count/);
     expect((await search("Patient", "gender=female&_total=estimate&_count=1")).total).toBeUndefined();
     expect((await search("Observation", "_total=accurate&_count=1")).total).toBe(20);
+    // A narrow filter counts even past a broad one.
+    expect((await search("Patient", "gender=female&family=fam123&_total=accurate&_count=1")).total).toBe(11);
   });
 });
