@@ -90,7 +90,7 @@ async function main() {
       times.push(performance.now() - s);
       matches += (b.entry ?? []).filter((e) => e.search?.mode === "match").length;
       if (i === 0) {
-        const page = [...d1.log].reverse().find((x) => /^SELECT r\.resource_type, r\.id, r\.content/.test(x.sql));
+        const page = [...d1.log].reverse().find((x) => /^SELECT r\.resource_type, r\.id, [rc]\.content/.test(x.sql));
         plan = page ? d1.explain(page.sql, page.args) : [];
       }
     }

@@ -57,9 +57,9 @@ export class Args {
       this.sets.push(c.sql.replace(/^SELECT \S+ FROM/, "SELECT 1 FROM"));
       return `${c.sql}${cut}`;
     }
-    const { lead, pred } = c.window;
+    const { lead, pred, columns = "*" } = c.window;
     this.sets.push(`SELECT 1 ${lead}`);
-    return `SELECT w.${c.idColumn} FROM (SELECT * ${lead}${cut}) w WHERE ${pred}`;
+    return `SELECT w.${c.idColumn} FROM (SELECT ${columns} ${lead}${cut}) w WHERE ${pred}`;
   }
   /**
    * A statement (taking these values) answering `over`: whether a bounded set holds more than
@@ -123,7 +123,7 @@ export interface IdCondition {
    * index does not lead with): the rows it reads ("FROM ... WHERE <index prefix>") and the test
    * on each (columns of `w`), so Args.bounded can cut it on reads.
    */
-  window?: { lead: string; pred: string };
+  window?: { lead: string; pred: string; columns?: string };
 }
 
 /**
@@ -194,7 +194,7 @@ function idsOf(filter: Filter, typeExpr: string, args: Args): string {
   if (!c.negate) return args.bounded(c);
   // A negation reads the type's resources, probing each.
   const lead = `FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`;
-  return args.bounded({ sql: `SELECT id ${lead}`, idColumn: "id", negate: false, rank: 9, window: { lead, pred: probe(c, "w.id") } });
+  return args.bounded({ sql: `SELECT id ${lead}`, idColumn: "id", negate: false, rank: 9, window: { lead, pred: probe(c, "w.id"), columns: "id" } });
 }
 
 function paramCondition(def: SearchParamDef, modifier: string | undefined, values: string[], typeExpr: string, args: Args): IdCondition {
@@ -209,7 +209,7 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
       idColumn: "id",
       negate: false,
       rank: 8,
-      ...(values.some((v) => readsBeyondMatches("date", undefined, v)) ? { window: { lead, pred } } : {}),
+      ...(values.some((v) => readsBeyondMatches("date", undefined, v)) ? { window: { lead, pred, columns: "id, last_updated" } } : {}),
     };
   }
   let table = TABLE[def.type]!;

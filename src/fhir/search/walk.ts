@@ -20,6 +20,8 @@ export interface Walk {
 }
 
 const SYSTEM_ORDER = ["r.last_updated", "r.resource_type", "r.id"];
+/** What the window reads of each resource: what its tests and order need, not the content. */
+const WINDOW_COLUMNS = "r.rowid AS rid, r.org_id, r.resource_type, r.id, r.last_updated, r.deleted";
 
 /**
  * The walk answering `req`, when its order is one an index holds: a type's id or _lastUpdated
@@ -85,10 +87,11 @@ function windowOf(walk: Walk, req: SearchRequest, args: Args, cursor: Cursor | u
 export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): WalkStatement {
   const args = new Args(orgId);
   const w = windowOf(walk, req, args, cursor, backwards);
-  const select = ["r.resource_type", "r.id", "r.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
+  const select = ["r.resource_type", "r.id", "c.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
   // The outer ORDER BY repeats the window's, which SQLite then takes from the window's order
-  // (a co-routine it stops reading once the page is full) instead of sorting the window.
-  const sql = `SELECT ${select.join(", ")} FROM (SELECT * FROM ${w.from} ORDER BY ${w.order} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")} ORDER BY ${w.order} LIMIT ${args.add(limit)}`;
+  // (a co-routine it stops reading once the page is full) instead of sorting the window. The
+  // window leaves the content out (rejected rows never read it); matches read it by rowid.
+  const sql = `SELECT ${select.join(", ")} FROM (SELECT ${WINDOW_COLUMNS} FROM ${w.from} ORDER BY ${w.order} LIMIT ${MAX_CANDIDATES + 1}) r CROSS JOIN fhir_resources c ON c.rowid = r.rid WHERE ${joinTerms(w.tests, "AND")} ORDER BY ${w.order} LIMIT ${args.add(limit)}`;
   const window = `SELECT 1 FROM ${w.from}`;
   return { sql, args: args.values, window, check: args.checkSql(window)! };
 }
@@ -97,7 +100,7 @@ export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefi
 export function walkCount(walk: Walk, req: SearchRequest, orgId: string): WalkStatement {
   const args = new Args(orgId);
   const w = windowOf(walk, req, args, undefined, false);
-  const sql = `SELECT COUNT(*) AS n FROM (SELECT * FROM ${w.from} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")}`;
+  const sql = `SELECT COUNT(*) AS n FROM (SELECT ${WINDOW_COLUMNS} FROM ${w.from} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")}`;
   const window = `SELECT 1 FROM ${w.from}`;
   return { sql, args: args.values, window, check: args.checkSql(window)! };
 }
