@@ -63,18 +63,24 @@ export class Args {
   }
   /**
    * A statement (taking these values) answering `over`: whether a bounded set holds more than
-   * MAX_CANDIDATES rows (results read through it may be incomplete), and `full`: whether `window`
-   * (rows a walk reads, "SELECT 1 FROM ...") does. Undefined when there is nothing to check.
+   * MAX_CANDIDATES rows (results read through it may be incomplete). Undefined: no sets.
    */
-  checkSql(window?: string): string | undefined {
-    if (!this.sets.length && !window) return undefined;
-    const beyond = (s: string) => `(SELECT COUNT(*) FROM (${s} LIMIT ${MAX_CANDIDATES + 1})) > ${MAX_CANDIDATES}`;
-    const over = this.sets.length ? joinTerms(this.sets.map(beyond), "OR") : "0";
-    // Naming the last placeholder makes the statement take every value bound to the query.
+  checkSql(): string | undefined {
+    if (!this.sets.length) return undefined;
+    return this.answering(`(${joinTerms(this.sets.map(beyondCandidates), "OR")}) AS over`);
+  }
+  /** A statement (taking these values) answering `full`: whether `window` ("SELECT 1 FROM ...") holds more than MAX_CANDIDATES rows. */
+  fullSql(window: string): string {
+    return this.answering(`${beyondCandidates(window)} AS full`);
+  }
+  /** A one-row statement that takes every value bound to the query (naming the last placeholder does). */
+  private answering(columns: string): string {
     const last = `?${this.values.length}`;
-    return `SELECT (${over}) AS over, ${window ? beyond(window) : "0"} AS full WHERE ${last} IS ${last}`;
+    return `SELECT ${columns} WHERE ${last} IS ${last}`;
   }
 }
+
+const beyondCandidates = (set: string) => `(SELECT COUNT(*) FROM (${set} LIMIT ${MAX_CANDIDATES + 1})) > ${MAX_CANDIDATES}`;
 
 /** Terms joined flat; more nest in halves (D1 allows expression trees 100 deep, and a flat join of n terms is n deep). */
 const FLAT = 16;

@@ -10,11 +10,14 @@ import { keysetCondition, sortExpression } from "./sort";
 import { type SortScan, sortScanFor, sortScanPage } from "./sort-scan";
 import { type Walk, walkCount, walkFor, walkPage } from "./walk";
 
-/** One statement and its check (a row with `over` and `full`, see Args.checkSql). */
+/** One statement and its checks (one-row statements with the same values, see Args.checkSql and fullSql). */
 export interface Checked {
   sql: string;
   args: unknown[];
+  /** Answers `over`: a bounded set the statement reads was cut. */
   check?: string;
+  /** Answers `full`: the window the statement reads holds more rows than it may read. */
+  full?: string;
 }
 
 /** One page query; `limit` is how many rows it may return. */
@@ -103,7 +106,7 @@ function scanSegments(scan: SortScan, req: SearchRequest, cursor: Cursor | undef
   const dated = (at: Cursor | undefined): Segment => (limit) => {
     const args = new Args(orgId);
     const { sql, window } = sortScanPage(scan, req, at, backwards, limit, args);
-    return { sql, args: args.values, check: args.checkSql(window) };
+    return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(window) };
   };
   if (scan.complete) return [dated(cursor)];
   const none: Filter = { kind: "missing", def: scan.key.def, missing: true };
@@ -119,17 +122,16 @@ interface Outcome {
   rows: Row[];
   /** A bounded set overflowed: the rows may be incomplete. */
   over: boolean;
-  /** The walk's window was read to its end. */
+  /** The window was read to its end (asked only with `withFull`). */
   full: boolean;
 }
 
-/** Runs a statement with its check in one batch. */
-async function run(db: D1Database, s: Checked): Promise<Outcome> {
-  const statements = [db.prepare(s.sql).bind(...s.args)];
-  if (s.check) statements.unshift(db.prepare(s.check).bind(...s.args));
-  const results = await db.batch<Record<string, unknown>>(statements);
-  const check = s.check ? results[0]?.results[0] : undefined;
-  return { rows: (results[results.length - 1]?.results ?? []) as Row[], over: Boolean(check?.over), full: Boolean(check?.full) };
+/** Runs a statement with its checks in one batch; the window's only when asked. */
+async function run(db: D1Database, s: Checked, withFull = false): Promise<Outcome> {
+  const named = [s.check && ["check", s.check], ["rows", s.sql], withFull && s.full && ["full", s.full]].filter((x): x is [string, string] => Boolean(x));
+  const results = await db.batch<Record<string, unknown>>(named.map(([, sql]) => db.prepare(sql).bind(...s.args)));
+  const of = (name: string) => results[named.findIndex(([n]) => n === name)]?.results;
+  return { rows: (of("rows") ?? []) as Row[], over: Boolean(of("check")?.[0]?.over), full: Boolean(of("full")?.[0]?.full) };
 }
 
 const narrow = "narrow it with a more selective filter";
@@ -143,7 +145,10 @@ const MAX_DRIVERS_TRIED = 3;
 async function readBounded(db: D1Database, s: Checked, limit: number, hint = ""): Promise<Row[]> {
   const out = await run(db, s);
   if (out.over) throw tooCostly(`A filter of this search matches more than ${MAX_CANDIDATES} resources; ${narrow}`);
-  if (out.full && out.rows.length < limit) throw tooCostly(`This search read ${MAX_CANDIDATES} resources without filling its page; ${narrow}${hint}`);
+  // A full page needs no look at the window: only a short one may have stopped at its end.
+  if (out.rows.length < limit && s.full && (await run(db, { sql: s.full, args: s.args })).rows[0]?.full) {
+    throw tooCostly(`This search read ${MAX_CANDIDATES} resources without filling its page; ${narrow}${hint}`);
+  }
   return out.rows;
 }
 
@@ -192,7 +197,7 @@ export const cursorKeys = (req: SearchRequest): number => (req.types.length === 
 export async function countMatches(db: D1Database, orgId: string, req: SearchRequest): Promise<number | undefined> {
   const walk = req.types.length === 1 ? undefined : walkFor({ ...req, sort: [] });
   if (walk) {
-    const out = await run(db, walkCount(walk, req, orgId));
+    const out = await run(db, walkCount(walk, req, orgId), true);
     return out.over || out.full ? undefined : Number(out.rows[0]?.n ?? 0);
   }
   for (const drive of driversToTry(req, orgId)) {

@@ -5,6 +5,7 @@
 // (too-costly) instead of reading the organization's whole store.
 import { Args, MAX_CANDIDATES, condition, dateRowClause, joinTerms, probe, splitPrefix } from "./conditions";
 import type { Cursor } from "./cursor";
+import type { Checked } from "./page";
 import type { Filter, SearchRequest } from "./parse";
 import { keysetCondition } from "./sort";
 
@@ -49,13 +50,6 @@ export function walkFor(req: SearchRequest): Walk | undefined {
 /** A _lastUpdated filter the window can seek: one value whose clause is a range on the column. */
 const seekable = (f: Filter) => f.kind === "param" && f.def.code === "_lastUpdated" && f.values.length === 1 && !["ne", "ap"].includes(splitPrefix(f.values[0]!).prefix);
 
-export interface WalkStatement {
-  sql: string;
-  args: unknown[];
-  /** The rows the window may read ("SELECT 1 FROM ..."), for Args.checkSql. */
-  window: string;
-  check: string;
-}
 
 /** The window's rows and the filters tested on them; `keyset` adds the cursor's position. */
 function windowOf(walk: Walk, req: SearchRequest, args: Args, cursor: Cursor | undefined, backwards: boolean) {
@@ -84,7 +78,7 @@ function windowOf(walk: Walk, req: SearchRequest, args: Args, cursor: Cursor | u
 }
 
 /** One page of the walk (up to `limit` rows), selecting the walk's keys as s0, s1, ... */
-export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): WalkStatement {
+export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): Checked {
   const args = new Args(orgId);
   const w = windowOf(walk, req, args, cursor, backwards);
   const select = ["r.resource_type", "r.id", "c.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
@@ -92,15 +86,13 @@ export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefi
   // (a co-routine it stops reading once the page is full) instead of sorting the window. The
   // window leaves the content out (rejected rows never read it); matches read it by rowid.
   const sql = `SELECT ${select.join(", ")} FROM (SELECT ${WINDOW_COLUMNS} FROM ${w.from} ORDER BY ${w.order} LIMIT ${MAX_CANDIDATES + 1}) r CROSS JOIN fhir_resources c ON c.rowid = r.rid WHERE ${joinTerms(w.tests, "AND")} ORDER BY ${w.order} LIMIT ${args.add(limit)}`;
-  const window = `SELECT 1 FROM ${w.from}`;
-  return { sql, args: args.values, window, check: args.checkSql(window)! };
+  return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(`SELECT 1 FROM ${w.from}`) };
 }
 
 /** How many resources match, read through the walk's window from its start. */
-export function walkCount(walk: Walk, req: SearchRequest, orgId: string): WalkStatement {
+export function walkCount(walk: Walk, req: SearchRequest, orgId: string): Checked {
   const args = new Args(orgId);
   const w = windowOf(walk, req, args, undefined, false);
   const sql = `SELECT COUNT(*) AS n FROM (SELECT ${WINDOW_COLUMNS} FROM ${w.from} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")}`;
-  const window = `SELECT 1 FROM ${w.from}`;
-  return { sql, args: args.values, window, check: args.checkSql(window)! };
+  return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(`SELECT 1 FROM ${w.from}`) };
 }
