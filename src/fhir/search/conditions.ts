@@ -222,6 +222,8 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
   let code = def.code;
   let negate = false;
   let clause: (v: string) => string;
+  /** A composite's first components (tokens), which its value index seeks. */
+  const firsts: string[] = [];
   switch (def.type) {
     case "string":
       clause = (v) => stringClause(v, modifier, args);
@@ -260,7 +262,11 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
       clause = (v) => uriClause(v, modifier, args);
       break;
     case "composite":
-      clause = (v) => compositeClause(v, def, args);
+      clause = (v) => {
+        const { first, second } = compositeClause(v, def, args);
+        firsts.push(first);
+        return `(${first} AND ${second})`;
+      };
       break;
     default:
       throw badRequest(`Search parameter ${def.code} cannot be searched`);
@@ -274,6 +280,8 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
     negate,
     rank: modifier === "contains" || modifier === "text" || modifier === "above" ? 7 : (RANK[def.type] ?? 5),
     ...(values.some((v) => readsBeyondMatches(def.type, modifier, v)) ? { window: { lead, pred } } : {}),
+    // A composite reads every row of its first components, then tests the second: cut on those.
+    ...(firsts.length ? { window: { lead: `${lead} AND (${joinTerms(firsts, "OR")})`, pred } } : {}),
   };
 }
 
@@ -449,15 +457,12 @@ function uriClause(v: string, modifier: string | undefined, args: Args): string 
 }
 
 /** Composite: "<token>$<second>", the second component by its own kind. */
-function compositeClause(v: string, def: SearchParamDef, args: Args): string {
+function compositeClause(v: string, def: SearchParamDef, args: Args): { first: string; second: string } {
   const [first, second] = v.split("$");
   const kind = def.components?.[1]?.type;
   if (!first || second === undefined || !kind) throw badRequest(`Composite ${def.code} takes a value like code$value, got ${v}`);
   const bar = first.indexOf("|");
-  const c1 =
-    bar < 0
-      ? `value1 = ${args.add(first)}`
-      : `(value1 = ${args.add(first.slice(bar + 1))} AND system1 = ${args.add(first.slice(0, bar))})`;
+  const c1 = bar < 0 ? `value1 = ${args.add(first)}` : `(value1 = ${args.add(first.slice(bar + 1))} AND system1 = ${args.add(first.slice(0, bar))})`;
   let c2: string;
   switch (kind) {
     case "quantity":
@@ -475,5 +480,5 @@ function compositeClause(v: string, def: SearchParamDef, args: Args): string {
       c2 = b < 0 ? `value2 = ${args.add(second)}` : `(value2 = ${args.add(second.slice(b + 1))} AND system2 = ${args.add(second.slice(0, b))})`;
     }
   }
-  return `(${c1} AND ${c2})`;
+  return { first: c1, second: c2 };
 }
