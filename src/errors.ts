@@ -39,6 +39,8 @@ export const modelUnavailable = (message: string) => new ApiError(503, "MODEL_UN
 export const modelError = (message: string) => new ApiError(502, "MODEL_ERROR", message);
 export const modelTimeout = (message: string) => new ApiError(504, "MODEL_TIMEOUT", message);
 export const serviceUnavailable = (message: string) => new ApiError(503, "SERVICE_UNAVAILABLE", message);
+/** A search whose plan would read more rows than a request may (FHIR issue type too-costly). */
+export const tooCostly = (message: string) => new ApiError(400, "TOO_COSTLY", message);
 export const rateLimited = (message: string, retryAfterSeconds: number) =>
   new ApiError(429, "RATE_LIMITED", message, [], { "Retry-After": String(retryAfterSeconds) });
 
@@ -89,8 +91,11 @@ export interface OperationOutcome {
   issue: OperationOutcomeIssue[];
 }
 
+/** Issue types of error codes more specific than their status. */
+const ISSUE_TYPE_BY_CODE: Record<string, string> = { TOO_COSTLY: "too-costly" };
+
 export function operationOutcome(err: ApiError, requestId?: string): OperationOutcome {
-  const code = ISSUE_TYPE_BY_STATUS[err.status] ?? "exception";
+  const code = ISSUE_TYPE_BY_CODE[err.code] ?? ISSUE_TYPE_BY_STATUS[err.status] ?? "exception";
   const details = { coding: [{ system: "urn:cdis:error-code", code: err.code }] };
   const issues: OperationOutcomeIssue[] = err.details.length
     ? err.details.map((d) => ({

@@ -71,11 +71,15 @@ async function main() {
     "Patient?_id&_revinclude=Condition:subject": () => `_id=${pid()}&_revinclude=Condition:subject`,
     "Observation?subject:Patient.identifier (chain)": () => `subject:Patient.identifier=urn:bench:mrn|${mrn()}`,
     "Observation?code&_sort=-date (latest first)": () => `code=http://loinc.org|${VITALS[Math.floor(r() * VITALS.length)]!.code}&_sort=-date`,
+    // System level (no type): pages through the (org, last_updated) index, every type at once.
+    "?_lastUpdated=gt2000-01-01&_count=10 (system)": () => "_lastUpdated=gt2000-01-01&_count=10",
+    "?_lastUpdated&_sort=-_lastUpdated (system)": () => "_lastUpdated=gt2000-01-01&_sort=-_lastUpdated&_count=10",
+    "Observation?status&_count=10 (walk)": () => "status=final&_count=10",
   };
   const N = 200;
   const results: Record<string, { p50: number; p99: number; avgMatches: number; plan: string[] }> = {};
   for (const [name, query] of Object.entries(searches)) {
-    const type = name.split("?")[0]!;
+    const type = name.split("?")[0] || undefined;
     const times: number[] = [];
     let matches = 0;
     let plan: string[] = [];
@@ -86,7 +90,7 @@ async function main() {
       times.push(performance.now() - s);
       matches += (b.entry ?? []).filter((e) => e.search?.mode === "match").length;
       if (i === 0) {
-        const page = [...d1.log].reverse().find((x) => /^SELECT r\.resource_type, r\.id, r\.content/.test(x.sql));
+        const page = [...d1.log].reverse().find((x) => /^SELECT r\.resource_type, r\.id, [rc]\.content/.test(x.sql));
         plan = page ? d1.explain(page.sql, page.args) : [];
       }
     }

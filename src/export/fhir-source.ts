@@ -4,20 +4,13 @@
 // exactly what the same search would; the Patient compartment comes from its index.
 import type { Env } from "../env";
 import { notFound } from "../errors";
-import { Args, condition, probe } from "../fhir/search/conditions";
+import { Args, condition, joinTerms, probe } from "../fhir/search/conditions";
+import { decodePagingToken, encodePagingToken, tokenFields } from "../fhir/paging-token";
 import { parseSearch } from "../fhir/search/parse";
 import type { ExportPage, ExportQuery, ExportSource } from "./source";
 
-interface Position {
-  lastUpdated: string;
-  id: string;
-}
-
-const encode = (p: Position) => btoa(JSON.stringify([p.lastUpdated, p.id]));
-function decode(cursor: string): Position {
-  const [lastUpdated, id] = JSON.parse(atob(cursor)) as [string, string];
-  return { lastUpdated, id };
-}
+/** The position after which the next page starts, as a paging token like every other. */
+const POSITION = { lastUpdated: tokenFields.instant, id: tokenFields.id };
 
 /** SQL for "matches at least one of the queries", each an AND of its filters. */
 function filtersSql(type: string, typeArg: string, filters: string[], args: Args, idExpr: string): string {
@@ -25,9 +18,9 @@ function filtersSql(type: string, typeArg: string, filters: string[], args: Args
     // Strict: an unknown parameter in a filter is an error, not a silently wider export.
     const request = parseSearch(type, query, true);
     const terms = request.filters.map((f) => probe(condition(f, typeArg, args), idExpr));
-    return terms.length ? `(${terms.join(" AND ")})` : "1";
+    return terms.length ? `(${joinTerms(terms, "AND")})` : "1";
   });
-  return `(${alternatives.join(" OR ")})`;
+  return `(${joinTerms(alternatives, "OR")})`;
 }
 
 /**
@@ -79,7 +72,7 @@ export function exportSourceFor(env: Env, orgId: string): ExportSource {
         ? [`s.org_id = ?1 AND s.resource_type = ${args.add(q.type)} AND s.deleted = 0 AND s.last_updated <= ${untilArg}`, associatedWhere(q, q.associated, untilArg, args)]
         : exportedWhere(q, q.type, q.filters, untilArg, args, "s");
       if (q.cursor) {
-        const at = decode(q.cursor);
+        const at = decodePagingToken(q.cursor, orgId, POSITION);
         const lu = args.add(at.lastUpdated);
         where.push(`(s.last_updated > ${lu} OR (s.last_updated = ${lu} AND s.id > ${args.add(at.id)}))`);
       }
@@ -91,7 +84,7 @@ export function exportSourceFor(env: Env, orgId: string): ExportSource {
       const last = rows.at(-1);
       return {
         lines: rows.map((r) => r.content),
-        ...(results.length > q.limit && last ? { cursor: encode({ lastUpdated: last.last_updated, id: last.id }) } : {}),
+        ...(results.length > q.limit && last ? { cursor: encodePagingToken(orgId, { lastUpdated: last.last_updated, id: last.id }) } : {}),
       };
     },
 

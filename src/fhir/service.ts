@@ -16,12 +16,13 @@ import {
 import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
 import { type AuditInput, type Interaction, auditEvent } from "./audit";
 import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";
+import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
 import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "./port";
 import { newResourceId } from "./resource-id";
 import { executeSearch, matchStatement } from "./search/execute";
-import { parseSearch } from "./search/parse";
+import { parseCount, parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
 import { type AuditWrite, ResourceStore, type Row, type StoredVersion, type VersionWrite, toVersion } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
@@ -239,7 +240,7 @@ export class FhirService implements FhirPort {
     return this.audited(interaction, { what: scope.id ? `${scope.type}/${scope.id}` : undefined, query: params.toString() }, async () => {
       if (scope.type) this.checkType(scope.type);
       await this.auditsVisible(scope.type, params);
-      const count = Math.min(Number(params.get("_count") ?? 20) || 20, 1000);
+      const count = parseCount(params.get("_count"));
       const since = params.get("_since") ?? undefined;
       if (since && Number.isNaN(Date.parse(since))) throw badRequest(`Invalid _since ${since}`);
       const before = decodeHistoryCursor(params.get("_cursor"), this.principal.orgId);
@@ -545,29 +546,4 @@ export function conditionalUpdateTarget(resource: Resource, ids: string[]): stri
 function failureOf(e: unknown): Pick<AuditInput, "outcome" | "outcomeDesc"> {
   if (e instanceof ApiError) return { outcome: e.status >= 500 ? "8" : "4", outcomeDesc: `${e.status} ${e.message}`.slice(0, 500) };
   return { outcome: "8", outcomeDesc: "internal error" };
-}
-
-interface HistoryCursor {
-  org: string;
-  lastUpdated: string;
-  type: string;
-  id: string;
-  versionId: number;
-}
-
-function encodeHistoryCursor(org: string, v: StoredVersion): string {
-  const c: HistoryCursor = { org, lastUpdated: v.lastUpdated, type: v.resourceType, id: v.id, versionId: v.versionId };
-  return btoa(JSON.stringify(c)).replace(/=+$/, "");
-}
-
-function decodeHistoryCursor(token: string | null, org: string): Omit<HistoryCursor, "org"> | undefined {
-  if (!token) return undefined;
-  let c: HistoryCursor;
-  try {
-    c = JSON.parse(atob(token)) as HistoryCursor;
-  } catch {
-    throw badRequest("Invalid history cursor");
-  }
-  if (c.org !== org) throw badRequest("The paging cursor does not belong to this organization");
-  return { lastUpdated: c.lastUpdated, type: c.type, id: c.id, versionId: c.versionId };
 }

@@ -22,7 +22,10 @@ export const fhirResources = sqliteTable(
   version(),
   (t) => [
     primaryKey({ columns: [t.orgId, t.resourceType, t.id] }),
-    index("fhir_resources_type_updated_idx").on(t.orgId, t.resourceType, t.lastUpdated),
+    // Searches page through these in _lastUpdated order, ties by type and id, reading no more
+    // than a bounded window (src/fhir/search/walk.ts): one type, or every type (system level).
+    index("fhir_resources_type_updated_idx").on(t.orgId, t.resourceType, t.lastUpdated, t.id),
+    index("fhir_resources_updated_idx").on(t.orgId, t.lastUpdated, t.resourceType, t.id),
   ],
 );
 

@@ -7,16 +7,90 @@ import { MAX_INSTANT, MIN_INSTANT, dateRange, foldString, numberRange } from "..
 import type { Filter } from "./parse";
 import { lookupTable } from "../../platform/object-keys";
 
-/** Collects bound arguments; ?1 is always the organization. */
+/** D1 binds at most 100 parameters per statement. */
+export const D1_MAX_PARAMS = 100;
+/** Parameters bound one by one; the rest travel in one JSON array bound last (?100). */
+const DIRECT = D1_MAX_PARAMS - 1;
+
+/** The greatest number of candidate rows one bounded set (see Args.bounded) may hold. */
+export const MAX_CANDIDATES = 10_000;
+
+/**
+ * Collects a statement's bound arguments (?1 is always the organization) and its bounded sets.
+ * Any number of values fits D1's 100 parameters: past the 98th, a value is read from one JSON
+ * array bound as ?100 (json_extract of a parameter is a constant the planner can seek with).
+ */
 export class Args {
-  readonly values: unknown[];
-  constructor(orgId: string) {
-    this.values = [orgId];
+  private readonly direct: unknown[];
+  private readonly spilled: unknown[] = [];
+  /** Id sets read with a LIMIT (see bounded), checked by checkSql. */
+  readonly sets: string[] = [];
+  /** `bounding` false: sets are read whole (conditional matches must never miss one). */
+  constructor(
+    orgId: string,
+    readonly bounding = true,
+  ) {
+    this.direct = [orgId];
   }
   add(v: unknown): string {
-    this.values.push(v);
-    return `?${this.values.length}`;
+    if (this.direct.length < DIRECT) {
+      this.direct.push(v);
+      return `?${this.direct.length}`;
+    }
+    this.spilled.push(v);
+    return `json_extract(?${D1_MAX_PARAMS}, '$[${this.spilled.length - 1}]')`;
   }
+  /** The values to bind, in placeholder order. */
+  get values(): unknown[] {
+    if (!this.spilled.length) return [...this.direct];
+    const pad = Array.from({ length: DIRECT - this.direct.length }, () => null);
+    return [...this.direct, ...pad, JSON.stringify(this.spilled)];
+  }
+  /**
+   * The ids of `c` as a set cut at MAX_CANDIDATES + 1 rows, so whatever reads it reads a bounded
+   * number of index rows; a condition that reads more rows than it matches (`window`) is cut on
+   * the rows it reads. checkSql tells whether a cut lost any.
+   */
+  bounded(c: IdCondition): string {
+    if (!this.bounding) return c.sql;
+    const cut = ` LIMIT ${MAX_CANDIDATES + 1}`;
+    if (!c.window) {
+      this.sets.push(c.sql.replace(/^SELECT \S+ FROM/, "SELECT 1 FROM"));
+      return `${c.sql}${cut}`;
+    }
+    const { lead, pred, columns = "*" } = c.window;
+    this.sets.push(`SELECT 1 ${lead}`);
+    return `SELECT w.${c.idColumn} FROM (SELECT ${columns} ${lead}${cut}) w WHERE ${pred}`;
+  }
+  /**
+   * A statement (taking these values) answering `over`: whether a bounded set holds more than
+   * MAX_CANDIDATES rows (results read through it may be incomplete). Undefined: no sets.
+   */
+  checkSql(): string | undefined {
+    if (!this.sets.length) return undefined;
+    return this.answering(`(${joinTerms(this.sets.map(beyondCandidates), "OR")}) AS over`);
+  }
+  /** A statement (taking these values) answering `full`: whether `window` ("SELECT 1 FROM ...") holds more than MAX_CANDIDATES rows. */
+  fullSql(window: string): string {
+    return this.answering(`${beyondCandidates(window)} AS full`);
+  }
+  /** A one-row statement that takes every value bound to the query (naming the last placeholder does). */
+  private answering(columns: string): string {
+    const last = `?${this.values.length}`;
+    return `SELECT ${columns} WHERE ${last} IS ${last}`;
+  }
+}
+
+const beyondCandidates = (set: string) => `(SELECT COUNT(*) FROM (${set} LIMIT ${MAX_CANDIDATES + 1})) > ${MAX_CANDIDATES}`;
+
+/** Terms joined flat; more nest in halves (D1 allows expression trees 100 deep, and a flat join of n terms is n deep). */
+const FLAT = 16;
+
+/** `parts` joined by `op` in an expression tree of logarithmic depth (SQLite flattens it again when planning). */
+export function joinTerms(parts: string[], op: "AND" | "OR"): string {
+  if (parts.length <= FLAT) return parts.join(` ${op} `);
+  const half = Math.ceil(parts.length / 2);
+  return `(${joinTerms(parts.slice(0, half), op)}) ${op} (${joinTerms(parts.slice(half), op)})`;
 }
 
 const TABLE = lookupTable<string>({
@@ -51,6 +125,12 @@ export interface IdCondition {
   negate: boolean;
   /** Lower is more selective: the most selective filter drives the query, the others probe. */
   rank: number;
+  /**
+   * For a condition that reads more index rows than it matches (a LIKE, a `ne`, a column the
+   * index does not lead with): the rows it reads ("FROM ... WHERE <index prefix>") and the test
+   * on each (columns of `w`), so Args.bounded can cut it on reads.
+   */
+  window?: { lead: string; pred: string; columns?: string };
 }
 
 /**
@@ -91,7 +171,7 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
         return `(target_type = ${t} AND target_id IN (${idsOf(inner, t, args)}))`;
       });
       return {
-        sql: `SELECT resource_id FROM ${valueIndex("fhir_idx_reference")} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${branches.join(" OR ")})`,
+        sql: `SELECT resource_id FROM ${valueIndex("fhir_idx_reference")} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(filter.def.code)} AND (${joinTerms(branches, "OR")})`,
         idColumn: "resource_id",
         negate: false,
         rank: 2,
@@ -112,11 +192,16 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
   }
 }
 
-/** A subquery of ids of `type` matching the filter, negations included (for chains and _has). */
+/**
+ * The ids of `type` matching the filter, negations included (for chains and _has), as a bounded
+ * set: a broad inner filter is refused (Args.checkSql) instead of materialized whole.
+ */
 function idsOf(filter: Filter, typeExpr: string, args: Args): string {
   const c = condition(filter, typeExpr, args);
-  if (!c.negate) return c.sql;
-  return `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0 AND id NOT IN (${c.sql})`;
+  if (!c.negate) return args.bounded(c);
+  // A negation reads the type's resources, probing each.
+  const lead = `FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`;
+  return args.bounded({ sql: `SELECT id ${lead}`, idColumn: "id", negate: false, rank: 9, window: { lead, pred: probe(c, "w.id"), columns: "id" } });
 }
 
 function paramCondition(def: SearchParamDef, modifier: string | undefined, values: string[], typeExpr: string, args: Args): IdCondition {
@@ -124,18 +209,22 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
     return { sql: `SELECT value FROM json_each(${args.add(JSON.stringify(values))}) WHERE 1`, idColumn: "value", negate: modifier === "not", rank: 0 };
   }
   if (def.code === "_lastUpdated") {
-    const ors = values.map((v) => dateClause(v, "last_updated", "last_updated", args));
+    const lead = `FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`;
+    const pred = `(${joinTerms(values.map((v) => dateClause(v, "last_updated", "last_updated", args)), "OR")})`;
     return {
-      sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0 AND (${ors.join(" OR ")})`,
+      sql: `SELECT id ${lead} AND ${pred}`,
       idColumn: "id",
       negate: false,
       rank: 8,
+      ...(values.some((v) => readsBeyondMatches("date", undefined, v)) ? { window: { lead, pred, columns: "id, last_updated" } } : {}),
     };
   }
   let table = TABLE[def.type]!;
   let code = def.code;
   let negate = false;
   let clause: (v: string) => string;
+  /** A composite's first components (tokens), which its value index seeks. */
+  const firsts: string[] = [];
   switch (def.type) {
     case "string":
       clause = (v) => stringClause(v, modifier, args);
@@ -174,22 +263,54 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
       clause = (v) => uriClause(v, modifier, args);
       break;
     case "composite":
-      clause = (v) => compositeClause(v, def, args);
+      clause = (v) => {
+        const { first, second } = compositeClause(v, def, args);
+        firsts.push(first);
+        return `(${first} AND ${second})`;
+      };
       break;
     default:
       throw badRequest(`Search parameter ${def.code} cannot be searched`);
   }
   const ors = values.map(clause);
+  const lead = `FROM ${valueIndex(table, def.type === "date" ? splitPrefix(values[0] ?? "").prefix : undefined)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)}`;
+  const pred = `(${joinTerms(ors, "OR")})`;
   return {
-    sql: `SELECT resource_id FROM ${valueIndex(table, def.type === "date" ? splitPrefix(values[0] ?? "").prefix : undefined)} WHERE org_id = ?1 AND resource_type = ${typeExpr} AND code = ${args.add(code)} AND (${ors.join(" OR ")})`,
+    sql: `SELECT resource_id ${lead} AND ${pred}`,
     idColumn: "resource_id",
     negate,
     rank: modifier === "contains" || modifier === "text" || modifier === "above" ? 7 : (RANK[def.type] ?? 5),
+    ...(values.some((v) => readsBeyondMatches(def.type, modifier, v)) ? { window: { lead, pred } } : {}),
+    // A composite reads every row of its first components, then tests the second: cut on those.
+    ...(firsts.length ? { window: { lead: `${lead} AND (${joinTerms(firsts, "OR")})`, pred } } : {}),
   };
 }
 
+/**
+ * Whether a value's clause reads index rows it does not match: the value index cannot seek it
+ * (a LIKE, `ne`, a token by system alone, a reference by URL alone) or seeks a far wider range
+ * (date `ap`: every row starting before its end).
+ */
+function readsBeyondMatches(type: string, modifier: string | undefined, v: string): boolean {
+  if (modifier === "contains" || modifier === "text" || modifier === "above") return true;
+  switch (type) {
+    case "date":
+      return ["ne", "ap"].includes(splitPrefix(v).prefix);
+    case "number":
+    case "quantity":
+      return splitPrefix(v).prefix === "ne";
+    case "token":
+      return modifier !== "of-type" && v.endsWith("|") && v.length > 1;
+    case "reference":
+      return modifier !== "identifier" && (v.includes(":") || (v.includes("/") && !parseReference(v)));
+    default:
+      return false;
+  }
+}
+
 function stringClause(v: string, modifier: string | undefined, args: Args): string {
-  if (modifier === "exact") return `value = ${args.add(v)}`;
+  // value_norm leads the value index; the exact value is its fold.
+  if (modifier === "exact") return `(value_norm = ${args.add(foldString(v))} AND value = ${args.add(v)})`;
   const norm = foldString(v);
   if (modifier === "contains") return `value_norm LIKE ${args.add(`%${escapeLike(norm)}%`)} ESCAPE '\\'`;
   return `(value_norm >= ${args.add(norm)} AND value_norm < ${args.add(prefixEnd(norm))})`;
@@ -259,7 +380,7 @@ function dateClause(v: string, low: string, high: string, args: Args): string {
 
 /** A date filter's values (ORed) tested on one index row's columns, as the filter tests each row. */
 export function dateRowClause(values: string[], low: string, high: string, args: Args): string {
-  return `(${values.map((v) => dateClause(v, low, high, args)).join(" OR ")})`;
+  return `(${joinTerms(values.map((v) => dateClause(v, low, high, args)), "OR")})`;
 }
 
 /**
@@ -337,15 +458,12 @@ function uriClause(v: string, modifier: string | undefined, args: Args): string 
 }
 
 /** Composite: "<token>$<second>", the second component by its own kind. */
-function compositeClause(v: string, def: SearchParamDef, args: Args): string {
+function compositeClause(v: string, def: SearchParamDef, args: Args): { first: string; second: string } {
   const [first, second] = v.split("$");
   const kind = def.components?.[1]?.type;
   if (!first || second === undefined || !kind) throw badRequest(`Composite ${def.code} takes a value like code$value, got ${v}`);
   const bar = first.indexOf("|");
-  const c1 =
-    bar < 0
-      ? `value1 = ${args.add(first)}`
-      : `(value1 = ${args.add(first.slice(bar + 1))} AND system1 = ${args.add(first.slice(0, bar))})`;
+  const c1 = bar < 0 ? `value1 = ${args.add(first)}` : `(value1 = ${args.add(first.slice(bar + 1))} AND system1 = ${args.add(first.slice(0, bar))})`;
   let c2: string;
   switch (kind) {
     case "quantity":
@@ -363,5 +481,5 @@ function compositeClause(v: string, def: SearchParamDef, args: Args): string {
       c2 = b < 0 ? `value2 = ${args.add(second)}` : `(value2 = ${args.add(second.slice(b + 1))} AND system2 = ${args.add(second.slice(0, b))})`;
     }
   }
-  return `(${c1} AND ${c2})`;
+  return { first: c1, second: c2 };
 }

@@ -1,36 +1,30 @@
 // Paging cursors: keyset positions (sort values and id of a boundary row) that carry the
 // organization and the query they belong to, so a cursor is useless to any other tenant or query.
+import { z } from "zod";
 import { badRequest } from "../../errors";
+import { decodePagingToken, encodePagingToken, tokenFields } from "../paging-token";
 
-export interface Cursor {
-  org: string;
+const CURSOR = {
   /** Fingerprint of the query (filters and sort) the cursor was issued for. */
-  q: string;
+  q: z.string().max(16),
   /** "n": rows after the position; "p": rows before it. */
-  dir: "n" | "p";
-  keys: (string | number | null)[];
-  id: string;
-  type: string;
-  /** "scan": the first page chose the sort-ordered plan (src/fhir/search/sort-scan.ts). */
-  plan?: "scan";
-}
+  dir: z.enum(["n", "p"]),
+  /** The boundary row's sort values, in the plan's order (bound as SQL values). */
+  keys: z.array(z.union([z.string().max(2048), z.number().finite(), z.null()])).max(8),
+  id: tokenFields.id,
+  type: tokenFields.resourceType,
+  /** The plan of the first page (src/fhir/search/page.ts), which later pages keep. */
+  plan: z.enum(["general", "scan", "walk"]).optional(),
+};
 
-const b64url = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const unb64url = (s: string) =>
-  new TextDecoder().decode(Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
+export type Cursor = z.infer<z.ZodObject<typeof CURSOR>>;
 
-export const encodeCursor = (c: Cursor): string => b64url(JSON.stringify(c));
+export const encodeCursor = (org: string, c: Cursor): string => encodePagingToken(org, c);
 
-export function decodeCursor(token: string, org: string, fingerprint: string): Cursor {
-  let c: Cursor;
-  try {
-    c = JSON.parse(unb64url(token)) as Cursor;
-  } catch {
-    throw badRequest("Invalid paging cursor");
-  }
-  if (c.org !== org || c.q !== fingerprint || !Array.isArray(c.keys) || typeof c.id !== "string") {
-    throw badRequest("The paging cursor does not belong to this organization and query");
-  }
+/** The cursor, if it is well formed, this organization's, for this query, with `keys` sort values. */
+export function decodeCursor(token: string, org: string, fingerprint: string, keys: number): Cursor {
+  const c = decodePagingToken(token, org, CURSOR);
+  if (c.q !== fingerprint || c.keys.length !== keys) throw badRequest("The paging cursor does not belong to this query");
   return c;
 }
 

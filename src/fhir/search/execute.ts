@@ -2,9 +2,10 @@
 // then _include/_revinclude (with :iterate), and assembles the searchset Bundle.
 import type { Bundle, BundleEntry, Resource } from "../port";
 import { shapeResource } from "../summary";
-import { Args } from "./conditions";
+import { tooCostly } from "../../errors";
+import { Args, MAX_CANDIDATES } from "./conditions";
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
-import { planPage, whereClause } from "./page";
+import { type Plan, type Row, countMatches, cursorKeys, readPage, whereClause } from "./page";
 import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
 
 export interface SearchTarget {
@@ -14,11 +15,11 @@ export interface SearchTarget {
   baseUrl: string;
 }
 
-interface Row {
-  resource_type: string;
-  id: string;
-  content: string;
-  [sortKey: string]: unknown;
+/** A row's sort values (s0, s1, ...), the position a cursor resumes from. */
+function keysOf(r: Row): (string | number | null)[] {
+  const keys: (string | number | null)[] = [];
+  for (let i = 0; `s${i}` in r; i++) keys.push(r[`s${i}`] as string | number | null);
+  return keys;
 }
 
 const MAX_INCLUDED = 1000;
@@ -29,40 +30,35 @@ const ITERATE_ROUNDS = 3;
  * order (conditional operations: callers batch several into one round trip).
  */
 export function matchStatement(target: SearchTarget, req: SearchRequest, limit: number): D1PreparedStatement {
-  const args = new Args(target.orgId);
+  // Unbounded: a conditional write that missed a match would create a duplicate.
+  const args = new Args(target.orgId, false);
   const where = whereClause(req, args);
   return target.db
     .prepare(`SELECT r.resource_type, r.id, r.version_id, r.last_updated, r.deleted, r.content FROM fhir_resources r WHERE ${where} ORDER BY r.id LIMIT ${args.add(limit)}`)
     .bind(...args.values);
 }
 
-/** `plan` forces a page plan where it applies (tests compare the two). */
-export async function executeSearch(target: SearchTarget, req: SearchRequest, params: URLSearchParams, plan?: "general" | "scan"): Promise<Bundle> {
+/** `plan` forces a page plan where it applies (tests compare them). */
+export async function executeSearch(target: SearchTarget, req: SearchRequest, params: URLSearchParams, plan?: Plan): Promise<Bundle> {
   const fingerprint = queryFingerprint(params);
-  const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint) : undefined;
-  const args = new Args(target.orgId);
-  const where = whereClause(req, args);
+  const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint, cursorKeys(req)) : undefined;
+  const limit = req.count + 1;
   // _count=0 and _summary=count ask for the total alone: no page, so no entries and no next link.
   const countOnly = req.count === 0 || req.summary === "count";
-  const page = countOnly ? undefined : await planPage(target.db, target.orgId, req, cursor, plan);
-  const limit = req.count + 1;
-
-  const statements = [];
-  const first = page?.segments[0]?.(limit);
-  if (first) statements.push(target.db.prepare(first.sql).bind(...first.args));
   const wantTotal = req.total === "accurate" || req.total === "estimate" || countOnly;
-  if (wantTotal) statements.push(target.db.prepare(`SELECT COUNT(*) AS n FROM fhir_resources r WHERE ${where}`).bind(...args.values));
-  const results = statements.length ? await target.db.batch<Record<string, unknown>>(statements) : [];
-  let rows = first ? ((results[0]?.results ?? []) as Row[]) : [];
-  for (const segment of page?.segments.slice(1) ?? []) {
-    if (rows.length >= limit) break;
-    const next = segment(limit - rows.length);
-    rows = [...rows, ...(await target.db.prepare(next.sql).bind(...next.args).all<Row>()).results];
+  const [page, counted] = await Promise.all([
+    countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan),
+    wantTotal ? countMatches(target.db, target.orgId, req) : undefined,
+  ]);
+  // An estimate may be left out; an accurate total (or a count alone) past the bound cannot be given.
+  if (wantTotal && counted === undefined && (req.total === "accurate" || countOnly)) {
+    throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources, too many to count; ask _total=estimate or narrow it`);
   }
+  let rows = page?.rows ?? [];
   const more = rows.length > req.count;
   rows = rows.slice(0, req.count);
   if (cursor?.dir === "p") rows.reverse();
-  let total = wantTotal ? Number(results[results.length - 1]?.results[0]?.n ?? 0) : undefined;
+  let total = counted;
   if (total === undefined && !cursor && !more) total = rows.length;
 
   const matches = rows.map((r) => JSON.parse(r.content) as Resource);
@@ -96,7 +92,7 @@ function pageLinks(
   rows: Row[],
   cursor: Cursor | undefined,
   more: boolean,
-  plan: Cursor["plan"],
+  plan: Plan | undefined,
 ): { relation: string; url: string }[] {
   const path = req.types.length === 1 ? `/${req.types[0]}` : "";
   const url = (extra?: string) => {
@@ -107,7 +103,7 @@ function pageLinks(
   };
   const links = [{ relation: "self", url: cursor ? url(req.cursor) : url() }];
   const position = (r: Row, dir: "n" | "p"): string =>
-    encodeCursor({ org: target.orgId, q: fingerprint, dir, keys: req.sort.map((_, i) => r[`s${i}`] as string | number | null), id: r.id, type: r.resource_type, plan });
+    encodeCursor(target.orgId, { q: fingerprint, dir, keys: keysOf(r), id: r.id, type: r.resource_type, plan });
   const first = rows[0];
   const last = rows[rows.length - 1];
   const hasNext = cursor?.dir === "p" ? true : more;

@@ -40,6 +40,7 @@ export interface SearchRequest {
 
 export const DEFAULT_COUNT = 20;
 export const MAX_COUNT = 1000;
+export const MAX_VALUES = 300;
 
 export const MODIFIERS = lookupTable<readonly string[]>({
   string: ["exact", "contains", "missing"],
@@ -57,6 +58,14 @@ const COLUMN_DEFS = lookupTable<SearchParamDef>({
   _id: { code: "_id", type: "token", expression: "" },
   _lastUpdated: { code: "_lastUpdated", type: "date", expression: "" },
 });
+
+/** A `_count` (search and history): a non-negative integer, capped at MAX_COUNT; absent: the default. */
+export function parseCount(value: string | null): number {
+  if (value === null) return DEFAULT_COUNT;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest(`_count must be a non-negative integer, got ${value}`);
+  return Math.min(n, MAX_COUNT);
+}
 
 export function paramDef(type: string, code: string): SearchParamDef | undefined {
   return COLUMN_DEFS[code] ?? searchParam(type, code);
@@ -138,6 +147,9 @@ const RESULT_PARAMS = new Set(["_count", "_sort", "_include", "_revinclude", "_s
  */
 export function parseSearch(type: string | undefined, query: string | URLSearchParams, strict = false): SearchRequest {
   const params = typeof query === "string" ? new URLSearchParams(query) : query;
+  const values = [...params].reduce((n, [, v]) => n + v.split(",").length, 0);
+  // Each value becomes a clause or two of one SQL statement, which D1 caps at 100 KB.
+  if (values > MAX_VALUES) throw badRequest(`A search may hold at most ${MAX_VALUES} values (parameters and comma-separated alternatives), got ${values}`);
   const typeParam = params.get("_type");
   const types = type ? [type] : typeParam ? typeParam.split(",").filter(Boolean) : [];
   for (const t of types) if (!isResourceType(t)) throw badRequest(`Unknown resource type ${t}`);
@@ -170,12 +182,9 @@ export function parseSearch(type: string | undefined, query: string | URLSearchP
 function applyResultParam(req: SearchRequest, type: string, key: string, value: string, warn: (m: string) => void) {
   const [name, modifier] = key.split(":");
   switch (name) {
-    case "_count": {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 0) throw badRequest(`_count must be a non-negative integer, got ${value}`);
-      req.count = Math.min(n, MAX_COUNT);
+    case "_count":
+      req.count = parseCount(value);
       break;
-    }
     case "_cursor":
       req.cursor = value;
       break;

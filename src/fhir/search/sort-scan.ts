@@ -4,10 +4,10 @@
 // the page's order, checks each candidate, and stops at LIMIT, so its cost follows the page size;
 // it loses when matches are rare, hence the choice in page.ts.
 import { MAX_INSTANT, MIN_INSTANT } from "../values";
-import { type Args, condition, dateRowClause, dateSortBound, probe } from "./conditions";
+import { type Args, MAX_CANDIDATES, condition, dateRowClause, dateSortBound, joinTerms, probe } from "./conditions";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest, SortKey } from "./parse";
-import { keysetCondition, sortExpression } from "./sort";
+import { keysetCondition } from "./sort";
 
 export interface SortScan {
   key: SortKey;
@@ -24,7 +24,8 @@ export interface SortScan {
 /** The sort-ordered plan's shape when it can answer `req`, else undefined. */
 export function sortScanFor(req: SearchRequest): SortScan | undefined {
   const key = req.sort[0];
-  if (req.types.length !== 1 || key?.def.type !== "date" || key.def.code === "_lastUpdated") return undefined;
+  // One sort key: the walk reads a bounded window in the page's order, which a second key would reorder.
+  if (req.types.length !== 1 || req.sort.length !== 1 || key?.def.type !== "date" || key.def.code === "_lastUpdated") return undefined;
   const same = req.filters.filter((f) => (f.kind === "param" || f.kind === "missing") && f.def.code === key.def.code);
   // Only resources without a value match: nothing to walk.
   if (same.some((f) => f.kind === "missing" && f.missing)) return undefined;
@@ -62,20 +63,22 @@ function farBound(values: string[], desc: boolean, type: string, code: string, a
  * A single row answers the sort parameter's filters by itself; other rows probe the owner index.
  * Every other filter probes by d.resource_id, before the resource row is read.
  */
-export function sortScanPage(scan: SortScan, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, args: Args): string {
+export function sortScanPage(scan: SortScan, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, args: Args): { sql: string; window: string } {
   const { key } = scan;
   const type = args.add(req.types[0]);
   const col = key.desc ? "high" : "low";
   const code = args.add(key.def.code);
-  const where = ["d.org_id = ?1", `d.resource_type = ${type}`, `d.code = ${code}`];
+  // `range`: what the index answers (the window's rows); `where`: the tests on each of them.
+  const range = ["d.org_id = ?1", `d.resource_type = ${type}`, `d.code = ${code}`];
   for (const f of scan.same) {
     if (f.kind !== "param") continue;
     const bound = dateSortBound(f.values, key.desc);
-    if (bound) where.push(`d.${col} ${key.desc ? ">=" : "<="} ${args.add(bound)}`);
+    if (bound) range.push(`d.${col} ${key.desc ? ">=" : "<="} ${args.add(bound)}`);
     const far = farBound(f.values, key.desc, type, code, args);
-    if (far) where.push(far);
+    if (far) range.push(far);
   }
-  const holder = key.desc ? "y.high > d.high OR (y.high = d.high AND y.rowid < d.rowid)" : "y.low < d.low OR (y.low = d.low AND y.rowid < d.rowid)";
+  const where: string[] = [];
+  const holder = key.desc ? "y.high > d.high OR (y.high = d.high AND y.rowid < d.rid)" : "y.low < d.low OR (y.low = d.low AND y.rowid < d.rid)";
   where.push(
     `(d.single = 1 OR NOT EXISTS (SELECT 1 FROM fhir_idx_date y INDEXED BY fhir_idx_date_owner_idx WHERE y.org_id = ?1 AND y.resource_type = d.resource_type AND y.resource_id = d.resource_id AND y.code = d.code AND (${holder})))`,
   );
@@ -87,17 +90,21 @@ export function sortScanPage(scan: SortScan, req: SearchRequest, cursor: Cursor 
   for (const f of scan.others) where.push(probe(condition(f, type, args), "d.resource_id"));
   where.push("r.org_id = ?1", "r.resource_type = d.resource_type", "r.id = d.resource_id", "r.deleted = 0");
 
-  const rest = req.sort.slice(1).map((k) => sortExpression(k, args));
-  const exprs = [`d.${col}`, ...rest];
-  const desc = req.sort.map((k) => k.desc);
+  const exprs = [`d.${col}`];
   if (cursor) {
     // The first key's bound lets the index seek to the cursor instead of filtering up to it.
     const after = key.desc !== backwards;
-    where.push(`d.${col} ${after ? "<=" : ">="} ${args.add(cursor.keys[0])}`);
-    where.push(keysetCondition(exprs, desc, cursor.keys, cursor.id, backwards, args, "d.resource_id"));
+    range.push(`d.${col} ${after ? "<=" : ">="} ${args.add(cursor.keys[0])}`);
+    range.push(keysetCondition(exprs, [key.desc], cursor.keys, cursor.id, backwards, args, "d.resource_id"));
   }
   const dir = (descending: boolean) => (descending !== backwards ? "DESC" : "ASC");
-  const select = ["r.resource_type", "r.id", "r.content", ...exprs.map((e, i) => `${e} AS s${i}`)];
-  const order = [`d.${col} ${dir(key.desc)}`, ...rest.map((_, i) => `s${i + 1} ${dir(desc[i + 1]!)}`), `d.resource_id ${backwards ? "DESC" : "ASC"}`];
-  return `SELECT ${select.join(", ")} FROM fhir_idx_date d INDEXED BY fhir_idx_date_${col}_idx CROSS JOIN fhir_resources r WHERE ${where.join(" AND ")} ORDER BY ${order.join(", ")} LIMIT ${args.add(limit)}`;
+  const select = ["r.resource_type", "r.id", "r.content", `d.${col} AS s0`];
+  const order = `d.${col} ${dir(key.desc)}, d.resource_id ${backwards ? "DESC" : "ASC"}`;
+  // The window: at most MAX_CANDIDATES + 1 index rows from the cursor, in the page's order.
+  const from = `fhir_idx_date d INDEXED BY fhir_idx_date_${col}_idx WHERE ${joinTerms(range, "AND")}`;
+  const window = `(SELECT d.*, d.rowid AS rid FROM ${from} ORDER BY ${order} LIMIT ${MAX_CANDIDATES + 1}) d`;
+  return {
+    sql: `SELECT ${select.join(", ")} FROM ${window} CROSS JOIN fhir_resources r WHERE ${joinTerms(where, "AND")} ORDER BY ${order} LIMIT ${args.add(limit)}`,
+    window: `SELECT 1 FROM ${from}`,
+  };
 }

@@ -1,0 +1,98 @@
+// The walk plan: pages through an index of fhir_resources in the search's own order (by id, or by
+// _lastUpdated; at system level by _lastUpdated across types), tests each resource against every
+// filter, and stops when the page is full. It reads at most MAX_CANDIDATES + 1 index rows per
+// page (a window starting at the cursor), so a search whose matches are rare is refused
+// (too-costly) instead of reading the organization's whole store.
+import { Args, MAX_CANDIDATES, condition, dateRowClause, joinTerms, probe, splitPrefix } from "./conditions";
+import type { Cursor } from "./cursor";
+import type { Checked } from "./page";
+import type { Filter, SearchRequest } from "./parse";
+import { keysetCondition } from "./sort";
+
+export interface Walk {
+  index: string;
+  /** Index-leading equalities besides the org ("r.resource_type = ?"), added per statement. */
+  typed: boolean;
+  /** The order: expressions over r and their directions (the cursor's keys, in this order). */
+  exprs: string[];
+  desc: boolean[];
+  /** Whether the index holds the order's columns, so _lastUpdated filters bound the window. */
+  byUpdated: boolean;
+}
+
+const SYSTEM_ORDER = ["r.last_updated", "r.resource_type", "r.id"];
+/** What the window reads of each resource: what its tests and order need, not the content. */
+const WINDOW_COLUMNS = "r.rowid AS rid, r.org_id, r.resource_type, r.id, r.last_updated, r.deleted";
+
+/**
+ * The walk answering `req`, when its order is one an index holds: a type's id or _lastUpdated
+ * order (one sort key at most), or, at system level, _lastUpdated order (the default there).
+ */
+export function walkFor(req: SearchRequest): Walk | undefined {
+  const key = req.sort[0];
+  if (req.sort.length > 1) return undefined;
+  if (req.types.length !== 1) {
+    if (key && key.def.code !== "_lastUpdated") return undefined;
+    const desc = key?.desc ?? false;
+    return { index: "fhir_resources_updated_idx", typed: false, exprs: SYSTEM_ORDER, desc: SYSTEM_ORDER.map(() => desc), byUpdated: true };
+  }
+  if (key && key.def.code !== "_id" && key.def.code !== "_lastUpdated") return undefined;
+  const byUpdated = key?.def.code === "_lastUpdated";
+  return {
+    index: byUpdated ? "fhir_resources_type_updated_idx" : "sqlite_autoindex_fhir_resources_1",
+    typed: true,
+    exprs: key ? [byUpdated ? "r.last_updated" : "r.id"] : [],
+    desc: key ? [key.desc] : [],
+    byUpdated,
+  };
+}
+
+/** A _lastUpdated filter the window can seek: one value whose clause is a range on the column. */
+const seekable = (f: Filter) => f.kind === "param" && f.def.code === "_lastUpdated" && f.values.length === 1 && !["ne", "ap"].includes(splitPrefix(f.values[0]!).prefix);
+
+
+/** The window's rows and the filters tested on them; `keyset` adds the cursor's position. */
+function windowOf(walk: Walk, req: SearchRequest, args: Args, cursor: Cursor | undefined, backwards: boolean) {
+  const range = ["r.org_id = ?1"];
+  const tests = ["r.deleted = 0"];
+  let typeExpr = "r.resource_type";
+  if (walk.typed) {
+    typeExpr = args.add(req.types[0]);
+    range.push(`r.resource_type = ${typeExpr}`);
+  } else if (req.types.length > 1) tests.push(`r.resource_type IN (SELECT value FROM json_each(${args.add(JSON.stringify(req.types))}))`);
+  for (const f of req.filters) {
+    if (f.kind === "param" && f.def.code === "_lastUpdated") {
+      (walk.byUpdated && seekable(f) ? range : tests).push(dateRowClause(f.values, "r.last_updated", "r.last_updated", args));
+    } else tests.push(probe(condition(f, typeExpr, args)));
+  }
+  if (cursor) {
+    const after = (walk.desc[0] ?? false) !== backwards;
+    // The first key's bound lets the index seek to the cursor.
+    if (walk.exprs[0]) range.push(`${walk.exprs[0]} ${after ? "<=" : ">="} ${args.add(cursor.keys[0])}`);
+    range.push(keysetCondition(walk.exprs, walk.desc, cursor.keys, cursor.id, backwards, args));
+  }
+  const dir = (d: boolean) => (d !== backwards ? "DESC" : "ASC");
+  const order = walk.exprs.map((e, i) => `${e} ${dir(walk.desc[i]!)}`);
+  if (walk.exprs.at(-1) !== "r.id") order.push(`r.id ${backwards ? "DESC" : "ASC"}`);
+  return { from: `fhir_resources r INDEXED BY ${walk.index} WHERE ${joinTerms(range, "AND")}`, tests, order: order.join(", ") };
+}
+
+/** One page of the walk (up to `limit` rows), selecting the walk's keys as s0, s1, ... */
+export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): Checked {
+  const args = new Args(orgId);
+  const w = windowOf(walk, req, args, cursor, backwards);
+  const select = ["r.resource_type", "r.id", "c.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
+  // The outer ORDER BY repeats the window's, which SQLite then takes from the window's order
+  // (a co-routine it stops reading once the page is full) instead of sorting the window. The
+  // window leaves the content out (rejected rows never read it); matches read it by rowid.
+  const sql = `SELECT ${select.join(", ")} FROM (SELECT ${WINDOW_COLUMNS} FROM ${w.from} ORDER BY ${w.order} LIMIT ${MAX_CANDIDATES + 1}) r CROSS JOIN fhir_resources c ON c.rowid = r.rid WHERE ${joinTerms(w.tests, "AND")} ORDER BY ${w.order} LIMIT ${args.add(limit)}`;
+  return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(`SELECT 1 FROM ${w.from}`) };
+}
+
+/** How many resources match, read through the walk's window from its start. */
+export function walkCount(walk: Walk, req: SearchRequest, orgId: string): Checked {
+  const args = new Args(orgId);
+  const w = windowOf(walk, req, args, undefined, false);
+  const sql = `SELECT COUNT(*) AS n FROM (SELECT ${WINDOW_COLUMNS} FROM ${w.from} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")}`;
+  return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(`SELECT 1 FROM ${w.from}`) };
+}
