@@ -59,7 +59,7 @@ export async function drainSender(
     const message = queue.shift();
     if (!message) return { state: "idle", processed };
     try {
-      const result = await handle(message);
+      const result = await handle(await store.withRaw(message));
       await store.markProcessed(message.id, result.executions, result.resources, result.writes);
       processed++;
     } catch (err) {

@@ -86,7 +86,7 @@ function summary(row: InboundMessageRow): z.infer<typeof MessageSummary> {
   };
 }
 
-const storeFor = (c: Context<AppEnv>) => new InboundMessageStore(database(c.env.DB), c.get("principal").orgId);
+const storeFor = (c: Context<AppEnv>) => new InboundMessageStore(database(c.env.DB), c.get("principal").orgId, c.env.BLOBS);
 
 async function kickRouters(c: Context<AppEnv>, senders: string[]): Promise<void> {
   const orgId = c.get("principal").orgId;
@@ -164,8 +164,10 @@ export const hl7MessageRoutes = createRouter()
       responses: { 200: { description: "Message", content: json(MessageDetail) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const row = await storeFor(c).get(c.req.valid("param").id);
-      if (!row) throw notFound("Message not found", "MESSAGE_NOT_FOUND");
+      const store = storeFor(c);
+      const found = await store.get(c.req.valid("param").id);
+      if (!found) throw notFound("Message not found", "MESSAGE_NOT_FOUND");
+      const row = await store.withRaw(found);
       return c.json({ ...summary(row), raw: row.raw, source: row.source ?? null, executions: row.executions, resources: row.resources }, 200);
     },
   )

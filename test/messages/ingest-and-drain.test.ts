@@ -13,7 +13,7 @@ import { InboundMessageStore } from "../../src/messages/store";
 const adt = (control: string, facility = "HOSP") =>
   `MSH|^~\\&|EPIC|${facility}|CDIS|CDIS|20260101120000||ADT^A01^ADT_A01|${control}|P|2.5.1\rPID|1||123^^^HOSP^MR||Doe^Jane`;
 
-const store = (orgId = `org-${crypto.randomUUID()}`) => new InboundMessageStore(database(env.DB), orgId);
+const store = (orgId = `org-${crypto.randomUUID()}`) => new InboundMessageStore(database(env.DB), orgId, env.BLOBS);
 let n = 0;
 const msg = (raw: string) => ({ id: `bridge-${++n}`, raw });
 
