@@ -1,15 +1,9 @@
 // Client-sized text that may outgrow a D1 row (2 MB per row or value): kept inline while
 // small, in R2 above a threshold with the object's key in the row instead.
+import { utf8Exceeds } from "./size";
 
 /** Text above this many UTF-8 bytes goes to R2: far below D1's cap, and keeps row reads cheap. */
 export const INLINE_MAX_BYTES = 128 * 1024;
-
-/** Whether `text` is over `max` UTF-8 bytes; a UTF-16 unit is at most 3 bytes, so most texts are sized without encoding them. */
-export function utf8Exceeds(text: string, max: number): boolean {
-  if (text.length <= max / 3) return false;
-  if (text.length > max) return true;
-  return new TextEncoder().encode(text).byteLength > max;
-}
 
 /** Where a text is kept: inline in the row, or in R2 under `key` (exactly one is set). */
 export interface Spilled {

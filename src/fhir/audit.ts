@@ -47,12 +47,22 @@ export interface AuditInput {
   outcomeDesc?: string;
 }
 
-const b64 = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s)));
+/** Characters of a query an AuditEvent keeps (about a long URL): a POST _search body can be megabytes. */
+export const MAX_AUDIT_QUERY_CHARS = 16 * 1024;
+
+function b64(s: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(s)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
 
 export function auditEvent(principal: Principal, input: AuditInput, recorded: string): Resource {
   const entity: Record<string, unknown>[] = [];
   if (input.what) entity.push({ what: { reference: input.what }, type: { system: "http://terminology.hl7.org/CodeSystem/audit-entity-type", code: "2" } });
-  if (input.query !== undefined) entity.push({ query: b64(input.query), description: input.query });
+  if (input.query !== undefined) {
+    const query = input.query.length > MAX_AUDIT_QUERY_CHARS ? `${input.query.slice(0, MAX_AUDIT_QUERY_CHARS)}…` : input.query;
+    entity.push({ query: b64(query), description: query });
+  }
   return {
     resourceType: "AuditEvent",
     type: { system: "http://terminology.hl7.org/CodeSystem/audit-event-type", code: "rest", display: "RESTful Operation" },

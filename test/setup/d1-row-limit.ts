@@ -3,6 +3,9 @@
 // client-sized value written to one row fails here as it would there.
 export const D1_MAX_ROW_BYTES = 2_000_000;
 
+/** Over SQLite's own length limit: zeroblob() fails with the real SQLITE_TOOBIG, as D1 would, without allocating. */
+const TOO_BIG = 2 ** 31 - 1;
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export async function enforceD1RowLimit(db: D1Database): Promise<void> {
@@ -17,7 +20,7 @@ export async function enforceD1RowLimit(db: D1Database): Promise<void> {
       statements.push(
         db.prepare(
           `CREATE TRIGGER IF NOT EXISTS ${quote(`d1_row_limit_${event.toLowerCase()}_${name}`)} BEFORE ${event} ON ${quote(name)}
-           WHEN ${size} > ${D1_MAX_ROW_BYTES} BEGIN SELECT RAISE(ABORT, 'string or blob too big: SQLITE_TOOBIG'); END`,
+           WHEN ${size} > ${D1_MAX_ROW_BYTES} BEGIN SELECT zeroblob(${TOO_BIG}); END`,
         ),
       );
     }
