@@ -11,3 +11,6 @@ export function utf8Exceeds(text: string, max: number): boolean {
 }
 
 export const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength;
+
+/** `text` cut to `max` characters, marked with an ellipsis when cut: for client-sized text in a row's summary column. */
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);

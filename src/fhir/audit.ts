@@ -1,6 +1,7 @@
 // Builds the AuditEvent (FHIR R4, DICOM/IHE style) recorded for every FHIR interaction:
 // who (the API key and its role), what (the resource or the query) and the outcome.
 import type { Principal } from "../auth/permissions";
+import { clip } from "../db/size";
 import type { Resource } from "./port";
 
 export type Interaction =
@@ -60,7 +61,7 @@ export function auditEvent(principal: Principal, input: AuditInput, recorded: st
   const entity: Record<string, unknown>[] = [];
   if (input.what) entity.push({ what: { reference: input.what }, type: { system: "http://terminology.hl7.org/CodeSystem/audit-entity-type", code: "2" } });
   if (input.query !== undefined) {
-    const query = input.query.length > MAX_AUDIT_QUERY_CHARS ? `${input.query.slice(0, MAX_AUDIT_QUERY_CHARS)}…` : input.query;
+    const query = clip(input.query, MAX_AUDIT_QUERY_CHARS);
     entity.push({ query: b64(query), description: query });
   }
   return {

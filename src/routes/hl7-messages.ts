@@ -8,7 +8,7 @@ import { database } from "../db/client";
 import { conflict, notFound } from "../errors";
 import type { AppEnv } from "../http/context";
 import { createRouter } from "../http/router";
-import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import { commonErrors, conflictError, json, jsonAtMost, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { ingestHl7 } from "../messages/ingest-hl7";
 import { InboundMessageStore } from "../messages/store";
 import { requirePermission } from "../middleware/auth";
@@ -23,7 +23,11 @@ const IngestBody = z
           id: z.string().min(1).max(100).openapi({ description: "Sender's id for the message, stable across retries" }),
           raw: z.string().min(1).max(8 * 1024 * 1024).openapi({ description: "The HL7 v2 message text" }),
           received_at: z.string().datetime({ offset: true }).optional(),
-          source: z.record(z.string(), z.string().max(500)).optional(),
+          source: z
+            .record(z.string().max(100), z.string().max(500))
+            .superRefine(jsonAtMost(16 * 1024))
+            .optional()
+            .openapi({ description: "Where the message came from (the bridge's connection details); at most 16 KiB of JSON" }),
         }),
       )
       .min(1)

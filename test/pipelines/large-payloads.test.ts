@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CHUNK_CHARS, getChunkedJson, putChunkedJson } from "../../durable-objects/chunked-json";
 import { MAX_DEFINITION_BYTES } from "../../src/pipelines/definition";
+import { MAX_ERROR_MESSAGE_CHARS } from "../../src/pipelines/engine";
 import { MAX_TOOL_PARAMETERS_BYTES } from "../../src/tools/definition";
 import { createPipeline, definition, driveExecution, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -23,7 +24,7 @@ async function expectLimit(res: Response, limit: number) {
 }
 
 /** The largest value in an object's storage, as the runtime serialises it (2 bytes per string character at most). */
-async function largestStoredValue(ns: DurableObjectNamespace, name: string): Promise<number> {
+async function largestStoredValue<T extends Rpc.DurableObjectBranded | undefined>(ns: DurableObjectNamespace<T>, name: string): Promise<number> {
   return runInDurableObject(ns.get(ns.idFromName(name)), async (_instance, state) => {
     let largest = 0;
     for (const value of (await state.storage.list()).values()) {
@@ -85,6 +86,21 @@ describe("large pipeline values", () => {
     expect(done.outputs?.copy.output.text).toBe(text);
     const stub = env.STEP_SESSION.get(env.STEP_SESSION.idFromName(`${t.orgId}:${session_id}`));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
+  });
+});
+
+describe("large node failures", () => {
+  it("records a node error whose message quotes a 3 MiB input, shortened", async () => {
+    const t = await createTenant();
+    // fhir.bundle_split names the resourceType it got instead of a Bundle: here 3 MiB of it.
+    const id = await createPipeline(t, definition([trigger(), { id: "split", type: "fhir.bundle_split", config: {} }], [edge("start", "split", "event", "bundle")]));
+    const res = await t.fetch("/api/execute", { method: "POST", json: { pipeline_id: id, inputs: { resourceType: "e".repeat(THREE_MIB) } } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; execution_id: string; error: { code: string; message: string } };
+    expect(body).toMatchObject({ status: "failed", error: { code: "NOT_A_BUNDLE" } });
+    expect(body.error.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS + 1);
+    const listed = (await (await t.fetch(`/api/executions?pipeline_id=${id}`)).json()) as { executions: { id: string; status: string }[] };
+    expect(listed.executions.map((e) => e.status)).toEqual(["failed"]);
   });
 });
 
