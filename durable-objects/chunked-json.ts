@@ -21,10 +21,12 @@ function groups<T>(items: T[]): T[][] {
 export async function putChunkedJson(storage: DurableObjectStorage, key: string, value: unknown): Promise<void> {
   const json = JSON.stringify(value);
   const chunks = Math.max(1, Math.ceil(json.length / CHUNK_CHARS));
-  const previous = (await storage.get<number>(countKey(key))) ?? 0;
+  const stored = await storage.get<unknown>([countKey(key), key]);
+  const previous = (stored.get(countKey(key)) as number | undefined) ?? 0;
   const entries: [string, unknown][] = [[countKey(key), chunks]];
   for (let i = 0; i < chunks; i++) entries.push([chunkKey(key, i), json.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS)]);
-  const stale = [key, ...Array.from({ length: Math.max(0, previous - chunks) }, (_, i) => chunkKey(key, chunks + i))];
+  const stale = Array.from({ length: Math.max(0, previous - chunks) }, (_, i) => chunkKey(key, chunks + i));
+  if (stored.has(key)) stale.push(key);
   // No await in between: the runtime commits these writes together.
   await Promise.all([...groups(entries).map((g) => storage.put(Object.fromEntries(g))), ...groups(stale).map((g) => storage.delete(g))]);
 }
