@@ -1,10 +1,14 @@
 // D1 access for inbound messages, scoped by organization: idempotent insert,
 // FIFO reads per sender, state changes, listing. A large message's text (an MDM
 // with an embedded PDF is several MB) is kept in R2, its key in the row.
-import { and, asc, count, desc, eq, inArray, isNotNull, or, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, or, type SQL } from "drizzle-orm";
 import type { Database, Write } from "../db/client";
 import { spill, unspill } from "../db/spill";
 import { type InboundMessageRow, type MessageError, type MessageStatus, inboundMessages } from "../db/schema";
+
+/** A listed message: everything but its text, which a list never needs (up to 128 KB each inline). */
+export type InboundMessageSummary = Omit<InboundMessageRow, "raw">;
+const { raw: _raw, ...summaryColumns } = getTableColumns(inboundMessages);
 
 export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id" | "rawKey">;
 
@@ -90,7 +94,7 @@ export class InboundMessageStore {
       .get();
   }
 
-  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageRow[]; total: number }> {
+  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageSummary[]; total: number }> {
     const where = and(
       eq(inboundMessages.orgId, this.orgId),
       filter.status ? eq(inboundMessages.status, filter.status) : undefined,
@@ -99,7 +103,7 @@ export class InboundMessageStore {
       filter.sender ? eq(inboundMessages.sender, filter.sender) : undefined,
     );
     const [rows, totals] = await Promise.all([
-      this.db.select().from(inboundMessages).where(where).orderBy(desc(inboundMessages.seq)).limit(limit).offset(offset),
+      this.db.select(summaryColumns).from(inboundMessages).where(where).orderBy(desc(inboundMessages.seq)).limit(limit).offset(offset),
       this.db.select({ n: count() }).from(inboundMessages).where(where),
     ]);
     return { rows, total: totals[0]?.n ?? 0 };

@@ -3,14 +3,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { messageRouterName } from "../../durable-objects/message-router";
-import { MESSAGE_STATUSES, type InboundMessageRow } from "../db/schema";
+import { MESSAGE_STATUSES } from "../db/schema";
 import { database } from "../db/client";
 import { conflict, notFound } from "../errors";
 import type { AppEnv } from "../http/context";
 import { createRouter } from "../http/router";
 import { commonErrors, conflictError, json, jsonAtMost, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { ingestHl7 } from "../messages/ingest-hl7";
-import { InboundMessageStore } from "../messages/store";
+import { type InboundMessageSummary, InboundMessageStore } from "../messages/store";
 import { requirePermission } from "../middleware/auth";
 
 const tags = ["HL7 v2 messages"];
@@ -73,7 +73,7 @@ const MessageDetail = MessageSummary.extend({
   resources: z.array(z.string()),
 }).openapi("InboundMessage");
 
-function summary(row: InboundMessageRow): z.infer<typeof MessageSummary> {
+function summary(row: InboundMessageSummary): z.infer<typeof MessageSummary> {
   return {
     id: row.id,
     protocol: row.protocol,
