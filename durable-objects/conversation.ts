@@ -1,9 +1,11 @@
 // Conversation: one Durable Object per agent conversation. It holds the message
 // history in its SQLite storage and runs one turn at a time, so concurrent sends
 // to the same conversation are answered in order, each seeing the one before.
+// A long answer or trace (up to 20 model calls a turn) goes to R2, its key in the row.
 import { DurableObject } from "cloudflare:workers";
 import type { Principal } from "../src/auth/permissions";
 import { database } from "../src/db/client";
+import { type Spilled, spill, unspill } from "../src/db/spill";
 import type { AgentRow } from "../src/db/schema";
 import type { Env } from "../src/env";
 import { ApiError } from "../src/errors";
@@ -22,6 +24,11 @@ export interface StoredMessage {
   reasoning_steps: string | null;
   created_at: string;
 }
+
+type RowFields = StoredMessage & { content_key: string | null; steps_key: string | null };
+/** A mapped type: SqlStorage wants an index signature that an interface lacks. */
+type StoredRow = { [K in keyof RowFields]: RowFields[K] };
+const STORED_COLUMNS = "id, role, content, content_key, reasoning_steps, steps_key, created_at";
 
 export interface SendRequest {
   principal: Principal;
@@ -52,6 +59,9 @@ export class Conversation extends DurableObject<Env> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS messages (
       id INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL,
       reasoning_steps TEXT, created_at TEXT NOT NULL)`);
+    // R2 keys of texts too large for a row (objects created before them lack these columns).
+    const columns = new Set(this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('messages')").toArray().map((c) => c.name));
+    for (const column of ["content_key", "steps_key"]) if (!columns.has(column)) this.sql.exec(`ALTER TABLE messages ADD COLUMN ${column} TEXT`);
   }
 
   /** Waits for the turns before; resolves with this turn's release function. */
@@ -71,31 +81,42 @@ export class Conversation extends DurableObject<Env> {
     });
   }
 
-  messages(limit: number, offset: number): { messages: StoredMessage[]; total: number } {
+  async messages(limit: number, offset: number): Promise<{ messages: StoredMessage[]; total: number }> {
     const rows = this.sql
-      .exec<{ [K in keyof StoredMessage]: StoredMessage[K] }>(
-        "SELECT id, role, content, reasoning_steps, created_at FROM messages ORDER BY id LIMIT ? OFFSET ?",
-        limit,
-        offset,
-      )
+      .exec<StoredRow>(`SELECT ${STORED_COLUMNS} FROM messages ORDER BY id LIMIT ? OFFSET ?`, limit, offset)
       .toArray();
     const total = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages").one().n;
-    return { messages: rows, total };
+    return { messages: await Promise.all(rows.map((r) => this.resolved(r))), total };
   }
 
-  private history(): HistoryMessage[] {
-    return this.sql
-      .exec<{ role: HistoryMessage["role"]; content: string }>("SELECT role, content FROM messages ORDER BY id")
-      .toArray()
-      .map((r) => ({ role: r.role, content: r.content }));
+  private async history(): Promise<HistoryMessage[]> {
+    const rows = this.sql.exec<StoredRow>(`SELECT ${STORED_COLUMNS} FROM messages ORDER BY id`).toArray();
+    return Promise.all(rows.map(async (r) => ({ role: r.role, content: (await this.resolved(r)).content })));
   }
 
-  private append(role: StoredMessage["role"], content: string, steps: ReasoningStep[] | null): void {
+  /** The row with its texts read back from R2 where they were kept. */
+  private async resolved({ content_key, steps_key, ...row }: StoredRow): Promise<StoredMessage> {
+    const [content, steps] = await Promise.all([
+      unspill(this.env.BLOBS, { inline: row.content, key: content_key }),
+      unspill(this.env.BLOBS, { inline: row.reasoning_steps, key: steps_key }),
+    ]);
+    return { ...row, content: content ?? "", reasoning_steps: steps ?? null };
+  }
+
+  private async append(keyPrefix: string, role: StoredMessage["role"], content: string, steps: ReasoningStep[] | null): Promise<void> {
+    const name = `${keyPrefix}/${crypto.randomUUID()}`;
+    const none: Spilled = { inline: null, key: null };
+    const [text, trace] = await Promise.all([
+      spill(this.env.BLOBS, `${name}.txt`, content, "text/plain; charset=utf-8"),
+      steps ? spill(this.env.BLOBS, `${name}.steps.json`, JSON.stringify(steps), "application/json") : none,
+    ]);
     this.sql.exec(
-      "INSERT INTO messages (role, content, reasoning_steps, created_at) VALUES (?, ?, ?, ?)",
+      "INSERT INTO messages (role, content, content_key, reasoning_steps, steps_key, created_at) VALUES (?, ?, ?, ?, ?, ?)",
       role,
-      content,
-      steps ? JSON.stringify(steps) : null,
+      text.inline ?? "",
+      text.key,
+      trace.inline,
+      trace.key,
       new Date().toISOString(),
     );
   }
@@ -108,8 +129,9 @@ export class Conversation extends DurableObject<Env> {
       for await (const e of events) {
         if (e.type === "message") answer.push(e.content);
         else if (e.type === "done") {
-          this.append("user", userMessage, null);
-          this.append("assistant", answer.join("\n\n"), steps);
+          const keyPrefix = `orgs/${req.principal.orgId}/conversations/${req.conversationId}`;
+          await this.append(keyPrefix, "user", userMessage, null);
+          await this.append(keyPrefix, "assistant", answer.join("\n\n"), steps);
           await new AgentStore(database(this.env.DB)).recordMessages(
             req.principal.orgId,
             req.agent.id,
@@ -132,7 +154,7 @@ export class Conversation extends DurableObject<Env> {
     let turn: Awaited<ReturnType<typeof prepareTurn>>;
     try {
       const services = agentServicesFor(this.env, req.principal);
-      turn = await prepareTurn(this.env, req.principal, services, { agent: req.agent, input: req.message, history: this.history() });
+      turn = await prepareTurn(this.env, req.principal, services, { agent: req.agent, input: req.message, history: await this.history() });
     } catch (err) {
       release();
       return asFailure(err);
@@ -149,6 +171,11 @@ export class Conversation extends DurableObject<Env> {
 
   /** Forgets the whole conversation. */
   async destroy(): Promise<void> {
+    const keys = this.sql
+      .exec<{ key: string }>("SELECT content_key AS key FROM messages WHERE content_key IS NOT NULL UNION ALL SELECT steps_key FROM messages WHERE steps_key IS NOT NULL")
+      .toArray()
+      .map((r) => r.key);
+    for (let i = 0; i < keys.length; i += 1000) await this.env.BLOBS.delete(keys.slice(i, i + 1000));
     await this.ctx.storage.deleteAll();
   }
 }

@@ -6,6 +6,7 @@ import type { Env } from "../src/env";
 import { acquireSlotOrThrow } from "../src/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob, runFor } from "../src/pipelines/execution-service";
 import type { RunState } from "../src/pipelines/engine";
+import { getChunkedJson, putChunkedJson } from "./chunked-json";
 
 /** If the object dies mid-node, the alarm fires again after this long and resumes. */
 const WATCHDOG_MS = 30_000;
@@ -15,21 +16,21 @@ type JobMeta = Omit<ExecutionJob, "state">;
 
 export class ExecutionRunner extends DurableObject<Env> {
   async start(job: ExecutionJob): Promise<void> {
-    if (await this.ctx.storage.get("meta")) return; // at-least-once callers: starting twice is a no-op
+    if (await getChunkedJson(this.ctx.storage, "meta")) return; // at-least-once callers: starting twice is a no-op
     const { state, ...meta } = job;
-    await this.ctx.storage.put({ meta, state });
+    // Node outputs and inputs can be MBs: both go in chunks; meta last, as it marks the job stored.
+    await putChunkedJson(this.ctx.storage, "state", state);
+    await putChunkedJson(this.ctx.storage, "meta", meta);
     await this.ctx.storage.setAlarm(Date.now());
   }
 
   /** Live progress for GET /executions/{id} while the run is under way. */
   async snapshot(): Promise<RunState | undefined> {
-    return this.ctx.storage.get<RunState>("state");
+    return getChunkedJson<RunState>(this.ctx.storage, "state");
   }
 
   private async load(): Promise<ExecutionJob | undefined> {
-    const stored = await this.ctx.storage.get<JobMeta | RunState>(["meta", "state"]);
-    const meta = stored.get("meta") as JobMeta | undefined;
-    const state = stored.get("state") as RunState | undefined;
+    const [meta, state] = await Promise.all([getChunkedJson<JobMeta>(this.ctx.storage, "meta"), getChunkedJson<RunState>(this.ctx.storage, "state")]);
     return meta && state ? { ...meta, state } : undefined;
   }
 
@@ -43,12 +44,12 @@ export class ExecutionRunner extends DurableObject<Env> {
     for (let id = run.nextNode(); id; id = run.nextNode()) {
       const node = run.node(id);
       if (node.status === "waiting" && (node.wait_until ?? 0) > Date.now()) {
-        await this.ctx.storage.put("state", job.state);
+        await putChunkedJson(this.ctx.storage, "state", job.state);
         await this.ctx.storage.setAlarm(node.wait_until as number);
         return;
       }
       await run.runNode(id);
-      await this.ctx.storage.put("state", job.state);
+      await putChunkedJson(this.ctx.storage, "state", job.state);
     }
     await finishJob(this.env, job, run);
     await this.ctx.storage.deleteAlarm();

@@ -7,6 +7,7 @@ import { exportSourceFor } from "../src/export/fhir-source";
 import { type ExportJobState, advanceExport, deleteExportFiles } from "../src/export/job";
 import { orgGate, releaseSlot } from "../src/limits/gate";
 import { settingsOf } from "../src/settings";
+import { getChunkedJson, putChunkedJson } from "./chunked-json";
 
 const CHUNK_BUDGET_MS = 20_000;
 /** Lease on the org's export slot; renewed every chunk, so a dead job frees it soon. */
@@ -22,12 +23,14 @@ export function exportJobName(orgId: string, jobId: string): string {
 
 export class ExportJob extends DurableObject<Env> {
   async start(state: ExportJobState, slotLimit: number): Promise<void> {
-    await this.ctx.storage.put({ state, slotLimit });
+    // The state can outgrow one storage value (a POST kick-off may list many patients).
+    await this.ctx.storage.put("slotLimit", slotLimit);
+    await putChunkedJson(this.ctx.storage, "state", state);
     await this.ctx.storage.setAlarm(Date.now());
   }
 
   async snapshot(): Promise<ExportJobState | undefined> {
-    return this.ctx.storage.get<ExportJobState>("state");
+    return getChunkedJson<ExportJobState>(this.ctx.storage, "state");
   }
 
   /** Cancels a running export or deletes a finished one; false when unknown or already cancelled. */
@@ -40,7 +43,7 @@ export class ExportJob extends DurableObject<Env> {
     state.files = [];
     state.errorFiles = [];
     state.openUpload = undefined;
-    await this.ctx.storage.put("state", state);
+    await putChunkedJson(this.ctx.storage, "state", state);
     await this.ctx.storage.setAlarm(Date.now() + TOMBSTONE_MS);
     return true;
   }
@@ -51,7 +54,7 @@ export class ExportJob extends DurableObject<Env> {
     if (state.status !== "running") return this.purge(state);
     const slotLimit = (await this.ctx.storage.get<number>("slotLimit")) ?? 1;
     await orgGate(this.env, state.orgId).acquireSlot("exports", state.id, slotLimit, EXPORT_SLOT_LEASE_MS);
-    const persist = (s: ExportJobState) => this.ctx.storage.put("state", s);
+    const persist = (s: ExportJobState) => putChunkedJson(this.ctx.storage, "state", s);
     try {
       const done = await advanceExport(
         state,

@@ -29,7 +29,7 @@ export class MessageRouter extends DurableObject<Env> {
       sender?: string;
     };
     if (!orgId || !sender) return;
-    const store = new InboundMessageStore(database(this.env.DB), orgId);
+    const store = new InboundMessageStore(database(this.env.DB), orgId, this.env.BLOBS);
     const routing = messageRouting(this.env, orgId);
     let outcome: DrainOutcome;
     try {

@@ -5,6 +5,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import { executionOutputs, executionStatus, type NodeState } from "../src/pipelines/engine";
 import { type ExecutionJob, nodeResults, runFor } from "../src/pipelines/execution-service";
+import { getChunkedJson, putChunkedJson } from "./chunked-json";
 
 /** Idle sessions expire after this long; every step extends it. */
 export const STEP_SESSION_TTL_MS = 60 * 60_000;
@@ -22,18 +23,18 @@ export interface StepView {
 
 export class StepSession extends DurableObject<Env> {
   async open(job: ExecutionJob): Promise<StepView> {
-    await this.ctx.storage.put("job", job);
+    await putChunkedJson(this.ctx.storage, "job", job);
     return this.view(job);
   }
 
   async step(nodeOutputs?: Record<string, unknown>): Promise<StepView | undefined> {
-    const job = await this.ctx.storage.get<ExecutionJob>("job");
+    const job = await getChunkedJson<ExecutionJob>(this.ctx.storage, "job");
     if (!job) return undefined;
     const run = runFor(this.env, job, false);
     const id = run.nextNode();
     if (!id) return this.view(job);
     const state = await run.runNode(id, nodeOutputs ? { outputs: nodeOutputs } : undefined);
-    await this.ctx.storage.put("job", job);
+    await putChunkedJson(this.ctx.storage, "job", job);
     return this.view(job, { node_id: id, ...state });
   }
 

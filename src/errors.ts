@@ -30,6 +30,8 @@ export const notFound = (message: string, code = "NOT_FOUND") => new ApiError(40
 export const conflict = (message: string, code = "CONFLICT") => new ApiError(409, code, message);
 export const payloadTooLarge = (limit: number) =>
   new ApiError(413, "PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`);
+/** A value too large to store (413); the message names the limit and what to do instead. */
+export const tooLargeToStore = (message: string) => new ApiError(413, "PAYLOAD_TOO_LARGE", message);
 export const unsupportedMediaType = (message: string) =>
   new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", message);
 export const agentNotFound = (id: string) => notFound(`Agent ${id} not found`, "AGENT_NOT_FOUND");

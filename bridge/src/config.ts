@@ -47,7 +47,8 @@ export const SETTINGS = {
   tlsKey: { flag: "tls-key", env: "MLLP_TLS_KEY", help: "PEM private key file for --tls-cert" },
   dataDir: { flag: "data-dir", env: "BRIDGE_DATA_DIR", default: "./bridge-data", help: "directory of the queue database" },
   encoding: { flag: "encoding", env: "MLLP_ENCODING", default: "utf-8", help: "utf-8, latin1 (iso-8859-1), ascii or utf16le" },
-  maxFrameBytes: { flag: "max-frame-bytes", env: "MLLP_MAX_FRAME_BYTES", default: String(4 * 1024 * 1024), help: "largest accepted frame; larger ones get AR" },
+  // The Worker accepts messages up to 8 MiB (an MDM with an embedded PDF); larger frames would only be refused there.
+  maxFrameBytes: { flag: "max-frame-bytes", env: "MLLP_MAX_FRAME_BYTES", default: String(8 * 1024 * 1024), help: "largest accepted frame; larger ones get AR" },
   alwaysAck: { flag: "always-ack", env: "MLLP_ALWAYS_ACK", default: "false", help: "send the commit ACK even when MSH-15 is NE or ER" },
   statusHost: { flag: "status-host", env: "STATUS_HOST", default: "127.0.0.1", help: "status endpoint bind address" },
   statusPort: { flag: "status-port", env: "STATUS_PORT", default: "8575", help: "status endpoint port (0 picks a free one)" },

@@ -40,7 +40,7 @@ const fields = {
 const AgentFields = z.object(fields).partial();
 
 export const CreateAgentBody = AgentFields.extend({
-  template_id: z.string().optional().openapi({ description: "Start from a base template; given fields override it" }),
+  template_id: z.string().max(100).optional().openapi({ description: "Start from a base template; given fields override it" }),
 })
   .strict()
   .openapi("CreateAgent");

@@ -8,7 +8,7 @@ export type AuthKind = (typeof AUTH_KINDS)[number];
 export const AuthSchema = z
   .object({
     kind: z.enum(AUTH_KINDS),
-    token_url: z.url().optional().openapi({ description: "OAuth2 token endpoint; discovered from SMART configuration when absent" }),
+    token_url: z.url().max(2048).optional().openapi({ description: "OAuth2 token endpoint; discovered from SMART configuration when absent" }),
     scope: z.string().max(1000).optional(),
     header_name: z.string().regex(/^[A-Za-z0-9-]{1,64}$/).optional(),
   })

@@ -1,6 +1,7 @@
 // Builds the AuditEvent (FHIR R4, DICOM/IHE style) recorded for every FHIR interaction:
 // who (the API key and its role), what (the resource or the query) and the outcome.
 import type { Principal } from "../auth/permissions";
+import { clip } from "../db/size";
 import type { Resource } from "./port";
 
 export type Interaction =
@@ -47,12 +48,22 @@ export interface AuditInput {
   outcomeDesc?: string;
 }
 
-const b64 = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s)));
+/** Characters of a query an AuditEvent keeps (about a long URL): a POST _search body can be megabytes. */
+export const MAX_AUDIT_QUERY_CHARS = 16 * 1024;
+
+function b64(s: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(s)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
 
 export function auditEvent(principal: Principal, input: AuditInput, recorded: string): Resource {
   const entity: Record<string, unknown>[] = [];
   if (input.what) entity.push({ what: { reference: input.what }, type: { system: "http://terminology.hl7.org/CodeSystem/audit-entity-type", code: "2" } });
-  if (input.query !== undefined) entity.push({ query: b64(input.query), description: input.query });
+  if (input.query !== undefined) {
+    const query = clip(input.query, MAX_AUDIT_QUERY_CHARS);
+    entity.push({ query: b64(query), description: query });
+  }
   return {
     resourceType: "AuditEvent",
     type: { system: "http://terminology.hl7.org/CodeSystem/audit-event-type", code: "rest", display: "RESTful Operation" },

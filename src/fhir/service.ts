@@ -24,6 +24,7 @@ import { newResourceId } from "./resource-id";
 import { executeSearch, matchStatement } from "./search/execute";
 import { parseCount, parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
+import { checkResourceSize } from "./storage/resource-size";
 import { type AuditWrite, ResourceStore, type Row, type StoredVersion, type VersionWrite, toVersion } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
 import { validateResource } from "./validate";
@@ -298,6 +299,7 @@ export class FhirService implements FhirPort {
     const issues = validateResource(stored);
     if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
     const persisted = (await offloadBinary(this.env.BLOBS, this.principal.orgId, stored)) as Resource & { id: string };
+    checkResourceSize(persisted);
     const created = !current || current.deleted;
     return {
       write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT" },

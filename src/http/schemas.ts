@@ -1,5 +1,17 @@
 // Schemas shared by many routes: the error body, list paging, common responses.
 import { z } from "@hono/zod-openapi";
+import { utf8Exceeds, utf8Length } from "../db/size";
+
+/**
+ * A refinement for a JSON value kept in one database row: its JSON is at most `max` UTF-8 bytes
+ * (D1 caps a row at 2 MB; each field's limit fits its purpose). Over it: 400 naming the limit.
+ */
+export const jsonAtMost =
+  (max: number) =>
+  (value: unknown, ctx: z.RefinementCtx): void => {
+    const json = JSON.stringify(value) ?? "";
+    if (utf8Exceeds(json, max)) ctx.addIssue({ code: "custom", message: `${utf8Length(json)} bytes of JSON; the limit is ${max} bytes` });
+  };
 
 export const ErrorSchema = z
   .object({

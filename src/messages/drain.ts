@@ -2,6 +2,7 @@
 // that fails deterministically (bad content, mapping error) is marked failed and
 // the line moves on; a transient failure is retried with backoff and holds the
 // line, so no later message of that sender overtakes it.
+import { clip } from "../db/size";
 import { ApiError } from "../errors";
 import type { Write } from "../db/client";
 import type { InboundMessageRow } from "../db/schema";
@@ -33,9 +34,12 @@ function isPermanent(err: unknown): boolean {
   return err instanceof ApiError && err.status < 500 && err.status !== 429;
 }
 
+/** Characters of an error kept with a failed message (pipeline failures quote their node's error). */
+const MAX_ERROR_CHARS = 8000;
+
 function describe(err: unknown): { code: string; message: string } {
-  if (err instanceof ApiError) return { code: err.code, message: err.message };
-  return { code: "PROCESSING_ERROR", message: err instanceof Error ? err.message : String(err) };
+  if (err instanceof ApiError) return { code: err.code, message: clip(err.message, MAX_ERROR_CHARS) };
+  return { code: "PROCESSING_ERROR", message: clip(err instanceof Error ? err.message : String(err), MAX_ERROR_CHARS) };
 }
 
 export function backoffMs(attempts: number): number {
@@ -59,7 +63,7 @@ export async function drainSender(
     const message = queue.shift();
     if (!message) return { state: "idle", processed };
     try {
-      const result = await handle(message);
+      const result = await handle(await store.withRaw(message));
       await store.markProcessed(message.id, result.executions, result.resources, result.writes);
       processed++;
     } catch (err) {

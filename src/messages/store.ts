@@ -1,10 +1,18 @@
 // D1 access for inbound messages, scoped by organization: idempotent insert,
-// FIFO reads per sender, state changes, listing.
-import { and, asc, count, desc, eq, inArray, isNotNull, or, type SQL } from "drizzle-orm";
+// FIFO reads per sender, state changes, listing. A large message's text (an MDM
+// with an embedded PDF is several MB) is kept in R2, its key in the row.
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, or, type SQL } from "drizzle-orm";
 import type { Database, Write } from "../db/client";
+import { spill, unspill } from "../db/spill";
 import { type InboundMessageRow, type MessageError, type MessageStatus, inboundMessages } from "../db/schema";
 
-export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id">;
+/** A listed message: everything but its text, which a list never needs (up to 128 KB each inline). */
+export type InboundMessageSummary = Omit<InboundMessageRow, "raw">;
+const { raw: _raw, ...summaryColumns } = getTableColumns(inboundMessages);
+
+export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id" | "rawKey">;
+
+const HL7_MEDIA_TYPE = "x-application/hl7-v2+er7";
 
 export interface InsertOutcome {
   row: InboundMessageRow;
@@ -23,13 +31,23 @@ export class InboundMessageStore {
   constructor(
     private readonly db: Database,
     private readonly orgId: string,
+    private readonly bucket: R2Bucket,
   ) {}
 
-  /** Inserts each message unless it is a duplicate, in one D1 batch (one transaction). */
+  /**
+   * Inserts each message unless it is a duplicate, in one D1 batch (one transaction). Large texts
+   * go to R2 first, so a stored row never points at a missing object; a duplicate's copy is removed.
+   */
   async insertMany(messages: NewInboundMessage[]): Promise<InsertOutcome[]> {
     if (!messages.length) return [];
     const now = new Date().toISOString();
-    const rows = messages.map((m) => ({ ...m, id: crypto.randomUUID(), orgId: this.orgId, updatedAt: now }));
+    const rows = await Promise.all(
+      messages.map(async (m) => {
+        const id = crypto.randomUUID();
+        const { inline, key } = await spill(this.bucket, `orgs/${this.orgId}/hl7/messages/${id}.hl7`, m.raw, HL7_MEDIA_TYPE);
+        return { ...m, id, orgId: this.orgId, updatedAt: now, raw: inline ?? "", rawKey: key };
+      }),
+    );
     const statements = rows.map((r) => this.db.insert(inboundMessages).values(r).onConflictDoNothing().returning());
     const results = await this.db.batch(statements as [(typeof statements)[number], ...typeof statements]);
     const outcomes: InsertOutcome[] = [];
@@ -41,6 +59,7 @@ export class InboundMessageStore {
       }
       const existing = await this.findDuplicate(rows[i]!);
       if (!existing) throw new Error("insert conflicted but no existing message was found");
+      if (rows[i]!.rawKey) await this.bucket.delete(rows[i]!.rawKey!);
       outcomes.push({ row: existing, inserted: false });
     }
     return outcomes;
@@ -60,6 +79,13 @@ export class InboundMessageStore {
       .get();
   }
 
+  /** The row with its text, read from R2 when kept there. */
+  async withRaw(row: InboundMessageRow): Promise<InboundMessageRow> {
+    const raw = await unspill(this.bucket, { inline: row.raw, key: row.rawKey });
+    if (raw === undefined) throw new Error(`The text of message ${row.id} is missing from R2 (${row.rawKey})`);
+    return { ...row, raw };
+  }
+
   get(id: string): Promise<InboundMessageRow | undefined> {
     return this.db
       .select()
@@ -68,7 +94,7 @@ export class InboundMessageStore {
       .get();
   }
 
-  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageRow[]; total: number }> {
+  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageSummary[]; total: number }> {
     const where = and(
       eq(inboundMessages.orgId, this.orgId),
       filter.status ? eq(inboundMessages.status, filter.status) : undefined,
@@ -77,7 +103,7 @@ export class InboundMessageStore {
       filter.sender ? eq(inboundMessages.sender, filter.sender) : undefined,
     );
     const [rows, totals] = await Promise.all([
-      this.db.select().from(inboundMessages).where(where).orderBy(desc(inboundMessages.seq)).limit(limit).offset(offset),
+      this.db.select(summaryColumns).from(inboundMessages).where(where).orderBy(desc(inboundMessages.seq)).limit(limit).offset(offset),
       this.db.select({ n: count() }).from(inboundMessages).where(where),
     ]);
     return { rows, total: totals[0]?.n ?? 0 };

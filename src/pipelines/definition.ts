@@ -36,6 +36,12 @@ export const PortRefSchema = z.object({ node: z.string().refine(...NOT_PROTOTYPE
 
 export const ConnectionSchema = z.object({ from: PortRefSchema, to: PortRefSchema }).strict();
 
+/**
+ * A definition is one row in pipelines and one per kept version: generous for node configs
+ * (mapping tables, schemas, prompts), far below D1's 2 MB row; large data belongs in inputs.
+ */
+export const MAX_DEFINITION_BYTES = 1024 * 1024;
+
 export const DefinitionSchema = z
   .object({
     nodes: z.array(NodeSchema).max(500),

@@ -1,6 +1,7 @@
 // The execution engine: runs a checked definition node by node in topological
 // order. State is plain JSON so a host (a request, a Durable Object, a step
 // session) can checkpoint it after every node and resume after an eviction.
+import { clip } from "../db/size";
 import { ApiError } from "../errors";
 import type { Definition, PipelineNode, RetryPolicy } from "./definition";
 import type { NodeContext, NodeLog, NodeType, TriggerInfo } from "./node-type";
@@ -328,10 +329,16 @@ export class ExecutionRun {
   }
 }
 
+/**
+ * Characters of a node's error message kept: it lands in the execution row's error columns and in
+ * a failed message's error, and can quote its input (`$error($string($))`).
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 4000;
+
 export function toNodeError(e: unknown, nodeId: string, nodeType: string): NodeError {
-  if (e instanceof NodeFailure || e instanceof ApiError) return { code: e.code, message: e.message, node_id: nodeId, node_type: nodeType };
-  const message = e instanceof Error ? e.message : String(e);
-  return { code: "NODE_FAILED", message, node_id: nodeId, node_type: nodeType };
+  const known = e instanceof NodeFailure || e instanceof ApiError;
+  const message = clip(known || e instanceof Error ? e.message : String(e), MAX_ERROR_MESSAGE_CHARS);
+  return { code: known ? e.code : "NODE_FAILED", message, node_id: nodeId, node_type: nodeType };
 }
 
 /** Outputs of an execution: what a respond node set, else every sink node's outputs by node id. */

@@ -4,12 +4,10 @@
 import { and, count, desc, eq, gte, isNotNull, lte, ne, type SQL, sql } from "drizzle-orm";
 import type { Database, Write } from "../db/client";
 import { type ExecutionRow, executions } from "../db/schema";
+import { spill, unspill } from "../db/spill";
 import type { Env } from "../env";
 import { notFound } from "../errors";
 import type { NodeError, NodeState } from "./engine";
-
-/** Records above this size go to R2 (D1 rows are capped at 2 MB; keep rows small). */
-export const INLINE_RECORD_MAX_BYTES = 128 * 1024;
 
 export interface ExecutionRecord {
   inputs: unknown;
@@ -77,15 +75,7 @@ export class ExecutionStore {
   /** The columns a finished execution sets; its record goes to R2 when too large for the row. */
   private async finishedFields(orgId: string, id: string, status: string, startedAt: string, record: ExecutionRecord) {
     const finishedAt = new Date();
-    const text = JSON.stringify(record);
-    let inline: string | null = text;
-    let recordKey: string | null = null;
-    // A UTF-16 unit is at most 3 UTF-8 bytes: most records are sized without encoding them.
-    if (text.length * 3 > INLINE_RECORD_MAX_BYTES && new TextEncoder().encode(text).byteLength > INLINE_RECORD_MAX_BYTES) {
-      recordKey = `orgs/${orgId}/executions/${id}.json`;
-      await this.env.BLOBS.put(recordKey, text, { httpMetadata: { contentType: "application/json" } });
-      inline = null;
-    }
+    const { inline, key } = await spill(this.env.BLOBS, `orgs/${orgId}/executions/${id}.json`, JSON.stringify(record), "application/json");
     return {
       status,
       finishedAt: finishedAt.toISOString(),
@@ -95,7 +85,7 @@ export class ExecutionStore {
       errorNodeId: record.error?.node_id ?? null,
       errorNodeType: record.error?.node_type ?? null,
       record: inline,
-      recordKey,
+      recordKey: key,
     };
   }
 
@@ -106,10 +96,8 @@ export class ExecutionStore {
   }
 
   async record(row: ExecutionRow): Promise<ExecutionRecord | undefined> {
-    if (row.record) return JSON.parse(row.record) as ExecutionRecord;
-    if (!row.recordKey) return undefined;
-    const blob = await this.env.BLOBS.get(row.recordKey);
-    return blob ? ((await blob.json()) as ExecutionRecord) : undefined;
+    const text = await unspill(this.env.BLOBS, { inline: row.record, key: row.recordKey });
+    return text === undefined ? undefined : (JSON.parse(text) as ExecutionRecord);
   }
 
   async byIdempotencyKey(orgId: string, pipelineId: string, key: string): Promise<ExecutionRow | undefined> {

@@ -34,7 +34,7 @@ const CreateApiKeyBody = z
     name: z.string().trim().min(1).max(200),
     role: z.enum(ROLES),
     scopes: z
-      .array(z.string().refine(isValidScope, { message: "Unknown scope; expected agent/<agent_id>:execute" }))
+      .array(z.string().max(200).refine(isValidScope, { message: "Unknown scope; expected agent/<agent_id>:execute" }))
       .max(50)
       .default([])
       .openapi({ description: "Restricts the key to these scopes only, e.g. agent/<agent_id>:execute" }),

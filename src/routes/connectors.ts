@@ -10,7 +10,7 @@ import type { ConnectorRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound, validationFailed } from "../errors";
 import { createRouter } from "../http/router";
-import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import { commonErrors, json, jsonAtMost, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import { outboundPolicyOf } from "../outbound/policy";
 
@@ -27,13 +27,20 @@ const Connector = z
   })
   .openapi("Connector");
 
+/** Tokens, keys and certificates: ample room, kept (encrypted) in the connector's row. */
+const MAX_CREDENTIALS_BYTES = 64 * 1024;
+
 const ConnectorBody = z
   .object({
     name: z.string().trim().min(1).max(200),
-    type: z.string(),
-    endpoint: z.url().openapi({ description: "https://… for HTTP-based types, mllp://host:port or mllps://host:port for mllp" }),
+    type: z.string().max(100),
+    endpoint: z.url().max(2048).openapi({ description: "https://… for HTTP-based types, mllp://host:port or mllps://host:port for mllp" }),
     auth: AuthSchema.optional().openapi({ description: "Default: inferred from the credentials (client_id → oauth2_client_credentials, token → bearer)" }),
-    credentials: z.record(z.string(), z.string().max(8192)).optional().openapi({ description: "Omit on update to keep the stored credentials" }),
+    credentials: z
+      .record(z.string().max(200), z.string().max(8192))
+      .superRefine(jsonAtMost(MAX_CREDENTIALS_BYTES))
+      .optional()
+      .openapi({ description: `Omit on update to keep the stored credentials; at most ${MAX_CREDENTIALS_BYTES} bytes of JSON` }),
   })
   .strict()
   .openapi("ConnectorInput");

@@ -3,14 +3,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { messageRouterName } from "../../durable-objects/message-router";
-import { MESSAGE_STATUSES, type InboundMessageRow } from "../db/schema";
+import { MESSAGE_STATUSES } from "../db/schema";
 import { database } from "../db/client";
 import { conflict, notFound } from "../errors";
 import type { AppEnv } from "../http/context";
 import { createRouter } from "../http/router";
-import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import { commonErrors, conflictError, json, jsonAtMost, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { ingestHl7 } from "../messages/ingest-hl7";
-import { InboundMessageStore } from "../messages/store";
+import { type InboundMessageSummary, InboundMessageStore } from "../messages/store";
 import { requirePermission } from "../middleware/auth";
 
 const tags = ["HL7 v2 messages"];
@@ -23,7 +23,11 @@ const IngestBody = z
           id: z.string().min(1).max(100).openapi({ description: "Sender's id for the message, stable across retries" }),
           raw: z.string().min(1).max(8 * 1024 * 1024).openapi({ description: "The HL7 v2 message text" }),
           received_at: z.string().datetime({ offset: true }).optional(),
-          source: z.record(z.string(), z.string().max(500)).optional(),
+          source: z
+            .record(z.string().max(100), z.string().max(500))
+            .superRefine(jsonAtMost(16 * 1024))
+            .optional()
+            .openapi({ description: "Where the message came from (the bridge's connection details); at most 16 KiB of JSON" }),
         }),
       )
       .min(1)
@@ -69,7 +73,7 @@ const MessageDetail = MessageSummary.extend({
   resources: z.array(z.string()),
 }).openapi("InboundMessage");
 
-function summary(row: InboundMessageRow): z.infer<typeof MessageSummary> {
+function summary(row: InboundMessageSummary): z.infer<typeof MessageSummary> {
   return {
     id: row.id,
     protocol: row.protocol,
@@ -86,7 +90,7 @@ function summary(row: InboundMessageRow): z.infer<typeof MessageSummary> {
   };
 }
 
-const storeFor = (c: Context<AppEnv>) => new InboundMessageStore(database(c.env.DB), c.get("principal").orgId);
+const storeFor = (c: Context<AppEnv>) => new InboundMessageStore(database(c.env.DB), c.get("principal").orgId, c.env.BLOBS);
 
 async function kickRouters(c: Context<AppEnv>, senders: string[]): Promise<void> {
   const orgId = c.get("principal").orgId;
@@ -164,8 +168,10 @@ export const hl7MessageRoutes = createRouter()
       responses: { 200: { description: "Message", content: json(MessageDetail) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const row = await storeFor(c).get(c.req.valid("param").id);
-      if (!row) throw notFound("Message not found", "MESSAGE_NOT_FOUND");
+      const store = storeFor(c);
+      const found = await store.get(c.req.valid("param").id);
+      if (!found) throw notFound("Message not found", "MESSAGE_NOT_FOUND");
+      const row = await store.withRaw(found);
       return c.json({ ...summary(row), raw: row.raw, source: row.source ?? null, executions: row.executions, resources: row.resources }, 200);
     },
   )

@@ -5,11 +5,11 @@ import { database } from "../db/client";
 import type { PipelineRow, PipelineVersionRow } from "../db/schema";
 import { badRequest } from "../errors";
 import { createRouter } from "../http/router";
-import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import { commonErrors, conflictError, json, jsonAtMost, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import type { Env } from "../env";
 import { requirePermission } from "../middleware/auth";
 import { outboundPolicyOf } from "../outbound/policy";
-import { DefinitionSchema } from "../pipelines/definition";
+import { DefinitionSchema, MAX_DEFINITION_BYTES } from "../pipelines/definition";
 import { execute } from "../pipelines/execution-service";
 import { PipelineStore } from "../pipelines/pipeline-store";
 import { registry } from "../pipelines/registry";
@@ -37,7 +37,10 @@ const PipelineBody = z
   .object({
     name: z.string().trim().min(1).max(200),
     description: z.string().max(5000).default(""),
-    definition: z.unknown().openapi({ description: "nodes and connections; validated against the node catalog" }),
+    definition: z
+      .unknown()
+      .superRefine(jsonAtMost(MAX_DEFINITION_BYTES))
+      .openapi({ description: `nodes and connections; validated against the node catalog; at most ${MAX_DEFINITION_BYTES} bytes of JSON` }),
   })
   .strict()
   .openapi("PipelineInput");

@@ -3,15 +3,19 @@
 import { Validator } from "@cfworker/json-schema";
 import { z } from "@hono/zod-openapi";
 import { isPrototypeKey } from "../platform/object-keys";
+import { jsonAtMost } from "../http/schemas";
+
+/** A tool's parameter schema is sent to the model with every call: kilobytes, not megabytes. */
+export const MAX_TOOL_PARAMETERS_BYTES = 64 * 1024;
 
 export const ToolImplementationSchema = z
   .discriminatedUnion("kind", [
     z
       .object({
         kind: z.literal("http"),
-        connector_id: z.string(),
+        connector_id: z.string().max(100),
         method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-        path: z.string().default("").openapi({ description: "Under the connector endpoint; {param} placeholders take argument values" }),
+        path: z.string().max(2000).default("").openapi({ description: "Under the connector endpoint; {param} placeholders take argument values" }),
       })
       .strict(),
     z.object({ kind: z.literal("pipeline"), pipeline_id: z.string().uuid() }).strict(),
@@ -27,6 +31,7 @@ export const ToolBody = z
     description: z.string().min(1).max(2000),
     parameters: z
       .record(z.string(), z.unknown())
+      .superRefine(jsonAtMost(MAX_TOOL_PARAMETERS_BYTES))
       .refine((s) => s.type === "object", "A JSON Schema with type object")
       .superRefine((s, ctx) => {
         try {

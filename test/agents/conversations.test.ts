@@ -1,6 +1,9 @@
 // Conversations: history kept in the Durable Object and sent to the model,
 // concurrent sends serialized, listing/deleting, tenancy.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { conversationStub } from "../../src/agents/chat";
 import { giveModel, installAgentFakes } from "../support/agent-fakes";
 import { lastOf } from "../support/fake-openai";
 import { parseSse } from "../support/sse";
@@ -66,6 +69,25 @@ describe("conversations", () => {
     const page = (await (await t.fetch(`${base}/messages`)).json()) as { messages: { content: string }[] };
     expect(page.messages.map((m) => m.content)).toEqual(["hi", "streamed answer"]);
   });
+
+  it("keeps a long answer whole, in R2 rather than in a Durable Object row (2 MB at most), and deletes it with the conversation", async () => {
+    const t = await createTenant();
+    // Above the 128 KB kept inline (a turn of up to 20 model calls can pass 2 MB; the fake model streams 7 characters an event).
+    const long = "w".repeat(140 * 1024);
+    giveModel(t.orgId, () => ({ content: long }));
+    const { base, agentId, cid } = await setup(t);
+    expect((await send(t, base, "write a lot")).status).toBe(200);
+    const page = (await (await t.fetch(`${base}/messages`)).json()) as { messages: { content: string }[] };
+    expect(page.messages.map((m) => m.content.length)).toEqual(["write a lot".length, long.length]);
+    const largestRow = await runInDurableObject(conversationStub(env, t.orgId, agentId, cid), (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT max(length(content) + length(IFNULL(reasoning_steps, ''))) AS n FROM messages").one().n,
+    );
+    expect(largestRow).toBeLessThan(long.length);
+    const stored = await env.BLOBS.list({ prefix: `orgs/${t.orgId}/conversations/${cid}/` });
+    expect(stored.objects).toHaveLength(1);
+    expect((await t.fetch(base, { method: "DELETE" })).status).toBe(204);
+    expect((await env.BLOBS.list({ prefix: `orgs/${t.orgId}/conversations/${cid}/` })).objects).toHaveLength(0);
+  }, 60_000);
 
   it("stores nothing when the model fails", async () => {
     const t = await createTenant();

@@ -5,6 +5,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { getChunkedJson } from "../../durable-objects/chunked-json";
 import { type ExportJob, exportJobName } from "../../durable-objects/export-job";
 import type { ExportJobState } from "../../src/export/job";
 import { createTenant } from "../support/tenants";
@@ -38,15 +39,15 @@ describe("export durability", () => {
     // Run the alarm's work inside the instance and reset the instance right after it persists
     // the open Observation upload (the Patient file is complete), while it reads that file's pages.
     const outcome = await runInDurableObject(job(), async (instance: ExportJob, ctx) => {
-      const put = ctx.storage.put.bind(ctx.storage) as (key: string, value: unknown) => Promise<void>;
+      const put = ctx.storage.put.bind(ctx.storage) as (entries: Record<string, unknown>) => Promise<void>;
       let reset: () => void = () => {};
       const resetting = new Promise<void>((resolve) => {
         reset = resolve;
       });
-      ctx.storage.put = (async (key: string, value: unknown) => {
-        await put(key, value);
-        const state = value as ExportJobState;
-        if (key === "state" && state.typeIndex === 1 && state.openUpload) {
+      ctx.storage.put = (async (entries: Record<string, unknown>) => {
+        await put(entries);
+        const state = "state#chunks" in entries ? await getChunkedJson<ExportJobState>(ctx.storage, "state") : undefined;
+        if (state && state.typeIndex === 1 && state.openUpload) {
           // Writes are durable once the output gate opens; reset after that, not before.
           await ctx.storage.sync();
           reset();
@@ -63,7 +64,7 @@ describe("export durability", () => {
     expect(outcome).toMatch(/simulated eviction/);
 
     // The new instance sees the state as persisted: Patient file done, Observation file open.
-    const persisted = await runInDurableObject(job(), (_i: ExportJob, ctx) => ctx.storage.get<ExportJobState>("state"));
+    const persisted = await runInDurableObject(job(), (_i: ExportJob, ctx) => getChunkedJson<ExportJobState>(ctx.storage, "state"));
     expect(persisted?.status).toBe("running");
     expect(persisted?.files.map((f) => f.name)).toEqual(["Patient-1.ndjson"]);
     expect(persisted?.openUpload?.key).toMatch(/Observation-1\.ndjson$/);

@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getChunkedJson } from "../../durable-objects/chunked-json";
 import type { ExecutionRunner } from "../../durable-objects/execution-runner";
 import type { RunState } from "../../src/pipelines/engine";
 import type { ExecutionJob } from "../../src/pipelines/execution-service";
@@ -37,7 +38,7 @@ describe("async durability", () => {
 
     // First alarm: runs up to the delay and parks there.
     await runDurableObjectAlarm(stub);
-    const parked = await runInDurableObject(stub, (_instance: ExecutionRunner, state) => state.storage.get<RunState>("state"));
+    const parked = await runInDurableObject(stub, (_instance: ExecutionRunner, state) => getChunkedJson<RunState>(state.storage, "state"));
     expect(parked?.nodes.create?.status).toBe("completed");
     expect(parked?.nodes.pause?.status).toBe("waiting");
     expect(parked?.nodes.after?.status).toBe("pending");
@@ -68,8 +69,8 @@ describe("async durability", () => {
     const { body } = await run(tenant, id, {}, { async: true });
     const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${tenant.orgId}:${body.execution_id}`));
     const stored = await runInDurableObject(stub, async (_i: ExecutionRunner, state) => {
-      const meta = await state.storage.get<Omit<ExecutionJob, "state">>("meta");
-      const runState = await state.storage.get<RunState>("state");
+      const meta = await getChunkedJson<Omit<ExecutionJob, "state">>(state.storage, "meta");
+      const runState = await getChunkedJson<RunState>(state.storage, "state");
       return meta && runState ? { ...meta, state: runState } : undefined;
     });
     if (stored) await stub.start(stored); // redelivery while still stored is ignored

@@ -26,7 +26,9 @@ export const inboundMessages = sqliteTable(
     messageType: text("message_type"),
     triggerEvent: text("trigger_event"),
     version: text("version"),
+    /** The message text; "" when it is kept in R2 under raw_key (large messages, e.g. MDM with a PDF). */
     raw: text("raw").notNull(),
+    rawKey: text("raw_key"),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
     receivedAt: text("received_at").notNull(),
     source: text("source", { mode: "json" }).$type<Record<string, string>>(),

@@ -145,6 +145,12 @@ const RESULT_PARAMS = new Set(["_count", "_sort", "_include", "_revinclude", "_s
  * Parses `query` for a search over `type` (undefined: system-level, restricted by _type).
  * Under strict handling an unknown parameter is an error; otherwise a warning.
  */
+/**
+ * Longest search parameter value: far beyond any URL (POST _search bodies are the only way to
+ * send more) and far below the 2 MB a database value may take.
+ */
+export const MAX_SEARCH_VALUE_CHARS = 64 * 1024;
+
 export function parseSearch(type: string | undefined, query: string | URLSearchParams, strict = false): SearchRequest {
   const params = typeof query === "string" ? new URLSearchParams(query) : query;
   const values = [...params].reduce((n, [, v]) => n + v.split(",").length, 0);
@@ -160,6 +166,7 @@ export function parseSearch(type: string | undefined, query: string | URLSearchP
     req.warnings.push(message);
   };
   for (const [key, value] of params) {
+    if (value.length > MAX_SEARCH_VALUE_CHARS) throw badRequest(`The value of ${key.slice(0, 100)} is ${value.length} characters; the limit is ${MAX_SEARCH_VALUE_CHARS}`);
     const base = key.split(":")[0]!;
     if (RESULT_PARAMS.has(base)) {
       applyResultParam(req, filterType, key, value, warn);

@@ -2,6 +2,8 @@
 // json_each, one statement per index table for a whole commit, so a write binds a handful of
 // parameters whatever its size (D1 binds at most 100) and a transaction of a hundred resources
 // sends a dozen statements rather than a thousand.
+import { D1_MAX_VALUE_BYTES, utf8Exceeds } from "../../db/size";
+import { tooLargeToStore } from "../../errors";
 import type { IndexRows } from "../index-extract";
 
 interface TableSpec {
@@ -51,13 +53,20 @@ export interface IndexedResource {
  */
 const CHUNK_BYTES = 512 * 1024;
 
-/** Splits rows into JSON arrays of at most CHUNK_BYTES (a single larger row gets its own). */
+/**
+ * Splits rows into JSON arrays of at most CHUNK_BYTES (a single larger row gets its own). A row
+ * whose JSON D1 could not bind (escaping can double a resource's text, an index row holds a string
+ * twice) is a 413, not SQLITE_TOOBIG; resources under MAX_RESOURCE_BYTES rarely get near it.
+ */
 export function jsonChunks(rows: unknown[][]): string[] {
   const out: string[] = [];
   let parts: string[] = [];
   let size = 2;
   for (const row of rows) {
     const json = JSON.stringify(row);
+    if (utf8Exceeds(json, D1_MAX_VALUE_BYTES - 2)) {
+      throw tooLargeToStore(`A value of this write is over the ${D1_MAX_VALUE_BYTES} bytes the database binds; shorten its longest text or move it to a Binary`);
+    }
     if (parts.length && size + json.length + 1 > CHUNK_BYTES) {
       out.push(`[${parts.join(",")}]`);
       parts = [];
