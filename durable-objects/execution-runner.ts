@@ -6,6 +6,7 @@ import type { Env } from "../src/env";
 import { acquireSlotOrThrow } from "../src/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob, runFor } from "../src/pipelines/execution-service";
 import type { RunState } from "../src/pipelines/engine";
+import { claimFor, ownedBy } from "./owner";
 
 /** If the object dies mid-node, the alarm fires again after this long and resumes. */
 const WATCHDOG_MS = 30_000;
@@ -15,6 +16,7 @@ type JobMeta = Omit<ExecutionJob, "state">;
 
 export class ExecutionRunner extends DurableObject<Env> {
   async start(job: ExecutionJob): Promise<void> {
+    await claimFor(this.ctx.storage, job.orgId);
     if (await this.ctx.storage.get("meta")) return; // at-least-once callers: starting twice is a no-op
     const { state, ...meta } = job;
     await this.ctx.storage.put({ meta, state });
@@ -22,7 +24,8 @@ export class ExecutionRunner extends DurableObject<Env> {
   }
 
   /** Live progress for GET /executions/{id} while the run is under way. */
-  async snapshot(): Promise<RunState | undefined> {
+  async snapshot(orgId: string): Promise<RunState | undefined> {
+    if (!(await ownedBy(this.ctx.storage, orgId))) return undefined;
     return this.ctx.storage.get<RunState>("state");
   }
 

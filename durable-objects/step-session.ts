@@ -3,11 +3,16 @@
 // caller's outputs for it) and deletes itself when the session expires.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { ApiError } from "../src/errors";
 import { executionOutputs, executionStatus, type NodeState } from "../src/pipelines/engine";
 import { type ExecutionJob, nodeResults, runFor } from "../src/pipelines/execution-service";
+import { type Failure, failure } from "./failure";
+import { claimFor, ownedBy } from "./owner";
 
 /** Idle sessions expire after this long; every step extends it. */
 export const STEP_SESSION_TTL_MS = 60 * 60_000;
+/** A session's state (inputs, every node's inputs and outputs) as JSON; beyond it a step is refused (413). */
+export const STEP_SESSION_MAX_BYTES = 1024 * 1024;
 
 export interface StepView {
   session_id: string;
@@ -20,25 +25,40 @@ export interface StepView {
   node_results?: ReturnType<typeof nodeResults>;
 }
 
+export type StepResult = { ok: true; view: StepView } | Failure;
+
 export class StepSession extends DurableObject<Env> {
-  async open(job: ExecutionJob): Promise<StepView> {
-    await this.ctx.storage.put("job", job);
-    return this.view(job);
+  async open(job: ExecutionJob): Promise<StepResult> {
+    await claimFor(this.ctx.storage, job.orgId);
+    return this.save(job);
   }
 
-  async step(nodeOutputs?: Record<string, unknown>): Promise<StepView | undefined> {
+  /** Runs the current node; undefined when the session is unknown, expired or another org's. */
+  async step(orgId: string, nodeOutputs?: Record<string, unknown>): Promise<StepResult | undefined> {
+    if (!(await ownedBy(this.ctx.storage, orgId))) return undefined;
     const job = await this.ctx.storage.get<ExecutionJob>("job");
     if (!job) return undefined;
     const run = runFor(this.env, job, false);
     const id = run.nextNode();
-    if (!id) return this.view(job);
+    if (!id) return this.save(job);
     const state = await run.runNode(id, nodeOutputs ? { outputs: nodeOutputs } : undefined);
-    await this.ctx.storage.put("job", job);
-    return this.view(job, { node_id: id, ...state });
+    // The node ran on this copy of the state: the session moves only if the copy is stored.
+    return this.save(job, { node_id: id, ...state });
   }
 
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
+  }
+
+  private async save(job: ExecutionJob, step?: StepView["step"]): Promise<StepResult> {
+    const bytes = new TextEncoder().encode(JSON.stringify(job)).length;
+    if (bytes > STEP_SESSION_MAX_BYTES) {
+      return failure(
+        new ApiError(413, "STEP_SESSION_TOO_LARGE", `The session's state would take ${bytes} bytes, over ${STEP_SESSION_MAX_BYTES}; the step was not taken`),
+      );
+    }
+    await this.ctx.storage.put("job", job);
+    return { ok: true, view: await this.view(job, step) };
   }
 
   private async view(job: ExecutionJob, step?: StepView["step"]): Promise<StepView> {

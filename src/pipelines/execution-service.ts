@@ -6,6 +6,7 @@ import { isUniqueViolation } from "../db/errors";
 import type { Env } from "../env";
 import { ApiError, conflict } from "../errors";
 import { acquireSlotOrThrow, releaseSlot } from "../limits/gate";
+import { orgObject } from "../tenancy/object-names";
 import type { Definition } from "./definition";
 import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
 import { type ExecutionRecord, ExecutionStore, type NewExecution } from "./execution-store";
@@ -187,7 +188,7 @@ export async function finishJob(
 }
 
 export function executionRunner(env: Env, orgId: string, executionId: string) {
-  return env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${orgId}:${executionId}`));
+  return orgObject(env.EXECUTION_RUNNER, orgId, executionId);
 }
 
 export async function execute(env: Env, orgId: string, req: ExecuteRequest): Promise<ExecutionResponse> {

@@ -2,6 +2,7 @@
 // and version snapshots with restore.
 import { createRoute, z } from "@hono/zod-openapi";
 import { agentStore, checkModelConfig, loadAgent } from "../agents/access";
+import { conversationStub } from "../agents/chat";
 import {
   AgentSchema,
   AgentVersionSchema,
@@ -189,7 +190,7 @@ export const agentRoutes = createRouter()
       }
       c.executionCtx.waitUntil(
         Promise.all(
-          conversations.map((cid) => c.env.CONVERSATIONS.get(c.env.CONVERSATIONS.idFromName(`${principal.orgId}:${agent.id}:${cid}`)).destroy()),
+          conversations.map((cid) => conversationStub(c.env, principal.orgId, agent.id, cid).destroy(principal.orgId)),
         ),
       );
       return c.body(null, 204);

@@ -1,10 +1,10 @@
 // Spec section 8: exact per-org and per-user limits, headers on every response, 429 shape, reset.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { heldSlot } from "../../src/limits/gate";
+import { heldSlot, orgGate } from "../../src/limits/gate";
 import { authedFetch, createKey, createTenant } from "../support/tenants";
 
-const gate = (name: string) => env.ORG_GATE.get(env.ORG_GATE.idFromName(name));
+const gate = (name: string) => orgGate(env, name);
 
 describe("rate limits", () => {
   it("allows exactly the org limit per window, then answers 429 with Retry-After", async () => {
