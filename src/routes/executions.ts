@@ -8,7 +8,7 @@ import type { ExecutionRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";
-import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security, tooLargeError } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import type { RunState } from "../pipelines/engine";
 import { execute, executionRunner, planFor, runnableVersion } from "../pipelines/execution-service";
@@ -140,7 +140,7 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/step", tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/execute/step", tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const orgId = c.get("principal").orgId;
@@ -162,7 +162,7 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/step/{sessionId}", tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: z.object({ sessionId: z.string().openapi({ param: { name: "sessionId", in: "path" } }) }), body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/execute/step/{sessionId}", tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: z.object({ sessionId: z.string().openapi({ param: { name: "sessionId", in: "path" } }) }), body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...tooLargeError } }),
     async (c) => {
       const { sessionId } = c.req.valid("param");
       const body: z.infer<typeof StepAdvanceBody> = c.req.valid("json") ?? {};
