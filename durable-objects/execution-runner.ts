@@ -5,7 +5,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import { acquireSlotOrThrow } from "../src/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob, runFor } from "../src/pipelines/execution-service";
-import type { RunState } from "../src/pipelines/engine";
+import type { NodeState, RunState } from "../src/pipelines/engine";
 import { claimFor, ownedBy } from "./owner";
 
 /** If the object dies mid-node, the alarm fires again after this long and resumes. */
@@ -13,6 +13,19 @@ const WATCHDOG_MS = 30_000;
 
 /** The job without its state: written once, while the state is rewritten after every node. */
 type JobMeta = Omit<ExecutionJob, "state">;
+
+/** Marks a node whose result could not be checkpointed as the failure that stops the run. */
+function notStored(state: RunState, nodeId: string): void {
+  const node = state.nodes[nodeId] as NodeState;
+  const error = {
+    code: "EXECUTION_STATE_NOT_STORED",
+    message: `The run's state after node ${nodeId} could not be stored (too large?); its outputs were dropped`,
+    node_id: nodeId,
+    node_type: node.node_type,
+  };
+  Object.assign(node, { status: "failed", outputs: undefined, error });
+  state.stopped_by = error;
+}
 
 export class ExecutionRunner extends DurableObject<Env> {
   async start(job: ExecutionJob): Promise<void> {
@@ -36,6 +49,16 @@ export class ExecutionRunner extends DurableObject<Env> {
     return meta && state ? { ...meta, state } : undefined;
   }
 
+  private async checkpoint(state: RunState): Promise<boolean> {
+    try {
+      await this.ctx.storage.put("state", state);
+      return true;
+    } catch (e) {
+      console.error(JSON.stringify({ level: "error", msg: "execution checkpoint failed", error: String(e) }));
+      return false;
+    }
+  }
+
   override async alarm(): Promise<void> {
     const job = await this.load();
     if (!job) return;
@@ -51,7 +74,11 @@ export class ExecutionRunner extends DurableObject<Env> {
         return;
       }
       await run.runNode(id);
-      await this.ctx.storage.put("state", job.state);
+      if (!(await this.checkpoint(job.state))) {
+        // Retrying would rerun the node into the same wall: the run ends here, failed.
+        notStored(job.state, id);
+        break;
+      }
     }
     await finishJob(this.env, job, run);
     await this.ctx.storage.deleteAlarm();
