@@ -3,9 +3,11 @@
 // its alarm, so an eviction or restart resumes at the first unfinished node.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { ApiError } from "../src/errors";
 import { acquireSlotOrThrow } from "../src/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob, runFor } from "../src/pipelines/execution-service";
 import type { NodeState, RunState } from "../src/pipelines/engine";
+import { type Failure, failure } from "./failure";
 import { claimFor, ownedBy } from "./owner";
 
 /** If the object dies mid-node, the alarm fires again after this long and resumes. */
@@ -28,12 +30,18 @@ function notStored(state: RunState, nodeId: string): void {
 }
 
 export class ExecutionRunner extends DurableObject<Env> {
-  async start(job: ExecutionJob): Promise<void> {
+  async start(job: ExecutionJob): Promise<{ ok: true } | Failure> {
     await claimFor(this.ctx.storage, job.orgId);
-    if (await this.ctx.storage.get("meta")) return; // at-least-once callers: starting twice is a no-op
+    if (await this.ctx.storage.get("meta")) return { ok: true }; // at-least-once callers: starting twice is a no-op
     const { state, ...meta } = job;
-    await this.ctx.storage.put({ meta, state });
+    try {
+      await this.ctx.storage.put({ meta, state });
+    } catch (e) {
+      if (!/too big|TOOBIG/i.test(String(e))) throw e;
+      return failure(new ApiError(413, "EXECUTION_STATE_NOT_STORED", "The execution's inputs are too large to run asynchronously"));
+    }
     await this.ctx.storage.setAlarm(Date.now());
+    return { ok: true };
   }
 
   /** Live progress for GET /executions/{id} while the run is under way. */

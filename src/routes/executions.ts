@@ -111,7 +111,7 @@ const resultResponses = { 200: { description: "Finished (sync)", content: json(E
 
 export const executionRoutes = createRouter()
   .openapi(
-    createRoute({ method: "post", path: "/execute", tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/execute", tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const result = await execute(c.env, c.get("principal").orgId, {
@@ -126,7 +126,7 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const result = await retryFromNode(c.env, c.get("principal").orgId, {

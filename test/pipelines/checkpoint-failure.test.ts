@@ -20,4 +20,14 @@ describe("async checkpoints", () => {
     expect(record.error).toMatchObject({ code: "EXECUTION_STATE_NOT_STORED", node_id: "big" });
     expect(record.nodes.after?.status).not.toBe("completed");
   });
+
+  it("inputs too large to store answer 413 and leave no execution running", async () => {
+    const tenant = await createTenant();
+    const id = await createPipeline(tenant, definition([trigger(), { id: "a", type: "data.transform", config: { expression: "1" } }], [edge("start", "a", "event")]));
+    const { res, body } = await run(tenant, id, { blob: "x".repeat(12_000_000) }, { async: true });
+    expect(res.status).toBe(413);
+    expect((body as unknown as { error: { code: string } }).error.code).toBe("EXECUTION_STATE_NOT_STORED");
+    const list = (await (await tenant.fetch("/api/executions")).json()) as { total_count: number };
+    expect(list.total_count).toBe(0);
+  });
 });
