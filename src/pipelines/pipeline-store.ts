@@ -126,12 +126,9 @@ export class PipelineStore {
       const row = await this.get(orgId, id);
       const own = this.own(orgId, id);
       const atVersion = and(own, eq(pipelines.version, row.version));
-      const deployedHere = exists(
-        this.db
-          .select({ one: sql`1` })
-          .from(pipelines)
-          .where(and(atVersion, eq(pipelines.status, "deployed"), eq(pipelines.deployedVersion, row.version))),
-      );
+      // True once this batch's update applied: the trigger rows follow it, or nothing changes.
+      const deployedAtVersion = and(atVersion, eq(pipelines.status, "deployed"), eq(pipelines.deployedVersion, row.version));
+      const deployedHere = exists(this.db.select({ one: sql`1` }).from(pipelines).where(deployedAtVersion));
       const [deployed] = await this.db.batch([
         this.db
           .update(pipelines)
@@ -151,7 +148,7 @@ export class PipelineStore {
                 attributes: sql`${JSON.stringify(t.attributes ?? {})}`.as("t_attributes"),
               })
               .from(pipelines)
-              .where(and(atVersion, eq(pipelines.status, "deployed"), eq(pipelines.deployedVersion, row.version))),
+              .where(deployedAtVersion),
           ),
         ),
       ]);
