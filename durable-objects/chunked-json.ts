@@ -17,9 +17,24 @@ function groups<T>(items: T[]): T[][] {
   return out;
 }
 
+/**
+ * The most JSON one value may take (UTF-16 units): room for several MB of node outputs, yet a
+ * bound, so a run or a step that would store more is refused clearly instead of growing an
+ * object without end. Below the 16 MiB request body limit, so one request can reach it.
+ */
+export const MAX_STORED_JSON = 8 * 1024 * 1024;
+
+export class StoredValueTooLarge extends Error {
+  constructor(readonly size: number) {
+    super(`The value would take ${size} characters of JSON, over ${MAX_STORED_JSON}`);
+    this.name = "StoredValueTooLarge";
+  }
+}
+
 /** Writes `value` under `key`, replacing what was there; the writes are coalesced into one atomic batch. */
 export async function putChunkedJson(storage: DurableObjectStorage, key: string, value: unknown): Promise<void> {
   const json = JSON.stringify(value);
+  if (json.length > MAX_STORED_JSON) throw new StoredValueTooLarge(json.length);
   const chunks = Math.max(1, Math.ceil(json.length / CHUNK_CHARS));
   const stored = await storage.get<unknown>([countKey(key), key]);
   const previous = (stored.get(countKey(key)) as number | undefined) ?? 0;

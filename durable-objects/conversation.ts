@@ -8,7 +8,8 @@ import { database } from "../src/db/client";
 import { type Spilled, spill, unspill } from "../src/db/spill";
 import type { AgentRow } from "../src/db/schema";
 import type { Env } from "../src/env";
-import { ApiError } from "../src/errors";
+import { type Failure, apiErrorOf, asFailure } from "./failure";
+import { claimFor, ownedBy } from "./owner";
 import { type AgentEvent, collectTurn, type ReasoningStep, type TurnResult } from "../src/agents/events";
 import type { HistoryMessage } from "../src/agents/history";
 import { agentServicesFor } from "../src/agents/services";
@@ -38,16 +39,10 @@ export interface SendRequest {
   stream: boolean;
 }
 
-export type Failure = { ok: false; error: { status: number; code: string; message: string } };
 export type SendResult = { ok: true; result: TurnResult & { model: string } } | { ok: true; stream: ReadableStream<Uint8Array> } | Failure;
 
 /** A turn that never finishes (a client that never reads its stream) frees the conversation after this. */
 const TURN_LEASE_MS = 180_000;
-
-const asFailure = (err: unknown): Failure => {
-  if (err instanceof ApiError) return { ok: false, error: { status: err.status, code: err.code, message: err.message } };
-  throw err;
-};
 
 export class Conversation extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -81,7 +76,8 @@ export class Conversation extends DurableObject<Env> {
     });
   }
 
-  async messages(limit: number, offset: number): Promise<{ messages: StoredMessage[]; total: number }> {
+  async messages(orgId: string, limit: number, offset: number): Promise<{ messages: StoredMessage[]; total: number }> {
+    if (!(await ownedBy(this.ctx.storage, orgId))) return { messages: [], total: 0 };
     const rows = this.sql
       .exec<StoredRow>(`SELECT ${STORED_COLUMNS} FROM messages ORDER BY id LIMIT ? OFFSET ?`, limit, offset)
       .toArray();
@@ -150,6 +146,7 @@ export class Conversation extends DurableObject<Env> {
   }
 
   async send(req: SendRequest): Promise<SendResult> {
+    await claimFor(this.ctx.storage, req.principal.orgId);
     const release = await this.acquire();
     let turn: Awaited<ReturnType<typeof prepareTurn>>;
     try {
@@ -162,7 +159,7 @@ export class Conversation extends DurableObject<Env> {
     const events = this.persisting(req, turn.userMessage, turn.events, release);
     if (req.stream) return { ok: true, stream: sseStream(events) };
     try {
-      const result = await collectTurn(events, (e) => new ApiError(e.status, e.code, e.message));
+      const result = await collectTurn(events, apiErrorOf);
       return { ok: true, result: { ...result, model: turn.modelId } };
     } catch (err) {
       return asFailure(err);
@@ -170,7 +167,8 @@ export class Conversation extends DurableObject<Env> {
   }
 
   /** Forgets the whole conversation. */
-  async destroy(): Promise<void> {
+  async destroy(orgId: string): Promise<void> {
+    if (!(await ownedBy(this.ctx.storage, orgId))) return;
     const keys = this.sql
       .exec<{ key: string }>("SELECT content_key AS key FROM messages WHERE content_key IS NOT NULL UNION ALL SELECT steps_key FROM messages WHERE steps_key IS NOT NULL")
       .toArray()

@@ -3,10 +3,13 @@
 // its alarm, so an eviction or restart resumes at the first unfinished node.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { ApiError } from "../src/errors";
 import { acquireSlotOrThrow } from "../src/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob, runFor } from "../src/pipelines/execution-service";
-import type { RunState } from "../src/pipelines/engine";
-import { getChunkedJson, putChunkedJson } from "./chunked-json";
+import type { NodeState, RunState } from "../src/pipelines/engine";
+import { getChunkedJson, putChunkedJson, StoredValueTooLarge } from "./chunked-json";
+import { type Failure, failure } from "./failure";
+import { claimFor, ownedBy } from "./owner";
 
 /** If the object dies mid-node, the alarm fires again after this long and resumes. */
 const WATCHDOG_MS = 30_000;
@@ -14,24 +17,57 @@ const WATCHDOG_MS = 30_000;
 /** The job without its state: written once, while the state is rewritten after every node. */
 type JobMeta = Omit<ExecutionJob, "state">;
 
+/** Marks a node whose result could not be checkpointed as the failure that stops the run. */
+function notStored(state: RunState, nodeId: string): void {
+  const node = state.nodes[nodeId] as NodeState;
+  const error = {
+    code: "EXECUTION_STATE_NOT_STORED",
+    message: `The run's state after node ${nodeId} could not be stored (too large?); its outputs were dropped`,
+    node_id: nodeId,
+    node_type: node.node_type,
+  };
+  Object.assign(node, { status: "failed", outputs: undefined, error });
+  state.stopped_by = error;
+}
+
 export class ExecutionRunner extends DurableObject<Env> {
-  async start(job: ExecutionJob): Promise<void> {
-    if (await getChunkedJson(this.ctx.storage, "meta")) return; // at-least-once callers: starting twice is a no-op
+  async start(job: ExecutionJob): Promise<{ ok: true } | Failure> {
+    await claimFor(this.ctx.storage, job.orgId);
+    if (await getChunkedJson(this.ctx.storage, "meta")) return { ok: true }; // at-least-once callers: starting twice is a no-op
     const { state, ...meta } = job;
-    // Node outputs and inputs can be MBs: both go in chunks; meta last, as it marks the job stored.
-    await putChunkedJson(this.ctx.storage, "state", state);
-    await putChunkedJson(this.ctx.storage, "meta", meta);
+    try {
+      // Node outputs and inputs can be MBs: both go in chunks; meta last, as it marks the job stored.
+      await putChunkedJson(this.ctx.storage, "state", state);
+      await putChunkedJson(this.ctx.storage, "meta", meta);
+    } catch (e) {
+      if (!(e instanceof StoredValueTooLarge)) throw e;
+      return failure(new ApiError(413, "EXECUTION_STATE_NOT_STORED", "The execution's inputs are too large to run asynchronously"));
+    }
     await this.ctx.storage.setAlarm(Date.now());
+    return { ok: true };
   }
 
   /** Live progress for GET /executions/{id} while the run is under way. */
-  async snapshot(): Promise<RunState | undefined> {
+  async snapshot(orgId: string): Promise<RunState | undefined> {
+    if (!(await ownedBy(this.ctx.storage, orgId))) return undefined;
     return getChunkedJson<RunState>(this.ctx.storage, "state");
   }
 
   private async load(): Promise<ExecutionJob | undefined> {
     const [meta, state] = await Promise.all([getChunkedJson<JobMeta>(this.ctx.storage, "meta"), getChunkedJson<RunState>(this.ctx.storage, "state")]);
     return meta && state ? { ...meta, state } : undefined;
+  }
+
+  /** False when the state has outgrown what a run may store; other storage errors propagate (the alarm retries). */
+  private async checkpoint(state: RunState): Promise<boolean> {
+    try {
+      await putChunkedJson(this.ctx.storage, "state", state);
+      return true;
+    } catch (e) {
+      if (!(e instanceof StoredValueTooLarge)) throw e;
+      console.error(JSON.stringify({ level: "error", msg: "execution checkpoint too large", error: e.message }));
+      return false;
+    }
   }
 
   override async alarm(): Promise<void> {
@@ -49,7 +85,11 @@ export class ExecutionRunner extends DurableObject<Env> {
         return;
       }
       await run.runNode(id);
-      await putChunkedJson(this.ctx.storage, "state", job.state);
+      if (!(await this.checkpoint(job.state))) {
+        // Retrying would rerun the node into the same wall: the run ends here, failed.
+        notStored(job.state, id);
+        break;
+      }
     }
     await finishJob(this.env, job, run);
     await this.ctx.storage.deleteAlarm();

@@ -8,6 +8,7 @@ import { type ExportJobState, advanceExport, deleteExportFiles } from "../src/ex
 import { orgGate, releaseSlot } from "../src/limits/gate";
 import { settingsOf } from "../src/settings";
 import { getChunkedJson, putChunkedJson } from "./chunked-json";
+import { claimFor, ownedBy } from "./owner";
 
 const CHUNK_BUDGET_MS = 20_000;
 /** Lease on the org's export slot; renewed every chunk, so a dead job frees it soon. */
@@ -17,25 +18,26 @@ const DEFAULT_TTL_HOURS = 24;
 /** How long a cancelled or failed job answers before its record is purged. */
 const TOMBSTONE_MS = 60 * 60_000;
 
-export function exportJobName(orgId: string, jobId: string): string {
-  return `${orgId}/${jobId}`;
-}
-
 export class ExportJob extends DurableObject<Env> {
   async start(state: ExportJobState, slotLimit: number): Promise<void> {
+    await claimFor(this.ctx.storage, state.orgId);
     // The state can outgrow one storage value (a POST kick-off may list many patients).
     await this.ctx.storage.put("slotLimit", slotLimit);
     await putChunkedJson(this.ctx.storage, "state", state);
     await this.ctx.storage.setAlarm(Date.now());
   }
 
-  async snapshot(): Promise<ExportJobState | undefined> {
+  async snapshot(orgId: string): Promise<ExportJobState | undefined> {
+    return (await ownedBy(this.ctx.storage, orgId)) ? this.load() : undefined;
+  }
+
+  private load(): Promise<ExportJobState | undefined> {
     return getChunkedJson<ExportJobState>(this.ctx.storage, "state");
   }
 
   /** Cancels a running export or deletes a finished one; false when unknown or already cancelled. */
-  async cancel(): Promise<boolean> {
-    const state = await this.snapshot();
+  async cancel(orgId: string): Promise<boolean> {
+    const state = await this.snapshot(orgId);
     if (!state || state.status === "cancelled") return false;
     await deleteExportFiles(state, this.env.BLOBS);
     if (state.status === "running") await releaseSlot(this.env, state.orgId, "exports", state.id);
@@ -49,7 +51,7 @@ export class ExportJob extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const state = await this.snapshot();
+    const state = await this.load();
     if (!state) return;
     if (state.status !== "running") return this.purge(state);
     const slotLimit = (await this.ctx.storage.get<number>("slotLimit")) ?? 1;

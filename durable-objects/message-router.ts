@@ -7,17 +7,15 @@ import type { Env } from "../src/env";
 import { type DrainOutcome, drainSender } from "../src/messages/drain";
 import { messageRouting } from "../src/messages/handler";
 import { InboundMessageStore } from "../src/messages/store";
+import { claimFor } from "./owner";
 
 /** Work per alarm; beyond it the object re-arms so one sender cannot hog an invocation. */
 const DRAIN_BUDGET_MS = 20_000;
 
-export function messageRouterName(orgId: string, sender: string): string {
-  return JSON.stringify([orgId, sender]);
-}
-
 export class MessageRouter extends DurableObject<Env> {
   /** Records whose line this object drains and makes sure an alarm is pending. */
   async kick(orgId: string, sender: string): Promise<void> {
+    await claimFor(this.ctx.storage, orgId);
     await this.ctx.storage.put({ orgId, sender });
     const pending = await this.ctx.storage.getAlarm();
     if (pending === null) await this.ctx.storage.setAlarm(Date.now());

@@ -1,7 +1,9 @@
 // OrgGate: one Durable Object per organization that owns its rate-limit windows
 // and its concurrency slots. Being single-threaded per org, it counts exactly
 // without locks; counters live in its SQLite storage so an eviction loses nothing.
+// Every call names the org, which the object checks against its owner (owner.ts).
 import { DurableObject } from "cloudflare:workers";
+import { claimFor } from "./owner";
 
 export interface BucketRequest {
   /** Bucket name, e.g. "api" or "chat:<keyId>". */
@@ -58,7 +60,8 @@ export class OrgGate extends DurableObject {
    * exhausted: a refused request does not use up another bucket's allowance.
    * Windows are fixed and aligned to the epoch, so X-RateLimit-Reset is exact.
    */
-  consume(requests: BucketRequest[], nowMs: number = Date.now()): ConsumeResult {
+  async consume(orgId: string, requests: BucketRequest[], nowMs: number = Date.now()): Promise<ConsumeResult> {
+    await claimFor(this.ctx.storage, orgId);
     const states = requests.map((r) => {
       const windowMs = r.windowSeconds * 1000;
       const windowStart = Math.floor(nowMs / windowMs) * windowMs;
@@ -102,7 +105,8 @@ export class OrgGate extends DurableObject {
    * Takes (or renews, for the same holder) one of `limit` slots of a kind for
    * `leaseMs`. A holder that dies without releasing frees its slot at expiry.
    */
-  acquireSlot(kind: string, holder: string, limit: number, leaseMs: number, nowMs: number = Date.now()): SlotResult {
+  async acquireSlot(orgId: string, kind: string, holder: string, limit: number, leaseMs: number, nowMs: number = Date.now()): Promise<SlotResult> {
+    await claimFor(this.ctx.storage, orgId);
     this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
     const held = this.sql
       .exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE kind = ? AND holder = ?", kind, holder)
@@ -122,7 +126,8 @@ export class OrgGate extends DurableObject {
   }
 
   /** Releases a slot; returns whether the holder had one. */
-  releaseSlot(kind: string, holder: string, nowMs: number = Date.now()): boolean {
+  async releaseSlot(orgId: string, kind: string, holder: string, nowMs: number = Date.now()): Promise<boolean> {
+    await claimFor(this.ctx.storage, orgId);
     const released = this.sql
       .exec<{ acquired_at: number | null }>("DELETE FROM slots WHERE kind = ? AND holder = ? RETURNING acquired_at", kind, holder)
       .toArray()[0];
@@ -159,7 +164,8 @@ export class OrgGate extends DurableObject {
    * Takes exclusive leases on all of `keys` for `holder`, or none of them: nobody holds some
    * while waiting for others, so callers needing several can never deadlock.
    */
-  acquireLeases(keys: string[], holder: string, leaseMs: number, nowMs: number = Date.now()): { acquired: boolean } {
+  async acquireLeases(orgId: string, keys: string[], holder: string, leaseMs: number, nowMs: number = Date.now()): Promise<{ acquired: boolean }> {
+    await claimFor(this.ctx.storage, orgId);
     const kinds = keys.map((k) => `lease:${k}`);
     for (const kind of kinds) {
       this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
@@ -178,11 +184,13 @@ export class OrgGate extends DurableObject {
     return { acquired: true };
   }
 
-  releaseLeases(keys: string[], holder: string): void {
+  async releaseLeases(orgId: string, keys: string[], holder: string): Promise<void> {
+    await claimFor(this.ctx.storage, orgId);
     for (const k of keys) this.sql.exec("DELETE FROM slots WHERE kind = ? AND holder = ?", `lease:${k}`, holder);
   }
 
-  slotsInUse(kind: string, nowMs: number = Date.now()): number {
+  async slotsInUse(orgId: string, kind: string, nowMs: number = Date.now()): Promise<number> {
+    await claimFor(this.ctx.storage, orgId);
     this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
     return this.countSlots(kind);
   }

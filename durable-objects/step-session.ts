@@ -3,9 +3,12 @@
 // caller's outputs for it) and deletes itself when the session expires.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { ApiError } from "../src/errors";
 import { executionOutputs, executionStatus, type NodeState } from "../src/pipelines/engine";
 import { type ExecutionJob, nodeResults, runFor } from "../src/pipelines/execution-service";
-import { getChunkedJson, putChunkedJson } from "./chunked-json";
+import { getChunkedJson, putChunkedJson, StoredValueTooLarge } from "./chunked-json";
+import { type Failure, failure } from "./failure";
+import { claimFor, ownedBy } from "./owner";
 
 /** Idle sessions expire after this long; every step extends it. */
 export const STEP_SESSION_TTL_MS = 60 * 60_000;
@@ -21,25 +24,39 @@ export interface StepView {
   node_results?: ReturnType<typeof nodeResults>;
 }
 
+export type StepResult = { ok: true; view: StepView } | Failure;
+
 export class StepSession extends DurableObject<Env> {
-  async open(job: ExecutionJob): Promise<StepView> {
-    await putChunkedJson(this.ctx.storage, "job", job);
-    return this.view(job);
+  async open(job: ExecutionJob): Promise<StepResult> {
+    await claimFor(this.ctx.storage, job.orgId);
+    return this.save(job);
   }
 
-  async step(nodeOutputs?: Record<string, unknown>): Promise<StepView | undefined> {
+  /** Runs the current node; undefined when the session is unknown, expired or another org's. */
+  async step(orgId: string, nodeOutputs?: Record<string, unknown>): Promise<StepResult | undefined> {
+    if (!(await ownedBy(this.ctx.storage, orgId))) return undefined;
     const job = await getChunkedJson<ExecutionJob>(this.ctx.storage, "job");
     if (!job) return undefined;
     const run = runFor(this.env, job, false);
     const id = run.nextNode();
-    if (!id) return this.view(job);
+    if (!id) return this.save(job);
     const state = await run.runNode(id, nodeOutputs ? { outputs: nodeOutputs } : undefined);
-    await putChunkedJson(this.ctx.storage, "job", job);
-    return this.view(job, { node_id: id, ...state });
+    // The node ran on this copy of the state: the session moves only if the copy is stored.
+    return this.save(job, { node_id: id, ...state });
   }
 
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
+  }
+
+  private async save(job: ExecutionJob, step?: StepView["step"]): Promise<StepResult> {
+    try {
+      await putChunkedJson(this.ctx.storage, "job", job);
+    } catch (e) {
+      if (!(e instanceof StoredValueTooLarge)) throw e;
+      return failure(new ApiError(413, "STEP_SESSION_TOO_LARGE", `${e.message}: the session's state is too large; the step was not taken`));
+    }
+    return { ok: true, view: await this.view(job, step) };
   }
 
   private async view(job: ExecutionJob, step?: StepView["step"]): Promise<StepView> {

@@ -1,11 +1,13 @@
 // Runs a chat message or an invocation for routes: directly in the Worker when
 // there is no conversation, through the conversation's Durable Object otherwise.
 // Either way the answer is a TurnResult or an SSE stream.
-import type { Failure, SendResult } from "../../durable-objects/conversation";
+import type { SendResult } from "../../durable-objects/conversation";
+import { type Failure, apiErrorOf } from "../../durable-objects/failure";
 import type { Principal } from "../auth/permissions";
 import type { AgentRow } from "../db/schema";
 import type { Env } from "../env";
-import { ApiError, notFound } from "../errors";
+import { notFound } from "../errors";
+import { orgObject } from "../tenancy/object-names";
 import { collectTurn } from "./events";
 import { agentServicesFor } from "./services";
 import { sseStream } from "./sse";
@@ -15,10 +17,10 @@ import { database } from "../db/client";
 
 export type ChatOutcome = { result: Awaited<ReturnType<typeof collectTurn>> & { model?: string } } | { stream: ReadableStream<Uint8Array> };
 
-export const toApiError = (e: { status: number; code: string; message: string }) => new ApiError(e.status, e.code, e.message);
+export const toApiError = apiErrorOf;
 
 export function conversationStub(env: Env, orgId: string, agentId: string, conversationId: string) {
-  return env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`${orgId}:${agentId}:${conversationId}`));
+  return orgObject(env.CONVERSATIONS, orgId, agentId, conversationId);
 }
 
 function unwrap(r: SendResult): ChatOutcome {

@@ -1,6 +1,6 @@
 // D1 storage of agents, their version snapshots and their conversation index.
 // Every method takes the org id first and every query filters on it.
-import { type SQL, and, count, desc, eq, sql } from "drizzle-orm";
+import { type SQL, and, count, desc, eq, notExists, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import {
   type AgentConversationRow,
@@ -100,37 +100,51 @@ export class AgentStore {
     return this.get(orgId, id);
   }
 
-  /** Deletes the agent, its versions and its conversation index in one batch. */
-  async delete(orgId: string, id: string): Promise<void> {
-    await this.db.batch([
-      this.db.delete(agentVersions).where(and(eq(agentVersions.orgId, orgId), eq(agentVersions.agentId, id))),
-      this.db.delete(agentConversations).where(and(eq(agentConversations.orgId, orgId), eq(agentConversations.agentId, id))),
-      this.db.delete(agents).where(and(eq(agents.orgId, orgId), eq(agents.id, id))),
+  /**
+   * Deletes an undeployed agent, then its versions and conversation index, in one batch; the
+   * deployed check is part of the delete, so a racing deploy either wins or finds nothing.
+   * Returns false when nothing was deleted (the agent is deployed or gone).
+   */
+  async delete(orgId: string, id: string): Promise<boolean> {
+    const own = and(eq(agents.orgId, orgId), eq(agents.id, id));
+    const gone = notExists(this.db.select({ one: sql`1` }).from(agents).where(own));
+    const [deleted] = await this.db.batch([
+      this.db.delete(agents).where(and(own, eq(agents.deployed, false))).returning({ id: agents.id }),
+      this.db.delete(agentVersions).where(and(eq(agentVersions.orgId, orgId), eq(agentVersions.agentId, id), gone)),
+      this.db.delete(agentConversations).where(and(eq(agentConversations.orgId, orgId), eq(agentConversations.agentId, id), gone)),
     ]);
+    return deleted.length > 0;
   }
 
-  /** Snapshots the current configuration as the next version number. */
-  async createVersion(orgId: string, agent: AgentRow, note: string | null, createdBy: string): Promise<AgentVersionRow> {
-    const version = agent.version + 1;
-    const row: AgentVersionRow = {
-      orgId,
-      agentId: agent.id,
-      version,
-      snapshot: configOf(agent) as unknown as Record<string, unknown>,
-      note,
-      createdAt: new Date().toISOString(),
-      createdBy,
-    };
-    // The guarded update makes two concurrent snapshots take distinct numbers:
-    // the loser's insert fails on the primary key.
-    await this.db.batch([
-      this.db.insert(agentVersions).values(row),
+  /**
+   * Snapshots the agent's configuration as the next version number, allocated in the same
+   * statement that inserts it (racing snapshots take consecutive numbers); undefined when the
+   * agent no longer exists.
+   */
+  async createVersion(orgId: string, agent: AgentRow, note: string | null, createdBy: string): Promise<AgentVersionRow | undefined> {
+    const own = and(eq(agents.orgId, orgId), eq(agents.id, agent.id));
+    const snapshot = JSON.stringify(configOf(agent));
+    const [, inserted] = await this.db.batch([
+      this.db.update(agents).set({ version: sql`${agents.version} + 1` }).where(own),
       this.db
-        .update(agents)
-        .set({ version })
-        .where(and(eq(agents.orgId, orgId), eq(agents.id, agent.id), eq(agents.version, agent.version))),
+        .insert(agentVersions)
+        .select(
+          this.db
+            .select({
+              orgId: agents.orgId,
+              agentId: agents.id,
+              version: agents.version,
+              snapshot: sql`${snapshot}`.as("snapshot"),
+              note: sql`${note}`.as("note"),
+              createdAt: sql`${new Date().toISOString()}`.as("created_at"),
+              createdBy: sql`${createdBy}`.as("created_by"),
+            })
+            .from(agents)
+            .where(own),
+        )
+        .returning(),
     ]);
-    return row;
+    return inserted[0];
   }
 
   async listVersions(orgId: string, agentId: string, limit: number, offset: number) {

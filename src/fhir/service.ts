@@ -51,11 +51,26 @@ export interface PlannedWrite {
   versionId: number;
   lastUpdated: string;
   audit: AuditInput;
+  /** The If-Match the write was planned under: losing a race to another writer is then a 412. */
+  ifMatch?: string;
 }
 
 /** Parses an ETag-style version ("W/\"3\"", "\"3\"" or "3"). */
 export function parseVersion(tag: string): string {
   return tag.replace(/^W\//, "").replace(/"/g, "").trim();
+}
+
+/** 412 unless `ifMatch` (when given) names the current version of a resource that is not deleted. */
+export function checkIfMatch(ifMatch: string | undefined, current: StoredVersion | undefined): void {
+  if (ifMatch === undefined) return;
+  const live = current && !current.deleted ? current : undefined;
+  if (live && String(live.versionId) === parseVersion(ifMatch)) return;
+  throw preconditionFailed(`If-Match ${ifMatch} does not match the current version ${live ? live.versionId : "(none)"}`);
+}
+
+/** The plan, marked as made under `ifMatch`. */
+export function underIfMatch(plan: PlannedWrite, ifMatch: string | undefined): PlannedWrite {
+  return ifMatch === undefined ? plan : { ...plan, ifMatch };
 }
 
 export class FhirService implements FhirPort {
@@ -139,11 +154,22 @@ export class FhirService implements FhirPort {
       await this.env.DB.batch(statements);
       this.appendedAudits(writes.filter((w) => w.kind === "audit").length);
     } catch (e) {
-      if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(e))) {
-        throw conflict("The resource was changed by another request at the same time; retry with the current version", "VERSION_CONFLICT");
+      if (!/UNIQUE|PRIMARY KEY|constraint/i.test(String(e))) throw e;
+      if (await this.lostPrecondition(plans)) {
+        throw preconditionFailed("If-Match no longer holds: another request changed the resource at the same time");
       }
-      throw e;
+      throw conflict("The resource was changed by another request at the same time; retry with the current version", "VERSION_CONFLICT");
     }
+  }
+
+  /** Whether a write planned under If-Match collided because its resource moved past that version. */
+  private async lostPrecondition(plans: PlannedWrite[]): Promise<boolean> {
+    for (const plan of plans) {
+      if (plan.ifMatch === undefined) continue;
+      const current = await this.store.current(plan.type, plan.id);
+      if (String(current?.versionId) !== parseVersion(plan.ifMatch)) return true;
+    }
+    return false;
   }
 
   private async writeAudited(interaction: Interaction, what: string | undefined, run: () => Promise<WriteResult>): Promise<WriteResult> {
@@ -349,10 +375,8 @@ export class FhirService implements FhirPort {
     this.writable(resource);
     if (!/^[A-Za-z0-9\-.]{1,64}$/.test(resource.id)) throw badRequest(`Invalid resource id ${resource.id}`);
     const current = known === undefined ? await this.store.current(resource.resourceType, resource.id) : (known ?? undefined);
-    if (options.ifMatch !== undefined && (!current || current.deleted || String(current.versionId) !== parseVersion(options.ifMatch))) {
-      throw preconditionFailed(`If-Match ${options.ifMatch} does not match the current version ${current && !current.deleted ? current.versionId : "(none)"}`);
-    }
-    return this.planWrite(resource, resource.id, current, interaction);
+    checkIfMatch(options.ifMatch, current);
+    return underIfMatch(await this.planWrite(resource, resource.id, current, interaction), options.ifMatch);
   }
 
   // ---- writes (FhirPort)
@@ -426,13 +450,11 @@ export class FhirService implements FhirPort {
       const current = await this.store.current(type, id);
       if (!current) throw notFound(`${type}/${id} not found`);
       if (current.deleted) throw gone(`${type}/${id} was deleted`);
-      if (options.ifMatch !== undefined && String(current.versionId) !== parseVersion(options.ifMatch)) {
-        throw preconditionFailed(`If-Match ${options.ifMatch} does not match the current version ${current.versionId}`);
-      }
+      checkIfMatch(options.ifMatch, current);
       const original = await this.hydrate(current.content);
       const patched = Array.isArray(operations) ? applyJsonPatch(original, operations) : applyFhirPathPatch(original, operations);
       if (patched.resourceType !== type || patched.id !== id) throw unprocessable("A patch may not change resourceType or id");
-      const plan = await this.planWrite(patched, id, current, "patch");
+      const plan = underIfMatch(await this.planWrite(patched, id, current, "patch"), options.ifMatch);
       await this.commit([plan]);
       return plan.result;
     });
@@ -443,11 +465,9 @@ export class FhirService implements FhirPort {
       this.checkType(type);
       if (READ_ONLY_TYPES.has(type)) throw forbidden(`${type} resources cannot be deleted`);
       const current = await this.store.current(type, id);
-      if (options.ifMatch !== undefined && (!current || String(current.versionId) !== parseVersion(options.ifMatch))) {
-        throw preconditionFailed(`If-Match ${options.ifMatch} does not match the current version`);
-      }
+      checkIfMatch(options.ifMatch, current);
       // Deleting what is absent or already deleted succeeds without a new version (idempotent).
-      if (current && !current.deleted) await this.commit([this.planDelete(type, id, current)]);
+      if (current && !current.deleted) await this.commit([underIfMatch(this.planDelete(type, id, current), options.ifMatch)]);
       else await this.recordAudit({ interaction: "delete", what: `${type}/${id}`, outcome: "0", outcomeDesc: "nothing to delete" });
       return { resource: { resourceType: type, id }, outcome: "updated" };
     });

@@ -9,7 +9,7 @@ import { newResourceId } from "./resource-id";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
 import type { AuditInput } from "./audit";
 import { type ConditionalAttempt, conditionKey } from "./conditional-lock";
-import { type FhirService, type PlannedWrite, conditionalUpdateTarget } from "./service";
+import { type FhirService, type PlannedWrite, checkIfMatch, conditionalUpdateTarget, underIfMatch } from "./service";
 import { type Row, type StoredVersion, toVersion } from "./storage/resource-store";
 
 type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -305,11 +305,13 @@ async function planAndCommit(service: FhirService, parsed: ParsedEntry[], { targ
     } else if (p.method === "PATCH") {
       const current = currentOf(p);
       if (!current || current.deleted) throw preconditionFailed(`Bundle.entry[${p.index}]: ${p.type}/${target!.id} does not exist`);
+      checkIfMatch(ifMatch, current);
       const patched = applyJsonPatch(await service.hydrate(current.content), patchBody(body));
-      plans.push({ index: p.index, plan: await service.planWrite(patched, target!.id, current, "patch") });
+      plans.push({ index: p.index, plan: underIfMatch(await service.planWrite(patched, target!.id, current, "patch"), ifMatch) });
     } else if (p.method === "DELETE") {
       const current = currentOf(p);
-      if (current && !current.deleted) plans.push({ index: p.index, plan: service.planDelete(p.type, target!.id, current) });
+      checkIfMatch(ifMatch, current ?? undefined);
+      if (current && !current.deleted) plans.push({ index: p.index, plan: underIfMatch(service.planDelete(p.type, target!.id, current), ifMatch) });
       responses[p.index] = { response: { status: "204 No Content" } };
     }
   }

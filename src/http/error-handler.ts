@@ -3,7 +3,8 @@
 // logged with the request id and answered 500 without internals.
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { ApiError, managementErrorBody, operationOutcome } from "../errors";
+import { isUniqueViolation } from "../db/errors";
+import { ApiError, conflict, managementErrorBody, operationOutcome } from "../errors";
 import type { AppEnv } from "./context";
 import { fhirJsonContentType } from "./fhir-json";
 
@@ -26,6 +27,8 @@ export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof HTTPException && err.status < 500) {
     return new ApiError(err.status, CODE_BY_STATUS[err.status] ?? "BAD_REQUEST", err.message || "Bad request");
   }
+  // Stores allocate numbers and names atomically; a constraint a racing request still hits is a conflict, not a fault.
+  if (isUniqueViolation(err)) return conflict("The request conflicts with a concurrent change; retry", "CONFLICT");
   return undefined;
 }
 

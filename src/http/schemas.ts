@@ -40,6 +40,7 @@ export const commonErrors = {
 
 export const notFoundError = { 404: errorResponse("Not found") } as const;
 export const conflictError = { 409: errorResponse("Conflict") } as const;
+export const tooLargeError = { 413: errorResponse("Too large") } as const;
 
 export const MAX_PAGE_SIZE = 100;
 

@@ -1,12 +1,23 @@
 // Access to an organization's OrgGate and the concurrency slots later features use.
-import type { SlotResult } from "../../durable-objects/org-gate";
+import type { BucketRequest, SlotResult } from "../../durable-objects/org-gate";
 import type { Env } from "../env";
 import { rateLimited } from "../errors";
+import { orgObject } from "../tenancy/object-names";
 
 export type SlotKind = "executions" | "exports";
 
+/** The org's OrgGate, every call naming the org it is made for (the object checks it). */
 export function orgGate(env: Env, orgId: string) {
-  return env.ORG_GATE.get(env.ORG_GATE.idFromName(orgId));
+  const stub = orgObject(env.ORG_GATE, orgId);
+  return {
+    consume: (requests: BucketRequest[], nowMs?: number) => stub.consume(orgId, requests, nowMs),
+    acquireSlot: (kind: string, holder: string, limit: number, leaseMs: number, nowMs?: number) =>
+      stub.acquireSlot(orgId, kind, holder, limit, leaseMs, nowMs),
+    releaseSlot: (kind: string, holder: string, nowMs?: number) => stub.releaseSlot(orgId, kind, holder, nowMs),
+    acquireLeases: (keys: string[], holder: string, leaseMs: number, nowMs?: number) => stub.acquireLeases(orgId, keys, holder, leaseMs, nowMs),
+    releaseLeases: (keys: string[], holder: string) => stub.releaseLeases(orgId, keys, holder),
+    slotsInUse: (kind: string, nowMs?: number) => stub.slotsInUse(orgId, kind, nowMs),
+  };
 }
 
 /**

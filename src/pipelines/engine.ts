@@ -5,6 +5,7 @@ import { clip } from "../db/size";
 import { ApiError } from "../errors";
 import type { Definition, PipelineNode, RetryPolicy } from "./definition";
 import type { NodeContext, NodeLog, NodeType, TriggerInfo } from "./node-type";
+import { plainJson } from "./plain-json";
 import { type NodeRegistry, outputPorts } from "./registry";
 import type { PipelineServices } from "./services";
 import { checkDefinition } from "./validate-definition";
@@ -222,7 +223,7 @@ export class ExecutionRun {
     st.inputs = inputs;
     if (override?.outputs) {
       st.logs.push({ at: new Date().toISOString(), level: "info", message: "Outputs supplied by the caller; node not run" });
-      return this.settle(st, "completed", started, this.declaredOutputs(planned, override.outputs));
+      return this.settle(st, "completed", started, this.declaredOutputs(planned, plainJson(override.outputs, "supplied outputs")));
     }
     const retry = planned.node.retry ?? DEFAULT_RETRY;
     let lastError: NodeError | undefined;
@@ -246,8 +247,10 @@ export class ExecutionRun {
           st.duration_ms += Date.now() - started;
           return st;
         }
-        if (result.executionOutput !== undefined) this.state.execution_output = { value: result.executionOutput };
-        return this.settle(st, "completed", started, this.declaredOutputs(planned, result.outputs));
+        // Plain JSON from here on: the state is checkpointed and sent over RPC (plain-json.ts).
+        const outputs = plainJson(result.outputs, "node's output");
+        if (result.executionOutput !== undefined) this.state.execution_output = { value: plainJson(result.executionOutput, "execution output") };
+        return this.settle(st, "completed", started, this.declaredOutputs(planned, outputs));
       } catch (e) {
         lastError = toNodeError(e, id, planned.type.id);
         st.logs.push({ at: new Date().toISOString(), level: "error", message: `Attempt ${attempt}: ${lastError.message}` });
@@ -278,7 +281,7 @@ export class ExecutionRun {
       resumed,
       log: (level, message) => st.logs.push({ at: new Date().toISOString(), level, message }),
       wouldWrite: (target, payload) => {
-        st.would_write = [...(st.would_write ?? []), { target, payload }];
+        st.would_write = [...(st.would_write ?? []), { target, payload: plainJson(payload, "reported write") }];
       },
       runBody: (body, input) => this.runBody(body, input),
     };

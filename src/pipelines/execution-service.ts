@@ -5,7 +5,9 @@ import { database, type Write } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import type { Env } from "../env";
 import { ApiError, conflict } from "../errors";
+import { apiErrorOf } from "../../durable-objects/failure";
 import { acquireSlotOrThrow, releaseSlot } from "../limits/gate";
+import { orgObject } from "../tenancy/object-names";
 import type { Definition } from "./definition";
 import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
 import { type ExecutionRecord, ExecutionStore, type NewExecution } from "./execution-store";
@@ -187,7 +189,7 @@ export async function finishJob(
 }
 
 export function executionRunner(env: Env, orgId: string, executionId: string) {
-  return env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${orgId}:${executionId}`));
+  return orgObject(env.EXECUTION_RUNNER, orgId, executionId);
 }
 
 export async function execute(env: Env, orgId: string, req: ExecuteRequest): Promise<ExecutionResponse> {
@@ -220,11 +222,14 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest): Pro
     const state = req.pinned ? req.pinned.state(plan) : plan.initialState(req.inputs);
     job = { orgId, executionId, pipelineId: req.pipelineId, version, definition, testMode: req.testMode, trigger: req.trigger, startedAt, state };
     if (req.async) {
-      await executionRunner(env, orgId, executionId).start(job);
+      const started = await executionRunner(env, orgId, executionId).start(job);
+      if (!started.ok) throw apiErrorOf(started.error);
       return { execution_id: executionId, status: "running", pipeline_id: req.pipelineId, pipeline_version: version, test_mode: req.testMode, ...(req.retry ? { retry_of: req.retry.of } : {}) };
     }
   } catch (e) {
     await freeSlot();
+    // The run never began: no execution stays "running" for it.
+    if (!recordInto) await store.discard(orgId, executionId);
     if (req.idempotencyKey && isUniqueViolation(e)) {
       throw conflict("An execution with this Idempotency-Key is already being created", "DUPLICATE_EXECUTION");
     }

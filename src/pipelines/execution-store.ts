@@ -55,6 +55,11 @@ export class ExecutionStore {
     return row;
   }
 
+  /** Removes the row of an execution that never began running. */
+  async discard(orgId: string, id: string): Promise<void> {
+    await this.db.delete(executions).where(and(eq(executions.orgId, orgId), eq(executions.id, id)));
+  }
+
   async finish(orgId: string, id: string, status: string, startedAt: string, record: ExecutionRecord): Promise<void> {
     const finished = await this.finishedFields(orgId, id, status, startedAt, record);
     await this.db

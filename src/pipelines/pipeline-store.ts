@@ -1,8 +1,7 @@
 // Pipelines and their kept versions in D1. A new version is written whenever the
 // definition changes; deploy pins the version that triggers and executions run.
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, exists, ne, notExists, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { isUniqueViolation } from "../db/errors";
 import { type PipelineRow, type PipelineVersionRow, pipelineTriggers, pipelineVersions, pipelines } from "../db/schema";
 import { conflict, notFound } from "../errors";
 import { canonicalJson, type Definition } from "./definition";
@@ -13,6 +12,9 @@ export interface PipelineInput {
   description: string;
   definition: Definition;
 }
+
+/** Saves racing a deploy make it re-read; beyond this many it gives up with 409. */
+const DEPLOY_ATTEMPTS = 5;
 
 export const pipelineNotFound = (id: string) => notFound(`Pipeline ${id} not found`, "PIPELINE_NOT_FOUND");
 
@@ -52,63 +54,133 @@ export class PipelineStore {
     return row;
   }
 
-  /** Saves name, description and definition; the version moves only when the definition changed. */
+  /**
+   * Saves name, description and definition; the version moves only when the definition changed.
+   * The next number is allocated by the statement that bumps it and the version row is copied
+   * from the saved row in the same batch, so racing saves each get their own version.
+   */
   async update(orgId: string, id: string, input: PipelineInput): Promise<PipelineRow> {
     const current = await this.get(orgId, id);
-    const changed = canonicalJson(current.definition) !== canonicalJson(input.definition);
-    const next: PipelineRow = {
-      ...current,
-      name: input.name,
-      description: input.description,
-      definition: input.definition,
-      version: changed ? current.version + 1 : current.version,
-      updatedAt: new Date().toISOString(),
-    };
-    const guard = and(eq(pipelines.orgId, orgId), eq(pipelines.id, id), eq(pipelines.version, current.version));
-    const update = this.db.update(pipelines).set(next).where(guard);
-    try {
-      if (changed) await this.db.batch([update, this.db.insert(pipelineVersions).values(versionOf(next))]);
-      else await update;
-    } catch (e) {
-      // Another save took this version number first: the caller should reload and retry.
-      if (isUniqueViolation(e)) throw conflict("The pipeline was changed concurrently; reload and retry", "PIPELINE_VERSION_CONFLICT");
-      throw e;
-    }
-    return next;
+    const own = this.own(orgId, id);
+    // Another save may have stored this very definition since it was read: then it is no new version.
+    const bump = canonicalJson(current.definition) === canonicalJson(input.definition)
+      ? sql`0`
+      : sql`CASE WHEN ${pipelines.definition} = ${JSON.stringify(input.definition)} THEN 0 ELSE 1 END`;
+    const [saved] = await this.db.batch([
+      this.db
+        .update(pipelines)
+        .set({
+          name: input.name,
+          description: input.description,
+          definition: input.definition,
+          version: sql`${pipelines.version} + ${bump}`,
+          updatedAt: new Date().toISOString(),
+        })
+        .where(own)
+        .returning(),
+      this.db
+        .insert(pipelineVersions)
+        .select(
+          this.db
+            .select({
+              orgId: pipelines.orgId,
+              pipelineId: pipelines.id,
+              version: pipelines.version,
+              name: pipelines.name,
+              description: pipelines.description,
+              definition: pipelines.definition,
+              createdAt: pipelines.updatedAt,
+            })
+            .from(pipelines)
+            .where(and(own, notExists(this.versionRow(orgId, id, pipelines.version)))),
+        ),
+    ]);
+    if (!saved[0]) throw pipelineNotFound(id);
+    return saved[0];
   }
 
+  /**
+   * Deletes an undeployed pipeline. The status check is part of the delete, and the versions and
+   * triggers go only once the pipeline row is gone, so a racing deploy either wins (409 here) or
+   * finds nothing to deploy: a deployed pipeline never loses its versions.
+   */
   async delete(orgId: string, id: string): Promise<void> {
-    const row = await this.get(orgId, id);
-    if (row.status === "deployed") throw conflict("Undeploy the pipeline before deleting it", "PIPELINE_DEPLOYED");
-    await this.db.batch([
-      this.db.delete(pipelines).where(and(eq(pipelines.orgId, orgId), eq(pipelines.id, id), eq(pipelines.status, "active"))),
-      this.db.delete(pipelineVersions).where(and(eq(pipelineVersions.orgId, orgId), eq(pipelineVersions.pipelineId, id))),
-      this.db.delete(pipelineTriggers).where(and(eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.pipelineId, id))),
+    const own = this.own(orgId, id);
+    const gone = notExists(this.db.select({ one: sql`1` }).from(pipelines).where(own));
+    const [deleted] = await this.db.batch([
+      this.db.delete(pipelines).where(and(own, ne(pipelines.status, "deployed"))).returning({ id: pipelines.id }),
+      this.db.delete(pipelineVersions).where(and(eq(pipelineVersions.orgId, orgId), eq(pipelineVersions.pipelineId, id), gone)),
+      this.db.delete(pipelineTriggers).where(and(eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.pipelineId, id), gone)),
     ]);
+    if (deleted.length > 0) return;
+    await this.get(orgId, id); // 404 when it never existed or a racing delete took it
+    throw conflict("Undeploy the pipeline before deleting it", "PIPELINE_DEPLOYED");
   }
 
-  /** Any state → deployed at the current version; its schedule and event triggers become live. */
+  /**
+   * Any state → deployed at the current version; its schedule and event triggers become live.
+   * The batch applies only if the pipeline still exists at the version whose triggers it indexes.
+   */
   async deploy(orgId: string, id: string): Promise<PipelineRow> {
-    const row = await this.get(orgId, id);
-    const next: PipelineRow = { ...row, status: "deployed", deployedVersion: row.version, updatedAt: new Date().toISOString() };
-    const triggers = triggerRows(orgId, id, row.definition as Definition);
-    await this.db.batch([
-      this.db.update(pipelines).set(next).where(and(eq(pipelines.orgId, orgId), eq(pipelines.id, id))),
-      this.db.delete(pipelineTriggers).where(and(eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.pipelineId, id))),
-      ...triggers.map((t) => this.db.insert(pipelineTriggers).values(t)),
-    ]);
-    return next;
+    for (let attempt = 0; attempt < DEPLOY_ATTEMPTS; attempt++) {
+      const row = await this.get(orgId, id);
+      const own = this.own(orgId, id);
+      const atVersion = and(own, eq(pipelines.version, row.version));
+      // True once this batch's update applied: the trigger rows follow it, or nothing changes.
+      const deployedAtVersion = and(atVersion, eq(pipelines.status, "deployed"), eq(pipelines.deployedVersion, row.version));
+      const deployedHere = exists(this.db.select({ one: sql`1` }).from(pipelines).where(deployedAtVersion));
+      const [deployed] = await this.db.batch([
+        this.db
+          .update(pipelines)
+          .set({ status: "deployed", deployedVersion: row.version, updatedAt: new Date().toISOString() })
+          .where(atVersion)
+          .returning(),
+        this.db.delete(pipelineTriggers).where(and(eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.pipelineId, id), deployedHere)),
+        ...triggerRows(orgId, id, row.definition as Definition).map((t) =>
+          this.db.insert(pipelineTriggers).select(
+            this.db
+              .select({
+                orgId: sql`${t.orgId}`.as("t_org_id"),
+                pipelineId: sql`${t.pipelineId}`.as("t_pipeline_id"),
+                nodeId: sql`${t.nodeId}`.as("t_node_id"),
+                kind: sql`${t.kind}`.as("t_kind"),
+                match: sql`${t.match}`.as("t_match"),
+                attributes: sql`${JSON.stringify(t.attributes ?? {})}`.as("t_attributes"),
+              })
+              .from(pipelines)
+              .where(deployedAtVersion),
+          ),
+        ),
+      ]);
+      if (deployed[0]) return deployed[0];
+      // Deleted (get answers 404 on the next turn) or saved as a new version since it was read: deploy that.
+    }
+    throw conflict("The pipeline is being changed concurrently; retry", "PIPELINE_VERSION_CONFLICT");
   }
 
   /** deployed → active; its schedules and event triggers stop at once. */
   async undeploy(orgId: string, id: string): Promise<PipelineRow> {
-    const row = await this.get(orgId, id);
-    const next: PipelineRow = { ...row, status: "active", deployedVersion: null, updatedAt: new Date().toISOString() };
-    await this.db.batch([
-      this.db.update(pipelines).set(next).where(and(eq(pipelines.orgId, orgId), eq(pipelines.id, id))),
+    const [updated] = await this.db.batch([
+      this.db
+        .update(pipelines)
+        .set({ status: "active", deployedVersion: null, updatedAt: new Date().toISOString() })
+        .where(this.own(orgId, id))
+        .returning(),
       this.db.delete(pipelineTriggers).where(and(eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.pipelineId, id))),
     ]);
-    return next;
+    if (!updated[0]) throw pipelineNotFound(id);
+    return updated[0];
+  }
+
+  private own(orgId: string, id: string) {
+    return and(eq(pipelines.orgId, orgId), eq(pipelines.id, id));
+  }
+
+  private versionRow(orgId: string, id: string, version: typeof pipelines.version) {
+    return this.db
+      .select({ one: sql`1` })
+      .from(pipelineVersions)
+      .where(and(eq(pipelineVersions.orgId, orgId), eq(pipelineVersions.pipelineId, id), eq(pipelineVersions.version, version)));
   }
 
   async listVersions(orgId: string, id: string, limit: number, offset: number) {

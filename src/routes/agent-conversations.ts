@@ -136,7 +136,7 @@ export const agentConversationRoutes = createRouter()
       const principal = c.get("principal");
       const { id, cid } = c.req.valid("param");
       const { agent } = await loadConversation(c, principal, id, cid);
-      await conversationStub(c.env, principal.orgId, agent.id, cid).destroy();
+      await conversationStub(c.env, principal.orgId, agent.id, cid).destroy(principal.orgId);
       await agentStore(c.env).deleteConversation(principal.orgId, agent.id, cid);
       return c.body(null, 204);
     },
@@ -164,7 +164,7 @@ export const agentConversationRoutes = createRouter()
       const { id, cid } = c.req.valid("param");
       const { agent } = await loadConversation(c, principal, id, cid);
       const { limit, offset } = c.req.valid("query");
-      const page = await conversationStub(c.env, principal.orgId, agent.id, cid).messages(limit, offset);
+      const page = await conversationStub(c.env, principal.orgId, agent.id, cid).messages(principal.orgId, limit, offset);
       const messages = page.messages.map((m) => ({
         ...m,
         reasoning_steps: m.reasoning_steps ? (JSON.parse(m.reasoning_steps) as Record<string, unknown>[]) : null,

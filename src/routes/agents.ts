@@ -2,6 +2,7 @@
 // and version snapshots with restore.
 import { createRoute, z } from "@hono/zod-openapi";
 import { agentStore, checkModelConfig, loadAgent } from "../agents/access";
+import { conversationStub } from "../agents/chat";
 import {
   AgentSchema,
   AgentVersionSchema,
@@ -14,7 +15,7 @@ import {
 } from "../agents/api-schemas";
 import type { AgentConfig } from "../agents/store";
 import { AGENT_TYPES, BASE_TEMPLATES, templateById } from "../agents/templates";
-import { conflict, notFound, validationFailed } from "../errors";
+import { agentNotFound, conflict, notFound, validationFailed } from "../errors";
 import { createRouter } from "../http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
@@ -34,6 +35,13 @@ const ListQuery = PageQuery.extend({
 const VersionParam = IdParam.extend({
   version: z.coerce.number().int().min(1).openapi({ param: { name: "version", in: "path" } }),
 });
+
+/** An agent deleted by a racing request between its load and the write. */
+const gone = (id: string): never => {
+  throw agentNotFound(id);
+};
+
+const deployedAgent = (id: string) => conflict(`Agent ${id} is deployed; undeploy it first`, "AGENT_DEPLOYED");
 
 function configFromCreate(body: z.infer<typeof CreateAgentBody>): { config: AgentConfig; templateId: string | null } {
   const template = body.template_id ? templateById(body.template_id) : undefined;
@@ -156,7 +164,7 @@ export const agentRoutes = createRouter()
         ...(b.project_id !== undefined ? { projectId: b.project_id } : {}),
         ...(b.status !== undefined ? { status: b.status } : {}),
       });
-      return c.json(presentAgent(row!), 200);
+      return c.json(presentAgent(row ?? gone(id)), 200);
     },
   )
   .openapi(
@@ -173,13 +181,16 @@ export const agentRoutes = createRouter()
     async (c) => {
       const principal = c.get("principal");
       const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
-      if (agent.deployed) throw conflict(`Agent ${agent.id} is deployed; undeploy it first`, "AGENT_DEPLOYED");
+      if (agent.deployed) throw deployedAgent(agent.id);
       const store = agentStore(c.env);
       const conversations = await store.conversationIds(principal.orgId, agent.id);
-      await store.delete(principal.orgId, agent.id);
+      if (!(await store.delete(principal.orgId, agent.id))) {
+        if (await store.get(principal.orgId, agent.id)) throw deployedAgent(agent.id);
+        gone(agent.id);
+      }
       c.executionCtx.waitUntil(
         Promise.all(
-          conversations.map((cid) => c.env.CONVERSATIONS.get(c.env.CONVERSATIONS.idFromName(`${principal.orgId}:${agent.id}:${cid}`)).destroy()),
+          conversations.map((cid) => conversationStub(c.env, principal.orgId, agent.id, cid).destroy(principal.orgId)),
         ),
       );
       return c.body(null, 204);
@@ -200,7 +211,7 @@ export const agentRoutes = createRouter()
       const principal = c.get("principal");
       const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
       if (agent.status !== "active") throw conflict(`Agent ${agent.id} is inactive; activate it before deploying`, "AGENT_INACTIVE");
-      return c.json(presentAgent((await agentStore(c.env).setDeployed(principal.orgId, agent.id, true))!), 200);
+      return c.json(presentAgent((await agentStore(c.env).setDeployed(principal.orgId, agent.id, true)) ?? gone(agent.id)), 200);
     },
   )
   .openapi(
@@ -217,7 +228,7 @@ export const agentRoutes = createRouter()
     async (c) => {
       const principal = c.get("principal");
       const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
-      return c.json(presentAgent((await agentStore(c.env).setDeployed(principal.orgId, agent.id, false))!), 200);
+      return c.json(presentAgent((await agentStore(c.env).setDeployed(principal.orgId, agent.id, false)) ?? gone(agent.id)), 200);
     },
   )
   .openapi(
@@ -265,7 +276,7 @@ export const agentRoutes = createRouter()
       const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
       const note = c.req.valid("json")?.note ?? null;
       const row = await agentStore(c.env).createVersion(principal.orgId, agent, note, principal.keyId);
-      return c.json(presentVersion(row), 201);
+      return c.json(presentVersion(row ?? gone(agent.id)), 201);
     },
   )
   .openapi(
@@ -287,6 +298,6 @@ export const agentRoutes = createRouter()
       const snap = await store.getVersion(principal.orgId, id, version);
       if (!snap) throw notFound(`Agent ${id} has no version ${version}`, "AGENT_VERSION_NOT_FOUND");
       const row = await store.update(principal.orgId, id, snap.snapshot as unknown as AgentConfig);
-      return c.json(presentAgent(row!), 200);
+      return c.json(presentAgent(row ?? gone(id)), 200);
     },
   );

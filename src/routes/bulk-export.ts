@@ -3,7 +3,7 @@
 // organization's FHIR base. The work itself runs in the ExportJob Durable Object.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { EXPORT_SLOT_LEASE_MS, exportJobName } from "../../durable-objects/export-job";
+import { EXPORT_SLOT_LEASE_MS } from "../../durable-objects/export-job";
 import { ApiError, badRequest, notAcceptable, notFound } from "../errors";
 import { exportSourceFor } from "../export/fhir-source";
 import { fhirStoreFor } from "../fhir";
@@ -16,6 +16,7 @@ import { createRouter } from "../http/router";
 import { security } from "../http/schemas";
 import { acquireSlotOrThrow, releaseSlot } from "../limits/gate";
 import { requirePermission } from "../middleware/auth";
+import { orgObject } from "../tenancy/object-names";
 
 const tags = ["FHIR Bulk Data"];
 const canExport = requirePermission("export:run");
@@ -48,8 +49,7 @@ const parametersBody = {
 const JobParams = z.object({ jobId: z.string().min(1).max(64) });
 
 function jobStub(c: Context<AppEnv>, jobId: string) {
-  const ns = c.env.EXPORT_JOB;
-  return ns.get(ns.idFromName(exportJobName(c.get("principal").orgId, jobId)));
+  return orgObject(c.env.EXPORT_JOB, c.get("principal").orgId, jobId);
 }
 
 /** Kick-offs and downloads are audited like any FHIR interaction (an operation AuditEvent). */
@@ -60,7 +60,7 @@ async function audit(c: Context<AppEnv>, query: string, outcome: "0" | "4" = "0"
 
 /** The job of this organization, or 404: another org's id looks exactly like an unknown one. */
 async function visibleJob(c: Context<AppEnv>, jobId: string): Promise<ExportJobState> {
-  const state = await jobStub(c, jobId).snapshot();
+  const state = await jobStub(c, jobId).snapshot(c.get("principal").orgId);
   if (!state || state.orgId !== c.get("principal").orgId || state.status === "cancelled") {
     throw notFound(`No export ${jobId}`, "EXPORT_NOT_FOUND");
   }
@@ -215,7 +215,7 @@ bulkExportRoutes
     async (c) => {
       const { jobId } = c.req.valid("param");
       await visibleJob(c, jobId);
-      if (!(await jobStub(c, jobId).cancel())) throw notFound(`No export ${jobId}`, "EXPORT_NOT_FOUND");
+      if (!(await jobStub(c, jobId).cancel(c.get("principal").orgId))) throw notFound(`No export ${jobId}`, "EXPORT_NOT_FOUND");
       return c.body(null, 202);
     },
   )

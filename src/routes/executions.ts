@@ -1,18 +1,20 @@
 // /api/execute, /api/execute/retry, /api/execute/step, /api/executions and
 // /api/stats: running pipelines and reading their records.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { StepView } from "../../durable-objects/step-session";
+import { apiErrorOf } from "../../durable-objects/failure";
+import type { StepResult, StepView } from "../../durable-objects/step-session";
 import { database } from "../db/client";
 import type { ExecutionRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";
-import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security, tooLargeError } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import type { RunState } from "../pipelines/engine";
 import { execute, executionRunner, planFor, runnableVersion } from "../pipelines/execution-service";
 import { ExecutionStore } from "../pipelines/execution-store";
 import { retryFromNode } from "../pipelines/retry";
+import { orgObject } from "../tenancy/object-names";
 import { ExecutionResponseSchema } from "./execution-schemas";
 
 const ExecuteBody = z
@@ -99,12 +101,17 @@ const tags = ["Execution"];
 const run = requirePermission("pipelines:execute");
 const read = requirePermission("pipelines:read");
 const executions = (env: Env) => new ExecutionStore(database(env.DB), env);
-const stepSession = (env: Env, orgId: string, sessionId: string) => env.STEP_SESSION.get(env.STEP_SESSION.idFromName(`${orgId}:${sessionId}`));
+const stepSession = (env: Env, orgId: string, sessionId: string) => orgObject(env.STEP_SESSION, orgId, sessionId);
+/** A step session's answer: its view, or the API error it refused the step with. */
+const viewOf = (result: StepResult): StepView => {
+  if (!result.ok) throw apiErrorOf(result.error);
+  return result.view;
+};
 const resultResponses = { 200: { description: "Finished (sync)", content: json(ExecutionResponseSchema) }, 202: { description: "Started (async)", content: json(ExecutionResponseSchema) } };
 
 export const executionRoutes = createRouter()
   .openapi(
-    createRoute({ method: "post", path: "/execute", tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/execute", tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const result = await execute(c.env, c.get("principal").orgId, {
@@ -119,7 +126,7 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const result = await retryFromNode(c.env, c.get("principal").orgId, {
@@ -133,14 +140,14 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/step", tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/execute/step", tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const orgId = c.get("principal").orgId;
       const { version, definition } = await runnableVersion(c.env, orgId, body.pipeline_id, body.test_mode);
       const plan = planFor(orgId, body.pipeline_id, version, definition);
       const sessionId = crypto.randomUUID();
-      const view = await stepSession(c.env, orgId, sessionId).open({
+      const opened = await stepSession(c.env, orgId, sessionId).open({
         orgId,
         executionId: sessionId,
         pipelineId: body.pipeline_id,
@@ -151,17 +158,18 @@ export const executionRoutes = createRouter()
         startedAt: new Date().toISOString(),
         state: plan.initialState(body.inputs),
       });
-      return c.json(view as z.infer<typeof StepViewSchema>, 201);
+      return c.json(viewOf(opened) as z.infer<typeof StepViewSchema>, 201);
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/step/{sessionId}", tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: z.object({ sessionId: z.string().openapi({ param: { name: "sessionId", in: "path" } }) }), body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/execute/step/{sessionId}", tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: z.object({ sessionId: z.string().openapi({ param: { name: "sessionId", in: "path" } }) }), body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...tooLargeError } }),
     async (c) => {
       const { sessionId } = c.req.valid("param");
       const body: z.infer<typeof StepAdvanceBody> = c.req.valid("json") ?? {};
-      const view: StepView | undefined = await stepSession(c.env, c.get("principal").orgId, sessionId).step(body.node_outputs);
-      if (!view) throw notFound(`Step session ${sessionId} not found or expired`, "STEP_SESSION_NOT_FOUND");
-      return c.json(view as z.infer<typeof StepViewSchema>, 200);
+      const orgId = c.get("principal").orgId;
+      const result = await stepSession(c.env, orgId, sessionId).step(orgId, body.node_outputs);
+      if (!result) throw notFound(`Step session ${sessionId} not found or expired`, "STEP_SESSION_NOT_FOUND");
+      return c.json(viewOf(result) as z.infer<typeof StepViewSchema>, 200);
     },
   )
   .openapi(
@@ -189,7 +197,7 @@ export const executionRoutes = createRouter()
       const row = await store.get(orgId, c.req.valid("param").id);
       const record = await store.record(row);
       // A running async execution shows its live progress from its Durable Object.
-      const live = !record && row.mode === "async" ? ((await executionRunner(c.env, orgId, row.id).snapshot()) as RunState | undefined) : undefined;
+      const live = !record && row.mode === "async" ? ((await executionRunner(c.env, orgId, row.id).snapshot(orgId)) as RunState | undefined) : undefined;
       return c.json({ ...summary(row), inputs: record?.inputs ?? live?.inputs ?? null, outputs: record?.outputs ?? null, nodes: record?.nodes ?? live?.nodes ?? {} }, 200);
     },
   )

@@ -2,8 +2,7 @@
 // posts batches to, and the message store's list/view/reprocess API.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { messageRouterName } from "../../durable-objects/message-router";
-import { MESSAGE_STATUSES } from "../db/schema";
+import { MESSAGE_STATUSES, type InboundMessageRow } from "../db/schema";
 import { database } from "../db/client";
 import { conflict, notFound } from "../errors";
 import type { AppEnv } from "../http/context";
@@ -12,6 +11,7 @@ import { commonErrors, conflictError, json, jsonAtMost, notFoundError, pageOf, P
 import { ingestHl7 } from "../messages/ingest-hl7";
 import { type InboundMessageSummary, InboundMessageStore } from "../messages/store";
 import { requirePermission } from "../middleware/auth";
+import { orgObject } from "../tenancy/object-names";
 
 const tags = ["HL7 v2 messages"];
 
@@ -95,7 +95,7 @@ const storeFor = (c: Context<AppEnv>) => new InboundMessageStore(database(c.env.
 async function kickRouters(c: Context<AppEnv>, senders: string[]): Promise<void> {
   const orgId = c.get("principal").orgId;
   const ns = c.env.MESSAGE_ROUTER;
-  await Promise.all(senders.map((s) => ns.get(ns.idFromName(messageRouterName(orgId, s))).kick(orgId, s)));
+  await Promise.all(senders.map((s) => orgObject(ns, orgId, s).kick(orgId, s)));
 }
 
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });

@@ -5,7 +5,7 @@ import { database } from "../db/client";
 import type { PipelineRow, PipelineVersionRow } from "../db/schema";
 import { badRequest } from "../errors";
 import { createRouter } from "../http/router";
-import { commonErrors, conflictError, json, jsonAtMost, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
+import { commonErrors, conflictError, json, jsonAtMost, notFoundError, pageOf, PageQuery, security, tooLargeError } from "../http/schemas";
 import type { Env } from "../env";
 import { requirePermission } from "../middleware/auth";
 import { outboundPolicyOf } from "../outbound/policy";
@@ -143,7 +143,7 @@ export const pipelineRoutes = createRouter()
         query: z.object({ node_id: z.string().optional(), wait: z.enum(["true", "false"]).default("false") }),
         body: { required: false, content: json(z.unknown()) },
       },
-      responses: { 202: { description: "Started", content: json(ExecutionResponseSchema) }, 200: { description: "Finished (wait=true)", content: json(ExecutionResponseSchema) }, ...commonErrors, ...notFoundError, ...conflictError },
+      responses: { 202: { description: "Started", content: json(ExecutionResponseSchema) }, 200: { description: "Finished (wait=true)", content: json(ExecutionResponseSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError },
     }),
     async (c) => {
       const orgId = c.get("principal").orgId;

@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { exportJobName } from "../../durable-objects/export-job";
+import { orgObject } from "../../src/tenancy/object-names";
 import { put } from "../fhir/support";
 import { type Tenant, authedFetch, createTenant } from "../support/tenants";
 
@@ -52,7 +52,7 @@ async function kickoff(t: Tenant, path: string, init: RequestInit = {}) {
 const jobOf = (res: Response) => res.headers.get("content-location")!.split("/").pop()!;
 
 async function runJob(t: Tenant, jobId: string) {
-  await runDurableObjectAlarm(env.EXPORT_JOB.get(env.EXPORT_JOB.idFromName(exportJobName(t.orgId, jobId))));
+  await runDurableObjectAlarm(orgObject(env.EXPORT_JOB, t.orgId, jobId));
 }
 
 async function complete(t: Tenant, res: Response): Promise<Manifest> {

@@ -6,7 +6,8 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { getChunkedJson } from "../../durable-objects/chunked-json";
-import { type ExportJob, exportJobName } from "../../durable-objects/export-job";
+import type { ExportJob } from "../../durable-objects/export-job";
+import { orgObject } from "../../src/tenancy/object-names";
 import type { ExportJobState } from "../../src/export/job";
 import { createTenant } from "../support/tenants";
 
@@ -34,7 +35,7 @@ describe("export durability", () => {
     expect(kick.status).toBe(202);
     const jobId = kick.headers.get("content-location")!.split("/").pop()!;
     // A reset object breaks the stubs that reached it: each step gets a fresh one.
-    const job = () => env.EXPORT_JOB.get(env.EXPORT_JOB.idFromName(exportJobName(t.orgId, jobId)));
+    const job = () => orgObject(env.EXPORT_JOB, t.orgId, jobId);
 
     // Run the alarm's work inside the instance and reset the instance right after it persists
     // the open Observation upload (the Patient file is complete), while it reads that file's pages.

@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { exportJobName } from "../../durable-objects/export-job";
+import { orgObject } from "../../src/tenancy/object-names";
 import { createTenant } from "../support/tenants";
 
 describe("failed export", () => {
@@ -14,7 +14,7 @@ describe("failed export", () => {
     const res = await kick("/$export?_type=Patient");
     expect(res.status).toBe(202);
     const jobId = res.headers.get("content-location")!.split("/").pop()!;
-    const stub = env.EXPORT_JOB.get(env.EXPORT_JOB.idFromName(exportJobName(t.orgId, jobId)));
+    const stub = orgObject(env.EXPORT_JOB, t.orgId, jobId);
     await env.DB.prepare("DROP TABLE fhir_resources").run();
 
     const status = () => t.fetch(`/fhir/r4/${t.orgId}/bulkdata/status/${jobId}`);

@@ -3,7 +3,7 @@
 import { createExecutionContext, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { exportJobName } from "../../durable-objects/export-job";
+import { orgObject } from "../../src/tenancy/object-names";
 import { buildApp } from "../../src/app";
 import type { Bundle } from "../../src/fhir/port";
 import { parsePublicBaseUrl } from "../../src/http/public-url";
@@ -58,7 +58,7 @@ describe("public base URL", () => {
     const status = kicked.headers.get("content-location")!;
     expect(status).toMatch(new RegExp(`^${PUBLIC}/fhir/r4/${t.orgId}/bulkdata/status/[0-9a-f-]{36}$`));
     const jobId = status.split("/").pop()!;
-    await runDurableObjectAlarm(env.EXPORT_JOB.get(env.EXPORT_JOB.idFromName(exportJobName(t.orgId, jobId))));
+    await runDurableObjectAlarm(orgObject(env.EXPORT_JOB, t.orgId, jobId));
     const done = await fetchWith(vars, t, `/fhir/r4/${t.orgId}/bulkdata/status/${jobId}`);
     const manifest = (await done.json()) as { request: string; output: { url: string }[] };
     expect(manifest.request).toBe(`${PUBLIC}/fhir/r4/${t.orgId}/$export?_type=Patient`);

@@ -3,12 +3,12 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
-import { heldSlot } from "../../src/limits/gate";
+import { heldSlot, orgGate } from "../../src/limits/gate";
 import { authedFetch, call, createKey, createTenant } from "../support/tenants";
 
 const app = buildApp();
 
-const gate = (name: string) => env.ORG_GATE.get(env.ORG_GATE.idFromName(name));
+const gate = (name: string) => orgGate(env, name);
 
 describe("rate limits", () => {
   it("allows exactly the org limit per window, then answers 429 with Retry-After", async () => {

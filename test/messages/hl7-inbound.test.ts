@@ -3,7 +3,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { messageRouterName } from "../../durable-objects/message-router";
+import { orgObject } from "../../src/tenancy/object-names";
 import { orgGate } from "../../src/limits/gate";
 import { createPipeline, definition, edge } from "../support/pipelines";
 import { type Tenant, createKey, authedFetch, createTenant } from "../support/tenants";
@@ -32,7 +32,7 @@ async function send(t: Tenant, messages: { id: string; raw: string }[]) {
 /** Runs the sender's router alarm, as the runtime would right after ingestion. */
 async function route(t: Tenant, sender = SENDER) {
   const ns = env.MESSAGE_ROUTER;
-  await runDurableObjectAlarm(ns.get(ns.idFromName(messageRouterName(t.orgId, sender))));
+  await runDurableObjectAlarm(orgObject(ns, t.orgId, sender));
 }
 
 async function message(t: Tenant, id: string) {

@@ -3,7 +3,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { messageRouterName } from "../../durable-objects/message-router";
+import { orgObject } from "../../src/tenancy/object-names";
 import { createPipeline, definition, edge } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
 
@@ -20,8 +20,7 @@ const MDM = [
 ].join("\r");
 
 async function route(t: Tenant) {
-  const ns = env.MESSAGE_ROUTER;
-  await runDurableObjectAlarm(ns.get(ns.idFromName(messageRouterName(t.orgId, SENDER))));
+  await runDurableObjectAlarm(orgObject(env.MESSAGE_ROUTER, t.orgId, SENDER));
 }
 
 async function message(t: Tenant, id: string) {

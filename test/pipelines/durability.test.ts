@@ -10,6 +10,7 @@ import type { RunState } from "../../src/pipelines/engine";
 import type { ExecutionJob } from "../../src/pipelines/execution-service";
 import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
+import { orgObject } from "../../src/tenancy/object-names";
 import { createTenant } from "../support/tenants";
 
 let fhirFor: (orgId: string) => MemoryFhir;
@@ -34,7 +35,7 @@ describe("async durability", () => {
       ),
     );
     const { body } = await run(tenant, id, { resourceType: "Patient" }, { async: true });
-    const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${tenant.orgId}:${body.execution_id}`));
+    const stub = orgObject(env.EXECUTION_RUNNER, tenant.orgId, body.execution_id);
 
     // First alarm: runs up to the delay and parks there.
     await runDurableObjectAlarm(stub);
@@ -67,7 +68,7 @@ describe("async durability", () => {
     const tenant = await createTenant();
     const id = await createPipeline(tenant, definition([trigger(), { id: "a", type: "data.transform", config: { expression: "1" } }], [edge("start", "a", "event")]));
     const { body } = await run(tenant, id, {}, { async: true });
-    const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${tenant.orgId}:${body.execution_id}`));
+    const stub = orgObject(env.EXECUTION_RUNNER, tenant.orgId, body.execution_id);
     const stored = await runInDurableObject(stub, async (_i: ExecutionRunner, state) => {
       const meta = await getChunkedJson<Omit<ExecutionJob, "state">>(state.storage, "meta");
       const runState = await getChunkedJson<RunState>(state.storage, "state");

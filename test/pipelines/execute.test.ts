@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, driveExecution, edge, type ExecBody, run, trigger } from "../support/pipelines";
+import { orgObject } from "../../src/tenancy/object-names";
 import { createTenant } from "../support/tenants";
 
 let fhirFor: (orgId: string) => MemoryFhir;
@@ -178,7 +179,7 @@ describe("execute", () => {
     expect(s3).toMatchObject({ status: "completed", current_node: null, step: { node_id: "b", outputs: { output: 40 } }, outputs: { b: { output: 40 } } });
 
     // Sessions expire: the alarm set at each step deletes the session's state.
-    const stub = env.STEP_SESSION.get(env.STEP_SESSION.idFromName(`${tenant.orgId}:${session.session_id}`));
+    const stub = orgObject(env.STEP_SESSION, tenant.orgId, session.session_id);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const expired = await tenant.fetch(`/api/execute/step/${session.session_id}`, { method: "POST", json: {} });
     expect(expired.status).toBe(404);

@@ -2,6 +2,7 @@
 // creating (and deploying) pipelines through the API.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { orgObject } from "../../src/tenancy/object-names";
 import type { Tenant } from "./tenants";
 
 export interface NodeSpec {
@@ -58,7 +59,7 @@ export interface ExecutionRecordBody {
 
 /** Drives an async execution's Durable Object alarm until its record is final, and returns the record. */
 export async function driveExecution(tenant: Tenant, executionId: string): Promise<ExecutionRecordBody> {
-  const stub = env.EXECUTION_RUNNER.get(env.EXECUTION_RUNNER.idFromName(`${tenant.orgId}:${executionId}`));
+  const stub = orgObject(env.EXECUTION_RUNNER, tenant.orgId, executionId);
   for (let i = 0; i < 50; i++) {
     const body = (await (await tenant.fetch(`/api/executions/${executionId}`)).json()) as ExecutionRecordBody;
     if (body.status !== "running") return body;

@@ -9,13 +9,13 @@ function fakeGate() {
   const held = new Map<string, string>();
   const calls: { op: string; keys: string[] }[] = [];
   const stub = {
-    acquireLeases(keys: string[], holder: string) {
+    acquireLeases(_orgId: string, keys: string[], holder: string) {
       calls.push({ op: "acquire", keys: [...keys] });
       if (keys.some((k) => held.has(k) && held.get(k) !== holder)) return { acquired: false };
       for (const k of keys) held.set(k, holder);
       return { acquired: true };
     },
-    releaseLeases(keys: string[]) {
+    releaseLeases(_orgId: string, keys: string[]) {
       calls.push({ op: "release", keys: [...keys] });
       for (const k of keys) held.delete(k);
     },
