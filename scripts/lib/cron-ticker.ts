@@ -46,7 +46,11 @@ export async function fireScheduled(url: string, cron: string, minute: Date): Pr
 function sleep(at: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, Math.max(0, at - Date.now()));
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    signal.addEventListener("abort", wake, { once: true });
   });
 }
 
