@@ -18,20 +18,15 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { EXPORTABLE_TYPES } from "../src/export/exportable";
 import { DEFAULTS, patientBundles } from "./fhir/generate";
+import { allMeasured } from "./lib/measured";
+import { numberOption, option } from "./lib/options";
 import { mib, type RssWindow, sampleRss, workerdPids } from "./lib/rss";
 import { type RunningWorker, startWorker } from "./lib/worker";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);
-  return n;
-};
-const patients = arg("patients", DEFAULTS.patients);
-const concurrency = arg("concurrency", 4);
-const repeat = arg("repeat", 1);
-const stateIndex = process.argv.indexOf("--state");
-const stateDir = stateIndex >= 0 ? process.argv[stateIndex + 1] : undefined;
+const patients = numberOption("patients", DEFAULTS.patients, { integer: true });
+const concurrency = numberOption("concurrency", 4, { integer: true });
+const repeat = numberOption("repeat", 1, { integer: true });
+const stateDir = option("state");
 const HARD_TIMEOUT_MS = 15 * 60_000;
 /** Status polls follow Retry-After but never wait longer than this (it bounds the timing error). */
 const MAX_POLL_MS = 50;
@@ -225,8 +220,11 @@ try {
     `baseline (search paging)  ${base.resources.toLocaleString("en-US").padStart(8)} resources in ${base.seconds.toFixed(2)} s = ${rate(base.resources, base.seconds)} (${base.pages} pages); workerd RSS ${mib(base.mem.start)} before, peak ${mib(base.mem.peak)}, delta ${mib(base.mem.peak - base.mem.start)}`,
   );
 
-  const exportRps = exportFull.resources / exportFull.seconds;
-  const baseRps = base.resources / base.seconds;
+  const downloadErrors = dl.mismatches.length + (dl.lines === loaded ? 0 : 1);
+  const [exportRps, baseRps] = allMeasured([
+    { label: "export resources/s", value: exportFull.resources / exportFull.seconds, errors: downloadErrors },
+    { label: "search paging resources/s", value: base.resources / base.seconds },
+  ]);
   console.log("\n--- summary (same run; 2 shared cores, so read the ratios) ---");
   if (loadRate) console.log(`load via transactions      ${rate(loadRate, 1)}`);
   console.log(

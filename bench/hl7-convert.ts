@@ -1,15 +1,17 @@
 // In-process benchmark of the HL7 v2 parser and the HL7-to-FHIR converter on the
 // ADT^A01 and ORU^R01 samples, with a baseline measured in the same run:
 // JSON.parse + JSON.stringify of a JSON payload of the same size as the message.
-// Run: npx tsx bench/hl7-convert.ts [seconds per measurement, default 1]
+// Run: npx tsx bench/hl7-convert.ts [--seconds N per measurement, default 1]
 
 import fs from "node:fs";
 import path from "node:path";
 import { convertToFhir } from "../src/hl7v2/convert/index";
 import { parseMessage } from "../src/hl7v2/parse";
+import { allMeasured, measured } from "./lib/measured";
+import { numberOption } from "./lib/options";
 
 const FIXTURES = process.env.HL7_FIXTURES ?? path.resolve(import.meta.dirname, "../test/fixtures/hl7v2");
-const SECONDS = Number(process.argv[2] ?? "1") || 1;
+const SECONDS = numberOption("seconds", 1);
 const SAMPLES: [string, string][] = [
   ["ADT^A01", "ADT-A01-01.hl7"],
   ["ORU^R01", "LAB-ORU-1.hl7"],
@@ -48,11 +50,13 @@ for (const [label, file] of SAMPLES) {
   const text = fs.readFileSync(path.join(FIXTURES, file), "utf8");
   const parsed = parseMessage(text);
   const json = equivalentJson(text);
-  const baseline = rate(() => JSON.stringify(JSON.parse(json)).length);
-  const parse = rate(() => parseMessage(text).segments.length);
-  const convert = rate(() => convertToFhir(parsed).entry?.length);
-  const both = rate(() => convertToFhir(parseMessage(text)).entry?.length);
-  const entries = convertToFhir(parsed).entry?.length ?? 0;
+  const entries = measured({ label: `${label} ${file} entries converted`, value: convertToFhir(parsed).entry?.length ?? 0 });
+  const [baseline, parse, convert, both] = allMeasured([
+    { label: `${label} baseline/s`, value: rate(() => JSON.stringify(JSON.parse(json)).length) },
+    { label: `${label} parse/s`, value: rate(() => parseMessage(text).segments.length) },
+    { label: `${label} convert/s`, value: rate(() => convertToFhir(parsed).entry?.length) },
+    { label: `${label} parse+convert/s`, value: rate(() => convertToFhir(parseMessage(text)).entry?.length) },
+  ]);
   rows.push([
     `${label} ${file}`,
     `${text.length}`,

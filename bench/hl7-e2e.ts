@@ -8,17 +8,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { convertToFhir } from "../src/hl7v2/convert/index";
+import { allMeasured } from "./lib/measured";
+import { numberOption, option } from "./lib/options";
 import { startProfiler, summarize } from "./lib/profile";
 import { cpuMs, threadCpuMs, workerdPids } from "./lib/rss";
 import { freePort, startWorker, type RunningWorker } from "./lib/worker";
 
-const option = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const MESSAGES = Number(option("messages") ?? 200);
+const MESSAGES = numberOption("messages", 200, { integer: true });
 const PROFILE_DIR = option("profile");
-const SENDERS = Number(option("senders") ?? 8);
+const SENDERS = numberOption("senders", 8, { integer: true });
 const BATCH = 50;
 const DEADLINE_MS = 10 * 60_000;
 
@@ -135,6 +133,13 @@ try {
       console.log(`${label} end to end, ${file}:\n${summarize(profile)}`);
     }
     const [direct, directCpu, directBusy] = await withCpu(pids, () => directTransactions(worker, make, base + 100_000));
+    allMeasured([
+      { label: `${label} ingest msg/s`, value: e2e.ingestRate },
+      { label: `${label} end-to-end msg/s`, value: e2e.rate, errors: e2e.failed },
+      { label: `${label} direct transactions msg/s`, value: direct },
+      // CPU figures need workerd's pids; without them they read 0 and are not printed as results.
+      ...(pids.length ? [{ label: `${label} workerd CPU ms per message`, value: e2eCpu }, { label: `${label} workerd CPU ms per direct message`, value: directCpu }] : []),
+    ]);
     console.log(
       `${label}: ingest ${e2e.ingestRate.toFixed(0)} msg/s (stored + ACK), end to end ${e2e.rate.toFixed(1)} msg/s (converted + stored), ` +
         `direct transactions ${direct.toFixed(1)} msg/s, ratio e2e/direct ${(e2e.rate / direct).toFixed(2)}x, failed ${e2e.failed}; ` +

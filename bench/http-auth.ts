@@ -1,11 +1,13 @@
 // Cost of authentication + rate limiting per request: authenticated GET
 // /api/organization beside unauthenticated GET /health (one D1 read each), in
 // the same wrangler dev run, printed with their ratio.
-import { formatResult, load } from "./lib/load";
+import { formatResult, load, throughput } from "./lib/load";
+import { allMeasured } from "./lib/measured";
+import { numberOption } from "./lib/options";
 import { startWorker } from "./lib/worker";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const seconds = numberOption("seconds", Number(process.env.BENCH_SECONDS ?? 10));
+const concurrency = numberOption("concurrency", Number(process.env.BENCH_CONCURRENCY ?? 16), { integer: true });
 
 const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 } });
 try {
@@ -16,6 +18,7 @@ try {
     concurrency,
     seconds,
   });
+  allMeasured([throughput(health), throughput(authed)]);
   console.log(`wrangler dev --local, ${concurrency} concurrent clients, ${seconds} s each`);
   console.log(formatResult(health));
   console.log(formatResult(authed));

@@ -1,23 +1,17 @@
 // Benchmark: durable ACKs/s and ACK latency of the MLLP bridge on loopback, N concurrent
 // connections sending ADT^A01 and ORU^R01, against a baseline (same MLLP stack, no queue).
 // Run: npx tsx bench/mllp.ts [--connections 32] [--messages 20000] [--seconds 60]
-import { parseArgs } from "node:util";
 import { type ChildBridge, REPO_ROOT, spawnBridge, stopBridge } from "../bridge/test/support/child-bridge";
 import { FakeWorker } from "../bridge/test/support/fake-worker";
 import { fixture, withHeader } from "../bridge/test/support/fixtures";
 import { bridgeEnv, tempDir, waitFor } from "../bridge/test/support/harness";
 import { MllpClient, msa } from "../bridge/test/support/mllp-client";
+import { allMeasured, sampled } from "./lib/measured";
+import { numberOption } from "./lib/options";
 
-const { values } = parseArgs({
-  options: {
-    connections: { type: "string", default: "32" },
-    messages: { type: "string", default: "20000" },
-    seconds: { type: "string", default: "60" },
-  },
-});
-const connections = Number(values.connections);
-const total = Number(values.messages);
-const maxMs = Number(values.seconds) * 1000;
+const connections = numberOption("connections", 32, { integer: true });
+const total = numberOption("messages", 20_000, { integer: true });
+const maxMs = numberOption("seconds", 60) * 1000;
 const samples = [fixture("ADT-A01-01.hl7"), fixture("ORU-R01-01.hl7")];
 
 interface Run {
@@ -47,6 +41,7 @@ async function load(port: number, label: string): Promise<Run> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  sampled(`${label} ACK latencies`, latencies);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return { acks: latencies.length, seconds, p50: at(0.5), p99: at(0.99) };
@@ -73,6 +68,11 @@ try {
   const row = (name: string, r: Run) =>
     `${name.padEnd(28)} ${String(r.acks).padStart(7)} ${(r.acks / r.seconds).toFixed(0).padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`;
   const rate = (r: Run) => r.acks / r.seconds;
+  // Every ACK'd message must reach the (fake) Worker: one missing is an error, not a figure.
+  allMeasured([
+    { label: "baseline acks/s", value: rate(baseline) },
+    { label: "durable acks/s", value: rate(durable), errors: durable.acks - Math.min(durable.acks, worker.accepted.length) },
+  ]);
   console.log(`MLLP bridge benchmark: ${connections} connections, ADT^A01 + ORU^R01, loopback`);
   console.log(`${"".padEnd(28)} ${"acks".padStart(7)} ${"acks/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`);
   console.log(row("baseline (echo, no queue)", baseline));

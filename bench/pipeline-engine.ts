@@ -7,6 +7,7 @@ import { defineNode } from "../src/pipelines/node-type";
 import { CONTROL_NODES, DATA_NODES } from "../src/pipelines/nodes";
 import { NodeRegistry } from "../src/pipelines/registry";
 import type { PipelineServices } from "../src/pipelines/services";
+import { allMeasured } from "./lib/measured";
 
 /** A node that does nothing, so its run time is the engine's own overhead. */
 const passThrough = defineNode({
@@ -87,6 +88,7 @@ const perNodeJsonata = await timeIt("50-node linear, JSONata '$' nodes", 500, ()
 const fiveNode = await timeIt("5-node pipeline (condition, transform, set fields, schema validate)", 5000, () => execute(five, input));
 
 const nodeMs = (r: { ms: number; iterations: number }) => r.ms / r.iterations / 50;
+allMeasured([perNode, perNodeJsonata, fiveNode].map((r) => ({ label: `${r.label}: ms per run`, value: r.ms / r.iterations })));
 console.log(`engine overhead per node (pass-through): ${(nodeMs(perNode) * 1000).toFixed(1)} µs  (target <= 200 µs)`);
 console.log(`per node with a JSONata transform:       ${(nodeMs(perNodeJsonata) * 1000).toFixed(1)} µs`);
 console.log(`5-node pipeline: ${(fiveNode.iterations / (fiveNode.ms / 1000)).toFixed(0)} executions/s in one thread  (target >= 250/s)`);

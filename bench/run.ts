@@ -1,5 +1,6 @@
-// `npm run bench [-- name ...]`: runs the named benchmarks (all by default), one after
-// another. Each prints its figures beside a baseline measured in the same run.
+// `npm run bench [-- name ... [--option value ...]]`: runs the named benchmarks (all by
+// default), one after another. Each prints its figures beside a baseline measured in the
+// same run; one that measured nothing exits non-zero, and so does this.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 
@@ -14,7 +15,12 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 
-const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHMARKS);
+// Names first, then options passed to each benchmark: npm run bench -- fhir-http --seconds 2
+const args = process.argv.slice(2);
+const firstOption = args.findIndex((a) => a.startsWith("-"));
+const names = firstOption < 0 ? args : args.slice(0, firstOption);
+const options = firstOption < 0 ? [] : args.slice(firstOption);
+const chosen = names.length ? names : Object.keys(BENCHMARKS);
 const unknown = chosen.filter((c) => !(c in BENCHMARKS));
 if (unknown.length) {
   console.error(`Unknown benchmark(s): ${unknown.join(", ")}.`);
@@ -24,6 +30,9 @@ if (unknown.length) {
 for (const name of chosen) {
   const b = BENCHMARKS[name]!;
   console.log(`\n=== ${name}: ${b.what} ===`);
-  const r = spawnSync("tsx", [path.join(import.meta.dirname, b.file)], { stdio: "inherit" });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+  const r = spawnSync("tsx", [path.join(import.meta.dirname, b.file), ...options], { stdio: "inherit" });
+  if (r.status !== 0) {
+    console.error(`\n${name} FAILED (${r.signal ?? `exit ${r.status}`}): its figures above are not results.`);
+    process.exit(r.status || 1);
+  }
 }

@@ -1,92 +1,64 @@
 // `npm run admin -- <command> [--flags]`: creates organizations and API keys,
 // lists and revokes keys, sets per-org limits, against local D1 (default) or the
 // deployed database (--remote).
-import { parseArgs } from "node:util";
 import { generateApiKey } from "../src/auth/api-key-crypto";
-import { insertApiKeySql, insertOrganizationSql, setLimitsSql } from "./lib/records";
+import { type AdminArgs, UsageError, parseAdminArgs } from "./lib/admin-args";
+import { insertApiKeySql, insertOrganizationSql, missingScopedAgents, setLimitsSql } from "./lib/records";
 import { applyMigrations, execSql, lit } from "./lib/wrangler";
-
-const USAGE = `Usage: npm run admin -- <command> [options] [--remote]
-  create-org   --name NAME [--id ID] [--limits JSON]
-  list-orgs
-  set-limits   --org ID --limits JSON      e.g. '{"apiPerMinute":5000,"concurrentExports":10}'
-  create-key   --org ID --role admin|clinician|service [--name NAME] [--scopes agent/<id>:execute,...]
-  list-keys    --org ID
-  revoke-key   --org ID --id KEY_ID
-  new-key-secret                           prints a well-formed key (for DEV_API_KEY)`;
-
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: "string" },
-    id: { type: "string" },
-    org: { type: "string" },
-    role: { type: "string" },
-    scopes: { type: "string" },
-    limits: { type: "string" },
-    remote: { type: "boolean", default: false },
-  },
-});
-
-function need(flag: keyof typeof values): string {
-  const v = values[flag];
-  if (typeof v !== "string" || !v) throw new Error(`--${flag} is required\n\n${USAGE}`);
-  return v;
-}
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
-async function main(): Promise<void> {
-  const [command] = positionals;
-  const remote = values.remote ?? false;
+async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run" }>): Promise<void> {
+  // parseAdminArgs has checked that the command's required flags are there.
+  const need = (flag: keyof typeof values): string => values[flag] as string;
   if (command === "new-key-secret") return console.log(generateApiKey());
-  if (!command) throw new Error(USAGE);
   if (!remote) applyMigrations();
+  const sql = (statement: string) => execSql(statement, remote);
   switch (command) {
     case "create-org": {
       const id = values.id ?? crypto.randomUUID();
-      execSql(insertOrganizationSql(id, need("name"), values.limits ? JSON.parse(values.limits) : {}), remote);
-      return print(execSql(`SELECT * FROM organizations WHERE id = ${lit(id)}`, remote)[0]);
+      sql(insertOrganizationSql(id, need("name"), values.limits ? JSON.parse(values.limits) : {}));
+      return print(sql(`SELECT * FROM organizations WHERE id = ${lit(id)}`)[0]);
     }
     case "list-orgs":
-      return print(execSql("SELECT id, name, limits, created_at FROM organizations ORDER BY created_at", remote));
+      return print(sql("SELECT id, name, limits, created_at FROM organizations ORDER BY created_at"));
     case "set-limits":
-      execSql(setLimitsSql(need("org"), JSON.parse(need("limits"))), remote);
-      return print(execSql(`SELECT id, limits FROM organizations WHERE id = ${lit(need("org"))}`, remote)[0]);
+      sql(setLimitsSql(need("org"), JSON.parse(need("limits"))));
+      return print(sql(`SELECT id, limits FROM organizations WHERE id = ${lit(need("org"))}`)[0]);
     case "create-key": {
       const orgId = need("org");
-      if (!execSql(`SELECT id FROM organizations WHERE id = ${lit(orgId)}`, remote).length) {
-        throw new Error(`No organization ${orgId}`);
-      }
+      if (!sql(`SELECT id FROM organizations WHERE id = ${lit(orgId)}`).length) throw new Error(`No organization ${orgId}`);
       const role = need("role");
-      const { sql, secret, id } = await insertApiKeySql({
-        orgId,
-        role,
-        name: values.name ?? `${role} key`,
-        scopes: values.scopes ? values.scopes.split(",").map((s) => s.trim()) : [],
-      });
-      execSql(sql, remote);
-      return print({ id, org_id: orgId, role, key: secret, note: "The key is shown only now." });
+      const scopes = values.scopes ? values.scopes.split(",").map((s) => s.trim()) : [];
+      const missing = missingScopedAgents(orgId, scopes, sql);
+      if (missing.length) throw new Error(`No agent ${missing.join(", ")} in organization ${orgId}; a key can only be scoped to an existing agent`);
+      const key = await insertApiKeySql({ orgId, role, name: values.name ?? `${role} key`, scopes });
+      sql(key.sql);
+      return print({ id: key.id, org_id: orgId, role, key: key.secret, note: "The key is shown only now." });
     }
     case "list-keys":
       return print(
-        execSql(
-          `SELECT id, name, role, scopes, key_prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE org_id = ${lit(need("org"))} ORDER BY created_at`,
-          remote,
-        ),
+        sql(`SELECT id, name, role, scopes, key_prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE org_id = ${lit(need("org"))} ORDER BY created_at`),
       );
     case "revoke-key":
-      execSql(
+      sql(
         `UPDATE api_keys SET revoked_at = ${lit(new Date().toISOString())} WHERE org_id = ${lit(need("org"))} AND id = ${lit(need("id"))} AND revoked_at IS NULL`,
-        remote,
       );
-      return print(execSql(`SELECT id, revoked_at FROM api_keys WHERE id = ${lit(need("id"))}`, remote)[0]);
-    default:
-      throw new Error(`Unknown command ${command}\n\n${USAGE}`);
+      return print(sql(`SELECT id, revoked_at FROM api_keys WHERE id = ${lit(need("id"))}`)[0]);
   }
 }
 
+async function main(): Promise<void> {
+  const args = parseAdminArgs(process.argv.slice(2));
+  if (args.kind === "help") return console.log(args.text);
+  await run(args);
+}
+
 main().catch((err) => {
+  if (err instanceof UsageError) {
+    console.error(`Error: ${err.message}\n\n${err.usage}`);
+    process.exit(2);
+  }
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -1,8 +1,11 @@
 // `npm start`: runs the whole service locally on workerd, offline. Applies D1
 // migrations, seeds a development organization and admin key (idempotently),
-// prints them, then starts `wrangler dev --local`.
+// prints them, then starts `wrangler dev --local` and fires the Worker's cron
+// triggers at each minute (wrangler dev does not).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { unstable_readConfig } from "wrangler";
 import { generateApiKey, isWellFormedApiKey } from "../src/auth/api-key-crypto";
+import { startCronTicker } from "./lib/cron-ticker";
 import { insertApiKeySql, insertOrganizationSql } from "./lib/records";
 import { applyMigrations, execSql, startWrangler } from "./lib/wrangler";
 
@@ -23,6 +26,19 @@ function devCredentials(): { orgId: string; apiKey: string } {
   return { orgId, apiKey };
 }
 
+/** Waits until wrangler dev answers (the first build takes a while); false if it exited. */
+async function listening(url: string, exited: () => boolean): Promise<boolean> {
+  while (!exited()) {
+    try {
+      await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      return true;
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  return false;
+}
+
 async function main() {
   console.log("Applying D1 migrations to the local database…");
   applyMigrations();
@@ -37,9 +53,15 @@ async function main() {
 
   curl -H "Authorization: Bearer ${apiKey}" -H "X-Organization-ID: ${orgId}" http://localhost:${port}/api/organization
 `);
+  const crons: string[] = unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? [];
   const child = startWrangler(["dev", "--local", "--port", port, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false"]);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code) => process.exit(code ?? 0));
+  const url = `http://127.0.0.1:${port}`;
+  if (await listening(url, () => child.exitCode !== null)) {
+    startCronTicker({ url, crons, log: (line) => console.log(`[cron] ${line}`) });
+    console.log(`[cron] firing the scheduled handler locally at each minute for ${crons.map((c) => `"${c}"`).join(", ")} (wrangler.toml [triggers])`);
+  }
 }
 
 main().catch((err) => {

@@ -1,14 +1,18 @@
 // HTTP read benchmark through `wrangler dev --local`: FHIR reads (auth, rate limit, D1 read,
 // AuditEvent after the response) against a trivial Worker doing one D1 point read, in the same
-// run on the same machine, reported as a ratio. Usage: npm run bench -- fhir-http (or: npx tsx bench/fhir/http.mjs --seconds 10)
+// run on the same machine, reported as a ratio. Usage: npm run bench -- fhir-http [--seconds 10]
+// (or: npx tsx bench/fhir/http.mjs --seconds 10)
 import { spawn, execFileSync } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { allMeasured } from "../lib/measured.ts";
+import { numberOption } from "../lib/options.ts";
+import { freePort } from "../lib/worker.ts";
 
 const root = path.join(import.meta.dirname, "../..");
-const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 10);
+const seconds = numberOption("seconds", 10);
 const concurrency = 8;
 const persist = mkdtempSync(path.join(os.tmpdir(), "fhir-http-bench-"));
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true", CI: "true" };
@@ -25,9 +29,10 @@ async function start(cwd, port, extra = []) {
   let log = "";
   child.stdout.on("data", (d) => (log += d));
   child.stderr.on("data", (d) => (log += d));
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < 120 && child.exitCode === null; i++) {
     try {
-      await fetch(`http://127.0.0.1:${port}/`);
+      // Bounded: a Worker that failed to build accepts the connection and never answers.
+      await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) });
       return;
     } catch {
       await new Promise((r) => setTimeout(r, 500));
@@ -43,10 +48,14 @@ async function load(url, headers) {
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       for (let i = 0; Date.now() < until; i++) {
-        const res = await fetch(url(w, i), { headers });
-        await res.arrayBuffer();
-        if (res.ok) ok++;
-        else failed++;
+        try {
+          const res = await fetch(url(w, i), { headers });
+          await res.arrayBuffer();
+          if (res.ok) ok++;
+          else failed++;
+        } catch {
+          failed++;
+        }
       }
     }),
   );
@@ -61,27 +70,33 @@ async function main() {
   const now = new Date().toISOString();
   d1(`INSERT INTO organizations (id, name, limits, created_at) VALUES ('${orgId}', 'bench', '{}', '${now}');
       INSERT INTO api_keys (id, org_id, name, role, scopes, key_hash, key_prefix, created_at) VALUES ('${randomUUID()}', '${orgId}', 'bench', 'service', '[]', '${hash}', '${key.slice(0, 13)}', '${now}')`);
-  await start(root, 8788, ["--var", "LIMIT_API_PER_MINUTE:100000000"]);
-  await start(path.join(import.meta.dirname, "trivial"), 8789);
+  const [servicePort, trivialPort] = [await freePort(), await freePort()];
+  await start(root, servicePort, ["--var", "LIMIT_API_PER_MINUTE:100000000"]);
+  await start(path.join(import.meta.dirname, "trivial"), trivialPort);
   const headers = { authorization: `Bearer ${key}`, "x-organization-id": orgId };
-  const base = `http://127.0.0.1:8788/fhir/r4/${orgId}`;
+  const base = `http://127.0.0.1:${servicePort}/fhir/r4/${orgId}`;
   const entries = Array.from({ length: 200 }, (_, i) => ({ resource: { resourceType: "Patient", name: [{ family: `Bench${i}` }] }, request: { method: "POST", url: "Patient" } }));
-  const tx = await (await fetch(base, { method: "POST", headers: { ...headers, "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Bundle", type: "transaction", entry: entries }) })).json();
+  const res = await fetch(base, { method: "POST", headers: { ...headers, "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Bundle", type: "transaction", entry: entries }) });
+  const tx = await res.json();
+  if (res.status !== 200) throw new Error(`loading the patients answered ${res.status}: ${JSON.stringify(tx).slice(0, 300)}`);
   const ids = tx.entry.map((e) => e.resource.id);
   const fhirUrl = (w, i) => `${base}/Patient/${ids[(w * 31 + i) % ids.length]}`;
-  const trivialUrl = () => `http://127.0.0.1:8789/?id=${orgId}`;
+  const trivialUrl = () => `http://127.0.0.1:${trivialPort}/?id=${orgId}`;
   await load(fhirUrl, headers); // warm-up
   const rounds = [];
   // The management API's org read (auth + rate limit + one D1 read, no audit) separates the
   // foundation's per-request cost from the FHIR store's.
-  const orgUrl = () => "http://127.0.0.1:8788/api/organization";
+  const orgUrl = () => `http://127.0.0.1:${servicePort}/api/organization`;
   for (let r = 0; r < 2; r++) rounds.push({ trivial: await load(trivialUrl, {}), fhir: await load(fhirUrl, headers), org: await load(orgUrl, headers) });
-  const trivial = rounds.reduce((s, x) => s + x.trivial.rps, 0) / rounds.length;
-  const fhir = rounds.reduce((s, x) => s + x.fhir.rps, 0) / rounds.length;
+  const mean = (k) => ({ rps: rounds.reduce((s, x) => s + x[k].rps, 0) / rounds.length, failed: rounds.reduce((s, x) => s + x[k].failed, 0) });
+  const [trivial, fhir, org] = allMeasured([
+    { label: "trivial Worker req/s", value: mean("trivial").rps, errors: mean("trivial").failed },
+    { label: "FHIR read req/s", value: mean("fhir").rps, errors: mean("fhir").failed },
+    { label: "management org read req/s", value: mean("org").rps, errors: mean("org").failed },
+  ]);
   console.log(`HTTP through wrangler dev (${concurrency} concurrent, ${seconds}s x ${rounds.length} rounds)`);
   console.log(`trivial Worker (1 D1 point read): ${trivial.toFixed(0)} req/s`);
-  console.log(`FHIR read (auth + rate limit + read + AuditEvent): ${fhir.toFixed(0)} req/s, failures ${rounds.reduce((s, x) => s + x.fhir.failed, 0)}`);
-  const org = rounds.reduce((s, x) => s + x.org.rps, 0) / rounds.length;
+  console.log(`FHIR read (auth + rate limit + read + AuditEvent): ${fhir.toFixed(0)} req/s`);
   console.log(`management org read (auth + rate limit + read, no audit): ${org.toFixed(0)} req/s`);
   console.log(`ratio FHIR read / trivial: ${(fhir / trivial).toFixed(2)}x (target >= 0.6x); org read / trivial: ${(org / trivial).toFixed(2)}x`);
 }

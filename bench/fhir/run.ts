@@ -8,14 +8,12 @@ import path from "node:path";
 import type { Env } from "../../src/env";
 import { flushAuditLog } from "../../src/fhir/audit-log";
 import { fhirStoreFor } from "../../src/fhir/index";
+import { allMeasured, sampled } from "../lib/measured";
+import { numberOption } from "../lib/options";
 import { SqliteD1 } from "./d1-sqlite";
 import { DEFAULTS, VITALS, patientBundles, rng } from "./generate";
 
-const arg = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const patients = Number(arg("patients") ?? DEFAULTS.patients);
+const patients = numberOption("patients", DEFAULTS.patients, { integer: true });
 const dir = mkdtempSync(path.join(os.tmpdir(), "fhir-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
 d1.applyMigrations(path.join(import.meta.dirname, "../../migrations"));
@@ -94,9 +92,14 @@ async function main() {
         plan = page ? d1.explain(page.sql, page.args) : [];
       }
     }
+    sampled(`${name} latencies`, times);
     results[name] = { p50: pct(times, 50), p99: pct(times, 99), avgMatches: matches / N, plan };
   }
 
+  allMeasured([
+    { label: "creates/s", value: created / createSeconds },
+    { label: "reads/s", value: readsPerSecond },
+  ]);
   console.log(`\nFHIR store benchmark (in-process, node:sqlite ${d1.db.prepare("SELECT sqlite_version() AS v").get()?.v})`);
   console.log(`org: ${patients} patients, ${created} resources created (+ ${resourceRows - created} other rows: AuditEvents, second org)`);
   console.log(`create: ${fmt(created / createSeconds)} resources/s (transactions of ~101 entries, each with its AuditEvent)`);

@@ -1,5 +1,7 @@
 // A closed-loop HTTP load generator: `concurrency` clients each send the next
 // request when the previous answers, for `seconds`; reports throughput and latency.
+import type { Figure } from "./measured";
+
 export interface LoadResult {
   label: string;
   requests: number;
@@ -49,6 +51,11 @@ export async function load(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };
+}
+
+/** The run's throughput as a figure to check: no requests or any error means it measured nothing. */
+export function throughput(r: LoadResult): Figure {
+  return { label: `${r.label} req/s`, value: r.rps, errors: r.errors };
 }
 
 export function formatResult(r: LoadResult): string {

@@ -1,7 +1,7 @@
 // SQL for the organization and API key rows the scripts create, using the
 // Worker's own key format and hashing so keys made here work there.
 import { displayPrefix, generateApiKey, hashApiKey } from "../../src/auth/api-key-crypto";
-import { ROLES, type Role, isValidScope } from "../../src/auth/permissions";
+import { ROLES, type Role, isValidScope, scopedAgentId } from "../../src/auth/permissions";
 import { limitOverridesSchema } from "../../src/limits/config";
 import { lit } from "./wrangler";
 
@@ -31,4 +31,15 @@ export async function insertApiKeySql(input: {
   const hash = await hashApiKey(secret);
   const sql = `INSERT OR IGNORE INTO api_keys (id, org_id, name, role, scopes, key_hash, key_prefix, created_at, created_by) VALUES (${lit(id)}, ${lit(input.orgId)}, ${lit(input.name)}, ${lit(input.role)}, ${lit(JSON.stringify(scopes))}, ${lit(hash)}, ${lit(displayPrefix(secret))}, ${lit(new Date().toISOString())}, 'cli');`;
   return { sql, secret, id };
+}
+
+/** Runs one SELECT against the database the CLI works on (local or remote D1) and returns its rows. */
+export type Query = (sql: string) => Record<string, unknown>[];
+
+/** The agents the scopes name that are not agents of the org (a key scoped to them could do nothing). */
+export function missingScopedAgents(orgId: string, scopes: string[], query: Query): string[] {
+  const ids = [...new Set(scopes.flatMap((s) => scopedAgentId(s) ?? []))];
+  if (!ids.length) return [];
+  const found = new Set(query(`SELECT id FROM agents WHERE org_id = ${lit(orgId)} AND id IN (${ids.map(lit).join(", ")})`).map((r) => r.id));
+  return ids.filter((id) => !found.has(id));
 }

@@ -1,6 +1,6 @@
 // Helpers routes share: loading an agent of the caller's org, the model sources
 // for the caller, and checking a model_config against the models the org has.
-import type { Principal } from "../auth/permissions";
+import { type Principal, scopedAgentId } from "../auth/permissions";
 import { database } from "../db/client";
 import type { AgentModelConfig, AgentRow } from "../db/schema";
 import type { Env } from "../env";
@@ -17,6 +17,19 @@ export async function loadAgent(env: Env, principal: Principal, id: string, opts
   if (!agent) throw agentNotFound(id);
   if (opts.deployed && !agent.deployed) throw agentNotDeployed(id);
   return agent;
+}
+
+/** 400 unless every agent the scopes name is an agent of the org: a key scoped to nothing is a mistake. */
+export async function checkScopedAgents(env: Env, orgId: string, scopes: string[]): Promise<void> {
+  const ids = scopes.map(scopedAgentId);
+  const found = await agentStore(env).existing(orgId, ids.filter((id): id is string => id !== undefined));
+  const missing = ids.flatMap((id, i) => (id !== undefined && !found.has(id) ? [{ id, path: `scopes.${i}` }] : []));
+  if (missing.length) {
+    throw validationFailed(
+      `No agent ${missing.map((m) => m.id).join(", ")} in this organization`,
+      missing.map((m) => ({ path: m.path, message: `No agent ${m.id} in this organization` })),
+    );
+  }
 }
 
 export async function modelSources(env: Env, services: AgentServices): Promise<ModelSources> {

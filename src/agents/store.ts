@@ -1,6 +1,6 @@
 // D1 storage of agents, their version snapshots and their conversation index.
 // Every method takes the org id first and every query filters on it.
-import { type SQL, and, count, desc, eq, notExists, sql } from "drizzle-orm";
+import { type SQL, and, count, desc, eq, inArray, notExists, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import {
   type AgentConversationRow,
@@ -81,6 +81,13 @@ export class AgentStore {
 
   get(orgId: string, id: string): Promise<AgentRow | undefined> {
     return this.db.select().from(agents).where(and(eq(agents.orgId, orgId), eq(agents.id, id))).get();
+  }
+
+  /** Which of `ids` are agents of the org. */
+  async existing(orgId: string, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db.select({ id: agents.id }).from(agents).where(and(eq(agents.orgId, orgId), inArray(agents.id, ids)));
+    return new Set(rows.map((r) => r.id));
   }
 
   async update(orgId: string, id: string, patch: Partial<AgentConfig> & { status?: AgentRow["status"] }): Promise<AgentRow | undefined> {

@@ -43,14 +43,20 @@ const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   ]),
 };
 
+const AGENT_SCOPE = /^agent\/([A-Za-z0-9_-]{1,64}):execute$/;
 /** Scopes a key may carry; each pattern names one family of restricted access. */
-const SCOPE_PATTERNS = [/^agent\/[A-Za-z0-9_-]{1,64}:execute$/];
+const SCOPE_PATTERNS = [AGENT_SCOPE];
 
 export function isValidScope(scope: string): boolean {
   return SCOPE_PATTERNS.some((p) => p.test(scope));
 }
 
 export const agentExecuteScope = (agentId: string) => `agent/${agentId}:execute`;
+
+/** The agent an `agent/<id>:execute` scope names: a key may only be scoped to an agent of its org. */
+export function scopedAgentId(scope: string): string | undefined {
+  return AGENT_SCOPE.exec(scope)?.[1];
+}
 
 export interface Principal {
   orgId: string;

@@ -19,9 +19,16 @@ export interface ConnectionTestResult {
   message: string;
 }
 
+/** A connector call: `query` is added to whatever query string the path already has. */
+export interface ConnectorRequestInit extends RequestInit {
+  query?: QueryParams;
+}
+
+export type QueryParams = URLSearchParams | Record<string, string> | [string, string][];
+
 export interface ConnectorClient {
   /** Calls `path` (relative to the endpoint, or absolute under it) with the connector's auth. */
-  fetch(connectorId: string, path: string, init?: RequestInit): Promise<Response>;
+  fetch(connectorId: string, path: string, init?: ConnectorRequestInit): Promise<Response>;
   /** Sends one HL7 v2 message to an mllp connector and answers the ACK text. */
   sendMllp(connectorId: string, message: string, opts: Omit<MllpSendOptions, "policy">): Promise<string>;
   test(connectorId: string): Promise<ConnectionTestResult>;
@@ -35,13 +42,18 @@ export function forgetConnectorTokens(orgId: string, connectorId: string): void 
   tokenCache.delete(`${orgId}:${connectorId}`);
 }
 
-export function resolveUrl(endpoint: string, path: string): string {
+/**
+ * The URL of `path` under the endpoint, with `query` appended to the path's own query string
+ * (URL and URLSearchParams do the joining and encoding, so a path with `?` gets no second one).
+ */
+export function resolveUrl(endpoint: string, path: string, query?: QueryParams): string {
   const base = endpoint.endsWith("/") ? endpoint : `${endpoint}/`;
-  const url = new URL(path.replace(/^\//, ""), base).toString();
-  if (!url.startsWith(base) && url !== endpoint) {
-    throw new ApiError(400, "CONNECTOR_URL_OUTSIDE_ENDPOINT", `URL ${url} is outside the connector endpoint ${endpoint}`);
+  const url = new URL(path.replace(/^\//, ""), base);
+  if (!url.href.startsWith(base) && url.href !== endpoint) {
+    throw new ApiError(400, "CONNECTOR_URL_OUTSIDE_ENDPOINT", `URL ${url.href} is outside the connector endpoint ${endpoint}`);
   }
-  return url;
+  for (const [k, v] of new URLSearchParams(query)) url.searchParams.append(k, v);
+  return url.href;
 }
 
 async function tokenUrl(c: ResolvedConnector, fetch: GuardedFetch): Promise<string> {
@@ -104,13 +116,13 @@ export function connectorClient(env: Env, orgId: string, testMode: boolean): Con
     if (!c) throw notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
     return c;
   };
-  const call = async (c: ResolvedConnector, path: string, init: RequestInit = {}) => {
+  const call = async (c: ResolvedConnector, path: string, { query, ...init }: ConnectorRequestInit = {}) => {
     const method = (init.method ?? "GET").toUpperCase();
     if (testMode && method !== "GET" && method !== "HEAD") throw testModeBlocks(`${method} calls`);
     const fetch = http(c);
     const headers = new Headers(init.headers);
     for (const [k, v] of Object.entries(await authHeaders(c, fetch))) headers.set(k, v);
-    return fetch(resolveUrl(c.row.endpoint, path), { ...init, headers });
+    return fetch(resolveUrl(c.row.endpoint, path, query), { ...init, headers });
   };
   return {
     fetch: async (id, path, init) => call(await resolve(id), path, init),

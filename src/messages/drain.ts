@@ -15,8 +15,8 @@ export interface RoutedResult {
   writes?: Write[];
 }
 
-/** Runs a message through whatever consumes it (the org's deployed pipelines). */
-export type MessageHandler = (message: InboundMessageRow) => Promise<RoutedResult>;
+/** Runs a message through whatever consumes it (the org's deployed pipelines); null when nothing does. */
+export type MessageHandler = (message: InboundMessageRow) => Promise<RoutedResult | null>;
 
 export const MAX_ATTEMPTS = 6;
 /** Messages read per query from the head of a sender's line. */
@@ -64,7 +64,9 @@ export async function drainSender(
     if (!message) return { state: "idle", processed };
     try {
       const result = await handle(await store.withRaw(message));
-      await store.markProcessed(message.id, result.executions, result.resources, result.writes);
+      // Nothing consumed it: kept apart from processed messages so it can be found and reprocessed.
+      if (result) await store.markProcessed(message.id, result.executions, result.resources, result.writes);
+      else await store.markUnrouted(message.id);
       processed++;
     } catch (err) {
       const attempts = message.attempts + 1;

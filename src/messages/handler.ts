@@ -82,7 +82,7 @@ export function messageRouting(env: Env, orgId: string): MessageRouting {
   const handle: MessageHandler = async (message) => {
     const event = hl7Event(message);
     const triggers = (await triggersOf()).filter((t) => triggerMatches(t, event));
-    if (!triggers.length) return { executions: [], resources: [] };
+    if (!triggers.length) return null;
     const limit = (await limits()).concurrentExecutions;
     const executions: string[] = [];
     const resources = new Set<string>();

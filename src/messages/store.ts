@@ -135,6 +135,10 @@ export class InboundMessageStore {
     await this.db.batch([update, ...writes]);
   }
 
+  async markUnrouted(id: string): Promise<void> {
+    await this.update(id, { status: "unrouted", executions: [], resources: [], error: null });
+  }
+
   async markFailed(id: string, error: MessageError, attempts: number): Promise<void> {
     await this.update(id, { status: "failed", error, attempts });
   }
@@ -143,7 +147,7 @@ export class InboundMessageStore {
     await this.update(id, { error, attempts });
   }
 
-  /** Puts a processed or failed message back in its sender's queue. */
+  /** Puts a processed, unrouted or failed message back in its sender's queue. */
   async requeue(id: string): Promise<void> {
     await this.update(id, { status: "received", error: null, attempts: 0 });
   }

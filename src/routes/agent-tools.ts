@@ -47,7 +47,7 @@ export const agentToolRoutes = createRouter()
       method: "post",
       path: "/{id}/tools",
       tags,
-      summary: "Assign a tool (a built-in tool name, or a custom tool's id or name)",
+      summary: "Assign a tool (a built-in tool name, or a custom tool's id or name; 400 when no tool has that name)",
       security,
       middleware: requirePermission("agents:manage"),
       request: {

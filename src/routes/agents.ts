@@ -13,7 +13,9 @@ import {
   presentTemplate,
   presentVersion,
 } from "../agents/api-schemas";
+import { agentServicesFor } from "../agents/services";
 import type { AgentConfig } from "../agents/store";
+import { knownToolNames } from "../agents/tools/registry";
 import { AGENT_TYPES, BASE_TEMPLATES, templateById } from "../agents/templates";
 import { agentNotFound, conflict, notFound, validationFailed } from "../errors";
 import { createRouter } from "../http/router";
@@ -61,7 +63,7 @@ function configFromCreate(body: z.infer<typeof CreateAgentBody>): { config: Agen
       modelConfig: body.model_config ?? template!.model_config,
       systemPrompt: body.system_prompt ?? template?.system_prompt ?? "",
       promptTemplate: body.prompt_template ?? template?.prompt_template ?? "{{input}}",
-      tools: [...new Set(body.tools ?? template?.tools ?? [])],
+      tools: body.tools ?? template?.tools ?? [],
       projectId: body.project_id ?? null,
     },
   };
@@ -112,9 +114,11 @@ export const agentRoutes = createRouter()
       responses: { 201: { description: "Created", content: json(AgentSchema) }, ...commonErrors },
     }),
     async (c) => {
+      const principal = c.get("principal");
       const { config, templateId } = configFromCreate(c.req.valid("json"));
-      await checkModelConfig(c.env, c.get("principal"), config.modelConfig);
-      const row = await agentStore(c.env).create(c.get("principal").orgId, config, templateId);
+      await checkModelConfig(c.env, principal, config.modelConfig);
+      config.tools = await knownToolNames(config.tools, agentServicesFor(c.env, principal));
+      const row = await agentStore(c.env).create(principal.orgId, config, templateId);
       return c.json(presentAgent(row), 201);
     },
   )
@@ -153,6 +157,7 @@ export const agentRoutes = createRouter()
       const b = c.req.valid("json");
       await loadAgent(c.env, principal, id);
       if (b.model_config) await checkModelConfig(c.env, principal, b.model_config);
+      const tools = b.tools && (await knownToolNames(b.tools, agentServicesFor(c.env, principal)));
       const row = await agentStore(c.env).update(principal.orgId, id, {
         ...(b.name !== undefined ? { name: b.name } : {}),
         ...(b.agent_type !== undefined ? { agentType: b.agent_type } : {}),
@@ -160,7 +165,7 @@ export const agentRoutes = createRouter()
         ...(b.model_config !== undefined ? { modelConfig: b.model_config } : {}),
         ...(b.system_prompt !== undefined ? { systemPrompt: b.system_prompt } : {}),
         ...(b.prompt_template !== undefined ? { promptTemplate: b.prompt_template } : {}),
-        ...(b.tools !== undefined ? { tools: [...new Set(b.tools)] } : {}),
+        ...(tools ? { tools } : {}),
         ...(b.project_id !== undefined ? { projectId: b.project_id } : {}),
         ...(b.status !== undefined ? { status: b.status } : {}),
       });

@@ -1,6 +1,7 @@
 // /api/api-keys: administrators create, list, inspect and revoke their org's keys.
 // The secret appears only in the creation response.
 import { createRoute, z } from "@hono/zod-openapi";
+import { checkScopedAgents } from "../agents/access";
 import { ROLES, isValidScope } from "../auth/permissions";
 import { database } from "../db/client";
 import type { ApiKeyRow } from "../db/schema";
@@ -37,7 +38,7 @@ const CreateApiKeyBody = z
       .array(z.string().max(200).refine(isValidScope, { message: "Unknown scope; expected agent/<agent_id>:execute" }))
       .max(50)
       .default([])
-      .openapi({ description: "Restricts the key to these scopes only, e.g. agent/<agent_id>:execute" }),
+      .openapi({ description: "Restricts the key to these scopes only, e.g. agent/<agent_id>:execute (the agent must exist in the organization)" }),
   })
   .strict()
   .openapi("CreateApiKey");
@@ -77,6 +78,7 @@ export const apiKeyRoutes = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       const principal = c.get("principal");
+      await checkScopedAgents(c.env, principal.orgId, body.scopes);
       const { row, secret } = await new ApiKeyStore(database(c.env.DB)).create({
         orgId: principal.orgId,
         name: body.name,

@@ -49,11 +49,15 @@ const IngestResponse = z
   })
   .openapi("Hl7IngestResponse");
 
+const STATUS_DESCRIPTION =
+  "received: waiting to be routed; processed: every matching deployed pipeline ran; unrouted: no deployed pipeline " +
+  "matched (reprocess it once one is deployed); failed: a pipeline failed; rejected: unparseable";
+
 const MessageSummary = z
   .object({
     id: z.string(),
     protocol: z.literal("hl7v2"),
-    status: z.enum(MESSAGE_STATUSES),
+    status: z.enum(MESSAGE_STATUSES).openapi({ description: STATUS_DESCRIPTION }),
     sender: z.string().nullable(),
     control_id: z.string().nullable(),
     message_type: z.string().nullable(),
@@ -133,7 +137,7 @@ export const hl7MessageRoutes = createRouter()
       middleware: requirePermission("messages:read"),
       request: {
         query: PageQuery.extend({
-          status: z.enum(MESSAGE_STATUSES).optional(),
+          status: z.enum(MESSAGE_STATUSES).optional().openapi({ description: STATUS_DESCRIPTION }),
           message_type: z.string().max(10).optional(),
           control_id: z.string().max(200).optional(),
           sender: z.string().max(500).optional(),
@@ -180,7 +184,7 @@ export const hl7MessageRoutes = createRouter()
       method: "post",
       path: "/{id}/reprocess",
       tags,
-      summary: "Route a processed or failed message again (it goes to the head of its sender's queue)",
+      summary: "Route a processed, unrouted or failed message again (it goes to the head of its sender's queue)",
       security,
       middleware: requirePermission("messages:manage"),
       request: { params: IdParam },

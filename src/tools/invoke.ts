@@ -55,9 +55,10 @@ export async function invokeTool(env: Env, orgId: string, tool: ToolRow, args: R
     return { ok: res.status === "completed", result: res.status === "completed" ? res.outputs : res.error, execution_id: res.execution_id };
   }
   const bodyless = impl.method === "GET";
-  const query = bodyless ? `?${new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]))}` : "";
-  const res = await connectorClient(env, orgId, testMode).fetch(impl.connector_id, `${fillPath(impl.path, args)}${query === "?" ? "" : query}`, {
+  const query = bodyless ? Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]) : undefined;
+  const res = await connectorClient(env, orgId, testMode).fetch(impl.connector_id, fillPath(impl.path, args), {
     method: impl.method,
+    query,
     headers: { accept: "application/json", ...(bodyless ? {} : { "content-type": "application/json" }) },
     body: bodyless ? undefined : JSON.stringify(args),
   });

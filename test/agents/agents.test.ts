@@ -114,13 +114,39 @@ describe("agents", () => {
     const assign = (tool: string) => t.fetch(`/api/agents/${a.id}/tools`, { method: "POST", json: { tool } });
     expect((await assign("fhir_read")).status).toBe(200);
     expect((await assign("tool-1")).status).toBe(200);
-    expect((await assign("no_such_tool")).status).toBe(404);
+    const unknown = await assign("no_such_tool");
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toContain("no_such_tool");
     expect((await assign("vitals_query")).status).toBe(404); // no devices module in this org
     const list = (await (await t.fetch(`/api/agents/${a.id}/tools`)).json()) as { tools: { name: string; kind: string }[] };
     expect(list.tools.map((x) => [x.name, x.kind])).toEqual([["fhir_read", "built-in"], ["bed_count", "custom"]]);
     expect((await t.fetch(`/api/agents/${a.id}/tools/tool-1`, { method: "DELETE" })).status).toBe(204);
     expect((await t.fetch(`/api/agents/${a.id}/tools/bed_count`, { method: "DELETE" })).status).toBe(404);
     expect(((await (await t.fetch(`/api/agents/${a.id}`)).json()) as Agent).tools).toEqual(["fhir_read"]);
+  });
+
+  it("refuses tool names that exist nowhere, naming them, on create and update", async () => {
+    const t = await createTenant();
+    fakeOrg(t.orgId).customTools.push({ id: "tool-9", name: "ward_list", description: "Wards", parameters: { type: "object", properties: {} }, execute: async () => [] });
+    const create = await t.fetch("/api/agents", { method: "POST", json: { name: "x", agent_type: "custom", ...base, tools: ["fhir_read", "nope", "ward_list", "gone"] } });
+    expect(create.status).toBe(400);
+    const err = ((await create.json()) as { error: { code: string; message: string; details: { path: string }[] } }).error;
+    expect(err.message).toContain("nope, gone");
+    expect(err.details.map((d) => d.path)).toEqual(["tools.1", "tools.3"]);
+    expect(((await (await t.fetch("/api/agents")).json()) as { total_count: number }).total_count).toBe(0);
+
+    // Custom tools by name or id (stored by name), and built-in tools, are accepted.
+    const a = await mk(t, { name: "ok", agent_type: "custom", ...base, tools: ["fhir_read", "tool-9"] });
+    expect(a.tools).toEqual(["fhir_read", "ward_list"]);
+    const put = await t.fetch(`/api/agents/${a.id}`, { method: "PUT", json: { tools: ["fhir_search", "nope"] } });
+    expect(put.status).toBe(400);
+    expect(((await put.json()) as { error: { message: string } }).error.message).toContain("nope");
+    expect(((await (await t.fetch(`/api/agents/${a.id}`)).json()) as Agent).tools).toEqual(["fhir_read", "ward_list"]);
+
+    // Another organization's custom tool does not exist for this one.
+    const other = await createTenant();
+    const foreign = await other.fetch("/api/agents", { method: "POST", json: { name: "x", agent_type: "custom", ...base, tools: ["ward_list"] } });
+    expect(foreign.status).toBe(400);
   });
 
   it("keeps agents to their organization and to their permissions", async () => {

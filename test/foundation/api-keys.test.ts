@@ -44,12 +44,26 @@ describe("API keys", () => {
 
   it("creates scoped keys and validates scopes", async () => {
     const t = await createTenant();
+    const agentBody = { name: "a", agent_type: "custom", model_config: { model: "default", temperature: 0, max_tokens: 100 } };
+    const agent = (await (await t.fetch("/api/agents", { method: "POST", json: agentBody })).json()) as { id: string };
     const ok = await t.fetch("/api/api-keys", {
       method: "POST",
-      json: { name: "agent", role: "service", scopes: ["agent/a1:execute"] },
+      json: { name: "agent", role: "service", scopes: [`agent/${agent.id}:execute`] },
     });
     expect(ok.status).toBe(201);
-    expect(((await ok.json()) as KeyBody).scopes).toEqual(["agent/a1:execute"]);
+    expect(((await ok.json()) as KeyBody).scopes).toEqual([`agent/${agent.id}:execute`]);
+
+    // A scope naming an agent that does not exist in the org (here: none, or another org's) is refused.
+    const other = await createTenant();
+    const foreign = (await (await other.fetch("/api/agents", { method: "POST", json: agentBody })).json()) as { id: string };
+    const missing = await t.fetch("/api/api-keys", {
+      method: "POST",
+      json: { name: "agent", role: "service", scopes: [`agent/${agent.id}:execute`, "agent/a1:execute", `agent/${foreign.id}:execute`] },
+    });
+    expect(missing.status).toBe(400);
+    const refused = (await missing.json()) as { error: { code: string; message: string; details: { path: string }[] } };
+    expect(refused.error.message).toContain(`a1, ${foreign.id}`);
+    expect(refused.error.details.map((d) => d.path)).toEqual(["scopes.1", "scopes.2"]);
     const bad = await t.fetch("/api/api-keys", { method: "POST", json: { name: "x", role: "service", scopes: ["*"] } });
     expect(bad.status).toBe(400);
     const body = (await bad.json()) as { error: { code: string; details: { path: string }[] } };

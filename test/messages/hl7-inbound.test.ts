@@ -129,12 +129,22 @@ describe("inbound HL7 routing", () => {
     expect(await gate.slotsInUse("executions")).toBe(0);
   });
 
-  it("processes a message no pipeline listens to without executions", async () => {
+  it("marks a message no pipeline listens to unrouted, lists it, and routes it on reprocess once a pipeline is deployed", async () => {
     const t = await createTenant();
     await adtPipeline(t, { message_type: "ORU" });
     const [r] = await send(t, [{ id: "b", raw: ADT_A01 }]);
     await route(t);
-    expect(await message(t, r!.message_id)).toMatchObject({ status: "processed", executions: [] });
+    expect(await message(t, r!.message_id)).toMatchObject({ status: "unrouted", executions: [] });
+    const list = (await (await t.fetch("/api/hl7/messages?status=unrouted")).json()) as { messages: { id: string; status: string }[]; total_count: number };
+    expect(list).toMatchObject({ total_count: 1, messages: [{ id: r!.message_id, status: "unrouted" }] });
+    expect(((await (await t.fetch("/api/hl7/messages?status=processed")).json()) as { total_count: number }).total_count).toBe(0);
+
+    await adtPipeline(t);
+    expect((await t.fetch(`/api/hl7/messages/${r!.message_id}/reprocess`, { method: "POST" })).status).toBe(202);
+    await route(t);
+    const routed = await message(t, r!.message_id);
+    expect(routed).toMatchObject({ status: "processed" });
+    expect(routed.executions).toHaveLength(1);
   });
 
   it("marks a message failed when its pipeline fails, keeps the line moving, and reprocesses on request", async () => {

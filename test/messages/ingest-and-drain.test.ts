@@ -95,6 +95,18 @@ describe("per-sender draining", () => {
     expect((await s.list({ status: "received" }, 10, 0)).rows.map((r) => r.controlId)).toEqual(["X"]);
   });
 
+  it("marks a message nothing consumes unrouted, not processed, and lets it be requeued", async () => {
+    const s = store();
+    const { results } = await ingestHl7(s, [msg(adt("U1")), msg(adt("U2"))]);
+    const outcome = await drainSender(s, "EPIC|HOSP", async (m) => (m.controlId === "U1" ? null : { executions: ["e"], resources: [] }), { budgetMs: 10_000 });
+    expect(outcome).toEqual({ state: "idle", processed: 2 });
+    expect(await s.get(results[0]!.message_id)).toMatchObject({ status: "unrouted", executions: [], error: null });
+    expect((await s.list({ status: "unrouted" }, 10, 0)).rows.map((r) => r.controlId)).toEqual(["U1"]);
+    expect((await s.list({ status: "processed" }, 10, 0)).rows.map((r) => r.controlId)).toEqual(["U2"]);
+    await s.requeue(results[0]!.message_id);
+    expect((await s.nextPending("EPIC|HOSP"))[0]!.controlId).toBe("U1");
+  });
+
   it("commits a handler's writes in one batch with the message's status", async () => {
     const orgId = `org-${crypto.randomUUID()}`;
     const s = store(orgId);

@@ -146,6 +146,22 @@ describe("tools", () => {
     const badArgs = await t.fetch(`/api/tools/${http.id}/invoke`, { method: "POST", json: { arguments: { patient_id: 5 } } });
     expect(badArgs.status).toBe(400);
 
+  });
+
+  it("adds a GET tool's arguments to the query string its path already has", async () => {
+    const t = await createTenant();
+    const c = await createConnector(t, { name: "API", type: "http", endpoint: "https://api.test/v1", credentials: { token: "tkn-12345678" } });
+    const implementation = { kind: "http", connector_id: c.id, method: "GET", path: "search?kind=patient&q=a%26b" };
+    const tool = (await (await t.fetch("/api/tools", { method: "POST", json: { name: "search", description: "d", parameters: params, implementation } })).json()) as { id: string };
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async () => Response.json({}));
+    expect((await t.fetch(`/api/tools/${tool.id}/invoke`, { method: "POST", json: { arguments: { patient_id: "p?1" } } })).status).toBe(200);
+    const url = new URL(String(spy.mock.calls[0]?.[0]));
+    expect(url.pathname).toBe("/v1/search");
+    expect([...url.searchParams]).toEqual([["kind", "patient"], ["q", "a&b"], ["patient_id", "p?1"]]);
+  });
+
+  it("runs a pipeline tool as a sync execution", async () => {
+    const t = await createTenant();
     const pipeline = await createPipeline(t, definition([trigger(), { id: "r", type: "output.respond", config: { expression: "{'greeting': 'hi ' & patient_id}" } }], [edge("start", "r", "event")]));
     const tool = (await (await t.fetch("/api/tools", { method: "POST", json: { name: "greet", description: "d", parameters: params, implementation: { kind: "pipeline", pipeline_id: pipeline } } })).json()) as { id: string };
     const out = (await (await t.fetch(`/api/tools/${tool.id}/invoke`, { method: "POST", json: { arguments: { patient_id: "p1" } } })).json()) as { ok: boolean; result: unknown; execution_id: string };

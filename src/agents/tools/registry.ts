@@ -1,16 +1,18 @@
 // Which tools exist for an organization (built-in and custom) and the tool set
 // one agent may call: only its assigned tools, each call audited as an
 // AuditEvent naming the agent.
-import { notFound } from "../../errors";
+import { notFound, validationFailed } from "../../errors";
 import type { AgentServices, CustomTool } from "../services";
 import { builtinTools } from "./builtin";
 import type { AgentTool } from "./types";
 
-export interface ToolInfo {
+export interface AssignedTool {
   name: string;
   kind: "built-in" | "custom";
   id?: string;
   description: string;
+  /** False for a built-in tool whose module is absent, or a custom tool that was deleted. */
+  available: boolean;
 }
 
 export const BUILTIN_TOOL_NAMES = [
@@ -83,30 +85,48 @@ export async function agentTools(assigned: string[], services: AgentServices, ac
   return out;
 }
 
-/** Resolves what a caller asks to assign to a canonical tool name; 404 when unknown. */
-export async function resolveAssignable(nameOrId: string, services: AgentServices): Promise<ToolInfo> {
+/** A tool by name (custom tools also by id): a built-in, `available` only with its module, or one of the org's custom tools. */
+async function lookupTool(nameOrId: string, services: AgentServices): Promise<AssignedTool | undefined> {
   const builtin = builtinTools(services).find((t) => t.name === nameOrId);
-  if (builtin) return { name: builtin.name, kind: "built-in", description: builtin.description };
-  if (isBuiltinTool(nameOrId)) {
-    throw notFound(`The built-in tool ${nameOrId} needs a module this deployment lacks`, "TOOL_NOT_FOUND");
-  }
+  if (builtin) return { name: builtin.name, kind: "built-in", description: builtin.description, available: true };
+  if (isBuiltinTool(nameOrId)) return { name: nameOrId, kind: "built-in", description: "", available: false };
   const custom = await services.customTool(nameOrId);
-  if (!custom) throw notFound(`No tool named ${nameOrId} in this organization`, "TOOL_NOT_FOUND");
-  return { name: custom.name, kind: "custom", id: custom.id, description: custom.description };
+  return custom ? { name: custom.name, kind: "custom", id: custom.id, description: custom.description, available: true } : undefined;
+}
+
+/**
+ * The tools a caller asks to give an agent, by canonical name (`at(i)`: where the i-th is in the
+ * body); 400 naming every one that exists nowhere, so a typo never becomes a silent no-op.
+ */
+export async function knownTools(requested: string[], services: AgentServices, at = (i: number) => `tools.${i}`): Promise<AssignedTool[]> {
+  const found = await Promise.all(requested.map((name) => lookupTool(name, services)));
+  const unknown = requested.flatMap((name, i) => (found[i] ? [] : [{ name, path: at(i) }]));
+  if (unknown.length) {
+    throw validationFailed(
+      `Unknown tools: ${unknown.map((u) => u.name).join(", ")} (neither a built-in tool nor a custom tool of this organization)`,
+      unknown.map((u) => ({ path: u.path, message: `No tool named ${u.name}` })),
+    );
+  }
+  return found as AssignedTool[];
+}
+
+/** Canonical, distinct names of the requested tools; 400 when any is unknown. */
+export async function knownToolNames(requested: string[], services: AgentServices): Promise<string[]> {
+  return [...new Set((await knownTools(requested, services)).map((t) => t.name))];
+}
+
+/** Resolves what a caller asks to assign to a canonical tool; 400 when unknown, 404 when its module is absent. */
+export async function resolveAssignable(nameOrId: string, services: AgentServices): Promise<AssignedTool> {
+  const [tool] = (await knownTools([nameOrId], services, () => "tool")) as [AssignedTool];
+  if (!tool.available) throw notFound(`The built-in tool ${tool.name} needs a module this deployment lacks`, "TOOL_NOT_FOUND");
+  return tool;
 }
 
 /** Describes assigned tool names for listing; custom tools that vanished are reported as such. */
-export async function describeTools(names: string[], services: AgentServices): Promise<(ToolInfo & { available: boolean })[]> {
-  const builtins = new Map(builtinTools(services).map((t) => [t.name, t]));
+export async function describeTools(names: string[], services: AgentServices): Promise<AssignedTool[]> {
   return Promise.all(
-    names.map(async (name) => {
-      const b = builtins.get(name);
-      if (b) return { name, kind: "built-in" as const, description: b.description, available: true };
-      if (isBuiltinTool(name)) return { name, kind: "built-in" as const, description: "", available: false };
-      const custom = await services.customTool(name).catch(() => undefined);
-      return custom
-        ? { name, kind: "custom" as const, id: custom.id, description: custom.description, available: true }
-        : { name, kind: "custom" as const, description: "", available: false };
-    }),
+    names.map(
+      async (name) => (await lookupTool(name, services).catch(() => undefined)) ?? { name, kind: "custom" as const, description: "", available: false },
+    ),
   );
 }

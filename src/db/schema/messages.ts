@@ -2,7 +2,12 @@
 // sender, with its processing state. `seq` orders messages per sender (FIFO).
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const MESSAGE_STATUSES = ["received", "processed", "failed", "rejected"] as const;
+/**
+ * received: waiting in its sender's line; processed: every matching deployed pipeline ran;
+ * unrouted: no deployed pipeline matched it (reprocess it once one is deployed); failed: a
+ * pipeline failed or retries ran out; rejected: unparseable, never routed.
+ */
+export const MESSAGE_STATUSES = ["received", "processed", "unrouted", "failed", "rejected"] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 export interface MessageError {

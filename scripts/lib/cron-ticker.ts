@@ -1,0 +1,74 @@
+// Cron for `npm start`: wrangler dev never fires a Worker's scheduled handler by itself, so
+// at every minute boundary this calls wrangler's local trigger endpoint once per configured
+// cron that matches the minute, with that minute as scheduledTime, as Cloudflare does.
+import { Cron } from "croner";
+
+/** wrangler dev's (miniflare's) endpoint that runs the Worker's scheduled handler. */
+export const SCHEDULED_PATH = "/cdn-cgi/handler/scheduled";
+
+export interface CronTicker {
+  stop(): void;
+  /** Settles when the ticker has stopped. */
+  done: Promise<void>;
+}
+
+export interface TickerOptions {
+  /** Base URL of wrangler dev, e.g. http://127.0.0.1:8787 */
+  url: string;
+  /** The `[triggers] crons` of wrangler.toml. */
+  crons: string[];
+  log?: (line: string) => void;
+  now?: () => number;
+  /** Resolves at epoch millisecond `at`, or early when `signal` aborts. */
+  sleepUntil?: (at: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** The crons (UTC, as on Cloudflare) that match the minute starting at `minute`. */
+export function dueCrons(crons: string[], minute: Date): string[] {
+  return crons.filter((c) => new Cron(c, { timezone: "UTC", paused: true }).match(minute));
+}
+
+/** The start of the minute after `ms`. */
+export function nextMinute(ms: number): number {
+  return (Math.floor(ms / 60_000) + 1) * 60_000;
+}
+
+/** Runs the Worker's scheduled handler once for `cron` at `minute`; throws unless it answers ok. */
+export async function fireScheduled(url: string, cron: string, minute: Date): Promise<void> {
+  const target = new URL(SCHEDULED_PATH, url);
+  target.searchParams.set("cron", cron);
+  target.searchParams.set("time", String(minute.getTime()));
+  const res = await fetch(target);
+  const body = await res.text();
+  if (!res.ok) throw new Error(`scheduled handler for "${cron}" answered ${res.status} ${body.slice(0, 200)}`);
+}
+
+function sleep(at: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, at - Date.now()));
+    const wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    signal.addEventListener("abort", wake, { once: true });
+  });
+}
+
+export function startCronTicker(opts: TickerOptions): CronTicker {
+  const { url, crons, log = console.log, now = Date.now, sleepUntil = sleep } = opts;
+  // Invalid crons would fail on Cloudflare's side at deploy; say so now instead of every minute.
+  for (const c of crons) new Cron(c, { paused: true });
+  const stopper = new AbortController();
+  const loop = async () => {
+    while (!stopper.signal.aborted) {
+      const at = nextMinute(now());
+      await sleepUntil(at, stopper.signal);
+      if (stopper.signal.aborted) return;
+      for (const cron of dueCrons(crons, new Date(at))) {
+        // A failed tick (wrangler restarting, a handler error) is reported; the next minute still runs.
+        await fireScheduled(url, cron, new Date(at)).catch((e) => log(`cron ${cron} at ${new Date(at).toISOString()}: ${e instanceof Error ? e.message : e}`));
+      }
+    }
+  };
+  return { stop: () => stopper.abort(), done: crons.length ? loop() : Promise.resolve() };
+}

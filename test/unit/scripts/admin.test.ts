@@ -1,0 +1,82 @@
+// The admin CLI as an operator runs it: usage and option errors (no database), and
+// create-key's refusal of a scope naming an agent the organization does not have, against
+// a temporary local D1 state (wrangler d1 execute in a scratch directory).
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+const ADMIN = path.join(ROOT, "scripts/admin.ts");
+const TSX = path.join(ROOT, "node_modules/.bin/tsx");
+const offline = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true", PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
+
+function admin(args: string[], cwd = ROOT) {
+  const r = spawnSync(TSX, [ADMIN, ...args], { cwd, env: offline, encoding: "utf8", timeout: 120_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe("admin CLI usage", () => {
+  it.each([["--help"], ["-h"], []])("prints the usage for %j and exits 0", (...args) => {
+    const r = admin(args);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: npm run admin -- <command>/);
+    for (const command of ["create-org", "list-orgs", "set-limits", "create-key", "list-keys", "revoke-key", "new-key-secret"]) expect(r.out).toContain(command);
+  });
+
+  it("prints a command's usage for its --help", () => {
+    const r = admin(["create-key", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: npm run admin -- create-key --org ID --role/);
+  });
+
+  it.each([
+    [["--nope"], "Error: Unknown option '--nope'"],
+    [["create-key", "--org", "o", "--role", "admin", "--bogus"], "Error: Unknown option '--bogus'"],
+    [["list-orgs", "--org", "o"], "Error: list-orgs takes no --org"],
+    [["list-keys"], "Error: list-keys needs --org"],
+    [["frobnicate"], "Error: Unknown command frobnicate"],
+  ])("refuses %j with one line and the usage, exit 2", (args, line) => {
+    const r = admin(args);
+    expect(r.code).toBe(2);
+    const [first, blank, usage] = r.err.split("\n");
+    expect(first).toBe(line);
+    expect(blank).toBe("");
+    expect(usage).toMatch(/^Usage: npm run admin -- /);
+  });
+});
+
+describe("admin CLI create-key", () => {
+  let dir: string;
+  const d1 = (sql: string) =>
+    spawnSync("wrangler", ["d1", "execute", "cdis", "--local", "--json", "--command", sql], { cwd: dir, env: offline, encoding: "utf8" });
+
+  beforeAll(() => {
+    // A scratch project: the same wrangler.toml and migrations, its own .wrangler/state.
+    dir = mkdtempSync(path.join(tmpdir(), "cdis-admin-test-"));
+    cpSync(path.join(ROOT, "wrangler.toml"), path.join(dir, "wrangler.toml"));
+    symlinkSync(path.join(ROOT, "migrations"), path.join(dir, "migrations"));
+    const now = new Date().toISOString();
+    const org = (id: string) => `INSERT INTO organizations (id, name, limits, created_at) VALUES ('${id}', '${id}', '{}', '${now}');`;
+    const agent = (orgId: string, id: string) =>
+      `INSERT INTO agents (org_id, id, name, agent_type, description, model_config, system_prompt, prompt_template, tools, status, deployed, version, created_at, updated_at) VALUES ('${orgId}', '${id}', 'x', 'custom', '', '{}', '', '{{input}}', '[]', 'active', 0, 0, '${now}', '${now}');`;
+    expect(spawnSync("wrangler", ["d1", "migrations", "apply", "cdis", "--local"], { cwd: dir, env: offline }).status).toBe(0);
+    expect(d1(org("org-a") + org("org-b") + agent("org-a", "agent-a") + agent("org-b", "agent-b")).status).toBe(0);
+  }, 180_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses a scope naming an agent the organization does not have, and creates no key", () => {
+    const r = admin(["create-key", "--org", "org-a", "--role", "service", "--scopes", "agent/agent-a:execute,agent/nope:execute,agent/agent-b:execute"], dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("No agent nope, agent-b in organization org-a");
+    expect(JSON.parse(d1("SELECT COUNT(*) AS n FROM api_keys").stdout)[0].results[0].n).toBe(0);
+  }, 120_000);
+
+  it("creates a key scoped to an agent of the organization", () => {
+    const r = admin(["create-key", "--org", "org-a", "--role", "service", "--scopes", "agent/agent-a:execute"], dir);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ org_id: "org-a", role: "service" });
+  }, 120_000);
+});
