@@ -2,7 +2,7 @@
 // posts batches to, and the message store's list/view/reprocess API.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { MESSAGE_STATUSES, type InboundMessageRow } from "../db/schema";
+import { MESSAGE_STATUSES } from "../db/schema";
 import { database } from "../db/client";
 import { conflict, notFound } from "../errors";
 import type { AppEnv } from "../http/context";
