@@ -2,6 +2,7 @@
 // 2 MB per value, and a run's state carries node outputs of several MB: the value's JSON is
 // split across `<key>#0..n-1`, and `<key>#chunks` holds n. A value stored whole under `<key>`
 // (before chunking) is still read, and replaced by the next write.
+import { settingsOf } from "../src/settings";
 
 /** Characters per chunk: at most 2 bytes each as stored, so a chunk stays near 1 MiB. */
 export const CHUNK_CHARS = 512 * 1024;
@@ -18,23 +19,33 @@ function groups<T>(items: T[]): T[][] {
 }
 
 /**
- * The most JSON one value may take (UTF-16 units): room for several MB of node outputs, yet a
- * bound, so a run or a step that would store more is refused clearly instead of growing an
- * object without end. Below the 16 MiB request body limit, so one request can reach it.
+ * The most JSON one value may take by default (characters): a run's state holds each node's
+ * inputs and outputs, so a 10 MB document passed through a few nodes fits, yet a run or a step
+ * that would store more is refused clearly instead of growing an object without end.
+ * Deployments change it with MAX_RUN_STATE_CHARS.
  */
-export const MAX_STORED_JSON = 8 * 1024 * 1024;
+export const DEFAULT_MAX_STORED_JSON = 32 * 1024 * 1024;
 
 export class StoredValueTooLarge extends Error {
-  constructor(readonly size: number) {
-    super(`The value would take ${size} characters of JSON, over ${MAX_STORED_JSON}`);
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(`The value would take ${size} characters of JSON, over ${limit}`);
     this.name = "StoredValueTooLarge";
   }
 }
 
+/** The bound on stored run state (inputs and node outputs) of this deployment. */
+export function runStateLimit(env: object): number {
+  const n = Number(settingsOf(env).MAX_RUN_STATE_CHARS);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_STORED_JSON;
+}
+
 /** Writes `value` under `key`, replacing what was there; the writes are coalesced into one atomic batch. */
-export async function putChunkedJson(storage: DurableObjectStorage, key: string, value: unknown): Promise<void> {
+export async function putChunkedJson(storage: DurableObjectStorage, key: string, value: unknown, maxChars = DEFAULT_MAX_STORED_JSON): Promise<void> {
   const json = JSON.stringify(value);
-  if (json.length > MAX_STORED_JSON) throw new StoredValueTooLarge(json.length);
+  if (json.length > maxChars) throw new StoredValueTooLarge(json.length, maxChars);
   const chunks = Math.max(1, Math.ceil(json.length / CHUNK_CHARS));
   const stored = await storage.get<unknown>([countKey(key), key]);
   const previous = (stored.get(countKey(key)) as number | undefined) ?? 0;

@@ -7,7 +7,7 @@ import { ApiError } from "../src/errors";
 import { acquireSlotOrThrow } from "../src/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob, runFor } from "../src/pipelines/execution-service";
 import type { NodeState, RunState } from "../src/pipelines/engine";
-import { getChunkedJson, putChunkedJson, StoredValueTooLarge } from "./chunked-json";
+import { getChunkedJson, putChunkedJson, runStateLimit, StoredValueTooLarge } from "./chunked-json";
 import { type Failure, failure } from "./failure";
 import { claimFor, ownedBy } from "./owner";
 
@@ -37,7 +37,7 @@ export class ExecutionRunner extends DurableObject<Env> {
     const { state, ...meta } = job;
     try {
       // Node outputs and inputs can be MBs: both go in chunks; meta last, as it marks the job stored.
-      await putChunkedJson(this.ctx.storage, "state", state);
+      await putChunkedJson(this.ctx.storage, "state", state, runStateLimit(this.env));
       await putChunkedJson(this.ctx.storage, "meta", meta);
     } catch (e) {
       if (!(e instanceof StoredValueTooLarge)) throw e;
@@ -61,7 +61,7 @@ export class ExecutionRunner extends DurableObject<Env> {
   /** False when the state has outgrown what a run may store; other storage errors propagate (the alarm retries). */
   private async checkpoint(state: RunState): Promise<boolean> {
     try {
-      await putChunkedJson(this.ctx.storage, "state", state);
+      await putChunkedJson(this.ctx.storage, "state", state, runStateLimit(this.env));
       return true;
     } catch (e) {
       if (!(e instanceof StoredValueTooLarge)) throw e;
@@ -80,7 +80,7 @@ export class ExecutionRunner extends DurableObject<Env> {
     for (let id = run.nextNode(); id; id = run.nextNode()) {
       const node = run.node(id);
       if (node.status === "waiting" && (node.wait_until ?? 0) > Date.now()) {
-        await putChunkedJson(this.ctx.storage, "state", job.state);
+        await putChunkedJson(this.ctx.storage, "state", job.state, runStateLimit(this.env));
         await this.ctx.storage.setAlarm(node.wait_until as number);
         return;
       }

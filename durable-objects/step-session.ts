@@ -6,7 +6,7 @@ import type { Env } from "../src/env";
 import { ApiError } from "../src/errors";
 import { executionOutputs, executionStatus, type NodeState } from "../src/pipelines/engine";
 import { type ExecutionJob, nodeResults, runFor } from "../src/pipelines/execution-service";
-import { getChunkedJson, putChunkedJson, StoredValueTooLarge } from "./chunked-json";
+import { getChunkedJson, putChunkedJson, runStateLimit, StoredValueTooLarge } from "./chunked-json";
 import { type Failure, failure } from "./failure";
 import { claimFor, ownedBy } from "./owner";
 
@@ -51,7 +51,7 @@ export class StepSession extends DurableObject<Env> {
 
   private async save(job: ExecutionJob, step?: StepView["step"]): Promise<StepResult> {
     try {
-      await putChunkedJson(this.ctx.storage, "job", job);
+      await putChunkedJson(this.ctx.storage, "job", job, runStateLimit(this.env));
     } catch (e) {
       if (!(e instanceof StoredValueTooLarge)) throw e;
       return failure(new ApiError(413, "STEP_SESSION_TOO_LARGE", `${e.message}: the session's state is too large; the step was not taken`));

@@ -37,6 +37,8 @@ export interface Env {
   STEP_SESSION: DurableObjectNamespace<StepSession>;
   /** Hours a completed Bulk Data export stays downloadable (default 24). */
   EXPORT_TTL_HOURS?: string;
+  /** Characters of JSON an async execution's or step session's state may take (default 32 Mi). */
+  MAX_RUN_STATE_CHARS?: string;
   /** Non-public destinations outbound calls may reach (CIDRs, host names, optional ports); README, "Outbound calls". */
   OUTBOUND_ALLOW?: string;
   /** Origin (and optional path prefix) clients reach the service at; every absolute URL starts with it. Required outside DEV_MODE. */

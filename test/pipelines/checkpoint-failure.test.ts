@@ -10,7 +10,7 @@ describe("async checkpoints", () => {
     const id = await createPipeline(
       tenant,
       definition(
-        [trigger(), { id: "big", type: "data.transform", config: { expression: '$pad("x", 12000000, "x")' } }, { id: "after", type: "data.transform", config: { expression: "1" } }],
+        [trigger(), { id: "big", type: "data.transform", config: { expression: '$pad("x", 13000000, "x")' } }, { id: "after", type: "data.transform", config: { expression: "1" } }],
         [edge("start", "big", "event"), edge("big", "after")],
       ),
     );
@@ -24,7 +24,7 @@ describe("async checkpoints", () => {
   it("inputs too large to store answer 413 and leave no execution running", async () => {
     const tenant = await createTenant();
     const id = await createPipeline(tenant, definition([trigger(), { id: "a", type: "data.transform", config: { expression: "1" } }], [edge("start", "a", "event")]));
-    const { res, body } = await run(tenant, id, { blob: "x".repeat(12_000_000) }, { async: true });
+    const { res, body } = await run(tenant, id, { blob: "x".repeat(13_000_000) }, { async: true });
     expect(res.status).toBe(413);
     expect((body as unknown as { error: { code: string } }).error.code).toBe("EXECUTION_STATE_NOT_STORED");
     const list = (await (await tenant.fetch("/api/executions")).json()) as { total_count: number };

@@ -36,7 +36,7 @@ describe("step sessions", () => {
     const session = await open(tenant, definition([trigger(), t("a", "n + 1"), t("b", "$ * 2")], [edge("start", "a", "event"), edge("a", "b")]));
     await step(tenant, session.session_id);
     // Supplied outputs beyond what a Durable Object can store (128 KiB per value).
-    const huge = await step(tenant, session.session_id, { node_outputs: { output: "x".repeat(10_000_000) } });
+    const huge = await step(tenant, session.session_id, { node_outputs: { output: "x".repeat(13_000_000) } });
     expect(huge.status).toBeGreaterThanOrEqual(400);
     expect(huge.status).toBeLessThan(500);
     const again = await step(tenant, session.session_id);
