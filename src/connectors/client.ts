@@ -7,7 +7,8 @@ import { ApiError, notFound } from "../errors";
 import { type GuardedFetch, guardedFetch } from "../outbound/fetch";
 import { outboundPolicyOf } from "../outbound/policy";
 import { type ResolvedConnector, ConnectorStore } from "./store";
-import { type MllpSendOptions, mllpProbe, mllpSend, parseMllpEndpoint } from "./mllp";
+import { type MllpSendOptions, mllpProbe, mllpSend } from "./mllp";
+import { parseMllpEndpoint } from "./mllp-framing";
 import { connectorType } from "./types";
 
 const MLLP_PROBE_TIMEOUT_MS = 5_000;

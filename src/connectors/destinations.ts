@@ -3,7 +3,7 @@
 // DESTINATION_NOT_ALLOWED. Every call checks again: OUTBOUND_ALLOW may have changed.
 import type { FieldError } from "../errors";
 import { checkHost, checkUrl, destinationNotAllowed, type OutboundPolicy, type Verdict } from "../outbound/policy";
-import { parseMllpEndpoint } from "./mllp";
+import { parseMllpEndpoint } from "./mllp-framing";
 import type { ConnectorAuth } from "./types";
 
 interface ConnectorTarget {

@@ -2,7 +2,7 @@
 // store), HL7 to FHIR (optionally storing the transaction), parse to JSON, ACK,
 // and send (outbound over MLLP through an mllp connector).
 import { z } from "zod";
-import { parseMllpEndpoint } from "../../connectors/mllp";
+import { parseMllpEndpoint } from "../../connectors/mllp-framing";
 import { ApiError } from "../../errors";
 import type { Bundle } from "../../fhir/port";
 import { type AckCode, buildAck } from "../../hl7v2/ack";
