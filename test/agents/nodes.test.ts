@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../../src/auth/permissions";
 import { agentNode, classifyNode, extractFhirNode, llmPromptNode } from "../../src/agents/nodes";
 import type { AiNodeContext } from "../../src/agents/nodes";
-import { agentServicesFor } from "../../src/agents/services";
+import { agentServicesFor } from "../../src/service-wiring";
 import { giveModel, installAgentFakes } from "../support/agent-fakes";
 import { lastOf } from "../support/fake-openai";
 import { createTenant, type Tenant } from "../support/tenants";

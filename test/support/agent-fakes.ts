@@ -4,7 +4,8 @@
 // the fake OpenAI-compatible server).
 import type { AgentAuditEvent } from "../../src/agents/audit";
 import type { ModelEndpoint } from "../../src/agents/models";
-import { type AgentServices, type CustomTool, type VitalsQuery, setAgentServicesFactory } from "../../src/agents/services";
+import type { AgentServices, CustomTool, VitalsQuery } from "../../src/agents/services";
+import { setAgentServicesFactory } from "../../src/service-wiring";
 import { notFound } from "../../src/errors";
 import { type Brain, fakeOpenAI } from "./fake-openai";
 import { MemoryFhir } from "./memory-fhir";
