@@ -1,9 +1,9 @@
 // Baseline for bench/mllp.ts: the bridge's own MLLP listener and ACK builder with no queue,
 // so the benchmark's ratio isolates the cost of durability (SQLite commit before the ACK).
-import { ackPolicy, buildAck, readHeader } from "../../bridge/src/hl7-header";
+import { ackPolicy, buildAck, readHeader } from "../../bridge/src/protocols/hl7/header";
 import { normaliseSegments } from "../../src/hl7v2/parse";
 import { createLogger } from "../../bridge/src/log";
-import { startMllpServer } from "../../bridge/src/mllp-server";
+import { startMllpServer } from "../../bridge/src/listeners/mllp/server";
 
 const server = await startMllpServer(
   { host: "127.0.0.1", port: 0, maxFrameBytes: 4 * 1024 * 1024, encoding: "utf8", maxInFlightPerConnection: 256 },

@@ -6,7 +6,7 @@ import { Intake } from "./intake";
 import type { Logger } from "./log";
 import { MessageQueue } from "./message-queue";
 import { Metrics } from "./metrics";
-import { startMllpServer } from "./mllp-server";
+import { startMllpServer } from "./listeners/mllp/server";
 import { startStatusServer } from "./status-server";
 
 export interface RunningBridge {

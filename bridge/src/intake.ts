@@ -1,7 +1,7 @@
 // Turns one MLLP frame into a durable queue entry and the ACK that may be sent for it:
 // the ACK is built only after the queue has committed the message (or its rejection).
 import { normaliseSegments } from "../../src/hl7v2/parse";
-import { type AckOutcome, ackPolicy, buildAck, type MshHeader, readHeader } from "./hl7-header";
+import { type AckOutcome, ackPolicy, buildAck, type MshHeader, readHeader } from "./protocols/hl7/header";
 import type { Logger } from "./log";
 import type { IncomingMessage, MessageQueue } from "./message-queue";
 import type { Metrics } from "./metrics";

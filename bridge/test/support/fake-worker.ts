@@ -3,7 +3,7 @@
 // MSH-10 per sender (MSH-3|MSH-4), as the real Worker promises.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { readHeader } from "../../src/hl7-header";
+import { readHeader } from "../../src/protocols/hl7/header";
 import { MESSAGES_PATH } from "../../src/worker-client";
 
 export interface Delivered {
