@@ -4,7 +4,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { readHeader } from "../../src/protocols/hl7/header";
-import { MESSAGES_PATH } from "../../src/worker-client";
+import { HL7_MESSAGES_PATH as MESSAGES_PATH } from "../../src/protocols/hl7/adapter";
 
 export interface Delivered {
   id: string;
