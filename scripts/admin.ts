@@ -1,9 +1,11 @@
 // `npm run admin -- <command> [--flags]`: creates organizations and API keys,
 // lists and revokes keys, sets per-org limits, against local D1 (default) or the
-// deployed database (--remote).
+// deployed database (--remote); moves organizations between shards through the service.
 import { generateApiKey } from "../src/features/tenancy/auth/api-key-crypto";
 import { type AdminArgs, UsageError, parseAdminArgs } from "./lib/admin-args";
+import { moveOrg } from "./lib/move-org";
 import { insertApiKeySql, insertOrganizationSql, missingScopedAgents, setLimitsSql } from "./lib/records";
+import { shardDatabaseName, shardForNewOrg } from "./lib/shards";
 import { applyMigrations, execSql, lit } from "./lib/wrangler";
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
@@ -14,23 +16,32 @@ async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run"
   if (command === "new-key-secret") return console.log(generateApiKey());
   if (!remote) applyMigrations();
   const sql = (statement: string) => execSql(statement, remote);
+  /** A query on the shard holding `orgId`'s data. */
+  const orgSql = (orgId: string) => {
+    const shard = sql(`SELECT shard FROM organizations WHERE id = ${lit(orgId)}`)[0]?.shard;
+    if (typeof shard !== "string") throw new Error(`No organization ${orgId}`);
+    return (statement: string) => execSql(statement, remote, shardDatabaseName(shard));
+  };
   switch (command) {
     case "create-org": {
       const id = values.id ?? crypto.randomUUID();
-      sql(insertOrganizationSql(id, need("name"), values.limits ? JSON.parse(values.limits) : {}));
+      const shard = shardForNewOrg(values.shard, sql("SELECT shard, COUNT(*) AS n FROM organizations GROUP BY shard") as { shard: string; n: number }[]);
+      sql(insertOrganizationSql(id, need("name"), shard, values.limits ? JSON.parse(values.limits) : {}));
       return print(sql(`SELECT * FROM organizations WHERE id = ${lit(id)}`)[0]);
     }
     case "list-orgs":
-      return print(sql("SELECT id, name, limits, created_at FROM organizations ORDER BY created_at"));
+      return print(sql("SELECT id, name, limits, shard, moving_to, created_at FROM organizations ORDER BY created_at"));
+    case "move-org":
+      return print(await moveOrg({ orgId: need("org"), shard: need("shard"), url: values.url, remote }));
     case "set-limits":
       sql(setLimitsSql(need("org"), JSON.parse(need("limits"))));
       return print(sql(`SELECT id, limits FROM organizations WHERE id = ${lit(need("org"))}`)[0]);
     case "create-key": {
       const orgId = need("org");
-      if (!sql(`SELECT id FROM organizations WHERE id = ${lit(orgId)}`).length) throw new Error(`No organization ${orgId}`);
+      const dataSql = orgSql(orgId);
       const role = need("role");
       const scopes = values.scopes ? values.scopes.split(",").map((s) => s.trim()) : [];
-      const missing = missingScopedAgents(orgId, scopes, sql);
+      const missing = missingScopedAgents(orgId, scopes, dataSql);
       if (missing.length) throw new Error(`No agent ${missing.join(", ")} in organization ${orgId}; a key can only be scoped to an existing agent`);
       const key = await insertApiKeySql({ orgId, role, name: values.name ?? `${role} key`, scopes });
       sql(key.sql);

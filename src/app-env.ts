@@ -1,14 +1,20 @@
 // Hono environment shared by every router: bindings plus per-request variables.
 import type { BucketState } from "./features/tenancy/org-gate";
 import type { Principal } from "./features/tenancy/auth/permissions";
+import type { OrgContext } from "./context";
 import type { Env } from "./platform/env";
 import type { Limits } from "./features/tenancy/limits/config";
+import type { Placement } from "./platform/directory";
 
 export interface AppEnv {
   Bindings: Env;
   Variables: {
     requestId: string;
     principal: Principal;
+    /** Where the principal's org lives (the directory row the key lookup carried). */
+    placement: Placement;
+    /** Everything the request's org runs on (src/context.ts). */
+    ctx: OrgContext;
     limits: Limits;
     /** PUBLIC_BASE_URL (or, in development, the request's origin): see http/public-url.ts. */
     publicBaseUrl: string;

@@ -1,12 +1,14 @@
 // Builds the Hono app: middleware order, error shaping, route mounts, OpenAPI.
 import { apiDocsRoutes } from "./platform/http/api-docs";
 import { onError, onNotFound } from "./platform/http/error-handler";
+import { orgContext } from "./platform/http/org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
 import { createRouter } from "./platform/http/router";
 import { authenticateRequest } from "./features/tenancy/middleware/auth";
 import { bodyLimit, requireJsonBody } from "./platform/http/body-limit";
 import { rateLimit, rateLimitHeaders } from "./features/tenancy/middleware/rate-limit";
 import { requestId } from "./platform/http/request-id";
+import { adminRoutes } from "./platform/admin-routes";
 import { agentChatRoutes, publicAgentRoutes } from "./features/agents/routes/agent-chat";
 import { agentConversationRoutes } from "./features/agents/routes/agent-conversations";
 import { agentToolRoutes } from "./features/agents/routes/agent-tools";
@@ -52,9 +54,13 @@ export function buildApp() {
     name: "X-Organization-ID",
   });
 
+  // Operator routes: their own credential (OPERATOR_TOKEN), documented as operator-only.
+  app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
+  app.route("/admin", adminRoutes);
+
   // Everything else is authenticated, counted and size-limited, in that order.
-  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, requireJsonBody());
-  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit);
+  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, requireJsonBody());
+  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext);
 
   app.route("/api", organizationRoutes);
   app.route("/api/api-keys", apiKeyRoutes);

@@ -1,9 +1,8 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
 import { buildApp } from "./app";
 import type { Env } from "./platform/env";
-import { flushAllAuditLogs } from "./features/fhir/audit-log";
-import { runSchedules } from "./features/pipelines/triggers";
 import { normalizeFhirBase } from "./features/fhir/routes/fhir";
+import { runScheduledWork } from "./scheduled";
 
 export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
@@ -16,10 +15,8 @@ const app = buildApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(normalizeFhirBase(request), env, ctx),
-  // Every minute: start the deployed pipelines whose schedule triggers are due, and index the
-  // AuditEvents of organizations that went quiet before their log reached a flush.
+  // Every minute, on every shard: due schedule triggers and quiet orgs' audit logs (src/scheduled.ts).
   scheduled: (controller, env, ctx) => {
-    ctx.waitUntil(runSchedules(env, new Date(controller.scheduledTime)).then(() => undefined));
-    ctx.waitUntil(flushAllAuditLogs(env));
+    ctx.waitUntil(runScheduledWork(env, new Date(controller.scheduledTime)));
   },
 } satisfies ExportedHandler<Env>;

@@ -5,26 +5,26 @@
 import { type AgentServiceOptions, type AgentServices, type AgentServicesFactory, agentServices } from "./features/agents/services";
 import type { Principal } from "./features/tenancy/auth/permissions";
 import type { ToolRow } from "./features/agents/tools/custom/tables";
-import type { Env } from "./platform/env";
+import type { OrgData } from "./platform/org-data";
 import { type Execute, type ExecutionJob, execute as executeWith, runFor as runForWith } from "./features/pipelines/execution-service";
 import { type PipelineServices, buildPipelineServices } from "./features/pipelines/services";
 import { invokeTool as invokeToolWith } from "./features/agents/tools/custom/invoke";
 
 /** Runs a pipeline with the real services (FHIR store, connectors, agents). */
-export const execute: Execute = (env, orgId, req) => executeWith(env, orgId, req, pipelineServicesFor);
+export const execute: Execute = (data, orgId, req) => executeWith(data, orgId, req, pipelineServicesFor);
 
 /** An execution run (sync, async runner or step session) with the real services. */
-export const runFor = (env: Env, job: ExecutionJob, durableWaits: boolean) => runForWith(env, job, durableWaits, pipelineServicesFor);
+export const runFor = (data: OrgData, job: ExecutionJob, durableWaits: boolean) => runForWith(data, job, durableWaits, pipelineServicesFor);
 
 /** Calls a custom tool; pipeline tools run through `execute`. */
-export const invokeTool = (env: Env, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode?: boolean) =>
-  invokeToolWith(execute, env, orgId, tool, args, concurrencyLimit, testMode);
+export const invokeTool = (data: OrgData, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode?: boolean) =>
+  invokeToolWith(execute, data, orgId, tool, args, concurrencyLimit, testMode);
 
-let agentFactory: AgentServicesFactory = (env, principal, options) => agentServices(env, principal, options, { execute, invokeTool: invokeToolWith });
+let agentFactory: AgentServicesFactory = (data, principal, options) => agentServices(data, principal, options, { execute, invokeTool: invokeToolWith });
 
 /** The agents' seam for a principal: pipelines and tools wired to the real runner. */
-export function agentServicesFor(env: Env, principal: Principal, options?: AgentServiceOptions): AgentServices {
-  return agentFactory(env, principal, options);
+export function agentServicesFor(data: OrgData, principal: Principal, options?: AgentServiceOptions): AgentServices {
+  return agentFactory(data, principal, options);
 }
 
 /** Replaces the agents' factory (tests inject fakes). Returns a restore function. */
@@ -37,6 +37,6 @@ export function setAgentServicesFactory(next: AgentServicesFactory): () => void 
 }
 
 /** The pipelines' seam for a principal, with the agents wired in. */
-export function pipelineServicesFor(env: Env, principal: Principal, testMode: boolean): PipelineServices {
-  return buildPipelineServices(env, principal, testMode, agentServicesFor);
+export function pipelineServicesFor(data: OrgData, principal: Principal, testMode: boolean): PipelineServices {
+  return buildPipelineServices(data, principal, testMode, agentServicesFor);
 }

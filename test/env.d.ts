@@ -1,14 +1,12 @@
 import type { D1Migration } from "@cloudflare/vitest-plugin";
-import type { Env as WorkerEnv } from "../src/platform/env";
+import type { ManualEnv } from "../src/platform/env";
 
+// The Worker's bindings are Cloudflare.Env (src/platform/env.generated.d.ts, with mainModule and
+// the Durable Object classes); the tests add the hand-declared settings and their migrations.
 declare global {
   namespace Cloudflare {
-    interface Env extends WorkerEnv {
+    interface Env extends ManualEnv {
       TEST_MIGRATIONS: D1Migration[];
-    }
-    interface GlobalProps {
-      mainModule: typeof import("../src/index");
-      durableNamespaces: "OrgGate" | "Conversation" | "ExecutionRunner" | "StepSession" | "MessageRouter" | "ExportJob";
     }
   }
 }

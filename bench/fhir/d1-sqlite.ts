@@ -4,6 +4,8 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
+import type { Env } from "../../src/platform/env";
+import { type OrgData, orgData } from "../../src/platform/org-data";
 
 type Value = null | number | bigint | string | Uint8Array;
 
@@ -90,4 +92,11 @@ export class ShimStatement {
     this.owner.statement(this.sql).run(...this.args);
     return { success: true };
   }
+}
+
+/** An organization's data on one SQLite-backed database standing in for both control and shard (Node benches and unit tests). */
+export function sqliteOrgData(d1: SqliteD1, orgId: string): OrgData {
+  const db = d1 as unknown as D1Database;
+  const env = { DB: db, SHARD_0: db, DATA_SHARDS: "SHARD_0" } as unknown as Env;
+  return orgData(env, { orgId, shard: "SHARD_0", movingTo: null });
 }

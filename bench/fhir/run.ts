@@ -5,12 +5,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Env } from "../../src/platform/env";
 import { flushAuditLog } from "../../src/features/fhir/audit-log";
 import { fhirStoreFor } from "../../src/features/fhir/index";
 import { allMeasured, sampled } from "../lib/measured";
 import { numberOption } from "../lib/options";
-import { SqliteD1 } from "./d1-sqlite";
+import { SqliteD1, sqliteOrgData } from "./d1-sqlite";
 import { DEFAULTS, VITALS, patientBundles, rng } from "./generate";
 
 const patients = numberOption("patients", DEFAULTS.patients, { integer: true });
@@ -18,10 +17,9 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "fhir-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
 d1.applyMigrations(path.join(import.meta.dirname, "../../migrations"));
 
-const env = { DB: d1 as unknown as Env["DB"] } as Env;
 const principal = { orgId: "org-bench", keyId: "key-bench", keyName: "bench", role: "service" as const, scopes: [] };
-const store = fhirStoreFor(env, principal);
-const otherOrg = fhirStoreFor(env, { ...principal, orgId: "org-other" });
+const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId), principal);
+const otherOrg = fhirStoreFor(sqliteOrgData(d1, "org-other"), { ...principal, orgId: "org-other" });
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

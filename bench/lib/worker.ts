@@ -6,7 +6,12 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
-import { DATABASE, offlineEnv, wrangler } from "../../scripts/lib/wrangler";
+import { databases, allDatabaseNames } from "../../scripts/lib/shards";
+import { offlineEnv, wrangler } from "../../scripts/lib/wrangler";
+
+function migrate(persist: string[]): void {
+  for (const database of allDatabaseNames()) wrangler(["d1", "migrations", "apply", database, "--local", ...persist], { quiet: true });
+}
 
 export interface Credentials {
   orgId: string;
@@ -60,7 +65,7 @@ function credentials(orgId: string, apiKey: string): Credentials {
  * organization once and benchmark it repeatedly. Without it, a fresh temporary state.
  */
 export async function startWorker(
-  opts: { limits?: Record<string, number>; otherOrgs?: number; stateDir?: string; inspectorPort?: number } = {},
+  opts: { limits?: Record<string, number>; otherOrgs?: number; stateDir?: string; inspectorPort?: number; orgShards?: string[] } = {},
 ): Promise<RunningWorker> {
   const state = opts.stateDir ?? mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
@@ -68,19 +73,21 @@ export async function startWorker(
   let seeded: Credentials[];
   if (opts.stateDir && existsSync(saved)) {
     seeded = JSON.parse(readFileSync(saved, "utf8")) as Credentials[];
-    wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
+    migrate(persist);
   } else {
     mkdirSync(state, { recursive: true });
-    wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
+    migrate(persist);
     const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
     seeded = [];
     let seedSql = "";
-    for (const orgId of orgIds) {
+    for (const [i, orgId] of orgIds.entries()) {
       const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
-      seedSql += `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql} `;
+      // Every org on the first shard unless placed: the figures compare with runs before shards.
+      const shard = opts.orgShards?.[i] ?? databases().pooled[0]!;
+      seedSql += `${insertOrganizationSql(orgId, "Bench", shard, opts.limits ?? {})} ${sql} `;
       seeded.push(credentials(orgId, secret));
     }
-    wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", seedSql], { quiet: true });
+    wrangler(["d1", "execute", databases().control, "--local", ...persist, "--command", seedSql], { quiet: true });
     if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
   }
   const port = await freePort();

@@ -2,7 +2,7 @@
 // command to run, a help request, or a usage error (one line, then the usage).
 import { parseArgs } from "node:util";
 
-type Flag = "name" | "id" | "org" | "role" | "scopes" | "limits";
+type Flag = "name" | "id" | "org" | "role" | "scopes" | "limits" | "shard" | "url";
 
 interface CommandSpec {
   /** Its options as the usage shows them. */
@@ -15,8 +15,21 @@ interface CommandSpec {
 }
 
 export const COMMANDS: Record<string, CommandSpec> = {
-  "create-org": { args: "--name NAME [--id ID] [--limits JSON]", about: "creates an organization", required: ["name"], optional: ["id", "limits"], database: true },
-  "list-orgs": { args: "", about: "lists organizations", required: [], optional: [], database: true },
+  "create-org": {
+    args: "--name NAME [--id ID] [--limits JSON] [--shard SHARD]",
+    about: "creates an organization on SHARD (a DATA_SHARDS name), else on the pooled shard with the fewest orgs",
+    required: ["name"],
+    optional: ["id", "limits", "shard"],
+    database: true,
+  },
+  "list-orgs": { args: "", about: "lists organizations and their shards", required: [], optional: [], database: true },
+  "move-org": {
+    args: "--org ID --shard SHARD [--url URL]",
+    about: "moves an organization's data to another shard through the running service's operator route (OPERATOR_TOKEN); writes answer 503 meanwhile",
+    required: ["org", "shard"],
+    optional: ["url"],
+    database: true,
+  },
   "set-limits": {
     args: "--org ID --limits JSON",
     about: `sets per-org limits, e.g. '{"apiPerMinute":5000,"concurrentExports":10}'`,
@@ -71,6 +84,8 @@ const OPTIONS = {
   role: { type: "string" },
   scopes: { type: "string" },
   limits: { type: "string" },
+  shard: { type: "string" },
+  url: { type: "string" },
   remote: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;

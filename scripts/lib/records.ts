@@ -5,9 +5,9 @@ import { ROLES, type Role, isValidScope, scopedAgentId } from "../../src/feature
 import { limitOverridesSchema } from "../../src/features/tenancy/limits/config";
 import { lit } from "./wrangler";
 
-export function insertOrganizationSql(id: string, name: string, limits: unknown = {}): string {
+export function insertOrganizationSql(id: string, name: string, shard: string, limits: unknown = {}): string {
   const parsed = limitOverridesSchema.parse(limits);
-  return `INSERT OR IGNORE INTO organizations (id, name, limits, created_at) VALUES (${lit(id)}, ${lit(name)}, ${lit(JSON.stringify(parsed))}, ${lit(new Date().toISOString())});`;
+  return `INSERT OR IGNORE INTO organizations (id, name, limits, created_at, shard) VALUES (${lit(id)}, ${lit(name)}, ${lit(JSON.stringify(parsed))}, ${lit(new Date().toISOString())}, ${lit(shard)});`;
 }
 
 export function setLimitsSql(id: string, limits: unknown): string {

@@ -1,8 +1,8 @@
 // Runs wrangler offline (no account, no telemetry) and executes SQL against the
 // local or remote D1 database through `wrangler d1 execute`.
 import { spawn, spawnSync } from "node:child_process";
+import { allDatabaseNames, databases } from "./shards";
 
-export const DATABASE = "cdis";
 
 export const offlineEnv: NodeJS.ProcessEnv = {
   ...process.env,
@@ -34,13 +34,16 @@ export function lit(value: string | number | null): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
+/** The one migration set, applied to the control database and every shard. */
 export function applyMigrations(remote = false): void {
-  wrangler(["d1", "migrations", "apply", DATABASE, remote ? "--remote" : "--local"], { quiet: true, remote });
+  for (const database of allDatabaseNames()) {
+    wrangler(["d1", "migrations", "apply", database, remote ? "--remote" : "--local"], { quiet: true, remote });
+  }
 }
 
-/** Executes statements and returns the rows of the last one. */
-export function execSql<T = Record<string, unknown>>(sql: string, remote = false): T[] {
-  const out = wrangler(["d1", "execute", DATABASE, remote ? "--remote" : "--local", "--json", "--command", sql], {
+/** Executes statements on `database` (default: the control database) and returns the rows of the last one. */
+export function execSql<T = Record<string, unknown>>(sql: string, remote = false, database = databases().control): T[] {
+  const out = wrangler(["d1", "execute", database, remote ? "--remote" : "--local", "--json", "--command", sql], {
     quiet: true,
     remote,
   });

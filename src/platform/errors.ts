@@ -43,6 +43,11 @@ export const modelTimeout = (message: string) => new ApiError(504, "MODEL_TIMEOU
 export const serviceUnavailable = (message: string) => new ApiError(503, "SERVICE_UNAVAILABLE", message);
 /** A search whose plan would read more rows than a request may (FHIR issue type too-costly). */
 export const tooCostly = (message: string) => new ApiError(400, "TOO_COSTLY", message);
+/** Writes of an organization that an operator is moving to another shard; reads still work. */
+export const orgMoving = (retryAfterSeconds: number) =>
+  new ApiError(503, "ORG_MOVING", "This organization is being moved to another database; writes are paused, retry shortly", [], {
+    "Retry-After": String(retryAfterSeconds),
+  });
 export const rateLimited = (message: string, retryAfterSeconds: number) =>
   new ApiError(429, "RATE_LIMITED", message, [], { "Retry-After": String(retryAfterSeconds) });
 
@@ -94,7 +99,7 @@ export interface OperationOutcome {
 }
 
 /** Issue types of error codes more specific than their status. */
-const ISSUE_TYPE_BY_CODE: Record<string, string> = { TOO_COSTLY: "too-costly" };
+const ISSUE_TYPE_BY_CODE: Record<string, string> = { TOO_COSTLY: "too-costly", ORG_MOVING: "transient" };
 
 export function operationOutcome(err: ApiError, requestId?: string): OperationOutcome {
   const code = ISSUE_TYPE_BY_CODE[err.code] ?? ISSUE_TYPE_BY_STATUS[err.status] ?? "exception";

@@ -20,6 +20,8 @@ const NAMES = [
   "MAX_RUN_STATE_CHARS",
   "OUTBOUND_ALLOW",
   "PUBLIC_BASE_URL",
+  "DATA_SHARDS",
+  "OPERATOR_TOKEN",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

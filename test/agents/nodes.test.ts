@@ -4,13 +4,14 @@ import { describe, expect, it } from "vitest";
 import type { Principal } from "../../src/features/tenancy/auth/permissions";
 import { agentNode, classifyNode, extractFhirNode, llmPromptNode } from "../../src/features/agents/nodes";
 import type { AiNodeContext } from "../../src/features/agents/nodes";
+import { orgData } from "../../src/platform/org-data";
 import { fakeAgentServices, giveModel } from "../support/agent-fakes";
 import { lastOf } from "../support/fake-openai";
 import { createTenant, type Tenant } from "../support/tenants";
 
 function ctxFor(t: Tenant): AiNodeContext {
   const principal: Principal = { orgId: t.orgId, keyId: t.keyId, keyName: "test", role: "admin", scopes: [] };
-  return { env, principal, services: fakeAgentServices(t.orgId) };
+  return { env, data: orgData(env, { orgId: t.orgId, shard: t.shard, movingTo: null }), principal, services: fakeAgentServices(t.orgId) };
 }
 
 describe("ai nodes", () => {

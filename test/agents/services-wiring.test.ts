@@ -1,8 +1,6 @@
 // The agents' seam wired to the real pipelines and custom tools of the caller's org.
 import { describe, expect, it } from "vitest";
-import { env } from "cloudflare:workers";
 import type { Principal } from "../../src/features/tenancy/auth/permissions";
-import { agentServicesFor } from "../../src/service-wiring";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
 
@@ -22,7 +20,7 @@ describe("agent services wiring", () => {
   it("runs a deployed pipeline and the org's custom tools by name or id", async () => {
     const t = await createTenant();
     const { pipeline, tool } = await greetingTool(t);
-    const services = agentServicesFor(env, principalOf(t));
+    const services = t.ctx.agents(principalOf(t));
     expect(await services.runPipeline(pipeline, { patient_id: "p7" })).toEqual({ greeting: "hi p7" });
     const listed = await services.listCustomTools();
     expect(listed.map((x) => [x.name, x.description])).toEqual([["greet", "Greets a patient"]]);
@@ -36,7 +34,7 @@ describe("agent services wiring", () => {
     const a = await createTenant();
     const b = await createTenant();
     const { pipeline, tool } = await greetingTool(a);
-    const asB = agentServicesFor(env, principalOf(b));
+    const asB = b.ctx.agents(principalOf(b));
     expect(await asB.listCustomTools()).toEqual([]);
     expect(await asB.customTool("greet")).toBeUndefined();
     expect(await asB.customTool(tool.id)).toBeUndefined();

@@ -1,5 +1,4 @@
 // Concurrent version snapshots of one agent: every request gets its own number.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createTenant } from "../support/tenants";
 
@@ -40,7 +39,7 @@ describe("agent versions under concurrency", () => {
       expect([`200/409`, `404/204`]).toContain(`${deploy.status}/${del.status}`);
       const exists = (await t.fetch(`/api/agents/${agent.id}`)).status === 200;
       expect(exists).toBe(del.status !== 204);
-      const versions = await env.DB.prepare("SELECT COUNT(*) AS n FROM agent_versions WHERE org_id = ? AND agent_id = ?").bind(t.orgId, agent.id).first<{ n: number }>();
+      const versions = await t.ctx.d1.prepare("SELECT COUNT(*) AS n FROM agent_versions WHERE org_id = ? AND agent_id = ?").bind(t.orgId, agent.id).first<{ n: number }>();
       if (!exists) expect(versions?.n).toBe(0);
     }
   });

@@ -15,7 +15,7 @@ describe("failed export", () => {
     expect(res.status).toBe(202);
     const jobId = res.headers.get("content-location")!.split("/").pop()!;
     const stub = orgObject(env.EXPORT_JOB, t.orgId, jobId);
-    await env.DB.prepare("DROP TABLE fhir_resources").run();
+    await t.ctx.d1.prepare("DROP TABLE fhir_resources").run();
 
     const status = () => t.fetch(`/fhir/r4/${t.orgId}/bulkdata/status/${jobId}`);
     await runDurableObjectAlarm(stub);

@@ -2,6 +2,7 @@
 // cover every resource exactly once, whatever the page size, ties on lastUpdated included
 // (a transaction gives all its resources one instant), and never another org's resources.
 import { env } from "cloudflare:workers";
+import { contextForOrg } from "../../src/context";
 import { describe, expect, it } from "vitest";
 import { exportSourceFor } from "../../src/features/export/fhir-source";
 import type { ExportQuery } from "../../src/features/export/source";
@@ -16,7 +17,7 @@ async function load(t: Awaited<ReturnType<typeof createTenant>>, bundles: number
 }
 
 async function readAll(orgId: string, limit: number): Promise<{ ids: string[]; pages: number[] }> {
-  const source = exportSourceFor(env, orgId);
+  const source = exportSourceFor(await contextForOrg(env, orgId), orgId);
   const ids: string[] = [];
   const pages: number[] = [];
   let cursor: string | undefined;

@@ -2,15 +2,15 @@
 // indexed in bulk before any AuditEvent read, by racing flushes without duplicates, per tenant.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { flushAllAuditLogs } from "../../src/features/fhir/audit-log";
+import { runScheduledWork } from "../../src/scheduled";
 import { ResourceStore } from "../../src/features/fhir/storage/resource-store";
-import { createTenant } from "../support/tenants";
+import { createTenant, shardOf } from "../support/tenants";
 import { post, search } from "./support";
 
 const pending = async (orgId: string) =>
-  (await env.DB.prepare("SELECT COUNT(*) AS n FROM fhir_audit_pending WHERE org_id = ?1").bind(orgId).first<{ n: number }>())!.n;
+  (await (await shardOf(orgId)).prepare("SELECT COUNT(*) AS n FROM fhir_audit_pending WHERE org_id = ?1").bind(orgId).first<{ n: number }>())!.n;
 const indexRows = async (orgId: string) =>
-  (await env.DB.prepare("SELECT COUNT(*) AS n FROM fhir_idx_token WHERE org_id = ?1 AND resource_type = 'AuditEvent'").bind(orgId).first<{ n: number }>())!.n;
+  (await (await shardOf(orgId)).prepare("SELECT COUNT(*) AS n FROM fhir_idx_token WHERE org_id = ?1 AND resource_type = 'AuditEvent'").bind(orgId).first<{ n: number }>())!.n;
 
 describe("AuditEvent log", () => {
   it("records each interaction durably before indexing it, and shows every audit to an AuditEvent search", async () => {
@@ -28,7 +28,7 @@ describe("AuditEvent log", () => {
   it("indexes each event once when flushes race", async () => {
     const t = await createTenant();
     for (let i = 0; i < 5; i++) await post(t, { resourceType: "Patient", name: [{ family: `Race${i}` }] });
-    const store = new ResourceStore(env.DB, t.orgId);
+    const store = new ResourceStore(t.ctx.d1, t.orgId);
     const [a, b, c] = await Promise.all([store.flushAudits(), store.flushAudits(), store.flushAudits()]);
     expect(a + b + c).toBeGreaterThanOrEqual(5);
     const once = await indexRows(t.orgId);
@@ -36,7 +36,7 @@ describe("AuditEvent log", () => {
     // One more flushed alone adds exactly its own rows: the race left no duplicates.
     const q = await createTenant();
     for (let i = 0; i < 5; i++) await post(q, { resourceType: "Patient", name: [{ family: `Calm${i}` }] });
-    await new ResourceStore(env.DB, q.orgId).flushAudits();
+    await new ResourceStore(q.ctx.d1, q.orgId).flushAudits();
     expect(once).toBe(await indexRows(q.orgId));
   });
 
@@ -44,7 +44,7 @@ describe("AuditEvent log", () => {
     const a = await createTenant();
     const b = await createTenant();
     const p = await post(a, { resourceType: "Patient", name: [{ family: "Private" }] });
-    await new ResourceStore(env.DB, b.orgId).flushAudits();
+    await new ResourceStore(b.ctx.d1, b.orgId).flushAudits();
     expect(await pending(a.orgId)).toBeGreaterThanOrEqual(1);
     expect((await search(b, `AuditEvent?entity=Patient/${p.id}`)).entry ?? []).toEqual([]);
     expect((await search(a, `AuditEvent?entity=Patient/${p.id}`)).entry).toHaveLength(1);
@@ -55,7 +55,7 @@ describe("AuditEvent log", () => {
     const b = await createTenant();
     await post(a, { resourceType: "Patient" });
     await post(b, { resourceType: "Patient" });
-    await flushAllAuditLogs(env);
+    await runScheduledWork(env, new Date());
     expect(await pending(a.orgId)).toBe(0);
     expect(await pending(b.orgId)).toBe(0);
   });

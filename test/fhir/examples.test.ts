@@ -2,7 +2,6 @@
 // Round-trips the official R4 examples (hl7.fhir.r4.examples) of the types the spec names:
 // each stores, reads back equal but for meta, and is found by its own search parameter values;
 // the example transaction and batch Bundles execute.
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fhirStoreFor } from "../../src/features/fhir/index";
 import { extractIndex } from "../../src/features/fhir/index-extract";
@@ -30,7 +29,7 @@ const rejected: { file: string; status: number; message: string }[] = [];
 
 beforeAll(async () => {
   t = await createTenant();
-  store = fhirStoreFor(env, { orgId: t.orgId, keyId: t.keyId, keyName: "examples", role: "admin", scopes: [] });
+  store = fhirStoreFor(t.ctx, { orgId: t.orgId, keyId: t.keyId, keyName: "examples", role: "admin", scopes: [] });
   for (const [file, resource] of Object.entries(examples)) {
     const r = structuredClone(resource) as Resource & { id: string };
     try {
@@ -80,7 +79,7 @@ describe("official R4 examples", () => {
 
   it("executes the example transaction and batch Bundles", async () => {
     const u = await createTenant();
-    const s = fhirStoreFor(env, { orgId: u.orgId, keyId: u.keyId, keyName: "examples", role: "admin", scopes: [] });
+    const s = fhirStoreFor(u.ctx, { orgId: u.orgId, keyId: u.keyId, keyName: "examples", role: "admin", scopes: [] });
     // Entries of the example transaction act on resources that must exist first.
     await s.update({ resourceType: "Patient", id: "123", name: [{ family: "Existing" }] });
     await s.update({ resourceType: "Patient", id: "123a", name: [{ family: "Existing" }] });

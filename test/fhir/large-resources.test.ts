@@ -1,7 +1,6 @@
 // Resources larger than the store keeps in a row: a clear 413 OperationOutcome naming the
 // limit (single writes, patches, transactions, batches), never a 500; a large Binary still works.
 // Search bodies of megabytes: a 400 for an oversized value, a shortened query in the AuditEvent.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_AUDIT_QUERY_CHARS } from "../../src/features/fhir/audit";
 import { MAX_SEARCH_VALUE_CHARS } from "../../src/features/fhir/search/parse";
@@ -23,7 +22,7 @@ async function expectTooLarge(res: Response) {
 
 const fhir = (t: Tenant, path: string, init: RequestInit & { json?: unknown } = {}) => t.fetch(`/fhir/r4/${t.orgId}${path}`, init);
 const count = async (t: Tenant, table: string) =>
-  (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE org_id = ?1`).bind(t.orgId).first<{ n: number }>())!.n;
+  (await t.ctx.d1.prepare(`SELECT count(*) AS n FROM ${table} WHERE org_id = ?1`).bind(t.orgId).first<{ n: number }>())!.n;
 
 describe("resources over the size limit", () => {
   it("answers 413 to a 3 MiB create, update and patch, and stores nothing", async () => {
@@ -75,7 +74,7 @@ describe("large search requests", () => {
     headers: { "content-type": "application/x-www-form-urlencoded" },
   });
   const audits = async (t: Tenant) =>
-    (await env.DB.prepare("SELECT content FROM fhir_audit_pending WHERE org_id = ?1 UNION ALL SELECT content FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'AuditEvent'")
+    (await t.ctx.d1.prepare("SELECT content FROM fhir_audit_pending WHERE org_id = ?1 UNION ALL SELECT content FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'AuditEvent'")
       .bind(t.orgId)
       .all<{ content: string }>()).results;
 

@@ -100,7 +100,7 @@ describe("Binary", () => {
     const back = (await (await t.fetch(`/fhir/r4/${t.orgId}/Binary/${b.id}`)).json()) as { data: string; meta: Record<string, unknown> };
     expect(back.data).toBe(data);
     expect(back.meta.extension).toBeUndefined();
-    const row = await env.DB.prepare("SELECT length(content) AS n FROM fhir_resources WHERE org_id = ?1 AND id = ?2").bind(t.orgId, b.id).first<{ n: number }>();
+    const row = await t.ctx.d1.prepare("SELECT length(content) AS n FROM fhir_resources WHERE org_id = ?1 AND id = ?2").bind(t.orgId, b.id).first<{ n: number }>();
     expect(row!.n).toBeLessThan(1000);
     const listed = await env.BLOBS.list({ prefix: `fhir/${t.orgId}/Binary/${b.id}/` });
     expect(listed.objects).toHaveLength(1);

@@ -2,15 +2,21 @@
 // a call naming another org is refused (writes) or finds nothing (reads), whatever the stub's name.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionRunner } from "../../src/features/pipelines/execution-runner";
 import type { ExportJobState } from "../../src/features/export/job";
 import type { ExecutionJob } from "../../src/features/pipelines/execution-service";
 import { objectName, orgObject } from "../../src/platform/durable-objects/object-names";
+import { createTenant } from "../support/tenants";
 
 const owner = `owner-${crypto.randomUUID()}`;
 const intruder = `intruder-${crypto.randomUUID()}`;
 const refused = /another organization/;
+
+// Objects doing work for an org find its shard in the directory: the owner is a real org.
+beforeAll(async () => {
+  await createTenant({ id: owner });
+});
 
 /** Calls a method inside the object, where its refusal is an ordinary rejected promise. */
 function inside<T extends Rpc.DurableObjectBranded, R>(stub: DurableObjectStub<T>, call: (instance: T) => Promise<R>) {

@@ -13,7 +13,7 @@ import { InboundMessageStore } from "../../src/features/inbound/store";
 const adt = (control: string, facility = "HOSP") =>
   `MSH|^~\\&|EPIC|${facility}|CDIS|CDIS|20260101120000||ADT^A01^ADT_A01|${control}|P|2.5.1\rPID|1||123^^^HOSP^MR||Doe^Jane`;
 
-const store = (orgId = `org-${crypto.randomUUID()}`) => new InboundMessageStore(database(env.DB), orgId, env.BLOBS);
+const store = (orgId = `org-${crypto.randomUUID()}`) => new InboundMessageStore(database(env.SHARD_0), orgId, env.BLOBS);
 let n = 0;
 const msg = (raw: string) => ({ id: `bridge-${++n}`, raw });
 
@@ -112,7 +112,7 @@ describe("per-sender draining", () => {
     const s = store(orgId);
     const { results } = await ingestHl7(s, [msg(adt("W1")), msg(adt("W2", "ELSEWHERE"))]);
     const other = results[1]!.message_id;
-    const db = database(env.DB);
+    const db = database(env.SHARD_0);
     const mark = db.update(inboundMessages).set({ source: { noted: "by W1" } }).where(and(eq(inboundMessages.orgId, orgId), eq(inboundMessages.id, other)));
     await drainSender(s, "EPIC|HOSP", async () => ({ executions: [], resources: [], writes: [mark] }), { budgetMs: 10_000 });
     expect((await s.get(results[0]!.message_id))?.status).toBe("processed");

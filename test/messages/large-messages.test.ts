@@ -42,7 +42,7 @@ describe("HL7 messages larger than a D1 row", () => {
     expect(result).toMatchObject({ status: "accepted" });
     expect(result!.ack).toContain("MSA|AA|DOC00001");
 
-    const { results: rows } = await env.DB.prepare("SELECT length(raw) AS n FROM inbound_messages WHERE org_id = ?1").bind(t.orgId).all<{ n: number }>();
+    const { results: rows } = await t.ctx.d1.prepare("SELECT length(raw) AS n FROM inbound_messages WHERE org_id = ?1").bind(t.orgId).all<{ n: number }>();
     expect(rows[0]!.n).toBeLessThan(256 * 1024);
     // A retry of the same message is a duplicate and leaves no second copy in R2.
     const retry = await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages: [{ id: "big-1", raw: MDM }] } });

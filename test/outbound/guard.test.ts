@@ -6,7 +6,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { ConnectorStore } from "../../src/features/connectors/store";
-import { database } from "../../src/platform/db/client";
 import { DefinitionSchema } from "../../src/features/pipelines/definition";
 import { PipelineStore } from "../../src/features/pipelines/pipeline-store";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
@@ -25,7 +24,7 @@ interface ErrorBody {
 }
 
 async function storedConnector(t: Tenant, type: string, endpoint: string, auth: Record<string, string> = { kind: "none" }) {
-  return (await new ConnectorStore(database(env.DB), env).create(t.orgId, { name: "stored earlier", type, endpoint, auth: auth as never, credentials: {} })).id;
+  return (await new ConnectorStore(t.ctx.db, env).create(t.orgId, { name: "stored earlier", type, endpoint, auth: auth as never, credentials: {} })).id;
 }
 
 const httpNode = (config: Record<string, unknown>) => definition([trigger(), { id: "h", type: "output.http_request", config }], [edge("start", "h", "event")]);
@@ -96,7 +95,7 @@ describe("calling a destination the guard refuses", () => {
     const before = await forbiddenHits();
     const connectorId = await storedConnector(t, "http", `${forbidden()}/`);
     const viaConnector = await createPipeline(t, httpNode({ connector_id: connectorId, path: "latest/meta-data", method: "GET" }));
-    const row = await new PipelineStore(database(env.DB)).create(t.orgId, { name: "direct", description: "", definition: DefinitionSchema.parse(httpNode({ url: `${forbidden()}/latest/meta-data`, method: "GET" })) });
+    const row = await new PipelineStore(t.ctx.db).create(t.orgId, { name: "direct", description: "", definition: DefinitionSchema.parse(httpNode({ url: `${forbidden()}/latest/meta-data`, method: "GET" })) });
     expect((await t.fetch(`/api/pipelines/${row.id}/deploy`, { method: "POST" })).status).toBe(200);
     for (const id of [viaConnector, row.id]) {
       for (const test_mode of [false, true]) {

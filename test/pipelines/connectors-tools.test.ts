@@ -4,7 +4,6 @@ import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { encryptCredentials } from "../../src/features/connectors/crypto";
-import { database } from "../../src/platform/db/client";
 import { connectors } from "../../src/features/connectors/tables";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
@@ -36,7 +35,7 @@ describe("connectors", () => {
     const listed = await (await t.fetch("/api/connectors")).text();
     expect(listed).not.toContain("very-secret-value-9876");
     expect(await (await t.fetch(`/api/connectors/${c.id}`)).text()).not.toContain("very-secret");
-    const row = await database(env.DB).select().from(connectors).where(and(eq(connectors.orgId, t.orgId), eq(connectors.id, c.id))).get();
+    const row = await t.ctx.db.select().from(connectors).where(and(eq(connectors.orgId, t.orgId), eq(connectors.id, c.id))).get();
     expect(row?.credentialsEnc).toBeTruthy();
     expect(row?.credentialsEnc).not.toContain("very-secret");
     expect(atob(row?.credentialsEnc as string)).not.toContain("very-secret");

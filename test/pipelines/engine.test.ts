@@ -1,6 +1,7 @@
 // The engine without HTTP: ports and branches, fan-out/fan-in, for-each, error
 // policies, retry with backoff, timeouts, waits, and every control/data node.
 import { env } from "cloudflare:workers";
+import { orgData } from "../../src/platform/org-data";
 import { describe, expect, it } from "vitest";
 import { ExecutionPlan, ExecutionRun, executionOutputs, executionStatus } from "../../src/features/pipelines/engine";
 import { registry } from "../../src/features/pipelines/registry";
@@ -16,7 +17,7 @@ async function runDef(nodes: NodeSpec[], connections: ReturnType<typeof edge>[],
     executionId: "exec-1",
     testMode: false,
     trigger: { kind: "manual", nodeId: opts.nodeId },
-    services: pipelineServicesFor(env, pipelinePrincipal("org-engine", "p"), false),
+    services: pipelineServicesFor(orgData(env, { orgId: "org-engine", shard: "SHARD_0", movingTo: null }), pipelinePrincipal("org-engine", "p"), false),
     inlineWaitMaxMs: opts.durableWaits ? 0 : 30_000,
     durableWaits: opts.durableWaits ?? false,
   });

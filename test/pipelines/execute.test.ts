@@ -64,9 +64,8 @@ describe("execute", () => {
     const id = await createPipeline(tenant, definition([trigger(), t("big", "$pad('', 200000, 'x')")], [edge("start", "big", "event")]));
     const { body } = await run(tenant, id);
     const { executions } = await import("../../src/features/pipelines/tables");
-    const { database } = await import("../../src/platform/db/client");
     const { eq } = await import("drizzle-orm");
-    const row = await database(env.DB).select().from(executions).where(eq(executions.id, body.execution_id)).get();
+    const row = await tenant.ctx.db.select().from(executions).where(eq(executions.id, body.execution_id)).get();
     expect(row?.record).toBeNull();
     expect(row?.recordKey).toContain(tenant.orgId);
     expect(await env.BLOBS.head(row?.recordKey as string)).not.toBeNull();

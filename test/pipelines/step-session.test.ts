@@ -1,7 +1,6 @@
 // Step sessions: node outputs cross the Durable Object boundary as plain JSON, a step
 // that fails to complete leaves the session at the same node, and sessions are bound
 // to their organization.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
@@ -57,11 +56,6 @@ describe("step sessions", () => {
   });
 });
 
-async function tenantWithId(id: string): Promise<Tenant> {
-  const { OrganizationStore } = await import("../../src/features/tenancy/organizations");
-  const { database } = await import("../../src/platform/db/client");
-  const { createKey, authedFetch } = await import("../support/tenants");
-  await new OrganizationStore(database(env.DB)).create({ id, name: id });
-  const { key, keyId } = await createKey(id);
-  return { orgId: id, key, keyId, fetch: authedFetch(id, key) };
+function tenantWithId(id: string): Promise<Tenant> {
+  return createTenant({ id });
 }

@@ -4,7 +4,8 @@ import { env, exports } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { dispatchEvent, runSchedules } from "../../src/features/pipelines/triggers";
+import { dispatchEvent } from "../../src/features/pipelines/triggers";
+import { runScheduledWork } from "../../src/scheduled";
 import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";
 import { createKey, authedFetch, createTenant, type Tenant } from "../support/tenants";
 
@@ -54,17 +55,17 @@ describe("schedule trigger", () => {
     const t = await createTenant();
     const id = await createPipeline(t, echo({ id: "cron", type: "control.schedule_trigger", config: { cron: "*/5 * * * *" } }));
     const due = new Date("2030-01-01T10:05:30Z");
-    const results = (await runSchedules(env, due)).filter((r) => r.pipeline_id === id);
+    const results = (await runScheduledWork(env, due)).filter((r) => r.pipeline_id === id);
     expect(results).toHaveLength(1);
     // A second delivery of the same tick starts nothing new.
-    await runSchedules(env, due);
+    await runScheduledWork(env, due);
     expect((await executions(t, id)).total_count).toBe(1);
     const done = await driveExecution(t, results[0]?.execution_id as string);
     expect(done.inputs).toEqual({ scheduled_time: "2030-01-01T10:05:00.000Z" });
-    expect((await runSchedules(env, new Date("2030-01-01T10:06:00Z"))).filter((r) => r.pipeline_id === id)).toHaveLength(0);
+    expect((await runScheduledWork(env, new Date("2030-01-01T10:06:00Z"))).filter((r) => r.pipeline_id === id)).toHaveLength(0);
 
     await t.fetch(`/api/pipelines/${id}/undeploy`, { method: "POST" });
-    expect((await runSchedules(env, new Date("2030-01-01T10:10:00Z"))).filter((r) => r.pipeline_id === id)).toHaveLength(0);
+    expect((await runScheduledWork(env, new Date("2030-01-01T10:10:00Z"))).filter((r) => r.pipeline_id === id)).toHaveLength(0);
     expect((await executions(t, id)).total_count).toBe(1);
   });
 
@@ -97,7 +98,7 @@ describe("event trigger", () => {
     const draft = await createPipeline(a, echo({ id: "ev", type: "control.event_trigger", config: { event_type: "hl7.message" } }), { deploy: false });
     const otherOrg = await createPipeline(b, echo({ id: "ev", type: "control.event_trigger", config: { event_type: "hl7.message" } }));
 
-    const started = await dispatchEvent(env, a.orgId, { type: "hl7.message", attributes: { message_type: "ADT", trigger_event: "A01", sending_facility: "LAB" }, payload: "MSH|^~\\&|..." });
+    const started = await dispatchEvent(a.ctx, a.orgId, { type: "hl7.message", attributes: { message_type: "ADT", trigger_event: "A01", sending_facility: "LAB" }, payload: "MSH|^~\\&|..." });
     expect(started.map((s) => s.pipeline_id).sort()).toEqual([adt, anyHl7].sort());
     expect(started.every((s) => s.execution_id)).toBe(true);
     for (const p of [oru, alerts, draft]) expect((await executions(a, p)).total_count).toBe(0);

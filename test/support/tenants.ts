@@ -2,8 +2,10 @@
 // and a fetch helper that sends the two auth headers.
 import { exports, env } from "cloudflare:workers";
 import type { Role } from "../../src/features/tenancy/auth/permissions";
-import { database } from "../../src/platform/db/client";
+import { type OrgContext, contextFor, contextForOrg } from "../../src/context";
 import type { LimitOverrides } from "../../src/features/tenancy/limits/config";
+import { shardForNewOrg } from "../../src/platform/directory";
+import { controlStore } from "../../src/platform/org-data";
 import { ApiKeyStore } from "../../src/features/tenancy/api-keys";
 import { OrganizationStore } from "../../src/features/tenancy/organizations";
 
@@ -11,12 +13,16 @@ export interface Tenant {
   orgId: string;
   key: string;
   keyId: string;
+  /** The data shard the org was placed on. */
+  shard: string;
+  /** The org's context (its shard's databases and services), as the Worker builds it. */
+  ctx: OrgContext;
   /** Fetch against the Worker with this tenant's credentials. */
   fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
 export async function createKey(orgId: string, role: Role = "admin", scopes: string[] = []) {
-  const { row, secret } = await new ApiKeyStore(database(env.DB)).create({ orgId, name: `${role} key`, role, scopes });
+  const { row, secret } = await new ApiKeyStore(controlStore(env)).create({ orgId, name: `${role} key`, role, scopes });
   return { key: secret, keyId: row.id };
 }
 
@@ -39,8 +45,16 @@ export function authedFetch(orgId: string, key: string) {
   };
 }
 
-export async function createTenant(opts: { role?: Role; scopes?: string[]; limits?: LimitOverrides } = {}): Promise<Tenant> {
-  const org = await new OrganizationStore(database(env.DB)).create({ name: "Test org", limits: opts.limits });
+/** An organization on `opts.shard`, or where the service places new ones (the emptier shard: tests spread over both). */
+export async function createTenant(opts: { role?: Role; scopes?: string[]; limits?: LimitOverrides; shard?: string; id?: string } = {}): Promise<Tenant> {
+  const shard = await shardForNewOrg(env, opts.shard);
+  const org = await new OrganizationStore(controlStore(env)).create({ id: opts.id, name: "Test org", limits: opts.limits, shard });
   const { key, keyId } = await createKey(org.id, opts.role ?? "admin", opts.scopes ?? []);
-  return { orgId: org.id, key, keyId, fetch: authedFetch(org.id, key) };
+  const ctx = contextFor(env, { orgId: org.id, shard, movingTo: null });
+  return { orgId: org.id, key, keyId, shard, ctx, fetch: authedFetch(org.id, key) };
+}
+
+/** The D1 database of the shard `orgId` lives on (for tests that look at rows directly). */
+export async function shardOf(orgId: string): Promise<D1Database> {
+  return (await contextForOrg(env, orgId)).d1;
 }

@@ -1,7 +1,7 @@
 // Helpers routes share: loading an agent of the caller's org, the model sources
 // for the caller, and checking a model_config against the models the org has.
+import type { OrgData } from "../../platform/org-data";
 import { type Principal, scopedAgentId } from "../tenancy/auth/permissions";
-import { database } from "../../platform/db/client";
 import type { AgentModelConfig, AgentRow } from "./tables";
 import type { Env } from "../../platform/env";
 import { agentNotDeployed, agentNotFound, validationFailed } from "../../platform/errors";
@@ -11,19 +11,19 @@ import type { AgentServices } from "./services";
 import { AgentStore } from "./store";
 import { optionalBinding } from "../../platform/settings";
 
-export const agentStore = (env: Env) => new AgentStore(database(env.DB));
+export const agentStore = (data: OrgData) => new AgentStore(data.db);
 
-export async function loadAgent(env: Env, principal: Principal, id: string, opts: { deployed?: boolean } = {}): Promise<AgentRow> {
-  const agent = await agentStore(env).get(principal.orgId, id);
+export async function loadAgent(data: OrgData, principal: Principal, id: string, opts: { deployed?: boolean } = {}): Promise<AgentRow> {
+  const agent = await agentStore(data).get(principal.orgId, id);
   if (!agent) throw agentNotFound(id);
   if (opts.deployed && !agent.deployed) throw agentNotDeployed(id);
   return agent;
 }
 
 /** 400 unless every agent the scopes name is an agent of the org: a key scoped to nothing is a mistake. */
-export async function checkScopedAgents(env: Env, orgId: string, scopes: string[]): Promise<void> {
+export async function checkScopedAgents(data: OrgData, orgId: string, scopes: string[]): Promise<void> {
   const ids = scopes.map(scopedAgentId);
-  const found = await agentStore(env).existing(orgId, ids.filter((id): id is string => id !== undefined));
+  const found = await agentStore(data).existing(orgId, ids.filter((id): id is string => id !== undefined));
   const missing = ids.flatMap((id, i) => (id !== undefined && !found.has(id) ? [{ id, path: `scopes.${i}` }] : []));
   if (missing.length) {
     throw validationFailed(
@@ -38,9 +38,10 @@ export async function modelSources(env: Env, services: AgentServices): Promise<M
 }
 
 /** "default" is always accepted (resolved when the agent runs); other ids must be offered to the org. */
-export async function checkModelConfig(env: Env, principal: Principal, config: AgentModelConfig): Promise<void> {
+export async function checkModelConfig(data: OrgData, principal: Principal, config: AgentModelConfig): Promise<void> {
+  const { env } = data;
   if (config.model === DEFAULT_MODEL) return;
-  const models = listModels(await modelSources(env, agentServicesFor(env, principal)));
+  const models = listModels(await modelSources(env, agentServicesFor(data, principal)));
   const found = findModel(models, config.model);
   if (!found) {
     throw validationFailed("Unknown model", [

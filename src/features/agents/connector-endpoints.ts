@@ -1,9 +1,8 @@
 // The OpenAI-compatible model endpoints an organization configured as connectors
 // (type openai_compatible, key encrypted at rest). Their models come from the
 // endpoint's own GET /models, cached per isolate so an agent turn adds no round trip.
+import type { OrgData } from "../../platform/org-data";
 import { ConnectorStore } from "../connectors/store";
-import { database } from "../../platform/db/client";
-import type { Env } from "../../platform/env";
 import { type GuardedFetch, outboundFetch } from "../../platform/outbound/fetch";
 import { DEFAULT_CONTEXT_WINDOW, type ModelEndpoint } from "./models";
 
@@ -22,8 +21,9 @@ async function modelNames(fetch: GuardedFetch, baseURL: string, apiKey: string |
   return (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string" && id.length > 0);
 }
 
-export async function connectorModelEndpoints(env: Env, orgId: string): Promise<ModelEndpoint[]> {
-  const store = new ConnectorStore(database(env.DB), env);
+export async function connectorModelEndpoints(data: OrgData, orgId: string): Promise<ModelEndpoint[]> {
+  const { env } = data;
+  const store = new ConnectorStore(data.db, env);
   const rows = await store.ofType(orgId, MODEL_CONNECTOR_TYPE);
   // Discovery and the model calls themselves (the AI SDK's fetch) both go through the guard.
   const fetch = outboundFetch(env);

@@ -2,9 +2,9 @@
 // history in its SQLite storage and runs one turn at a time, so concurrent sends
 // to the same conversation are answered in order, each seeing the one before.
 // A long answer or trace (up to 20 model calls a turn) goes to R2, its key in the row.
+import { type OrgContext, contextForOrg } from "../../context";
 import { DurableObject } from "cloudflare:workers";
 import type { Principal } from "../tenancy/auth/permissions";
-import { database } from "../../platform/db/client";
 import { type Spilled, spill, unspill } from "../../platform/db/spill";
 import type { AgentRow } from "./tables";
 import type { Env } from "../../platform/env";
@@ -12,7 +12,6 @@ import { type Failure, apiErrorOf, asFailure } from "../../platform/durable-obje
 import { claimFor, ownedBy } from "../../platform/durable-objects/owner";
 import { type AgentEvent, collectTurn, type ReasoningStep, type TurnResult } from "./events";
 import type { HistoryMessage } from "./history";
-import { agentServicesFor } from "../../service-wiring";
 import { sseStream } from "./sse";
 import { AgentStore } from "./store";
 import { prepareTurn } from "./turn";
@@ -118,7 +117,7 @@ export class Conversation extends DurableObject<Env> {
   }
 
   /** Passes events through; stores the exchange only when the turn completed. */
-  private async *persisting(req: SendRequest, userMessage: string, events: AsyncGenerator<AgentEvent>, release: () => void) {
+  private async *persisting(req: SendRequest, org: OrgContext, userMessage: string, events: AsyncGenerator<AgentEvent>, release: () => void) {
     const steps: ReasoningStep[] = [];
     const answer: string[] = [];
     try {
@@ -128,7 +127,7 @@ export class Conversation extends DurableObject<Env> {
           const keyPrefix = `orgs/${req.principal.orgId}/conversations/${req.conversationId}`;
           await this.append(keyPrefix, "user", userMessage, null);
           await this.append(keyPrefix, "assistant", answer.join("\n\n"), steps);
-          await new AgentStore(database(this.env.DB)).recordMessages(
+          await new AgentStore(org.db).recordMessages(
             req.principal.orgId,
             req.agent.id,
             req.conversationId,
@@ -149,14 +148,15 @@ export class Conversation extends DurableObject<Env> {
     await claimFor(this.ctx.storage, req.principal.orgId);
     const release = await this.acquire();
     let turn: Awaited<ReturnType<typeof prepareTurn>>;
+    let org: OrgContext;
     try {
-      const services = agentServicesFor(this.env, req.principal);
-      turn = await prepareTurn(this.env, req.principal, services, { agent: req.agent, input: req.message, history: await this.history() });
+      org = await contextForOrg(this.env, req.principal.orgId);
+      turn = await prepareTurn(this.env, req.principal, org.agents(req.principal), { agent: req.agent, input: req.message, history: await this.history() });
     } catch (err) {
       release();
       return asFailure(err);
     }
-    const events = this.persisting(req, turn.userMessage, turn.events, release);
+    const events = this.persisting(req, org, turn.userMessage, turn.events, release);
     if (req.stream) return { ok: true, stream: sseStream(events) };
     try {
       const result = await collectTurn(events, apiErrorOf);

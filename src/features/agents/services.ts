@@ -3,11 +3,10 @@
 // all acting as the caller's principal. Pipelines come in as a parameter (wired in
 // service-wiring.ts, where tests also replace the whole factory with fakes), since
 // pipelines run agents in turn.
+import type { OrgData } from "../../platform/org-data";
 import type { JSONSchema7 } from "ai";
 import type { Principal } from "../tenancy/auth/permissions";
-import type { Env } from "../../platform/env";
 import type { ToolRow } from "./tools/custom/tables";
-import { database } from "../../platform/db/client";
 import { fhirStoreFor } from "../fhir";
 import type { FhirPort } from "../fhir/port";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
@@ -70,20 +69,21 @@ export interface PipelineRunner {
   invokeTool: typeof invokeTool;
 }
 
-export function agentServices(env: Env, principal: Principal, options: AgentServiceOptions | undefined, { execute, invokeTool }: PipelineRunner): AgentServices {
+export function agentServices(data: OrgData, principal: Principal, options: AgentServiceOptions | undefined, { execute, invokeTool }: PipelineRunner): AgentServices {
+  const { env } = data;
   const testMode = options?.testMode ?? false;
-  const store = fhirStoreFor(env, principal);
+  const store = fhirStoreFor(data, principal);
   const fhir = (): FhirPort => store;
   const orgId = principal.orgId;
-  const tools = () => new ToolStore(database(env.DB));
+  const tools = () => new ToolStore(data.db);
   const asCustomTool = (row: ToolRow): CustomTool => ({
     id: row.id,
     name: row.name,
     description: row.description,
     parameters: row.parameters as JSONSchema7,
     execute: async (args) => {
-      const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
-      const out = await invokeTool(execute, env, orgId, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
+      const limit = (await limitsOfOrg(data)).concurrentExecutions;
+      const out = await invokeTool(execute, data, orgId, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
       if (!out.ok) throw new Error(`Tool ${row.name} failed: ${JSON.stringify(out.result)}`);
       return out.result;
     },
@@ -91,8 +91,8 @@ export function agentServices(env: Env, principal: Principal, options: AgentServ
   return {
     fhir,
     runPipeline: async (pipelineId, inputs) => {
-      const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
-      const res = await execute(env, orgId, { pipelineId, inputs, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit: limit });
+      const limit = (await limitsOfOrg(data)).concurrentExecutions;
+      const res = await execute(data, orgId, { pipelineId, inputs, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit: limit });
       if (res.status !== "completed") throw new Error(`Pipeline ${pipelineId} ${res.status}: ${res.error?.message ?? "no outputs"}`);
       return res.outputs;
     },
@@ -106,11 +106,11 @@ export function agentServices(env: Env, principal: Principal, options: AgentServ
       const deployment = envModelEndpoint(settingsOf(env));
       // The deployment's own endpoint (often a local model server) is allowed, for itself only.
       const guarded = deployment && { ...deployment, fetch: guardedFetch({ policy: withAllowedOrigin(outboundPolicyOf(env), deployment.baseURL) }) };
-      return [...(guarded ? [guarded] : []), ...(await connectorModelEndpoints(env, orgId))];
+      return [...(guarded ? [guarded] : []), ...(await connectorModelEndpoints(data, orgId))];
     },
     // AuditEvents are FHIR resources in the org's store, written by the service (never by clients).
     audit: (event) => store.writeAuditEvent(auditEventResource(event)),
   };
 }
 
-export type AgentServicesFactory = (env: Env, principal: Principal, options?: AgentServiceOptions) => AgentServices;
+export type AgentServicesFactory = (data: OrgData, principal: Principal, options?: AgentServiceOptions) => AgentServices;

@@ -1,8 +1,7 @@
 // Outbound calls through a connector: resolves its endpoint, adds its auth
 // (fetching and caching OAuth2 client-credentials tokens), and the connection test.
 // Every call, token requests included, goes through the outbound guard.
-import { database } from "../../platform/db/client";
-import type { Env } from "../../platform/env";
+import type { OrgData } from "../../platform/org-data";
 import { ApiError, notFound } from "../../platform/errors";
 import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
 import { outboundPolicyOf } from "../../platform/outbound/policy";
@@ -107,8 +106,9 @@ async function authHeaders(c: ResolvedConnector, fetch: GuardedFetch): Promise<R
 
 const testModeBlocks = (what: string) => new ApiError(409, "TEST_MODE_WRITE_BLOCKED", `Test mode blocks ${what} to external systems`);
 
-export function connectorClient(env: Env, orgId: string, testMode: boolean): ConnectorClient {
-  const store = new ConnectorStore(database(env.DB), env);
+export function connectorClient(data: OrgData, orgId: string, testMode: boolean): ConnectorClient {
+  const { env } = data;
+  const store = new ConnectorStore(data.db, env);
   const policy = outboundPolicyOf(env);
   // A connector's custom auth header is a credential too: dropped on a cross-origin redirect.
   const http = (c: ResolvedConnector) => guardedFetch({ policy, credentialHeaders: c.row.auth.header_name ? [c.row.auth.header_name] : [] });

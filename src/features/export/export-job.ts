@@ -1,6 +1,7 @@
 // ExportJob: one Durable Object per Bulk Data export. It owns the job's state,
 // advances it in alarm-driven chunks (so it survives eviction and restarts),
 // holds the org's export slot while running, and deletes its files at expiry.
+import { contextForOrg } from "../../context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
 import { exportSourceFor } from "./fhir-source";
@@ -60,7 +61,7 @@ export class ExportJob extends DurableObject<Env> {
     try {
       const done = await advanceExport(
         state,
-        { source: exportSourceFor(this.env, state.orgId), bucket: this.env.BLOBS, persist },
+        { source: exportSourceFor(await contextForOrg(this.env, state.orgId), state.orgId), bucket: this.env.BLOBS, persist },
         CHUNK_BUDGET_MS,
       );
       if (!done) {

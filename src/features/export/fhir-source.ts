@@ -2,7 +2,7 @@
 // in (last_updated, id) order, as the stored JSON text (no parse, no re-serialize).
 // _typeFilter queries go through the search engine's own conditions, so they mean
 // exactly what the same search would; the Patient compartment comes from its index.
-import type { Env } from "../../platform/env";
+import type { OrgData } from "../../platform/org-data";
 import { notFound } from "../../platform/errors";
 import { Args, condition, joinTerms, probe } from "../fhir/search/conditions";
 import { decodePagingToken, encodePagingToken, tokenFields } from "../fhir/paging-token";
@@ -62,7 +62,7 @@ function associatedWhere(q: ExportQuery, associated: NonNullable<ExportQuery["as
     WHERE x.org_id = ?1 AND x.resource_type = 'Provenance' AND x.resource_id = s.id AND x.code = 'target' AND (${focal.join(" OR ") || "0"})${latest})`;
 }
 
-export function exportSourceFor(env: Env, orgId: string): ExportSource {
+export function exportSourceFor(data: OrgData, orgId: string): ExportSource {
   return {
     async page(q: ExportQuery): Promise<ExportPage> {
       const args = new Args(orgId);
@@ -77,7 +77,7 @@ export function exportSourceFor(env: Env, orgId: string): ExportSource {
         where.push(`(s.last_updated > ${lu} OR (s.last_updated = ${lu} AND s.id > ${args.add(at.id)}))`);
       }
       const sql = `SELECT s.id, s.last_updated, s.content FROM fhir_resources s WHERE ${where.join(" AND ")} ORDER BY s.last_updated, s.id LIMIT ${args.add(q.limit + 1)}`;
-      const { results } = await env.DB.prepare(sql)
+      const { results } = await data.d1.prepare(sql)
         .bind(...args.values)
         .all<{ id: string; last_updated: string; content: string }>();
       const rows = results.slice(0, q.limit);
@@ -89,7 +89,7 @@ export function exportSourceFor(env: Env, orgId: string): ExportSource {
     },
 
     async groupPatients(groupId: string): Promise<string[]> {
-      const row = await env.DB.prepare("SELECT content FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'Group' AND id = ?2 AND deleted = 0")
+      const row = await data.d1.prepare("SELECT content FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'Group' AND id = ?2 AND deleted = 0")
         .bind(orgId, groupId)
         .first<{ content: string }>();
       if (!row) throw notFound(`Group/${groupId} not found`, "GROUP_NOT_FOUND");

@@ -4,7 +4,6 @@
 //   - before anything reads or searches AuditEvents (so the API always shows every audit),
 //   - after every FLUSH_EVERY audits an isolate appended for an org (so the log stays short),
 //   - by the minute cron, for orgs gone quiet.
-import type { Env } from "../../platform/env";
 import { ResourceStore } from "./storage/resource-store";
 
 const FLUSH_EVERY = 200;
@@ -34,9 +33,8 @@ export function readsAudits(type: string | undefined, query: URLSearchParams): b
   return false;
 }
 
-/** The cron's sweep: every org with pending audits, for at most `budgetMs`. */
-export async function flushAllAuditLogs(env: Env, budgetMs = 20_000): Promise<void> {
-  const deadline = Date.now() + budgetMs;
-  const { results } = await env.DB.prepare("SELECT DISTINCT org_id FROM fhir_audit_pending LIMIT 100").all<{ org_id: string }>();
-  for (const { org_id } of results) await flushAuditLog(new ResourceStore(env.DB, org_id), deadline);
+/** The cron's sweep of one shard: every org with pending audits but the `paused` ones (being moved), until `deadline`. */
+export async function flushAllAuditLogs(shard: D1Database, deadline: number, paused: ReadonlySet<string> = new Set()): Promise<void> {
+  const { results } = await shard.prepare("SELECT DISTINCT org_id FROM fhir_audit_pending LIMIT 100").all<{ org_id: string }>();
+  for (const { org_id } of results) if (!paused.has(org_id)) await flushAuditLog(new ResourceStore(shard, org_id), deadline);
 }

@@ -2,7 +2,7 @@
 // (CRUD, vread, history, search, patch, operations) with versioning, preconditions and an
 // AuditEvent per interaction. HTTP routes and other modules (FhirPort) both sit on it.
 import type { Principal } from "../tenancy/auth/permissions";
-import type { Env } from "../../platform/env";
+import type { OrgData } from "../../platform/org-data";
 import {
   ApiError,
   badRequest,
@@ -46,11 +46,13 @@ export class FhirService implements FhirPort {
   readonly baseUrl: string;
 
   constructor(
-    readonly env: Env,
+    readonly data: OrgData,
     readonly principal: Principal,
     readonly options: FhirStoreOptions = {},
   ) {
-    this.store = new ResourceStore(env.DB, principal.orgId);
+    // The store's database is the org's shard: a principal of another org would read the wrong one.
+    if (data.orgId !== principal.orgId) throw new Error("FhirService: the principal's organization is not the data's");
+    this.store = new ResourceStore(data.d1, principal.orgId);
     this.baseUrl = options.baseUrl ?? `/fhir/r4/${principal.orgId}`;
   }
 
@@ -67,13 +69,13 @@ export class FhirService implements FhirPort {
   /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
   async writeAuditEvent(event: Resource): Promise<void> {
     if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
-    await this.env.DB.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
+    await this.data.d1.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
     this.appendedAudits(1);
   }
 
   /** Records an audit outside a write batch: after the response when possible. */
   async recordAudit(input: AuditInput): Promise<void> {
-    const done = this.env.DB.batch(this.store.writeStatements([this.auditWrite(input)]))
+    const done = this.data.d1.batch(this.store.writeStatements([this.auditWrite(input)]))
       .then(() => this.appendedAudits(1))
       .catch((e: unknown) => {
         console.error(JSON.stringify({ level: "error", msg: "audit write failed", error: String(e) }));
@@ -84,7 +86,8 @@ export class FhirService implements FhirPort {
 
   /** Indexes the org's pending AuditEvents in the background once enough have been appended. */
   private appendedAudits(count: number): void {
-    if (!noteAudits(this.principal.orgId, count)) return;
+    // While the org moves between shards its log only grows (the move catches appended rows up).
+    if (this.data.movingTo !== null || !noteAudits(this.principal.orgId, count)) return;
     const done = flushAuditLog(this.store).catch((e: unknown) => {
       console.error(JSON.stringify({ level: "error", msg: "audit log flush failed", error: String(e) }));
     });
@@ -94,7 +97,7 @@ export class FhirService implements FhirPort {
 
   /** Makes every recorded AuditEvent visible before a read that can return AuditEvents. */
   private async auditsVisible(type: string | undefined, query: URLSearchParams = new URLSearchParams()): Promise<void> {
-    if (readsAudits(type, query)) await flushAuditLog(this.store);
+    if (this.data.movingTo === null && readsAudits(type, query)) await flushAuditLog(this.store);
   }
 
   /** Runs a non-writing interaction and audits its outcome, success or failure. */
@@ -119,7 +122,7 @@ export class FhirService implements FhirPort {
     const statements = this.store.writeStatements(writes);
     if (statements.length === 0) return;
     try {
-      await this.env.DB.batch(statements);
+      await this.data.d1.batch(statements);
       this.appendedAudits(writes.filter((w) => w.kind === "audit").length);
     } catch (e) {
       if (!/UNIQUE|PRIMARY KEY|constraint/i.test(String(e))) throw e;
@@ -156,7 +159,7 @@ export class FhirService implements FhirPort {
   }
 
   async hydrate(content: string): Promise<Resource> {
-    return hydrateBinary(this.env.BLOBS, JSON.parse(content) as Resource);
+    return hydrateBinary(this.data.blobs, JSON.parse(content) as Resource);
   }
 
   /**
@@ -169,7 +172,7 @@ export class FhirService implements FhirPort {
       this.checkType(type);
       await this.auditsVisible(type);
       const audit = this.auditWrite({ interaction: "read", what, outcome: "0" });
-      const [read] = await this.env.DB.batch<Row>([this.store.currentStatement(type, id), this.store.auditIfReadable(audit, type, id)]);
+      const [read] = await this.data.d1.batch<Row>([this.store.currentStatement(type, id), this.store.auditIfReadable(audit, type, id)]);
       const row = read?.results[0];
       if (!row) throw notFound(`${type}/${id} not found`);
       if (row.deleted) throw gone(`${type}/${id} was deleted`);
@@ -204,7 +207,7 @@ export class FhirService implements FhirPort {
       if (type) this.checkType(type);
       const req = parseSearch(type, params, options.strict);
       await this.auditsVisible(type, params);
-      return executeSearch({ db: this.env.DB, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, params);
+      return executeSearch({ db: this.data.d1, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, params);
     });
   }
 
@@ -226,7 +229,7 @@ export class FhirService implements FhirPort {
     const params = new URLSearchParams(query.startsWith(`${type}?`) ? query.slice(type.length + 1) : query);
     const req = parseSearch(type, params, true);
     if (req.filters.length === 0) throw badRequest(`A conditional request needs search criteria, got "${query}"`);
-    return matchStatement({ db: this.env.DB, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, limit);
+    return matchStatement({ db: this.data.d1, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, limit);
   }
 
   async history(scope: { type?: string; id?: string }, query: string | URLSearchParams = ""): Promise<Bundle> {
@@ -292,7 +295,7 @@ export class FhirService implements FhirPort {
     const stored: Resource & { id: string } = { ...resource, id, meta };
     const issues = validateResource(stored);
     if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
-    const persisted = (await offloadBinary(this.env.BLOBS, this.principal.orgId, stored)) as Resource & { id: string };
+    const persisted = (await offloadBinary(this.data.blobs, this.principal.orgId, stored)) as Resource & { id: string };
     checkResourceSize(persisted);
     const created = !current || current.deleted;
     return {
@@ -378,7 +381,7 @@ export class FhirService implements FhirPort {
    * (conditional-lock.ts); `conditions`: the keys of every condition it evaluates, when known.
    */
   withConditions<T>(attempt: () => Promise<ConditionalAttempt<T>>, conditions: string[] = []): Promise<T> {
-    return withConditionLeases(this.env, this.principal.orgId, attempt, conditions);
+    return withConditionLeases(this.data.env, this.principal.orgId, attempt, conditions);
   }
 
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
@@ -496,7 +499,7 @@ export class FhirService implements FhirPort {
       const patient = await this.store.current("Patient", patientId);
       if (!patient) throw notFound(`Patient/${patientId} not found`);
       if (patient.deleted) throw gone(`Patient/${patientId} was deleted`);
-      const { results } = await this.env.DB.prepare(
+      const { results } = await this.data.d1.prepare(
         `SELECT r.content FROM fhir_compartment c JOIN fhir_resources r ON r.org_id = c.org_id AND r.resource_type = c.resource_type AND r.id = c.resource_id
          WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND c.resource_type != 'AuditEvent' LIMIT 5000`,
       )
@@ -504,7 +507,7 @@ export class FhirService implements FhirPort {
         .all<{ content: string }>();
       const members = await Promise.all(results.map((r) => this.hydrate(r.content)));
       const seen = new Set(members.map((m) => `${m.resourceType}/${m.id}`));
-      const { results: refs } = await this.env.DB.prepare(
+      const { results: refs } = await this.data.d1.prepare(
         `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
            SELECT x.target_type, x.target_id FROM fhir_compartment c JOIN fhir_idx_reference x
              ON x.org_id = c.org_id AND x.resource_type = c.resource_type AND x.resource_id = c.resource_id

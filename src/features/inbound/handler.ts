@@ -1,9 +1,9 @@
 // Routes one inbound HL7 message into the organization's deployed pipelines whose
 // HL7 trigger matches, one after another and synchronously, so a sender's
 // messages take effect in the order they arrived (an A03 never overtakes its A01).
-import { type Write, database } from "../../platform/db/client";
+import type { OrgData } from "../../platform/org-data";
+import type { Write, } from "../../platform/db/client";
 import type { InboundMessageRow } from "./tables";
-import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
 import { heldSlot } from "../tenancy/limits/gate";
@@ -65,15 +65,16 @@ export interface MessageRouting {
   close(): Promise<void>;
 }
 
-export function messageRouting(env: Env, orgId: string): MessageRouting {
-  const triggersOf = recent(() => eventTriggers(env, orgId, HL7_EVENT_TYPE));
-  const limits = recent(() => limitsOfOrg(env, orgId));
+export function messageRouting(data: OrgData, orgId: string): MessageRouting {
+  const { env } = data;
+  const triggersOf = recent(() => eventTriggers(data, orgId, HL7_EVENT_TYPE));
+  const limits = recent(() => limitsOfOrg(data));
   // Deployed versions, reused like the triggers: a deploy reaches a busy line within ROUTING_TTL_MS.
   const versions = new Map<string, () => Promise<Runnable>>();
   const runnable = (pipelineId: string) => {
     let read = versions.get(pipelineId);
     if (!read) {
-      read = recent(() => runnableVersion(env, orgId, pipelineId, false));
+      read = recent(() => runnableVersion(data, orgId, pipelineId, false));
       versions.set(pipelineId, read);
     }
     return read();
@@ -92,7 +93,7 @@ export function messageRouting(env: Env, orgId: string): MessageRouting {
     try {
       for (const t of triggers) {
         await slot.hold(limit);
-        const res = await execute(env, orgId, {
+        const res = await execute(data, orgId, {
           pipelineId: t.pipelineId,
           inputs: event,
           async: false,
@@ -111,7 +112,7 @@ export function messageRouting(env: Env, orgId: string): MessageRouting {
       }
     } catch (e) {
       // A message that fails keeps the records of the runs that ended (the failed one among them).
-      if (writes.length) await database(env.DB).batch(writes as [Write, ...Write[]]);
+      if (writes.length) await data.db.batch(writes as [Write, ...Write[]]);
       throw e;
     }
     return { executions, resources: [...resources], writes };

@@ -2,7 +2,7 @@
 // sender's inbound messages in order. Alarms make it durable: if the object is
 // evicted or crashes mid-drain, the alarm fires again and it resumes at the FIFO head.
 import { DurableObject } from "cloudflare:workers";
-import { database } from "../../platform/db/client";
+import { contextForOrg } from "../../context";
 import type { Env } from "../../platform/env";
 import { type DrainOutcome, drainSender } from "./drain";
 import { messageRouting } from "./handler";
@@ -27,8 +27,9 @@ export class MessageRouter extends DurableObject<Env> {
       sender?: string;
     };
     if (!orgId || !sender) return;
-    const store = new InboundMessageStore(database(this.env.DB), orgId, this.env.BLOBS);
-    const routing = messageRouting(this.env, orgId);
+    const org = await contextForOrg(this.env, orgId);
+    const store = new InboundMessageStore(org.db, orgId, org.blobs);
+    const routing = messageRouting(org, orgId);
     let outcome: DrainOutcome;
     try {
       outcome = await drainSender(store, sender, routing.handle, { budgetMs: DRAIN_BUDGET_MS });

@@ -1,6 +1,7 @@
 // ExecutionRunner: one Durable Object per asynchronous execution. It keeps the
 // run state in its storage, checkpoints after every node and drives the run from
 // its alarm, so an eviction or restart resumes at the first unfinished node.
+import { contextForOrg } from "../../context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
@@ -77,7 +78,8 @@ export class ExecutionRunner extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
     // Renew the slot lease: a long run keeps counting against the org's concurrency.
     await acquireSlotOrThrow(this.env, job.orgId, "executions", job.executionId, Number.MAX_SAFE_INTEGER, ASYNC_LEASE_MS);
-    const run = runFor(this.env, job, true);
+    const org = await contextForOrg(this.env, job.orgId);
+    const run = runFor(org, job, true);
     for (let id = run.nextNode(); id; id = run.nextNode()) {
       const node = run.node(id);
       if (node.status === "waiting" && (node.wait_until ?? 0) > Date.now()) {
@@ -92,7 +94,7 @@ export class ExecutionRunner extends DurableObject<Env> {
         break;
       }
     }
-    await finishJob(this.env, job, run);
+    await finishJob(org, job, run);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
   }

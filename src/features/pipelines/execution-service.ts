@@ -1,7 +1,8 @@
 // Starting and finishing executions: picks the version to run, takes a
 // concurrency slot, records the execution, runs it here (sync) or hands it to
 // its ExecutionRunner Durable Object (async), and writes the final record.
-import { database, type Write } from "../../platform/db/client";
+import type { OrgData } from "../../platform/org-data";
+import type { Write } from "../../platform/db/client";
 import { isUniqueViolation } from "../../platform/db/errors";
 import type { Env } from "../../platform/env";
 import { ApiError, conflict } from "../../platform/errors";
@@ -105,8 +106,8 @@ export function planFor(orgId: string, pipelineId: string, version: number, defi
  * The version an execution runs: the deployed one; an undeployed pipeline runs
  * only in test mode (its latest version), since deploying is what makes it executable.
  */
-export async function runnableVersion(env: Env, orgId: string, pipelineId: string, testMode: boolean, pinned?: number): Promise<Runnable> {
-  const store = new PipelineStore(database(env.DB));
+export async function runnableVersion(data: OrgData, orgId: string, pipelineId: string, testMode: boolean, pinned?: number): Promise<Runnable> {
+  const store = new PipelineStore(data.db);
   const row = await store.get(orgId, pipelineId);
   if (!testMode && row.status !== "deployed") {
     throw conflict("Deploy the pipeline first, or run it with test_mode: true", "PIPELINE_NOT_DEPLOYED");
@@ -117,14 +118,14 @@ export async function runnableVersion(env: Env, orgId: string, pipelineId: strin
 }
 
 /** `servicesFor` is passed in (see service-wiring.ts): the ai nodes' agent services run pipelines in turn. */
-export function runFor(env: Env, job: ExecutionJob, durableWaits: boolean, servicesFor: PipelineServicesFactory): ExecutionRun {
+export function runFor(data: OrgData, job: ExecutionJob, durableWaits: boolean, servicesFor: PipelineServicesFactory): ExecutionRun {
   const plan = planFor(job.orgId, job.pipelineId, job.version, job.definition);
   return new ExecutionRun(plan, job.state, {
     orgId: job.orgId,
     executionId: job.executionId,
     testMode: job.testMode,
     trigger: job.trigger,
-    services: servicesFor(env, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
+    services: servicesFor(data, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
     inlineWaitMaxMs: durableWaits ? 0 : INLINE_WAIT_MAX_MS,
     durableWaits,
   });
@@ -159,13 +160,14 @@ export function recordOf(run: ExecutionRun): ExecutionRecord {
  * `recordInto`: the run's start was never recorded, so the whole record's insert goes to the caller's writes.
  */
 export async function finishJob(
-  env: Env,
+  data: OrgData,
   job: ExecutionJob,
   run: ExecutionRun,
   opts: { slotHeld?: boolean; recordInto?: { row: NewExecution; writes: Write[] } } = {},
 ): Promise<ExecutionResponse> {
+  const { env } = data;
   const status = executionStatus(run);
-  const store = new ExecutionStore(database(env.DB), env);
+  const store = new ExecutionStore(data.db, env);
   const record = recordOf(run);
   const into = opts.recordInto;
   // The slot is freed even when the record cannot be written; both go at once.
@@ -194,15 +196,16 @@ export function executionRunner(env: Env, orgId: string, executionId: string) {
 }
 
 /** Runs a pipeline as a module: the wired form, without `servicesFor`, is service-wiring.ts's `execute`. */
-export type Execute = (env: Env, orgId: string, req: ExecuteRequest) => Promise<ExecutionResponse>;
+export type Execute = (data: OrgData, orgId: string, req: ExecuteRequest) => Promise<ExecutionResponse>;
 
-export async function execute(env: Env, orgId: string, req: ExecuteRequest, servicesFor: PipelineServicesFactory): Promise<ExecutionResponse> {
-  const store = new ExecutionStore(database(env.DB), env);
+export async function execute(data: OrgData, orgId: string, req: ExecuteRequest, servicesFor: PipelineServicesFactory): Promise<ExecutionResponse> {
+  const { env } = data;
+  const store = new ExecutionStore(data.db, env);
   if (req.idempotencyKey) {
     const seen = await store.byIdempotencyKey(orgId, req.pipelineId, req.idempotencyKey);
     if (seen) return { execution_id: seen.id, status: seen.status as ExecutionStatus, pipeline_id: seen.pipelineId, pipeline_version: seen.pipelineVersion, test_mode: seen.testMode };
   }
-  const { version, definition } = req.runnable ?? (await runnableVersion(env, orgId, req.pipelineId, req.testMode, req.pinned?.version));
+  const { version, definition } = req.runnable ?? (await runnableVersion(data, orgId, req.pipelineId, req.testMode, req.pinned?.version));
   const plan = planFor(orgId, req.pipelineId, version, definition);
   const executionId = crypto.randomUUID();
   const freeSlot = () => (req.slotHeld ? Promise.resolve(false) : releaseSlot(env, orgId, "executions", executionId));
@@ -239,7 +242,7 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest, serv
     }
     throw e;
   }
-  const run = runFor(env, job, false, servicesFor);
+  const run = runFor(data, job, false, servicesFor);
   try {
     await run.runToEnd();
   } catch (e) {
@@ -247,6 +250,6 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest, serv
     await freeSlot();
     throw e instanceof ApiError ? e : new ApiError(500, "EXECUTION_FAULT", e instanceof Error ? e.message : String(e));
   }
-  const response = await finishJob(env, job, run, { slotHeld: req.slotHeld === true, ...(recordInto ? { recordInto } : {}) });
+  const response = await finishJob(data, job, run, { slotHeld: req.slotHeld === true, ...(recordInto ? { recordInto } : {}) });
   return req.retry ? { ...response, retry_of: req.retry.of } : response;
 }

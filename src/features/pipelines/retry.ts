@@ -1,8 +1,7 @@
 // Retry from a node: a new execution of the recorded version that reuses the
 // outputs of the original's successful nodes outside the re-run region and runs
 // the chosen node and everything downstream of it again.
-import { database } from "../../platform/db/client";
-import type { Env } from "../../platform/env";
+import type { OrgData } from "../../platform/org-data";
 import { conflict, notFound } from "../../platform/errors";
 import type { ExecutionPlan, RunState } from "./engine";
 import { execute } from "../../service-wiring";
@@ -34,12 +33,13 @@ export function seededState(plan: ExecutionPlan, record: ExecutionRecord, nodeId
   return state;
 }
 
-export async function retryFromNode(env: Env, orgId: string, req: RetryRequest): Promise<ExecutionResponse> {
-  const store = new ExecutionStore(database(env.DB), env);
+export async function retryFromNode(data: OrgData, orgId: string, req: RetryRequest): Promise<ExecutionResponse> {
+  const { env } = data;
+  const store = new ExecutionStore(data.db, env);
   const original = await store.get(orgId, req.executionId);
   const record = await store.record(original);
   if (!record) throw conflict("The execution has not finished yet", "EXECUTION_NOT_FINISHED");
-  const { definition } = await runnableVersion(env, orgId, original.pipelineId, original.testMode, original.pipelineVersion);
+  const { definition } = await runnableVersion(data, orgId, original.pipelineId, original.testMode, original.pipelineVersion);
   const plan = planFor(orgId, original.pipelineId, original.pipelineVersion, definition);
   if (!plan.nodes.has(req.nodeId)) throw notFound(`Version ${original.pipelineVersion} has no node ${req.nodeId}`, "NODE_NOT_FOUND");
   const request: ExecuteRequest = {
@@ -52,5 +52,5 @@ export async function retryFromNode(env: Env, orgId: string, req: RetryRequest):
     retry: { of: original.id, fromNode: req.nodeId },
     pinned: { version: original.pipelineVersion, state: (p) => seededState(p, record, req.nodeId, req.inputs) },
   };
-  return execute(env, orgId, request);
+  return execute(data, orgId, request);
 }

@@ -2,11 +2,11 @@
 // store, resource validation, connectors, outbound HTTP and the agents. The
 // agents' seam is a parameter (wired in service-wiring.ts), since agents run
 // pipelines in turn.
+import type { OrgData } from "../../platform/org-data";
 import type { AiNodeContext } from "../agents/nodes/types";
 import type { AgentServicesFactory } from "../agents/services";
 import type { Principal } from "../tenancy/auth/permissions";
 import { type ConnectorClient, connectorClient } from "../connectors/client";
-import type { Env } from "../../platform/env";
 import { ApiError, type OperationOutcome } from "../../platform/errors";
 import { fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
@@ -30,12 +30,12 @@ export interface FhirBinding {
   validate?(resource: Resource): Promise<OperationOutcome>;
 }
 
-type FhirBindingFactory = (env: Env, principal: Principal) => FhirBinding;
+type FhirBindingFactory = (data: OrgData, principal: Principal) => FhirBinding;
 
 
 /** The organization's FHIR store, acting as the pipeline's principal. Tests may install another. */
-let fhirBindingFor: FhirBindingFactory = (env, principal) => {
-  const store = fhirStoreFor(env, principal);
+let fhirBindingFor: FhirBindingFactory = (data, principal) => {
+  const store = fhirStoreFor(data, principal);
   return { port: store, validate: async (resource) => (await store.validate(resource)) as unknown as OperationOutcome };
 };
 
@@ -49,12 +49,13 @@ export function pipelinePrincipal(orgId: string, pipelineId: string): Principal 
   return { orgId, keyId: `pipeline:${pipelineId}`, keyName: "pipeline", role: "service", scopes: [] };
 }
 
-export type PipelineServicesFactory = (env: Env, principal: Principal, testMode: boolean) => PipelineServices;
+export type PipelineServicesFactory = (data: OrgData, principal: Principal, testMode: boolean) => PipelineServices;
 
-export function buildPipelineServices(env: Env, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory): PipelineServices {
+export function buildPipelineServices(data: OrgData, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory): PipelineServices {
+  const { env } = data;
   let binding: FhirBinding | undefined;
   const fhirBinding = () => {
-    binding ??= fhirBindingFor(env, principal);
+    binding ??= fhirBindingFor(data, principal);
     return binding;
   };
   return {
@@ -64,9 +65,9 @@ export function buildPipelineServices(env: Env, principal: Principal, testMode: 
       if (!b.validate) throw new ApiError(503, "FHIR_VALIDATION_UNAVAILABLE", "The FHIR store in this build has no validator");
       return b.validate(resource);
     },
-    connectors: connectorClient(env, principal.orgId, testMode),
+    connectors: connectorClient(data, principal.orgId, testMode),
     fetch: outboundFetch(env),
-    ai: () => ({ env, principal, services: agentServicesFor(env, principal, { testMode }) }),
+    ai: () => ({ env, data, principal, services: agentServicesFor(data, principal, { testMode }) }),
   };
 }
 

@@ -1,6 +1,7 @@
 // StepSession: one Durable Object per step-by-step debugging session. It holds
 // the run state between requests, runs exactly one node per step (or takes the
 // caller's outputs for it) and deletes itself when the session expires.
+import { contextForOrg } from "../../context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
@@ -38,7 +39,7 @@ export class StepSession extends DurableObject<Env> {
     if (!(await ownedBy(this.ctx.storage, orgId))) return undefined;
     const job = await getChunkedJson<ExecutionJob>(this.ctx.storage, "job");
     if (!job) return undefined;
-    const run = runFor(this.env, job, false);
+    const run = runFor(await contextForOrg(this.env, job.orgId), job, false);
     const id = run.nextNode();
     if (!id) return this.save(job);
     const state = await run.runNode(id, nodeOutputs ? { outputs: nodeOutputs } : undefined);
@@ -63,7 +64,7 @@ export class StepSession extends DurableObject<Env> {
   private async view(job: ExecutionJob, step?: StepView["step"]): Promise<StepView> {
     const expires = Date.now() + STEP_SESSION_TTL_MS;
     await this.ctx.storage.setAlarm(expires);
-    const run = runFor(this.env, job, false);
+    const run = runFor(await contextForOrg(this.env, job.orgId), job, false);
     const status = executionStatus(run);
     const next = run.nextNode() ?? null;
     const done = status === "completed" || status === "failed";

@@ -1,11 +1,11 @@
 // Starting deployed pipelines from outside a request: service events (inbound
 // HL7 messages, device alerts) through dispatchEvent, and cron ticks through
 // runSchedules. Both use the trigger index written at deploy time.
+import type { OrgData } from "../../platform/org-data";
 import { Cron } from "croner";
 import { and, eq } from "drizzle-orm";
-import { database } from "../../platform/db/client";
+import type { Database } from "../../platform/db/client";
 import { type PipelineTriggerRow, pipelineTriggers } from "./tables";
-import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
 import { execute } from "../../service-wiring";
@@ -23,13 +23,13 @@ export interface DispatchResult {
   error?: { code: string; message: string };
 }
 
-async function concurrencyLimit(env: Env, orgId: string): Promise<number> {
-  return (await limitsOfOrg(env, orgId)).concurrentExecutions;
+async function concurrencyLimit(data: OrgData): Promise<number> {
+  return (await limitsOfOrg(data)).concurrentExecutions;
 }
 
-async function start(env: Env, orgId: string, pipelineId: string, nodeId: string, limit: number, run: { kind: "event" | "schedule"; inputs: unknown; idempotencyKey?: string }): Promise<DispatchResult> {
+async function start(data: OrgData, orgId: string, pipelineId: string, nodeId: string, limit: number, run: { kind: "event" | "schedule"; inputs: unknown; idempotencyKey?: string }): Promise<DispatchResult> {
   try {
-    const res = await execute(env, orgId, {
+    const res = await execute(data, orgId, {
       pipelineId,
       inputs: run.inputs,
       async: true,
@@ -47,13 +47,13 @@ async function start(env: Env, orgId: string, pipelineId: string, nodeId: string
 }
 
 /** The deployed event triggers of the org whose type and every listed attribute match the event. */
-export async function matchingEventTriggers(env: Env, orgId: string, event: ServiceEvent): Promise<PipelineTriggerRow[]> {
-  return (await eventTriggers(env, orgId, event.type)).filter((r) => triggerMatches(r, event));
+export async function matchingEventTriggers(data: OrgData, orgId: string, event: ServiceEvent): Promise<PipelineTriggerRow[]> {
+  return (await eventTriggers(data, orgId, event.type)).filter((r) => triggerMatches(r, event));
 }
 
 /** The org's deployed triggers for an event type, before their attribute filters. */
-export function eventTriggers(env: Env, orgId: string, type: string): Promise<PipelineTriggerRow[]> {
-  return database(env.DB)
+export function eventTriggers(data: OrgData, orgId: string, type: string): Promise<PipelineTriggerRow[]> {
+  return data.db
     .select()
     .from(pipelineTriggers)
     .where(and(eq(pipelineTriggers.kind, "event"), eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.match, type)));
@@ -68,18 +68,22 @@ export function triggerMatches(trigger: PipelineTriggerRow, event: ServiceEvent)
  * Starts an async execution of every deployed pipeline of the org whose event
  * trigger names this event type and whose listed attributes all match.
  */
-export async function dispatchEvent(env: Env, orgId: string, event: ServiceEvent): Promise<DispatchResult[]> {
-  const matching = await matchingEventTriggers(env, orgId, event);
+export async function dispatchEvent(data: OrgData, orgId: string, event: ServiceEvent): Promise<DispatchResult[]> {
+  const matching = await matchingEventTriggers(data, orgId, event);
   if (!matching.length) return [];
-  const limit = await concurrencyLimit(env, orgId);
+  const limit = await concurrencyLimit(data);
   const inputs = { type: event.type, attributes: event.attributes, payload: event.payload };
-  return Promise.all(matching.map((r) => start(env, orgId, r.pipelineId, r.nodeId, limit, { kind: "event", inputs })));
+  return Promise.all(matching.map((r) => start(data, orgId, r.pipelineId, r.nodeId, limit, { kind: "event", inputs })));
 }
 
-/** Runs every deployed schedule trigger due in the minute of `at` (cron delivery is at-least-once: keyed per minute). */
-export async function runSchedules(env: Env, at: Date): Promise<DispatchResult[]> {
+/**
+ * Runs every deployed schedule trigger of one shard due in the minute of `at` (cron delivery is
+ * at-least-once: keyed per minute). `dataFor` answers the org's data, or undefined to skip it
+ * (an org not placed on this shard, or being moved).
+ */
+export async function runSchedules(shard: Database, at: Date, dataFor: (orgId: string) => Promise<OrgData | undefined>): Promise<DispatchResult[]> {
   const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
-  const rows = await database(env.DB).select().from(pipelineTriggers).where(eq(pipelineTriggers.kind, "schedule"));
+  const rows = await shard.select().from(pipelineTriggers).where(eq(pipelineTriggers.kind, "schedule"));
   const due = rows.filter((r) => {
     try {
       return new Cron(r.match, { timezone: "UTC", paused: true }).match(minute);
@@ -87,13 +91,18 @@ export async function runSchedules(env: Env, at: Date): Promise<DispatchResult[]
       return false;
     }
   });
-  const limits = new Map<string, number>();
+  const orgs = new Map<string, { data: OrgData; limit: number } | undefined>();
   const results: DispatchResult[] = [];
   for (const r of due) {
-    if (!limits.has(r.orgId)) limits.set(r.orgId, await concurrencyLimit(env, r.orgId));
+    if (!orgs.has(r.orgId)) {
+      const data = await dataFor(r.orgId);
+      orgs.set(r.orgId, data && { data, limit: await concurrencyLimit(data) });
+    }
+    const org = orgs.get(r.orgId);
+    if (!org) continue;
     const inputs = { scheduled_time: minute.toISOString() };
     const idempotencyKey = `schedule:${r.nodeId}:${minute.toISOString()}`;
-    results.push(await start(env, r.orgId, r.pipelineId, r.nodeId, limits.get(r.orgId) as number, { kind: "schedule", inputs, idempotencyKey }));
+    results.push(await start(org.data, r.orgId, r.pipelineId, r.nodeId, org.limit, { kind: "schedule", inputs, idempotencyKey }));
   }
   return results;
 }

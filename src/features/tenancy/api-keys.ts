@@ -18,6 +18,9 @@ export interface NewApiKey {
 export interface KeyWithOrg {
   key: ApiKeyRow;
   orgLimits: unknown;
+  /** The org's directory entry (src/platform/directory.ts), read in the same query. */
+  orgShard: string;
+  orgMovingTo: string | null;
 }
 
 export class ApiKeyStore {
@@ -45,7 +48,7 @@ export class ApiKeyStore {
   /** The key matching a secret's hash, with its organization's limit overrides. */
   async findByHash(keyHash: string): Promise<KeyWithOrg | undefined> {
     const hit = await this.db
-      .select({ key: apiKeys, orgLimits: organizations.limits })
+      .select({ key: apiKeys, orgLimits: organizations.limits, orgShard: organizations.shard, orgMovingTo: organizations.movingTo })
       .from(apiKeys)
       .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
       .where(eq(apiKeys.keyHash, keyHash))

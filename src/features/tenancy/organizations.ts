@@ -8,6 +8,8 @@ export interface NewOrganization {
   id?: string;
   name: string;
   limits?: LimitOverrides;
+  /** The data shard that will hold its rows (src/platform/directory.ts, shardForNewOrg). */
+  shard: string;
 }
 
 export class OrganizationStore {
@@ -19,6 +21,8 @@ export class OrganizationStore {
       name: input.name,
       limits: (input.limits ?? {}) as Record<string, number>,
       createdAt: new Date().toISOString(),
+      shard: input.shard,
+      movingTo: null,
     };
     await this.db.insert(organizations).values(row);
     return row;

@@ -8,6 +8,10 @@ export const organizations = sqliteTable("organizations", {
   /** JSON object of per-organization limit overrides (see src/limits/config.ts). */
   limits: text("limits", { mode: "json" }).$type<Record<string, number>>().notNull().default({}),
   createdAt: text("created_at").notNull(),
+  /** The directory: the data shard (a D1 binding named in DATA_SHARDS) holding the org's rows. */
+  shard: text("shard").notNull().default("SHARD_0"),
+  /** While an operator moves the org (src/platform/org-move.ts): the target shard; writes answer 503. */
+  movingTo: text("moving_to"),
 });
 
 export const apiKeys = sqliteTable(

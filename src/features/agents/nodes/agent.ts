@@ -1,7 +1,6 @@
 // ai node "agent": runs a deployed agent of the org on the node input, with its
 // tools, and outputs its answer and reasoning steps.
 import { z } from "zod";
-import { database } from "../../../platform/db/client";
 import { ApiError, agentNotDeployed, agentNotFound } from "../../../platform/errors";
 import { collectTurn } from "../events";
 import { AgentStore } from "../store";
@@ -23,7 +22,7 @@ export const agentNode: AiNode<typeof Config> = {
   ],
   configSchema: Config,
   run: async (config, inputs, ctx) => {
-    const agent = await new AgentStore(database(ctx.env.DB)).get(ctx.principal.orgId, config.agent_id);
+    const agent = await new AgentStore(ctx.data.db).get(ctx.principal.orgId, config.agent_id);
     if (!agent) throw agentNotFound(config.agent_id);
     if (!agent.deployed) throw agentNotDeployed(config.agent_id);
     const turn = await prepareTurn(ctx.env, ctx.principal, ctx.services, { agent, input: inputOf(inputs), signal: ctx.signal });

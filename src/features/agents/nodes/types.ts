@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import type { Principal } from "../../tenancy/auth/permissions";
 import type { Env } from "../../../platform/env";
+import type { OrgData } from "../../../platform/org-data";
 import type { AgentServices } from "../services";
 
 export interface Port {
@@ -13,6 +14,8 @@ export interface Port {
 
 export interface AiNodeContext {
   env: Env;
+  /** The org's databases (the agent node reads the agent's row). */
+  data: OrgData;
   principal: Principal;
   services: AgentServices;
   signal?: AbortSignal;

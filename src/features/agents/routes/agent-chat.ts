@@ -63,9 +63,9 @@ export const agentChatRoutes = createRouter().openapi(
   }),
   async (c) => {
     const principal = c.get("principal");
-    const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
+    const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
     const body = c.req.valid("json");
-    const outcome = await chat(c.env, principal, agent, {
+    const outcome = await chat(c.get("ctx"), principal, agent, {
       input: body.message,
       stream: body.stream,
       conversationId: body.conversation_id,
@@ -98,8 +98,8 @@ export const publicAgentRoutes = createRouter().openapi(
   }),
   async (c) => {
     const principal = c.get("principal");
-    const agent = await loadAgent(c.env, principal, c.req.valid("param").id, { deployed: true });
-    const outcome = await chat(c.env, principal, agent, { input: c.req.valid("json").input_data, stream: false });
+    const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id, { deployed: true });
+    const outcome = await chat(c.get("ctx"), principal, agent, { input: c.req.valid("json").input_data, stream: false });
     if ("stream" in outcome) throw new Error("invoke never streams");
     return c.json({ agent_id: agent.id, output: outcome.result.response, ...outcome.result, model: outcome.result.model ?? "" }, 200);
   },

@@ -48,9 +48,9 @@ const present = (r: AgentConversationRow) => ({
   updated_at: r.updatedAt,
 });
 
-async function loadConversation(c: { env: Parameters<typeof loadAgent>[0] }, principal: Parameters<typeof loadAgent>[1], id: string, cid: string) {
-  const agent = await loadAgent(c.env, principal, id);
-  const conv = await agentStore(c.env).getConversation(principal.orgId, agent.id, cid);
+async function loadConversation(c: { get(key: "ctx"): Parameters<typeof loadAgent>[0] }, principal: Parameters<typeof loadAgent>[1], id: string, cid: string) {
+  const agent = await loadAgent(c.get("ctx"), principal, id);
+  const conv = await agentStore(c.get("ctx")).getConversation(principal.orgId, agent.id, cid);
   if (!conv) throw notFound(`Conversation ${cid} not found`, "CONVERSATION_NOT_FOUND");
   return { agent, conv };
 }
@@ -76,9 +76,9 @@ export const agentConversationRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await agentStore(c.env).listConversations(principal.orgId, agent.id, limit, offset);
+      const { rows, total } = await agentStore(c.get("ctx")).listConversations(principal.orgId, agent.id, limit, offset);
       return c.json({ conversations: rows.map(present), total_count: total }, 200);
     },
   )
@@ -98,9 +98,9 @@ export const agentConversationRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const title = c.req.valid("json")?.title ?? "";
-      const row = await agentStore(c.env).createConversation(principal.orgId, agent.id, title, principal.keyId);
+      const row = await agentStore(c.get("ctx")).createConversation(principal.orgId, agent.id, title, principal.keyId);
       return c.json(present(row), 201);
     },
   )
@@ -137,7 +137,7 @@ export const agentConversationRoutes = createRouter()
       const { id, cid } = c.req.valid("param");
       const { agent } = await loadConversation(c, principal, id, cid);
       await conversationStub(c.env, principal.orgId, agent.id, cid).destroy(principal.orgId);
-      await agentStore(c.env).deleteConversation(principal.orgId, agent.id, cid);
+      await agentStore(c.get("ctx")).deleteConversation(principal.orgId, agent.id, cid);
       return c.body(null, 204);
     },
   )
@@ -198,7 +198,7 @@ export const agentConversationRoutes = createRouter()
       const { id, cid } = c.req.valid("param");
       const { agent } = await loadConversation(c, principal, id, cid);
       const body = c.req.valid("json");
-      const outcome = await chat(c.env, principal, agent, { input: body.message, stream: body.stream, conversationId: cid });
+      const outcome = await chat(c.get("ctx"), principal, agent, { input: body.message, stream: body.stream, conversationId: cid });
       return answer(c, outcome, { conversation_id: cid });
     },
   );

@@ -37,8 +37,8 @@ export const agentToolRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
-      const tools = await describeTools(agent.tools, agentServicesFor(c.env, principal));
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
+      const tools = await describeTools(agent.tools, agentServicesFor(c.get("ctx"), principal));
       return c.json({ tools, total_count: tools.length }, 200);
     },
   )
@@ -58,11 +58,11 @@ export const agentToolRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
-      const services = agentServicesFor(c.env, principal);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
+      const services = agentServicesFor(c.get("ctx"), principal);
       const info = await resolveAssignable(c.req.valid("json").tool, services);
       const names = agent.tools.includes(info.name) ? agent.tools : [...agent.tools, info.name];
-      await agentStore(c.env).update(principal.orgId, agent.id, { tools: names });
+      await agentStore(c.get("ctx")).update(principal.orgId, agent.id, { tools: names });
       const tools = await describeTools(names, services);
       return c.json({ tools, total_count: tools.length }, 200);
     },
@@ -81,15 +81,15 @@ export const agentToolRoutes = createRouter()
     async (c) => {
       const principal = c.get("principal");
       const { id, toolId } = c.req.valid("param");
-      const agent = await loadAgent(c.env, principal, id);
+      const agent = await loadAgent(c.get("ctx"), principal, id);
       let name = toolId;
       if (!agent.tools.includes(toolId)) {
         // Custom tools may be named by id.
-        const custom = await agentServicesFor(c.env, principal).customTool(toolId).catch(() => undefined);
+        const custom = await agentServicesFor(c.get("ctx"), principal).customTool(toolId).catch(() => undefined);
         name = custom?.name ?? toolId;
       }
       if (!agent.tools.includes(name)) throw notFound(`Tool ${toolId} is not assigned to agent ${id}`, "TOOL_NOT_FOUND");
-      await agentStore(c.env).update(principal.orgId, agent.id, { tools: agent.tools.filter((t) => t !== name) });
+      await agentStore(c.get("ctx")).update(principal.orgId, agent.id, { tools: agent.tools.filter((t) => t !== name) });
       return c.body(null, 204);
     },
   );

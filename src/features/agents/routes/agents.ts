@@ -93,7 +93,7 @@ export const agentRoutes = createRouter()
         const all = BASE_TEMPLATES.filter((t) => !q.type || t.agent_type === q.type).map(presentTemplate);
         return c.json({ agents: all.slice(q.offset, q.offset + q.limit), total_count: all.length }, 200);
       }
-      const { rows, total } = await agentStore(c.env).list(
+      const { rows, total } = await agentStore(c.get("ctx")).list(
         c.get("principal").orgId,
         { type: q.type, isActive: q.is_active, projectId: q.project_id },
         q.limit,
@@ -116,9 +116,9 @@ export const agentRoutes = createRouter()
     async (c) => {
       const principal = c.get("principal");
       const { config, templateId } = configFromCreate(c.req.valid("json"));
-      await checkModelConfig(c.env, principal, config.modelConfig);
-      config.tools = await knownToolNames(config.tools, agentServicesFor(c.env, principal));
-      const row = await agentStore(c.env).create(principal.orgId, config, templateId);
+      await checkModelConfig(c.get("ctx"), principal, config.modelConfig);
+      config.tools = await knownToolNames(config.tools, agentServicesFor(c.get("ctx"), principal));
+      const row = await agentStore(c.get("ctx")).create(principal.orgId, config, templateId);
       return c.json(presentAgent(row), 201);
     },
   )
@@ -137,7 +137,7 @@ export const agentRoutes = createRouter()
       const id = c.req.valid("param").id;
       const template = templateById(id);
       if (template) return c.json(presentTemplate(template), 200);
-      return c.json(presentAgent(await loadAgent(c.env, c.get("principal"), id)), 200);
+      return c.json(presentAgent(await loadAgent(c.get("ctx"), c.get("principal"), id)), 200);
     },
   )
   .openapi(
@@ -155,10 +155,10 @@ export const agentRoutes = createRouter()
       const principal = c.get("principal");
       const { id } = c.req.valid("param");
       const b = c.req.valid("json");
-      await loadAgent(c.env, principal, id);
-      if (b.model_config) await checkModelConfig(c.env, principal, b.model_config);
-      const tools = b.tools && (await knownToolNames(b.tools, agentServicesFor(c.env, principal)));
-      const row = await agentStore(c.env).update(principal.orgId, id, {
+      await loadAgent(c.get("ctx"), principal, id);
+      if (b.model_config) await checkModelConfig(c.get("ctx"), principal, b.model_config);
+      const tools = b.tools && (await knownToolNames(b.tools, agentServicesFor(c.get("ctx"), principal)));
+      const row = await agentStore(c.get("ctx")).update(principal.orgId, id, {
         ...(b.name !== undefined ? { name: b.name } : {}),
         ...(b.agent_type !== undefined ? { agentType: b.agent_type } : {}),
         ...(b.description !== undefined ? { description: b.description } : {}),
@@ -185,9 +185,9 @@ export const agentRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       if (agent.deployed) throw deployedAgent(agent.id);
-      const store = agentStore(c.env);
+      const store = agentStore(c.get("ctx"));
       const conversations = await store.conversationIds(principal.orgId, agent.id);
       if (!(await store.delete(principal.orgId, agent.id))) {
         if (await store.get(principal.orgId, agent.id)) throw deployedAgent(agent.id);
@@ -214,9 +214,9 @@ export const agentRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       if (agent.status !== "active") throw conflict(`Agent ${agent.id} is inactive; activate it before deploying`, "AGENT_INACTIVE");
-      return c.json(presentAgent((await agentStore(c.env).setDeployed(principal.orgId, agent.id, true)) ?? gone(agent.id)), 200);
+      return c.json(presentAgent((await agentStore(c.get("ctx")).setDeployed(principal.orgId, agent.id, true)) ?? gone(agent.id)), 200);
     },
   )
   .openapi(
@@ -232,8 +232,8 @@ export const agentRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
-      return c.json(presentAgent((await agentStore(c.env).setDeployed(principal.orgId, agent.id, false)) ?? gone(agent.id)), 200);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
+      return c.json(presentAgent((await agentStore(c.get("ctx")).setDeployed(principal.orgId, agent.id, false)) ?? gone(agent.id)), 200);
     },
   )
   .openapi(
@@ -256,9 +256,9 @@ export const agentRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await agentStore(c.env).listVersions(principal.orgId, agent.id, limit, offset);
+      const { rows, total } = await agentStore(c.get("ctx")).listVersions(principal.orgId, agent.id, limit, offset);
       return c.json({ versions: rows.map(presentVersion), total_count: total }, 200);
     },
   )
@@ -278,9 +278,9 @@ export const agentRoutes = createRouter()
     }),
     async (c) => {
       const principal = c.get("principal");
-      const agent = await loadAgent(c.env, principal, c.req.valid("param").id);
+      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const note = c.req.valid("json")?.note ?? null;
-      const row = await agentStore(c.env).createVersion(principal.orgId, agent, note, principal.keyId);
+      const row = await agentStore(c.get("ctx")).createVersion(principal.orgId, agent, note, principal.keyId);
       return c.json(presentVersion(row ?? gone(agent.id)), 201);
     },
   )
@@ -298,8 +298,8 @@ export const agentRoutes = createRouter()
     async (c) => {
       const principal = c.get("principal");
       const { id, version } = c.req.valid("param");
-      await loadAgent(c.env, principal, id);
-      const store = agentStore(c.env);
+      await loadAgent(c.get("ctx"), principal, id);
+      const store = agentStore(c.get("ctx"));
       const snap = await store.getVersion(principal.orgId, id, version);
       if (!snap) throw notFound(`Agent ${id} has no version ${version}`, "AGENT_VERSION_NOT_FOUND");
       const row = await store.update(principal.orgId, id, snap.snapshot as unknown as AgentConfig);

@@ -2,7 +2,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { modelSources } from "../access";
 import { listModels } from "../models";
-import { agentServicesFor } from "../../../service-wiring";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, pageOf, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
@@ -36,7 +35,7 @@ export const llmModelRoutes = createRouter().openapi(
     },
   }),
   async (c) => {
-    const models = listModels(await modelSources(c.env, agentServicesFor(c.env, c.get("principal"))));
+    const models = listModels(await modelSources(c.env, c.get("ctx").agents(c.get("principal"))));
     return c.json({ models, total_count: models.length }, 200);
   },
 );

@@ -1,9 +1,8 @@
 // /api/tools: custom tools that agents can be given (name, description, JSON
 // Schema of parameters, implementation), and a direct invocation for testing.
+import type { OrgData } from "../../../platform/org-data";
 import { createRoute, z } from "@hono/zod-openapi";
-import { database } from "../../../platform/db/client";
 import type { ToolRow } from "../tools/custom/tables";
-import type { Env } from "../../../platform/env";
 import { validationFailed } from "../../../platform/errors";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
@@ -38,11 +37,11 @@ const view = (r: ToolRow) => ({
 const tags = ["Tools"];
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
-const store = (env: Env) => new ToolStore(database(env.DB));
+const store = (data: OrgData) => new ToolStore(data.db);
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
-async function checked(env: Env, orgId: string, body: ToolInput): Promise<ToolInput> {
-  const errors = await implementationErrors(env, orgId, body.implementation);
+async function checked(data: OrgData, orgId: string, body: ToolInput): Promise<ToolInput> {
+  const errors = await implementationErrors(data, orgId, body.implementation);
   if (errors.length) throw validationFailed("Invalid tool", errors);
   return body;
 }
@@ -52,7 +51,7 @@ export const toolRoutes = createRouter()
     createRoute({ method: "get", path: "/", tags, summary: "List custom tools", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("tools", Tool)) }, ...commonErrors } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await store(c.env).list(c.get("principal").orgId, limit, offset);
+      const { rows, total } = await store(c.get("ctx")).list(c.get("principal").orgId, limit, offset);
       return c.json({ tools: rows.map(view), total_count: total }, 200);
     },
   )
@@ -60,24 +59,24 @@ export const toolRoutes = createRouter()
     createRoute({ method: "post", path: "/", tags, summary: "Create a custom tool", security, middleware: manage, request: { body: { required: true, content: json(ToolBody) } }, responses: { 201: { description: "Created", content: json(Tool) }, ...commonErrors, ...conflictError } }),
     async (c) => {
       const orgId = c.get("principal").orgId;
-      return c.json(view(await store(c.env).create(orgId, await checked(c.env, orgId, c.req.valid("json")))), 201);
+      return c.json(view(await store(c.get("ctx")).create(orgId, await checked(c.get("ctx"), orgId, c.req.valid("json")))), 201);
     },
   )
   .openapi(
     createRoute({ method: "get", path: "/{id}", tags, summary: "Get a tool with its schema", security, middleware: read, request: { params: IdParam }, responses: { 200: { description: "Tool", content: json(Tool) }, ...commonErrors, ...notFoundError } }),
-    async (c) => c.json(view(await store(c.env).get(c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(view(await store(c.get("ctx")).get(c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({ method: "put", path: "/{id}", tags, summary: "Update a tool", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(ToolBody) } }, responses: { 200: { description: "Updated", content: json(Tool) }, ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => {
       const orgId = c.get("principal").orgId;
-      return c.json(view(await store(c.env).update(orgId, c.req.valid("param").id, await checked(c.env, orgId, c.req.valid("json")))), 200);
+      return c.json(view(await store(c.get("ctx")).update(orgId, c.req.valid("param").id, await checked(c.get("ctx"), orgId, c.req.valid("json")))), 200);
     },
   )
   .openapi(
     createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete a tool", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
-      await store(c.env).delete(c.get("principal").orgId, c.req.valid("param").id);
+      await store(c.get("ctx")).delete(c.get("principal").orgId, c.req.valid("param").id);
       return c.body(null, 204);
     },
   )
@@ -85,7 +84,7 @@ export const toolRoutes = createRouter()
     createRoute({ method: "post", path: "/{id}/invoke", tags, summary: "Invoke a tool with arguments, as an agent would", security, middleware: requirePermission("pipelines:execute"), request: { params: IdParam, body: { required: true, content: json(z.object({ arguments: z.record(z.string(), z.unknown()).default({}) }).strict()) } }, responses: { 200: { description: "Result", content: json(z.object({ ok: z.boolean(), result: z.unknown(), execution_id: z.string().optional(), status: z.number().int().optional() })) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const orgId = c.get("principal").orgId;
-      const tool = await store(c.env).get(orgId, c.req.valid("param").id);
-      return c.json(await invokeTool(c.env, orgId, tool, c.req.valid("json").arguments, c.get("limits").concurrentExecutions), 200);
+      const tool = await store(c.get("ctx")).get(orgId, c.req.valid("param").id);
+      return c.json(await invokeTool(c.get("ctx"), orgId, tool, c.req.valid("json").arguments, c.get("limits").concurrentExecutions), 200);
     },
   );

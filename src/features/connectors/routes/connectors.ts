@@ -1,11 +1,11 @@
 // /api/connectors: configured links to external systems. Credentials are
 // write-only: responses carry masked values, never the secrets.
+import type { OrgData } from "../../../platform/org-data";
 import { createRoute, z } from "@hono/zod-openapi";
 import { forgetConnectorTokens, connectorClient } from "../client";
 import { assertConnectorDestinations } from "../destinations";
 import { ConnectorStore } from "../store";
 import { AuthSchema, CONNECTOR_TYPES, type ConnectorAuth, connectorConfigErrors, inferAuthKind } from "../types";
-import { database } from "../../../platform/db/client";
 import type { ConnectorRow } from "../tables";
 import type { Env } from "../../../platform/env";
 import { notFound, validationFailed } from "../../../platform/errors";
@@ -61,7 +61,7 @@ const view = (r: ConnectorRow): z.infer<typeof Connector> => ({
 const tags = ["Connectors"];
 const manage = requirePermission("connectors:manage");
 const read = requirePermission("pipelines:read");
-const store = (env: Env) => new ConnectorStore(database(env.DB), env);
+const store = (data: OrgData) => new ConnectorStore(data.db, data.env);
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 const missing = (id: string) => notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
 
@@ -84,18 +84,18 @@ export const connectorRoutes = createRouter()
     createRoute({ method: "get", path: "/", tags, summary: "List connectors", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("connectors", Connector)) }, ...commonErrors } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await store(c.env).list(c.get("principal").orgId, limit, offset);
+      const { rows, total } = await store(c.get("ctx")).list(c.get("principal").orgId, limit, offset);
       return c.json({ connectors: rows.map(view), total_count: total }, 200);
     },
   )
   .openapi(
     createRoute({ method: "post", path: "/", tags, summary: "Create a connector (credentials encrypted at rest)", security, middleware: manage, request: { body: { required: true, content: json(ConnectorBody) } }, responses: { 201: { description: "Created", content: json(Connector) }, ...commonErrors } }),
-    async (c) => c.json(view(await store(c.env).create(c.get("principal").orgId, checked(c.env, c.req.valid("json")))), 201),
+    async (c) => c.json(view(await store(c.get("ctx")).create(c.get("principal").orgId, checked(c.env, c.req.valid("json")))), 201),
   )
   .openapi(
     createRoute({ method: "get", path: "/{id}", tags, summary: "Get a connector (masked credentials)", security, middleware: read, request: { params: IdParam }, responses: { 200: { description: "Connector", content: json(Connector) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
-      const row = await store(c.env).get(c.get("principal").orgId, c.req.valid("param").id);
+      const row = await store(c.get("ctx")).get(c.get("principal").orgId, c.req.valid("param").id);
       if (!row) throw missing(c.req.valid("param").id);
       return c.json(view(row), 200);
     },
@@ -105,9 +105,9 @@ export const connectorRoutes = createRouter()
     async (c) => {
       const orgId = c.get("principal").orgId;
       const { id } = c.req.valid("param");
-      const current = await store(c.env).resolve(orgId, id);
+      const current = await store(c.get("ctx")).resolve(orgId, id);
       if (!current) throw missing(id);
-      const row = await store(c.env).update(orgId, id, checked(c.env, c.req.valid("json"), { auth: current.row.auth as ConnectorAuth, credentials: current.credentials }));
+      const row = await store(c.get("ctx")).update(orgId, id, checked(c.env, c.req.valid("json"), { auth: current.row.auth as ConnectorAuth, credentials: current.credentials }));
       if (!row) throw missing(id);
       forgetConnectorTokens(orgId, id);
       return c.json(view(row), 200);
@@ -118,12 +118,12 @@ export const connectorRoutes = createRouter()
     async (c) => {
       const orgId = c.get("principal").orgId;
       const { id } = c.req.valid("param");
-      if (!(await store(c.env).delete(orgId, id))) throw missing(id);
+      if (!(await store(c.get("ctx")).delete(orgId, id))) throw missing(id);
       forgetConnectorTokens(orgId, id);
       return c.body(null, 204);
     },
   )
   .openapi(
     createRoute({ method: "post", path: "/{id}/test", tags, summary: "Test the connection (FHIR: GET metadata; HTTP: GET endpoint)", security, middleware: manage, request: { params: IdParam }, responses: { 200: { description: "Result", content: json(TestResult) }, ...commonErrors, ...notFoundError } }),
-    async (c) => c.json(await connectorClient(c.env, c.get("principal").orgId, false).test(c.req.valid("param").id), 200),
+    async (c) => c.json(await connectorClient(c.get("ctx"), c.get("principal").orgId, false).test(c.req.valid("param").id), 200),
   );

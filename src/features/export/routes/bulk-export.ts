@@ -54,7 +54,7 @@ function jobStub(c: Context<AppEnv>, jobId: string) {
 
 /** Kick-offs and downloads are audited like any FHIR interaction (an operation AuditEvent). */
 async function audit(c: Context<AppEnv>, query: string, outcome: "0" | "4" = "0"): Promise<void> {
-  const store = fhirStoreFor(c.env, c.get("principal"), { waitUntil: (p) => c.executionCtx.waitUntil(p) });
+  const store = fhirStoreFor(c.get("ctx"), c.get("principal"), { waitUntil: (p) => c.executionCtx.waitUntil(p) });
   await store.recordAudit({ interaction: "operation", query, outcome });
 }
 
@@ -91,7 +91,7 @@ async function kickoff(c: Context<AppEnv>, level: ExportLevel, groupId?: string)
   });
   let patients: string[] | "all" | undefined;
   if (level === "group") {
-    const members = await exportSourceFor(c.env, principal.orgId).groupPatients(groupId!);
+    const members = await exportSourceFor(c.get("ctx"), principal.orgId).groupPatients(groupId!);
     patients = request.patients.length ? members.filter((m) => request.patients.includes(m)) : members;
   } else if (level === "patient") {
     patients = request.patients.length ? request.patients : "all";

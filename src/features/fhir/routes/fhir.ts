@@ -36,7 +36,7 @@ const negotiate = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 function service(c: C) {
-  return fhirStoreFor(c.env, c.get("principal"), {
+  return fhirStoreFor(c.get("ctx"), c.get("principal"), {
     baseUrl: fhirBaseUrl(c),
     waitUntil: (p) => c.executionCtx.waitUntil(p),
   });

@@ -3,7 +3,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { MESSAGE_STATUSES } from "../tables";
-import { database } from "../../../platform/db/client";
 import { conflict, notFound } from "../../../platform/errors";
 import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
@@ -94,7 +93,7 @@ function summary(row: InboundMessageSummary): z.infer<typeof MessageSummary> {
   };
 }
 
-const storeFor = (c: Context<AppEnv>) => new InboundMessageStore(database(c.env.DB), c.get("principal").orgId, c.env.BLOBS);
+const storeFor = (c: Context<AppEnv>) => new InboundMessageStore(c.get("ctx").db, c.get("principal").orgId, c.get("ctx").blobs);
 
 async function kickRouters(c: Context<AppEnv>, senders: string[]): Promise<void> {
   const orgId = c.get("principal").orgId;

@@ -1,6 +1,7 @@
-// Unauthenticated liveness/readiness: answers 200 when D1 answers.
+// Unauthenticated liveness/readiness: answers 200 when every D1 database (control and shards) answers.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
+import { allDatabases } from "../../../platform/shards";
 
 const HealthSchema = z.object({ status: z.literal("ok"), time: z.string() }).openapi("Health");
 
@@ -13,7 +14,7 @@ export const healthRoutes = createRouter().openapi(
     responses: { 200: { description: "Healthy", content: { "application/json": { schema: HealthSchema } } } },
   }),
   async (c) => {
-    await c.env.DB.prepare("SELECT 1").first();
+    await Promise.all(allDatabases(c.env).map((db) => db.prepare("SELECT 1").first()));
     return c.json({ status: "ok" as const, time: new Date().toISOString() }, 200);
   },
 );

@@ -1,9 +1,9 @@
 // /api/execute, /api/execute/retry, /api/execute/step, /api/executions and
 // /api/stats: running pipelines and reading their records.
+import type { OrgData } from "../../../platform/org-data";
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiErrorOf } from "../../../platform/durable-objects/failure";
 import type { StepResult, StepView } from "../step-session";
-import { database } from "../../../platform/db/client";
 import type { ExecutionRow } from "../tables";
 import type { Env } from "../../../platform/env";
 import { notFound } from "../../../platform/errors";
@@ -101,7 +101,7 @@ const summary = (r: ExecutionRow): z.infer<typeof ExecutionSummary> => ({
 const tags = ["Execution"];
 const run = requirePermission("pipelines:execute");
 const read = requirePermission("pipelines:read");
-const executions = (env: Env) => new ExecutionStore(database(env.DB), env);
+const executions = (data: OrgData) => new ExecutionStore(data.db, data.env);
 const stepSession = (env: Env, orgId: string, sessionId: string) => orgObject(env.STEP_SESSION, orgId, sessionId);
 /** A step session's answer: its view, or the API error it refused the step with. */
 const viewOf = (result: StepResult): StepView => {
@@ -115,7 +115,7 @@ export const executionRoutes = createRouter()
     createRoute({ method: "post", path: "/execute", tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
-      const result = await execute(c.env, c.get("principal").orgId, {
+      const result = await execute(c.get("ctx"), c.get("principal").orgId, {
         pipelineId: body.pipeline_id,
         inputs: body.inputs,
         async: body.async,
@@ -130,7 +130,7 @@ export const executionRoutes = createRouter()
     createRoute({ method: "post", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
-      const result = await retryFromNode(c.env, c.get("principal").orgId, {
+      const result = await retryFromNode(c.get("ctx"), c.get("principal").orgId, {
         executionId: body.execution_id,
         nodeId: body.node_id,
         inputs: body.inputs,
@@ -145,7 +145,7 @@ export const executionRoutes = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       const orgId = c.get("principal").orgId;
-      const { version, definition } = await runnableVersion(c.env, orgId, body.pipeline_id, body.test_mode);
+      const { version, definition } = await runnableVersion(c.get("ctx"), orgId, body.pipeline_id, body.test_mode);
       const plan = planFor(orgId, body.pipeline_id, version, definition);
       const sessionId = crypto.randomUUID();
       const opened = await stepSession(c.env, orgId, sessionId).open({
@@ -186,7 +186,7 @@ export const executionRoutes = createRouter()
     }),
     async (c) => {
       const { limit, offset, pipeline_id, status } = c.req.valid("query");
-      const { rows, total } = await executions(c.env).list(c.get("principal").orgId, { pipelineId: pipeline_id, status }, limit, offset);
+      const { rows, total } = await executions(c.get("ctx")).list(c.get("principal").orgId, { pipelineId: pipeline_id, status }, limit, offset);
       return c.json({ executions: rows.map(summary), total_count: total }, 200);
     },
   )
@@ -194,7 +194,7 @@ export const executionRoutes = createRouter()
     createRoute({ method: "get", path: "/executions/{id}", tags, summary: "Full execution record: per-node inputs, outputs, timing, logs, errors", security, middleware: read, request: { params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) }) }, responses: { 200: { description: "Execution", content: json(ExecutionDetail) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const orgId = c.get("principal").orgId;
-      const store = executions(c.env);
+      const store = executions(c.get("ctx"));
       const row = await store.get(orgId, c.req.valid("param").id);
       const record = await store.record(row);
       // A running async execution shows its live progress from its Durable Object.
@@ -238,7 +238,7 @@ export const executionRoutes = createRouter()
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const stats = await executions(c.env).stats(c.get("principal").orgId, { pipelineId: q.pipeline_id, since: q.since, until: q.until, includeTest: q.include_test === "true" });
+      const stats = await executions(c.get("ctx")).stats(c.get("principal").orgId, { pipelineId: q.pipeline_id, since: q.since, until: q.until, includeTest: q.include_test === "true" });
       return c.json(stats, 200);
     },
   );

@@ -1,7 +1,7 @@
 // /api/pipelines: CRUD with kept versions, deploy/undeploy (spec 3.1) and the
 // per-pipeline webhook trigger. Validation and storage live in src/pipelines.
+import type { OrgData } from "../../../platform/org-data";
 import { createRoute, z } from "@hono/zod-openapi";
-import { database } from "../../../platform/db/client";
 import type { PipelineRow, PipelineVersionRow } from "../tables";
 import { badRequest } from "../../../platform/errors";
 import { createRouter } from "../../../platform/http/router";
@@ -70,7 +70,7 @@ const versionView = (v: PipelineVersionRow) => ({
 const tags = ["Pipelines"];
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
-const store = (db: D1Database) => new PipelineStore(database(db));
+const store = (data: OrgData) => new PipelineStore(data.db);
 const checked = (env: Env, body: z.infer<typeof PipelineBody>) => ({
   name: body.name,
   description: body.description,
@@ -83,42 +83,42 @@ export const pipelineRoutes = createRouter()
     createRoute({ method: "get", path: "/", tags, summary: "List pipelines", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page of pipelines", content: json(pageOf("pipelines", PipelineSummary)) }, ...commonErrors } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await store(c.env.DB).list(c.get("principal").orgId, limit, offset);
+      const { rows, total } = await store(c.get("ctx")).list(c.get("principal").orgId, limit, offset);
       return c.json({ pipelines: rows.map(summary), total_count: total }, 200);
     },
   )
   .openapi(
     createRoute({ method: "post", path: "/", tags, summary: "Create a pipeline (status active, version 1)", security, middleware: manage, request: { body: { required: true, content: json(PipelineBody) } }, responses: { 201: pipelineResponse("Created"), ...commonErrors } }),
-    async (c) => c.json(full(await store(c.env.DB).create(c.get("principal").orgId, checked(c.env, c.req.valid("json")))), 201),
+    async (c) => c.json(full(await store(c.get("ctx")).create(c.get("principal").orgId, checked(c.env, c.req.valid("json")))), 201),
   )
   .openapi(
     createRoute({ method: "get", path: "/{id}", tags, summary: "Get a pipeline with its definition", security, middleware: read, request: { params: IdParam }, responses: { 200: pipelineResponse("Pipeline"), ...commonErrors, ...notFoundError } }),
-    async (c) => c.json(full(await store(c.env.DB).get(c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(full(await store(c.get("ctx")).get(c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({ method: "put", path: "/{id}", tags, summary: "Update a pipeline; a changed definition becomes a new version", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(PipelineBody) } }, responses: { 200: pipelineResponse("Updated"), ...commonErrors, ...notFoundError, ...conflictError } }),
-    async (c) => c.json(full(await store(c.env.DB).update(c.get("principal").orgId, c.req.valid("param").id, checked(c.env, c.req.valid("json")))), 200),
+    async (c) => c.json(full(await store(c.get("ctx")).update(c.get("principal").orgId, c.req.valid("param").id, checked(c.env, c.req.valid("json")))), 200),
   )
   .openapi(
     createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete an undeployed pipeline (409 PIPELINE_DEPLOYED when deployed)", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => {
-      await store(c.env.DB).delete(c.get("principal").orgId, c.req.valid("param").id);
+      await store(c.get("ctx")).delete(c.get("principal").orgId, c.req.valid("param").id);
       return c.body(null, 204);
     },
   )
   .openapi(
     createRoute({ method: "post", path: "/{id}/deploy", tags, summary: "Deploy: the current version becomes executable and its triggers live", security, middleware: manage, request: { params: IdParam }, responses: { 200: pipelineResponse("Deployed"), ...commonErrors, ...notFoundError } }),
-    async (c) => c.json(full(await store(c.env.DB).deploy(c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(full(await store(c.get("ctx")).deploy(c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({ method: "post", path: "/{id}/undeploy", tags, summary: "Undeploy: status active, schedules and event triggers stop", security, middleware: manage, request: { params: IdParam }, responses: { 200: pipelineResponse("Undeployed"), ...commonErrors, ...notFoundError } }),
-    async (c) => c.json(full(await store(c.env.DB).undeploy(c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(full(await store(c.get("ctx")).undeploy(c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({ method: "get", path: "/{id}/versions", tags, summary: "List the kept versions, newest first", security, middleware: read, request: { params: IdParam, query: PageQuery }, responses: { 200: { description: "Versions", content: json(pageOf("versions", PipelineVersion)) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await store(c.env.DB).listVersions(c.get("principal").orgId, c.req.valid("param").id, limit, offset);
+      const { rows, total } = await store(c.get("ctx")).listVersions(c.get("principal").orgId, c.req.valid("param").id, limit, offset);
       return c.json({ versions: rows.map(versionView), total_count: total }, 200);
     },
   )
@@ -126,7 +126,7 @@ export const pipelineRoutes = createRouter()
     createRoute({ method: "get", path: "/{id}/versions/{version}", tags, summary: "Get one kept version", security, middleware: read, request: { params: VersionParam }, responses: { 200: { description: "Version", content: json(PipelineVersion) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const { id, version } = c.req.valid("param");
-      return c.json(versionView(await store(c.env.DB).getVersion(c.get("principal").orgId, id, version)), 200);
+      return c.json(versionView(await store(c.get("ctx")).getVersion(c.get("principal").orgId, id, version)), 200);
     },
   )
   .openapi(
@@ -149,8 +149,8 @@ export const pipelineRoutes = createRouter()
       const orgId = c.get("principal").orgId;
       const { id } = c.req.valid("param");
       const { node_id, wait } = c.req.valid("query");
-      const row = await store(c.env.DB).get(orgId, id);
-      const definition = row.deployedVersion === row.version ? row.definition : (await store(c.env.DB).getVersion(orgId, id, row.deployedVersion ?? row.version)).definition;
+      const row = await store(c.get("ctx")).get(orgId, id);
+      const definition = row.deployedVersion === row.version ? row.definition : (await store(c.get("ctx")).getVersion(orgId, id, row.deployedVersion ?? row.version)).definition;
       const hooks = (definition as z.infer<typeof DefinitionSchema>).nodes.filter((n) => n.type === "control.webhook_trigger");
       const hook = node_id ? hooks.find((n) => n.id === node_id) : hooks[0];
       if (!hook) throw badRequest(`The deployed version has no webhook trigger${node_id ? ` ${node_id}` : ""}`);
@@ -161,7 +161,7 @@ export const pipelineRoutes = createRouter()
       } catch {
         throw badRequest("The webhook body is not valid JSON");
       }
-      const result = await execute(c.env, orgId, {
+      const result = await execute(c.get("ctx"), orgId, {
         pipelineId: id,
         inputs: { body, headers: { "content-type": c.req.header("content-type") ?? "" }, received_at: new Date().toISOString() },
         async: wait !== "true",

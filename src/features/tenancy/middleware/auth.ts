@@ -5,13 +5,15 @@
 import { createMiddleware } from "hono/factory";
 import { authenticate } from "../auth/authenticate";
 import { type Permission, type Principal, denial } from "../auth/permissions";
-import { database } from "../../../platform/db/client";
 import { forbidden } from "../../../platform/errors";
 import type { AppEnv } from "../../../app-env";
 import { resolveLimits } from "../limits/config";
+import { PLACEMENT_TTL_MS } from "../../../platform/directory";
+import { controlStore } from "../../../platform/org-data";
 import { ApiKeyStore, type KeyWithOrg } from "../api-keys";
 
-const KEY_CACHE_TTL_MS = 10_000;
+// Entries carry the org's placement, so the directory's TTL bounds them (a move waits it out).
+const KEY_CACHE_TTL_MS = PLACEMENT_TTL_MS;
 const TOUCH_INTERVAL_MS = 60_000;
 const keyCache = new Map<string, { entry: KeyWithOrg; until: number }>();
 
@@ -19,9 +21,14 @@ export function forgetCachedKey(keyHash: string): void {
   keyCache.delete(keyHash);
 }
 
+/** Forgets every cached key of this isolate (the placements they carry changed: a move from here). */
+export function forgetCachedKeys(): void {
+  keyCache.clear();
+}
+
 export function authenticateRequest(pathOrgParam?: string) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const store = new ApiKeyStore(database(c.env.DB));
+    const store = new ApiKeyStore(controlStore(c.env));
     const now = Date.now();
     const { principal, entry, keyHash } = await authenticate(
       {
@@ -39,6 +46,7 @@ export function authenticateRequest(pathOrgParam?: string) {
     );
     c.set("principal", principal);
     c.set("limits", resolveLimits(c.env, entry.orgLimits));
+    c.set("placement", { orgId: principal.orgId, shard: entry.orgShard, movingTo: entry.orgMovingTo });
 
     const lastUsed = entry.key.lastUsedAt ? Date.parse(entry.key.lastUsedAt) : 0;
     if (now - lastUsed > TOUCH_INTERVAL_MS) {

@@ -3,7 +3,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { checkScopedAgents } from "../../agents/access";
 import { ROLES, isValidScope } from "../auth/permissions";
-import { database } from "../../../platform/db/client";
 import type { ApiKeyRow } from "../tables";
 import { notFound } from "../../../platform/errors";
 import { createRouter } from "../../../platform/http/router";
@@ -78,8 +77,8 @@ export const apiKeyRoutes = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       const principal = c.get("principal");
-      await checkScopedAgents(c.env, principal.orgId, body.scopes);
-      const { row, secret } = await new ApiKeyStore(database(c.env.DB)).create({
+      await checkScopedAgents(c.get("ctx"), principal.orgId, body.scopes);
+      const { row, secret } = await new ApiKeyStore(c.get("ctx").control).create({
         orgId: principal.orgId,
         name: body.name,
         role: body.role,
@@ -108,7 +107,7 @@ export const apiKeyRoutes = createRouter()
     }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await new ApiKeyStore(database(c.env.DB)).list(c.get("principal").orgId, limit, offset);
+      const { rows, total } = await new ApiKeyStore(c.get("ctx").control).list(c.get("principal").orgId, limit, offset);
       return c.json({ api_keys: rows.map(present), total_count: total }, 200);
     },
   )
@@ -124,7 +123,7 @@ export const apiKeyRoutes = createRouter()
       responses: { 200: { description: "Key", content: json(ApiKeySchema) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const row = await new ApiKeyStore(database(c.env.DB)).get(c.get("principal").orgId, c.req.valid("param").id);
+      const row = await new ApiKeyStore(c.get("ctx").control).get(c.get("principal").orgId, c.req.valid("param").id);
       if (!row) throw notFound("API key not found", "API_KEY_NOT_FOUND");
       return c.json(present(row), 200);
     },
@@ -141,7 +140,7 @@ export const apiKeyRoutes = createRouter()
       responses: { 200: { description: "The revoked key", content: json(ApiKeySchema) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const row = await new ApiKeyStore(database(c.env.DB)).revoke(c.get("principal").orgId, c.req.valid("param").id);
+      const row = await new ApiKeyStore(c.get("ctx").control).revoke(c.get("principal").orgId, c.req.valid("param").id);
       if (!row) throw notFound("API key not found", "API_KEY_NOT_FOUND");
       forgetCachedKey(row.keyHash);
       return c.json(present(row), 200);

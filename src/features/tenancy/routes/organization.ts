@@ -1,6 +1,5 @@
 // The calling organization and its effective limits.
 import { createRoute, z } from "@hono/zod-openapi";
-import { database } from "../../../platform/db/client";
 import { notFound } from "../../../platform/errors";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, security } from "../../../platform/http/schemas";
@@ -31,7 +30,7 @@ export const organizationRoutes = createRouter().openapi(
     },
   }),
   async (c) => {
-    const org = await new OrganizationStore(database(c.env.DB)).get(c.get("principal").orgId);
+    const org = await new OrganizationStore(c.get("ctx").control).get(c.get("principal").orgId);
     if (!org) throw notFound("Organization not found");
     return c.json({ id: org.id, name: org.name, created_at: org.createdAt, limits: c.get("limits") }, 200);
   },

@@ -1,0 +1,44 @@
+// The composition root: everything one organization's work runs on, built in one place for a
+// request (middleware below), a Durable Object call or alarm, or the scheduled handler. Stores
+// take their database from here (the org's shard, found in the directory), never from `env`.
+// Routes get it from the request (src/http/org-context.ts, `c.get("ctx")`).
+import type { AgentServiceOptions, AgentServices } from "./features/agents/services";
+import type { Principal } from "./features/tenancy/auth/permissions";
+import type { Env } from "./platform/env";
+import { notFound } from "./platform/errors";
+import { type FhirService, type FhirStoreOptions, fhirStoreFor } from "./features/fhir";
+import { orgGate } from "./features/tenancy/limits/gate";
+import { type Placement, placementOf } from "./platform/directory";
+import { type OrgData, orgData } from "./platform/org-data";
+import { controlDatabase } from "./platform/shards";
+import type { PipelineServices } from "./features/pipelines/services";
+import { agentServicesFor, pipelineServicesFor } from "./service-wiring";
+
+export interface OrgContext extends OrgData {
+  readonly placement: Placement;
+  /** The org's OrgGate (rate buckets, concurrency slots, leases). */
+  gate(): ReturnType<typeof orgGate>;
+  /** The org's FHIR store acting as `principal` (who must belong to this org). */
+  fhir(principal: Principal, options?: FhirStoreOptions): FhirService;
+  pipelines(principal: Principal, testMode: boolean): PipelineServices;
+  agents(principal: Principal, options?: AgentServiceOptions): AgentServices;
+}
+
+export function contextFor(env: Env, placement: Placement): OrgContext {
+  const data = orgData(env, placement);
+  return {
+    ...data,
+    placement,
+    gate: () => orgGate(env, data.orgId),
+    fhir: (principal, options) => fhirStoreFor(data, principal, options),
+    pipelines: (principal, testMode) => pipelineServicesFor(data, principal, testMode),
+    agents: (principal, options) => agentServicesFor(data, principal, options),
+  };
+}
+
+/** For work outside a request (Durable Objects, the scheduled handler): the org's context from the directory. */
+export async function contextForOrg(env: Env, orgId: string): Promise<OrgContext> {
+  const placement = await placementOf(controlDatabase(env), orgId);
+  if (!placement) throw notFound(`Organization ${orgId} not found`, "ORGANIZATION_NOT_FOUND");
+  return contextFor(env, placement);
+}

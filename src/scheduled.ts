@@ -1,0 +1,31 @@
+// The minute cron, shard by shard: start the deployed pipelines whose schedule triggers are
+// due, and index the AuditEvents of organizations that went quiet before their log reached a
+// flush. Organizations being moved are left alone (their writes are paused).
+import { contextFor } from "./context";
+import { database } from "./platform/db/client";
+import type { Env } from "./platform/env";
+import { flushAllAuditLogs } from "./features/fhir/audit-log";
+import { orgsOn, placementOf } from "./platform/directory";
+import { controlDatabase, shardDatabase, shardNames } from "./platform/shards";
+import { type DispatchResult, runSchedules } from "./features/pipelines/triggers";
+
+const AUDIT_FLUSH_BUDGET_MS = 20_000;
+
+/** What the cron started (each shard's due triggers); audit flushing answers nothing. */
+export async function runScheduledWork(env: Env, at: Date): Promise<DispatchResult[]> {
+  const deadline = Date.now() + AUDIT_FLUSH_BUDGET_MS;
+  const started = await Promise.all(
+    shardNames(env).map(async (shard) => {
+      const d1 = shardDatabase(env, shard);
+      // Only orgs the directory places here, and not being moved, run from this shard.
+      const dataFor = async (orgId: string) => {
+        const placement = await placementOf(controlDatabase(env), orgId);
+        return placement && placement.shard === shard && placement.movingTo === null ? contextFor(env, placement) : undefined;
+      };
+      const paused = new Set((await orgsOn(controlDatabase(env), shard)).filter((p) => p.movingTo !== null).map((p) => p.orgId));
+      const [results] = await Promise.all([runSchedules(database(d1), at, dataFor), flushAllAuditLogs(d1, deadline, paused)]);
+      return results;
+    }),
+  );
+  return started.flat();
+}
