@@ -13,7 +13,7 @@ async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run"
   const need = (flag: keyof typeof values): string => values[flag] as string;
   if (command === "new-key-secret") return console.log(generateApiKey());
   if (!remote) applyMigrations();
-  const sql = (statement: string) => execSql(statement, remote);
+  const sql = (statement: string) => execSql(statement, { remote });
   switch (command) {
     case "create-org": {
       const id = values.id ?? crypto.randomUUID();

@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
-import { DATABASE, offlineEnv, wrangler } from "../../scripts/lib/wrangler";
+import { applyMigrations, execSql, offlineEnv } from "../../scripts/lib/wrangler";
 
 export interface Credentials {
   orgId: string;
@@ -64,14 +64,14 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const state = opts.stateDir ?? mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
+  const target = { persistTo: state };
   const saved = path.join(state, "bench-credentials.json");
+  mkdirSync(state, { recursive: true });
+  applyMigrations(target);
   let seeded: Credentials[];
   if (opts.stateDir && existsSync(saved)) {
     seeded = JSON.parse(readFileSync(saved, "utf8")) as Credentials[];
-    wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
   } else {
-    mkdirSync(state, { recursive: true });
-    wrangler(["d1", "migrations", "apply", DATABASE, "--local", ...persist], { quiet: true });
     const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
     seeded = [];
     let seedSql = "";
@@ -80,7 +80,7 @@ export async function startWorker(
       seedSql += `${insertOrganizationSql(orgId, "Bench", opts.limits ?? {})} ${sql} `;
       seeded.push(credentials(orgId, secret));
     }
-    wrangler(["d1", "execute", DATABASE, "--local", ...persist, "--command", seedSql], { quiet: true });
+    execSql(seedSql, target);
     if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
   }
   const port = await freePort();

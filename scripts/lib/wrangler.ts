@@ -34,15 +34,29 @@ export function lit(value: string | number | null): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-export function applyMigrations(remote = false): void {
-  wrangler(["d1", "migrations", "apply", DATABASE, remote ? "--remote" : "--local"], { quiet: true, remote });
+/**
+ * Which D1 database: the deployed one (`remote`), or the local one in `persistTo` (wrangler's
+ * `--persist-to`; default `.wrangler/state`, where `wrangler dev` and `npm start` keep theirs).
+ */
+export interface D1Target {
+  remote?: boolean;
+  persistTo?: string;
+}
+
+function targetArgs({ remote = false, persistTo }: D1Target): string[] {
+  if (remote) return ["--remote"];
+  return persistTo ? ["--local", "--persist-to", persistTo] : ["--local"];
+}
+
+export function applyMigrations(target: D1Target = {}): void {
+  wrangler(["d1", "migrations", "apply", DATABASE, ...targetArgs(target)], { quiet: true, remote: target.remote ?? false });
 }
 
 /** Executes statements and returns the rows of the last one. */
-export function execSql<T = Record<string, unknown>>(sql: string, remote = false): T[] {
-  const out = wrangler(["d1", "execute", DATABASE, remote ? "--remote" : "--local", "--json", "--command", sql], {
+export function execSql<T = Record<string, unknown>>(sql: string, target: D1Target = {}): T[] {
+  const out = wrangler(["d1", "execute", DATABASE, ...targetArgs(target), "--json", "--command", sql], {
     quiet: true,
-    remote,
+    remote: target.remote ?? false,
   });
   const results = JSON.parse(out) as { results: T[] }[];
   return results.at(-1)?.results ?? [];
