@@ -6,6 +6,7 @@ import path from "node:path";
 
 const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "http-auth": { file: "http-auth.ts", what: "authenticated requests vs /health through wrangler dev" },
+  "local-runtime": { file: "local-runtime.ts", what: "/health req/s under npm start (Miniflare directly) vs npm run dev (wrangler dev)" },
   fhir: { file: "fhir/run.ts", what: "FHIR store in-process: creates, reads, searches at ~100k resources, EXPLAIN QUERY PLAN" },
   "fhir-http": { file: "fhir/http.mjs", what: "FHIR reads through wrangler dev vs a trivial Worker doing one D1 read" },
   "pipeline-engine": { file: "pipeline-engine.ts", what: "engine overhead per node and executions/s, in-process" },

@@ -3,7 +3,7 @@
 // the production bundle on Miniflare directly with the cron ticked at each minute
 // (scripts/lib/miniflare-runtime.ts). `npm run dev` (scripts/dev.ts) is wrangler dev, for live reload.
 import { localRunSettings, prepareDevState, welcome } from "./lib/dev-state";
-import { startMiniflareRuntime } from "./lib/miniflare-runtime";
+import { startMiniflareRuntime, stopOnSignals } from "./lib/miniflare-runtime";
 
 async function main() {
   const { port, stateDir, logLevel } = localRunSettings(process.env);
@@ -13,20 +13,7 @@ async function main() {
   const runtime = await startMiniflareRuntime({ port, stateDir, logLevel, vars: { DEV_MODE: "true" } });
   console.log(welcome(credentials, new URL(runtime.url).port));
   console.log(`[cron] firing the scheduled handler locally at each minute for ${runtime.crons.map((c) => `"${c}"`).join(", ")} (wrangler.toml [triggers])`);
-  let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      runtime.stop().then(
-        () => process.exit(0),
-        (err) => {
-          console.error(err);
-          process.exit(1);
-        },
-      );
-    });
-  }
+  stopOnSignals(runtime);
 }
 
 main().catch((err) => {

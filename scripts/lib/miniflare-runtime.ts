@@ -102,3 +102,21 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
     throw err;
   }
 }
+
+/** Stops `runtime` on SIGINT or SIGTERM, then exits (1 if stopping failed). */
+export function stopOnSignals(runtime: Pick<MiniflareRuntime, "stop">): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    runtime.stop().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
