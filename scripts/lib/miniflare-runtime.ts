@@ -53,6 +53,7 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
   const { modulesRules = [], ...bindings } = workerOptions;
   if (!config.main) throw new Error("wrangler.toml names no main module");
   const bundleDir = mkdtempSync(path.join(tmpdir(), "cdis-start-bundle-"));
+  const removeBundle = () => rmSync(bundleDir, { recursive: true, force: true });
   const level = miniflareLogLevel(opts.logLevel);
   const log = opts.log ?? new Log(level);
   let mf: Miniflare | undefined;
@@ -90,33 +91,48 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
       crons,
       fireScheduled,
       async stop() {
-        ticker.stop();
-        await ticker.done;
-        await running.dispose();
-        rmSync(bundleDir, { recursive: true, force: true });
+        try {
+          ticker.stop();
+          await ticker.done;
+          await running.dispose();
+        } finally {
+          removeBundle();
+        }
       },
     };
   } catch (err) {
-    await mf?.dispose();
-    rmSync(bundleDir, { recursive: true, force: true });
+    // workerd may be gone already (a port in use kills it): the start error is the one to report.
+    await mf?.dispose().catch(() => undefined);
+    removeBundle();
     throw err;
   }
 }
 
-/** Stops `runtime` on SIGINT or SIGTERM, then exits (1 if stopping failed). */
+/**
+ * Stops `runtime` on SIGINT or SIGTERM, then exits (1 if stopping failed). Takes both signals
+ * over: Miniflare's own listeners would exit at once, killing workerd under a running tick and
+ * leaving the bundle behind. Its exit hook stays, so workerd never outlives this process.
+ */
 export function stopOnSignals(runtime: Pick<MiniflareRuntime, "stop">): void {
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     runtime.stop().then(
-      () => process.exit(0),
+      () => {
+        console.log("Stopped: the cron ticker and Miniflare are shut down.");
+        process.exit(0);
+      },
       (err) => {
         console.error(err);
         process.exit(1);
       },
     );
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    // One by one, not removeAllListeners: tsx's own listener (which `listeners` does not show)
+    // tells its parent process that the signal arrived; without it tsx would SIGKILL this one.
+    for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
+    process.on(signal, stop);
+  }
 }

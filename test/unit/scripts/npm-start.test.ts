@@ -4,7 +4,7 @@
 // ticks the Worker's scheduled handler through Miniflare, and wrangler dev (`npm run dev`'s
 // runtime) reads what it wrote from the very same directory.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Log, LogLevel } from "miniflare";
@@ -54,9 +54,13 @@ describe("npm start: the bundle on Miniflare directly", () => {
 
   it("prints the seeded organization and key, serves them, logs each request and stops on SIGTERM", async () => {
     const { DEV_ORG_ID, DEV_API_KEY, ...inherited } = offlineEnv;
-    const env = { ...inherited, PORT: "0", STATE_DIR: stateDir, LOG_LEVEL: "info", PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
+    // Its own temporary directory, to see what it leaves behind (the bundle, Miniflare's files).
+    const tmp = path.join(state, "tmp");
+    mkdirSync(tmp);
+    const env = { ...inherited, PORT: "0", STATE_DIR: stateDir, LOG_LEVEL: "info", TMPDIR: tmp, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
     const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
+    let base = "";
     child.stdout?.on("data", (d) => {
       out += d;
     });
@@ -66,7 +70,7 @@ describe("npm start: the bundle on Miniflare directly", () => {
     try {
       const [, orgId, apiKey] = await waitForOutput(child, () => out, /Development organization: (\S+)\s+Admin API key: +(cdis_\S+)/);
       const [, url] = await waitForOutput(child, () => out, /Service: +http:\/\/localhost:(\d+)/);
-      const base = `http://127.0.0.1:${url}`;
+      base = `http://127.0.0.1:${url}`;
       headers = { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId as string };
 
       expect((await fetch(`${base}/health`)).status).toBe(200);
@@ -95,8 +99,12 @@ describe("npm start: the bundle on Miniflare directly", () => {
     } finally {
       child.kill("SIGTERM");
     }
-    const code = await new Promise((r) => child.once("exit", (c) => r(c)));
+    const code = child.exitCode ?? (await new Promise((r) => child.once("exit", (c) => r(c))));
     expect(code).toBe(0);
+    expect(out).toContain("Stopped: the cron ticker and Miniflare are shut down.");
+    // workerd is gone (nothing listens on the port any more) and so are the bundle and Miniflare's files.
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+    expect(readdirSync(tmp).filter((f) => /^(cdis-start-bundle|miniflare)-/.test(f))).toEqual([]);
   }, 120_000);
 
   describe("restarted on the same state", () => {
