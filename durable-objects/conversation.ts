@@ -12,7 +12,7 @@ import { type Failure, apiErrorOf, asFailure } from "./failure";
 import { claimFor, ownedBy } from "./owner";
 import { type AgentEvent, collectTurn, type ReasoningStep, type TurnResult } from "../src/agents/events";
 import type { HistoryMessage } from "../src/agents/history";
-import { agentServicesFor } from "../src/agents/services";
+import { agentServicesFor } from "../src/service-wiring";
 import { sseStream } from "../src/agents/sse";
 import { AgentStore } from "../src/agents/store";
 import { prepareTurn } from "../src/agents/turn";

@@ -1,18 +1,16 @@
-// Baseline for bench/mllp.ts: the bridge's own MLLP listener and ACK builder with no queue,
+// Baseline for bench/mllp.ts: the bridge's own MLLP listener and HL7 adapter with no queue,
 // so the benchmark's ratio isolates the cost of durability (SQLite commit before the ACK).
-import { ackPolicy, buildAck, readHeader } from "../../bridge/src/hl7-header";
-import { normaliseSegments } from "../../src/hl7v2/parse";
+import { startMllpServer } from "../../bridge/src/listeners/mllp/server";
 import { createLogger } from "../../bridge/src/log";
-import { startMllpServer } from "../../bridge/src/mllp-server";
+import { hl7Adapter } from "../../bridge/src/protocols/hl7/adapter";
 
+const adapter = hl7Adapter({ alwaysAck: true });
 const server = await startMllpServer(
   { host: "127.0.0.1", port: 0, maxFrameBytes: 4 * 1024 * 1024, encoding: "utf8", maxInFlightPerConnection: 256 },
   {
-    message: async (payload) => {
-      const parsed = readHeader(normaliseSegments(payload.toString("utf8")));
-      const header = parsed.ok ? parsed.header : null;
-      const code = ackPolicy(header, parsed.ok ? "accepted" : "rejected", true) ?? "AA";
-      return buildAck(header, { code, ackControlId: crypto.randomUUID() });
+    message: async (payload, remote) => {
+      const reading = adapter.read(payload.toString("utf8"), remote);
+      return adapter.reply(reading.header, reading.refusal ? "rejected" : "accepted", { replyId: crypto.randomUUID() });
     },
     oversize: () => null,
   },

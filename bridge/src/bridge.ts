@@ -1,58 +1,57 @@
-// Wires the bridge together: queue, intake, MLLP listener, forwarder, status endpoint.
+// Wires the bridge together: queue, listeners (each with its intake), forwarder, status endpoint.
 // Used by main.ts and, in-process, by tests and the benchmark.
 import type { BridgeConfig } from "./config";
 import { Forwarder } from "./forwarder";
-import { Intake } from "./intake";
+import { createListener } from "./listeners";
 import type { Logger } from "./log";
 import { MessageQueue } from "./message-queue";
 import { Metrics } from "./metrics";
-import { startMllpServer } from "./mllp-server";
+import { FORWARD_TARGETS } from "./protocols";
 import { startStatusServer } from "./status-server";
 
+export interface RunningListener {
+  name: string;
+  kind: string;
+  protocol: string;
+  url: string;
+  port: number | null;
+}
+
 export interface RunningBridge {
+  listeners: RunningListener[];
+  /** Port of the MLLP listener; 0 when there is none. */
   mllpPort: number;
   statusPort: number;
   queue: MessageQueue;
   metrics: Metrics;
-  /** Stops accepting, ends the forwarder's current attempt and closes the queue. */
+  /** Stops accepting, ends the forwarder's current attempts and closes the queue. */
   stop(): Promise<void>;
 }
 
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
-const MAX_IN_FLIGHT_PER_CONNECTION = 256;
 const IDLE_POLL_MS = 1000;
 const BATCH_LINGER_MS = 20;
 
 export async function startBridge(config: BridgeConfig, log: Logger): Promise<RunningBridge> {
   const queue = new MessageQueue(config.dataDir);
   const metrics = new Metrics();
-  const forwarder = new Forwarder(queue, metrics, log, {
+  const forwarder = new Forwarder(queue, metrics, log, FORWARD_TARGETS, {
     ...config,
     idlePollMs: IDLE_POLL_MS,
     batchLingerMs: BATCH_LINGER_MS,
   });
   const wake = () => forwarder.wake();
-  const intake = new Intake(queue, metrics, log, config, wake);
   const stops: (() => Promise<void>)[] = [];
   try {
-    const mllp = await startMllpServer(
-      {
-        host: config.mllpHost,
-        port: config.mllpPort,
-        maxFrameBytes: config.maxFrameBytes,
-        encoding: config.encoding,
-        tls: config.tls,
-        maxInFlightPerConnection: MAX_IN_FLIGHT_PER_CONNECTION,
-      },
-      {
-        message: (payload, remote) => intake.accept(payload, remote),
-        oversize: (head, length) => intake.rejectOversize(head, length, config.maxFrameBytes),
-      },
-      log,
-    );
-    stops.push(mllp.close);
+    const running: RunningListener[] = [];
+    for (const listenerConfig of config.listeners) {
+      const listener = createListener(listenerConfig, { queue, metrics, log, onEnqueued: wake });
+      const address = await listener.start();
+      stops.push(() => listener.stop());
+      running.push({ name: listener.name, kind: listener.kind, protocol: listener.protocol, ...address });
+    }
     const status = await startStatusServer(
-      { host: config.statusHost, port: config.statusPort, listener: config.listener },
+      { host: config.statusHost, port: config.statusPort, listeners: running.map(({ port: _, ...l }) => l) },
       queue,
       metrics,
       wake,
@@ -67,13 +66,14 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
     const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
     pruneTimer.unref();
     log.info("bridge_started", {
-      mllp: `${config.tls ? "mllps" : "mllp"}://${config.mllpHost}:${mllp.port}`,
+      listeners: running.map((l) => `${l.name} (${l.protocol}) ${l.url}`),
       status: `http://${config.statusHost}:${status.port}/status`,
       worker_url: config.workerUrl,
       data_dir: config.dataDir,
     });
     return {
-      mllpPort: mllp.port,
+      listeners: running,
+      mllpPort: running.find((l) => l.kind === "mllp")?.port ?? 0,
       statusPort: status.port,
       queue,
       metrics,

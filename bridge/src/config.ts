@@ -1,21 +1,29 @@
 // Bridge configuration from command-line flags, then environment variables, then defaults.
 // One table lists every setting, so the flags, the env names and the README cannot drift apart.
+// Listeners are a list (BRIDGE_LISTENERS) of transports, each with its own settings below.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { MllpListenerOptions } from "./listeners/mllp/listener";
 import type { LogLevel } from "./log";
+import type { Hl7Options } from "./protocols/hl7/adapter";
+
+/** HL7 v2 over MLLP. */
+export interface MllpListenerConfig extends MllpListenerOptions {
+  kind: "mllp";
+  hl7: Hl7Options;
+}
+
+/** One entry per transport the bridge can listen on (MQTT will be the next). */
+export type ListenerConfig = MllpListenerConfig;
+
+const LISTENER_KINDS: readonly ListenerConfig["kind"][] = ["mllp"];
 
 export interface BridgeConfig {
   workerUrl: string;
   apiKey: string;
   orgId: string;
-  listener: string;
-  mllpHost: string;
-  mllpPort: number;
-  tls?: { cert: Buffer; key: Buffer };
+  listeners: ListenerConfig[];
   dataDir: string;
-  encoding: BufferEncoding;
-  maxFrameBytes: number;
-  alwaysAck: boolean;
   statusHost: string;
   statusPort: number;
   batchMaxMessages: number;
@@ -40,7 +48,8 @@ export const SETTINGS = {
   workerUrl: { flag: "worker-url", env: "WORKER_URL", help: "base URL of the Worker (required)" },
   apiKey: { flag: "api-key", env: "BRIDGE_API_KEY", help: "service API key (required; prefer the env var)" },
   orgId: { flag: "org-id", env: "BRIDGE_ORG_ID", help: "organization id sent as X-Organization-ID (required)" },
-  listener: { flag: "listener", env: "MLLP_LISTENER", default: "mllp", help: "listener name sent as source.listener" },
+  listeners: { flag: "listeners", env: "BRIDGE_LISTENERS", default: "mllp", help: `comma-separated listeners to start: ${LISTENER_KINDS.join(", ")}` },
+  listener: { flag: "listener", env: "MLLP_LISTENER", default: "mllp", help: "MLLP listener name sent as source.listener" },
   mllpHost: { flag: "mllp-host", env: "MLLP_HOST", default: "127.0.0.1", help: "MLLP bind address" },
   mllpPort: { flag: "mllp-port", env: "MLLP_PORT", default: "2575", help: "MLLP port (0 picks a free one)" },
   tlsCert: { flag: "tls-cert", env: "MLLP_TLS_CERT", help: "PEM certificate file: serve MLLP over TLS" },
@@ -107,18 +116,23 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): BridgeConfig
   const certFile = raw("tlsCert");
   const keyFile = raw("tlsKey");
   if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError("MLLP_TLS_CERT and MLLP_TLS_KEY go together");
+  const mllp = (): MllpListenerConfig => ({
+    kind: "mllp",
+    name: required("listener"),
+    host: required("mllpHost"),
+    port: int("mllpPort", 0),
+    tls: certFile && keyFile ? { cert: readFileSync(certFile), key: readFileSync(keyFile) } : undefined,
+    encoding,
+    maxFrameBytes: int("maxFrameBytes", 1024),
+    hl7: { alwaysAck: required("alwaysAck") === "true" },
+  });
+  const build: Record<ListenerConfig["kind"], () => ListenerConfig> = { mllp };
   return {
     workerUrl,
     apiKey: required("apiKey"),
     orgId: required("orgId"),
-    listener: required("listener"),
-    mllpHost: required("mllpHost"),
-    mllpPort: int("mllpPort", 0),
-    tls: certFile && keyFile ? { cert: readFileSync(certFile), key: readFileSync(keyFile) } : undefined,
+    listeners: listenerKinds(required("listeners")).map((kind) => build[kind]()),
     dataDir: required("dataDir"),
-    encoding,
-    maxFrameBytes: int("maxFrameBytes", 1024),
-    alwaysAck: required("alwaysAck") === "true",
     statusHost: required("statusHost"),
     statusPort: int("statusPort", 0),
     batchMaxMessages: int("batchMaxMessages", 1),
@@ -131,6 +145,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): BridgeConfig
     retentionHours: int("retentionHours", 1),
     logLevel: logLevel as LogLevel,
   };
+}
+
+function listenerKinds(value: string): ListenerConfig["kind"][] {
+  const kinds = value.split(",").map((k) => k.trim().toLowerCase());
+  const unknown = kinds.filter((k) => !(LISTENER_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0) throw new ConfigError(`BRIDGE_LISTENERS: unknown listener ${unknown.join(", ")} (known: ${LISTENER_KINDS.join(", ")})`);
+  if (new Set(kinds).size !== kinds.length) throw new ConfigError("BRIDGE_LISTENERS names a listener twice");
+  return kinds as ListenerConfig["kind"][];
 }
 
 /** The flag and env table, for --help. */

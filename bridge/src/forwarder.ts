@@ -1,9 +1,12 @@
-// Drains the queue to the Worker: one batch in flight, oldest first, resent unchanged until
-// the Worker settles it. One batch at a time is what keeps every sender's messages in order.
+// Drains the queue to the Worker, one lane per protocol: each lane has one batch of its
+// protocol in flight, oldest first, posted to that protocol's target and resent unchanged until
+// the Worker settles it. One batch at a time per lane keeps every (protocol, sender) in order;
+// separate lanes keep one protocol's failing endpoint from holding up the others.
 import { backoffDelay } from "./backoff";
 import type { Logger } from "./log";
 import type { MessageQueue, QueuedMessage } from "./message-queue";
-import type { Metrics } from "./metrics";
+import type { Metrics, WorkerState } from "./metrics";
+import type { ForwardTarget } from "./protocol";
 import { sendBatch, type WorkerClientOptions } from "./worker-client";
 
 export interface ForwarderOptions extends WorkerClientOptions {
@@ -21,6 +24,39 @@ export interface ForwarderOptions extends WorkerClientOptions {
 }
 
 export class Forwarder {
+  private readonly lanes: Lane[];
+
+  constructor(
+    private readonly queue: MessageQueue,
+    metrics: Metrics,
+    private readonly log: Logger,
+    targets: readonly ForwardTarget[],
+    options: ForwarderOptions,
+  ) {
+    this.lanes = targets.map((target) => new Lane(queue, metrics, log, target, options));
+  }
+
+  start(): void {
+    const served = new Set(this.lanes.map((lane) => lane.protocol));
+    const orphaned = this.queue.pendingProtocols().filter((p) => !served.has(p));
+    if (orphaned.length > 0) this.log.error("no_forwarding_target", { protocols: orphaned, hint: "these messages stay queued" });
+    for (const lane of this.lanes) lane.start();
+  }
+
+  /** Something was enqueued: end every lane's idle wait (never a backoff wait). */
+  wake(): void {
+    for (const lane of this.lanes) lane.wake();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.stop()));
+  }
+}
+
+/** One protocol's forwarding loop. */
+class Lane {
+  readonly protocol: string;
+  private readonly worker: WorkerState;
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private readonly stopController = new AbortController();
@@ -31,18 +67,21 @@ export class Forwarder {
     private readonly queue: MessageQueue,
     private readonly metrics: Metrics,
     private readonly log: Logger,
+    private readonly target: ForwardTarget,
     private readonly options: ForwarderOptions,
-  ) {}
+  ) {
+    this.protocol = target.protocol;
+    this.worker = metrics.workerFor(target.protocol);
+  }
 
   start(): void {
     this.running = true;
     this.loop = this.run().catch((error: unknown) => {
-      this.log.error("forwarder_crashed", { error: String(error) });
-      this.metrics.error(`forwarder stopped: ${String(error)}`);
+      this.log.error("forwarder_crashed", { protocol: this.protocol, error: String(error) });
+      this.metrics.error(`forwarder (${this.protocol}) stopped: ${String(error)}`);
     });
   }
 
-  /** Something was enqueued: end an idle wait (never a backoff wait). */
   wake(): void {
     this.wakeIdle?.();
   }
@@ -67,8 +106,8 @@ export class Forwarder {
         await this.sleep(this.options.idlePollMs, true);
         continue;
       }
-      const outcome = await sendBatch(this.options, batch, this.stopController.signal);
-      const worker = this.metrics.worker;
+      const outcome = await sendBatch(this.options, this.target, batch, this.stopController.signal);
+      const worker = this.worker;
       worker.lastStatus = outcome.kind === "settled" ? 200 : outcome.status;
       worker.reachable = worker.lastStatus !== null;
       if (outcome.kind === "settled") {
@@ -94,6 +133,7 @@ export class Forwarder {
       if (outcome.kind === "misconfigured") {
         delay = this.options.misconfiguredRetryMs;
         this.log.error("worker_refused_bridge", {
+          protocol: this.protocol,
           status: outcome.status,
           reason: outcome.reason,
           hint: "check WORKER_URL, BRIDGE_API_KEY and BRIDGE_ORG_ID; messages stay queued",
@@ -101,7 +141,7 @@ export class Forwarder {
       } else {
         const backoff = backoffDelay(attempt, this.options.retryBaseMs, this.options.retryMaxMs);
         delay = Math.max(backoff, Math.min(outcome.retryAfterMs ?? 0, this.options.maxRetryAfterMs));
-        this.log.warn("forward_retry", { status: outcome.status, reason: outcome.reason, delay_ms: delay, attempt });
+        this.log.warn("forward_retry", { protocol: this.protocol, status: outcome.status, reason: outcome.reason, delay_ms: delay, attempt });
       }
       this.fail(outcome.reason);
       worker.nextAttemptAt = new Date(Date.now() + delay).toISOString();
@@ -110,7 +150,7 @@ export class Forwarder {
   }
 
   private nextBatch(): QueuedMessage[] {
-    return this.queue.nextBatch(this.options.batchMaxMessages, this.options.batchMaxBytes);
+    return this.queue.nextBatch(this.protocol, this.options.batchMaxMessages, this.options.batchMaxBytes);
   }
 
   private countSettled(settlements: { status: string }[]): void {
@@ -118,12 +158,12 @@ export class Forwarder {
     this.metrics.count("forwarded", settlements.length - rejected);
     if (rejected > 0) {
       this.metrics.count("rejected", rejected);
-      this.log.warn("messages_rejected", { count: rejected });
+      this.log.warn("messages_rejected", { protocol: this.protocol, count: rejected });
     }
   }
 
   private fail(reason: string): void {
-    this.metrics.worker.consecutiveFailures++;
+    this.worker.consecutiveFailures++;
     this.metrics.error(reason);
   }
 

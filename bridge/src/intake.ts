@@ -1,42 +1,35 @@
-// Turns one MLLP frame into a durable queue entry and the ACK that may be sent for it:
-// the ACK is built only after the queue has committed the message (or its rejection).
-import { normaliseSegments } from "../../src/hl7v2/parse";
-import { type AckOutcome, ackPolicy, buildAck, type MshHeader, readHeader } from "./hl7-header";
+// Turns one received message into a durable queue entry and the reply its listener may send:
+// the reply is built only after the queue has committed the message (or its rejection). What a
+// message's key and reply are is the protocol adapter's business.
+import type { MessageSink } from "./listener";
 import type { Logger } from "./log";
 import type { IncomingMessage, MessageQueue } from "./message-queue";
 import type { Metrics } from "./metrics";
+import type { ProtocolAdapter } from "./protocol";
 
-export interface IntakeOptions {
-  listener: string;
-  encoding: BufferEncoding;
-  /** Send a commit ACK even when MSH-15 (NE, ER) says the sender wants none. */
-  alwaysAck: boolean;
-}
-
-export class Intake {
+export class Intake<Header = unknown> implements MessageSink {
   constructor(
     private readonly queue: MessageQueue,
     private readonly metrics: Metrics,
     private readonly log: Logger,
-    private readonly options: IntakeOptions,
+    private readonly adapter: ProtocolAdapter<Header>,
+    /** The listener's name, stored and forwarded as source.listener. */
+    private readonly listener: string,
     private readonly onEnqueued: () => void,
   ) {}
 
-  /** Stores one framed message and returns the ACK text to send back, or null for none. */
-  async accept(payload: Buffer, remoteAddress: string): Promise<string | null> {
-    const raw = normaliseSegments(payload.toString(this.options.encoding));
-    const base = { raw, receivedAt: new Date().toISOString(), listener: this.options.listener, remoteAddress };
-    const parsed = readHeader(raw);
-    if (!parsed.ok) return this.reject(null, { ...base, sender: null, controlId: null, messageType: null }, "100", parsed.error);
-    const header = parsed.header;
+  /** Stores one message (decoded text) and returns the reply to send back, or null for none. */
+  async accept(text: string, remoteAddress: string): Promise<string | null> {
+    const reading = this.adapter.read(text, remoteAddress);
     const message: IncomingMessage = {
-      ...base,
-      sender: senderKey(header, remoteAddress),
-      controlId: header.controlId || null,
-      messageType: header.messageType || null,
+      protocol: this.adapter.protocol,
+      ...reading.key,
+      raw: reading.raw,
+      receivedAt: new Date().toISOString(),
+      listener: this.listener,
+      remoteAddress,
     };
-    if (!header.controlId) return this.reject(header, message, "101", "MSH-10 message control id is empty");
-    if (!header.messageType) return this.reject(header, message, "101", "MSH-9 message type is empty");
+    if (reading.refusal) return this.reject(reading.header, message, reading.refusal);
     try {
       const result = await this.queue.enqueue(message);
       if (result.status === "enqueued") {
@@ -44,61 +37,41 @@ export class Intake {
         this.onEnqueued();
       } else {
         this.metrics.count("duplicates");
-        this.log.info("duplicate_message", { sender: message.sender, control_id: header.controlId, id: result.id });
+        const { protocol, sender, controlId } = message;
+        this.log.info("duplicate_message", { protocol, sender, control_id: controlId, id: result.id });
       }
-      return this.ack(header, "accepted", result.id);
+      return this.adapter.reply(reading.header, "accepted", { replyId: result.id });
     } catch (error) {
-      // Not stored, so not accepted: an error ACK makes the sender resend.
+      // Not stored, so not accepted: an error reply makes the sender resend.
       const reason = `could not store the message: ${String(error)}`;
       this.metrics.error(reason);
       this.log.error("store_failed", { error: String(error) });
-      return this.ack(header, "error", crypto.randomUUID(), "207", reason);
+      return this.adapter.reply(reading.header, "error", { replyId: crypto.randomUUID(), problem: { reason } });
     }
   }
 
-  /** Answers a frame larger than the limit; only its head was kept, enough to quote MSH-10. */
-  rejectOversize(head: Buffer, length: number, limit: number): string | null {
-    const parsed = readHeader(normaliseSegments(head.toString(this.options.encoding)));
-    const header = parsed.ok ? parsed.header : null;
-    const reason = `message of ${length} bytes exceeds the ${limit}-byte frame limit`;
+  /** Answers a message the listener would not take whole; it is not stored. */
+  refuse(head: string, reason: string): string | null {
+    const reading = this.adapter.read(head, "");
     this.metrics.count("nakked");
-    this.log.warn("oversize_frame", { length, limit, control_id: header?.controlId });
-    return this.ack(header, "rejected", crypto.randomUUID(), "207", reason);
+    this.log.warn("message_refused", { protocol: this.adapter.protocol, reason, control_id: reading.key.controlId });
+    return this.adapter.reply(reading.header, "rejected", { replyId: crypto.randomUUID(), problem: { reason } });
   }
 
   private async reject(
-    header: MshHeader | null,
+    header: Header | null,
     message: IncomingMessage,
-    code: string,
-    reason: string,
+    refusal: { code: string; reason: string },
   ): Promise<string | null> {
     this.metrics.count("nakked");
-    this.log.warn("message_refused", { reason, remote_address: message.remoteAddress });
+    this.log.warn("message_refused", { protocol: message.protocol, reason: refusal.reason, remote_address: message.remoteAddress });
     let id: string = crypto.randomUUID();
     try {
-      id = await this.queue.storeRejected(message, code, reason);
+      id = await this.queue.storeRejected(message, refusal.code, refusal.reason);
     } catch (error) {
       this.metrics.error(`could not store a refused message: ${String(error)}`);
       this.log.error("store_failed", { error: String(error) });
     }
-    return this.ack(header, "rejected", id, code, reason);
+    return this.adapter.reply(header, "rejected", { replyId: id, problem: refusal });
   }
-
-  private ack(
-    header: MshHeader | null,
-    outcome: AckOutcome,
-    ackControlId: string,
-    errorCode?: string,
-    errorText?: string,
-  ): string | null {
-    const code = ackPolicy(header, outcome, this.options.alwaysAck);
-    if (code === null) return null;
-    return buildAck(header, { code, ackControlId, errorCode, errorText });
-  }
-}
-
-/** The sender whose messages keep their order and whose MSH-10 values must be unique. */
-export function senderKey(header: MshHeader, remoteAddress: string): string {
-  if (!header.sendingApplication && !header.sendingFacility) return `connection:${remoteAddress}`;
-  return `${header.sendingApplication}|${header.sendingFacility}`;
 }

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const bridge = await startBridge(config, log);
   process.stdout.write(
-    `${JSON.stringify({ event: "listening", mllp_port: bridge.mllpPort, status_port: bridge.statusPort })}\n`,
+    `${JSON.stringify({ event: "listening", mllp_port: bridge.mllpPort, status_port: bridge.statusPort, listeners: bridge.listeners })}\n`,
   );
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,11 +1,15 @@
 // The bridge's persistent queue (node:sqlite, WAL, synchronous=FULL): pending messages in
-// arrival order, the per-sender MSH-10 index that makes resends idempotent, and the error queue.
+// arrival order, the (protocol, sender, control id) index that makes resends idempotent, and
+// the error queue. It knows protocols only as names: what a sender or a control id is, the
+// protocol adapter decides.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 
 export interface IncomingMessage {
-  /** Sender identity for FIFO and idempotency: MSH-3|MSH-4, or the connection when both are empty. */
+  /** The protocol adapter's name (e.g. "hl7v2"): the forwarding target and part of every key. */
+  protocol: string;
+  /** Sender identity for FIFO and idempotency within the protocol (HL7: MSH-3|MSH-4, or the connection). */
   sender: string | null;
   controlId: string | null;
   messageType: string | null;
@@ -33,11 +37,12 @@ export type Settlement =
   | { id: string; status: "rejected"; code: string; message: string };
 export type RetryResult = "requeued" | "not_found" | "not_retryable" | "conflict";
 
-const SCHEMA = `
+const TABLE = `
 CREATE TABLE IF NOT EXISTS messages (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   id TEXT NOT NULL UNIQUE,
   state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'error')),
+  protocol TEXT NOT NULL DEFAULT 'hl7v2',
   sender TEXT,
   control_id TEXT,
   message_type TEXT,
@@ -51,14 +56,24 @@ CREATE TABLE IF NOT EXISTS messages (
   server_message_id TEXT,
   settled_at TEXT
 );
--- A message rejected into the error queue must not stop a corrected resend with the same MSH-10.
-CREATE UNIQUE INDEX IF NOT EXISTS messages_sender_control ON messages (sender, control_id) WHERE state <> 'error';
-CREATE INDEX IF NOT EXISTS messages_pending ON messages (seq) WHERE state = 'pending';
+`;
+
+/**
+ * Bridges before the protocol column keyed on (sender, control_id) alone and read pending rows
+ * by seq alone: those indexes are dropped (their rows are all HL7 v2, which the column's
+ * default says) and replaced by the protocol-keyed ones.
+ */
+const OLD_INDEXES = ["messages_sender_control", "messages_pending"];
+
+const INDEXES = `
+-- A message rejected into the error queue must not stop a corrected resend with the same control id.
+CREATE UNIQUE INDEX IF NOT EXISTS messages_key ON messages (protocol, sender, control_id) WHERE state <> 'error';
+CREATE INDEX IF NOT EXISTS messages_pending_by_protocol ON messages (protocol, seq) WHERE state = 'pending';
 CREATE INDEX IF NOT EXISTS messages_error ON messages (seq) WHERE state = 'error';
 CREATE INDEX IF NOT EXISTS messages_done ON messages (settled_at) WHERE state = 'done';
 `;
 
-const COLUMNS = "seq, id, sender, control_id, message_type, raw, received_at, listener, remote_address";
+const COLUMNS = "seq, id, protocol, sender, control_id, message_type, raw, received_at, listener, remote_address";
 
 interface PendingWrite {
   apply: () => unknown;
@@ -82,30 +97,45 @@ export class MessageQueue {
     mkdirSync(dataDir, { recursive: true });
     this.db = new DatabaseSync(path.join(dataDir, "bridge-queue.sqlite"));
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
-    this.db.exec(SCHEMA);
+    this.migrate();
     this.insert = this.db.prepare(
-      `INSERT INTO messages (id, state, sender, control_id, message_type, raw, received_at, listener, remote_address,
-         error_origin, error_code, error_message, settled_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+      `INSERT INTO messages (id, state, protocol, sender, control_id, message_type, raw, received_at, listener,
+         remote_address, error_origin, error_code, error_message, settled_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
     );
     this.findDuplicate = this.db.prepare(
-      "SELECT id FROM messages WHERE sender = ? AND control_id = ? AND state <> 'error'",
+      "SELECT id FROM messages WHERE protocol = ? AND sender = ? AND control_id = ? AND state <> 'error'",
     );
   }
 
-  /** Durably stores a message for forwarding, unless this sender's MSH-10 is already held. */
+  /** Creates the schema, or brings a queue file of an older bridge up to it, in one transaction. */
+  private migrate(): void {
+    this.transaction(() => {
+      this.db.exec(TABLE);
+      const columns = this.db.prepare("SELECT name FROM pragma_table_info('messages')").all() as { name: string }[];
+      if (!columns.some((c) => c.name === "protocol")) {
+        this.db.exec("ALTER TABLE messages ADD COLUMN protocol TEXT NOT NULL DEFAULT 'hl7v2'");
+      }
+      for (const name of OLD_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+      this.db.exec(INDEXES);
+    });
+  }
+
+  /** Durably stores a message for forwarding, unless its (protocol, sender, control id) is already held. */
   enqueue(message: IncomingMessage): Promise<EnqueueResult> {
     return this.write(() => {
       const id = crypto.randomUUID();
       const inserted = this.insert.get(...this.values(id, "pending", message, null));
       if (inserted) return { status: "enqueued", id };
-      const existing = this.findDuplicate.get(message.sender, message.controlId) as { id: string } | undefined;
-      if (!existing) throw new Error("insert conflicted but no message holds this sender and control id");
+      const existing = this.findDuplicate.get(message.protocol, message.sender, message.controlId) as
+        | { id: string }
+        | undefined;
+      if (!existing) throw new Error("insert conflicted but no message holds this protocol, sender and control id");
       return { status: "duplicate", id: existing.id };
     });
   }
 
-  /** Durably stores a message the bridge itself refused (unreadable header, missing MSH-10). */
+  /** Durably stores a message the bridge itself refused (unreadable header, missing control id). */
   storeRejected(message: IncomingMessage, code: string, reason: string): Promise<string> {
     return this.write(() => {
       const id = crypto.randomUUID();
@@ -123,6 +153,7 @@ export class MessageQueue {
     return [
       id,
       state,
+      m.protocol,
       m.sender,
       m.controlId,
       m.messageType,
@@ -165,11 +196,11 @@ export class MessageQueue {
     for (const [i, w] of writes.entries()) w.resolve(results[i]);
   }
 
-  /** The oldest pending messages, in arrival order, up to a count and a size in bytes of raw text. */
-  nextBatch(maxMessages: number, maxBytes: number): QueuedMessage[] {
+  /** One protocol's oldest pending messages, in arrival order, up to a count and a size in bytes of raw text. */
+  nextBatch(protocol: string, maxMessages: number, maxBytes: number): QueuedMessage[] {
     const rows = this.db
-      .prepare(`SELECT ${COLUMNS} FROM messages WHERE state = 'pending' ORDER BY seq LIMIT ?`)
-      .all(maxMessages) as unknown as Row[];
+      .prepare(`SELECT ${COLUMNS} FROM messages WHERE state = 'pending' AND protocol = ? ORDER BY seq LIMIT ?`)
+      .all(protocol, maxMessages) as unknown as Row[];
     const batch: QueuedMessage[] = [];
     let bytes = 0;
     for (const row of rows) {
@@ -218,7 +249,7 @@ export class MessageQueue {
     if (row.error_origin === "local") return "not_retryable";
     try {
       this.transaction(() => {
-        const copy = "sender, control_id, message_type, raw, received_at, listener, remote_address";
+        const copy = "protocol, sender, control_id, message_type, raw, received_at, listener, remote_address";
         this.db
           .prepare(
             `INSERT INTO messages (id, state, ${copy}) SELECT '~' || id, 'pending', ${copy} FROM messages WHERE id = ?`,
@@ -250,17 +281,32 @@ export class MessageQueue {
     }));
   }
 
-  depths(): { pending: number; error: number } {
-    const row = this.db
+  /** Pending and error-queue counts, in total and per protocol (protocols with neither are left out). */
+  depths(): Depths {
+    const rows = this.db
       .prepare(
-        `SELECT (SELECT count(*) FROM messages WHERE state = 'pending') AS pending,
-                (SELECT count(*) FROM messages WHERE state = 'error') AS error`,
+        `SELECT protocol, sum(state = 'pending') AS pending, sum(state = 'error') AS error FROM messages
+         WHERE state IN ('pending', 'error') GROUP BY protocol ORDER BY protocol`,
       )
-      .get() as { pending: number; error: number };
-    return { pending: row.pending, error: row.error };
+      .all() as unknown as ({ protocol: string } & Depth)[];
+    const depths: Depths = { pending: 0, error: 0, protocols: {} };
+    for (const { protocol, pending, error } of rows) {
+      depths.protocols[protocol] = { pending, error };
+      depths.pending += pending;
+      depths.error += error;
+    }
+    return depths;
   }
 
-  /** Forgets forwarded messages settled before `before`; their MSH-10 no longer counts as a duplicate. */
+  /** Protocols with pending messages, so none is left without a forwarding lane. */
+  pendingProtocols(): string[] {
+    const rows = this.db
+      .prepare("SELECT DISTINCT protocol FROM messages WHERE state = 'pending' ORDER BY protocol")
+      .all() as { protocol: string }[];
+    return rows.map((r) => r.protocol);
+  }
+
+  /** Forgets forwarded messages settled before `before`; their control id no longer counts as a duplicate. */
   pruneDone(before: Date): number {
     const result = this.db
       .prepare("DELETE FROM messages WHERE state = 'done' AND settled_at < ?")
@@ -285,9 +331,19 @@ export class MessageQueue {
   }
 }
 
+export interface Depth {
+  pending: number;
+  error: number;
+}
+
+export interface Depths extends Depth {
+  protocols: Record<string, Depth>;
+}
+
 interface Row {
   seq: number;
   id: string;
+  protocol: string;
   sender: string | null;
   control_id: string | null;
   message_type: string | null;
@@ -308,6 +364,7 @@ function toMessage(row: Row): QueuedMessage {
   return {
     seq: row.seq,
     id: row.id,
+    protocol: row.protocol,
     sender: row.sender,
     controlId: row.control_id,
     messageType: row.message_type,

@@ -1,5 +1,5 @@
 // In-process counters behind GET /status: totals since start, a one-minute throughput window,
-// the last error and what the bridge last learned about the Worker.
+// the last error and what each protocol's forwarding lane last learned about the Worker.
 
 /** Counts events in one-second buckets over the last minute. */
 class MinuteWindow {
@@ -35,6 +35,10 @@ export interface WorkerState {
   nextAttemptAt: string | null;
 }
 
+function neverTried(): WorkerState {
+  return { reachable: null, lastStatus: null, lastSuccessAt: null, consecutiveFailures: 0, nextAttemptAt: null };
+}
+
 export class Metrics {
   private readonly startedAt = new Date();
   private readonly counters: Record<Counter, number> = {
@@ -47,13 +51,26 @@ export class Metrics {
   private readonly receivedWindow = new MinuteWindow();
   private readonly forwardedWindow = new MinuteWindow();
   private lastError: { at: string; message: string } | null = null;
-  readonly worker: WorkerState = {
-    reachable: null,
-    lastStatus: null,
-    lastSuccessAt: null,
-    consecutiveFailures: 0,
-    nextAttemptAt: null,
-  };
+  private readonly lanes = new Map<string, WorkerState>();
+
+  /** The Worker as one protocol's forwarding lane sees it (created on first use). */
+  workerFor(protocol: string): WorkerState {
+    let state = this.lanes.get(protocol);
+    if (!state) {
+      state = neverTried();
+      this.lanes.set(protocol, state);
+    }
+    return state;
+  }
+
+  /** The lane doing worst (most consecutive failures), with the latest success of any lane. */
+  get worker(): WorkerState {
+    const states = [...this.lanes.values()];
+    const worst = states.reduce<WorkerState | null>((w, s) => (w && w.consecutiveFailures >= s.consecutiveFailures ? w : s), null);
+    const successes = states.flatMap((s) => (s.lastSuccessAt ? [s.lastSuccessAt] : [])).sort();
+    const base = worst ?? neverTried();
+    return { ...base, lastSuccessAt: successes.at(-1) ?? null };
+  }
 
   count(counter: Counter, n = 1): void {
     this.counters[counter] += n;
@@ -71,7 +88,8 @@ export class Metrics {
       counters: { ...this.counters },
       last_minute: { received: this.receivedWindow.total(), forwarded: this.forwardedWindow.total() },
       last_error: this.lastError,
-      worker: { ...this.worker },
+      worker: this.worker,
+      lanes: Object.fromEntries([...this.lanes].map(([protocol, state]) => [protocol, { ...state }])),
     };
   }
 }

@@ -8,7 +8,7 @@ import type { Metrics } from "./metrics";
 export interface StatusServerOptions {
   host: string;
   port: number;
-  listener: string;
+  listeners: { name: string; kind: string; protocol: string; url: string }[];
 }
 
 const ERROR_LIST_LIMIT = 500;
@@ -37,11 +37,23 @@ export function startStatusServer(
     const retry = /^\/errors\/([^/]+)\/retry$/.exec(url.pathname);
     if (req.method === "GET" && url.pathname === "/status") {
       const depths = queue.depths();
-      const snapshot = metrics.snapshot();
+      const { lanes, ...snapshot } = metrics.snapshot();
+      const protocols = [...new Set([...Object.keys(lanes), ...Object.keys(depths.protocols)])].sort();
       reply(200, {
-        listener: options.listener,
+        listener: options.listeners[0]?.name ?? null,
+        listeners: options.listeners,
         queue_depth: depths.pending,
         error_queue_depth: depths.error,
+        protocols: Object.fromEntries(
+          protocols.map((p) => [
+            p,
+            {
+              queue_depth: depths.protocols[p]?.pending ?? 0,
+              error_queue_depth: depths.protocols[p]?.error ?? 0,
+              worker: lanes[p] ?? null,
+            },
+          ]),
+        ),
         ...snapshot,
         throughput_per_second: {
           received: snapshot.last_minute.received / 60,
@@ -53,6 +65,7 @@ export function startStatusServer(
     if (req.method === "GET" && url.pathname === "/errors") {
       const errors = queue.listErrors(ERROR_LIST_LIMIT).map((e) => ({
         id: e.id,
+        protocol: e.protocol,
         origin: e.origin,
         error: { code: e.errorCode, message: e.errorMessage },
         failed_at: e.failedAt,

@@ -1,8 +1,10 @@
-// The bridge side of the forwarding contract: POST {WORKER_URL}/api/v1/hl7/messages with a
-// batch, and the answer classified as settled, retry later, or a configuration problem.
+// The bridge side of the forwarding contract: POST a batch to its protocol's target path
+// (HL7 v2: {WORKER_URL}/api/v1/hl7/messages), and the answer classified as settled, retry
+// later, or a configuration problem. Every target answers with per-message results.
 import { createHash } from "node:crypto";
 import { retryAfterMs } from "./backoff";
 import type { QueuedMessage, Settlement } from "./message-queue";
+import type { ForwardTarget } from "./protocol";
 
 export interface WorkerClientOptions {
   workerUrl: string;
@@ -19,8 +21,6 @@ export type SendOutcome =
   /** 401/403 or another 4xx: the bridge is misconfigured; keep the queue and retry slowly. */
   | { kind: "misconfigured"; status: number; reason: string };
 
-export const MESSAGES_PATH = "/api/v1/hl7/messages";
-
 /** Idempotency-Key for a batch: derived from its message ids, so a resend of the same batch repeats it. */
 export function batchId(messages: QueuedMessage[]): string {
   const hex = createHash("sha256")
@@ -31,21 +31,15 @@ export function batchId(messages: QueuedMessage[]): string {
 
 export async function sendBatch(
   options: WorkerClientOptions,
+  target: ForwardTarget,
   messages: QueuedMessage[],
   stop: AbortSignal,
 ): Promise<SendOutcome> {
-  const body = JSON.stringify({
-    messages: messages.map((m) => ({
-      id: m.id,
-      raw: m.raw,
-      received_at: m.receivedAt,
-      source: { listener: m.listener, remote_address: m.remoteAddress },
-    })),
-  });
+  const body = JSON.stringify(target.body(messages));
   let response: Response;
   let text: string;
   try {
-    response = await fetch(new URL(MESSAGES_PATH, options.workerUrl), {
+    response = await fetch(new URL(target.path, options.workerUrl), {
       method: "POST",
       headers: {
         authorization: `Bearer ${options.apiKey}`,

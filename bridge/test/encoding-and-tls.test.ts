@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import tls from "node:tls";
 import { afterEach, expect, it } from "vitest";
-import { frame, MllpDecoder } from "../src/mllp-framing";
+import { frame, MllpDecoder } from "../src/listeners/mllp/framing";
 import { FakeWorker } from "./support/fake-worker";
 import { fixture, withHeader } from "./support/fixtures";
 import { startTestBridge, tempDir, waitFor } from "./support/harness";

@@ -40,9 +40,13 @@ describe("forwarding", () => {
     worker.down = true;
     await sendAll(4, 20, "DOWN");
     await waitFor(() => worker.requests.length === 0 && harness.bridge.metrics.worker.consecutiveFailures >= 2, "failed attempts");
-    const status = await getJson<{ queue_depth: number; worker: { reachable: boolean } }>(harness.bridge.statusPort, "/status");
+    type Status = { queue_depth: number; worker: { reachable: boolean }; protocols: Record<string, unknown> };
+    const status = await getJson<Status>(harness.bridge.statusPort, "/status");
     expect(status.body.queue_depth).toBe(80);
     expect(status.body.worker.reachable).toBe(false);
+    expect(status.body.protocols).toEqual({
+      hl7v2: { queue_depth: 80, error_queue_depth: 0, worker: expect.objectContaining({ reachable: false }) },
+    });
 
     worker.failStatus = 503;
     worker.down = false;
@@ -68,11 +72,12 @@ describe("forwarding", () => {
     await waitFor(() => worker.acceptedFrom("REJ|FAC").length === 4, "good messages forwarded");
     expect(worker.acceptedFrom("REJ|FAC")).toEqual(["OK-1", "OK-3", "OK-4", "OK-6"]);
 
-    type Errors = { errors: { id: string; origin: string; control_id: string; error: { message: string } }[] };
+    type Errors = { errors: { id: string; protocol: string; origin: string; control_id: string; error: { message: string } }[] };
     const { body } = await getJson<Errors>(harness.bridge.statusPort, "/errors");
     const poisoned = body.errors.filter((e) => e.origin === "worker");
     expect(poisoned.map((e) => e.control_id)).toEqual(["POISON-2", "POISON-5"]);
     expect(poisoned[0]?.error.message).toBe("cannot convert");
+    expect(poisoned[0]?.protocol).toBe("hl7v2");
 
     worker.rejectWhen = () => null;
     const target = poisoned[0]?.id ?? "";

@@ -1,7 +1,7 @@
 // The MLLP decoder on its own: every split point of a stream, several frames per read,
 // noise between frames, restarts and oversize frames.
 import { describe, expect, it } from "vitest";
-import { CR, FS, type FrameEvent, frame, MllpDecoder, VT } from "../src/mllp-framing";
+import { CR, FS, type FrameEvent, frame, MllpDecoder, VT } from "../src/listeners/mllp/framing";
 
 const payloads = (events: FrameEvent[]) => events.map((e) => (e.kind === "frame" ? e.payload.toString() : `oversize:${e.length}`));
 

@@ -1,8 +1,8 @@
 // MLLP intake over loopback: framing edge cases, ACK codes, durable enqueue before ACK,
 // the error queue for unreadable messages, and local idempotency on MSH-10.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ackPolicy, readHeader } from "../src/hl7-header";
-import { frame } from "../src/mllp-framing";
+import { ackPolicy, readHeader } from "../src/protocols/hl7/header";
+import { frame } from "../src/listeners/mllp/framing";
 import { FakeWorker } from "./support/fake-worker";
 import { fixture, fixtureNames, withHeader } from "./support/fixtures";
 import { getJson, startTestBridge, waitFor } from "./support/harness";

@@ -6,7 +6,8 @@ import type { AgentModelConfig, AgentRow } from "../db/schema";
 import type { Env } from "../env";
 import { agentNotDeployed, agentNotFound, validationFailed } from "../errors";
 import { DEFAULT_MODEL, type ModelSources, findModel, listModels } from "./models";
-import { type AgentServices, agentServicesFor } from "./services";
+import { agentServicesFor } from "../service-wiring";
+import type { AgentServices } from "./services";
 import { AgentStore } from "./store";
 import { optionalBinding } from "../settings";
 

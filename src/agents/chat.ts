@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import { notFound } from "../errors";
 import { orgObject } from "../tenancy/object-names";
 import { collectTurn } from "./events";
-import { agentServicesFor } from "./services";
+import { agentServicesFor } from "../service-wiring";
 import { sseStream } from "./sse";
 import { AgentStore } from "./store";
 import { prepareTurn } from "./turn";

@@ -1,6 +1,8 @@
 // The one seam between agents and the rest of the service: the FHIR store,
 // pipelines, custom tools, the organization's model endpoints, vitals and audit,
-// all acting as the caller's principal. Tests replace the whole factory with fakes.
+// all acting as the caller's principal. Pipelines come in as a parameter (wired in
+// service-wiring.ts, where tests also replace the whole factory with fakes), since
+// pipelines run agents in turn.
 import type { JSONSchema7 } from "ai";
 import type { Principal } from "../auth/permissions";
 import type { Env } from "../env";
@@ -9,8 +11,8 @@ import { database } from "../db/client";
 import { fhirStoreFor } from "../fhir";
 import type { FhirPort } from "../fhir/port";
 import { limitsOfOrg } from "../limits/org-limits";
-import { execute } from "../pipelines/execution-service";
-import { invokeTool } from "../tools/invoke";
+import type { Execute } from "../pipelines/execution-service";
+import type { invokeTool } from "../tools/invoke";
 import { ToolStore } from "../tools/store";
 import { type AgentAuditEvent, auditEventResource } from "./audit";
 import { connectorModelEndpoints } from "./connector-endpoints";
@@ -62,8 +64,14 @@ export interface AgentServiceOptions {
   testMode?: boolean;
 }
 
-function defaultServices(env: Env, principal: Principal, options: AgentServiceOptions = {}): AgentServices {
-  const testMode = options.testMode ?? false;
+/** What agents need of pipelines and custom tools: how to run them. */
+export interface PipelineRunner {
+  execute: Execute;
+  invokeTool: typeof invokeTool;
+}
+
+export function agentServices(env: Env, principal: Principal, options: AgentServiceOptions | undefined, { execute, invokeTool }: PipelineRunner): AgentServices {
+  const testMode = options?.testMode ?? false;
   const store = fhirStoreFor(env, principal);
   const fhir = (): FhirPort => store;
   const orgId = principal.orgId;
@@ -75,7 +83,7 @@ function defaultServices(env: Env, principal: Principal, options: AgentServiceOp
     parameters: row.parameters as JSONSchema7,
     execute: async (args) => {
       const limit = (await limitsOfOrg(env, orgId)).concurrentExecutions;
-      const out = await invokeTool(env, orgId, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
+      const out = await invokeTool(execute, env, orgId, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
       if (!out.ok) throw new Error(`Tool ${row.name} failed: ${JSON.stringify(out.result)}`);
       return out.result;
     },
@@ -106,20 +114,3 @@ function defaultServices(env: Env, principal: Principal, options: AgentServiceOp
 }
 
 export type AgentServicesFactory = (env: Env, principal: Principal, options?: AgentServiceOptions) => AgentServices;
-
-let factory: AgentServicesFactory = defaultServices;
-
-export function agentServicesFor(env: Env, principal: Principal, options?: AgentServiceOptions): AgentServices {
-  return factory(env, principal, options);
-}
-
-/** Replaces the factory (tests inject fakes; the coordinator may wire real parts). Returns a restore function. */
-export function setAgentServicesFactory(next: AgentServicesFactory): () => void {
-  const previous = factory;
-  factory = next;
-  return () => {
-    factory = previous;
-  };
-}
-
-export { defaultServices as defaultAgentServices };

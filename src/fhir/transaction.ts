@@ -9,7 +9,8 @@ import { newResourceId } from "./resource-id";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
 import type { AuditInput } from "./audit";
 import { type ConditionalAttempt, conditionKey } from "./conditional-lock";
-import { type FhirService, type PlannedWrite, checkIfMatch, conditionalUpdateTarget, underIfMatch } from "./service";
+import type { FhirService } from "./service";
+import { type PlannedWrite, checkIfMatch, conditionalUpdateTarget, underIfMatch } from "./write-preconditions";
 import { type Row, type StoredVersion, toVersion } from "./storage/resource-store";
 
 type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";

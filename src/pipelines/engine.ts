@@ -4,6 +4,7 @@
 import { clip } from "../db/size";
 import { ApiError } from "../errors";
 import type { Definition, PipelineNode, RetryPolicy } from "./definition";
+import { NodeFailure } from "./node-failure";
 import type { NodeContext, NodeLog, NodeType, TriggerInfo } from "./node-type";
 import { plainJson } from "./plain-json";
 import { type NodeRegistry, outputPorts } from "./registry";
@@ -53,16 +54,6 @@ export interface RunOptions {
   /** Waits up to this long are slept inline; longer ones park the node as "waiting" (durable hosts) or fail. */
   inlineWaitMaxMs: number;
   durableWaits: boolean;
-}
-
-/** An error a node throws on purpose, with a machine code. */
-export class NodeFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 interface PlannedNode {

@@ -14,7 +14,7 @@ import { type ExecutionRecord, ExecutionStore, type NewExecution } from "./execu
 import type { TriggerInfo } from "./node-type";
 import { PipelineStore } from "./pipeline-store";
 import { registry } from "./registry";
-import { buildPipelineServices, pipelinePrincipal } from "./services";
+import { type PipelineServicesFactory, pipelinePrincipal } from "./services";
 
 /** Leases outlive a crashed holder by at most this long; durable runs renew theirs at every step. */
 export const SYNC_LEASE_MS = 5 * 60_000;
@@ -116,14 +116,15 @@ export async function runnableVersion(env: Env, orgId: string, pipelineId: strin
   return { version, definition: (await store.getVersion(orgId, pipelineId, version)).definition as Definition };
 }
 
-export function runFor(env: Env, job: ExecutionJob, durableWaits: boolean): ExecutionRun {
+/** `servicesFor` is passed in (see service-wiring.ts): the ai nodes' agent services run pipelines in turn. */
+export function runFor(env: Env, job: ExecutionJob, durableWaits: boolean, servicesFor: PipelineServicesFactory): ExecutionRun {
   const plan = planFor(job.orgId, job.pipelineId, job.version, job.definition);
   return new ExecutionRun(plan, job.state, {
     orgId: job.orgId,
     executionId: job.executionId,
     testMode: job.testMode,
     trigger: job.trigger,
-    services: buildPipelineServices(env, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
+    services: servicesFor(env, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
     inlineWaitMaxMs: durableWaits ? 0 : INLINE_WAIT_MAX_MS,
     durableWaits,
   });
@@ -192,7 +193,10 @@ export function executionRunner(env: Env, orgId: string, executionId: string) {
   return orgObject(env.EXECUTION_RUNNER, orgId, executionId);
 }
 
-export async function execute(env: Env, orgId: string, req: ExecuteRequest): Promise<ExecutionResponse> {
+/** Runs a pipeline as a module: the wired form, without `servicesFor`, is service-wiring.ts's `execute`. */
+export type Execute = (env: Env, orgId: string, req: ExecuteRequest) => Promise<ExecutionResponse>;
+
+export async function execute(env: Env, orgId: string, req: ExecuteRequest, servicesFor: PipelineServicesFactory): Promise<ExecutionResponse> {
   const store = new ExecutionStore(database(env.DB), env);
   if (req.idempotencyKey) {
     const seen = await store.byIdempotencyKey(orgId, req.pipelineId, req.idempotencyKey);
@@ -235,7 +239,7 @@ export async function execute(env: Env, orgId: string, req: ExecuteRequest): Pro
     }
     throw e;
   }
-  const run = runFor(env, job, false);
+  const run = runFor(env, job, false, servicesFor);
   try {
     await run.runToEnd();
   } catch (e) {

@@ -2,7 +2,7 @@
 // returned over RPC, which structured-clone it; JSONata results carry non-cloneable
 // internals (sequence flags, functions), and a node could return anything. Normalising
 // at the engine boundary means every node's outputs survive both.
-import { NodeFailure } from "./engine";
+import { NodeFailure } from "./node-failure";
 
 /** `value` as JSON.stringify sees it, rebuilt from plain objects and arrays; undefined stays undefined. */
 export function plainJson<T>(value: T, what: string): T {

@@ -5,7 +5,8 @@ import { database } from "../db/client";
 import type { Env } from "../env";
 import { conflict, notFound } from "../errors";
 import type { ExecutionPlan, RunState } from "./engine";
-import { type ExecuteRequest, type ExecutionResponse, execute, planFor, runnableVersion } from "./execution-service";
+import { execute } from "../service-wiring";
+import { type ExecuteRequest, type ExecutionResponse, planFor, runnableVersion } from "./execution-service";
 import { type ExecutionRecord, ExecutionStore } from "./execution-store";
 
 export interface RetryRequest {

@@ -1,8 +1,9 @@
 // The one seam between pipeline nodes and the rest of the service: the FHIR
-// store, resource validation, connectors and outbound HTTP. The coordinator
-// wires the real FHIR store here (see fhirPortFor) with a one-line change.
+// store, resource validation, connectors, outbound HTTP and the agents. The
+// agents' seam is a parameter (wired in service-wiring.ts), since agents run
+// pipelines in turn.
 import type { AiNodeContext } from "../agents/nodes/types";
-import { agentServicesFor } from "../agents/services";
+import type { AgentServicesFactory } from "../agents/services";
 import type { Principal } from "../auth/permissions";
 import { type ConnectorClient, connectorClient } from "../connectors/client";
 import type { Env } from "../env";
@@ -48,7 +49,9 @@ export function pipelinePrincipal(orgId: string, pipelineId: string): Principal 
   return { orgId, keyId: `pipeline:${pipelineId}`, keyName: "pipeline", role: "service", scopes: [] };
 }
 
-export function buildPipelineServices(env: Env, principal: Principal, testMode: boolean): PipelineServices {
+export type PipelineServicesFactory = (env: Env, principal: Principal, testMode: boolean) => PipelineServices;
+
+export function buildPipelineServices(env: Env, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory): PipelineServices {
   let binding: FhirBinding | undefined;
   const fhirBinding = () => {
     binding ??= fhirBindingFor(env, principal);

@@ -8,7 +8,7 @@ import { type PipelineTriggerRow, pipelineTriggers } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { limitsOfOrg } from "../limits/org-limits";
-import { execute } from "./execution-service";
+import { execute } from "../service-wiring";
 
 export interface ServiceEvent {
   type: "hl7.message" | "device.alert" | (string & {});

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { agentStore, loadAgent } from "../agents/access";
 import { IdParam } from "../agents/api-schemas";
-import { agentServicesFor } from "../agents/services";
+import { agentServicesFor } from "../service-wiring";
 import { describeTools, resolveAssignable } from "../agents/tools/registry";
 import { notFound } from "../errors";
 import { createRouter } from "../http/router";

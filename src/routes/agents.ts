@@ -13,7 +13,7 @@ import {
   presentTemplate,
   presentVersion,
 } from "../agents/api-schemas";
-import { agentServicesFor } from "../agents/services";
+import { agentServicesFor } from "../service-wiring";
 import type { AgentConfig } from "../agents/store";
 import { knownToolNames } from "../agents/tools/registry";
 import { AGENT_TYPES, BASE_TEMPLATES, templateById } from "../agents/templates";

@@ -7,7 +7,7 @@ import { badRequest, methodNotAllowed, notAcceptable, notFound, unsupportedMedia
 import { capabilityStatement } from "../fhir/capabilities";
 import { fhirStoreFor } from "../fhir/index";
 import type { Bundle, Resource, WriteResult } from "../fhir/port";
-import { parseVersion } from "../fhir/service";
+import { parseVersion } from "../fhir/write-preconditions";
 import type { AppEnv } from "../http/context";
 import { fhirJsonContentType } from "../http/fhir-json";
 import { fhirBaseUrl } from "../http/public-url";

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { modelSources } from "../agents/access";
 import { listModels } from "../agents/models";
-import { agentServicesFor } from "../agents/services";
+import { agentServicesFor } from "../service-wiring";
 import { createRouter } from "../http/router";
 import { commonErrors, json, pageOf, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";

@@ -10,7 +10,7 @@ import type { Env } from "../env";
 import { requirePermission } from "../middleware/auth";
 import { outboundPolicyOf } from "../outbound/policy";
 import { DefinitionSchema, MAX_DEFINITION_BYTES } from "../pipelines/definition";
-import { execute } from "../pipelines/execution-service";
+import { execute } from "../service-wiring";
 import { PipelineStore } from "../pipelines/pipeline-store";
 import { registry } from "../pipelines/registry";
 import { checkDefinition } from "../pipelines/validate-definition";

@@ -9,7 +9,8 @@ import { createRouter } from "../http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../http/schemas";
 import { requirePermission } from "../middleware/auth";
 import { ToolBody, ToolImplementationSchema, type ToolInput } from "../tools/definition";
-import { implementationErrors, invokeTool } from "../tools/invoke";
+import { invokeTool } from "../service-wiring";
+import { implementationErrors } from "../tools/invoke";
 import { ToolStore } from "../tools/store";
 
 const Tool = z

@@ -9,7 +9,7 @@ import type { ConnectorAuth } from "../connectors/types";
 import { database } from "../db/client";
 import type { Env } from "../env";
 import { ApiError, validationFailed } from "../errors";
-import { execute } from "../pipelines/execution-service";
+import type { Execute } from "../pipelines/execution-service";
 import { outboundPolicyOf } from "../outbound/policy";
 import { PipelineStore } from "../pipelines/pipeline-store";
 import { type ToolImplementation, argumentErrors } from "./definition";
@@ -46,7 +46,8 @@ export async function implementationErrors(env: Env, orgId: string, impl: ToolIm
 }
 
 /** Runs a tool; in test mode (an ai node of a test-mode execution) it writes nothing outside. */
-export async function invokeTool(env: Env, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode = false): Promise<ToolResult> {
+/** `execute` runs pipeline tools; it is passed in (see service-wiring.ts) because agents, which call tools, are part of pipeline runs. */
+export async function invokeTool(execute: Execute, env: Env, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode = false): Promise<ToolResult> {
   const errors = argumentErrors(tool.parameters, args);
   if (errors.length) throw validationFailed(`Arguments do not match the parameters of tool ${tool.name}`, errors);
   const impl = tool.implementation as ToolImplementation;

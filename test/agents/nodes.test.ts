@@ -1,19 +1,16 @@
 // The ai pipeline nodes against the fake OpenAI-compatible server.
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Principal } from "../../src/auth/permissions";
 import { agentNode, classifyNode, extractFhirNode, llmPromptNode } from "../../src/agents/nodes";
 import type { AiNodeContext } from "../../src/agents/nodes";
-import { agentServicesFor } from "../../src/agents/services";
-import { giveModel, installAgentFakes } from "../support/agent-fakes";
+import { fakeAgentServices, giveModel } from "../support/agent-fakes";
 import { lastOf } from "../support/fake-openai";
 import { createTenant, type Tenant } from "../support/tenants";
 
-beforeAll(installAgentFakes);
-
 function ctxFor(t: Tenant): AiNodeContext {
   const principal: Principal = { orgId: t.orgId, keyId: t.keyId, keyName: "test", role: "admin", scopes: [] };
-  return { env, principal, services: agentServicesFor(env, principal) };
+  return { env, principal, services: fakeAgentServices(t.orgId) };
 }
 
 describe("ai nodes", () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import type { Principal } from "../../src/auth/permissions";
-import { agentServicesFor } from "../../src/agents/services";
+import { agentServicesFor } from "../../src/service-wiring";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
 

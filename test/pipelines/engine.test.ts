@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { ExecutionPlan, ExecutionRun, executionOutputs, executionStatus } from "../../src/pipelines/engine";
 import { registry } from "../../src/pipelines/registry";
 import { checkDefinition } from "../../src/pipelines/validate-definition";
-import { buildPipelineServices, pipelinePrincipal } from "../../src/pipelines/services";
+import { pipelinePrincipal } from "../../src/pipelines/services";
+import { pipelineServicesFor } from "../../src/service-wiring";
 import { definition, edge, type NodeSpec, trigger } from "../support/pipelines";
 
 async function runDef(nodes: NodeSpec[], connections: ReturnType<typeof edge>[], inputs: unknown = {}, opts: { durableWaits?: boolean; nodeId?: string } = {}) {
@@ -15,7 +16,7 @@ async function runDef(nodes: NodeSpec[], connections: ReturnType<typeof edge>[],
     executionId: "exec-1",
     testMode: false,
     trigger: { kind: "manual", nodeId: opts.nodeId },
-    services: buildPipelineServices(env, pipelinePrincipal("org-engine", "p"), false),
+    services: pipelineServicesFor(env, pipelinePrincipal("org-engine", "p"), false),
     inlineWaitMaxMs: opts.durableWaits ? 0 : 30_000,
     durableWaits: opts.durableWaits ?? false,
   });

@@ -4,7 +4,8 @@
 // the fake OpenAI-compatible server).
 import type { AgentAuditEvent } from "../../src/agents/audit";
 import type { ModelEndpoint } from "../../src/agents/models";
-import { type AgentServices, type CustomTool, type VitalsQuery, setAgentServicesFactory } from "../../src/agents/services";
+import type { AgentServices, CustomTool, VitalsQuery } from "../../src/agents/services";
+import { setAgentServicesFactory } from "../../src/service-wiring";
 import { notFound } from "../../src/errors";
 import { type Brain, fakeOpenAI } from "./fake-openai";
 import { MemoryFhir } from "./memory-fhir";
@@ -31,7 +32,9 @@ export function fakeOrg(orgId: string): FakeOrg {
   return org;
 }
 
-function services(org: FakeOrg): AgentServices {
+/** The fakes for one organization, to pass in where a test builds what uses them. */
+export function fakeAgentServices(orgId: string): AgentServices {
+  const org = fakeOrg(orgId);
   return {
     fhir: () => org.fhir,
     runPipeline: async (id, inputs) => {
@@ -52,10 +55,10 @@ function services(org: FakeOrg): AgentServices {
 
 let installed = false;
 
-/** Call once per test file (beforeAll); idempotent. The fakes stay for the file's isolated run. */
+/** For code reached through HTTP or Durable Objects: call once per test file (beforeAll); idempotent. The fakes stay for the file's isolated run. */
 export function installAgentFakes(): void {
   if (installed) return;
-  setAgentServicesFactory((_env, principal) => services(fakeOrg(principal.orgId)));
+  setAgentServicesFactory((_env, principal) => fakeAgentServices(principal.orgId));
   installed = true;
 }
 

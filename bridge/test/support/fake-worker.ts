@@ -1,10 +1,11 @@
 // A faithful fake of the Worker's inbound endpoint (POST /api/v1/hl7/messages), with switches
 // to go down, answer an error status, be slow, or reject chosen messages. It dedups on
-// MSH-10 per sender (MSH-3|MSH-4), as the real Worker promises.
+// MSH-10 per sender (MSH-3|MSH-4), as the real Worker promises. Tests of other protocols add
+// their own endpoints (`endpoints`), behind the same authentication and failure switches.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { readHeader } from "../../src/hl7-header";
-import { MESSAGES_PATH } from "../../src/worker-client";
+import { readHeader } from "../../src/protocols/hl7/header";
+import { HL7_MESSAGES_PATH as MESSAGES_PATH } from "../../src/protocols/hl7/adapter";
 
 export interface Delivered {
   id: string;
@@ -15,6 +16,7 @@ export interface Delivered {
 
 export interface WorkerRequest {
   at: number;
+  path: string;
   status: number;
   idempotencyKey: string | null;
   ids: string[];
@@ -30,6 +32,8 @@ export class FakeWorker {
   delayMs = 0;
   /** Return a reason to reject a message, or null to let it through. */
   rejectWhen: (raw: string) => string | null = () => null;
+  /** More endpoints: path → the 200 answer to a parsed JSON body. */
+  readonly endpoints = new Map<string, (body: unknown) => unknown>();
 
   readonly requests: WorkerRequest[] = [];
   /** Every message of every processed batch, duplicates included. */
@@ -79,7 +83,7 @@ export class FakeWorker {
     const body = await readBody(req);
     const idempotencyKey = header(req, "idempotency-key");
     const record = (status: number, ids: string[] = []) =>
-      this.requests.push({ at: Date.now(), status, idempotencyKey, ids });
+      this.requests.push({ at: Date.now(), path: req.url ?? "", status, idempotencyKey, ids });
     const answer = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "application/json", ...headers });
       res.end(JSON.stringify(payload));
@@ -88,13 +92,18 @@ export class FakeWorker {
       record(status);
       answer(status, { error: { code, message, status } }, headers);
     };
-    if (req.method !== "POST" || req.url !== MESSAGES_PATH) return error(404, "NOT_FOUND", "no such endpoint");
+    const endpoint = this.endpoints.get(req.url ?? "");
+    if (req.method !== "POST" || (req.url !== MESSAGES_PATH && !endpoint)) return error(404, "NOT_FOUND", "no such endpoint");
     if (header(req, "authorization") !== `Bearer ${this.apiKey}`) return error(401, "UNAUTHORIZED", "bad API key");
     if (header(req, "x-organization-id") !== this.orgId) return error(403, "FORBIDDEN", "wrong organization");
     if (!header(req, "content-type")?.startsWith("application/json")) return error(415, "UNSUPPORTED", "JSON only");
     if (!idempotencyKey) return error(400, "BAD_REQUEST", "Idempotency-Key is required");
     if (this.failStatus !== null) {
       return error(this.failStatus, "INJECTED", "injected failure", this.retryAfter ? { "retry-after": this.retryAfter } : {});
+    }
+    if (endpoint) {
+      record(200);
+      return answer(200, endpoint(JSON.parse(body)));
     }
     const messages = parseMessages(body);
     if (!messages) return error(400, "BAD_REQUEST", "body must be {messages:[{id,raw,received_at,source}]}");

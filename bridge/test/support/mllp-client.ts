@@ -1,7 +1,7 @@
 // A small MLLP client for tests and the benchmark: sends framed messages over loopback and
 // hands back the replies in arrival order.
 import net from "node:net";
-import { frame, MllpDecoder } from "../../src/mllp-framing";
+import { frame, MllpDecoder } from "../../src/listeners/mllp/framing";
 
 export class MllpClient {
   private readonly decoder = new MllpDecoder(64 * 1024 * 1024);

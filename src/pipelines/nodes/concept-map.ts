@@ -2,7 +2,7 @@
 // the spirit of $translate: source system+code in, target codings out.
 import { z } from "zod";
 import type { Resource } from "../../fhir/port";
-import { NodeFailure } from "../engine";
+import { NodeFailure } from "../node-failure";
 import { defineNode } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";
 

@@ -4,7 +4,7 @@ import { Validator } from "@cfworker/json-schema";
 import { z } from "zod";
 import { evaluate as evaluateFhirPath, fhirpathSyntaxError } from "../../fhir/fhirpath";
 import { isPrototypeKey, ownProperty } from "../../platform/object-keys";
-import { NodeFailure } from "../engine";
+import { NodeFailure } from "../node-failure";
 import { defineNode, type PortDef } from "../node-type";
 import { evaluate, jsonataExpression, test } from "./expression";
 

@@ -4,7 +4,7 @@
 // into the EHR's id space are rewritten to the local copies (see localizeReferences).
 import { z } from "zod";
 import type { Bundle, Resource } from "../../fhir/port";
-import { NodeFailure } from "../engine";
+import { NodeFailure } from "../node-failure";
 import { defineNode } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";
 import { RESOURCE_TYPE } from "./fhir-resource";

@@ -2,7 +2,7 @@
 // when a definition is saved, evaluated against a node's input.
 import jsonata from "jsonata";
 import { z } from "zod";
-import { NodeFailure } from "../engine";
+import { NodeFailure } from "../node-failure";
 
 type Compiled = ReturnType<typeof jsonata>;
 const MAX_CACHED = 1000;

@@ -1,6 +1,6 @@
 // Shared checks for healthcare nodes: values on fhir-resource / fhir-bundle ports.
 import type { Bundle, Resource } from "../../fhir/port";
-import { NodeFailure } from "../engine";
+import { NodeFailure } from "../node-failure";
 
 export function asResource(value: unknown, port = "resource"): Resource {
   if (!value || typeof value !== "object" || typeof (value as Resource).resourceType !== "string") {

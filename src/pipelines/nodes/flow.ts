@@ -2,7 +2,7 @@
 // (merge) and wait (delay). Untaken branches are ports left unemitted.
 import { z } from "zod";
 import { DefinitionSchema, NOT_PROTOTYPE_KEY } from "../definition";
-import { NodeFailure } from "../engine";
+import { NodeFailure } from "../node-failure";
 import { defineNode, type PortDef } from "../node-type";
 import { evaluate, jsonataExpression, test } from "./expression";
 

@@ -2,8 +2,8 @@
 // intake as soon as it arrives, and writes the ACKs back in the order the frames came.
 import net from "node:net";
 import tls from "node:tls";
-import type { Logger } from "./log";
-import { frame, MllpDecoder } from "./mllp-framing";
+import type { Logger } from "../../log";
+import { frame, MllpDecoder } from "./framing";
 
 export interface FrameHandler {
   message(payload: Buffer, remoteAddress: string): Promise<string | null>;

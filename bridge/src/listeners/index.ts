@@ -1,0 +1,29 @@
+// Builds the configured listeners, each with an intake through its protocol's adapter.
+// A new transport is one more case here and one folder next to mllp/.
+import type { ListenerConfig } from "../config";
+import { Intake } from "../intake";
+import type { Listener } from "../listener";
+import type { Logger } from "../log";
+import type { MessageQueue } from "../message-queue";
+import type { Metrics } from "../metrics";
+import { hl7Adapter } from "../protocols/hl7/adapter";
+import { mllpListener } from "./mllp/listener";
+
+export interface ListenerDeps {
+  queue: MessageQueue;
+  metrics: Metrics;
+  log: Logger;
+  /** Called after each newly queued message, to wake the forwarder. */
+  onEnqueued: () => void;
+}
+
+export function createListener(config: ListenerConfig, deps: ListenerDeps): Listener {
+  const { queue, metrics, log, onEnqueued } = deps;
+  switch (config.kind) {
+    case "mllp": {
+      const adapter = hl7Adapter(config.hl7);
+      const intake = new Intake(queue, metrics, log, adapter, config.name, onEnqueued);
+      return mllpListener(config, adapter.protocol, intake, log);
+    }
+  }
+}

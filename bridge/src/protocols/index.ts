@@ -1,0 +1,6 @@
+// Every protocol the bridge knows. A forwarding lane runs for each, whether or not a listener
+// feeds it now, so messages queued by an earlier configuration still drain.
+import type { ForwardTarget } from "../protocol";
+import { hl7Target } from "./hl7/adapter";
+
+export const FORWARD_TARGETS: readonly ForwardTarget[] = [hl7Target];

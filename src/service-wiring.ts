@@ -1,0 +1,42 @@
+// The one place the pipeline and agent seams are wired to each other. Pipelines run
+// agents (ai nodes) and agents run pipelines (run_pipeline, pipeline tools), so neither
+// seam imports the other's concrete module: each takes the other as a parameter here,
+// and callers import the wired functions from this module.
+import { type AgentServiceOptions, type AgentServices, type AgentServicesFactory, agentServices } from "./agents/services";
+import type { Principal } from "./auth/permissions";
+import type { ToolRow } from "./db/schema";
+import type { Env } from "./env";
+import { type Execute, type ExecutionJob, execute as executeWith, runFor as runForWith } from "./pipelines/execution-service";
+import { type PipelineServices, buildPipelineServices } from "./pipelines/services";
+import { invokeTool as invokeToolWith } from "./tools/invoke";
+
+/** Runs a pipeline with the real services (FHIR store, connectors, agents). */
+export const execute: Execute = (env, orgId, req) => executeWith(env, orgId, req, pipelineServicesFor);
+
+/** An execution run (sync, async runner or step session) with the real services. */
+export const runFor = (env: Env, job: ExecutionJob, durableWaits: boolean) => runForWith(env, job, durableWaits, pipelineServicesFor);
+
+/** Calls a custom tool; pipeline tools run through `execute`. */
+export const invokeTool = (env: Env, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode?: boolean) =>
+  invokeToolWith(execute, env, orgId, tool, args, concurrencyLimit, testMode);
+
+let agentFactory: AgentServicesFactory = (env, principal, options) => agentServices(env, principal, options, { execute, invokeTool: invokeToolWith });
+
+/** The agents' seam for a principal: pipelines and tools wired to the real runner. */
+export function agentServicesFor(env: Env, principal: Principal, options?: AgentServiceOptions): AgentServices {
+  return agentFactory(env, principal, options);
+}
+
+/** Replaces the agents' factory (tests inject fakes). Returns a restore function. */
+export function setAgentServicesFactory(next: AgentServicesFactory): () => void {
+  const previous = agentFactory;
+  agentFactory = next;
+  return () => {
+    agentFactory = previous;
+  };
+}
+
+/** The pipelines' seam for a principal, with the agents wired in. */
+export function pipelineServicesFor(env: Env, principal: Principal, testMode: boolean): PipelineServices {
+  return buildPipelineServices(env, principal, testMode, agentServicesFor);
+}
