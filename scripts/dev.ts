@@ -21,7 +21,8 @@ async function listening(url: string, exited: () => boolean): Promise<boolean> {
 }
 
 async function main() {
-  const { port, stateDir, logLevel } = localRunSettings(process.env);
+  // The ticker and the printed URL need the port up front (wrangler dev does not report a free one).
+  const { port, stateDir, logLevel } = localRunSettings(process.env, { freePort: false });
   console.log("Applying D1 migrations to the local database…");
   console.log(welcome(await prepareDevState(stateDir), port));
   const crons: string[] = unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? [];

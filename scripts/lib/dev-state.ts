@@ -19,9 +19,12 @@ export interface LocalRunSettings {
   logLevel: LogLevelName;
 }
 
-export function localRunSettings(env: NodeJS.ProcessEnv): LocalRunSettings {
-  const port = Number(env.PORT ?? 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (got "${env.PORT}")`);
+/** `freePort`: whether PORT=0 (any free port, reported once listening) is allowed. */
+export function localRunSettings(env: NodeJS.ProcessEnv, { freePort = true } = {}): LocalRunSettings {
+  const port = Number(env.PORT || 8787);
+  if (!Number.isInteger(port) || port < (freePort ? 0 : 1) || port > 65535) {
+    throw new Error(`PORT must be a port number${freePort ? "" : " from 1 (npm run dev cannot report a free port; npm start can)"} (got "${env.PORT}")`);
+  }
   return { port, stateDir: env.STATE_DIR || DEFAULT_STATE_DIR, logLevel: parseLogLevel(env.LOG_LEVEL) };
 }
 

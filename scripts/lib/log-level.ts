@@ -6,9 +6,9 @@ import { LogLevel } from "miniflare";
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "none"] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
-/** The level `value` names (default info); an unknown name is refused, not silently ignored. */
+/** The level `value` names (default info, also when empty); an unknown name is refused, not silently ignored. */
 export function parseLogLevel(value: string | undefined): LogLevelName {
-  const name = (value ?? "info").trim().toLowerCase();
+  const name = (value || "info").trim().toLowerCase();
   if ((LOG_LEVELS as readonly string[]).includes(name)) return name as LogLevelName;
   throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${value}")`);
 }

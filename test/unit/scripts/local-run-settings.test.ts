@@ -9,11 +9,17 @@ import { miniflareLogLevel, parseLogLevel } from "../../../scripts/lib/log-level
 describe("local run settings", () => {
   it("defaults to port 8787, wrangler's state directory and info", () => {
     expect(localRunSettings({})).toEqual({ port: 8787, stateDir: DEFAULT_STATE_DIR, logLevel: "info" });
+    expect(localRunSettings({ PORT: "", STATE_DIR: "", LOG_LEVEL: "" }).port).toBe(8787);
     expect(localRunSettings({ PORT: "0", STATE_DIR: "/tmp/x/state", LOG_LEVEL: " WARN " })).toEqual({ port: 0, stateDir: "/tmp/x/state", logLevel: "warn" });
   });
 
   it.each([["PORT", "80a"], ["PORT", "70000"], ["LOG_LEVEL", "verbose"], ["LOG_LEVEL", "silent"]])("refuses %s=%s by name", (name, value) => {
     expect(() => localRunSettings({ [name]: value })).toThrow(name);
+  });
+
+  it("refuses PORT=0 where the runtime cannot report the free port it got (npm run dev)", () => {
+    expect(() => localRunSettings({ PORT: "0" }, { freePort: false })).toThrow("PORT");
+    expect(localRunSettings({ PORT: "8788" }, { freePort: false }).port).toBe(8788);
   });
 
   it("maps each level to Miniflare's", () => {
