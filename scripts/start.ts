@@ -3,7 +3,8 @@
 // the production bundle on Miniflare directly with the cron ticked at each minute
 // (scripts/lib/miniflare-runtime.ts). `npm run dev` (scripts/dev.ts) is wrangler dev, for live reload.
 import { localRunSettings, prepareDevState, welcome } from "./lib/dev-state";
-import { startMiniflareRuntime, stopOnSignals } from "./lib/miniflare-runtime";
+import { startMiniflareRuntime } from "./lib/miniflare-runtime";
+import { stopOnSignals } from "./lib/stop-on-signals";
 
 async function main() {
   const { port, stateDir, logLevel } = localRunSettings(process.env);

@@ -2,7 +2,8 @@
 // "miniflare"), so the load generator does not share its event loop. Arguments: --port,
 // --state (a state directory already migrated and seeded), --log-level, --vars (JSON).
 import { parseLogLevel } from "../../scripts/lib/log-level";
-import { startMiniflareRuntime, stopOnSignals } from "../../scripts/lib/miniflare-runtime";
+import { startMiniflareRuntime } from "../../scripts/lib/miniflare-runtime";
+import { stopOnSignals } from "../../scripts/lib/stop-on-signals";
 import { option } from "./options";
 
 const stateDir = option("state");

@@ -67,6 +67,23 @@ function sleep(at: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Stops `ticker` and waits for its running tick, at most `graceMs`: a scheduled handler that
+ * never returns must not hold up a stop. True if the ticker finished in time.
+ */
+export async function stopTicker(ticker: CronTicker, graceMs: number): Promise<boolean> {
+  ticker.stop();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  try {
+    return await Promise.race([ticker.done.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function startCronTicker(opts: TickerOptions): CronTicker {
   const { crons, log = console.log, now = Date.now, sleepUntil = sleep } = opts;
   const fire: ScheduledFirer = "fire" in opts ? opts.fire : (cron, minute) => fireScheduled(opts.url, cron, minute);

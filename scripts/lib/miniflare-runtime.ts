@@ -9,10 +9,12 @@ import path from "node:path";
 import { Log, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import { buildBundle } from "./bundle";
-import { type ScheduledFirer, type TickerClock, startCronTicker } from "./cron-ticker";
+import { type ScheduledFirer, type TickerClock, startCronTicker, stopTicker } from "./cron-ticker";
 import { type LogLevelName, miniflareLogLevel } from "./log-level";
 
 const WRANGLER_TOML = path.resolve(import.meta.dirname, "../../wrangler.toml");
+/** How long a stop waits for a running scheduled handler before disposing Miniflare under it. */
+const TICK_GRACE_MS = 10_000;
 
 export interface MiniflareRuntimeOptions {
   /** 0 picks a free port (see `url`). */
@@ -92,8 +94,7 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
       fireScheduled,
       async stop() {
         try {
-          ticker.stop();
-          await ticker.done;
+          if (!(await stopTicker(ticker, TICK_GRACE_MS))) log.warn(`[cron] the scheduled handler still ran after ${TICK_GRACE_MS / 1000} s; stopping under it`);
           await running.dispose();
         } finally {
           removeBundle();
@@ -105,34 +106,5 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
     await mf?.dispose().catch(() => undefined);
     removeBundle();
     throw err;
-  }
-}
-
-/**
- * Stops `runtime` on SIGINT or SIGTERM, then exits (1 if stopping failed). Takes both signals
- * over: Miniflare's own listeners would exit at once, killing workerd under a running tick and
- * leaving the bundle behind. Its exit hook stays, so workerd never outlives this process.
- */
-export function stopOnSignals(runtime: Pick<MiniflareRuntime, "stop">): void {
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    runtime.stop().then(
-      () => {
-        console.log("Stopped: the cron ticker and Miniflare are shut down.");
-        process.exit(0);
-      },
-      (err) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
-  };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    // One by one, not removeAllListeners: tsx's own listener (which `listeners` does not show)
-    // tells its parent process that the signal arrived; without it tsx would SIGKILL this one.
-    for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
-    process.on(signal, stop);
   }
 }

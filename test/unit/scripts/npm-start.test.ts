@@ -1,5 +1,6 @@
 // `npm start` as an operator runs it, on a temporary state directory: the entry prints the
-// seeded organization and key, serves them, logs one line per request and stops on SIGTERM;
+// seeded organization and key, serves them, logs one line per request and stops on SIGTERM,
+// leaving neither workerd nor the bundle behind;
 // then its runtime restarted on the same state keeps the data (D1 and a Durable Object's),
 // ticks the Worker's scheduled handler through Miniflare, and wrangler dev (`npm run dev`'s
 // runtime) reads what it wrote from the very same directory.
@@ -35,6 +36,44 @@ async function waitForOutput(child: ChildProcess, out: () => string, pattern: Re
   throw new Error(`npm start printed no ${pattern} in time:\n${out()}`);
 }
 
+interface NpmStart {
+  child: ChildProcess;
+  out: () => string;
+  /** Its own temporary directory, to see what it leaves behind (the bundle, Miniflare's files). */
+  tmp: string;
+}
+
+/** `npm start`'s entry as an operator runs it (through tsx), on `stateDir`, any free port. */
+function npmStart(stateDir: string, tmp: string): NpmStart {
+  const { DEV_ORG_ID, DEV_API_KEY, ...inherited } = offlineEnv;
+  mkdirSync(tmp);
+  const env = { ...inherited, PORT: "0", STATE_DIR: stateDir, LOG_LEVEL: "info", TMPDIR: tmp, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
+  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out += d;
+  });
+  return { child, out: () => out, tmp };
+}
+
+async function serviceUrl({ child, out }: NpmStart): Promise<string> {
+  const [, port] = await waitForOutput(child, out, /Service: +http:\/\/localhost:(\d+)/);
+  return `http://127.0.0.1:${port}`;
+}
+
+async function exitCode(child: ChildProcess): Promise<number | null> {
+  return child.exitCode ?? new Promise((r) => child.once("exit", (c) => r(c)));
+}
+
+/** workerd is gone (nothing listens on the port any more) and so are the bundle and Miniflare's files. */
+async function expectNothingLeft(base: string, tmp: string): Promise<void> {
+  await expect(fetch(`${base}/health`)).rejects.toThrow();
+  expect(readdirSync(tmp).filter((f) => /^(cdis-start-bundle|miniflare)-/.test(f))).toEqual([]);
+}
+
 describe("npm start: the bundle on Miniflare directly", () => {
   let state: string;
   let stateDir: string;
@@ -53,24 +92,12 @@ describe("npm start: the bundle on Miniflare directly", () => {
   afterAll(() => rmSync(state, { recursive: true, force: true }));
 
   it("prints the seeded organization and key, serves them, logs each request and stops on SIGTERM", async () => {
-    const { DEV_ORG_ID, DEV_API_KEY, ...inherited } = offlineEnv;
-    // Its own temporary directory, to see what it leaves behind (the bundle, Miniflare's files).
-    const tmp = path.join(state, "tmp");
-    mkdirSync(tmp);
-    const env = { ...inherited, PORT: "0", STATE_DIR: stateDir, LOG_LEVEL: "info", TMPDIR: tmp, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
-    const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
+    const started = npmStart(stateDir, path.join(state, "tmp"));
+    const { child, out } = started;
     let base = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-    });
-    child.stderr?.on("data", (d) => {
-      out += d;
-    });
     try {
-      const [, orgId, apiKey] = await waitForOutput(child, () => out, /Development organization: (\S+)\s+Admin API key: +(cdis_\S+)/);
-      const [, url] = await waitForOutput(child, () => out, /Service: +http:\/\/localhost:(\d+)/);
-      base = `http://127.0.0.1:${url}`;
+      const [, orgId, apiKey] = await waitForOutput(child, out, /Development organization: (\S+)\s+Admin API key: +(cdis_\S+)/);
+      base = await serviceUrl(started);
       headers = { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId as string };
 
       expect((await fetch(`${base}/health`)).status).toBe(200);
@@ -94,17 +121,14 @@ describe("npm start: the bundle on Miniflare directly", () => {
       expect(session.status).toBe(201);
       sessionId = session.body.session_id as string;
 
-      await waitForOutput(child, () => out, /GET \/api\/organization 200 OK \(\d+ms\)/);
-      await waitForOutput(child, () => out, /GET \/api\/organization 401 Unauthorized \(\d+ms\)/);
+      await waitForOutput(child, out, /GET \/api\/organization 200 OK \(\d+ms\)/);
+      await waitForOutput(child, out, /GET \/api\/organization 401 Unauthorized \(\d+ms\)/);
     } finally {
       child.kill("SIGTERM");
     }
-    const code = child.exitCode ?? (await new Promise((r) => child.once("exit", (c) => r(c))));
-    expect(code).toBe(0);
-    expect(out).toContain("Stopped: the cron ticker and Miniflare are shut down.");
-    // workerd is gone (nothing listens on the port any more) and so are the bundle and Miniflare's files.
-    await expect(fetch(`${base}/health`)).rejects.toThrow();
-    expect(readdirSync(tmp).filter((f) => /^(cdis-start-bundle|miniflare)-/.test(f))).toEqual([]);
+    expect(await exitCode(child)).toBe(0);
+    expect(out()).toContain("Stopped: the cron ticker and Miniflare are shut down.");
+    await expectNothingLeft(base, started.tmp);
   }, 120_000);
 
   describe("restarted on the same state", () => {
