@@ -3,6 +3,7 @@
 // deployed database (--remote).
 import { generateApiKey } from "../src/auth/api-key-crypto";
 import { type AdminArgs, UsageError, parseAdminArgs } from "./lib/admin-args";
+import { stateDirOf } from "./lib/dev-state";
 import { insertApiKeySql, insertOrganizationSql, missingScopedAgents, setLimitsSql } from "./lib/records";
 import { applyMigrations, execSql, lit } from "./lib/wrangler";
 
@@ -12,8 +13,10 @@ async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run"
   // parseAdminArgs has checked that the command's required flags are there.
   const need = (flag: keyof typeof values): string => values[flag] as string;
   if (command === "new-key-secret") return console.log(generateApiKey());
-  if (!remote) applyMigrations();
-  const sql = (statement: string) => execSql(statement, { remote });
+  // Locally, the state npm start and npm run dev use (STATE_DIR).
+  const target = remote ? { remote } : { persistTo: stateDirOf(process.env) };
+  if (!remote) applyMigrations(target);
+  const sql = (statement: string) => execSql(statement, target);
   switch (command) {
     case "create-org": {
       const id = values.id ?? crypto.randomUUID();

@@ -12,6 +12,11 @@ import { applyMigrations, execSql } from "./wrangler";
 /** wrangler's default `--persist-to`, relative to wrangler.toml (the repository root). */
 export const DEFAULT_STATE_DIR = ".wrangler/state";
 
+/** STATE_DIR: the local state of `npm start`, `npm run dev` and the admin CLI. */
+export function stateDirOf(env: NodeJS.ProcessEnv): string {
+  return env.STATE_DIR || DEFAULT_STATE_DIR;
+}
+
 /** What the operator sets for `npm start` and `npm run dev` (README, "Set up and run"). */
 export interface LocalRunSettings {
   port: number;
@@ -25,7 +30,7 @@ export function localRunSettings(env: NodeJS.ProcessEnv, { freePort = true } = {
   if (!Number.isInteger(port) || port < (freePort ? 0 : 1) || port > 65535) {
     throw new Error(`PORT must be a port number${freePort ? "" : " from 1 (npm run dev cannot report a free port; npm start can)"} (got "${env.PORT}")`);
   }
-  return { port, stateDir: env.STATE_DIR || DEFAULT_STATE_DIR, logLevel: parseLogLevel(env.LOG_LEVEL) };
+  return { port, stateDir: stateDirOf(env), logLevel: parseLogLevel(env.LOG_LEVEL) };
 }
 
 export interface DevCredentials {

@@ -1,10 +1,10 @@
 // `npm start` as an operator runs it, on a temporary state directory: the entry prints the
 // seeded organization and key, serves them, logs one line per request and stops on SIGTERM,
-// leaving neither workerd nor the bundle behind;
+// leaving neither workerd nor the bundle behind; the admin CLI reads what it wrote;
 // then its runtime restarted on the same state keeps the data (D1 and a Durable Object's),
 // ticks the Worker's scheduled handler through Miniflare, and wrangler dev (`npm run dev`'s
 // runtime) reads what it wrote from the very same directory.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -120,6 +120,7 @@ describe("npm start: the bundle on Miniflare directly", () => {
       const session = await api(base, "/api/execute/step", { pipeline_id: pipelineId, inputs: {}, test_mode: true });
       expect(session.status).toBe(201);
       sessionId = session.body.session_id as string;
+      expect((await api(base, "/api/api-keys", { name: "made under npm start", role: "clinician" })).status).toBe(201);
 
       await waitForOutput(child, out, /GET \/api\/organization 200 OK \(\d+ms\)/);
       await waitForOutput(child, out, /GET \/api\/organization 401 Unauthorized \(\d+ms\)/);
@@ -130,6 +131,14 @@ describe("npm start: the bundle on Miniflare directly", () => {
     expect(out()).toContain("Stopped: the cron ticker and Miniflare are shut down.");
     await expectNothingLeft(base, started.tmp);
   }, 120_000);
+
+  it("shares its state with the admin CLI given the same STATE_DIR", () => {
+    const { DEV_ORG_ID, DEV_API_KEY, ...inherited } = offlineEnv;
+    const env = { ...inherited, STATE_DIR: stateDir, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
+    const r = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/admin.ts", "list-keys", "--org", "dev-org"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as { name: string }[]).map((k) => k.name)).toEqual(["Development admin key", "made under npm start"]);
+  }, 60_000);
 
   describe("restarted on the same state", () => {
     let runtime: MiniflareRuntime;
