@@ -15,6 +15,7 @@ import { type MiniflareRuntime, startMiniflareRuntime } from "../../../scripts/l
 import { offlineEnv } from "../../../scripts/lib/wrangler";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
+const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 const TICK = "2031-02-03T04:05:00.000Z";
 
 /** Miniflare's lines, kept instead of printed. */
@@ -43,12 +44,17 @@ interface NpmStart {
   tmp: string;
 }
 
+/** The environment a script gets from npm (offline, local binaries), with the seeded ids left to it. */
+function scriptEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
+  const { DEV_ORG_ID, DEV_API_KEY, ...inherited } = offlineEnv;
+  return { ...inherited, ...vars, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
+}
+
 /** `npm start`'s entry as an operator runs it (through tsx), on `stateDir`, any free port. */
 function npmStart(stateDir: string, tmp: string): NpmStart {
-  const { DEV_ORG_ID, DEV_API_KEY, ...inherited } = offlineEnv;
   mkdirSync(tmp);
-  const env = { ...inherited, PORT: "0", STATE_DIR: stateDir, LOG_LEVEL: "info", TMPDIR: tmp, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const env = scriptEnv({ PORT: "0", STATE_DIR: stateDir, LOG_LEVEL: "info", TMPDIR: tmp });
+  const child = spawn(TSX, ["scripts/start.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout?.on("data", (d) => {
     out += d;
@@ -133,9 +139,8 @@ describe("npm start: the bundle on Miniflare directly", () => {
   }, 120_000);
 
   it("shares its state with the admin CLI given the same STATE_DIR", () => {
-    const { DEV_ORG_ID, DEV_API_KEY, ...inherited } = offlineEnv;
-    const env = { ...inherited, STATE_DIR: stateDir, PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
-    const r = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/admin.ts", "list-keys", "--org", "dev-org"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const env = scriptEnv({ STATE_DIR: stateDir });
+    const r = spawnSync(TSX, ["scripts/admin.ts", "list-keys", "--org", "dev-org"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
     expect(r.status).toBe(0);
     expect((JSON.parse(r.stdout) as { name: string }[]).map((k) => k.name)).toEqual(["Development admin key", "made under npm start"]);
   }, 60_000);
