@@ -4,7 +4,7 @@
 // admin CLI. This migrates its D1 database and seeds the development organization and key.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { generateApiKey, isWellFormedApiKey } from "../../src/auth/api-key-crypto";
+import { generateApiKey, isWellFormedApiKey } from "../../src/features/tenancy/auth/api-key-crypto";
 import { type LogLevelName, parseLogLevel } from "./log-level";
 import { insertApiKeySql, insertOrganizationSql } from "./records";
 import { applyMigrations, execSql } from "./wrangler";
