@@ -1,8 +1,6 @@
 // LOG_LEVEL of the local runtimes: how much `npm start` (Miniflare) and `npm run dev` (wrangler
 // dev) print. At `info` each request gets one line (method, path, status, ms); `warn`, `error`
 // and `none` drop those lines, and with them Miniflare's per-request log call.
-import { LogLevel } from "miniflare";
-
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "none"] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
@@ -11,8 +9,4 @@ export function parseLogLevel(value: string | undefined): LogLevelName {
   const name = (value || "info").trim().toLowerCase();
   if ((LOG_LEVELS as readonly string[]).includes(name)) return name as LogLevelName;
   throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${value}")`);
-}
-
-export function miniflareLogLevel(name: LogLevelName): LogLevel {
-  return { debug: LogLevel.DEBUG, info: LogLevel.INFO, warn: LogLevel.WARN, error: LogLevel.ERROR, none: LogLevel.NONE }[name];
 }

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Log, Miniflare } from "miniflare";
+import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import { buildBundle } from "./bundle";
 import { type ScheduledFirer, type TickerClock, startCronTicker, stopTicker } from "./cron-ticker";
-import { type LogLevelName, miniflareLogLevel } from "./log-level";
+import type { LogLevelName } from "./log-level";
 
 const WRANGLER_TOML = path.resolve(import.meta.dirname, "../../wrangler.toml");
 /** How long a stop waits for a running scheduled handler before disposing Miniflare under it. */
@@ -39,6 +39,11 @@ export interface MiniflareRuntime {
   fireScheduled: ScheduledFirer;
   /** Stops the ticker and disposes Miniflare (and its workerd). */
   stop(): Promise<void>;
+}
+
+/** Miniflare's level for a LOG_LEVEL (kept here: only npm start's runtime may load Miniflare). */
+export function miniflareLogLevel(name: LogLevelName): LogLevel {
+  return { debug: LogLevel.DEBUG, info: LogLevel.INFO, warn: LogLevel.WARN, error: LogLevel.ERROR, none: LogLevel.NONE }[name];
 }
 
 function scheduledFirer(mf: Miniflare): ScheduledFirer {

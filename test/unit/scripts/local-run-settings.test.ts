@@ -4,7 +4,8 @@ import { LogLevel } from "miniflare";
 import { describe, expect, it } from "vitest";
 import { moduleType } from "../../../scripts/lib/bundle";
 import { DEFAULT_STATE_DIR, credentialsFile, localRunSettings } from "../../../scripts/lib/dev-state";
-import { miniflareLogLevel, parseLogLevel } from "../../../scripts/lib/log-level";
+import { parseLogLevel } from "../../../scripts/lib/log-level";
+import { miniflareLogLevel } from "../../../scripts/lib/miniflare-runtime";
 
 describe("local run settings", () => {
   it("defaults to port 8787, wrangler's state directory and info", () => {
