@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseOutboundAllow } from "../../../../src/outbound/policy";
 import { type DicomwebAuth, DicomwebClient, DicomwebError, guardedTransport } from "../../../../src/standards/dicomweb";
 import { qidoRequest, queryText } from "../../../../src/standards/dicomweb/qido";
+import { failure } from "./support";
 
 const BASE = "http://127.0.0.1:8042/dicom-web";
 const POLICY = parseOutboundAllow("127.0.0.1").policy;
@@ -31,14 +32,6 @@ function scripted(answer: (call: Call) => Response | Promise<Response>, auth?: D
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/dicom+json" } });
 
-async function failure(promise: Promise<unknown>): Promise<DicomwebError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DicomwebError);
-  return err as DicomwebError;
-}
 
 afterEach(() => {
   vi.useRealTimers();

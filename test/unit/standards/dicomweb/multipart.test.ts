@@ -6,6 +6,7 @@ import { DicomwebError } from "../../../../src/standards/dicomweb/errors";
 import { multipartTypeOf, parseMediaType } from "../../../../src/standards/dicomweb/multipart/media-type";
 import { type MultipartPart, readMultipart, readMultipartBody } from "../../../../src/standards/dicomweb/multipart/reader";
 import { writeMultipart } from "../../../../src/standards/dicomweb/multipart/writer";
+import { failure } from "./support";
 
 const enc = new TextEncoder();
 
@@ -35,13 +36,9 @@ const BODY =
   "--b1--\r\nThis is the epilogue, also ignored.\r\n";
 
 async function expectMultipartError(promise: Promise<unknown>, message: RegExp) {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DicomwebError);
-  expect((err as DicomwebError).code).toBe("MULTIPART_INVALID");
-  expect((err as DicomwebError).message).toMatch(message);
+  const err = await failure(promise);
+  expect(err.code).toBe("MULTIPART_INVALID");
+  expect(err.message).toMatch(message);
 }
 
 describe("media type", () => {

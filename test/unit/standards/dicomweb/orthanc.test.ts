@@ -11,7 +11,6 @@ import { PUBLIC_ONLY, parseOutboundAllow } from "../../../../src/outbound/policy
 import {
   type DicomwebAuth,
   DicomwebClient,
-  DicomwebError,
   dicomwebEndpoint,
   guardedTransport,
   imagingStudyFromDicom,
@@ -19,6 +18,7 @@ import {
   TAG,
   firstText,
 } from "../../../../src/standards/dicomweb";
+import { failure } from "./support";
 import { freePort, type RunningOrthanc, startOrthanc } from "../../../support/orthanc";
 
 const FIXTURES = path.join(import.meta.dirname, "../../../fixtures/dicom");
@@ -33,14 +33,6 @@ const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("he
 const client = (base: string, auth?: DicomwebAuth) => new DicomwebClient(base, guardedTransport({ policy: LOOPBACK, ...(auth ? { auth } : {}) }));
 const studyUids = (datasets: Record<string, unknown>[]) => datasets.map((ds) => firstText(ds as never, TAG.StudyInstanceUID)).sort();
 
-async function failure(promise: Promise<unknown>): Promise<DicomwebError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DicomwebError);
-  return err as DicomwebError;
-}
 
 let open: RunningOrthanc;
 let secured: RunningOrthanc;
