@@ -141,7 +141,7 @@ export class DicomwebClient {
     const outcome = stowOutcome(res.status, parseStowBody(text, res.ok));
     if (res.ok) return outcome;
     // 409 (all refused), 400 (unreadable parts) and others may still say which instance failed and why.
-    const why = outcome.failed.map((f) => f.reasonText).join("; ");
+    const why = outcome.failed.map((f) => f.reasonText).join("; ") || said(text);
     const details = outcome.failed.map((f, i) => ({ path: f.sopInstanceUid ?? `instance[${i}]`, message: f.reasonText }));
     throw errorFor(res.status, `STOW: HTTP ${res.status}, the server stored ${outcome.stored.length ? "only some" : "none"} of the instances${why ? `: ${why}` : ""}`, details);
   }
@@ -234,8 +234,11 @@ export function errorFor(status: number, message: string, details: FieldError[] 
   return new DicomwebError(code, message, status, details);
 }
 
+/** The start of a server's own error text, on one line. */
+const said = (text: string): string => text.replace(/\s+/g, " ").trim().slice(0, 300);
+
 /** The typed error for a non-2xx answer, with the start of the server's own message. */
 export async function remoteError(res: Response, what: string): Promise<DicomwebError> {
-  const said = (await res.text().catch(() => "")).replace(/\s+/g, " ").trim().slice(0, 300);
-  return errorFor(res.status, `${what}: HTTP ${res.status}${said ? ` (${said})` : ""}`);
+  const text = said(await res.text().catch(() => ""));
+  return errorFor(res.status, `${what}: HTTP ${res.status}${text ? ` (${text})` : ""}`);
 }
