@@ -5,6 +5,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { validateResource } from "../../src/fhir/validate";
+import { outboundPolicyOf } from "../../src/outbound/policy";
+import { guardedFetch } from "../../src/outbound/fetch";
 import {
   DicomwebClient,
   dicomwebTransportFor,
@@ -58,5 +60,12 @@ describe("DICOMweb in the Worker runtime", () => {
     );
     await expect(viaToken.searchStudies()).rejects.toMatchObject({ code: "DESTINATION_NOT_ALLOWED" });
     expect(await forbiddenHits()).toBe(before);
+  });
+
+  it("sends a streamed request body from workerd (as a STOW does)", async () => {
+    const fetch = guardedFetch({ policy: outboundPolicyOf(env), streamBodies: true });
+    const { body, contentType } = writeMultipart([{ body: "instance" }], { type: "application/dicom" });
+    const res = await fetch(`${inject("redirectorUrl")}/dicom-web/studies`, { method: "POST", headers: { "content-type": contentType }, body });
+    expect(await res.json()).toEqual({ ok: true });
   });
 });

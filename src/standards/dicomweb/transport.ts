@@ -50,7 +50,8 @@ export interface GuardedTransportOptions {
 
 /** A transport through the outbound guard with `auth`; network failures become DICOMWEB_UNREACHABLE. */
 export function guardedTransport(options: GuardedTransportOptions): DicomwebTransport {
-  const fetch = guardedFetch({ policy: options.policy, ...(options.network ? { fetch: options.network } : {}) });
+  // STOW bodies are streamed, not buffered: a study can be larger than a Worker's memory.
+  const fetch = guardedFetch({ policy: options.policy, streamBodies: true, ...(options.network ? { fetch: options.network } : {}) });
   const auth = options.auth ?? { kind: "none" };
   return async (url, init) => {
     try {

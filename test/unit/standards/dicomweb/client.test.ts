@@ -16,6 +16,8 @@ interface Call {
   method: string;
   headers: Headers;
   body?: string;
+  /** Whether the body reached the network as a stream (not buffered first). */
+  streamed: boolean;
 }
 
 /** A client whose network answers with `answer` and records every request. */
@@ -23,7 +25,8 @@ function scripted(answer: (call: Call) => Response | Promise<Response>, auth?: D
   const calls: Call[] = [];
   const network = (async (input: string, init: RequestInit = {}) => {
     const body = init.body === undefined || init.body === null ? undefined : await new Response(init.body as BodyInit).text();
-    const call = { url: String(input), method: init.method ?? "GET", headers: new Headers(init.headers), ...(body === undefined ? {} : { body }) };
+    const streamed = init.body instanceof ReadableStream;
+    const call = { url: String(input), method: init.method ?? "GET", headers: new Headers(init.headers), streamed, ...(body === undefined ? {} : { body }) };
     calls.push(call);
     return answer(call);
   }) as typeof fetch;
@@ -156,10 +159,11 @@ describe("STOW answers", () => {
   });
   const stored = (uid: string) => ({ "00081150": { vr: "UI", Value: ["1.2.840.10008.5.1.4.1.1.2"] }, "00081155": { vr: "UI", Value: [uid] } });
 
-  it("sends multipart/related with type=application/dicom, one part per instance", async () => {
+  it("streams multipart/related with type=application/dicom, one part per instance", async () => {
     const { calls, client } = scripted(() => json({ "00081199": { vr: "SQ", Value: [stored("1.2.3")] } }));
     const result = await client.store([new Uint8Array([1, 2, 3])], "1.2");
     expect(calls[0]?.url).toBe(`${BASE}/studies/1.2`);
+    expect(calls[0]?.streamed).toBe(true);
     expect(calls[0]?.headers.get("content-type")).toMatch(/^multipart\/related; type="application\/dicom"; boundary=dicomweb-/);
     expect(result).toEqual({ status: 200, stored: [{ sopClassUid: "1.2.840.10008.5.1.4.1.1.2", sopInstanceUid: "1.2.3" }], failed: [] });
   });
