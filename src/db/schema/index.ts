@@ -2,5 +2,7 @@
 export * from "./tenancy";
 export * from "./agents";
 export * from "./pipelines";
+export * from "./connectors";
+export * from "./tools";
 export * from "./messages";
 export * from "./fhir";

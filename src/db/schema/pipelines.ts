@@ -1,5 +1,5 @@
-// D1 tables of pipelines, their versions and executions, connectors, tools and
-// trigger indexes. org_id leads every key and index.
+// D1 tables of pipelines, their versions and executions, and trigger indexes.
+// org_id leads every key and index.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const pipelines = sqliteTable(
@@ -85,44 +85,7 @@ export const executions = sqliteTable(
   ],
 );
 
-export const connectors = sqliteTable(
-  "connectors",
-  {
-    orgId: text("org_id").notNull(),
-    id: text("id").notNull(),
-    name: text("name").notNull(),
-    type: text("type").notNull(),
-    endpoint: text("endpoint").notNull(),
-    /** Non-secret auth settings (kind, token_url, scope, header_name). */
-    auth: text("auth", { mode: "json" }).$type<Record<string, string>>().notNull(),
-    /** AES-GCM ciphertext of the credentials object: base64(iv || ciphertext). */
-    credentialsEnc: text("credentials_enc"),
-    /** Masked credentials for display, e.g. {"client_secret":"****f00d"}. */
-    credentialsMasked: text("credentials_masked", { mode: "json" }).$type<Record<string, string>>().notNull(),
-    createdAt: text("created_at").notNull(),
-    updatedAt: text("updated_at").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.orgId, t.id] }), index("connectors_org_created_idx").on(t.orgId, t.createdAt)],
-);
-
-export const tools = sqliteTable(
-  "tools",
-  {
-    orgId: text("org_id").notNull(),
-    id: text("id").notNull(),
-    name: text("name").notNull(),
-    description: text("description").notNull(),
-    parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    implementation: text("implementation", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    createdAt: text("created_at").notNull(),
-    updatedAt: text("updated_at").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.orgId, t.id] }), uniqueIndex("tools_org_name_uq").on(t.orgId, t.name)],
-);
-
 export type PipelineRow = typeof pipelines.$inferSelect;
 export type PipelineVersionRow = typeof pipelineVersions.$inferSelect;
 export type ExecutionRow = typeof executions.$inferSelect;
-export type ConnectorRow = typeof connectors.$inferSelect;
-export type ToolRow = typeof tools.$inferSelect;
 export type PipelineTriggerRow = typeof pipelineTriggers.$inferSelect;
