@@ -16,7 +16,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { EXPORTABLE_TYPES } from "../src/export/exportable";
+import { EXPORTABLE_TYPES } from "../src/features/export/exportable";
 import { DEFAULTS, patientBundles } from "./fhir/generate";
 import { allMeasured } from "./lib/measured";
 import { numberOption, option } from "./lib/options";

@@ -6,7 +6,7 @@
 // Run: npx tsx bench/dicomweb.ts [--seconds N per measurement, default 5] [--concurrency C, default 4]
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parseOutboundAllow } from "../src/outbound/policy";
+import { parseOutboundAllow } from "../src/platform/outbound/policy";
 import { DicomwebClient, guardedTransport, imagingStudyFromDicom, TAG } from "../src/standards/dicomweb";
 import { startOrthanc } from "../test/support/orthanc";
 import { formatResult, load, throughput } from "./lib/load";

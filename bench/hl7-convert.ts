@@ -5,8 +5,8 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { convertToFhir } from "../src/hl7v2/convert/index";
-import { parseMessage } from "../src/hl7v2/parse";
+import { convertToFhir } from "../src/standards/hl7v2/convert/index";
+import { parseMessage } from "../src/standards/hl7v2/parse";
 import { allMeasured, measured } from "./lib/measured";
 import { numberOption } from "./lib/options";
 

@@ -7,7 +7,7 @@
 // (--profile writes a V8 CPU profile of the Worker per end-to-end run and prints its top functions).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { convertToFhir } from "../src/hl7v2/convert/index";
+import { convertToFhir } from "../src/standards/hl7v2/convert/index";
 import { allMeasured } from "./lib/measured";
 import { numberOption, option } from "./lib/options";
 import { startProfiler, summarize } from "./lib/profile";

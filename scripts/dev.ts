@@ -4,7 +4,7 @@
 // triggers at each minute (wrangler dev does not).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { unstable_readConfig } from "wrangler";
-import { generateApiKey, isWellFormedApiKey } from "../src/auth/api-key-crypto";
+import { generateApiKey, isWellFormedApiKey } from "../src/features/tenancy/auth/api-key-crypto";
 import { startCronTicker } from "./lib/cron-ticker";
 import { insertApiKeySql, insertOrganizationSql } from "./lib/records";
 import { applyMigrations, execSql, startWrangler } from "./lib/wrangler";

@@ -1,16 +1,16 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
 import { buildApp } from "./app";
-import type { Env } from "./env";
-import { flushAllAuditLogs } from "./fhir/audit-log";
-import { runSchedules } from "./pipelines/triggers";
-import { normalizeFhirBase } from "./routes/fhir";
+import type { Env } from "./platform/env";
+import { flushAllAuditLogs } from "./features/fhir/audit-log";
+import { runSchedules } from "./features/pipelines/triggers";
+import { normalizeFhirBase } from "./features/fhir/routes/fhir";
 
-export { Conversation } from "../durable-objects/conversation";
-export { ExecutionRunner } from "../durable-objects/execution-runner";
-export { ExportJob } from "../durable-objects/export-job";
-export { MessageRouter } from "../durable-objects/message-router";
-export { OrgGate } from "../durable-objects/org-gate";
-export { StepSession } from "../durable-objects/step-session";
+export { Conversation } from "./features/agents/conversation";
+export { ExecutionRunner } from "./features/pipelines/execution-runner";
+export { ExportJob } from "./features/export/export-job";
+export { MessageRouter } from "./features/inbound/message-router";
+export { OrgGate } from "./features/tenancy/org-gate";
+export { StepSession } from "./features/pipelines/step-session";
 
 const app = buildApp();
 

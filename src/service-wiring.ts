@@ -2,13 +2,13 @@
 // agents (ai nodes) and agents run pipelines (run_pipeline, pipeline tools), so neither
 // seam imports the other's concrete module: each takes the other as a parameter here,
 // and callers import the wired functions from this module.
-import { type AgentServiceOptions, type AgentServices, type AgentServicesFactory, agentServices } from "./agents/services";
-import type { Principal } from "./auth/permissions";
-import type { ToolRow } from "./db/schema";
-import type { Env } from "./env";
-import { type Execute, type ExecutionJob, execute as executeWith, runFor as runForWith } from "./pipelines/execution-service";
-import { type PipelineServices, buildPipelineServices } from "./pipelines/services";
-import { invokeTool as invokeToolWith } from "./tools/invoke";
+import { type AgentServiceOptions, type AgentServices, type AgentServicesFactory, agentServices } from "./features/agents/services";
+import type { Principal } from "./features/tenancy/auth/permissions";
+import type { ToolRow } from "./features/agents/tools/custom/tables";
+import type { Env } from "./platform/env";
+import { type Execute, type ExecutionJob, execute as executeWith, runFor as runForWith } from "./features/pipelines/execution-service";
+import { type PipelineServices, buildPipelineServices } from "./features/pipelines/services";
+import { invokeTool as invokeToolWith } from "./features/agents/tools/custom/invoke";
 
 /** Runs a pipeline with the real services (FHIR store, connectors, agents). */
 export const execute: Execute = (env, orgId, req) => executeWith(env, orgId, req, pipelineServicesFor);

@@ -1,5 +1,5 @@
 import type { D1Migration } from "@cloudflare/vitest-plugin";
-import type { Env as WorkerEnv } from "../src/env";
+import type { Env as WorkerEnv } from "../src/platform/env";
 
 declare global {
   namespace Cloudflare {

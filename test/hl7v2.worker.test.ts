@@ -1,8 +1,8 @@
 // The HL7 v2 modules run inside workerd (no Node-only APIs): parse, ACK and convert there.
 import { describe, expect, it } from "vitest";
-import { buildAck } from "../src/hl7v2/ack";
-import { convertToFhir } from "../src/hl7v2/convert/index";
-import { parseBatch, parseMessage } from "../src/hl7v2/parse";
+import { buildAck } from "../src/standards/hl7v2/ack";
+import { convertToFhir } from "../src/standards/hl7v2/convert/index";
+import { parseBatch, parseMessage } from "../src/standards/hl7v2/parse";
 
 const ADT = [
   "\uFEFFMSH|^~\\&|ADT|HOSP|EHR|HOSP|20240101120000+0100||ADT^A01^ADT_A01|W1|P|2.5.1",

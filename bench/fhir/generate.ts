@@ -1,6 +1,6 @@
 // Deterministic generator of a realistic organization: patients with encounters, observations
 // (vitals and labs over five years), conditions and medication requests, as transaction Bundles.
-import type { Bundle, BundleEntry, Resource } from "../../src/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../src/features/fhir/port";
 
 /** mulberry32: a small seeded PRNG so every run generates the same organization. */
 export function rng(seed: number): () => number {

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Env } from "../../src/env";
-import { flushAuditLog } from "../../src/fhir/audit-log";
-import { fhirStoreFor } from "../../src/fhir/index";
+import type { Env } from "../../src/platform/env";
+import { flushAuditLog } from "../../src/features/fhir/audit-log";
+import { fhirStoreFor } from "../../src/features/fhir/index";
 import { allMeasured, sampled } from "../lib/measured";
 import { numberOption } from "../lib/options";
 import { SqliteD1 } from "./d1-sqlite";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ackPolicy, buildAck, type MshHeader, readHeader } from "../src/protocols/hl7/header";
-import { normaliseSegments } from "../../src/hl7v2/parse";
+import { normaliseSegments } from "../../src/standards/hl7v2/parse";
 import { FIXTURE_DIR, fixture } from "./support/fixtures";
 
 function header(text: string): MshHeader {

@@ -1,8 +1,8 @@
 // SQL for the organization and API key rows the scripts create, using the
 // Worker's own key format and hashing so keys made here work there.
-import { displayPrefix, generateApiKey, hashApiKey } from "../../src/auth/api-key-crypto";
-import { ROLES, type Role, isValidScope, scopedAgentId } from "../../src/auth/permissions";
-import { limitOverridesSchema } from "../../src/limits/config";
+import { displayPrefix, generateApiKey, hashApiKey } from "../../src/features/tenancy/auth/api-key-crypto";
+import { ROLES, type Role, isValidScope, scopedAgentId } from "../../src/features/tenancy/auth/permissions";
+import { limitOverridesSchema } from "../../src/features/tenancy/limits/config";
 import { lit } from "./wrangler";
 
 export function insertOrganizationSql(id: string, name: string, limits: unknown = {}): string {

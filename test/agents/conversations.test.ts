@@ -3,7 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { conversationStub } from "../../src/agents/chat";
+import { conversationStub } from "../../src/features/agents/chat";
 import { giveModel, installAgentFakes } from "../support/agent-fakes";
 import { lastOf } from "../support/fake-openai";
 import { parseSse } from "../support/sse";

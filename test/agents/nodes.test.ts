@@ -1,9 +1,9 @@
 // The ai pipeline nodes against the fake OpenAI-compatible server.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Principal } from "../../src/auth/permissions";
-import { agentNode, classifyNode, extractFhirNode, llmPromptNode } from "../../src/agents/nodes";
-import type { AiNodeContext } from "../../src/agents/nodes";
+import type { Principal } from "../../src/features/tenancy/auth/permissions";
+import { agentNode, classifyNode, extractFhirNode, llmPromptNode } from "../../src/features/agents/nodes";
+import type { AiNodeContext } from "../../src/features/agents/nodes";
 import { fakeAgentServices, giveModel } from "../support/agent-fakes";
 import { lastOf } from "../support/fake-openai";
 import { createTenant, type Tenant } from "../support/tenants";

@@ -1,7 +1,7 @@
 // The agents' seam wired to the real pipelines and custom tools of the caller's org.
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import type { Principal } from "../../src/auth/permissions";
+import type { Principal } from "../../src/features/tenancy/auth/permissions";
 import { agentServicesFor } from "../../src/service-wiring";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";

@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { orgObject } from "../../src/tenancy/object-names";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { put } from "../fhir/support";
 import { type Tenant, authedFetch, createTenant } from "../support/tenants";
 

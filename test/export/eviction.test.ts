@@ -5,10 +5,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { getChunkedJson } from "../../durable-objects/chunked-json";
-import type { ExportJob } from "../../durable-objects/export-job";
-import { orgObject } from "../../src/tenancy/object-names";
-import type { ExportJobState } from "../../src/export/job";
+import { getChunkedJson } from "../../src/platform/durable-objects/chunked-json";
+import type { ExportJob } from "../../src/features/export/export-job";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
+import type { ExportJobState } from "../../src/features/export/job";
 import { createTenant } from "../support/tenants";
 
 const PATIENTS = 3;

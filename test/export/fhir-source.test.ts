@@ -3,8 +3,8 @@
 // (a transaction gives all its resources one instant), and never another org's resources.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { exportSourceFor } from "../../src/export/fhir-source";
-import type { ExportQuery } from "../../src/export/source";
+import { exportSourceFor } from "../../src/features/export/fhir-source";
+import type { ExportQuery } from "../../src/features/export/source";
 import { createTenant } from "../support/tenants";
 
 async function load(t: Awaited<ReturnType<typeof createTenant>>, bundles: number, perBundle: number) {

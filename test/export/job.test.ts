@@ -2,8 +2,8 @@
 // gzip NDJSON content, _elements, per-type errors, and resuming after a crash.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_JOB_LIMITS, type ExportJobState, advanceExport, deleteExportFiles, nextPageSize } from "../../src/export/job";
-import type { ExportRequest } from "../../src/export/kickoff";
+import { DEFAULT_JOB_LIMITS, type ExportJobState, advanceExport, deleteExportFiles, nextPageSize } from "../../src/features/export/job";
+import type { ExportRequest } from "../../src/features/export/kickoff";
 import { ArrayExportSource, makeResources } from "../support/array-export-source";
 
 const limits = { pageSize: 7, maxPageSize: 7, pageBytes: 1e9, maxLinesPerFile: 25, maxBytesPerFile: 10_000_000 };

@@ -1,8 +1,8 @@
 // Kick-off validation per the Bulk Data IG (and the SMART bdt suite's expectations).
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/errors";
-import { EXPORTABLE_TYPES } from "../../src/export/exportable";
-import { type KickoffInput, parseKickoff } from "../../src/export/kickoff";
+import { ApiError } from "../../src/platform/errors";
+import { EXPORTABLE_TYPES } from "../../src/features/export/exportable";
+import { type KickoffInput, parseKickoff } from "../../src/features/export/kickoff";
 
 const base = "https://cdis.test/fhir/r4/org-1/$export";
 const ok = (overrides: Partial<KickoffInput> = {}) =>

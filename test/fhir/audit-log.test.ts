@@ -2,8 +2,8 @@
 // indexed in bulk before any AuditEvent read, by racing flushes without duplicates, per tenant.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { flushAllAuditLogs } from "../../src/fhir/audit-log";
-import { ResourceStore } from "../../src/fhir/storage/resource-store";
+import { flushAllAuditLogs } from "../../src/features/fhir/audit-log";
+import { ResourceStore } from "../../src/features/fhir/storage/resource-store";
 import { createTenant } from "../support/tenants";
 import { post, search } from "./support";
 

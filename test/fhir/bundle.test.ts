@@ -1,7 +1,7 @@
 // Batch and transaction Bundles: atomicity, urn:uuid and conditional references, conditional
 // create/update, response order, and tenant isolation of conditional matching.
 import { describe, expect, it } from "vitest";
-import type { Bundle } from "../../src/fhir/port";
+import type { Bundle } from "../../src/features/fhir/port";
 import { createTenant } from "../support/tenants";
 import { ids, post, search } from "./support";
 

@@ -3,7 +3,7 @@
 // transaction.
 import { Client } from "fhir-kit-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Bundle, Resource } from "../../src/fhir/port";
+import type { Bundle, Resource } from "../../src/features/fhir/port";
 import { type Tenant, call, createTenant } from "../support/tenants";
 
 let t: Tenant;

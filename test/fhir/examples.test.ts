@@ -4,10 +4,10 @@
 // the example transaction and batch Bundles execute.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fhirStoreFor } from "../../src/fhir/index";
-import { extractIndex } from "../../src/fhir/index-extract";
-import type { Bundle, Resource } from "../../src/fhir/port";
-import type { FhirService } from "../../src/fhir/service";
+import { fhirStoreFor } from "../../src/features/fhir/index";
+import { extractIndex } from "../../src/features/fhir/index-extract";
+import type { Bundle, Resource } from "../../src/features/fhir/port";
+import type { FhirService } from "../../src/features/fhir/service";
 import { type Tenant, createTenant } from "../support/tenants";
 
 const examples = import.meta.glob<Resource>(

@@ -3,9 +3,9 @@
 // Search bodies of megabytes: a 400 for an oversized value, a shortened query in the AuditEvent.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { MAX_AUDIT_QUERY_CHARS } from "../../src/fhir/audit";
-import { MAX_SEARCH_VALUE_CHARS } from "../../src/fhir/search/parse";
-import { MAX_RESOURCE_BYTES } from "../../src/fhir/storage/resource-size";
+import { MAX_AUDIT_QUERY_CHARS } from "../../src/features/fhir/audit";
+import { MAX_SEARCH_VALUE_CHARS } from "../../src/features/fhir/search/parse";
+import { MAX_RESOURCE_BYTES } from "../../src/features/fhir/storage/resource-size";
 import { type Tenant, createTenant } from "../support/tenants";
 import { post } from "./support";
 

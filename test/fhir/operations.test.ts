@@ -2,7 +2,7 @@
 // type/system history with _since and paging, and their tenant isolation.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Bundle, Resource } from "../../src/fhir/port";
+import type { Bundle, Resource } from "../../src/features/fhir/port";
 import { call, createTenant } from "../support/tenants";
 import { ids, post, search } from "./support";
 

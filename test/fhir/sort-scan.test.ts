@@ -3,7 +3,7 @@
 // id) both ways, and never shows another organization's identical data.
 // (test/unit/fhir/sort-scan.test.ts compares the two plans query by query.)
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Bundle } from "../../src/fhir/port";
+import type { Bundle } from "../../src/features/fhir/port";
 import { type Tenant, createTenant } from "../support/tenants";
 import { search } from "./support";
 

@@ -1,5 +1,5 @@
 // Helpers for FHIR worker tests: create resources and run searches as one tenant.
-import type { Bundle, Resource } from "../../src/fhir/port";
+import type { Bundle, Resource } from "../../src/features/fhir/port";
 import type { Tenant } from "../support/tenants";
 
 export async function post(t: Tenant, resource: Resource): Promise<Resource & { id: string }> {

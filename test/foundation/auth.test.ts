@@ -1,6 +1,6 @@
 // The authentication and authorization matrix (spec section 5).
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../../src/auth/api-key-crypto";
+import { generateApiKey } from "../../src/features/tenancy/auth/api-key-crypto";
 import { authedFetch, call, createKey, createTenant } from "../support/tenants";
 
 async function errorOf(res: Response) {

@@ -3,10 +3,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ExecutionRunner } from "../../durable-objects/execution-runner";
-import type { ExportJobState } from "../../src/export/job";
-import type { ExecutionJob } from "../../src/pipelines/execution-service";
-import { objectName, orgObject } from "../../src/tenancy/object-names";
+import type { ExecutionRunner } from "../../src/features/pipelines/execution-runner";
+import type { ExportJobState } from "../../src/features/export/job";
+import type { ExecutionJob } from "../../src/features/pipelines/execution-service";
+import { objectName, orgObject } from "../../src/platform/durable-objects/object-names";
 
 const owner = `owner-${crypto.randomUUID()}`;
 const intruder = `intruder-${crypto.randomUUID()}`;

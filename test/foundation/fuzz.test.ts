@@ -1,7 +1,7 @@
 // Malformed-input fuzz: random methods, paths, headers and bodies never produce a 5xx,
 // and every error carries the documented shape for its API.
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../../src/auth/api-key-crypto";
+import { generateApiKey } from "../../src/features/tenancy/auth/api-key-crypto";
 import { call, createTenant } from "../support/tenants";
 
 /** Deterministic PRNG (mulberry32) so a failure reproduces from its seed. */

@@ -3,7 +3,7 @@
 // deployment settings cannot be supplied through Object.prototype.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { settingsOf } from "../../src/settings";
+import { settingsOf } from "../../src/platform/settings";
 import { post } from "../fhir/support";
 import { definition, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";

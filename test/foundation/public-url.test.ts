@@ -3,10 +3,10 @@
 import { createExecutionContext, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { orgObject } from "../../src/tenancy/object-names";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { buildApp } from "../../src/app";
-import type { Bundle } from "../../src/fhir/port";
-import { parsePublicBaseUrl } from "../../src/http/public-url";
+import type { Bundle } from "../../src/features/fhir/port";
+import { parsePublicBaseUrl } from "../../src/platform/http/public-url";
 import { createTenant } from "../support/tenants";
 
 const app = buildApp();

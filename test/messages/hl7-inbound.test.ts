@@ -3,8 +3,8 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { orgObject } from "../../src/tenancy/object-names";
-import { orgGate } from "../../src/limits/gate";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
+import { orgGate } from "../../src/features/tenancy/limits/gate";
 import { createPipeline, definition, edge } from "../support/pipelines";
 import { type Tenant, createKey, authedFetch, createTenant } from "../support/tenants";
 

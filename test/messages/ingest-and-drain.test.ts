@@ -3,12 +3,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { database } from "../../src/db/client";
-import { inboundMessages } from "../../src/db/schema";
-import { ApiError } from "../../src/errors";
-import { MAX_ATTEMPTS, backoffMs, drainSender } from "../../src/messages/drain";
-import { ingestHl7 } from "../../src/messages/ingest-hl7";
-import { InboundMessageStore } from "../../src/messages/store";
+import { database } from "../../src/platform/db/client";
+import { inboundMessages } from "../../src/features/inbound/tables";
+import { ApiError } from "../../src/platform/errors";
+import { MAX_ATTEMPTS, backoffMs, drainSender } from "../../src/features/inbound/drain";
+import { ingestHl7 } from "../../src/standards/hl7v2/inbound";
+import { InboundMessageStore } from "../../src/features/inbound/store";
 
 const adt = (control: string, facility = "HOSP") =>
   `MSH|^~\\&|EPIC|${facility}|CDIS|CDIS|20260101120000||ADT^A01^ADT_A01|${control}|P|2.5.1\rPID|1||123^^^HOSP^MR||Doe^Jane`;

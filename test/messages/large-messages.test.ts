@@ -3,7 +3,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { orgObject } from "../../src/tenancy/object-names";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { createPipeline, definition, edge } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
 

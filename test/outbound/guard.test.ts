@@ -5,10 +5,10 @@
 // stores: a connector or pipeline saved before OUTBOUND_ALLOW was narrowed.
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { ConnectorStore } from "../../src/connectors/store";
-import { database } from "../../src/db/client";
-import { DefinitionSchema } from "../../src/pipelines/definition";
-import { PipelineStore } from "../../src/pipelines/pipeline-store";
+import { ConnectorStore } from "../../src/features/connectors/store";
+import { database } from "../../src/platform/db/client";
+import { DefinitionSchema } from "../../src/features/pipelines/definition";
+import { PipelineStore } from "../../src/features/pipelines/pipeline-store";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
 

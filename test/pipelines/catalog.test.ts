@@ -1,7 +1,7 @@
 // The node catalog API: listing by category, search, full detail with JSON
 // Schema config and documentation; every documented example config is valid.
 import { describe, expect, it } from "vitest";
-import { registry } from "../../src/pipelines/registry";
+import { registry } from "../../src/features/pipelines/registry";
 import { call, createTenant } from "../support/tenants";
 
 interface Entry {

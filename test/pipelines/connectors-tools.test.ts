@@ -3,9 +3,9 @@
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { encryptCredentials } from "../../src/connectors/crypto";
-import { database } from "../../src/db/client";
-import { connectors } from "../../src/db/schema";
+import { encryptCredentials } from "../../src/features/connectors/crypto";
+import { database } from "../../src/platform/db/client";
+import { connectors } from "../../src/features/connectors/tables";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
 

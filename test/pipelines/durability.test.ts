@@ -4,13 +4,13 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getChunkedJson } from "../../durable-objects/chunked-json";
-import type { ExecutionRunner } from "../../durable-objects/execution-runner";
-import type { RunState } from "../../src/pipelines/engine";
-import type { ExecutionJob } from "../../src/pipelines/execution-service";
+import { getChunkedJson } from "../../src/platform/durable-objects/chunked-json";
+import type { ExecutionRunner } from "../../src/features/pipelines/execution-runner";
+import type { RunState } from "../../src/features/pipelines/engine";
+import type { ExecutionJob } from "../../src/features/pipelines/execution-service";
 import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
-import { orgObject } from "../../src/tenancy/object-names";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { createTenant } from "../support/tenants";
 
 let fhirFor: (orgId: string) => MemoryFhir;
@@ -60,7 +60,7 @@ describe("async durability", () => {
     expect([...store.resources.values()].filter((r) => r.resourceType === "Patient")).toHaveLength(1);
     // The object cleaned up after itself and released its concurrency slot.
     expect(await runInDurableObject(stub, (_i: ExecutionRunner, state) => state.storage.list())).toEqual(new Map());
-    const { orgGate } = await import("../../src/limits/gate");
+    const { orgGate } = await import("../../src/features/tenancy/limits/gate");
     expect(await orgGate(env, tenant.orgId).slotsInUse("executions")).toBe(0);
   });
 

@@ -2,10 +2,10 @@
 // policies, retry with backoff, timeouts, waits, and every control/data node.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ExecutionPlan, ExecutionRun, executionOutputs, executionStatus } from "../../src/pipelines/engine";
-import { registry } from "../../src/pipelines/registry";
-import { checkDefinition } from "../../src/pipelines/validate-definition";
-import { pipelinePrincipal } from "../../src/pipelines/services";
+import { ExecutionPlan, ExecutionRun, executionOutputs, executionStatus } from "../../src/features/pipelines/engine";
+import { registry } from "../../src/features/pipelines/registry";
+import { checkDefinition } from "../../src/features/pipelines/validate-definition";
+import { pipelinePrincipal } from "../../src/features/pipelines/services";
 import { pipelineServicesFor } from "../../src/service-wiring";
 import { definition, edge, type NodeSpec, trigger } from "../support/pipelines";
 

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, driveExecution, edge, type ExecBody, run, trigger } from "../support/pipelines";
-import { orgObject } from "../../src/tenancy/object-names";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { createTenant } from "../support/tenants";
 
 let fhirFor: (orgId: string) => MemoryFhir;
@@ -63,8 +63,8 @@ describe("execute", () => {
     const tenant = await createTenant();
     const id = await createPipeline(tenant, definition([trigger(), t("big", "$pad('', 200000, 'x')")], [edge("start", "big", "event")]));
     const { body } = await run(tenant, id);
-    const { executions } = await import("../../src/db/schema");
-    const { database } = await import("../../src/db/client");
+    const { executions } = await import("../../src/tables");
+    const { database } = await import("../../src/platform/db/client");
     const { eq } = await import("drizzle-orm");
     const row = await database(env.DB).select().from(executions).where(eq(executions.id, body.execution_id)).get();
     expect(row?.record).toBeNull();

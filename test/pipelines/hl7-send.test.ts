@@ -1,7 +1,7 @@
 // hl7.send: MLLP framing as pure functions, and real sends over connect() to the
 // loopback MLLP receiver that test/setup/mllp-server.ts starts in Node.
 import { describe, expect, inject, it } from "vitest";
-import { frame, parseMllpEndpoint, unframe } from "../../src/connectors/mllp-framing";
+import { frame, parseMllpEndpoint, unframe } from "../../src/standards/hl7v2/mllp-framing";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
 

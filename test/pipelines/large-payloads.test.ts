@@ -5,11 +5,11 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CHUNK_CHARS, getChunkedJson, putChunkedJson } from "../../durable-objects/chunked-json";
-import { MAX_DEFINITION_BYTES } from "../../src/pipelines/definition";
-import { MAX_ERROR_MESSAGE_CHARS } from "../../src/pipelines/engine";
-import { objectName, orgObject } from "../../src/tenancy/object-names";
-import { MAX_TOOL_PARAMETERS_BYTES } from "../../src/tools/definition";
+import { CHUNK_CHARS, getChunkedJson, putChunkedJson } from "../../src/platform/durable-objects/chunked-json";
+import { MAX_DEFINITION_BYTES } from "../../src/features/pipelines/definition";
+import { MAX_ERROR_MESSAGE_CHARS } from "../../src/features/pipelines/engine";
+import { objectName, orgObject } from "../../src/platform/durable-objects/object-names";
+import { MAX_TOOL_PARAMETERS_BYTES } from "../../src/features/agents/tools/custom/definition";
 import { createPipeline, definition, driveExecution, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
 

@@ -58,8 +58,8 @@ describe("step sessions", () => {
 });
 
 async function tenantWithId(id: string): Promise<Tenant> {
-  const { OrganizationStore } = await import("../../src/tenancy/organizations");
-  const { database } = await import("../../src/db/client");
+  const { OrganizationStore } = await import("../../src/features/tenancy/organizations");
+  const { database } = await import("../../src/platform/db/client");
   const { createKey, authedFetch } = await import("../support/tenants");
   await new OrganizationStore(database(env.DB)).create({ id, name: id });
   const { key, keyId } = await createKey(id);

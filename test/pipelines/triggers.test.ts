@@ -4,7 +4,7 @@ import { env, exports } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { dispatchEvent, runSchedules } from "../../src/pipelines/triggers";
+import { dispatchEvent, runSchedules } from "../../src/features/pipelines/triggers";
 import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";
 import { createKey, authedFetch, createTenant, type Tenant } from "../support/tenants";
 

@@ -4,9 +4,9 @@
 // token request and its redirects included.
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import { validateResource } from "../../src/fhir/validate";
-import { outboundPolicyOf } from "../../src/outbound/policy";
-import { guardedFetch } from "../../src/outbound/fetch";
+import { validateResource } from "../../src/features/fhir/validate";
+import { outboundPolicyOf } from "../../src/platform/outbound/policy";
+import { guardedFetch } from "../../src/platform/outbound/fetch";
 import {
   DicomwebClient,
   dicomwebTransportFor,

@@ -2,11 +2,11 @@
 // state per organization: an in-memory FHIR store, recorded audit events,
 // pipelines and custom tools as plain functions, and model endpoints (usually
 // the fake OpenAI-compatible server).
-import type { AgentAuditEvent } from "../../src/agents/audit";
-import type { ModelEndpoint } from "../../src/agents/models";
-import type { AgentServices, CustomTool, VitalsQuery } from "../../src/agents/services";
+import type { AgentAuditEvent } from "../../src/features/agents/audit";
+import type { ModelEndpoint } from "../../src/features/agents/models";
+import type { AgentServices, CustomTool, VitalsQuery } from "../../src/features/agents/services";
 import { setAgentServicesFactory } from "../../src/service-wiring";
-import { notFound } from "../../src/errors";
+import { notFound } from "../../src/platform/errors";
 import { type Brain, fakeOpenAI } from "./fake-openai";
 import { MemoryFhir } from "./memory-fhir";
 

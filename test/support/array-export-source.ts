@@ -1,7 +1,7 @@
 // An ExportSource over an in-memory array, for testing the export runner without
 // the FHIR store. Pages by position; can be told to fail after some pages.
-import { ApiError } from "../../src/errors";
-import type { ExportPage, ExportQuery, ExportSource } from "../../src/export/source";
+import { ApiError } from "../../src/platform/errors";
+import type { ExportPage, ExportQuery, ExportSource } from "../../src/features/export/source";
 
 export interface StoredResource {
   resourceType: string;

@@ -2,10 +2,10 @@
 // parameters (_id, identifier=system|value, patient, code=system|code, reference
 // and string fields; _sort=-date, _count), create with ifNoneExist, update,
 // conditional update, delete and batch, with versioning.
-import type { OperationOutcome } from "../../src/errors";
-import { ApiError } from "../../src/errors";
-import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "../../src/fhir/port";
-import { useFhirBinding } from "../../src/pipelines/services";
+import type { OperationOutcome } from "../../src/platform/errors";
+import { ApiError } from "../../src/platform/errors";
+import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "../../src/features/fhir/port";
+import { useFhirBinding } from "../../src/features/pipelines/services";
 
 type Stored = Resource & { id: string };
 

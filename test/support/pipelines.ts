@@ -2,7 +2,7 @@
 // creating (and deploying) pipelines through the API.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { orgObject } from "../../src/tenancy/object-names";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import type { Tenant } from "./tenants";
 
 export interface NodeSpec {

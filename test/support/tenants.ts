@@ -1,11 +1,11 @@
 // Test fixtures: organizations and keys created straight through the stores,
 // and a fetch helper that sends the two auth headers.
 import { exports, env } from "cloudflare:workers";
-import type { Role } from "../../src/auth/permissions";
-import { database } from "../../src/db/client";
-import type { LimitOverrides } from "../../src/limits/config";
-import { ApiKeyStore } from "../../src/tenancy/api-keys";
-import { OrganizationStore } from "../../src/tenancy/organizations";
+import type { Role } from "../../src/features/tenancy/auth/permissions";
+import { database } from "../../src/platform/db/client";
+import type { LimitOverrides } from "../../src/features/tenancy/limits/config";
+import { ApiKeyStore } from "../../src/features/tenancy/api-keys";
+import { OrganizationStore } from "../../src/features/tenancy/organizations";
 
 export interface Tenant {
   orgId: string;

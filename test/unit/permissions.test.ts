@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { denial, hasPermission, hasScope, isValidScope, type Principal } from "../../src/auth/permissions";
+import { denial, hasPermission, hasScope, isValidScope, type Principal } from "../../src/features/tenancy/auth/permissions";
 
 const p = (role: Principal["role"], scopes: string[] = []): Principal => ({ orgId: "o", keyId: "k", keyName: "n", role, scopes });
 

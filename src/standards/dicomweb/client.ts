@@ -4,7 +4,7 @@
 // own ApiError); nothing is thrown raw. Each method is what one pipeline node needs, so
 // a node is a thin wrapper: build the client from its connector, call, map the result.
 import { type DicomJsonDataset, datasetsOf } from "./dicom-json";
-import type { FieldError } from "../../errors";
+import type { FieldError } from "../../platform/errors";
 import { badResponse, DicomwebError, type DicomwebErrorCode, invalidRequest } from "./errors";
 import { readMultipartBody } from "./multipart/reader";
 import { type PartBodySource, writeMultipart } from "./multipart/writer";

@@ -1,7 +1,7 @@
 // The one error type of the DICOMweb module: a code a node can pass on as its failure code,
 // a message naming what failed, and the remote status when a server answered. It is an
 // ApiError, so a route that lets it through answers the documented error shape.
-import { ApiError, type FieldError } from "../../errors";
+import { ApiError, type FieldError } from "../../platform/errors";
 
 export type DicomwebErrorCode =
   /** A query, UID or option the caller gave is malformed (nothing was sent). */

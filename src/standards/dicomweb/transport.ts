@@ -1,10 +1,10 @@
 // How the client reaches a server: every request goes through the outbound guard
 // (src/outbound/fetch.ts), with the configured auth added. A pipeline node built on a
 // connector passes the connector client's fetch instead, which does the same.
-import { ApiError } from "../../errors";
-import { type TokenCache, clientCredentialsToken } from "../../outbound/client-credentials";
-import { type GuardedFetch, guardedFetch } from "../../outbound/fetch";
-import { type OutboundPolicy, outboundPolicyOf } from "../../outbound/policy";
+import { ApiError } from "../../platform/errors";
+import { type TokenCache, clientCredentialsToken } from "../../platform/outbound/client-credentials";
+import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
+import { type OutboundPolicy, outboundPolicyOf } from "../../platform/outbound/policy";
 import { DicomwebError } from "./errors";
 
 export type DicomwebAuth =

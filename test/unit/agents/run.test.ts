@@ -3,9 +3,9 @@
 import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AgentEvent, collectTurn } from "../../../src/agents/events";
-import { runAgent } from "../../../src/agents/run";
-import type { AgentTool } from "../../../src/agents/tools/types";
+import { type AgentEvent, collectTurn } from "../../../src/features/agents/events";
+import { runAgent } from "../../../src/features/agents/run";
+import type { AgentTool } from "../../../src/features/agents/tools/types";
 import { type Script, scriptedModel } from "../../support/scripted-model";
 
 const lookup: AgentTool = {

@@ -3,9 +3,9 @@
 // says so, otherwise.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { collectTurn } from "../../../src/agents/events";
-import { envModelEndpoint, resolveModel } from "../../../src/agents/models";
-import { runAgent } from "../../../src/agents/run";
+import { collectTurn } from "../../../src/features/agents/events";
+import { envModelEndpoint, resolveModel } from "../../../src/features/agents/models";
+import { runAgent } from "../../../src/features/agents/run";
 
 const endpoint = envModelEndpoint(process.env);
 if (!endpoint) {

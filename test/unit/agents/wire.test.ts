@@ -4,9 +4,9 @@
 import { type Server, createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentEvent } from "../../../src/agents/events";
-import { resolveModel } from "../../../src/agents/models";
-import { runAgent } from "../../../src/agents/run";
+import type { AgentEvent } from "../../../src/features/agents/events";
+import { resolveModel } from "../../../src/features/agents/models";
+import { runAgent } from "../../../src/features/agents/run";
 import { type Brain, fakeOpenAI } from "../../support/fake-openai";
 
 let brain: Brain = () => ({ content: "unset" });

@@ -2,8 +2,8 @@
 // when a condition would create; the union of keys when the second pass needs another one; and,
 // when the write names its conditions, leases taken before the first pass for those not seen matching.
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../../src/env";
-import { conditionKey, withConditionLeases } from "../../../src/fhir/conditional-lock";
+import type { Env } from "../../../src/platform/env";
+import { conditionKey, withConditionLeases } from "../../../src/features/fhir/conditional-lock";
 
 function fakeGate() {
   const held = new Map<string, string>();

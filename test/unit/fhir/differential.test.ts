@@ -10,12 +10,12 @@ import { MemoryRepository } from "@medplum/fhir-router";
 import type { Resource as MedplumResource } from "@medplum/fhirtypes";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
-import type { Env } from "../../../src/env";
-import { searchParam } from "../../../src/fhir/definitions";
-import { fhirStoreFor } from "../../../src/fhir/index";
-import { extractIndex } from "../../../src/fhir/index-extract";
-import type { Resource } from "../../../src/fhir/port";
-import type { FhirService } from "../../../src/fhir/service";
+import type { Env } from "../../../src/platform/env";
+import { searchParam } from "../../../src/features/fhir/definitions";
+import { fhirStoreFor } from "../../../src/features/fhir/index";
+import { extractIndex } from "../../../src/features/fhir/index-extract";
+import type { Resource } from "../../../src/features/fhir/port";
+import type { FhirService } from "../../../src/features/fhir/service";
 
 const dir = path.join(import.meta.dirname, "../../../node_modules/hl7.fhir.r4.examples");
 const TYPES = ["Patient", "Observation", "Condition", "Encounter", "Procedure", "MedicationRequest"];

@@ -4,9 +4,9 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { evalFhirPathTyped, parseFhirPath, toTypedValue } from "@medplum/core";
 import { describe, expect, it } from "vitest";
-import { searchParamsOf } from "../../../src/fhir/definitions";
-import { evaluate } from "../../../src/fhir/fhirpath";
-import type { Resource } from "../../../src/fhir/port";
+import { searchParamsOf } from "../../../src/features/fhir/definitions";
+import { evaluate } from "../../../src/features/fhir/fhirpath";
+import type { Resource } from "../../../src/features/fhir/port";
 
 const dir = path.join(import.meta.dirname, "../../../node_modules/hl7.fhir.r4.examples");
 const asSet = (values: unknown[]) => [...new Set(values.map((v) => JSON.stringify(v)))].sort();

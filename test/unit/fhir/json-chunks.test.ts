@@ -1,7 +1,7 @@
 // jsonChunks: a row D1 could not bind (over 2,000,000 bytes once JSON-encoded) is a 413, not SQLITE_TOOBIG.
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/errors";
-import { jsonChunks } from "../../../src/fhir/storage/index-statements";
+import { ApiError } from "../../../src/platform/errors";
+import { jsonChunks } from "../../../src/features/fhir/storage/index-statements";
 
 describe("jsonChunks", () => {
   it("answers 413 for a row whose escaping takes it over D1's value limit", () => {

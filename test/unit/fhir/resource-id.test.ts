@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newResourceId } from "../../../src/fhir/resource-id";
+import { newResourceId } from "../../../src/features/fhir/resource-id";
 
 describe("server-assigned resource ids", () => {
   it("are UUIDv7 carrying the creation time, valid FHIR ids", () => {

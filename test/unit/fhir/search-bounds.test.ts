@@ -5,12 +5,12 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
-import { ApiError } from "../../../src/errors";
-import type { Bundle, Resource } from "../../../src/fhir/port";
-import { MAX_CANDIDATES } from "../../../src/fhir/search/conditions";
-import { executeSearch } from "../../../src/fhir/search/execute";
-import { parseSearch } from "../../../src/fhir/search/parse";
-import { ResourceStore, type VersionWrite } from "../../../src/fhir/storage/resource-store";
+import { ApiError } from "../../../src/platform/errors";
+import type { Bundle, Resource } from "../../../src/features/fhir/port";
+import { MAX_CANDIDATES } from "../../../src/features/fhir/search/conditions";
+import { executeSearch } from "../../../src/features/fhir/search/execute";
+import { parseSearch } from "../../../src/features/fhir/search/parse";
+import { ResourceStore, type VersionWrite } from "../../../src/features/fhir/storage/resource-store";
 
 const ORG = "org-big";
 // More patients than one search may read (MAX_CANDIDATES).

@@ -5,12 +5,12 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
-import type { Env } from "../../../src/env";
-import { fhirStoreFor } from "../../../src/fhir/index";
-import type { Bundle, Resource } from "../../../src/fhir/port";
-import { executeSearch } from "../../../src/fhir/search/execute";
-import { parseSearch } from "../../../src/fhir/search/parse";
-import { sortScanFor } from "../../../src/fhir/search/sort-scan";
+import type { Env } from "../../../src/platform/env";
+import { fhirStoreFor } from "../../../src/features/fhir/index";
+import type { Bundle, Resource } from "../../../src/features/fhir/port";
+import { executeSearch } from "../../../src/features/fhir/search/execute";
+import { parseSearch } from "../../../src/features/fhir/search/parse";
+import { sortScanFor } from "../../../src/features/fhir/search/sort-scan";
 
 const migrations = path.join(import.meta.dirname, "../../../migrations");
 let d1: SqliteD1;

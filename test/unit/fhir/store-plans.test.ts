@@ -3,7 +3,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
-import { ResourceStore } from "../../../src/fhir/storage/resource-store";
+import { ResourceStore } from "../../../src/features/fhir/storage/resource-store";
 
 describe("store lookups", () => {
   it("reads current versions by (type, id) through the primary key, keys as the outer loop", async () => {

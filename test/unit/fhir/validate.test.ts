@@ -1,6 +1,6 @@
 // Validation of resources built in-process (pipelines, converters), where fields may be undefined.
 import { describe, expect, it } from "vitest";
-import { validateResource } from "../../../src/fhir/validate";
+import { validateResource } from "../../../src/features/fhir/validate";
 
 describe("validation of in-process resources", () => {
   it("treats undefined fields as absent, as JSON would", () => {

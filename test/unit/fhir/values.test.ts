@@ -1,6 +1,6 @@
 // Date precision ranges, number precision ranges and string folding used by index and search.
 import { describe, expect, it } from "vitest";
-import { dateRange, foldString, numberRange } from "../../../src/fhir/values";
+import { dateRange, foldString, numberRange } from "../../../src/features/fhir/values";
 
 describe("dateRange", () => {
   it("covers the whole period a value's precision names", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildAck } from "../../../src/hl7v2/ack";
-import { parseMessage, readMsh } from "../../../src/hl7v2/parse";
+import { buildAck } from "../../../src/standards/hl7v2/ack";
+import { parseMessage, readMsh } from "../../../src/standards/hl7v2/parse";
 import { fixture } from "./support";
 
 const fixed = { controlId: "ACK0001", dateTime: "20240102030405+0000" };

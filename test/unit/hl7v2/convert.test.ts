@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Bundle, Resource } from "../../../src/fhir/port";
-import { convertToFhir, convertToFhirWithReport, isSupportedMessage } from "../../../src/hl7v2/convert/index";
-import { Hl7ConversionError } from "../../../src/hl7v2/errors";
-import { parseMessage } from "../../../src/hl7v2/parse";
-import { validateResource } from "../../../src/fhir/validate";
+import type { Bundle, Resource } from "../../../src/features/fhir/port";
+import { convertToFhir, convertToFhirWithReport, isSupportedMessage } from "../../../src/standards/hl7v2/convert/index";
+import { Hl7ConversionError } from "../../../src/standards/hl7v2/errors";
+import { parseMessage } from "../../../src/standards/hl7v2/parse";
+import { validateResource } from "../../../src/features/fhir/validate";
 import { checkBundle, entriesOf, fixture, fixtureNames, type Json, resolve, resourcesOf } from "./support";
 
 const FAMILIES = new Set(["ADT", "ORU", "ORM", "SIU", "MDM", "DFT"]);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Hl7ParseError } from "../../../src/hl7v2/errors";
-import { escapeValue, unescapeValue } from "../../../src/hl7v2/escape";
-import { parsePath } from "../../../src/hl7v2/message";
-import { parseBatch, parseMessage, parseMessages, readMsh } from "../../../src/hl7v2/parse";
+import { Hl7ParseError } from "../../../src/standards/hl7v2/errors";
+import { escapeValue, unescapeValue } from "../../../src/standards/hl7v2/escape";
+import { parsePath } from "../../../src/standards/hl7v2/message";
+import { parseBatch, parseMessage, parseMessages, readMsh } from "../../../src/standards/hl7v2/parse";
 import { fixture, fixtureNames } from "./support";
 
 const CR = "\r";

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { prune } from "../../../src/hl7v2/convert/context";
-import { knownCodingSystem } from "../../../src/hl7v2/convert/vocab";
-import { addMinutes, parseHl7DateTime, toFhirDate, toFhirDateTime, toFhirInstant, toFhirTime } from "../../../src/hl7v2/datetime";
-import { sha1, URL_NAMESPACE, uuidV5 } from "../../../src/hl7v2/uuid";
+import { prune } from "../../../src/standards/hl7v2/convert/context";
+import { knownCodingSystem } from "../../../src/standards/hl7v2/convert/vocab";
+import { addMinutes, parseHl7DateTime, toFhirDate, toFhirDateTime, toFhirInstant, toFhirTime } from "../../../src/standards/hl7v2/datetime";
+import { sha1, URL_NAMESPACE, uuidV5 } from "../../../src/standards/hl7v2/uuid";
 import { FHIR_DATETIME } from "./support";
 
 describe("UUIDv5 and SHA-1", () => {

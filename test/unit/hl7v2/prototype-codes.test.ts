@@ -1,7 +1,7 @@
 // Codes in a message that are named like Object members (`constructor`, `toString`) are just
 // unknown codes: the vocabulary tables have no prototype to find them in (#20).
 import { describe, expect, it } from "vitest";
-import { convertToFhir } from "../../../src/hl7v2";
+import { convertToFhir } from "../../../src/standards/hl7v2";
 
 const message = [
   "MSH|^~\\&|APP|FAC|RCV|RFAC|20240101120000||ADT^A01|MSG1|P|2.5",

@@ -3,7 +3,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import type { Bundle, BundleEntry, Resource } from "../../../src/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../src/features/fhir/port";
 
 const repoRoot = path.resolve(import.meta.dirname, "../../..");
 export const FIXTURES = process.env.HL7_FIXTURES ?? path.resolve(repoRoot, "test/fixtures/hl7v2");

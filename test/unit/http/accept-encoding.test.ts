@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { negotiateEncoding } from "../../../src/http/accept-encoding";
+import { negotiateEncoding } from "../../../src/platform/http/accept-encoding";
 
 const pick = (header: string | undefined) => negotiateEncoding(header, ["gzip", "identity"]);
 

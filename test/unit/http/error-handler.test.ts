@@ -1,6 +1,6 @@
 // Errors a store lets through from D1: a UNIQUE violation a racing request hits is a 409.
 import { describe, expect, it } from "vitest";
-import { toApiError } from "../../../src/http/error-handler";
+import { toApiError } from "../../../src/platform/http/error-handler";
 
 describe("toApiError", () => {
   it("answers a UNIQUE constraint failure, bare or wrapped by drizzle, as 409 CONFLICT", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ClientWindows } from "../../../src/limits/client-windows";
+import { ClientWindows } from "../../../src/features/tenancy/limits/client-windows";
 
 describe("client windows", () => {
   it("counts per client in epoch-aligned minutes; a refused request counts nothing", () => {

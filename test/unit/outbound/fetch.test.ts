@@ -1,8 +1,8 @@
 // The guarded fetch against a scripted network: it refuses before any request,
 // follows redirects itself and checks each hop, and drops credentials across origins.
 import { describe, expect, it } from "vitest";
-import { guardedFetch, MAX_REDIRECTS } from "../../../src/outbound/fetch";
-import { PUBLIC_ONLY, parseOutboundAllow } from "../../../src/outbound/policy";
+import { guardedFetch, MAX_REDIRECTS } from "../../../src/platform/outbound/fetch";
+import { PUBLIC_ONLY, parseOutboundAllow } from "../../../src/platform/outbound/policy";
 
 interface Seen {
   url: string;

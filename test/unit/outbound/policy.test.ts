@@ -2,8 +2,8 @@
 // refused under the default policy, public ones pass, and OUTBOUND_ALLOW opens exactly
 // what it lists.
 import { describe, expect, it } from "vitest";
-import { parseIPv4, parseIPv6 } from "../../../src/outbound/ip";
-import { checkHost, checkUrl, PUBLIC_ONLY, parseOutboundAllow, withAllowedOrigin } from "../../../src/outbound/policy";
+import { parseIPv4, parseIPv6 } from "../../../src/platform/outbound/ip";
+import { checkHost, checkUrl, PUBLIC_ONLY, parseOutboundAllow, withAllowedOrigin } from "../../../src/platform/outbound/policy";
 
 const refusedUrl = (url: string, policy = PUBLIC_ONLY) => !checkUrl(url, policy).ok;
 const refusedHost = (host: string, port = 2575, policy = PUBLIC_ONLY) => !checkHost(host, port, policy).ok;

@@ -1,7 +1,7 @@
 // HL7 v2 as the bridge sees it: MSH-3|MSH-4 is the sender and MSH-10 the control id, the commit
 // ACK (AA/AE/AR or CA/CE/CR, as MSH-15 asks) is the reply, and batches go to the Worker's
 // HL7 endpoint.
-import { normaliseSegments } from "../../../../src/hl7v2/parse";
+import { normaliseSegments } from "../../../../src/standards/hl7v2/parse";
 import type { ForwardTarget, ProtocolAdapter, Reading } from "../../protocol";
 import { ackPolicy, buildAck, type MshHeader, readHeader } from "./header";
 

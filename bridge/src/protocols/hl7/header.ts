@@ -1,10 +1,10 @@
 // The bridge's view of an HL7 v2 message: its MSH header and the commit ACK it gets back.
 // Parsing and ACK construction are src/hl7v2's; only the bridge's policy (which code, when) lives here.
-import { type AckCode, buildAck as buildHl7Ack, type AckError, type AckSource } from "../../../../src/hl7v2/ack";
-import { Hl7ParseError } from "../../../../src/hl7v2/errors";
-import { DEFAULT_DELIMITERS, type Delimiters } from "../../../../src/hl7v2/escape";
-import { Hl7Segment } from "../../../../src/hl7v2/message";
-import { readMsh } from "../../../../src/hl7v2/parse";
+import { type AckCode, buildAck as buildHl7Ack, type AckError, type AckSource } from "../../../../src/standards/hl7v2/ack";
+import { Hl7ParseError } from "../../../../src/standards/hl7v2/errors";
+import { DEFAULT_DELIMITERS, type Delimiters } from "../../../../src/standards/hl7v2/escape";
+import { Hl7Segment } from "../../../../src/standards/hl7v2/message";
+import { readMsh } from "../../../../src/standards/hl7v2/parse";
 
 export type { AckCode, Delimiters };
 

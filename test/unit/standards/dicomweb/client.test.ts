@@ -3,7 +3,7 @@
 // kind of answer a real server rarely gives on demand (409, 413, 202, 5xx, garbage)
 // becomes a typed error or result.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseOutboundAllow } from "../../../../src/outbound/policy";
+import { parseOutboundAllow } from "../../../../src/platform/outbound/policy";
 import { type DicomwebAuth, DicomwebClient, DicomwebError, guardedTransport } from "../../../../src/standards/dicomweb";
 import { qidoRequest, queryText } from "../../../../src/standards/dicomweb/qido";
 import { failure } from "./support";

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateResource } from "../../../../src/fhir/validate";
+import { validateResource } from "../../../../src/features/fhir/validate";
 import {
   type DicomJsonDataset,
   DicomwebError,

@@ -6,8 +6,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { validateResource } from "../../../../src/fhir/validate";
-import { PUBLIC_ONLY, parseOutboundAllow } from "../../../../src/outbound/policy";
+import { validateResource } from "../../../../src/features/fhir/validate";
+import { PUBLIC_ONLY, parseOutboundAllow } from "../../../../src/platform/outbound/policy";
 import {
   type DicomwebAuth,
   DicomwebClient,

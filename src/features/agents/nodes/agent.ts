@@ -1,0 +1,33 @@
+// ai node "agent": runs a deployed agent of the org on the node input, with its
+// tools, and outputs its answer and reasoning steps.
+import { z } from "zod";
+import { database } from "../../../platform/db/client";
+import { ApiError, agentNotDeployed, agentNotFound } from "../../../platform/errors";
+import { collectTurn } from "../events";
+import { AgentStore } from "../store";
+import { prepareTurn } from "../turn";
+import { inputOf } from "./complete";
+import type { AiNode } from "./types";
+
+const Config = z.object({ agent_id: z.string().min(1).max(100) });
+
+export const agentNode: AiNode<typeof Config> = {
+  id: "agent",
+  name: "Agent",
+  category: "ai",
+  description: "Runs a deployed agent (its prompt, model and tools) on the input",
+  inputs: [{ name: "input", type: "text" }],
+  outputs: [
+    { name: "output", type: "text" },
+    { name: "reasoning_steps", type: "json" },
+  ],
+  configSchema: Config,
+  run: async (config, inputs, ctx) => {
+    const agent = await new AgentStore(database(ctx.env.DB)).get(ctx.principal.orgId, config.agent_id);
+    if (!agent) throw agentNotFound(config.agent_id);
+    if (!agent.deployed) throw agentNotDeployed(config.agent_id);
+    const turn = await prepareTurn(ctx.env, ctx.principal, ctx.services, { agent, input: inputOf(inputs), signal: ctx.signal });
+    const result = await collectTurn(turn.events, (e) => new ApiError(e.status, e.code, e.message));
+    return { output: result.response, reasoning_steps: result.reasoning_steps, model: turn.modelId };
+  },
+};

@@ -1,0 +1,44 @@
+// ai node "classify": the model picks one of the configured labels; an answer
+// that is not a label is an error, never a guessed label.
+import { z } from "zod";
+import { modelError } from "../../../platform/errors";
+import { inputText } from "../prompt";
+import { ModelSettings, complete, inputOf } from "./complete";
+import type { AiNode } from "./types";
+
+const Config = z.object({
+  ...ModelSettings,
+  labels: z.array(z.string().min(1).max(100)).min(2).max(50),
+  instructions: z.string().max(5000).default(""),
+});
+
+/** The label an answer names: exact (case-insensitive), else the only label it contains. */
+export function matchLabel(answer: string, labels: string[]): string | undefined {
+  const clean = answer.trim().replace(/^["'`*]+|["'`*.]+$/g, "").trim().toLowerCase();
+  const exact = labels.find((l) => l.toLowerCase() === clean);
+  if (exact) return exact;
+  const contained = labels.filter((l) => new RegExp(`\\b${l.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(clean));
+  return contained.length === 1 ? contained[0] : undefined;
+}
+
+export const classifyNode: AiNode<typeof Config> = {
+  id: "classify",
+  name: "Classify",
+  category: "ai",
+  description: "Assigns the input one of a fixed set of labels using a language model",
+  inputs: [{ name: "input", type: "text" }],
+  outputs: [
+    { name: "label", type: "text" },
+    { name: "raw", type: "text" },
+  ],
+  configSchema: Config,
+  run: async (config, inputs, ctx) => {
+    const system =
+      `Classify the user's input into exactly one of these labels: ${config.labels.join(", ")}. ` +
+      `Answer with the label only. ${config.instructions}`.trim();
+    const { text, model } = await complete(ctx, config, system, inputText(inputOf(inputs)));
+    const label = matchLabel(text, config.labels);
+    if (!label) throw modelError(`Model ${model} answered "${text.slice(0, 200)}", which is not one of the labels`);
+    return { label, raw: text, model };
+  },
+};

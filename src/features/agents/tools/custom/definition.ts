@@ -1,0 +1,55 @@
+// The shape of a custom tool: a name and JSON Schema an LLM sees, and what runs
+// when it is called (an HTTP call through a connector, or a deployed pipeline).
+import { Validator } from "@cfworker/json-schema";
+import { z } from "@hono/zod-openapi";
+import { isPrototypeKey } from "../../../../platform/object-keys";
+import { jsonAtMost } from "../../../../platform/http/schemas";
+
+/** A tool's parameter schema is sent to the model with every call: kilobytes, not megabytes. */
+export const MAX_TOOL_PARAMETERS_BYTES = 64 * 1024;
+
+export const ToolImplementationSchema = z
+  .discriminatedUnion("kind", [
+    z
+      .object({
+        kind: z.literal("http"),
+        connector_id: z.string().max(100),
+        method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
+        path: z.string().max(2000).default("").openapi({ description: "Under the connector endpoint; {param} placeholders take argument values" }),
+      })
+      .strict(),
+    z.object({ kind: z.literal("pipeline"), pipeline_id: z.string().uuid() }).strict(),
+  ])
+  .openapi("ToolImplementation");
+
+export const ToolBody = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - (max 64), as LLM tool names allow")
+      .refine((name) => !isPrototypeKey(name), "__proto__, prototype and constructor are reserved"),
+    description: z.string().min(1).max(2000),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .superRefine(jsonAtMost(MAX_TOOL_PARAMETERS_BYTES))
+      .refine((s) => s.type === "object", "A JSON Schema with type object")
+      .superRefine((s, ctx) => {
+        try {
+          new Validator(s as object, "2020-12");
+        } catch (e) {
+          ctx.addIssue({ code: "custom", message: `Invalid JSON Schema: ${e instanceof Error ? e.message : String(e)}` });
+        }
+      }),
+    implementation: ToolImplementationSchema,
+  })
+  .strict()
+  .openapi("ToolInput");
+
+export type ToolInput = z.infer<typeof ToolBody>;
+export type ToolImplementation = z.infer<typeof ToolImplementationSchema>;
+
+/** Argument problems against the tool's parameter schema. */
+export function argumentErrors(parameters: Record<string, unknown>, args: unknown): { path: string; message: string }[] {
+  const result = new Validator(parameters as object, "2020-12", false).validate(args);
+  return result.errors.map((e) => ({ path: `arguments${e.instanceLocation.slice(1).replaceAll("/", ".")}`, message: e.error }));
+}

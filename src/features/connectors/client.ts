@@ -1,0 +1,143 @@
+// Outbound calls through a connector: resolves its endpoint, adds its auth
+// (fetching and caching OAuth2 client-credentials tokens), and the connection test.
+// Every call, token requests included, goes through the outbound guard.
+import { database } from "../../platform/db/client";
+import type { Env } from "../../platform/env";
+import { ApiError, notFound } from "../../platform/errors";
+import { type TokenCache, clientCredentialsToken } from "../../platform/outbound/client-credentials";
+import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
+import { outboundPolicyOf } from "../../platform/outbound/policy";
+import { type ResolvedConnector, ConnectorStore } from "./store";
+import { type MllpSendOptions, mllpProbe, mllpSend } from "../../standards/hl7v2/mllp-connector";
+import { parseMllpEndpoint } from "../../standards/hl7v2/mllp-framing";
+import { connectorType } from "./types";
+
+const MLLP_PROBE_TIMEOUT_MS = 5_000;
+
+export interface ConnectionTestResult {
+  ok: boolean;
+  status?: number;
+  latency_ms: number;
+  message: string;
+}
+
+/** A connector call: `query` is added to whatever query string the path already has. */
+export interface ConnectorRequestInit extends RequestInit {
+  query?: QueryParams;
+}
+
+export type QueryParams = URLSearchParams | Record<string, string> | [string, string][];
+
+export interface ConnectorClient {
+  /** Calls `path` (relative to the endpoint, or absolute under it) with the connector's auth. */
+  fetch(connectorId: string, path: string, init?: ConnectorRequestInit): Promise<Response>;
+  /** Sends one HL7 v2 message to an mllp connector and answers the ACK text. */
+  sendMllp(connectorId: string, message: string, opts: Omit<MllpSendOptions, "policy">): Promise<string>;
+  test(connectorId: string): Promise<ConnectionTestResult>;
+  endpoint(connectorId: string): Promise<string>;
+}
+
+const tokenCache: TokenCache = new Map();
+
+/** Forgets cached tokens of a connector (after its credentials change). */
+export function forgetConnectorTokens(orgId: string, connectorId: string): void {
+  tokenCache.delete(`${orgId}:${connectorId}`);
+}
+
+/**
+ * The URL of `path` under the endpoint, with `query` appended to the path's own query string
+ * (URL and URLSearchParams do the joining and encoding, so a path with `?` gets no second one).
+ */
+export function resolveUrl(endpoint: string, path: string, query?: QueryParams): string {
+  const base = endpoint.endsWith("/") ? endpoint : `${endpoint}/`;
+  const url = new URL(path.replace(/^\//, ""), base);
+  if (!url.href.startsWith(base) && url.href !== endpoint) {
+    throw new ApiError(400, "CONNECTOR_URL_OUTSIDE_ENDPOINT", `URL ${url.href} is outside the connector endpoint ${endpoint}`);
+  }
+  for (const [k, v] of new URLSearchParams(query)) url.searchParams.append(k, v);
+  return url.href;
+}
+
+async function tokenUrl(c: ResolvedConnector, fetch: GuardedFetch): Promise<string> {
+  if (c.row.auth.token_url) return c.row.auth.token_url;
+  const res = await fetch(resolveUrl(c.row.endpoint, ".well-known/smart-configuration"), { headers: { accept: "application/json" } });
+  const body = res.ok ? ((await res.json()) as { token_endpoint?: string }) : {};
+  if (!body.token_endpoint) throw new ApiError(502, "CONNECTOR_AUTH_FAILED", "No token_url set and no SMART configuration found");
+  return body.token_endpoint;
+}
+
+const oauthToken = (c: ResolvedConnector, fetch: GuardedFetch): Promise<string> =>
+  clientCredentialsToken(
+    fetch,
+    { tokenUrl: () => tokenUrl(c, fetch), clientId: c.credentials.client_id ?? "", clientSecret: c.credentials.client_secret ?? "", scope: c.row.auth.scope },
+    tokenCache,
+    `${c.row.orgId}:${c.row.id}`,
+    (message) => new ApiError(502, "CONNECTOR_AUTH_FAILED", message),
+  );
+
+async function authHeaders(c: ResolvedConnector, fetch: GuardedFetch): Promise<Record<string, string>> {
+  const creds = c.credentials;
+  switch (c.row.auth.kind) {
+    case "bearer":
+      return { authorization: `Bearer ${creds.token}` };
+    case "basic":
+      return { authorization: `Basic ${btoa(`${creds.username}:${creds.password}`)}` };
+    case "header":
+      return { [c.row.auth.header_name as string]: creds.value ?? "" };
+    case "oauth2_client_credentials":
+      return { authorization: `Bearer ${await oauthToken(c, fetch)}` };
+    default:
+      return {};
+  }
+}
+
+const testModeBlocks = (what: string) => new ApiError(409, "TEST_MODE_WRITE_BLOCKED", `Test mode blocks ${what} to external systems`);
+
+export function connectorClient(env: Env, orgId: string, testMode: boolean): ConnectorClient {
+  const store = new ConnectorStore(database(env.DB), env);
+  const policy = outboundPolicyOf(env);
+  // A connector's custom auth header is a credential too: dropped on a cross-origin redirect.
+  const http = (c: ResolvedConnector) => guardedFetch({ policy, credentialHeaders: c.row.auth.header_name ? [c.row.auth.header_name] : [] });
+  const resolve = async (id: string) => {
+    const c = await store.resolve(orgId, id);
+    if (!c) throw notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
+    return c;
+  };
+  const call = async (c: ResolvedConnector, path: string, { query, ...init }: ConnectorRequestInit = {}) => {
+    const method = (init.method ?? "GET").toUpperCase();
+    if (testMode && method !== "GET" && method !== "HEAD") throw testModeBlocks(`${method} calls`);
+    const fetch = http(c);
+    const headers = new Headers(init.headers);
+    for (const [k, v] of Object.entries(await authHeaders(c, fetch))) headers.set(k, v);
+    return fetch(resolveUrl(c.row.endpoint, path, query), { ...init, headers });
+  };
+  return {
+    fetch: async (id, path, init) => call(await resolve(id), path, init),
+    sendMllp: async (id, message, opts) => {
+      const endpoint = parseMllpEndpoint((await resolve(id)).row.endpoint);
+      if (testMode) throw testModeBlocks("HL7 sends");
+      return mllpSend(endpoint, message, { ...opts, policy });
+    },
+    endpoint: async (id) => (await resolve(id)).row.endpoint,
+    test: async (id) => {
+      const c = await resolve(id);
+      const started = Date.now();
+      try {
+        const info = connectorType(c.row.type);
+        if (info?.schemes.includes("mllp")) {
+          await mllpProbe(parseMllpEndpoint(c.row.endpoint), MLLP_PROBE_TIMEOUT_MS, policy);
+          return { ok: true, latency_ms: Date.now() - started, message: "TCP connection succeeded" };
+        }
+        const res = await call(c, info?.test_path ?? "", { headers: { accept: "application/fhir+json, application/json" } });
+        return {
+          ok: res.ok,
+          status: res.status,
+          latency_ms: Date.now() - started,
+          message: res.ok ? "Connection succeeded" : `Endpoint answered HTTP ${res.status}`,
+        };
+      } catch (e) {
+        return { ok: false, latency_ms: Date.now() - started, message: e instanceof Error ? e.message : String(e) };
+      }
+    },
+  };
+}

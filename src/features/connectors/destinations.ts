@@ -1,0 +1,32 @@
+// Where a connector will call, checked against the outbound guard when it is saved
+// (and when a tool naming it is saved), so a refused destination fails early with
+// DESTINATION_NOT_ALLOWED. Every call checks again: OUTBOUND_ALLOW may have changed.
+import type { FieldError } from "../../platform/errors";
+import { checkHost, checkUrl, destinationNotAllowed, type OutboundPolicy, type Verdict } from "../../platform/outbound/policy";
+import { parseMllpEndpoint } from "../../standards/hl7v2/mllp-framing";
+import type { ConnectorAuth } from "./types";
+
+interface ConnectorTarget {
+  type: string;
+  endpoint: string;
+  auth: ConnectorAuth;
+}
+
+function endpointVerdict(c: ConnectorTarget, policy: OutboundPolicy): Verdict {
+  if (c.type !== "mllp") return checkUrl(c.endpoint, policy);
+  const { hostname, port } = parseMllpEndpoint(c.endpoint);
+  return checkHost(hostname, port, policy);
+}
+
+/** The refused destinations of a connector (endpoint, OAuth token URL), as field errors under `prefix`. */
+export function connectorDestinationErrors(c: ConnectorTarget, policy: OutboundPolicy, prefix = ""): FieldError[] {
+  const checks: [string, Verdict][] = [["endpoint", endpointVerdict(c, policy)]];
+  if (c.auth.token_url) checks.push(["auth.token_url", checkUrl(c.auth.token_url, policy)]);
+  return checks.flatMap(([path, v]) => (v.ok ? [] : [{ path: `${prefix}${path}`, message: v.reason }]));
+}
+
+/** Throws DESTINATION_NOT_ALLOWED (400) when the connector would call a refused destination. */
+export function assertConnectorDestinations(c: ConnectorTarget, policy: OutboundPolicy, prefix = ""): void {
+  const errors = connectorDestinationErrors(c, policy, prefix);
+  if (errors.length) throw destinationNotAllowed((errors[0] as FieldError).message, errors);
+}

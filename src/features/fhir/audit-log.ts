@@ -1,0 +1,42 @@
+// When recorded AuditEvents get indexed. Every interaction appends its AuditEvent to the pending
+// log in the same batch as its effect (one row: durable, cheap on the request path); the log is
+// indexed into the store in bulk (ResourceStore.flushAudits)
+//   - before anything reads or searches AuditEvents (so the API always shows every audit),
+//   - after every FLUSH_EVERY audits an isolate appended for an org (so the log stays short),
+//   - by the minute cron, for orgs gone quiet.
+import type { Env } from "../../platform/env";
+import { ResourceStore } from "./storage/resource-store";
+
+const FLUSH_EVERY = 200;
+/** Audits appended per org by this isolate since its last flush. */
+const appended = new Map<string, number>();
+
+/** Counts appended audits; true when this isolate should now flush the org's log. */
+export function noteAudits(orgId: string, count: number): boolean {
+  const n = (appended.get(orgId) ?? 0) + count;
+  if (n < FLUSH_EVERY) {
+    appended.set(orgId, n);
+    return false;
+  }
+  appended.delete(orgId);
+  return true;
+}
+
+/** Indexes the org's whole pending log, or as much as fits before `deadline`. */
+export async function flushAuditLog(store: ResourceStore, deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  while (Date.now() < deadline && (await store.flushAudits()) > 0);
+}
+
+/** Whether a search or history (type and query) can return AuditEvents. */
+export function readsAudits(type: string | undefined, query: URLSearchParams): boolean {
+  if (!type || type === "AuditEvent") return true;
+  for (const [k, v] of query) if (k.includes("AuditEvent") || v.includes("AuditEvent")) return true;
+  return false;
+}
+
+/** The cron's sweep: every org with pending audits, for at most `budgetMs`. */
+export async function flushAllAuditLogs(env: Env, budgetMs = 20_000): Promise<void> {
+  const deadline = Date.now() + budgetMs;
+  const { results } = await env.DB.prepare("SELECT DISTINCT org_id FROM fhir_audit_pending LIMIT 100").all<{ org_id: string }>();
+  for (const { org_id } of results) await flushAuditLog(new ResourceStore(env.DB, org_id), deadline);
+}

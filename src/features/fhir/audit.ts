@@ -1,0 +1,86 @@
+// Builds the AuditEvent (FHIR R4, DICOM/IHE style) recorded for every FHIR interaction:
+// who (the API key and its role), what (the resource or the query) and the outcome.
+import type { Principal } from "../tenancy/auth/permissions";
+import { clip } from "../../platform/db/size";
+import type { Resource } from "./port";
+
+export type Interaction =
+  | "read"
+  | "vread"
+  | "search-type"
+  | "search-system"
+  | "create"
+  | "update"
+  | "patch"
+  | "delete"
+  | "history-instance"
+  | "history-type"
+  | "history-system"
+  | "batch"
+  | "transaction"
+  | "operation";
+
+const ACTION: Record<Interaction, string> = {
+  read: "R",
+  vread: "R",
+  "search-type": "E",
+  "search-system": "E",
+  create: "C",
+  update: "U",
+  patch: "U",
+  delete: "D",
+  "history-instance": "R",
+  "history-type": "R",
+  "history-system": "R",
+  batch: "E",
+  transaction: "E",
+  operation: "E",
+};
+
+export interface AuditInput {
+  interaction: Interaction;
+  /** "Type/id" or "Type/id/_history/v" of the resource acted on. */
+  what?: string;
+  /** The query string of a search or history, or an operation name. */
+  query?: string;
+  /** 0 success, 4 minor failure (client error), 8 serious failure. */
+  outcome: "0" | "4" | "8";
+  outcomeDesc?: string;
+}
+
+/** Characters of a query an AuditEvent keeps (about a long URL): a POST _search body can be megabytes. */
+export const MAX_AUDIT_QUERY_CHARS = 16 * 1024;
+
+function b64(s: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(s)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+export function auditEvent(principal: Principal, input: AuditInput, recorded: string): Resource {
+  const entity: Record<string, unknown>[] = [];
+  if (input.what) entity.push({ what: { reference: input.what }, type: { system: "http://terminology.hl7.org/CodeSystem/audit-entity-type", code: "2" } });
+  if (input.query !== undefined) {
+    const query = clip(input.query, MAX_AUDIT_QUERY_CHARS);
+    entity.push({ query: b64(query), description: query });
+  }
+  return {
+    resourceType: "AuditEvent",
+    type: { system: "http://terminology.hl7.org/CodeSystem/audit-event-type", code: "rest", display: "RESTful Operation" },
+    subtype: [{ system: "http://hl7.org/fhir/restful-interaction", code: input.interaction }],
+    action: ACTION[input.interaction],
+    recorded,
+    outcome: input.outcome,
+    ...(input.outcomeDesc ? { outcomeDesc: input.outcomeDesc } : {}),
+    agent: [
+      {
+        type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ParticipationType", code: "AUT" }] },
+        who: { identifier: { system: "urn:cdis:api-key", value: principal.keyId }, display: principal.keyName },
+        role: [{ coding: [{ system: "urn:cdis:role", code: principal.role }], text: principal.role }],
+        requestor: true,
+      },
+    ],
+    source: { site: principal.orgId, observer: { display: "cdis-fhir-store" } },
+    ...(entity.length ? { entity } : {}),
+  };
+}

@@ -1,0 +1,228 @@
+// FHIR R4 REST API, mounted at /fhir/r4/:orgId. Thin: HTTP concerns only (content
+// negotiation, headers, Prefer, status codes); everything else is FhirService.
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { badRequest, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../../../platform/errors";
+import { capabilityStatement } from "../capabilities";
+import { fhirStoreFor } from "../index";
+import type { Bundle, Resource, WriteResult } from "../port";
+import { parseVersion } from "../write-preconditions";
+import type { AppEnv } from "../../../app-env";
+import { fhirJsonContentType } from "../../../platform/http/fhir-json";
+import { fhirBaseUrl } from "../../../platform/http/public-url";
+import { createRouter } from "../../../platform/http/router";
+import { authorize } from "../../tenancy/middleware/auth";
+
+type C = Context<AppEnv>;
+
+/** GET (and searches/validation by POST) need fhir:read; anything that writes needs fhir:write. */
+const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
+  const p = c.get("principal");
+  const path = c.req.path;
+  const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/(_search|\$validate)$/.test(path);
+  const permission = readOnly ? "fhir:read" : "fhir:write";
+  authorize(p, permission);
+  await next();
+});
+
+/** JSON only: an explicit request for XML (by _format or Accept) is answered 406. */
+const negotiate = createMiddleware<AppEnv>(async (c, next) => {
+  const format = c.req.query("_format");
+  if (format && !/json/i.test(format)) throw notAcceptable(`_format ${format} is not supported; use application/fhir+json`);
+  const accept = c.req.header("accept");
+  if (accept && /xml/i.test(accept) && !/json|\*\/\*/i.test(accept)) throw notAcceptable("Only application/fhir+json is supported");
+  await next();
+});
+
+function service(c: C) {
+  return fhirStoreFor(c.env, c.get("principal"), {
+    baseUrl: fhirBaseUrl(c),
+    waitUntil: (p) => c.executionCtx.waitUntil(p),
+  });
+}
+
+function send(c: C, status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  for (const [k, v] of Object.entries(headers)) c.header(k, v);
+  if (body === null) return c.body(null, status as 204);
+  c.header("Content-Type", fhirJsonContentType(c.req.header("accept")));
+  return c.body(JSON.stringify(body), status as 200);
+}
+
+function versionHeaders(r: Resource): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (r.meta?.versionId) h.ETag = `W/"${r.meta.versionId}"`;
+  if (r.meta?.lastUpdated) h["Last-Modified"] = new Date(r.meta.lastUpdated).toUTCString();
+  return h;
+}
+
+async function readJson(c: C, types = /^application\/(fhir\+)?json\b/i): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  if (!types.test(type)) throw unsupportedMediaType(`Content-Type must be application/fhir+json, got ${type ? `"${type}"` : "none"}`);
+  try {
+    return await c.req.json();
+  } catch {
+    throw badRequest("The body is not valid JSON");
+  }
+}
+
+/** Answers a write per Prefer: return=minimal | representation (default) | OperationOutcome. */
+function sendWrite(c: C, result: WriteResult, base: string): Response {
+  const r = result.resource;
+  const status = result.outcome === "created" ? 201 : 200;
+  const headers = versionHeaders(r);
+  if (result.outcome !== "updated") headers.Location = `${base}/${r.resourceType}/${r.id}/_history/${r.meta?.versionId}`;
+  const prefer = /return=([\w-]+)/i.exec(c.req.header("prefer") ?? "")?.[1]?.toLowerCase();
+  if (prefer === "minimal") return send(c, status, null, headers);
+  if (prefer === "operationoutcome") {
+    return send(c, status, { resourceType: "OperationOutcome", issue: [{ severity: "information", code: "informational", diagnostics: `${result.outcome} ${r.resourceType}/${r.id}` }] }, headers);
+  }
+  return send(c, status, r, headers);
+}
+
+const strict = (c: C) => /handling=strict/i.test(c.req.header("prefer") ?? "");
+const queryOf = (c: C) => new URL(c.req.url).searchParams;
+
+async function searchBody(c: C): Promise<URLSearchParams> {
+  const params = queryOf(c);
+  const type = c.req.header("content-type") ?? "";
+  if (type && !/application\/x-www-form-urlencoded/i.test(type)) throw unsupportedMediaType("POST _search takes application/x-www-form-urlencoded");
+  for (const [k, v] of new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()))) params.append(k, v);
+  return params;
+}
+
+export const fhirRoutes = createRouter();
+fhirRoutes.use("*", fhirPermission, negotiate);
+
+fhirRoutes.get("/metadata", (c) => send(c, 200, capabilityStatement(service(c).baseUrl, { name: "cdis-fhir-store", version: "0.1.0" })));
+
+fhirRoutes.get("/", async (c) => send(c, 200, await service(c).search(undefined, queryOf(c), { strict: strict(c) })));
+fhirRoutes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
+fhirRoutes.post("/_search", async (c) => send(c, 200, await service(c).search(undefined, await searchBody(c), { strict: strict(c) })));
+fhirRoutes.get("/_history", async (c) => send(c, 200, await service(c).history({}, queryOf(c))));
+
+fhirRoutes.get("/:type", async (c) => send(c, 200, await service(c).search(c.req.param("type"), queryOf(c), { strict: strict(c) })));
+
+fhirRoutes.post("/:type", async (c) => {
+  const s = service(c);
+  const body = s.writable(await readJson(c), c.req.param("type"));
+  return sendWrite(c, await s.create(body, { ifNoneExist: c.req.header("if-none-exist") }), s.baseUrl);
+});
+
+fhirRoutes.put("/:type", async (c) => {
+  const s = service(c);
+  const query = new URL(c.req.url).search.slice(1);
+  if (!query) throw methodNotAllowed("PUT on a type needs search criteria (conditional update)");
+  const body = s.writable(await readJson(c), c.req.param("type"));
+  return sendWrite(c, await s.conditionalUpdate(query, body, { ifMatch: c.req.header("if-match") }), s.baseUrl);
+});
+
+fhirRoutes.delete("/:type", async (c) => {
+  const query = new URL(c.req.url).search.slice(1);
+  if (!query) throw methodNotAllowed("DELETE on a type needs search criteria (conditional delete)");
+  await service(c).conditionalDelete(c.req.param("type"), query);
+  return send(c, 204, null);
+});
+
+// Literal segments (_search, _history, $operations) are registered before /:type/:id so they win.
+fhirRoutes.post("/:type/_search", async (c) => send(c, 200, await service(c).search(c.req.param("type"), await searchBody(c), { strict: strict(c) })));
+fhirRoutes.get("/:type/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type") }, queryOf(c))));
+fhirRoutes.post("/:type/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
+fhirRoutes.post("/:type/:id/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
+fhirRoutes.get("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
+fhirRoutes.post("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
+fhirRoutes.get("/:type/:id/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type"), id: c.req.param("id") }, queryOf(c))));
+
+fhirRoutes.get("/:type/:id/_history/:vid", async (c) => {
+  const { type, id, vid } = c.req.param();
+  const r = await service(c).vread(type, id, vid);
+  return send(c, 200, r, versionHeaders(r));
+});
+
+fhirRoutes.get("/:type/:id", async (c) => {
+  const { type, id } = c.req.param();
+  if (id.startsWith("$")) throw notFound(`Unknown operation ${id} on ${type}`);
+  const r = await service(c).read(type, id);
+  const ifNoneMatch = c.req.header("if-none-match");
+  if (ifNoneMatch && parseVersion(ifNoneMatch) === r.meta?.versionId) return send(c, 304, null, versionHeaders(r));
+  return send(c, 200, r, versionHeaders(r));
+});
+
+fhirRoutes.put("/:type/:id", async (c) => {
+  const { type, id } = c.req.param();
+  const s = service(c);
+  const body = s.writable(await readJson(c), type);
+  if (body.id !== undefined && body.id !== id) throw badRequest(`The body's id ${String(body.id)} differs from the URL's ${id}`);
+  return sendWrite(c, await s.update({ ...body, id }, { ifMatch: c.req.header("if-match") }), s.baseUrl);
+});
+
+fhirRoutes.patch("/:type/:id", async (c) => {
+  const { type, id } = c.req.param();
+  const s = service(c);
+  // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON.
+  const ops = await readJson(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
+  return sendWrite(c, await s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }), s.baseUrl);
+});
+
+fhirRoutes.delete("/:type/:id", async (c) => {
+  const { type, id } = c.req.param();
+  await service(c).delete(type, id, { ifMatch: c.req.header("if-match") });
+  return send(c, 204, null);
+});
+
+// ---- OpenAPI: FHIR is generic over types, so each interaction is listed once with {type}/{id}.
+const FhirResource = z.object({ resourceType: z.string() }).passthrough().openapi("FhirResource");
+const fhirContent = { "application/fhir+json": { schema: FhirResource } };
+const param = (name: string) => z.string().openapi({ param: { name, in: "path" } });
+const paramsFor = (names: string[]) => z.object(Object.fromEntries(["orgId", ...names].map((n) => [n, param(n)])));
+
+const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; path: string; summary: string; params: string[]; body?: boolean }[] = [
+  { method: "get", path: "/metadata", summary: "CapabilityStatement (generated from the implementation)", params: [] },
+  { method: "post", path: "/", summary: "Batch or transaction Bundle", params: [], body: true },
+  { method: "get", path: "/", summary: "System-level search (_type, _id, _lastUpdated, _tag, ...)", params: [] },
+  { method: "post", path: "/_search", summary: "System-level search (form body)", params: [] },
+  { method: "get", path: "/_history", summary: "System history", params: [] },
+  { method: "get", path: "/{type}", summary: "Search (all R4 search parameters, chaining, _has, _include, _revinclude, _sort, paging)", params: ["type"] },
+  { method: "post", path: "/{type}", summary: "Create (If-None-Exist for conditional create)", params: ["type"], body: true },
+  { method: "put", path: "/{type}", summary: "Conditional update (search criteria in the query)", params: ["type"], body: true },
+  { method: "delete", path: "/{type}", summary: "Conditional delete", params: ["type"] },
+  { method: "post", path: "/{type}/_search", summary: "Search (form body)", params: ["type"] },
+  { method: "get", path: "/{type}/_history", summary: "Type history (_since, _count)", params: ["type"] },
+  { method: "post", path: "/{type}/$validate", summary: "Validate a resource against the base R4 definitions", params: ["type"], body: true },
+  { method: "get", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
+  { method: "put", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
+  { method: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
+  { method: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
+  { method: "get", path: "/{type}/{id}/_history", summary: "Instance history", params: ["type", "id"] },
+  { method: "get", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
+  { method: "post", path: "/{type}/{id}/$validate", summary: "Validate a resource (instance level)", params: ["type", "id"], body: true },
+  { method: "get", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
+  { method: "post", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
+];
+
+for (const d of DOCS) {
+  fhirRoutes.openAPIRegistry.registerPath({
+    method: d.method,
+    path: d.path,
+    tags: ["FHIR R4"],
+    summary: d.summary,
+    security: [{ bearerAuth: [], organizationId: [] }],
+    request: { params: paramsFor(d.params), ...(d.body ? { body: { content: fhirContent } } : {}) },
+    responses: {
+      200: { description: "FHIR resource or Bundle", content: fhirContent },
+      ...(d.method === "post" || d.method === "put" ? { 201: { description: "Created", content: fhirContent } } : {}),
+      400: { description: "OperationOutcome", content: fhirContent },
+    },
+  });
+}
+
+/**
+ * FHIR clients address the base as "[base]/" (batch/transaction POST, system search); Hono's
+ * strict routing would miss it, so the Worker entry drops that one trailing slash first.
+ */
+export function normalizeFhirBase(request: Request): Request {
+  const url = new URL(request.url);
+  if (!/^\/fhir\/r4\/[^/]+\/$/.test(url.pathname)) return request;
+  url.pathname = url.pathname.slice(0, -1);
+  return new Request(url, request);
+}

@@ -1,0 +1,179 @@
+// Runs a parsed search against D1: the page of matches (keyset paging), the optional total,
+// then _include/_revinclude (with :iterate), and assembles the searchset Bundle.
+import type { Bundle, BundleEntry, Resource } from "../port";
+import { shapeResource } from "../summary";
+import { tooCostly } from "../../../platform/errors";
+import { Args, MAX_CANDIDATES } from "./conditions";
+import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
+import { type Plan, type Row, countMatches, cursorKeys, readPage, whereClause } from "./page";
+import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
+
+export interface SearchTarget {
+  db: D1Database;
+  orgId: string;
+  /** Absolute base of this organization's FHIR API, without a trailing slash. */
+  baseUrl: string;
+}
+
+/** A row's sort values (s0, s1, ...), the position a cursor resumes from. */
+function keysOf(r: Row): (string | number | null)[] {
+  const keys: (string | number | null)[] = [];
+  for (let i = 0; `s${i}` in r; i++) keys.push(r[`s${i}`] as string | number | null);
+  return keys;
+}
+
+const MAX_INCLUDED = 1000;
+const ITERATE_ROUNDS = 3;
+
+/**
+ * The statement selecting up to `limit` current versions that match a search's filters, in id
+ * order (conditional operations: callers batch several into one round trip).
+ */
+export function matchStatement(target: SearchTarget, req: SearchRequest, limit: number): D1PreparedStatement {
+  // Unbounded: a conditional write that missed a match would create a duplicate.
+  const args = new Args(target.orgId, false);
+  const where = whereClause(req, args);
+  return target.db
+    .prepare(`SELECT r.resource_type, r.id, r.version_id, r.last_updated, r.deleted, r.content FROM fhir_resources r WHERE ${where} ORDER BY r.id LIMIT ${args.add(limit)}`)
+    .bind(...args.values);
+}
+
+/** `plan` forces a page plan where it applies (tests compare them). */
+export async function executeSearch(target: SearchTarget, req: SearchRequest, params: URLSearchParams, plan?: Plan): Promise<Bundle> {
+  const fingerprint = queryFingerprint(params);
+  const cursor = req.cursor ? decodeCursor(req.cursor, target.orgId, fingerprint, cursorKeys(req)) : undefined;
+  const limit = req.count + 1;
+  // _count=0 and _summary=count ask for the total alone: no page, so no entries and no next link.
+  const countOnly = req.count === 0 || req.summary === "count";
+  const wantTotal = req.total === "accurate" || req.total === "estimate" || countOnly;
+  const [page, counted] = await Promise.all([
+    countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan),
+    wantTotal ? countMatches(target.db, target.orgId, req) : undefined,
+  ]);
+  // An estimate may be left out; an accurate total (or a count alone) past the bound cannot be given.
+  if (wantTotal && counted === undefined && (req.total === "accurate" || countOnly)) {
+    throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources, too many to count; ask _total=estimate or narrow it`);
+  }
+  let rows = page?.rows ?? [];
+  const more = rows.length > req.count;
+  rows = rows.slice(0, req.count);
+  if (cursor?.dir === "p") rows.reverse();
+  let total = counted;
+  if (total === undefined && !cursor && !more) total = rows.length;
+
+  const matches = rows.map((r) => JSON.parse(r.content) as Resource);
+  const included = await includes(target, req, matches);
+  const entry: BundleEntry[] = [
+    ...matches.map((m) => entryOf(target, shapeResource(m, req.summary, req.elements), "match")),
+    ...included.map((m) => entryOf(target, m, "include")),
+  ];
+  if (req.warnings.length) {
+    entry.push({
+      resource: { resourceType: "OperationOutcome", issue: req.warnings.map((w) => ({ severity: "warning", code: "not-supported", diagnostics: w })) },
+      search: { mode: "outcome" },
+    });
+  }
+  const bundle: Bundle = { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset" };
+  if (total !== undefined) bundle.total = total;
+  bundle.link = pageLinks(target, req, params, fingerprint, rows, cursor, more, page?.plan);
+  if (req.summary !== "count") bundle.entry = entry;
+  return bundle;
+}
+
+function entryOf(target: SearchTarget, resource: Resource, mode: "match" | "include"): BundleEntry {
+  return { fullUrl: `${target.baseUrl}/${resource.resourceType}/${resource.id}`, resource, search: { mode } };
+}
+
+function pageLinks(
+  target: SearchTarget,
+  req: SearchRequest,
+  params: URLSearchParams,
+  fingerprint: string,
+  rows: Row[],
+  cursor: Cursor | undefined,
+  more: boolean,
+  plan: Plan | undefined,
+): { relation: string; url: string }[] {
+  const path = req.types.length === 1 ? `/${req.types[0]}` : "";
+  const url = (extra?: string) => {
+    const p = new URLSearchParams([...params].filter(([k]) => k !== "_cursor"));
+    if (extra) p.set("_cursor", extra);
+    const qs = p.toString();
+    return `${target.baseUrl}${path}${qs ? `?${qs}` : ""}`;
+  };
+  const links = [{ relation: "self", url: cursor ? url(req.cursor) : url() }];
+  const position = (r: Row, dir: "n" | "p"): string =>
+    encodeCursor(target.orgId, { q: fingerprint, dir, keys: keysOf(r), id: r.id, type: r.resource_type, plan });
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const hasNext = cursor?.dir === "p" ? true : more;
+  const hasPrevious = cursor ? (cursor.dir === "n" ? true : more) : false;
+  if (hasNext && last) links.push({ relation: "next", url: url(position(last, "n")) });
+  if (hasPrevious && first) links.push({ relation: "previous", url: url(position(first, "p")) });
+  return links;
+}
+
+const key = (r: Resource) => `${r.resourceType}/${r.id}`;
+
+/**
+ * _include and _revinclude targets of the matches, then :iterate rounds over what was added.
+ * Includes seek the owner index by source id, revincludes the value index by target id.
+ */
+async function includes(target: SearchTarget, req: SearchRequest, matches: Resource[]): Promise<Resource[]> {
+  if (matches.length === 0 || (req.include.length === 0 && req.revinclude.length === 0)) return [];
+  const seen = new Set(matches.map(key));
+  const out: Resource[] = [];
+  let frontier = matches;
+  for (let round = 0; round <= ITERATE_ROUNDS && frontier.length && out.length < MAX_INCLUDED; round++) {
+    const inc = req.include.filter((s) => round === 0 || s.iterate);
+    const rev = req.revinclude.filter((s) => round === 0 || s.iterate);
+    if (!inc.length && !rev.length) break;
+    const found = await fetchIncludes(target, inc, rev, frontier);
+    frontier = found.filter((r) => !seen.has(key(r)));
+    for (const r of frontier) seen.add(key(r));
+    out.push(...frontier);
+  }
+  return out.slice(0, MAX_INCLUDED);
+}
+
+async function fetchIncludes(target: SearchTarget, inc: IncludeSpec[], rev: IncludeSpec[], from: Resource[]): Promise<Resource[]> {
+  const byType = new Map<string, string[]>();
+  for (const r of from) byType.set(r.resourceType, [...(byType.get(r.resourceType) ?? []), r.id!]);
+  const statements: D1PreparedStatement[] = [];
+  for (const spec of inc) {
+    for (const [type, ids] of byType) {
+      if (spec.sourceType !== "*" && spec.sourceType !== type) continue;
+      const codes = spec.param === "*" ? referenceParams(type).map((p) => p.code) : [spec.param];
+      statements.push(
+        target.db
+          .prepare(
+            `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
+               SELECT x.target_type, x.target_id FROM fhir_idx_reference x INDEXED BY fhir_idx_reference_owner_idx WHERE x.org_id = ?1 AND x.resource_type = ?2
+               AND x.resource_id IN (SELECT value FROM json_each(?4)) AND x.code IN (SELECT value FROM json_each(?3)) AND (?5 IS NULL OR x.target_type = ?5))
+             LIMIT ${MAX_INCLUDED}`,
+          )
+          .bind(target.orgId, type, JSON.stringify(codes), JSON.stringify(ids), spec.targetType ?? null),
+      );
+    }
+  }
+  for (const spec of rev) {
+    if (spec.sourceType === "*") continue;
+    const codes = spec.param === "*" ? referenceParams(spec.sourceType).map((p) => p.code) : [spec.param];
+    for (const [type, ids] of byType) {
+      if (spec.targetType && spec.targetType !== type) continue;
+      statements.push(
+        target.db
+          .prepare(
+            `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.resource_type = ?2 AND r.deleted = 0 AND r.id IN (
+               SELECT x.resource_id FROM fhir_idx_reference x INDEXED BY fhir_idx_reference_value_idx WHERE x.org_id = ?1 AND x.resource_type = ?2
+               AND x.code IN (SELECT value FROM json_each(?3)) AND x.target_type = ?4 AND x.target_id IN (SELECT value FROM json_each(?5)))
+             LIMIT ${MAX_INCLUDED}`,
+          )
+          .bind(target.orgId, spec.sourceType, JSON.stringify(codes), type, JSON.stringify(ids)),
+      );
+    }
+  }
+  if (!statements.length) return [];
+  const results = await target.db.batch<{ content: string }>(statements);
+  return results.flatMap((r) => r.results.map((row) => JSON.parse(row.content) as Resource));
+}

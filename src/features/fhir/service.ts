@@ -1,0 +1,529 @@
+// The FHIR store's domain service for one organization and principal: every interaction
+// (CRUD, vread, history, search, patch, operations) with versioning, preconditions and an
+// AuditEvent per interaction. HTTP routes and other modules (FhirPort) both sit on it.
+import type { Principal } from "../tenancy/auth/permissions";
+import type { Env } from "../../platform/env";
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  forbidden,
+  gone,
+  notFound,
+  preconditionFailed,
+  unprocessable,
+} from "../../platform/errors";
+import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
+import { type AuditInput, type Interaction, auditEvent } from "./audit";
+import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";
+import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
+import { READ_ONLY_TYPES, isResourceType } from "./definitions";
+import { applyFhirPathPatch, applyJsonPatch } from "./patch";
+import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "./port";
+import { newResourceId } from "./resource-id";
+import { executeSearch, matchStatement } from "./search/execute";
+import { parseCount, parseSearch } from "./search/parse";
+import { hydrateBinary, offloadBinary } from "./storage/binary";
+import { checkResourceSize } from "./storage/resource-size";
+import { type AuditWrite, ResourceStore, type Row, type StoredVersion, toVersion } from "./storage/resource-store";
+import { executeBundle } from "./transaction";
+import { validateResource } from "./validate";
+import { type PlannedWrite, checkIfMatch, conditionalUpdateTarget, parseVersion, underIfMatch } from "./write-preconditions";
+
+export interface FhirStoreOptions {
+  /** Absolute base of the org's FHIR API (for fullUrl and links); defaults to a relative base. */
+  baseUrl?: string;
+  /** Lets read audits finish after the response (ExecutionContext.waitUntil). */
+  waitUntil?: (p: Promise<unknown>) => void;
+}
+
+export interface UpdateOptions {
+  ifMatch?: string;
+}
+
+export class FhirService implements FhirPort {
+  readonly store: ResourceStore;
+  readonly baseUrl: string;
+
+  constructor(
+    readonly env: Env,
+    readonly principal: Principal,
+    readonly options: FhirStoreOptions = {},
+  ) {
+    this.store = new ResourceStore(env.DB, principal.orgId);
+    this.baseUrl = options.baseUrl ?? `/fhir/r4/${principal.orgId}`;
+  }
+
+  // ---- audit
+
+  auditWrite(input: AuditInput, now = new Date().toISOString()): AuditWrite {
+    return this.auditEventWrite(auditEvent(this.principal, input, now), now);
+  }
+
+  private auditEventWrite(event: Resource, now: string): AuditWrite {
+    return { kind: "audit", event: { ...event, id: newResourceId(), meta: { versionId: "1", lastUpdated: now } } };
+  }
+
+  /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
+  async writeAuditEvent(event: Resource): Promise<void> {
+    if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
+    await this.env.DB.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
+    this.appendedAudits(1);
+  }
+
+  /** Records an audit outside a write batch: after the response when possible. */
+  async recordAudit(input: AuditInput): Promise<void> {
+    const done = this.env.DB.batch(this.store.writeStatements([this.auditWrite(input)]))
+      .then(() => this.appendedAudits(1))
+      .catch((e: unknown) => {
+        console.error(JSON.stringify({ level: "error", msg: "audit write failed", error: String(e) }));
+      });
+    if (this.options.waitUntil) this.options.waitUntil(done);
+    else await done;
+  }
+
+  /** Indexes the org's pending AuditEvents in the background once enough have been appended. */
+  private appendedAudits(count: number): void {
+    if (!noteAudits(this.principal.orgId, count)) return;
+    const done = flushAuditLog(this.store).catch((e: unknown) => {
+      console.error(JSON.stringify({ level: "error", msg: "audit log flush failed", error: String(e) }));
+    });
+    // Without a request context (in-process tools) the flush still happens, just not awaited here.
+    this.options.waitUntil?.(done);
+  }
+
+  /** Makes every recorded AuditEvent visible before a read that can return AuditEvents. */
+  private async auditsVisible(type: string | undefined, query: URLSearchParams = new URLSearchParams()): Promise<void> {
+    if (readsAudits(type, query)) await flushAuditLog(this.store);
+  }
+
+  /** Runs a non-writing interaction and audits its outcome, success or failure. */
+  private async audited<T>(interaction: Interaction, what: { what?: string; query?: string }, run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await run();
+      await this.recordAudit({ interaction, ...what, outcome: "0" });
+      return result;
+    } catch (e) {
+      await this.recordAudit({ interaction, ...what, ...failureOf(e) });
+      throw e;
+    }
+  }
+
+  /**
+   * Commits planned writes, their audits and any further audits (a transaction's own) atomically;
+   * a concurrent writer's collision is a 409.
+   */
+  async commit(plans: PlannedWrite[], audits: AuditInput[] = []): Promise<void> {
+    const now = new Date().toISOString();
+    const writes = [...plans.flatMap((p) => [p.write, this.auditWrite(p.audit, p.lastUpdated)]), ...audits.map((a) => this.auditWrite(a, now))];
+    const statements = this.store.writeStatements(writes);
+    if (statements.length === 0) return;
+    try {
+      await this.env.DB.batch(statements);
+      this.appendedAudits(writes.filter((w) => w.kind === "audit").length);
+    } catch (e) {
+      if (!/UNIQUE|PRIMARY KEY|constraint/i.test(String(e))) throw e;
+      if (await this.lostPrecondition(plans)) {
+        throw preconditionFailed("If-Match no longer holds: another request changed the resource at the same time");
+      }
+      throw conflict("The resource was changed by another request at the same time; retry with the current version", "VERSION_CONFLICT");
+    }
+  }
+
+  /** Whether a write planned under If-Match collided because its resource moved past that version. */
+  private async lostPrecondition(plans: PlannedWrite[]): Promise<boolean> {
+    for (const plan of plans) {
+      if (plan.ifMatch === undefined) continue;
+      const current = await this.store.current(plan.type, plan.id);
+      if (String(current?.versionId) !== parseVersion(plan.ifMatch)) return true;
+    }
+    return false;
+  }
+
+  private async writeAudited(interaction: Interaction, what: string | undefined, run: () => Promise<WriteResult>): Promise<WriteResult> {
+    try {
+      return await run();
+    } catch (e) {
+      await this.recordAudit({ interaction, what, ...failureOf(e) });
+      throw e;
+    }
+  }
+
+  // ---- reads
+
+  checkType(type: string): void {
+    if (!isResourceType(type)) throw notFound(`Unknown resource type ${type}`, "UNKNOWN_TYPE");
+  }
+
+  async hydrate(content: string): Promise<Resource> {
+    return hydrateBinary(this.env.BLOBS, JSON.parse(content) as Resource);
+  }
+
+  /**
+   * A read and its AuditEvent in one round trip: the audit row is appended in the same batch,
+   * only if the resource is there to read; a failed read records its failure apart.
+   */
+  async readVersioned(type: string, id: string): Promise<Resource> {
+    const what = `${type}/${id}`;
+    try {
+      this.checkType(type);
+      await this.auditsVisible(type);
+      const audit = this.auditWrite({ interaction: "read", what, outcome: "0" });
+      const [read] = await this.env.DB.batch<Row>([this.store.currentStatement(type, id), this.store.auditIfReadable(audit, type, id)]);
+      const row = read?.results[0];
+      if (!row) throw notFound(`${type}/${id} not found`);
+      if (row.deleted) throw gone(`${type}/${id} was deleted`);
+      this.appendedAudits(1);
+      return await this.hydrate(row.content);
+    } catch (e) {
+      await this.recordAudit({ interaction: "read", what, ...failureOf(e) });
+      throw e;
+    }
+  }
+
+  read(type: string, id: string): Promise<Resource> {
+    return this.readVersioned(type, id);
+  }
+
+  vread(type: string, id: string, versionId: string): Promise<Resource> {
+    return this.audited("vread", { what: `${type}/${id}/_history/${versionId}` }, async () => {
+      this.checkType(type);
+      await this.auditsVisible(type);
+      const n = Number(versionId);
+      const v = Number.isInteger(n) && n > 0 ? await this.store.version(type, id, n) : undefined;
+      if (!v) throw notFound(`${type}/${id}/_history/${versionId} not found`);
+      if (v.deleted) throw gone(`${type}/${id} version ${versionId} is a deletion`);
+      return this.hydrate(v.content);
+    });
+  }
+
+  search(type: string | undefined, query: string | URLSearchParams, options: { strict?: boolean } = {}): Promise<Bundle> {
+    const params = new URLSearchParams(query);
+    const label = `${type ?? ""}?${params.toString()}`;
+    return this.audited(type ? "search-type" : "search-system", { query: label }, async () => {
+      if (type) this.checkType(type);
+      const req = parseSearch(type, params, options.strict);
+      await this.auditsVisible(type, params);
+      return executeSearch({ db: this.env.DB, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, params);
+    });
+  }
+
+  /** Ids of the resources a conditional URL selects (strict: a typo must not match everything). */
+  async matchIds(type: string, query: string, limit = 2): Promise<string[]> {
+    return (await this.matches(type, query, limit)).map((v) => v.id);
+  }
+
+  /** The current versions a conditional URL selects (never deleted ones). */
+  async matches(type: string, query: string, limit = 2): Promise<StoredVersion[]> {
+    const { results } = await this.matchStatement(type, query, limit).all<Row>();
+    return results.map(toVersion);
+  }
+
+  /** The statement selecting (up to `limit`) current versions a conditional URL matches. */
+  matchStatement(type: string, query: string, limit = 2): D1PreparedStatement {
+    this.checkType(type);
+    // "Patient?identifier=..." is accepted as well as "identifier=...".
+    const params = new URLSearchParams(query.startsWith(`${type}?`) ? query.slice(type.length + 1) : query);
+    const req = parseSearch(type, params, true);
+    if (req.filters.length === 0) throw badRequest(`A conditional request needs search criteria, got "${query}"`);
+    return matchStatement({ db: this.env.DB, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, limit);
+  }
+
+  async history(scope: { type?: string; id?: string }, query: string | URLSearchParams = ""): Promise<Bundle> {
+    const params = new URLSearchParams(query);
+    const interaction: Interaction = scope.id ? "history-instance" : scope.type ? "history-type" : "history-system";
+    return this.audited(interaction, { what: scope.id ? `${scope.type}/${scope.id}` : undefined, query: params.toString() }, async () => {
+      if (scope.type) this.checkType(scope.type);
+      await this.auditsVisible(scope.type, params);
+      const count = parseCount(params.get("_count"));
+      const since = params.get("_since") ?? undefined;
+      if (since && Number.isNaN(Date.parse(since))) throw badRequest(`Invalid _since ${since}`);
+      const before = decodeHistoryCursor(params.get("_cursor"), this.principal.orgId);
+      const rows = await this.store.history({ ...scope, since: since && new Date(since).toISOString(), before, count: count + 1 });
+      if (scope.id && rows.length === 0 && !before) {
+        const current = await this.store.current(scope.type!, scope.id);
+        if (!current) throw notFound(`${scope.type}/${scope.id} not found`);
+      }
+      const page = rows.slice(0, count);
+      const path = [scope.type, scope.id].filter(Boolean).join("/");
+      const link = (cursor?: string) => {
+        const p = new URLSearchParams([...params].filter(([k]) => k !== "_cursor"));
+        if (cursor) p.set("_cursor", cursor);
+        return `${this.baseUrl}${path ? `/${path}` : ""}/_history${p.size ? `?${p}` : ""}`;
+      };
+      const last = page[page.length - 1];
+      const links = [{ relation: "self", url: link(params.get("_cursor") ?? undefined) }];
+      if (rows.length > count && last) links.push({ relation: "next", url: link(encodeHistoryCursor(this.principal.orgId, last)) });
+      const entry: BundleEntry[] = await Promise.all(page.map((v) => this.historyEntry(v)));
+      return { resourceType: "Bundle", id: crypto.randomUUID(), type: "history", link: links, entry } satisfies Bundle;
+    });
+  }
+
+  private async historyEntry(v: StoredVersion): Promise<BundleEntry> {
+    const fullUrl = `${this.baseUrl}/${v.resourceType}/${v.id}`;
+    const response = { status: v.deleted ? "410 Gone" : v.versionId === 1 ? "201 Created" : "200 OK", etag: `W/"${v.versionId}"`, lastModified: v.lastUpdated };
+    if (v.deleted) return { fullUrl, request: { method: "DELETE", url: `${v.resourceType}/${v.id}` }, response };
+    return {
+      fullUrl,
+      resource: await this.hydrate(v.content),
+      request: { method: v.versionId === 1 ? "POST" : "PUT", url: v.versionId === 1 ? v.resourceType : `${v.resourceType}/${v.id}` },
+      response,
+    };
+  }
+
+  // ---- write planning (shared by single interactions and bundles)
+
+  /** The body as a resource a client may write (known type, not server-only), or a 4xx. */
+  writable(resource: unknown, type?: string): Resource {
+    if (!resource || typeof resource !== "object" || Array.isArray(resource)) throw badRequest("The body must be a FHIR resource");
+    const r = resource as Resource;
+    if (typeof r.resourceType !== "string") throw badRequest("The resource has no resourceType");
+    if (type && r.resourceType !== type) throw badRequest(`The body is a ${r.resourceType}, the URL names ${type}`);
+    this.checkType(r.resourceType);
+    if (READ_ONLY_TYPES.has(r.resourceType)) throw forbidden(`${r.resourceType} resources are written by the server only`);
+    return r;
+  }
+
+  /** Validates and prepares one version of a resource (id, meta, Binary offload, index rows). */
+  async planWrite(resource: Resource, id: string, current: StoredVersion | undefined, interaction: "create" | "update" | "patch"): Promise<PlannedWrite> {
+    const versionId = (current?.versionId ?? 0) + 1;
+    const lastUpdated = new Date().toISOString();
+    const meta = { ...(resource.meta ?? {}), versionId: String(versionId), lastUpdated };
+    const stored: Resource & { id: string } = { ...resource, id, meta };
+    const issues = validateResource(stored);
+    if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
+    const persisted = (await offloadBinary(this.env.BLOBS, this.principal.orgId, stored)) as Resource & { id: string };
+    checkResourceSize(persisted);
+    const created = !current || current.deleted;
+    return {
+      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT" },
+      result: { resource: stored, outcome: created ? "created" : "updated" },
+      resource: stored,
+      type: resource.resourceType,
+      id,
+      versionId,
+      lastUpdated,
+      audit: { interaction, what: `${resource.resourceType}/${id}/_history/${versionId}`, outcome: "0" },
+    };
+  }
+
+  planDelete(type: string, id: string, current: StoredVersion): PlannedWrite {
+    const versionId = current.versionId + 1;
+    const lastUpdated = new Date().toISOString();
+    return {
+      write: { kind: "delete", type, id, versionId, lastUpdated },
+      result: { resource: { resourceType: type, id }, outcome: "updated" },
+      resource: null,
+      type,
+      id,
+      versionId,
+      lastUpdated,
+      audit: { interaction: "delete", what: `${type}/${id}/_history/${versionId}`, outcome: "0" },
+    };
+  }
+
+  /** Plans a create, or finds the existing match of ifNoneExist (then nothing is written). */
+  async planCreate(resource: Resource, options: { ifNoneExist?: string; id?: string } = {}): Promise<PlannedWrite | WriteResult> {
+    this.writable(resource);
+    if (options.ifNoneExist) {
+      const found = await this.matches(resource.resourceType, options.ifNoneExist);
+      if (found.length > 1) throw preconditionFailed(`If-None-Exist matched ${found.length} resources`);
+      if (found[0]) return { resource: await this.hydrate(found[0].content), outcome: "existing" };
+    }
+    return this.planWrite(resource, options.id ?? newResourceId(), undefined, "create");
+  }
+
+  /** `known`: the current version when the caller already read it (null: there is none). */
+  async planUpdate(
+    resource: Resource & { id: string },
+    options: UpdateOptions = {},
+    interaction: "update" | "patch" = "update",
+    known?: StoredVersion | null,
+  ): Promise<PlannedWrite> {
+    this.writable(resource);
+    if (!/^[A-Za-z0-9\-.]{1,64}$/.test(resource.id)) throw badRequest(`Invalid resource id ${resource.id}`);
+    const current = known === undefined ? await this.store.current(resource.resourceType, resource.id) : (known ?? undefined);
+    checkIfMatch(options.ifMatch, current);
+    return underIfMatch(await this.planWrite(resource, resource.id, current, interaction), options.ifMatch);
+  }
+
+  // ---- writes (FhirPort)
+
+  async create(resource: Resource, options: { ifNoneExist?: string } = {}): Promise<WriteResult> {
+    return this.writeAudited("create", undefined, () =>
+      this.withConditions(async () => {
+        const plan = await this.planCreate(resource, options);
+        if (!("write" in plan)) {
+          return {
+            creates: [],
+            finish: async () => {
+              await this.recordAudit({ interaction: "create", what: `${plan.resource.resourceType}/${plan.resource.id}`, outcome: "0", outcomeDesc: "existing" });
+              return plan;
+            },
+          };
+        }
+        return {
+          creates: options.ifNoneExist ? [await conditionKey(resource.resourceType, options.ifNoneExist)] : [],
+          finish: async () => {
+            await this.commit([plan]);
+            return plan.result;
+          },
+        };
+      }),
+    );
+  }
+
+  /**
+   * Runs a write whose outcome depends on matches, leasing the conditions it creates under
+   * (conditional-lock.ts); `conditions`: the keys of every condition it evaluates, when known.
+   */
+  withConditions<T>(attempt: () => Promise<ConditionalAttempt<T>>, conditions: string[] = []): Promise<T> {
+    return withConditionLeases(this.env, this.principal.orgId, attempt, conditions);
+  }
+
+  async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
+    return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, async () => {
+      const plan = await this.planUpdate(resource, options);
+      await this.commit([plan]);
+      return plan.result;
+    });
+  }
+
+  async conditionalUpdate(query: string, resource: Resource, options: UpdateOptions = {}): Promise<WriteResult> {
+    return this.writeAudited("update", `${resource?.resourceType}?${query}`, () =>
+      this.withConditions(async () => {
+        this.writable(resource);
+        const found = await this.matches(resource.resourceType, query);
+        const id = conditionalUpdateTarget(
+          resource,
+          found.map((v) => v.id),
+        );
+        return {
+          creates: found.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
+          finish: async () => {
+            // A match is the current version; without one, the body's id may name an existing resource.
+            const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
+            await this.commit([plan]);
+            return plan.result;
+          },
+        };
+      }),
+    );
+  }
+
+  /** `operations`: a JSON Patch array, or a FHIRPath Patch Parameters resource. */
+  async patch(type: string, id: string, operations: unknown, options: UpdateOptions = {}): Promise<WriteResult> {
+    return this.writeAudited("patch", `${type}/${id}`, async () => {
+      this.checkType(type);
+      const current = await this.store.current(type, id);
+      if (!current) throw notFound(`${type}/${id} not found`);
+      if (current.deleted) throw gone(`${type}/${id} was deleted`);
+      checkIfMatch(options.ifMatch, current);
+      const original = await this.hydrate(current.content);
+      const patched = Array.isArray(operations) ? applyJsonPatch(original, operations) : applyFhirPathPatch(original, operations);
+      if (patched.resourceType !== type || patched.id !== id) throw unprocessable("A patch may not change resourceType or id");
+      const plan = underIfMatch(await this.planWrite(patched, id, current, "patch"), options.ifMatch);
+      await this.commit([plan]);
+      return plan.result;
+    });
+  }
+
+  async delete(type: string, id: string, options: UpdateOptions = {}): Promise<void> {
+    await this.writeAudited("delete", `${type}/${id}`, async () => {
+      this.checkType(type);
+      if (READ_ONLY_TYPES.has(type)) throw forbidden(`${type} resources cannot be deleted`);
+      const current = await this.store.current(type, id);
+      checkIfMatch(options.ifMatch, current);
+      // Deleting what is absent or already deleted succeeds without a new version (idempotent).
+      if (current && !current.deleted) await this.commit([underIfMatch(this.planDelete(type, id, current), options.ifMatch)]);
+      else await this.recordAudit({ interaction: "delete", what: `${type}/${id}`, outcome: "0", outcomeDesc: "nothing to delete" });
+      return { resource: { resourceType: type, id }, outcome: "updated" };
+    });
+  }
+
+  /** Deletes the single resource a search selects (412 when several match); it creates nothing, so it takes no lease. */
+  async conditionalDelete(type: string, query: string): Promise<number> {
+    this.checkType(type);
+    const ids = await this.matchIds(type, query);
+    if (ids.length > 1) throw preconditionFailed(`The conditional delete matched ${ids.length} resources`);
+    if (ids.length === 1) await this.delete(type, ids[0]!);
+    return ids.length;
+  }
+
+  async batch(bundle: Bundle): Promise<Bundle> {
+    const interaction: Interaction = bundle?.type === "transaction" ? "transaction" : "batch";
+    const audit: AuditInput = { interaction, query: `${interaction} of ${Array.isArray(bundle?.entry) ? bundle.entry.length : 0} entries`, outcome: "0" };
+    // A batch's entries go through create/conditionalUpdate, which lease their own conditions.
+    if (interaction === "batch") return this.audited(interaction, audit, () => executeBundle(this, bundle));
+    // A transaction leases the conditions it creates under from its second match to its one
+    // commit, and its own AuditEvent commits with its writes.
+    try {
+      return await executeBundle(this, bundle, audit);
+    } catch (e) {
+      await this.recordAudit({ ...audit, ...failureOf(e) });
+      throw e;
+    }
+  }
+
+  // ---- operations
+
+  async validate(resource: unknown, type?: string): Promise<Resource> {
+    return this.audited("operation", { query: "$validate" }, async () => {
+      if (!resource || typeof resource !== "object") throw badRequest("$validate needs a resource");
+      let r = resource as Resource;
+      if (r.resourceType === "Parameters" && Array.isArray(r.parameter)) {
+        const p = (r.parameter as { name?: string; resource?: Resource }[]).find((x) => x.name === "resource");
+        if (!p?.resource) throw badRequest("Parameters for $validate need a 'resource' parameter");
+        r = p.resource;
+      }
+      if (type && r.resourceType !== type) throw badRequest(`The resource is a ${r.resourceType}, the URL names ${type}`);
+      const issues = validateResource(r);
+      return {
+        resourceType: "OperationOutcome",
+        issue: issues.length
+          ? issues.map((i) => ({ severity: "error", code: "structure", diagnostics: i.message, expression: [i.path] }))
+          : [{ severity: "information", code: "informational", diagnostics: "No issues found" }],
+      };
+    });
+  }
+
+  /**
+   * Patient/$everything: the patient, its compartment, and what those resources reference.
+   * AuditEvents about the patient are in the compartment but are the record's log, not its content.
+   */
+  async everything(patientId: string): Promise<Bundle> {
+    return this.audited("operation", { what: `Patient/${patientId}`, query: "$everything" }, async () => {
+      const patient = await this.store.current("Patient", patientId);
+      if (!patient) throw notFound(`Patient/${patientId} not found`);
+      if (patient.deleted) throw gone(`Patient/${patientId} was deleted`);
+      const { results } = await this.env.DB.prepare(
+        `SELECT r.content FROM fhir_compartment c JOIN fhir_resources r ON r.org_id = c.org_id AND r.resource_type = c.resource_type AND r.id = c.resource_id
+         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND c.resource_type != 'AuditEvent' LIMIT 5000`,
+      )
+        .bind(this.principal.orgId, patientId)
+        .all<{ content: string }>();
+      const members = await Promise.all(results.map((r) => this.hydrate(r.content)));
+      const seen = new Set(members.map((m) => `${m.resourceType}/${m.id}`));
+      const { results: refs } = await this.env.DB.prepare(
+        `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
+           SELECT x.target_type, x.target_id FROM fhir_compartment c JOIN fhir_idx_reference x
+             ON x.org_id = c.org_id AND x.resource_type = c.resource_type AND x.resource_id = c.resource_id
+           WHERE c.org_id = ?1 AND c.patient_id = ?2 AND c.resource_type != 'AuditEvent') LIMIT 5000`,
+      )
+        .bind(this.principal.orgId, patientId)
+        .all<{ content: string }>();
+      const referenced = refs.map((r) => JSON.parse(r.content) as Resource).filter((r) => !seen.has(`${r.resourceType}/${r.id}`));
+      const entry = [...members, ...referenced].map((resource) => ({
+        fullUrl: `${this.baseUrl}/${resource.resourceType}/${resource.id}`,
+        resource,
+        search: { mode: "match" as const },
+      }));
+      return { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset", total: entry.length, entry } satisfies Bundle;
+    });
+  }
+}
+
+function failureOf(e: unknown): Pick<AuditInput, "outcome" | "outcomeDesc"> {
+  if (e instanceof ApiError) return { outcome: e.status >= 500 ? "8" : "4", outcomeDesc: `${e.status} ${e.message}`.slice(0, 500) };
+  return { outcome: "8", outcomeDesc: "internal error" };
+}

@@ -1,0 +1,41 @@
+// MessageRouter: one Durable Object per (organization, sender) that drains the
+// sender's inbound messages in order. Alarms make it durable: if the object is
+// evicted or crashes mid-drain, the alarm fires again and it resumes at the FIFO head.
+import { DurableObject } from "cloudflare:workers";
+import { database } from "../../platform/db/client";
+import type { Env } from "../../platform/env";
+import { type DrainOutcome, drainSender } from "./drain";
+import { messageRouting } from "./handler";
+import { InboundMessageStore } from "./store";
+import { claimFor } from "../../platform/durable-objects/owner";
+
+/** Work per alarm; beyond it the object re-arms so one sender cannot hog an invocation. */
+const DRAIN_BUDGET_MS = 20_000;
+
+export class MessageRouter extends DurableObject<Env> {
+  /** Records whose line this object drains and makes sure an alarm is pending. */
+  async kick(orgId: string, sender: string): Promise<void> {
+    await claimFor(this.ctx.storage, orgId);
+    await this.ctx.storage.put({ orgId, sender });
+    const pending = await this.ctx.storage.getAlarm();
+    if (pending === null) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    const { orgId, sender } = Object.fromEntries(await this.ctx.storage.get<string>(["orgId", "sender"])) as {
+      orgId?: string;
+      sender?: string;
+    };
+    if (!orgId || !sender) return;
+    const store = new InboundMessageStore(database(this.env.DB), orgId, this.env.BLOBS);
+    const routing = messageRouting(this.env, orgId);
+    let outcome: DrainOutcome;
+    try {
+      outcome = await drainSender(store, sender, routing.handle, { budgetMs: DRAIN_BUDGET_MS });
+    } finally {
+      await routing.close();
+    }
+    if (outcome.state === "budget-exhausted") await this.ctx.storage.setAlarm(Date.now());
+    if (outcome.state === "retry-later") await this.ctx.storage.setAlarm(outcome.retryAt);
+  }
+}

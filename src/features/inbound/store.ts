@@ -1,0 +1,165 @@
+// D1 access for inbound messages, scoped by organization: idempotent insert,
+// FIFO reads per sender, state changes, listing. A large message's text (an MDM
+// with an embedded PDF is several MB) is kept in R2, its key in the row.
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, or, type SQL } from "drizzle-orm";
+import type { Database, Write } from "../../platform/db/client";
+import { spill, unspill } from "../../platform/db/spill";
+import { type InboundMessageRow, type MessageError, type MessageStatus, inboundMessages } from "./tables";
+
+/** A listed message: everything but its text, which a list never needs (up to 128 KB each inline). */
+export type InboundMessageSummary = Omit<InboundMessageRow, "raw">;
+const { raw: _raw, ...summaryColumns } = getTableColumns(inboundMessages);
+
+export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id" | "rawKey">;
+
+const HL7_MEDIA_TYPE = "x-application/hl7-v2+er7";
+
+export interface InsertOutcome {
+  row: InboundMessageRow;
+  /** False when the message was already stored (same sender and control id, or same client id). */
+  inserted: boolean;
+}
+
+export interface MessageFilter {
+  status?: MessageStatus;
+  messageType?: string;
+  controlId?: string;
+  sender?: string;
+}
+
+export class InboundMessageStore {
+  constructor(
+    private readonly db: Database,
+    private readonly orgId: string,
+    private readonly bucket: R2Bucket,
+  ) {}
+
+  /**
+   * Inserts each message unless it is a duplicate, in one D1 batch (one transaction). Large texts
+   * go to R2 first, so a stored row never points at a missing object; a duplicate's copy is removed.
+   */
+  async insertMany(messages: NewInboundMessage[]): Promise<InsertOutcome[]> {
+    if (!messages.length) return [];
+    const now = new Date().toISOString();
+    const rows = await Promise.all(
+      messages.map(async (m) => {
+        const id = crypto.randomUUID();
+        const { inline, key } = await spill(this.bucket, `orgs/${this.orgId}/hl7/messages/${id}.hl7`, m.raw, HL7_MEDIA_TYPE);
+        return { ...m, id, orgId: this.orgId, updatedAt: now, raw: inline ?? "", rawKey: key };
+      }),
+    );
+    const statements = rows.map((r) => this.db.insert(inboundMessages).values(r).onConflictDoNothing().returning());
+    const results = await this.db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+    const outcomes: InsertOutcome[] = [];
+    for (const [i, inserted] of results.entries()) {
+      const row = inserted[0];
+      if (row) {
+        outcomes.push({ row, inserted: true });
+        continue;
+      }
+      const existing = await this.findDuplicate(rows[i]!);
+      if (!existing) throw new Error("insert conflicted but no existing message was found");
+      if (rows[i]!.rawKey) await this.bucket.delete(rows[i]!.rawKey!);
+      outcomes.push({ row: existing, inserted: false });
+    }
+    return outcomes;
+  }
+
+  private findDuplicate(m: NewInboundMessage): Promise<InboundMessageRow | undefined> {
+    const byClient = m.clientId ? eq(inboundMessages.clientId, m.clientId) : undefined;
+    const byControl =
+      m.sender !== null && m.controlId !== null
+        ? and(eq(inboundMessages.protocol, m.protocol), eq(inboundMessages.sender, m.sender), eq(inboundMessages.controlId, m.controlId))
+        : undefined;
+    const match = [byClient, byControl].filter((c): c is SQL => c !== undefined);
+    return this.db
+      .select()
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), or(...match)))
+      .get();
+  }
+
+  /** The row with its text, read from R2 when kept there. */
+  async withRaw(row: InboundMessageRow): Promise<InboundMessageRow> {
+    const raw = await unspill(this.bucket, { inline: row.raw, key: row.rawKey });
+    if (raw === undefined) throw new Error(`The text of message ${row.id} is missing from R2 (${row.rawKey})`);
+    return { ...row, raw };
+  }
+
+  get(id: string): Promise<InboundMessageRow | undefined> {
+    return this.db
+      .select()
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.id, id)))
+      .get();
+  }
+
+  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageSummary[]; total: number }> {
+    const where = and(
+      eq(inboundMessages.orgId, this.orgId),
+      filter.status ? eq(inboundMessages.status, filter.status) : undefined,
+      filter.messageType ? eq(inboundMessages.messageType, filter.messageType) : undefined,
+      filter.controlId ? eq(inboundMessages.controlId, filter.controlId) : undefined,
+      filter.sender ? eq(inboundMessages.sender, filter.sender) : undefined,
+    );
+    const [rows, totals] = await Promise.all([
+      this.db.select(summaryColumns).from(inboundMessages).where(where).orderBy(desc(inboundMessages.seq)).limit(limit).offset(offset),
+      this.db.select({ n: count() }).from(inboundMessages).where(where),
+    ]);
+    return { rows, total: totals[0]?.n ?? 0 };
+  }
+
+  /** The oldest messages of a sender still waiting to be processed (FIFO head), oldest first. */
+  nextPending(sender: string, limit = 1): Promise<InboundMessageRow[]> {
+    return this.db
+      .select()
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.sender, sender), eq(inboundMessages.status, "received")))
+      .orderBy(asc(inboundMessages.seq))
+      .limit(limit);
+  }
+
+  /** Senders that have messages waiting, e.g. to restart routing after reprocessing. */
+  async sendersWithPending(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await this.db
+      .selectDistinct({ sender: inboundMessages.sender })
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), inArray(inboundMessages.id, ids), isNotNull(inboundMessages.sender)));
+    return rows.map((r) => r.sender!);
+  }
+
+  /** `writes`: the runs' own records, committed in the same batch as the message's status. */
+  async markProcessed(id: string, executions: string[], resources: string[], writes: Write[] = []): Promise<void> {
+    const update = this.updateQuery(id, { status: "processed", executions, resources, error: null });
+    await this.db.batch([update, ...writes]);
+  }
+
+  async markUnrouted(id: string): Promise<void> {
+    await this.update(id, { status: "unrouted", executions: [], resources: [], error: null });
+  }
+
+  async markFailed(id: string, error: MessageError, attempts: number): Promise<void> {
+    await this.update(id, { status: "failed", error, attempts });
+  }
+
+  async recordAttempt(id: string, error: MessageError, attempts: number): Promise<void> {
+    await this.update(id, { error, attempts });
+  }
+
+  /** Puts a processed, unrouted or failed message back in its sender's queue. */
+  async requeue(id: string): Promise<void> {
+    await this.update(id, { status: "received", error: null, attempts: 0 });
+  }
+
+  private async update(id: string, set: Partial<InboundMessageRow>): Promise<void> {
+    await this.updateQuery(id, set);
+  }
+
+  private updateQuery(id: string, set: Partial<InboundMessageRow>) {
+    return this.db
+      .update(inboundMessages)
+      .set({ ...set, updatedAt: new Date().toISOString() })
+      .where(and(eq(inboundMessages.orgId, this.orgId), eq(inboundMessages.id, id)));
+  }
+}

@@ -1,0 +1,252 @@
+// Starting and finishing executions: picks the version to run, takes a
+// concurrency slot, records the execution, runs it here (sync) or hands it to
+// its ExecutionRunner Durable Object (async), and writes the final record.
+import { database, type Write } from "../../platform/db/client";
+import { isUniqueViolation } from "../../platform/db/errors";
+import type { Env } from "../../platform/env";
+import { ApiError, conflict } from "../../platform/errors";
+import { apiErrorOf } from "../../platform/durable-objects/failure";
+import { acquireSlotOrThrow, releaseSlot } from "../tenancy/limits/gate";
+import { orgObject } from "../../platform/durable-objects/object-names";
+import type { Definition } from "./definition";
+import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
+import { type ExecutionRecord, ExecutionStore, type NewExecution } from "./execution-store";
+import type { TriggerInfo } from "./node-type";
+import { PipelineStore } from "./pipeline-store";
+import { registry } from "./registry";
+import { type PipelineServicesFactory, pipelinePrincipal } from "./services";
+
+/** Leases outlive a crashed holder by at most this long; durable runs renew theirs at every step. */
+export const SYNC_LEASE_MS = 5 * 60_000;
+export const ASYNC_LEASE_MS = 10 * 60_000;
+/** Synchronous requests sleep through waits up to this long. */
+export const INLINE_WAIT_MAX_MS = 30_000;
+
+/** Everything needed to run (or resume) one execution, as plain JSON. */
+export interface ExecutionJob {
+  orgId: string;
+  executionId: string;
+  pipelineId: string;
+  version: number;
+  definition: Definition;
+  testMode: boolean;
+  trigger: TriggerInfo;
+  startedAt: string;
+  state: RunState;
+}
+
+export interface ExecuteRequest {
+  pipelineId: string;
+  inputs: unknown;
+  async: boolean;
+  testMode: boolean;
+  trigger: TriggerInfo;
+  concurrencyLimit: number;
+  idempotencyKey?: string;
+  retry?: { of: string; fromNode: string };
+  /** Retries run a recorded version with a prepared state. */
+  pinned?: { version: number; state: (plan: ExecutionPlan) => RunState };
+  /** The deployed version, when the caller has it at hand (the message drain caches it briefly). */
+  runnable?: Runnable;
+  /** The caller holds a concurrency slot for this run (a message drain holds one for its runs, which go one at a time). */
+  slotHeld?: boolean;
+  /**
+   * A sync run without an idempotency key is then not recorded at its start: the insert of its
+   * finished record is appended here, for the caller to commit with its own writes (the message
+   * drain: with the message's status, in one batch). For callers that keep the outcome and retry
+   * on failure; a crash mid-run leaves no execution record rather than one stuck "running".
+   */
+  recordInto?: Write[];
+}
+
+export interface Runnable {
+  version: number;
+  definition: Definition;
+}
+
+export interface NodeResult {
+  status: NodeState["status"];
+  duration_ms: number;
+  node_type: string;
+  attempts: number;
+  error?: NodeState["error"];
+  would_write?: NodeState["would_write"];
+}
+
+export interface ExecutionResponse {
+  execution_id: string;
+  status: ExecutionStatus;
+  pipeline_id: string;
+  pipeline_version: number;
+  test_mode: boolean;
+  outputs?: unknown;
+  node_results?: Record<string, NodeResult>;
+  error?: NodeState["error"];
+  duration_ms?: number;
+  retry_of?: string;
+}
+
+const MAX_CACHED_PLANS = 500;
+const plans = new Map<string, ExecutionPlan>();
+
+/** Versions never change, so a compiled plan per org/pipeline/version is reusable. */
+export function planFor(orgId: string, pipelineId: string, version: number, definition: unknown): ExecutionPlan {
+  const key = `${orgId}:${pipelineId}:${version}`;
+  let plan = plans.get(key);
+  if (!plan) {
+    plan = ExecutionPlan.compile(definition, registry);
+    if (plans.size >= MAX_CACHED_PLANS) plans.delete(plans.keys().next().value as string);
+    plans.set(key, plan);
+  }
+  return plan;
+}
+
+/**
+ * The version an execution runs: the deployed one; an undeployed pipeline runs
+ * only in test mode (its latest version), since deploying is what makes it executable.
+ */
+export async function runnableVersion(env: Env, orgId: string, pipelineId: string, testMode: boolean, pinned?: number): Promise<Runnable> {
+  const store = new PipelineStore(database(env.DB));
+  const row = await store.get(orgId, pipelineId);
+  if (!testMode && row.status !== "deployed") {
+    throw conflict("Deploy the pipeline first, or run it with test_mode: true", "PIPELINE_NOT_DEPLOYED");
+  }
+  const version = pinned ?? (testMode ? row.version : (row.deployedVersion as number));
+  if (version === row.version) return { version, definition: row.definition as Definition };
+  return { version, definition: (await store.getVersion(orgId, pipelineId, version)).definition as Definition };
+}
+
+/** `servicesFor` is passed in (see service-wiring.ts): the ai nodes' agent services run pipelines in turn. */
+export function runFor(env: Env, job: ExecutionJob, durableWaits: boolean, servicesFor: PipelineServicesFactory): ExecutionRun {
+  const plan = planFor(job.orgId, job.pipelineId, job.version, job.definition);
+  return new ExecutionRun(plan, job.state, {
+    orgId: job.orgId,
+    executionId: job.executionId,
+    testMode: job.testMode,
+    trigger: job.trigger,
+    services: servicesFor(env, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
+    inlineWaitMaxMs: durableWaits ? 0 : INLINE_WAIT_MAX_MS,
+    durableWaits,
+  });
+}
+
+export function nodeResults(state: RunState): Record<string, NodeResult> {
+  const out: Record<string, NodeResult> = {};
+  for (const [id, n] of Object.entries(state.nodes)) {
+    out[id] = {
+      status: n.status,
+      duration_ms: n.duration_ms,
+      node_type: n.node_type,
+      attempts: n.attempts,
+      ...(n.error ? { error: n.error } : {}),
+      ...(n.would_write ? { would_write: n.would_write } : {}),
+    };
+  }
+  return out;
+}
+
+export function recordOf(run: ExecutionRun): ExecutionRecord {
+  return {
+    inputs: run.state.inputs,
+    outputs: executionOutputs(run),
+    nodes: run.state.nodes,
+    ...(run.state.stopped_by ? { error: run.state.stopped_by } : {}),
+  };
+}
+
+/**
+ * Writes the final record and frees the concurrency slot (unless the caller holds it);
+ * `recordInto`: the run's start was never recorded, so the whole record's insert goes to the caller's writes.
+ */
+export async function finishJob(
+  env: Env,
+  job: ExecutionJob,
+  run: ExecutionRun,
+  opts: { slotHeld?: boolean; recordInto?: { row: NewExecution; writes: Write[] } } = {},
+): Promise<ExecutionResponse> {
+  const status = executionStatus(run);
+  const store = new ExecutionStore(database(env.DB), env);
+  const record = recordOf(run);
+  const into = opts.recordInto;
+  // The slot is freed even when the record cannot be written; both go at once.
+  const [saved] = await Promise.allSettled([
+    into
+      ? store.finishedInsert(into.row, status, job.startedAt, record).then(({ write }) => into.writes.push(write))
+      : store.finish(job.orgId, job.executionId, status, job.startedAt, record),
+    opts.slotHeld ? Promise.resolve(false) : releaseSlot(env, job.orgId, "executions", job.executionId),
+  ]);
+  if (saved.status === "rejected") throw saved.reason;
+  return {
+    execution_id: job.executionId,
+    status,
+    pipeline_id: job.pipelineId,
+    pipeline_version: job.version,
+    test_mode: job.testMode,
+    outputs: record.outputs,
+    node_results: nodeResults(run.state),
+    ...(run.state.stopped_by ? { error: run.state.stopped_by } : {}),
+    duration_ms: Date.now() - Date.parse(job.startedAt),
+  };
+}
+
+export function executionRunner(env: Env, orgId: string, executionId: string) {
+  return orgObject(env.EXECUTION_RUNNER, orgId, executionId);
+}
+
+/** Runs a pipeline as a module: the wired form, without `servicesFor`, is service-wiring.ts's `execute`. */
+export type Execute = (env: Env, orgId: string, req: ExecuteRequest) => Promise<ExecutionResponse>;
+
+export async function execute(env: Env, orgId: string, req: ExecuteRequest, servicesFor: PipelineServicesFactory): Promise<ExecutionResponse> {
+  const store = new ExecutionStore(database(env.DB), env);
+  if (req.idempotencyKey) {
+    const seen = await store.byIdempotencyKey(orgId, req.pipelineId, req.idempotencyKey);
+    if (seen) return { execution_id: seen.id, status: seen.status as ExecutionStatus, pipeline_id: seen.pipelineId, pipeline_version: seen.pipelineVersion, test_mode: seen.testMode };
+  }
+  const { version, definition } = req.runnable ?? (await runnableVersion(env, orgId, req.pipelineId, req.testMode, req.pinned?.version));
+  const plan = planFor(orgId, req.pipelineId, version, definition);
+  const executionId = crypto.randomUUID();
+  const freeSlot = () => (req.slotHeld ? Promise.resolve(false) : releaseSlot(env, orgId, "executions", executionId));
+  if (!req.slotHeld) await acquireSlotOrThrow(env, orgId, "executions", executionId, req.concurrencyLimit, req.async ? ASYNC_LEASE_MS : SYNC_LEASE_MS);
+  const row: NewExecution = {
+    orgId,
+    id: executionId,
+    pipelineId: req.pipelineId,
+    pipelineVersion: version,
+    trigger: req.trigger.kind,
+    testMode: req.testMode,
+    mode: req.async ? "async" : "sync",
+    retryOf: req.retry?.of ?? null,
+    retryFromNode: req.retry?.fromNode ?? null,
+    idempotencyKey: req.idempotencyKey ?? null,
+  };
+  const recordInto = req.recordInto && !req.async && !req.idempotencyKey ? { row, writes: req.recordInto } : undefined;
+  let job: ExecutionJob;
+  try {
+    const startedAt = recordInto ? new Date().toISOString() : (await store.start(row)).startedAt;
+    const state = req.pinned ? req.pinned.state(plan) : plan.initialState(req.inputs);
+    job = { orgId, executionId, pipelineId: req.pipelineId, version, definition, testMode: req.testMode, trigger: req.trigger, startedAt, state };
+    if (req.async) {
+      const started = await executionRunner(env, orgId, executionId).start(job);
+      if (!started.ok) throw apiErrorOf(started.error);
+      return { execution_id: executionId, status: "running", pipeline_id: req.pipelineId, pipeline_version: version, test_mode: req.testMode, ...(req.retry ? { retry_of: req.retry.of } : {}) };
+    }
+  } catch (e) {
+    await freeSlot();
+    // The run never began: no execution stays "running" for it.
+    if (!recordInto) await store.discard(orgId, executionId);
+    if (req.idempotencyKey && isUniqueViolation(e)) {
+      throw conflict("An execution with this Idempotency-Key is already being created", "DUPLICATE_EXECUTION");
+    }
+    throw e;
+  }
+  const run = runFor(env, job, false, servicesFor);
+  try {
+    await run.runToEnd();
+  } catch (e) {
+    // Engine faults (not node failures) still close the record and free the slot.
+    await freeSlot();
+    throw e instanceof ApiError ? e : new ApiError(500, "EXECUTION_FAULT", e instanceof Error ? e.message : String(e));
+  }
+  const response = await finishJob(env, job, run, { slotHeld: req.slotHeld === true, ...(recordInto ? { recordInto } : {}) });
+  return req.retry ? { ...response, retry_of: req.retry.of } : response;
+}

@@ -1,0 +1,87 @@
+// The one seam between pipeline nodes and the rest of the service: the FHIR
+// store, resource validation, connectors, outbound HTTP and the agents. The
+// agents' seam is a parameter (wired in service-wiring.ts), since agents run
+// pipelines in turn.
+import type { AiNodeContext } from "../agents/nodes/types";
+import type { AgentServicesFactory } from "../agents/services";
+import type { Principal } from "../tenancy/auth/permissions";
+import { type ConnectorClient, connectorClient } from "../connectors/client";
+import type { Env } from "../../platform/env";
+import { ApiError, type OperationOutcome } from "../../platform/errors";
+import { fhirStoreFor } from "../fhir";
+import { outboundFetch } from "../../platform/outbound/fetch";
+import type { FhirPort, Resource } from "../fhir/port";
+
+export interface PipelineServices {
+  /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */
+  fhir(): FhirPort;
+  /** Validates a resource against the store's profiles; an OperationOutcome lists the issues. */
+  validateResource(resource: Resource): Promise<OperationOutcome>;
+  connectors: ConnectorClient;
+  /** Outbound HTTP for nodes, through the outbound guard; uses globalThis.fetch at call time so tests can mock it. */
+  fetch(input: string | Request, init?: RequestInit): Promise<Response>;
+  /** What the ai nodes run with: models, agents and their tools, as the pipeline's principal. */
+  ai(): Omit<AiNodeContext, "signal">;
+}
+
+/** What the FHIR store offers pipelines: its port and, when it has one, a validator. */
+export interface FhirBinding {
+  port: FhirPort;
+  validate?(resource: Resource): Promise<OperationOutcome>;
+}
+
+type FhirBindingFactory = (env: Env, principal: Principal) => FhirBinding;
+
+
+/** The organization's FHIR store, acting as the pipeline's principal. Tests may install another. */
+let fhirBindingFor: FhirBindingFactory = (env, principal) => {
+  const store = fhirStoreFor(env, principal);
+  return { port: store, validate: async (resource) => (await store.validate(resource)) as unknown as OperationOutcome };
+};
+
+/** Tests (and only tests) install an in-memory store here. */
+export function useFhirBinding(factory: FhirBindingFactory): void {
+  fhirBindingFor = factory;
+}
+
+/** The principal pipelines act as when no request carries one (async runs, cron, events). */
+export function pipelinePrincipal(orgId: string, pipelineId: string): Principal {
+  return { orgId, keyId: `pipeline:${pipelineId}`, keyName: "pipeline", role: "service", scopes: [] };
+}
+
+export type PipelineServicesFactory = (env: Env, principal: Principal, testMode: boolean) => PipelineServices;
+
+export function buildPipelineServices(env: Env, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory): PipelineServices {
+  let binding: FhirBinding | undefined;
+  const fhirBinding = () => {
+    binding ??= fhirBindingFor(env, principal);
+    return binding;
+  };
+  return {
+    fhir: () => (testMode ? readOnly(fhirBinding().port) : fhirBinding().port),
+    validateResource: async (resource) => {
+      const b = fhirBinding();
+      if (!b.validate) throw new ApiError(503, "FHIR_VALIDATION_UNAVAILABLE", "The FHIR store in this build has no validator");
+      return b.validate(resource);
+    },
+    connectors: connectorClient(env, principal.orgId, testMode),
+    fetch: outboundFetch(env),
+    ai: () => ({ env, principal, services: agentServicesFor(env, principal, { testMode }) }),
+  };
+}
+
+/** Defence in depth for test mode: a node that forgot to check testMode still cannot write. */
+function readOnly(port: FhirPort): FhirPort {
+  const blocked = (): never => {
+    throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", "Writes to the FHIR store are blocked in test mode");
+  };
+  return {
+    read: (t, id) => port.read(t, id),
+    search: (t, q) => port.search(t, q),
+    create: blocked,
+    update: blocked,
+    conditionalUpdate: blocked,
+    delete: blocked,
+    batch: blocked,
+  };
+}

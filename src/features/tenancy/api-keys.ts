@@ -1,0 +1,91 @@
+// API key records. The secret is returned once at creation and stored only as a hash.
+import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { displayPrefix, generateApiKey, hashApiKey } from "./auth/api-key-crypto";
+import type { Role } from "./auth/permissions";
+import type { Database } from "../../platform/db/client";
+import { type ApiKeyRow, apiKeys, organizations } from "./tables";
+
+export interface NewApiKey {
+  orgId: string;
+  name: string;
+  role: Role;
+  scopes?: string[];
+  createdBy?: string;
+  /** Only for seeding a fixed development key; normally generated. */
+  secret?: string;
+}
+
+export interface KeyWithOrg {
+  key: ApiKeyRow;
+  orgLimits: unknown;
+}
+
+export class ApiKeyStore {
+  constructor(private readonly db: Database) {}
+
+  async create(input: NewApiKey): Promise<{ row: ApiKeyRow; secret: string }> {
+    const secret = input.secret ?? generateApiKey();
+    const row: ApiKeyRow = {
+      id: crypto.randomUUID(),
+      orgId: input.orgId,
+      name: input.name,
+      role: input.role,
+      scopes: input.scopes ?? [],
+      keyHash: await hashApiKey(secret),
+      keyPrefix: displayPrefix(secret),
+      createdAt: new Date().toISOString(),
+      createdBy: input.createdBy ?? null,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.db.insert(apiKeys).values(row);
+    return { row, secret };
+  }
+
+  /** The key matching a secret's hash, with its organization's limit overrides. */
+  async findByHash(keyHash: string): Promise<KeyWithOrg | undefined> {
+    const hit = await this.db
+      .select({ key: apiKeys, orgLimits: organizations.limits })
+      .from(apiKeys)
+      .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
+      .where(eq(apiKeys.keyHash, keyHash))
+      .get();
+    return hit ?? undefined;
+  }
+
+  async list(orgId: string, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
+    const [rows, totals] = await Promise.all([
+      this.db
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.orgId, orgId))
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .limit(limit)
+        .offset(offset),
+      this.db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.orgId, orgId)),
+    ]);
+    return { rows, total: totals[0]?.n ?? 0 };
+  }
+
+  async get(orgId: string, id: string): Promise<ApiKeyRow | undefined> {
+    return this.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id)))
+      .get();
+  }
+
+  /** Marks the key revoked; returns false when it does not exist in this org. */
+  async revoke(orgId: string, id: string): Promise<ApiKeyRow | undefined> {
+    const now = new Date().toISOString();
+    await this.db
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+    return this.get(orgId, id);
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    await this.db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
+  }
+}

@@ -1,0 +1,60 @@
+// Turns request credentials into a Principal, or throws the right 400/401/403.
+// Pure apart from the key lookup it is given, so it is testable without HTTP.
+import { ApiError, forbidden, unauthorized } from "../../../platform/errors";
+import type { KeyWithOrg } from "../api-keys";
+import { hashApiKey, isWellFormedApiKey } from "./api-key-crypto";
+import type { Principal } from "./permissions";
+
+export interface Credentials {
+  authorization: string | undefined;
+  organizationId: string | undefined;
+  /** The organization named in the URL, for routes that carry one (FHIR). */
+  pathOrganizationId?: string | undefined;
+}
+
+export type KeyLookup = (keyHash: string) => Promise<KeyWithOrg | undefined>;
+
+export interface Authenticated {
+  principal: Principal;
+  keyHash: string;
+  entry: KeyWithOrg;
+}
+
+const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+
+export async function authenticate(creds: Credentials, lookup: KeyLookup): Promise<Authenticated> {
+  if (!creds.authorization) {
+    throw unauthorized('Missing Authorization header: expected "Bearer <API key>"');
+  }
+  const match = BEARER.exec(creds.authorization);
+  if (!match?.[1]) throw unauthorized('Malformed Authorization header: expected "Bearer <API key>"');
+  const secret = match[1];
+  if (!isWellFormedApiKey(secret)) throw unauthorized("Invalid API key");
+
+  const keyHash = await hashApiKey(secret);
+  const entry = await lookup(keyHash);
+  if (!entry) throw unauthorized("Invalid API key");
+  if (entry.key.revokedAt) throw unauthorized("API key has been revoked");
+
+  const orgId = creds.organizationId?.trim();
+  if (!orgId) {
+    throw new ApiError(400, "ORGANIZATION_REQUIRED", "The X-Organization-ID header is required");
+  }
+  if (orgId !== entry.key.orgId) {
+    throw forbidden("The API key does not belong to the organization in X-Organization-ID");
+  }
+  if (creds.pathOrganizationId !== undefined && creds.pathOrganizationId !== orgId) {
+    throw forbidden("The organization in the URL does not match X-Organization-ID");
+  }
+  return {
+    keyHash,
+    entry,
+    principal: {
+      orgId,
+      keyId: entry.key.id,
+      keyName: entry.key.name,
+      role: entry.key.role,
+      scopes: entry.key.scopes,
+    },
+  };
+}

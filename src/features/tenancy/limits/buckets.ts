@@ -1,0 +1,27 @@
+// Which rate-limit buckets a request counts against (spec section 8).
+import type { BucketRequest } from "../org-gate";
+import type { Principal } from "../auth/permissions";
+import type { Limits } from "./config";
+
+const MINUTE = 60;
+
+/** Per-user buckets by route; "user" is the API key, which is how callers are identified. */
+const USER_BUCKETS: { pattern: RegExp; bucket: string; limit: (l: Limits) => number }[] = [
+  {
+    pattern: /^POST \/api\/agents\/[^/]+\/(?:chat|conversations\/[^/]+\/messages)$/,
+    bucket: "agent-chat",
+    limit: (l) => l.agentChatPerMinute,
+  },
+  { pattern: /^POST \/api\/copilot\//, bucket: "copilot", limit: (l) => l.copilotPerMinute },
+];
+
+export function bucketsFor(method: string, path: string, principal: Principal, limits: Limits): BucketRequest[] {
+  const buckets: BucketRequest[] = [{ name: "api", limit: limits.apiPerMinute, windowSeconds: MINUTE }];
+  const route = `${method} ${path}`;
+  for (const b of USER_BUCKETS) {
+    if (b.pattern.test(route)) {
+      buckets.push({ name: `${b.bucket}:${principal.keyId}`, limit: b.limit(limits), windowSeconds: MINUTE });
+    }
+  }
+  return buckets;
+}

@@ -1,0 +1,65 @@
+// Rate limits and the X-RateLimit-* headers every response carries (spec section 8).
+// Authenticated requests count in their organization's OrgGate (the org bucket and per-user
+// buckets); every other request (public endpoints, unknown paths, requests refused by
+// authentication) counts in its client IP's bucket (limits/client-windows.ts).
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { BucketState } from "../org-gate";
+import { rateLimited } from "../../../platform/errors";
+import type { AppEnv } from "../../../app-env";
+import { errorResponse } from "../../../platform/http/error-handler";
+import { bucketsFor } from "../limits/buckets";
+import { ClientWindows } from "../limits/client-windows";
+import { publicPerMinute } from "../limits/config";
+import { orgGate } from "../limits/gate";
+
+function tightest(buckets: BucketState[]): BucketState {
+  return buckets.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.limit < a.limit) ? b : a));
+}
+
+function headersOf(b: BucketState): [string, string][] {
+  return [
+    ["X-RateLimit-Limit", String(b.limit)],
+    ["X-RateLimit-Remaining", String(b.remaining)],
+    ["X-RateLimit-Reset", String(b.reset)],
+  ];
+}
+
+function refusal(shown: BucketState, retryAfter: number) {
+  return rateLimited(`Rate limit of ${shown.limit} requests per minute exceeded (${shown.name.split(":")[0]}); retry after ${retryAfter} s`, retryAfter);
+}
+
+/** Counts an authenticated request in its organization's buckets; 429 when one is exhausted. */
+export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const principal = c.get("principal");
+  const requests = bucketsFor(c.req.method, c.req.path, principal, c.get("limits"));
+  const result = await orgGate(c.env, principal.orgId).consume(requests);
+  const shown = result.allowed ? tightest(result.buckets) : tightest(result.buckets.filter((b) => b.remaining === 0));
+  c.set("rateLimit", shown);
+  for (const [name, value] of headersOf(shown)) c.header(name, value);
+  if (!result.allowed) throw refusal(shown, result.retryAfter);
+  await next();
+});
+
+const clientWindows = new ClientWindows();
+
+/** Cloudflare sets CF-Connecting-IP at its edge (a client cannot forge it); locally it may be absent. */
+const clientOf = (c: Context<AppEnv>) => c.req.header("cf-connecting-ip") ?? "unknown";
+
+/**
+ * Outermost: once the response is known, counts the request in its client's bucket unless an
+ * organization's bucket counted it, and puts that bucket's headers on the response (also on
+ * responses a handler built itself, which Hono's c.header values do not reach). Requests no
+ * organization counts have no side effects (public reads, or refused before any work), so one
+ * over the client's limit is answered 429 instead.
+ */
+export const rateLimitHeaders = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  let bucket = c.get("rateLimit");
+  if (!bucket) {
+    const result = clientWindows.consume(clientOf(c), publicPerMinute(c.env), Date.now());
+    bucket = result.buckets[0]!;
+    if (!result.allowed) c.res = errorResponse(c, refusal(bucket, result.retryAfter));
+  }
+  for (const [name, value] of headersOf(bucket)) if (c.res.headers.get(name) !== value) c.header(name, value);
+});

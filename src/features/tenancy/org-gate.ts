@@ -1,0 +1,201 @@
+// OrgGate: one Durable Object per organization that owns its rate-limit windows
+// and its concurrency slots. Being single-threaded per org, it counts exactly
+// without locks; counters live in its SQLite storage so an eviction loses nothing.
+// Every call names the org, which the object checks against its owner (owner.ts).
+import { DurableObject } from "cloudflare:workers";
+import { claimFor } from "../../platform/durable-objects/owner";
+
+export interface BucketRequest {
+  /** Bucket name, e.g. "api" or "chat:<keyId>". */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface BucketState {
+  name: string;
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the current window ends. */
+  reset: number;
+}
+
+export interface ConsumeResult {
+  allowed: boolean;
+  buckets: BucketState[];
+  /** Seconds until the first exhausted bucket resets (when not allowed). */
+  retryAfter: number;
+}
+
+export type SlotResult =
+  | { acquired: true; expiresAt: number; inUse: number; limit: number }
+  | { acquired: false; retryAfter: number; inUse: number; limit: number };
+
+/** Weight of the newest hold time in a kind's moving mean. */
+const HOLD_MEAN_WEIGHT = 0.2;
+/** Retry hint while no slot of a kind has been released yet, so nothing says how long one lasts. */
+const UNKNOWN_HOLD_RETRY_MS = 30_000;
+
+export class OrgGate extends DurableObject {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS windows (
+      bucket TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS slots (
+      kind TEXT NOT NULL, holder TEXT NOT NULL, expires_at INTEGER NOT NULL, acquired_at INTEGER,
+      PRIMARY KEY (kind, holder))`);
+    // Objects created before acquired_at existed get the column (rows without it are ignored).
+    try {
+      this.sql.exec("ALTER TABLE slots ADD COLUMN acquired_at INTEGER");
+    } catch {}
+    // How long a slot of each kind is usually held, learned from releases (for Retry-After).
+    this.sql.exec("CREATE TABLE IF NOT EXISTS slot_holds (kind TEXT PRIMARY KEY, mean_ms REAL NOT NULL)");
+  }
+
+  /**
+   * Counts one request against every bucket, or against none when any bucket is
+   * exhausted: a refused request does not use up another bucket's allowance.
+   * Windows are fixed and aligned to the epoch, so X-RateLimit-Reset is exact.
+   */
+  async consume(orgId: string, requests: BucketRequest[], nowMs: number = Date.now()): Promise<ConsumeResult> {
+    await claimFor(this.ctx.storage, orgId);
+    const states = requests.map((r) => {
+      const windowMs = r.windowSeconds * 1000;
+      const windowStart = Math.floor(nowMs / windowMs) * windowMs;
+      const row = this.sql
+        .exec<{ window_start: number; count: number }>(
+          "SELECT window_start, count FROM windows WHERE bucket = ?",
+          r.name,
+        )
+        .toArray()[0];
+      const used = row && row.window_start === windowStart ? row.count : 0;
+      return { r, windowStart, used, reset: (windowStart + windowMs) / 1000 };
+    });
+    const exhausted = states.filter((s) => s.used >= s.r.limit);
+    const allowed = exhausted.length === 0;
+    if (allowed) {
+      for (const s of states) {
+        this.sql.exec(
+          `INSERT INTO windows (bucket, window_start, count) VALUES (?, ?, 1)
+           ON CONFLICT(bucket) DO UPDATE SET window_start = excluded.window_start,
+             count = CASE WHEN windows.window_start = excluded.window_start THEN windows.count + 1 ELSE 1 END`,
+          s.r.name,
+          s.windowStart,
+        );
+        s.used += 1;
+      }
+    }
+    const nowSec = nowMs / 1000;
+    return {
+      allowed,
+      buckets: states.map((s) => ({
+        name: s.r.name,
+        limit: s.r.limit,
+        remaining: Math.max(0, s.r.limit - s.used),
+        reset: s.reset,
+      })),
+      retryAfter: allowed ? 0 : Math.max(1, Math.ceil(Math.min(...exhausted.map((s) => s.reset)) - nowSec)),
+    };
+  }
+
+  /**
+   * Takes (or renews, for the same holder) one of `limit` slots of a kind for
+   * `leaseMs`. A holder that dies without releasing frees its slot at expiry.
+   */
+  async acquireSlot(orgId: string, kind: string, holder: string, limit: number, leaseMs: number, nowMs: number = Date.now()): Promise<SlotResult> {
+    await claimFor(this.ctx.storage, orgId);
+    this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
+    const held = this.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE kind = ? AND holder = ?", kind, holder)
+      .one().n;
+    const inUse = this.countSlots(kind);
+    if (!held && inUse >= limit) return { acquired: false, retryAfter: this.secondsUntilSlotFrees(kind, nowMs), inUse, limit };
+    const expiresAt = nowMs + leaseMs;
+    this.sql.exec(
+      `INSERT INTO slots (kind, holder, expires_at, acquired_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(kind, holder) DO UPDATE SET expires_at = excluded.expires_at`,
+      kind,
+      holder,
+      expiresAt,
+      nowMs,
+    );
+    return { acquired: true, expiresAt, inUse: held ? inUse : inUse + 1, limit };
+  }
+
+  /** Releases a slot; returns whether the holder had one. */
+  async releaseSlot(orgId: string, kind: string, holder: string, nowMs: number = Date.now()): Promise<boolean> {
+    await claimFor(this.ctx.storage, orgId);
+    const released = this.sql
+      .exec<{ acquired_at: number | null }>("DELETE FROM slots WHERE kind = ? AND holder = ? RETURNING acquired_at", kind, holder)
+      .toArray()[0];
+    if (released?.acquired_at != null) this.learnHold(kind, nowMs - released.acquired_at);
+    return released !== undefined;
+  }
+
+  /** Folds one hold time into the kind's moving mean (recent holds weigh most). */
+  private learnHold(kind: string, heldMs: number): void {
+    this.sql.exec(
+      `INSERT INTO slot_holds (kind, mean_ms) VALUES (?, ?)
+       ON CONFLICT(kind) DO UPDATE SET mean_ms = slot_holds.mean_ms + ? * (excluded.mean_ms - slot_holds.mean_ms)`,
+      kind,
+      Math.max(0, heldMs),
+      HOLD_MEAN_WEIGHT,
+    );
+  }
+
+  /**
+   * Retry-After for a full kind: when its soonest slot is expected to free, i.e. the earliest
+   * holder's start plus the kind's mean hold time, never past the soonest lease expiry (a lease
+   * is renewed while its holder works, so its expiry alone overstates the wait), at least 1 s.
+   */
+  private secondsUntilSlotFrees(kind: string, nowMs: number): number {
+    const { expiry, started } = this.sql
+      .exec<{ expiry: number; started: number | null }>("SELECT MIN(expires_at) AS expiry, MIN(acquired_at) AS started FROM slots WHERE kind = ?", kind)
+      .one();
+    const mean = this.sql.exec<{ mean_ms: number }>("SELECT mean_ms FROM slot_holds WHERE kind = ?", kind).toArray()[0]?.mean_ms;
+    const expected = mean !== undefined && started !== null ? started + mean : nowMs + UNKNOWN_HOLD_RETRY_MS;
+    return Math.max(1, Math.ceil((Math.min(expected, expiry) - nowMs) / 1000));
+  }
+
+  /**
+   * Takes exclusive leases on all of `keys` for `holder`, or none of them: nobody holds some
+   * while waiting for others, so callers needing several can never deadlock.
+   */
+  async acquireLeases(orgId: string, keys: string[], holder: string, leaseMs: number, nowMs: number = Date.now()): Promise<{ acquired: boolean }> {
+    await claimFor(this.ctx.storage, orgId);
+    const kinds = keys.map((k) => `lease:${k}`);
+    for (const kind of kinds) {
+      this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
+      const other = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE kind = ? AND holder != ?", kind, holder).one().n;
+      if (other > 0) return { acquired: false };
+    }
+    for (const kind of kinds) {
+      this.sql.exec(
+        `INSERT INTO slots (kind, holder, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT(kind, holder) DO UPDATE SET expires_at = excluded.expires_at`,
+        kind,
+        holder,
+        nowMs + leaseMs,
+      );
+    }
+    return { acquired: true };
+  }
+
+  async releaseLeases(orgId: string, keys: string[], holder: string): Promise<void> {
+    await claimFor(this.ctx.storage, orgId);
+    for (const k of keys) this.sql.exec("DELETE FROM slots WHERE kind = ? AND holder = ?", `lease:${k}`, holder);
+  }
+
+  async slotsInUse(orgId: string, kind: string, nowMs: number = Date.now()): Promise<number> {
+    await claimFor(this.ctx.storage, orgId);
+    this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
+    return this.countSlots(kind);
+  }
+
+  private countSlots(kind: string): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE kind = ?", kind).one().n;
+  }
+}

@@ -1,0 +1,39 @@
+// The browsable API reference at /api/docs: Scalar's viewer, with its browser script bundled
+// into the Worker (wrangler.toml [[rules]] imports it as text) and served from here, so the
+// page works without internet and talks to no origin but this one (no CDN, fonts, telemetry,
+// agent or request proxy).
+import { createRoute, z } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import viewerScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js";
+import type { AppEnv } from "../../app-env";
+import { createRouter } from "./router";
+
+export const DOCS_PATH = "/api/docs";
+export const VIEWER_SCRIPT_PATH = `${DOCS_PATH}/viewer.js`;
+
+const tags = ["Service"];
+const text = (type: string) => ({ content: { [type]: { schema: z.string() } } });
+
+export function apiDocsRoutes(openApiPath: string, title: string) {
+  const page = Scalar<AppEnv>({
+    url: openApiPath,
+    pageTitle: title,
+    cdn: VIEWER_SCRIPT_PATH,
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+  });
+  return createRouter()
+    .openapi(
+      createRoute({ method: "get", path: DOCS_PATH, tags, summary: "Browsable API reference (no authentication)", responses: { 200: { description: "HTML page", ...text("text/html") } } }),
+      (c) => page(c, async () => {}) as Promise<Response>,
+    )
+    .openapi(
+      createRoute({ method: "get", path: VIEWER_SCRIPT_PATH, tags, summary: "The reference viewer's script (no authentication)", responses: { 200: { description: "JavaScript", ...text("text/javascript") } } }),
+      (c) => {
+        c.header("Content-Type", "text/javascript; charset=utf-8");
+        c.header("Cache-Control", "public, max-age=86400");
+        return c.body(viewerScript, 200);
+      },
+    );
+}

@@ -1,0 +1,274 @@
+// The HL7 v2 node family: the inbound trigger (messages routed from the message
+// store), HL7 to FHIR (optionally storing the transaction), parse to JSON, ACK,
+// and send (outbound over MLLP through an mllp connector).
+import { z } from "zod";
+import { parseMllpEndpoint } from "./mllp-framing";
+import { ApiError } from "../../platform/errors";
+import type { Bundle } from "../../features/fhir/port";
+import { type AckCode, buildAck } from "./ack";
+import { convertToFhirWithReport } from "./convert/index";
+import { Hl7ConversionError, Hl7ParseError } from "./errors";
+import type { Hl7Message, Hl7Value } from "./message";
+import { parseMessage } from "./parse";
+import { defineNode } from "../../features/pipelines/node-type";
+
+export const HL7_EVENT_TYPE = "hl7.message";
+
+/** What the message router hands a pipeline whose HL7 trigger matched. */
+export interface Hl7EventPayload {
+  message_id: string;
+  control_id: string;
+  sender: string;
+  raw: string;
+}
+
+const MESSAGE_IN = [{ name: "message", type: "hl7-message", description: "HL7 v2 text, or the HL7 trigger's event" }];
+
+/**
+ * The message text from a port value: the text itself, an HL7 trigger event, or
+ * the event of another trigger carrying it as `raw` or `message` (API, webhook).
+ */
+function messageText(value: unknown): string {
+  if (typeof value === "string") return value;
+  const v = (value ?? {}) as { payload?: Partial<Hl7EventPayload>; raw?: unknown; message?: unknown };
+  for (const candidate of [v.payload?.raw, v.raw, v.message]) if (typeof candidate === "string") return candidate;
+  throw new ApiError(400, "HL7_INPUT_INVALID", "The message input must be HL7 v2 text, an HL7 trigger event, or an event with a raw or message field");
+}
+
+/** Parse failures are the input's fault: a 4xx the error policy can route, never a crash. */
+function parsed(value: unknown): Hl7Message {
+  try {
+    return parseMessage(messageText(value));
+  } catch (err) {
+    if (err instanceof Hl7ParseError) throw new ApiError(422, `HL7_${err.code}`, err.message);
+    throw err;
+  }
+}
+
+const TriggerConfig = z
+  .object({
+    message_type: z.string().regex(/^[A-Z0-9]{3}$/).optional().describe("MSH-9.1, e.g. ADT"),
+    trigger_event: z.string().regex(/^[A-Z0-9]{3}$/).optional().describe("MSH-9.2, e.g. A01"),
+    sending_application: z.string().max(200).optional().describe("MSH-3 as sent"),
+    sending_facility: z.string().max(200).optional().describe("MSH-4 as sent"),
+  })
+  .strict();
+
+/** The attributes the message router sets on an HL7 event; the trigger matches a subset. */
+export function hl7EventAttributes(m: { messageType: string | null; triggerEvent: string | null; sender: string | null }): Record<string, string> {
+  const [app = "", facility = ""] = (m.sender ?? "").split("|");
+  return {
+    message_type: m.messageType ?? "",
+    trigger_event: m.triggerEvent ?? "",
+    sending_application: app,
+    sending_facility: facility,
+  };
+}
+
+export const hl7InboundTrigger = defineNode({
+  id: "hl7.inbound_trigger",
+  name: "HL7 v2 inbound trigger",
+  category: "healthcare",
+  description:
+    "Starts the deployed pipeline for each inbound HL7 v2 message (MLLP bridge or POST /api/v1/hl7/messages) that matches the filters, in arrival order per sender.",
+  keywords: ["hl7", "v2", "mllp", "inbound", "adt", "oru", "trigger", "interface"],
+  inputs: [],
+  outputs: [
+    { name: "event", type: "trigger-event", description: "{type, attributes, payload: {message_id, control_id, sender, raw}}" },
+    { name: "message", type: "hl7-message", description: "The message text" },
+  ],
+  config: TriggerConfig,
+  trigger: {
+    kind: "event",
+    index: (config) => ({
+      match: HL7_EVENT_TYPE,
+      attributes: Object.fromEntries(Object.entries(config).filter(([, v]) => typeof v === "string" && v !== "")) as Record<string, string>,
+    }),
+  },
+  documentation: {
+    summary: "Every filter left out matches anything. Connect `message` to HL7 to FHIR to store admissions as Patient and Encounter.",
+    example: { config: { message_type: "ADT", trigger_event: "A01" }, outputs: { message: "MSH|^~\\&|EPIC|HOSP|..." } },
+  },
+  run: async (ctx) => {
+    const event = ctx.inputs.event ?? {};
+    return { outputs: { event, message: messageText(event) } };
+  },
+});
+
+const ToFhirConfig = z
+  .object({
+    store: z.boolean().default(true).describe("Execute the Bundle as a transaction in the FHIR store"),
+    system_base: z.string().max(200).optional().describe("Base of identifier systems the converter makes up (default urn:hl7v2)"),
+    authorities: z.record(z.string(), z.string()).optional().describe("Assigning authority → identifier system URI"),
+    coding_systems: z.record(z.string(), z.string()).optional().describe("CWE.3 coding system name → code system URI"),
+    default_timezone: z.string().regex(/^(Z|[+-]\d{2}:\d{2})$/).optional(),
+    patient_mode: z.enum(["update", "create"]).optional().describe("Overwrite demographics (update) or only create missing Patients"),
+  })
+  .strict();
+
+export const hl7ToFhir = defineNode({
+  id: "hl7.to_fhir",
+  name: "HL7 to FHIR",
+  category: "healthcare",
+  description:
+    "Converts an HL7 v2 message (ADT, ORU^R01, ORM^O01, SIU, MDM, DFT) into a FHIR R4 transaction Bundle following the HL7 V2-to-FHIR IG, and by default stores it. Re-sending a message creates nothing twice.",
+  keywords: ["hl7", "v2", "fhir", "convert", "transform", "adt", "oru", "patient", "encounter", "observation"],
+  inputs: MESSAGE_IN,
+  outputs: [
+    { name: "bundle", type: "fhir-bundle", description: "The transaction Bundle" },
+    { name: "response", type: "fhir-bundle", description: "The transaction-response Bundle, when stored" },
+    { name: "warnings", type: "json", description: "Values left out because they could not be converted" },
+  ],
+  config: ToFhirConfig,
+  documentation: {
+    summary: "An ADT^A01 creates or updates the Patient (matched on identifier and assigning authority) and creates the Encounter.",
+    example: { config: { store: true }, inputs: { message: "MSH|^~\\&|EPIC|HOSP|||20260101||ADT^A01|123|P|2.5.1\rPID|1||42^^^HOSP^MR||Doe^Jane" } },
+  },
+  run: async (ctx) => {
+    const message = parsed(ctx.inputs.message);
+    let result: ReturnType<typeof convertToFhirWithReport>;
+    try {
+      result = convertToFhirWithReport(message, {
+        ...(ctx.config.system_base ? { systemBase: ctx.config.system_base } : {}),
+        ...(ctx.config.authorities ? { authorities: ctx.config.authorities } : {}),
+        ...(ctx.config.coding_systems ? { codingSystems: ctx.config.coding_systems } : {}),
+        ...(ctx.config.default_timezone ? { defaultTimezone: ctx.config.default_timezone } : {}),
+        ...(ctx.config.patient_mode ? { patientMode: ctx.config.patient_mode } : {}),
+      });
+    } catch (err) {
+      if (err instanceof Hl7ConversionError) throw new ApiError(422, `HL7_${err.code}`, err.message);
+      throw err;
+    }
+    const outputs: Record<string, unknown> = { bundle: result.bundle, warnings: result.warnings };
+    if (ctx.config.store) {
+      if (ctx.testMode) ctx.wouldWrite("fhir:transaction", result.bundle);
+      else outputs.response = (await ctx.services.fhir().batch(result.bundle)) satisfies Bundle;
+    }
+    return { outputs };
+  },
+});
+
+/** A field as repetitions → components → subcomponents, decoded; single values collapse to strings. */
+function valueJson(v: Hl7Value): unknown {
+  if (v.level === 3) return v.value;
+  const parts = v.list().map(valueJson);
+  while (parts.length && (parts.at(-1) === "" || (Array.isArray(parts.at(-1)) && (parts.at(-1) as unknown[]).length === 0))) parts.pop();
+  return parts.length === 1 && v.level > 0 ? parts[0] : parts;
+}
+
+export const hl7Parse = defineNode({
+  id: "hl7.parse",
+  name: "HL7 parse",
+  category: "healthcare",
+  description: "Parses an HL7 v2 message into JSON: header facts plus every segment's fields (repetitions, components, subcomponents), escapes decoded.",
+  keywords: ["hl7", "v2", "parse", "json", "segments", "fields"],
+  inputs: MESSAGE_IN,
+  outputs: [{ name: "output", type: "json" }],
+  config: z.object({}).strict(),
+  documentation: {
+    summary: "Field n of a segment is `fields[n - 1]`, a list of repetitions.",
+    example: { config: {}, outputs: { output: { message_type: "ADT", trigger_event: "A01", control_id: "123", segments: [{ name: "PID", fields: [["1"]] }] } } },
+  },
+  run: async (ctx) => {
+    const m = parsed(ctx.inputs.message);
+    const segments = m.segments.map((s) => ({
+      name: s.name,
+      fields: Array.from({ length: Math.max(0, s.length - 1) }, (_, i) => valueJson(s.field(i + 1))),
+    }));
+    return {
+      outputs: {
+        output: {
+          message_type: m.messageType,
+          trigger_event: m.triggerEvent,
+          control_id: m.controlId,
+          version: m.version,
+          sending_application: m.sendingApplication.text,
+          sending_facility: m.sendingFacility.text,
+          segments,
+        },
+      },
+    };
+  },
+});
+
+export const hl7Ack = defineNode({
+  id: "hl7.ack",
+  name: "HL7 ACK",
+  category: "healthcare",
+  description: "Builds the acknowledgment for a message (original AA/AE/AR or enhanced CA/CE/CR), shaped for the message's HL7 version.",
+  keywords: ["hl7", "v2", "ack", "acknowledgment", "nak", "msa"],
+  inputs: MESSAGE_IN,
+  outputs: [{ name: "ack", type: "text" }],
+  config: z
+    .object({
+      code: z.enum(["AA", "AE", "AR", "CA", "CE", "CR"]).default("AA"),
+      text: z.string().max(500).optional().describe("Text for MSA-3 (or ERR-8 from v2.7)"),
+    })
+    .strict(),
+  documentation: {
+    summary: "Sender and receiver are swapped in MSH; MSA echoes the control id.",
+    example: { config: { code: "AE", text: "Unknown patient" } },
+  },
+  run: async (ctx) => ({ outputs: { ack: buildAck(parsed(ctx.inputs.message), ctx.config.code as AckCode, ctx.config.text).toString() } }),
+});
+
+/** Codes that mean the receiver took responsibility for the message. */
+const ACCEPT_CODES = new Set(["AA", "CA"]);
+
+export const hl7Send = defineNode({
+  id: "hl7.send",
+  name: "HL7 send (MLLP)",
+  category: "healthcare",
+  description:
+    "Sends an HL7 v2 message over MLLP to the endpoint of an mllp connector and waits for its ACK. By default a rejecting ACK (AE/AR/CE/CR) fails the node with HL7_NACK so the error policy applies.",
+  keywords: ["hl7", "v2", "mllp", "send", "outbound", "interface", "ack", "tcp"],
+  inputs: MESSAGE_IN,
+  outputs: [{ name: "output", type: "json", description: "{ack, ack_code, control_id, text}" }],
+  config: z
+    .object({
+      connector_id: z.string().min(1).describe("An mllp connector: mllp://host:port or mllps://host:port"),
+      timeout_ms: z.number().int().min(100).max(120_000).default(10_000).describe("How long to wait for the connection and the ACK"),
+      require_accept: z.boolean().default(true).describe("Fail with HL7_NACK unless MSA-1 is AA or CA"),
+    })
+    .strict(),
+  documentation: {
+    summary:
+      "Test mode reports the message as a would-write to mllp:<connector_id> and sends nothing. Errors: HL7_NACK (rejecting ACK), HL7_SEND_TIMEOUT (no ACK in time), HL7_SEND_FAILED (connection refused or closed), HL7_ACK_INVALID (answer is not an ACK), DESTINATION_NOT_ALLOWED (host refused by the outbound guard; see OUTBOUND_ALLOW).",
+    example: {
+      config: { connector_id: "6f1c…", timeout_ms: 5000 },
+      inputs: { message: "MSH|^~\\&|CDIS|CDIS|RIS|HOSP|20260101||ADT^A08|123|P|2.5.1\rPID|1||42^^^HOSP^MR||Doe^Jane" },
+      outputs: { output: { ack: "MSH|^~\\&|RIS|HOSP|CDIS|CDIS|...\rMSA|AA|123", ack_code: "AA", control_id: "123", text: "" } },
+    },
+  },
+  run: async (ctx) => {
+    const message = parsed(ctx.inputs.message);
+    const text = message.toString();
+    // Resolved in test mode too: an unknown (or another organization's) connector fails either way.
+    parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
+    if (ctx.testMode) {
+      ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
+      return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };
+    }
+    const raw = await ctx.services.connectors.sendMllp(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
+    let ack: Hl7Message;
+    try {
+      ack = parseMessage(raw);
+    } catch (err) {
+      if (err instanceof Hl7ParseError) throw new ApiError(502, "HL7_ACK_INVALID", `The receiver answered with something that is not HL7: ${err.message}`);
+      throw err;
+    }
+    const msa = ack.segment("MSA");
+    if (!msa) throw new ApiError(502, "HL7_ACK_INVALID", "The receiver's answer has no MSA segment");
+    const err = ack.segment("ERR");
+    const code = msa.field(1).value;
+    const reason = msa.field(3).value || err?.field(8).value || err?.field(3).comp(2).value || "";
+    const output = { ack: raw, ack_code: code, control_id: msa.field(2).value, text: reason };
+    if (msa.field(2).value !== message.controlId) ctx.log("warn", `ACK control id ${msa.field(2).value} does not match MSH-10 ${message.controlId}`);
+    if (ctx.config.require_accept && !ACCEPT_CODES.has(code)) {
+      throw new ApiError(502, "HL7_NACK", `The receiver answered ${code || "without an ACK code"}${reason ? `: ${reason}` : ""}`);
+    }
+    return { outputs: { output } };
+  },
+});
+
+export const HL7_NODES = [hl7InboundTrigger, hl7ToFhir, hl7Parse, hl7Ack, hl7Send];
