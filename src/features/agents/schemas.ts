@@ -297,7 +297,9 @@ export const ModelSchema = z
 
 export const presentModels = (models: ModelInfo[]) => ({ models, total_count: models.length });
 
-// Custom tools.
+// Custom tools (the request body is the tool definition itself).
+
+export { ToolBody } from "./tools/custom/definition";
 
 export const ToolSchema = z
   .object({

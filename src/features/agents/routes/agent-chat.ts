@@ -2,10 +2,9 @@
 // POST /api/v1/agents/{id}/invoke for deployed agents.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { ChatOutcome } from "../chat";
 import { ChatBody, IdParam, InvokeBody, InvokeResultSchema, ModelUnavailableError, TurnSchema } from "../schemas";
 import { SSE_HEADERS } from "../sse";
-import { chatWithAgent, invokeAgent } from "../use-cases/chat";
+import { type ChatOutcome, chatWithAgent, invokeAgent } from "../use-cases/chat";
 import { agentExecuteScope } from "../../tenancy/auth/permissions";
 import type { AppEnv } from "../../../app-env";
 import { database } from "../../../platform/db/client";

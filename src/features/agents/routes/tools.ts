@@ -5,8 +5,7 @@ import { database } from "../../../platform/db/client";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
-import { ToolIdParam, ToolInvokeBody, ToolInvokeResultSchema, ToolSchema, presentTool } from "../schemas";
-import { ToolBody } from "../tools/custom/definition";
+import { ToolBody, ToolIdParam, ToolInvokeBody, ToolInvokeResultSchema, ToolSchema, presentTool } from "../schemas";
 import { createTool, deleteTool, getTool, invokeToolById, listTools, updateTool } from "../use-cases/custom-tools";
 
 const tags = ["Tools"];

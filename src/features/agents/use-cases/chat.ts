@@ -8,6 +8,8 @@ import { type ChatOutcome, chat } from "../chat";
 import type { AgentRow } from "../tables";
 import { loadConversation } from "./conversations";
 
+export type { ChatOutcome };
+
 export interface ChatMessage {
   message: string;
   stream: boolean;
