@@ -13,6 +13,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "hl7-convert": { file: "hl7-convert.ts", what: "HL7 v2 parse and HL7-to-FHIR conversion throughput" },
   mllp: { file: "mllp.ts", what: "bridge durable ACKs/s and ACK latency vs a bare MLLP listener" },
   "hl7-e2e": { file: "hl7-e2e.ts", what: "inbound HL7 converted and stored, messages/s, vs the same Bundles as direct transactions" },
+  dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 

@@ -1,10 +1,11 @@
-// Runs a chat message or an invocation for routes: directly in the Worker when
+// Runs a chat message or an invocation for use cases: directly in the Worker when
 // there is no conversation, through the conversation's Durable Object otherwise.
 // Either way the answer is a TurnResult or an SSE stream.
 import type { SendResult } from "./conversation";
 import { type Failure, apiErrorOf } from "../../platform/durable-objects/failure";
 import type { Principal } from "../tenancy/auth/permissions";
 import type { AgentRow } from "./tables";
+import type { Database } from "../../platform/db/client";
 import type { Env } from "../../platform/env";
 import { notFound } from "../../platform/errors";
 import { orgObject } from "../../platform/durable-objects/object-names";
@@ -13,7 +14,6 @@ import { agentServicesFor } from "../../service-wiring";
 import { sseStream } from "./sse";
 import { AgentStore } from "./store";
 import { prepareTurn } from "./turn";
-import { database } from "../../platform/db/client";
 
 export type ChatOutcome = { result: Awaited<ReturnType<typeof collectTurn>> & { model?: string } } | { stream: ReadableStream<Uint8Array> };
 
@@ -29,13 +29,14 @@ function unwrap(r: SendResult): ChatOutcome {
 }
 
 export async function chat(
+  db: Database,
   env: Env,
   principal: Principal,
   agent: AgentRow,
   req: { input: unknown; stream: boolean; conversationId?: string },
 ): Promise<ChatOutcome> {
   if (req.conversationId) {
-    const found = await new AgentStore(database(env.DB)).getConversation(principal.orgId, agent.id, req.conversationId);
+    const found = await new AgentStore(db).getConversation(principal.orgId, agent.id, req.conversationId);
     if (!found) throw notFound(`Conversation ${req.conversationId} not found`, "CONVERSATION_NOT_FOUND");
     const message = typeof req.input === "string" ? req.input : JSON.stringify(req.input);
     const stub = conversationStub(env, principal.orgId, agent.id, req.conversationId);

@@ -4,6 +4,7 @@
 import { database } from "../../platform/db/client";
 import type { Env } from "../../platform/env";
 import { ApiError, notFound } from "../../platform/errors";
+import { type TokenCache, clientCredentialsToken } from "../../platform/outbound/client-credentials";
 import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
 import { outboundPolicyOf } from "../../platform/outbound/policy";
 import { type ResolvedConnector, ConnectorStore } from "./store";
@@ -36,7 +37,7 @@ export interface ConnectorClient {
   endpoint(connectorId: string): Promise<string>;
 }
 
-const tokenCache = new Map<string, { token: string; until: number }>();
+const tokenCache: TokenCache = new Map();
 
 /** Forgets cached tokens of a connector (after its credentials change). */
 export function forgetConnectorTokens(orgId: string, connectorId: string): void {
@@ -65,29 +66,14 @@ async function tokenUrl(c: ResolvedConnector, fetch: GuardedFetch): Promise<stri
   return body.token_endpoint;
 }
 
-async function oauthToken(c: ResolvedConnector, fetch: GuardedFetch): Promise<string> {
-  const key = `${c.row.orgId}:${c.row.id}`;
-  const cached = tokenCache.get(key);
-  if (cached && cached.until > Date.now()) return cached.token;
-  const form = new URLSearchParams({ grant_type: "client_credentials" });
-  if (c.row.auth.scope) form.set("scope", c.row.auth.scope);
-  const res = await fetch(await tokenUrl(c, fetch), {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-      authorization: `Basic ${btoa(`${c.credentials.client_id}:${c.credentials.client_secret}`)}`,
-    },
-    body: form,
-  });
-  const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
-  if (!res.ok || !body.access_token) {
-    throw new ApiError(502, "CONNECTOR_AUTH_FAILED", `Token request failed with HTTP ${res.status}`);
-  }
-  // Renew a minute early so a token never expires mid-call.
-  tokenCache.set(key, { token: body.access_token, until: Date.now() + Math.max(0, (body.expires_in ?? 300) - 60) * 1000 });
-  return body.access_token;
-}
+const oauthToken = (c: ResolvedConnector, fetch: GuardedFetch): Promise<string> =>
+  clientCredentialsToken(
+    fetch,
+    { tokenUrl: () => tokenUrl(c, fetch), clientId: c.credentials.client_id ?? "", clientSecret: c.credentials.client_secret ?? "", scope: c.row.auth.scope },
+    tokenCache,
+    `${c.row.orgId}:${c.row.id}`,
+    (message) => new ApiError(502, "CONNECTOR_AUTH_FAILED", message),
+  );
 
 async function authHeaders(c: ResolvedConnector, fetch: GuardedFetch): Promise<Record<string, string>> {
   const creds = c.credentials;

@@ -1,0 +1,49 @@
+// Talking to an agent: a chat message (optionally continuing a conversation), a message
+// sent within a conversation, and the public invocation of a deployed agent.
+import type { Database } from "../../../platform/db/client";
+import type { Env } from "../../../platform/env";
+import type { Principal } from "../../tenancy/auth/permissions";
+import { loadAgent } from "../access";
+import { type ChatOutcome, chat } from "../chat";
+import type { AgentRow } from "../tables";
+import { loadConversation } from "./conversations";
+
+export type { ChatOutcome };
+
+export interface ChatMessage {
+  message: string;
+  stream: boolean;
+  conversationId?: string;
+}
+
+export async function chatWithAgent(db: Database, env: Env, principal: Principal, agentId: string, msg: ChatMessage): Promise<ChatOutcome> {
+  const agent = await loadAgent(db, principal.orgId, agentId);
+  return chat(db, env, principal, agent, { input: msg.message, stream: msg.stream, conversationId: msg.conversationId });
+}
+
+/** A message within a conversation, which must belong to the agent. */
+export async function sendConversationMessage(
+  db: Database,
+  env: Env,
+  principal: Principal,
+  agentId: string,
+  conversationId: string,
+  msg: Omit<ChatMessage, "conversationId">,
+): Promise<ChatOutcome> {
+  const { agent } = await loadConversation(db, principal.orgId, agentId, conversationId);
+  return chat(db, env, principal, agent, { input: msg.message, stream: msg.stream, conversationId });
+}
+
+/** Runs a deployed agent on `input` (never streamed). */
+export async function invokeAgent(
+  db: Database,
+  env: Env,
+  principal: Principal,
+  agentId: string,
+  input: Record<string, unknown>,
+): Promise<{ agent: AgentRow; result: Extract<ChatOutcome, { result: unknown }>["result"] }> {
+  const agent = await loadAgent(db, principal.orgId, agentId, { deployed: true });
+  const outcome = await chat(db, env, principal, agent, { input, stream: false });
+  if ("stream" in outcome) throw new Error("invoke never streams");
+  return { agent, result: outcome.result };
+}
