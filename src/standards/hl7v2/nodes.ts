@@ -249,7 +249,7 @@ export const hl7Send = defineNode({
       ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
       return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };
     }
-    const raw = await ctx.services.connectors.sendMllp(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
+    const raw = await ctx.services.connectors.exchange(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
     let ack: Hl7Message;
     try {
       ack = parseMessage(raw);
