@@ -130,6 +130,7 @@ export function connectorClient(env: Env, orgId: string, testMode: boolean): Con
       const { row } = await resolve(id);
       const transport = connectorType(row.type)?.transport;
       if (!transport) throw new ApiError(400, "CONNECTOR_TYPE_MISMATCH", `Connector ${id} is a ${row.type} connector, which exchanges no messages of its own`);
+      // A malformed endpoint fails in test mode too.
       transport.address(row.endpoint);
       if (testMode) throw testModeBlocks("message sends");
       return transport.exchange(row.endpoint, message, { ...opts, policy });
