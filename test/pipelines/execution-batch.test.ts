@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { type Write, database } from "../../src/platform/db/client";
 import { orgGate } from "../../src/features/tenancy/limits/gate";
 import { openExecutionBatch } from "../../src/service-wiring";
+import { countingD1 } from "../support/d1-counter";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
 
@@ -70,5 +71,20 @@ describe("execution batch", () => {
     const undeployed = await createPipeline(t, adds(1), { deploy: false });
     await expect(fresh.run({ pipelineId: undeployed, inputs: {}, trigger: manual, concurrencyLimit: 10 }, records)).rejects.toMatchObject({ code: "PIPELINE_NOT_DEPLOYED" });
     await Promise.all([cached.close(), fresh.close()]);
+  });
+
+  it("costs no D1 round trip per run beyond the caller's batch: versions are reused, records deferred", async () => {
+    const t = await createTenant();
+    const id = await createPipeline(t, adds(1));
+    const d1 = countingD1(env);
+    const batch = openExecutionBatch(d1.env, t.orgId, { versionTtlMs: 60_000 });
+    const records: Write[] = [];
+    await batch.run({ pipelineId: id, inputs: { n: 0 }, trigger: manual, concurrencyLimit: 10 }, records);
+    const afterFirst = d1.count;
+    expect(afterFirst).toBeGreaterThan(0);
+    for (let n = 1; n <= 5; n++) await batch.run({ pipelineId: id, inputs: { n }, trigger: manual, concurrencyLimit: 10 }, records);
+    expect(d1.count - afterFirst).toBe(0);
+    expect(records).toHaveLength(6);
+    await batch.close();
   });
 });
