@@ -17,7 +17,8 @@ import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { fhirRoutes } from "./features/fhir/routes/fhir";
 import { healthRoutes } from "./features/operations/routes/health";
-import { hl7IngestRoutes, hl7MessageRoutes } from "./features/inbound/routes/hl7-messages";
+import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
+import { INBOUND_ALIASES, inboundAdapters } from "./inbound-protocols";
 import { llmModelRoutes } from "./features/agents/routes/llm-models";
 import { nodeCatalogRoutes } from "./features/pipelines/routes/node-catalog";
 import { organizationRoutes } from "./features/tenancy/routes/organization";
@@ -69,8 +70,8 @@ export function buildApp() {
   app.route("/api/node-catalog", nodeCatalogRoutes);
   app.route("/api/connectors", connectorRoutes);
   app.route("/api/tools", toolRoutes);
-  app.route("/api", hl7IngestRoutes);
-  app.route("/api/hl7/messages", hl7MessageRoutes);
+  app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
+  app.route("/api/hl7/messages", inboundMessageRoutes);
   // Bulk Data before the generic FHIR routes, whose /{type}/{id} would match /Patient/$export.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRoutes);

@@ -8,11 +8,10 @@ import { type TokenCache, clientCredentialsToken } from "../../platform/outbound
 import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
 import { outboundPolicyOf } from "../../platform/outbound/policy";
 import { type ResolvedConnector, ConnectorStore } from "./store";
-import { type MllpSendOptions, mllpProbe, mllpSend } from "../../standards/hl7v2/mllp-connector";
-import { parseMllpEndpoint } from "../../standards/hl7v2/mllp-framing";
-import { connectorType } from "./types";
+import { type ExchangeOptions, connectorType } from "./types";
 
-const MLLP_PROBE_TIMEOUT_MS = 5_000;
+/** How long the connection test of a type with its own transport (MLLP) waits for the connection. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 export interface ConnectionTestResult {
   ok: boolean;
@@ -31,8 +30,8 @@ export type QueryParams = URLSearchParams | Record<string, string> | [string, st
 export interface ConnectorClient {
   /** Calls `path` (relative to the endpoint, or absolute under it) with the connector's auth. */
   fetch(connectorId: string, path: string, init?: ConnectorRequestInit): Promise<Response>;
-  /** Sends one HL7 v2 message to an mllp connector and answers the ACK text. */
-  sendMllp(connectorId: string, message: string, opts: Omit<MllpSendOptions, "policy">): Promise<string>;
+  /** Sends one message over the transport of the connector's type and answers the reply (mllp: an HL7 v2 message and its ACK). */
+  exchange(connectorId: string, message: string, opts: Omit<ExchangeOptions, "policy">): Promise<string>;
   test(connectorId: string): Promise<ConnectionTestResult>;
   endpoint(connectorId: string): Promise<string>;
 }
@@ -113,10 +112,14 @@ export function connectorClient(env: Env, orgId: string, testMode: boolean): Con
   };
   return {
     fetch: async (id, path, init) => call(await resolve(id), path, init),
-    sendMllp: async (id, message, opts) => {
-      const endpoint = parseMllpEndpoint((await resolve(id)).row.endpoint);
-      if (testMode) throw testModeBlocks("HL7 sends");
-      return mllpSend(endpoint, message, { ...opts, policy });
+    exchange: async (id, message, opts) => {
+      const { row } = await resolve(id);
+      const transport = connectorType(row.type)?.transport;
+      if (!transport) throw new ApiError(400, "CONNECTOR_TYPE_MISMATCH", `Connector ${id} is a ${row.type} connector, which exchanges no messages of its own`);
+      // A malformed endpoint fails in test mode too.
+      transport.address(row.endpoint);
+      if (testMode) throw testModeBlocks("message sends");
+      return transport.exchange(row.endpoint, message, { ...opts, policy });
     },
     endpoint: async (id) => (await resolve(id)).row.endpoint,
     test: async (id) => {
@@ -124,8 +127,8 @@ export function connectorClient(env: Env, orgId: string, testMode: boolean): Con
       const started = Date.now();
       try {
         const info = connectorType(c.row.type);
-        if (info?.schemes.includes("mllp")) {
-          await mllpProbe(parseMllpEndpoint(c.row.endpoint), MLLP_PROBE_TIMEOUT_MS, policy);
+        if (info?.transport) {
+          await info.transport.probe(c.row.endpoint, PROBE_TIMEOUT_MS, policy);
           return { ok: true, latency_ms: Date.now() - started, message: "TCP connection succeeded" };
         }
         const res = await call(c, info?.test_path ?? "", { headers: { accept: "application/fhir+json, application/json" } });
