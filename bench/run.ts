@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "fhir-http": { file: "fhir/http.mjs", what: "FHIR reads through wrangler dev vs a trivial Worker doing one D1 read" },
   "pipeline-engine": { file: "pipeline-engine.ts", what: "engine overhead per node and executions/s, in-process" },
   "hl7-convert": { file: "hl7-convert.ts", what: "HL7 v2 parse and HL7-to-FHIR conversion throughput" },
+  x12: { file: "x12.ts", what: "X12 segments read/s and 837P claims mapped to FHIR/s vs JSON.parse of the same bytes" },
   mllp: { file: "mllp.ts", what: "bridge durable ACKs/s and ACK latency vs a bare MLLP listener" },
   "hl7-e2e": { file: "hl7-e2e.ts", what: "inbound HL7 converted and stored, messages/s, vs the same Bundles as direct transactions" },
   dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
