@@ -1,70 +1,42 @@
 // FHIR R4 REST API, mounted at /fhir/r4/:orgId. Thin: HTTP concerns only (content
-// negotiation, headers, Prefer, status codes); everything else is FhirService.
+// negotiation, headers, Prefer, status codes); everything else is FhirService. Operations
+// ($name) come from the registry the composition root builds (operations/registry.ts).
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { badRequest, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../../../platform/errors";
-import { capabilityStatement } from "../capabilities";
-import { fhirStoreFor } from "../index";
-import type { Bundle, Resource, WriteResult } from "../port";
-import { parseVersion } from "../write-preconditions";
 import type { AppEnv } from "../../../app-env";
-import { fhirJsonContentType } from "../../../platform/http/fhir-json";
+import type { Env } from "../../../platform/env";
+import { badRequest, methodNotAllowed, notFound, unsupportedMediaType } from "../../../platform/errors";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
+import type { Principal } from "../../tenancy/auth/permissions";
 import { authorize } from "../../tenancy/middleware/auth";
+import type { AccessPolicy } from "../access-policy";
+import { capabilityStatement } from "../capabilities";
+import { fhirStoreFor } from "../index";
+import type { OperationRegistry } from "../operations/registry";
+import type { Bundle, WriteResult } from "../port";
+import type { FhirService } from "../service";
+import { parseVersion } from "../write-preconditions";
+import { type C, checkAcceptable, fhirContent, readJson, send, versionHeaders } from "./fhir-http";
+import { mountOperations } from "./operations";
 
-type C = Context<AppEnv>;
+export interface FhirRouterOptions {
+  operations: OperationRegistry;
+  /** The access policy the store applies for a principal (access-policy.ts); permits everything when absent. */
+  policyFor?: (env: Env, principal: Principal) => AccessPolicy;
+}
 
-/** GET (and searches/validation by POST) need fhir:read; anything that writes needs fhir:write. */
+/** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
 const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
-  const p = c.get("principal");
-  const path = c.req.path;
-  const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/(_search|\$validate)$/.test(path);
-  const permission = readOnly ? "fhir:read" : "fhir:write";
-  authorize(p, permission);
+  const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/_search$/.test(c.req.path);
+  authorize(c.get("principal"), readOnly ? "fhir:read" : "fhir:write");
   await next();
 });
 
-/** JSON only: an explicit request for XML (by _format or Accept) is answered 406. */
 const negotiate = createMiddleware<AppEnv>(async (c, next) => {
-  const format = c.req.query("_format");
-  if (format && !/json/i.test(format)) throw notAcceptable(`_format ${format} is not supported; use application/fhir+json`);
-  const accept = c.req.header("accept");
-  if (accept && /xml/i.test(accept) && !/json|\*\/\*/i.test(accept)) throw notAcceptable("Only application/fhir+json is supported");
+  checkAcceptable(c);
   await next();
 });
-
-function service(c: C) {
-  return fhirStoreFor(c.env, c.get("principal"), {
-    baseUrl: fhirBaseUrl(c),
-    waitUntil: (p) => c.executionCtx.waitUntil(p),
-  });
-}
-
-function send(c: C, status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  for (const [k, v] of Object.entries(headers)) c.header(k, v);
-  if (body === null) return c.body(null, status as 204);
-  c.header("Content-Type", fhirJsonContentType(c.req.header("accept")));
-  return c.body(JSON.stringify(body), status as 200);
-}
-
-function versionHeaders(r: Resource): Record<string, string> {
-  const h: Record<string, string> = {};
-  if (r.meta?.versionId) h.ETag = `W/"${r.meta.versionId}"`;
-  if (r.meta?.lastUpdated) h["Last-Modified"] = new Date(r.meta.lastUpdated).toUTCString();
-  return h;
-}
-
-async function readJson(c: C, types = /^application\/(fhir\+)?json\b/i): Promise<unknown> {
-  const type = c.req.header("content-type") ?? "";
-  if (!types.test(type)) throw unsupportedMediaType(`Content-Type must be application/fhir+json, got ${type ? `"${type}"` : "none"}`);
-  try {
-    return await c.req.json();
-  } catch {
-    throw badRequest("The body is not valid JSON");
-  }
-}
 
 /** Answers a write per Prefer: return=minimal | representation (default) | OperationOutcome. */
 function sendWrite(c: C, result: WriteResult, base: string): Response {
@@ -91,10 +63,21 @@ async function searchBody(c: C): Promise<URLSearchParams> {
   return params;
 }
 
-export const fhirRoutes = createRouter();
+export function fhirRouter(options: FhirRouterOptions) {
+const fhirRoutes = createRouter();
+const service = (c: C): FhirService => {
+  const principal = c.get("principal");
+  return fhirStoreFor(c.env, principal, {
+    baseUrl: fhirBaseUrl(c),
+    waitUntil: (p) => c.executionCtx.waitUntil(p),
+    ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
+  });
+};
+// Operations first: /$name and /:type/$name would otherwise be searches and reads.
+mountOperations(fhirRoutes, options.operations, service);
 fhirRoutes.use("*", fhirPermission, negotiate);
 
-fhirRoutes.get("/metadata", (c) => send(c, 200, capabilityStatement(service(c).baseUrl, { name: "cdis-fhir-store", version: "0.1.0" })));
+fhirRoutes.get("/metadata", (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), { name: "cdis-fhir-store", version: "0.1.0" }, options.operations)));
 
 fhirRoutes.get("/", async (c) => send(c, 200, await service(c).search(undefined, queryOf(c), { strict: strict(c) })));
 fhirRoutes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
@@ -124,13 +107,9 @@ fhirRoutes.delete("/:type", async (c) => {
   return send(c, 204, null);
 });
 
-// Literal segments (_search, _history, $operations) are registered before /:type/:id so they win.
+// Literal segments (_search, _history) are registered before /:type/:id so they win.
 fhirRoutes.post("/:type/_search", async (c) => send(c, 200, await service(c).search(c.req.param("type"), await searchBody(c), { strict: strict(c) })));
 fhirRoutes.get("/:type/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type") }, queryOf(c))));
-fhirRoutes.post("/:type/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
-fhirRoutes.post("/:type/:id/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
-fhirRoutes.get("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
-fhirRoutes.post("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
 fhirRoutes.get("/:type/:id/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type"), id: c.req.param("id") }, queryOf(c))));
 
 fhirRoutes.get("/:type/:id/_history/:vid", async (c) => {
@@ -170,9 +149,11 @@ fhirRoutes.delete("/:type/:id", async (c) => {
   return send(c, 204, null);
 });
 
+documentInteractions(fhirRoutes);
+return fhirRoutes;
+}
+
 // ---- OpenAPI: FHIR is generic over types, so each interaction is listed once with {type}/{id}.
-const FhirResource = z.object({ resourceType: z.string() }).passthrough().openapi("FhirResource");
-const fhirContent = { "application/fhir+json": { schema: FhirResource } };
 const param = (name: string) => z.string().openapi({ param: { name, in: "path" } });
 const paramsFor = (names: string[]) => z.object(Object.fromEntries(["orgId", ...names].map((n) => [n, param(n)])));
 
@@ -188,20 +169,17 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; path: string;
   { method: "delete", path: "/{type}", summary: "Conditional delete", params: ["type"] },
   { method: "post", path: "/{type}/_search", summary: "Search (form body)", params: ["type"] },
   { method: "get", path: "/{type}/_history", summary: "Type history (_since, _count)", params: ["type"] },
-  { method: "post", path: "/{type}/$validate", summary: "Validate a resource against the base R4 definitions", params: ["type"], body: true },
   { method: "get", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
   { method: "put", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
   { method: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
   { method: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history", summary: "Instance history", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
-  { method: "post", path: "/{type}/{id}/$validate", summary: "Validate a resource (instance level)", params: ["type", "id"], body: true },
-  { method: "get", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
-  { method: "post", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
 ];
 
+function documentInteractions(router: ReturnType<typeof createRouter>): void {
 for (const d of DOCS) {
-  fhirRoutes.openAPIRegistry.registerPath({
+  router.openAPIRegistry.registerPath({
     method: d.method,
     path: d.path,
     tags: ["FHIR R4"],
@@ -214,6 +192,7 @@ for (const d of DOCS) {
       400: { description: "OperationOutcome", content: fhirContent },
     },
   });
+}
 }
 
 /**
