@@ -5,7 +5,7 @@ import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../../app-env";
 import type { Env } from "../../../platform/env";
-import { badRequest, methodNotAllowed, notFound, unsupportedMediaType } from "../../../platform/errors";
+import { notFound, unsupportedMediaType } from "../../../platform/errors";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import type { Principal } from "../../tenancy/auth/permissions";
@@ -16,6 +16,7 @@ import { fhirStoreFor } from "../index";
 import type { OperationRegistry } from "../operations/registry";
 import type { Bundle, WriteResult } from "../port";
 import type { FhirService } from "../service";
+import { conditionalDeleteAt, conditionalUpdateAt, createAt, updateAt } from "../rest-writes";
 import { parseVersion } from "../write-preconditions";
 import { type C, checkAcceptable, fhirContent, readJson, send, versionHeaders } from "./fhir-http";
 import { mountOperations } from "./operations";
@@ -52,6 +53,7 @@ function sendWrite(c: C, result: WriteResult, base: string): Response {
   return send(c, status, r, headers);
 }
 
+const SOFTWARE = { name: "cdis-fhir-store", version: "0.1.0" };
 const strict = (c: C) => /handling=strict/i.test(c.req.header("prefer") ?? "");
 const queryOf = (c: C) => new URL(c.req.url).searchParams;
 
@@ -64,93 +66,89 @@ async function searchBody(c: C): Promise<URLSearchParams> {
 }
 
 export function fhirRouter(options: FhirRouterOptions) {
-const fhirRoutes = createRouter();
-const service = (c: C): FhirService => {
-  const principal = c.get("principal");
-  return fhirStoreFor(c.env, principal, {
-    baseUrl: fhirBaseUrl(c),
-    waitUntil: (p) => c.executionCtx.waitUntil(p),
-    ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
+  const routes = createRouter();
+  const service = (c: C): FhirService => {
+    const principal = c.get("principal");
+    return fhirStoreFor(c.env, principal, {
+      baseUrl: fhirBaseUrl(c),
+      waitUntil: (p) => c.executionCtx.waitUntil(p),
+      ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
+    });
+  };
+  const search = async (c: C, type: string | undefined, params: URLSearchParams) => send(c, 200, await service(c).search(type, params, { strict: strict(c) }));
+  const history = async (c: C, scope: { type?: string; id?: string }) => send(c, 200, await service(c).history(scope, queryOf(c)));
+  const write = async (c: C, run: (s: FhirService) => Promise<WriteResult>) => {
+    const s = service(c);
+    return sendWrite(c, await run(s), s.baseUrl);
+  };
+  const criteria = (c: C) => new URL(c.req.url).search.slice(1);
+
+  // Operations first: /$name and /:type/$name would otherwise be searches and reads.
+  mountOperations(routes, options.operations, service);
+  routes.use("*", fhirPermission, negotiate);
+
+  routes.get("/metadata", (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), SOFTWARE, options.operations)));
+
+  routes.get("/", (c) => search(c, undefined, queryOf(c)));
+  routes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
+  routes.post("/_search", async (c) => search(c, undefined, await searchBody(c)));
+  routes.get("/_history", (c) => history(c, {}));
+
+  routes.get("/:type", (c) => search(c, c.req.param("type"), queryOf(c)));
+  routes.post("/:type", async (c) => {
+    const body = await readJson(c);
+    return write(c, (s) => createAt(s, c.req.param("type"), body, c.req.header("if-none-exist")));
   });
-};
-// Operations first: /$name and /:type/$name would otherwise be searches and reads.
-mountOperations(fhirRoutes, options.operations, service);
-fhirRoutes.use("*", fhirPermission, negotiate);
+  routes.put("/:type", async (c) => {
+    const body = await readJson(c);
+    return write(c, (s) => conditionalUpdateAt(s, c.req.param("type"), criteria(c), body, c.req.header("if-match")));
+  });
+  routes.delete("/:type", async (c) => {
+    await conditionalDeleteAt(service(c), c.req.param("type"), criteria(c));
+    return send(c, 204, null);
+  });
 
-fhirRoutes.get("/metadata", (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), { name: "cdis-fhir-store", version: "0.1.0" }, options.operations)));
+  // Literal segments (_search, _history) are registered before /:type/:id so they win.
+  routes.post("/:type/_search", async (c) => search(c, c.req.param("type"), await searchBody(c)));
+  routes.get("/:type/_history", (c) => history(c, { type: c.req.param("type") }));
+  routes.get("/:type/:id/_history", (c) => history(c, { type: c.req.param("type"), id: c.req.param("id") }));
 
-fhirRoutes.get("/", async (c) => send(c, 200, await service(c).search(undefined, queryOf(c), { strict: strict(c) })));
-fhirRoutes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
-fhirRoutes.post("/_search", async (c) => send(c, 200, await service(c).search(undefined, await searchBody(c), { strict: strict(c) })));
-fhirRoutes.get("/_history", async (c) => send(c, 200, await service(c).history({}, queryOf(c))));
+  routes.get("/:type/:id/_history/:vid", async (c) => {
+    const { type, id, vid } = c.req.param();
+    const r = await service(c).vread(type, id, vid);
+    return send(c, 200, r, versionHeaders(r));
+  });
 
-fhirRoutes.get("/:type", async (c) => send(c, 200, await service(c).search(c.req.param("type"), queryOf(c), { strict: strict(c) })));
+  routes.get("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    if (id.startsWith("$")) throw notFound(`Unknown operation ${id} on ${type}`);
+    const r = await service(c).read(type, id);
+    const ifNoneMatch = c.req.header("if-none-match");
+    if (ifNoneMatch && parseVersion(ifNoneMatch) === r.meta?.versionId) return send(c, 304, null, versionHeaders(r));
+    return send(c, 200, r, versionHeaders(r));
+  });
 
-fhirRoutes.post("/:type", async (c) => {
-  const s = service(c);
-  const body = s.writable(await readJson(c), c.req.param("type"));
-  return sendWrite(c, await s.create(body, { ifNoneExist: c.req.header("if-none-exist") }), s.baseUrl);
-});
+  routes.put("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    const body = await readJson(c);
+    return write(c, (s) => updateAt(s, type, id, body, c.req.header("if-match")));
+  });
 
-fhirRoutes.put("/:type", async (c) => {
-  const s = service(c);
-  const query = new URL(c.req.url).search.slice(1);
-  if (!query) throw methodNotAllowed("PUT on a type needs search criteria (conditional update)");
-  const body = s.writable(await readJson(c), c.req.param("type"));
-  return sendWrite(c, await s.conditionalUpdate(query, body, { ifMatch: c.req.header("if-match") }), s.baseUrl);
-});
+  routes.patch("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON.
+    const ops = await readJson(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
+    return write(c, (s) => s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }));
+  });
 
-fhirRoutes.delete("/:type", async (c) => {
-  const query = new URL(c.req.url).search.slice(1);
-  if (!query) throw methodNotAllowed("DELETE on a type needs search criteria (conditional delete)");
-  await service(c).conditionalDelete(c.req.param("type"), query);
-  return send(c, 204, null);
-});
+  routes.delete("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    await service(c).delete(type, id, { ifMatch: c.req.header("if-match") });
+    return send(c, 204, null);
+  });
 
-// Literal segments (_search, _history) are registered before /:type/:id so they win.
-fhirRoutes.post("/:type/_search", async (c) => send(c, 200, await service(c).search(c.req.param("type"), await searchBody(c), { strict: strict(c) })));
-fhirRoutes.get("/:type/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type") }, queryOf(c))));
-fhirRoutes.get("/:type/:id/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type"), id: c.req.param("id") }, queryOf(c))));
-
-fhirRoutes.get("/:type/:id/_history/:vid", async (c) => {
-  const { type, id, vid } = c.req.param();
-  const r = await service(c).vread(type, id, vid);
-  return send(c, 200, r, versionHeaders(r));
-});
-
-fhirRoutes.get("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  if (id.startsWith("$")) throw notFound(`Unknown operation ${id} on ${type}`);
-  const r = await service(c).read(type, id);
-  const ifNoneMatch = c.req.header("if-none-match");
-  if (ifNoneMatch && parseVersion(ifNoneMatch) === r.meta?.versionId) return send(c, 304, null, versionHeaders(r));
-  return send(c, 200, r, versionHeaders(r));
-});
-
-fhirRoutes.put("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  const s = service(c);
-  const body = s.writable(await readJson(c), type);
-  if (body.id !== undefined && body.id !== id) throw badRequest(`The body's id ${String(body.id)} differs from the URL's ${id}`);
-  return sendWrite(c, await s.update({ ...body, id }, { ifMatch: c.req.header("if-match") }), s.baseUrl);
-});
-
-fhirRoutes.patch("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  const s = service(c);
-  // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON.
-  const ops = await readJson(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
-  return sendWrite(c, await s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }), s.baseUrl);
-});
-
-fhirRoutes.delete("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  await service(c).delete(type, id, { ifMatch: c.req.header("if-match") });
-  return send(c, 204, null);
-});
-
-documentInteractions(fhirRoutes);
-return fhirRoutes;
+  documentInteractions(routes);
+  return routes;
 }
 
 // ---- OpenAPI: FHIR is generic over types, so each interaction is listed once with {type}/{id}.
@@ -178,21 +176,21 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; path: string;
 ];
 
 function documentInteractions(router: ReturnType<typeof createRouter>): void {
-for (const d of DOCS) {
-  router.openAPIRegistry.registerPath({
-    method: d.method,
-    path: d.path,
-    tags: ["FHIR R4"],
-    summary: d.summary,
-    security: [{ bearerAuth: [], organizationId: [] }],
-    request: { params: paramsFor(d.params), ...(d.body ? { body: { content: fhirContent } } : {}) },
-    responses: {
-      200: { description: "FHIR resource or Bundle", content: fhirContent },
-      ...(d.method === "post" || d.method === "put" ? { 201: { description: "Created", content: fhirContent } } : {}),
-      400: { description: "OperationOutcome", content: fhirContent },
-    },
-  });
-}
+  for (const d of DOCS) {
+    router.openAPIRegistry.registerPath({
+      method: d.method,
+      path: d.path,
+      tags: ["FHIR R4"],
+      summary: d.summary,
+      security: [{ bearerAuth: [], organizationId: [] }],
+      request: { params: paramsFor(d.params), ...(d.body ? { body: { content: fhirContent } } : {}) },
+      responses: {
+        200: { description: "FHIR resource or Bundle", content: fhirContent },
+        ...(d.method === "post" || d.method === "put" ? { 201: { description: "Created", content: fhirContent } } : {}),
+        400: { description: "OperationOutcome", content: fhirContent },
+      },
+    });
+  }
 }
 
 /**
