@@ -105,6 +105,8 @@ describe("access policy", () => {
     const denied: [string, RequestInit & { json?: unknown }][] = [
       ["Observation", { method: "POST", json: { resourceType: "Observation", status: "final", code: { text: "hr" }, subject: { reference: `Patient/${hidden.id}` } } }],
       [`Patient/${hidden.id}`, { method: "PUT", json: { ...hidden, active: true } }],
+      // A conditional create that matches withheld data would answer it.
+      ["Patient", { method: "POST", headers: { "if-none-exist": `_id=${hidden.id}` }, json: { resourceType: "Patient" } }],
       // Moving a resource out of the withheld record is judged on the version it replaces.
       [`Observation/${moved.id}`, { method: "PUT", json: moved }],
       [`Observation/${hiddenObs[1]!.id}`, { method: "DELETE" }],

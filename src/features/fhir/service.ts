@@ -400,9 +400,16 @@ export class FhirService implements FhirPort, FhirExportReader {
     if (options.ifNoneExist) {
       const found = await this.matches(resource.resourceType, options.ifNoneExist);
       if (found.length > 1) throw preconditionFailed(`If-None-Exist matched ${found.length} resources`);
-      if (found[0]) return { resource: await this.hydrate(found[0].content), outcome: "existing" };
+      if (found[0]) return this.existing(found[0]);
     }
     return this.planWrite(resource, options.id ?? newResourceId(), undefined, "create");
+  }
+
+  /** A conditional create's match, answered instead of a new resource: judged as the create it stands for. */
+  async existing(match: StoredVersion): Promise<WriteResult> {
+    const resource = await this.hydrate(match.content);
+    await this.mayWrite("create", resource);
+    return { resource, outcome: "existing" };
   }
 
   /** `known`: the current version when the caller already read it (null: there is none). */

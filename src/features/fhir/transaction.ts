@@ -227,7 +227,7 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], k
       if (found && found.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${found.length} resources`);
       const match = found?.[0];
       if (match) {
-        target = { id: match.id, existing: { resource: await service.hydrate(match.content), outcome: "existing" } };
+        target = { id: match.id, existing: await service.existing(match) };
         audits.push({ interaction: "create", what: `${p.type}/${match.id}`, outcome: "0", outcomeDesc: "existing" });
       }
       targets.set(p.index, target);
