@@ -45,9 +45,10 @@ describe("access policy", () => {
       return (await res.json()) as Bundle;
     };
 
-    // Reads: absent, as another organization's resource would be (404, not 403).
+    // Reads: absent, as another organization's resource would be (404, not 403), even once deleted (not 410).
+    expect((await t.fetch(`${base}/Observation/${hiddenObs[2]!.id}`, { method: "DELETE" })).status).toBe(204);
     expect((await fetch(`${base}/Patient/${shown.id}`)).status).toBe(200);
-    for (const path of [`Patient/${hidden.id}`, `Observation/${hiddenObs[0]!.id}`, `Patient/${hidden.id}/_history/1`, `Patient/${hidden.id}/$everything`]) {
+    for (const path of [`Patient/${hidden.id}`, `Observation/${hiddenObs[0]!.id}`, `Observation/${hiddenObs[2]!.id}`, `Patient/${hidden.id}/_history/1`, `Patient/${hidden.id}/$everything`]) {
       const res = await fetch(`${base}/${path}`);
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as Resource).resourceType).toBe("OperationOutcome");

@@ -225,9 +225,10 @@ export class FhirService implements FhirPort, FhirExportReader {
   private async readChecked(type: string, id: string): Promise<Resource> {
     const row = await this.store.current(type, id);
     if (!row) throw notFound(`${type}/${id} not found`);
-    if (row.deleted) throw gone(`${type}/${id} was deleted`);
+    // A deleted row keeps its last content: a withheld resource is absent even once deleted, not gone.
     const resource = await this.hydrate(row.content);
     await this.mayRead(resource);
+    if (row.deleted) throw gone(`${type}/${id} was deleted`);
     return resource;
   }
 
