@@ -15,7 +15,8 @@ import { apiKeyRoutes } from "./features/tenancy/routes/api-keys";
 import { connectorRoutes } from "./features/connectors/routes/connectors";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
-import { fhirRoutes } from "./features/fhir/routes/fhir";
+import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
+import { fhirOperationRegistry } from "./fhir-operations";
 import { healthRoutes } from "./features/operations/routes/health";
 import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
 import { INBOUND_ALIASES, inboundAdapters } from "./inbound-protocols";
@@ -27,7 +28,10 @@ import { toolRoutes } from "./features/agents/routes/tools";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
-export function buildApp() {
+/** What a test may wire differently: the FHIR operations and the store's access policy. */
+export type AppOptions = Partial<FhirRouterOptions>;
+
+export function buildApp(options: AppOptions = {}) {
   const app = createRouter();
   app.use("*", requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
@@ -72,8 +76,8 @@ export function buildApp() {
   app.route("/api/tools", toolRoutes);
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
   app.route("/api/hl7/messages", inboundMessageRoutes);
-  // Bulk Data before the generic FHIR routes, whose /{type}/{id} would match /Patient/$export.
+  // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRoutes);
+  app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
   return app;
 }

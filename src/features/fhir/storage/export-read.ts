@@ -1,13 +1,12 @@
-// The ExportSource over the FHIR store's tables: live current versions of one type,
-// in (last_updated, id) order, as the stored JSON text (no parse, no re-serialize).
+// The store's reads for Bulk Data export: live current versions of one type, in
+// (last_updated, id) order, as the stored JSON text (no parse, no re-serialize).
 // _typeFilter queries go through the search engine's own conditions, so they mean
 // exactly what the same search would; the Patient compartment comes from its index.
-import type { Env } from "../../platform/env";
-import { notFound } from "../../platform/errors";
-import { Args, condition, joinTerms, probe } from "../fhir/search/conditions";
-import { decodePagingToken, encodePagingToken, tokenFields } from "../fhir/paging-token";
-import { parseSearch } from "../fhir/search/parse";
-import type { ExportPage, ExportQuery, ExportSource } from "./source";
+import { notFound } from "../../../platform/errors";
+import { decodePagingToken, encodePagingToken, tokenFields } from "../paging-token";
+import type { ExportQuery } from "../port";
+import { Args, condition, joinTerms, probe } from "../search/conditions";
+import { parseSearch } from "../search/parse";
 
 /** The position after which the next page starts, as a paging token like every other. */
 const POSITION = { lastUpdated: tokenFields.instant, id: tokenFields.id };
@@ -62,43 +61,48 @@ function associatedWhere(q: ExportQuery, associated: NonNullable<ExportQuery["as
     WHERE x.org_id = ?1 AND x.resource_type = 'Provenance' AND x.resource_id = s.id AND x.code = 'target' AND (${focal.join(" OR ") || "0"})${latest})`;
 }
 
-export function exportSourceFor(env: Env, orgId: string): ExportSource {
-  return {
-    async page(q: ExportQuery): Promise<ExportPage> {
-      const args = new Args(orgId);
-      const untilArg = args.add(q.until);
-      // The page's resources are `s`: the type's own, filtered as exported, or associated Provenance.
-      const where = q.associated
-        ? [`s.org_id = ?1 AND s.resource_type = ${args.add(q.type)} AND s.deleted = 0 AND s.last_updated <= ${untilArg}`, associatedWhere(q, q.associated, untilArg, args)]
-        : exportedWhere(q, q.type, q.filters, untilArg, args, "s");
-      if (q.cursor) {
-        const at = decodePagingToken(q.cursor, orgId, POSITION);
-        const lu = args.add(at.lastUpdated);
-        where.push(`(s.last_updated > ${lu} OR (s.last_updated = ${lu} AND s.id > ${args.add(at.id)}))`);
-      }
-      const sql = `SELECT s.id, s.last_updated, s.content FROM fhir_resources s WHERE ${where.join(" AND ")} ORDER BY s.last_updated, s.id LIMIT ${args.add(q.limit + 1)}`;
-      const { results } = await env.DB.prepare(sql)
-        .bind(...args.values)
-        .all<{ id: string; last_updated: string; content: string }>();
-      const rows = results.slice(0, q.limit);
-      const last = rows.at(-1);
-      return {
-        lines: rows.map((r) => r.content),
-        ...(results.length > q.limit && last ? { cursor: encodePagingToken(orgId, { lastUpdated: last.last_updated, id: last.id }) } : {}),
-      };
-    },
+/** One stored resource of an export page. */
+export interface ExportRow {
+  id: string;
+  last_updated: string;
+  content: string;
+}
 
-    async groupPatients(groupId: string): Promise<string[]> {
-      const row = await env.DB.prepare("SELECT content FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'Group' AND id = ?2 AND deleted = 0")
-        .bind(orgId, groupId)
-        .first<{ content: string }>();
-      if (!row) throw notFound(`Group/${groupId} not found`, "GROUP_NOT_FOUND");
-      const group = JSON.parse(row.content) as { member?: { entity?: { reference?: string }; inactive?: boolean }[] };
-      const ids = (group.member ?? [])
-        .filter((m) => !m.inactive)
-        .map((m) => /^Patient\/([^/]+)$/.exec(m.entity?.reference ?? "")?.[1])
-        .filter((id): id is string => !!id);
-      return [...new Set(ids)];
-    },
-  };
+/** Up to `q.limit + 1` rows from the query's position (the extra row says whether more follow). */
+export async function exportRows(db: D1Database, orgId: string, q: ExportQuery): Promise<ExportRow[]> {
+  const args = new Args(orgId);
+  const untilArg = args.add(q.until);
+  // The page's resources are `s`: the type's own, filtered as exported, or associated Provenance.
+  const where = q.associated
+    ? [`s.org_id = ?1 AND s.resource_type = ${args.add(q.type)} AND s.deleted = 0 AND s.last_updated <= ${untilArg}`, associatedWhere(q, q.associated, untilArg, args)]
+    : exportedWhere(q, q.type, q.filters, untilArg, args, "s");
+  if (q.cursor) {
+    const at = decodePagingToken(q.cursor, orgId, POSITION);
+    const lu = args.add(at.lastUpdated);
+    where.push(`(s.last_updated > ${lu} OR (s.last_updated = ${lu} AND s.id > ${args.add(at.id)}))`);
+  }
+  const sql = `SELECT s.id, s.last_updated, s.content FROM fhir_resources s WHERE ${where.join(" AND ")} ORDER BY s.last_updated, s.id LIMIT ${args.add(q.limit + 1)}`;
+  const { results } = await db
+    .prepare(sql)
+    .bind(...args.values)
+    .all<ExportRow>();
+  return results;
+}
+
+/** The position after `row`, for the next page. */
+export const exportCursor = (orgId: string, row: ExportRow): string => encodePagingToken(orgId, { lastUpdated: row.last_updated, id: row.id });
+
+/** Ids of the Patients a Group lists as active members; 404 for an unknown Group. */
+export async function groupPatients(db: D1Database, orgId: string, groupId: string): Promise<string[]> {
+  const row = await db
+    .prepare("SELECT content FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'Group' AND id = ?2 AND deleted = 0")
+    .bind(orgId, groupId)
+    .first<{ content: string }>();
+  if (!row) throw notFound(`Group/${groupId} not found`, "GROUP_NOT_FOUND");
+  const group = JSON.parse(row.content) as { member?: { entity?: { reference?: string }; inactive?: boolean }[] };
+  const ids = (group.member ?? [])
+    .filter((m) => !m.inactive)
+    .map((m) => /^Patient\/([^/]+)$/.exec(m.entity?.reference ?? "")?.[1])
+    .filter((id): id is string => !!id);
+  return [...new Set(ids)];
 }
