@@ -45,6 +45,10 @@ describe("plug-in boundaries", () => {
     expect(violations("features/connectors", ["standards/"])).toEqual([]);
   });
 
+  it("the FHIR store imports no standard: operations join through src/fhir-operations.ts", () => {
+    expect(violations("features/fhir", ["standards/", "fhir-operations"])).toEqual([]);
+  });
+
   it("no feature imports the composition root's catalogs except the registries that read them", () => {
     const readers = violations("features", ["node-catalog", "inbound-protocols", "connector-catalog"]).map((v) => v.split(" → ")[0]);
     expect([...new Set(readers)].sort()).toEqual(["features/connectors/types.ts", "features/inbound/message-router.ts", "features/pipelines/registry.ts"]);
