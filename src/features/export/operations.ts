@@ -48,6 +48,11 @@ const kickoffOperation = {
   permission: "export:run",
   input: "parameters",
   parameters: kickoffQuery,
+  // Bulk Data kick-off headers: Accept application/fhir+json, Prefer respond-async (both required).
+  headers: z.object({
+    accept: z.string().optional().openapi({ example: "application/fhir+json" }),
+    prefer: z.string().optional().openapi({ example: "respond-async" }),
+  }),
   // The IG wants a 400 OperationOutcome for an Accept other than application/fhir+json.
   negotiatesItself: true,
   responses: { 202: "Export started; poll the URL in Content-Location", 429: "Too many concurrent exports for this organization" },

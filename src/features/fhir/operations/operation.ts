@@ -71,6 +71,8 @@ export interface FhirOperation<P = Record<string, unknown>> {
   input: OperationInput;
   /** Query parameters (zod): validated before the handler (400 OperationOutcome) and described in OpenAPI. */
   parameters: z.ZodType<P>;
+  /** Request headers it reads (described in OpenAPI only: the handler reads `request.headers`). */
+  headers?: z.ZodObject;
   /** True when the operation answers Accept itself (Bulk Data kick-off: 400 rather than 406). */
   negotiatesItself?: boolean;
   summary: string;

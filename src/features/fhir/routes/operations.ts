@@ -85,6 +85,7 @@ function documentOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegi
             request: {
               params: z.object(Object.fromEntries(["orgId", ...params].map((n) => [n, pathParam(n)]))),
               ...(op.parameters instanceof z.ZodObject ? { query: op.parameters } : {}),
+              ...(op.headers ? { headers: op.headers } : {}),
               ...body,
             },
             responses: {
