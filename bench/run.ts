@@ -6,13 +6,16 @@ import path from "node:path";
 
 const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "http-auth": { file: "http-auth.ts", what: "authenticated requests vs /health through wrangler dev" },
+  "local-runtime": { file: "local-runtime.ts", what: "/health req/s under npm start (Miniflare directly) vs npm run dev (wrangler dev)" },
   fhir: { file: "fhir/run.ts", what: "FHIR store in-process: creates, reads, searches at ~100k resources, EXPLAIN QUERY PLAN" },
   "fhir-http": { file: "fhir/http.mjs", what: "FHIR reads through wrangler dev vs a trivial Worker doing one D1 read" },
   "pipeline-engine": { file: "pipeline-engine.ts", what: "engine overhead per node and executions/s, in-process" },
   "hl7-convert": { file: "hl7-convert.ts", what: "HL7 v2 parse and HL7-to-FHIR conversion throughput" },
+  x12: { file: "x12.ts", what: "X12 segments read/s and 837P claims mapped to FHIR/s vs JSON.parse of the same bytes" },
   mllp: { file: "mllp.ts", what: "bridge durable ACKs/s and ACK latency vs a bare MLLP listener" },
   "hl7-e2e": { file: "hl7-e2e.ts", what: "inbound HL7 converted and stored, messages/s, vs the same Bundles as direct transactions" },
   shards: { file: "shards.ts", what: "two organizations loaded at once on two data shards vs on one, resources/s and ratio" },
+  dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 

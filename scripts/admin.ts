@@ -4,6 +4,7 @@
 import { generateApiKey } from "../src/features/tenancy/auth/api-key-crypto";
 import { type AdminArgs, UsageError, parseAdminArgs } from "./lib/admin-args";
 import { moveOrg } from "./lib/move-org";
+import { stateDirOf } from "./lib/dev-state";
 import { insertApiKeySql, insertOrganizationSql, missingScopedAgents, setLimitsSql } from "./lib/records";
 import { shardDatabaseName, shardForNewOrg } from "./lib/shards";
 import { applyMigrations, execSql, lit } from "./lib/wrangler";
@@ -14,13 +15,15 @@ async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run"
   // parseAdminArgs has checked that the command's required flags are there.
   const need = (flag: keyof typeof values): string => values[flag] as string;
   if (command === "new-key-secret") return console.log(generateApiKey());
-  if (!remote) applyMigrations();
-  const sql = (statement: string) => execSql(statement, remote);
+  // Locally, the state npm start and npm run dev use (STATE_DIR).
+  const target = remote ? { remote } : { persistTo: stateDirOf(process.env) };
+  if (!remote) applyMigrations(target);
+  const sql = (statement: string) => execSql(statement, target);
   /** A query on the shard holding `orgId`'s data. */
   const orgSql = (orgId: string) => {
     const shard = sql(`SELECT shard FROM organizations WHERE id = ${lit(orgId)}`)[0]?.shard;
     if (typeof shard !== "string") throw new Error(`No organization ${orgId}`);
-    return (statement: string) => execSql(statement, remote, shardDatabaseName(shard));
+    return (statement: string) => execSql(statement, target, shardDatabaseName(shard));
   };
   switch (command) {
     case "create-org": {

@@ -1,33 +1,11 @@
-// `npm start`: runs the whole service locally on workerd, offline. Applies D1
-// migrations, seeds a development organization and admin key (idempotently),
-// prints them, then starts `wrangler dev --local` and fires the Worker's cron
-// triggers at each minute (wrangler dev does not).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// `npm run dev`: the service under `wrangler dev --local`, which rebuilds and reloads the Worker
+// when a source file changes. Migrates and seeds the same local state as `npm start`, prints the
+// development organization and key, and fires the Worker's cron triggers at each minute through
+// wrangler dev's trigger endpoint (wrangler dev never does).
 import { unstable_readConfig } from "wrangler";
-import { generateApiKey, isWellFormedApiKey } from "../src/features/tenancy/auth/api-key-crypto";
 import { startCronTicker } from "./lib/cron-ticker";
-import { insertApiKeySql, insertOrganizationSql } from "./lib/records";
-import { shardForNewOrg } from "./lib/shards";
-import { applyMigrations, execSql, startWrangler } from "./lib/wrangler";
-
-const CREDENTIALS_FILE = ".wrangler/dev-credentials.json";
-const port = process.env.PORT ?? "8787";
-
-function devCredentials(): { orgId: string; apiKey: string; operatorToken: string } {
-  const saved = existsSync(CREDENTIALS_FILE)
-    ? (JSON.parse(readFileSync(CREDENTIALS_FILE, "utf8")) as { orgId: string; apiKey: string; operatorToken?: string })
-    : undefined;
-  const orgId = process.env.DEV_ORG_ID ?? saved?.orgId ?? "dev-org";
-  const apiKey = process.env.DEV_API_KEY ?? saved?.apiKey ?? generateApiKey();
-  if (!isWellFormedApiKey(apiKey)) {
-    throw new Error("DEV_API_KEY must look like cdis_ followed by 43 base64url characters (npm run admin -- new-key-secret)");
-  }
-  // The operator credential of /admin (npm run admin -- move-org reads it from this file).
-  const operatorToken = process.env.OPERATOR_TOKEN ?? saved?.operatorToken ?? generateApiKey();
-  mkdirSync(".wrangler", { recursive: true });
-  writeFileSync(CREDENTIALS_FILE, JSON.stringify({ orgId, apiKey, operatorToken }, null, 2));
-  return { orgId, apiKey, operatorToken };
-}
+import { localRunSettings, prepareDevState, welcome } from "./lib/dev-state";
+import { startWrangler } from "./lib/wrangler";
 
 /** Waits until wrangler dev answers (the first build takes a while); false if it exited. */
 async function listening(url: string, exited: () => boolean): Promise<boolean> {
@@ -43,22 +21,13 @@ async function listening(url: string, exited: () => boolean): Promise<boolean> {
 }
 
 async function main() {
+  // The ticker and the printed URL need the port up front (wrangler dev does not report a free one).
+  const { port, stateDir, logLevel } = localRunSettings(process.env, { freePort: false });
   console.log("Applying D1 migrations to the local databases (control and every shard)…");
-  applyMigrations();
-  const { orgId, apiKey, operatorToken } = devCredentials();
-  // INSERT OR IGNORE on both rows (the key is unique by hash) makes seeding idempotent.
-  const { sql } = await insertApiKeySql({ orgId, name: "Development admin key", role: "admin", secret: apiKey });
-  const shard = shardForNewOrg(undefined, execSql<{ shard: string; n: number }>("SELECT shard, COUNT(*) AS n FROM organizations GROUP BY shard"));
-  execSql(`${insertOrganizationSql(orgId, "Development organization", shard)} ${sql}`);
-  console.log(`
-  Development organization: ${orgId}
-  Admin API key:            ${apiKey}
-  Service:                  http://localhost:${port}   (API docs: http://localhost:${port}/api/docs)
-
-  curl -H "Authorization: Bearer ${apiKey}" -H "X-Organization-ID: ${orgId}" http://localhost:${port}/api/organization
-`);
+  const credentials = await prepareDevState(stateDir);
+  console.log(welcome(credentials, port));
   const crons: string[] = unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? [];
-  const child = startWrangler(["dev", "--local", "--port", port, "--var", "DEV_MODE:true", "--var", `OPERATOR_TOKEN:${operatorToken}`, "--show-interactive-dev-session=false"]);
+  const child = startWrangler(["dev", "--local", "--port", String(port), "--persist-to", stateDir, "--log-level", logLevel, "--var", "DEV_MODE:true", "--var", `OPERATOR_TOKEN:${credentials.operatorToken}`, "--show-interactive-dev-session=false"]);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code) => process.exit(code ?? 0));
   const url = `http://127.0.0.1:${port}`;

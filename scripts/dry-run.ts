@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
-import { wrangler } from "./lib/wrangler";
+import { writeBundle } from "./lib/bundle";
 
 const outdir = mkdtempSync(path.join(tmpdir(), "cdis-bundle-"));
-wrangler(["deploy", "--dry-run", "--outdir", outdir], { quiet: true });
+writeBundle(outdir);
 for (const file of readdirSync(outdir).filter((f) => f.endsWith(".js"))) {
   const full = path.join(outdir, file);
   const size = statSync(full).size;

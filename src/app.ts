@@ -1,14 +1,14 @@
 // Builds the Hono app: middleware order, error shaping, route mounts, OpenAPI.
 import { apiDocsRoutes } from "./platform/http/api-docs";
 import { onError, onNotFound } from "./platform/http/error-handler";
-import { orgContext } from "./platform/http/org-context";
+import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
 import { createRouter } from "./platform/http/router";
 import { authenticateRequest } from "./features/tenancy/middleware/auth";
 import { bodyLimit, requireJsonBody } from "./platform/http/body-limit";
 import { rateLimit, rateLimitHeaders } from "./features/tenancy/middleware/rate-limit";
 import { requestId } from "./platform/http/request-id";
-import { adminRoutes } from "./platform/admin-routes";
+import { adminRoutes } from "./features/operations/routes/admin";
 import { agentChatRoutes, publicAgentRoutes } from "./features/agents/routes/agent-chat";
 import { agentConversationRoutes } from "./features/agents/routes/agent-conversations";
 import { agentToolRoutes } from "./features/agents/routes/agent-tools";
@@ -17,9 +17,11 @@ import { apiKeyRoutes } from "./features/tenancy/routes/api-keys";
 import { connectorRoutes } from "./features/connectors/routes/connectors";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
-import { fhirRoutes } from "./features/fhir/routes/fhir";
+import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
+import { fhirOperationRegistry } from "./fhir-operations";
 import { healthRoutes } from "./features/operations/routes/health";
-import { hl7IngestRoutes, hl7MessageRoutes } from "./features/inbound/routes/hl7-messages";
+import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
+import { INBOUND_ALIASES, inboundAdapters } from "./inbound-protocols";
 import { llmModelRoutes } from "./features/agents/routes/llm-models";
 import { nodeCatalogRoutes } from "./features/pipelines/routes/node-catalog";
 import { organizationRoutes } from "./features/tenancy/routes/organization";
@@ -28,7 +30,10 @@ import { toolRoutes } from "./features/agents/routes/tools";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
-export function buildApp() {
+/** What a test may wire differently: the FHIR operations and the store's access policy. */
+export type AppOptions = Partial<FhirRouterOptions>;
+
+export function buildApp(options: AppOptions = {}) {
   const app = createRouter();
   app.use("*", requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
@@ -75,10 +80,10 @@ export function buildApp() {
   app.route("/api/node-catalog", nodeCatalogRoutes);
   app.route("/api/connectors", connectorRoutes);
   app.route("/api/tools", toolRoutes);
-  app.route("/api", hl7IngestRoutes);
-  app.route("/api/hl7/messages", hl7MessageRoutes);
-  // Bulk Data before the generic FHIR routes, whose /{type}/{id} would match /Patient/$export.
+  app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
+  app.route("/api/hl7/messages", inboundMessageRoutes);
+  // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRoutes);
+  app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
   return app;
 }

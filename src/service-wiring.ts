@@ -6,12 +6,22 @@ import { type AgentServiceOptions, type AgentServices, type AgentServicesFactory
 import type { Principal } from "./features/tenancy/auth/permissions";
 import type { ToolRow } from "./features/agents/tools/custom/tables";
 import type { OrgData } from "./platform/org-data";
-import { type Execute, type ExecutionJob, execute as executeWith, runFor as runForWith } from "./features/pipelines/execution-service";
+import {
+  type Execute,
+  type ExecutionJob,
+  type OpenExecutionBatch,
+  execute as executeWith,
+  openExecutionBatch as openExecutionBatchWith,
+  runFor as runForWith,
+} from "./features/pipelines/execution-service";
 import { type PipelineServices, buildPipelineServices } from "./features/pipelines/services";
 import { invokeTool as invokeToolWith } from "./features/agents/tools/custom/invoke";
 
 /** Runs a pipeline with the real services (FHIR store, connectors, agents). */
 export const execute: Execute = (data, orgId, req) => executeWith(data, orgId, req, pipelineServicesFor);
+
+/** Many runs under one concurrency slot, with the real services (the message drain's). */
+export const openExecutionBatch: OpenExecutionBatch = (env, orgId, opts) => openExecutionBatchWith(env, orgId, pipelineServicesFor, opts);
 
 /** An execution run (sync, async runner or step session) with the real services. */
 export const runFor = (data: OrgData, job: ExecutionJob, durableWaits: boolean) => runForWith(data, job, durableWaits, pipelineServicesFor);

@@ -1,17 +1,15 @@
-// Starts the service under `wrangler dev --local` on a free port with its own
-// state directory, seeds an organization and key, and stops it afterwards.
+// Starts the service under `wrangler dev --local` (or, with runtime "miniflare", as `npm start`
+// runs it) on a free port with its own state directory, seeds an organization and key, and
+// stops it afterwards.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { LogLevelName } from "../../scripts/lib/log-level";
 import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
-import { databases, allDatabaseNames } from "../../scripts/lib/shards";
-import { offlineEnv, wrangler } from "../../scripts/lib/wrangler";
-
-function migrate(persist: string[]): void {
-  for (const database of allDatabaseNames()) wrangler(["d1", "migrations", "apply", database, "--local", ...persist], { quiet: true });
-}
+import { databases } from "../../scripts/lib/shards";
+import { applyMigrations, execSql, offlineEnv } from "../../scripts/lib/wrangler";
 
 export interface Credentials {
   orgId: string;
@@ -23,7 +21,7 @@ export interface RunningWorker extends Credentials {
   url: string;
   /** Further organizations seeded with `otherOrgs`, each with its own admin key. */
   others: Credentials[];
-  /** Pid of `wrangler dev`, leader of the process group that also holds its workerd. */
+  /** Pid of `wrangler dev` (or the Miniflare process), leader of the process group that also holds its workerd. */
   pid?: number;
   /** The `--persist-to` state directory (removed by stop()). */
   stateDir?: string;
@@ -44,7 +42,7 @@ export async function freePort(): Promise<number> {
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`the runtime exited with ${child.exitCode}`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -59,24 +57,38 @@ function credentials(orgId: string, apiKey: string): Credentials {
   return { orgId, apiKey, headers: { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId } };
 }
 
+export interface StartOptions {
+  limits?: Record<string, number>;
+  otherOrgs?: number;
+  stateDir?: string;
+  /** wrangler dev only. */
+  inspectorPort?: number;
+  /** `wrangler-dev` (`npm run dev`'s runtime, the default) or `miniflare` (`npm start`'s). */
+  runtime?: "wrangler-dev" | "miniflare";
+  /** Variables over wrangler.toml's [vars]; DEV_MODE is "true" unless given. */
+  vars?: Record<string, string>;
+  /** The runtime's LOG_LEVEL (default error: no request lines). */
+  logLevel?: LogLevelName;
+  /** The data shard of each seeded organization, in order (default: all on the first shard). */
+  orgShards?: string[];
+}
+
 /**
  * `stateDir`: keep the service's state there across runs (created and seeded the first time,
  * reused with the same organizations and keys afterwards, never removed), e.g. to load a big
  * organization once and benchmark it repeatedly. Without it, a fresh temporary state.
  */
-export async function startWorker(
-  opts: { limits?: Record<string, number>; otherOrgs?: number; stateDir?: string; inspectorPort?: number; orgShards?: string[] } = {},
-): Promise<RunningWorker> {
+export async function startWorker(opts: StartOptions = {}): Promise<RunningWorker> {
   const state = opts.stateDir ?? mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
+  const target = { persistTo: state };
   const saved = path.join(state, "bench-credentials.json");
+  mkdirSync(state, { recursive: true });
+  applyMigrations(target);
   let seeded: Credentials[];
   if (opts.stateDir && existsSync(saved)) {
     seeded = JSON.parse(readFileSync(saved, "utf8")) as Credentials[];
-    migrate(persist);
   } else {
-    mkdirSync(state, { recursive: true });
-    migrate(persist);
     const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
     seeded = [];
     let seedSql = "";
@@ -87,15 +99,17 @@ export async function startWorker(
       seedSql += `${insertOrganizationSql(orgId, "Bench", shard, opts.limits ?? {})} ${sql} `;
       seeded.push(credentials(orgId, secret));
     }
-    wrangler(["d1", "execute", databases().control, "--local", ...persist, "--command", seedSql], { quiet: true });
+    execSql(seedSql, target);
     if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
   }
   const port = await freePort();
-  const child = spawn("wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, "--var", "DEV_MODE:true", "--show-interactive-dev-session=false", "--log-level", "error", ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])], {
-    env: offlineEnv,
-    stdio: ["ignore", "ignore", "inherit"],
-    detached: true,
-  });
+  const vars = { DEV_MODE: "true", ...opts.vars };
+  const logLevel = opts.logLevel ?? "error";
+  const [command, args] =
+    opts.runtime === "miniflare"
+      ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars)]]
+      : ["wrangler", ["dev", "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--show-interactive-dev-session=false", "--log-level", logLevel, ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]];
+  const child = spawn(command, args, { env: offlineEnv, stdio: ["ignore", "ignore", "inherit"], detached: true });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health`, child);
   const [first, ...others] = seeded as [Credentials, ...Credentials[]];

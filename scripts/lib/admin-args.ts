@@ -51,7 +51,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
 
 export const USAGE = [
   "Usage: npm run admin -- <command> [options] [--remote]",
-  "Works on the local database; --remote: on the deployed one. --help (-h) after a command: its usage.",
+  "Works on the local database (in STATE_DIR, default .wrangler/state, as npm start); --remote: on the deployed one. --help (-h) after a command: its usage.",
   "",
   ...Object.entries(COMMANDS).map(([name, spec]) => `  ${name.padEnd(15)}${spec.args}
   ${"".padEnd(15)}${spec.about}`),

@@ -1,6 +1,8 @@
-// Cron for `npm start`: wrangler dev never fires a Worker's scheduled handler by itself, so
-// at every minute boundary this calls wrangler's local trigger endpoint once per configured
-// cron that matches the minute, with that minute as scheduledTime, as Cloudflare does.
+// Cron for the local runtimes: neither wrangler dev nor Miniflare fires a Worker's scheduled
+// handler by itself, so at every minute boundary this runs it once per configured cron that
+// matches the minute, with that minute as scheduledTime, as Cloudflare does. How it runs the
+// handler is the runtime's: wrangler dev's trigger endpoint (`npm run dev`), or Miniflare's
+// own API (`npm start`, scripts/lib/miniflare-runtime.ts).
 import { Cron } from "croner";
 
 /** wrangler dev's (miniflare's) endpoint that runs the Worker's scheduled handler. */
@@ -12,12 +14,23 @@ export interface CronTicker {
   done: Promise<void>;
 }
 
-export interface TickerOptions {
-  /** Base URL of wrangler dev, e.g. http://127.0.0.1:8787 */
-  url: string;
+/** Runs the Worker's scheduled handler once for `cron` at `minute`; rejects unless it succeeded. */
+export type ScheduledFirer = (cron: string, minute: Date) => Promise<void>;
+
+export type TickerOptions = TickerClock & {
   /** The `[triggers] crons` of wrangler.toml. */
   crons: string[];
   log?: (line: string) => void;
+} & (
+    | {
+        /** Base URL of wrangler dev, e.g. http://127.0.0.1:8787: fires through its trigger endpoint. */
+        url: string;
+      }
+    | { fire: ScheduledFirer }
+  );
+
+/** The ticker's clock; tests substitute one whose sleeps return at once. */
+export interface TickerClock {
   now?: () => number;
   /** Resolves at epoch millisecond `at`, or early when `signal` aborts. */
   sleepUntil?: (at: number, signal: AbortSignal) => Promise<void>;
@@ -54,8 +67,26 @@ function sleep(at: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Stops `ticker` and waits for its running tick, at most `graceMs`: a scheduled handler that
+ * never returns must not hold up a stop. True if the ticker finished in time.
+ */
+export async function stopTicker(ticker: CronTicker, graceMs: number): Promise<boolean> {
+  ticker.stop();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  try {
+    return await Promise.race([ticker.done.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function startCronTicker(opts: TickerOptions): CronTicker {
-  const { url, crons, log = console.log, now = Date.now, sleepUntil = sleep } = opts;
+  const { crons, log = console.log, now = Date.now, sleepUntil = sleep } = opts;
+  const fire: ScheduledFirer = "fire" in opts ? opts.fire : (cron, minute) => fireScheduled(opts.url, cron, minute);
   // Invalid crons would fail on Cloudflare's side at deploy; say so now instead of every minute.
   for (const c of crons) new Cron(c, { paused: true });
   const stopper = new AbortController();
@@ -66,7 +97,7 @@ export function startCronTicker(opts: TickerOptions): CronTicker {
       if (stopper.signal.aborted) return;
       for (const cron of dueCrons(crons, new Date(at))) {
         // A failed tick (wrangler restarting, a handler error) is reported; the next minute still runs.
-        await fireScheduled(url, cron, new Date(at)).catch((e) => log(`cron ${cron} at ${new Date(at).toISOString()}: ${e instanceof Error ? e.message : e}`));
+        await fire(cron, new Date(at)).catch((e) => log(`cron ${cron} at ${new Date(at).toISOString()}: ${e instanceof Error ? e.message : e}`));
       }
     }
   };

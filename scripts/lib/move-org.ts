@@ -4,15 +4,15 @@
 // credentials `npm start` saved. The service answers when the move is done (tens of seconds:
 // it waits out every isolate's directory cache twice).
 import { existsSync, readFileSync } from "node:fs";
-
-const DEV_CREDENTIALS = ".wrangler/dev-credentials.json";
+import { credentialsFile, stateDirOf } from "./dev-state";
 
 function operatorToken(remote: boolean): string {
   const fromEnv = process.env.OPERATOR_TOKEN;
   if (fromEnv) return fromEnv;
-  if (!remote && existsSync(DEV_CREDENTIALS)) {
-    const saved = JSON.parse(readFileSync(DEV_CREDENTIALS, "utf8")) as { operatorToken?: string };
-    if (saved.operatorToken) return saved.operatorToken;
+  const saved = credentialsFile(stateDirOf(process.env));
+  if (!remote && existsSync(saved)) {
+    const { operatorToken } = JSON.parse(readFileSync(saved, "utf8")) as { operatorToken?: string };
+    if (operatorToken) return operatorToken;
   }
   throw new Error("Set OPERATOR_TOKEN to the deployment's operator token (locally, `npm start` sets one up)");
 }

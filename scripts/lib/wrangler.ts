@@ -34,18 +34,32 @@ export function lit(value: string | number | null): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
+/**
+ * Which D1 databases: the deployed ones (`remote`), or the local ones in `persistTo` (wrangler's
+ * `--persist-to`; default `.wrangler/state`, where `wrangler dev` and `npm start` keep theirs).
+ */
+export interface D1Target {
+  remote?: boolean;
+  persistTo?: string;
+}
+
+function targetArgs({ remote = false, persistTo }: D1Target): string[] {
+  if (remote) return ["--remote"];
+  return persistTo ? ["--local", "--persist-to", persistTo] : ["--local"];
+}
+
 /** The one migration set, applied to the control database and every shard. */
-export function applyMigrations(remote = false): void {
+export function applyMigrations(target: D1Target = {}): void {
   for (const database of allDatabaseNames()) {
-    wrangler(["d1", "migrations", "apply", database, remote ? "--remote" : "--local"], { quiet: true, remote });
+    wrangler(["d1", "migrations", "apply", database, ...targetArgs(target)], { quiet: true, remote: target.remote ?? false });
   }
 }
 
 /** Executes statements on `database` (default: the control database) and returns the rows of the last one. */
-export function execSql<T = Record<string, unknown>>(sql: string, remote = false, database = databases().control): T[] {
-  const out = wrangler(["d1", "execute", database, remote ? "--remote" : "--local", "--json", "--command", sql], {
+export function execSql<T = Record<string, unknown>>(sql: string, target: D1Target = {}, database = databases().control): T[] {
+  const out = wrangler(["d1", "execute", database, ...targetArgs(target), "--json", "--command", sql], {
     quiet: true,
-    remote,
+    remote: target.remote ?? false,
   });
   const results = JSON.parse(out) as { results: T[] }[];
   return results.at(-1)?.results ?? [];

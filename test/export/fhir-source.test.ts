@@ -1,10 +1,9 @@
-// The export's reader over the FHIR store: pages of NDJSON in (lastUpdated, id) order that
+// The FHIR store's export reader (its port to the export feature): pages of NDJSON in (lastUpdated, id) order that
 // cover every resource exactly once, whatever the page size, ties on lastUpdated included
 // (a transaction gives all its resources one instant), and never another org's resources.
 import { env } from "cloudflare:workers";
 import { contextForOrg } from "../../src/context";
 import { describe, expect, it } from "vitest";
-import { exportSourceFor } from "../../src/features/export/fhir-source";
 import type { ExportQuery } from "../../src/features/export/source";
 import { createTenant } from "../support/tenants";
 
@@ -17,13 +16,13 @@ async function load(t: Awaited<ReturnType<typeof createTenant>>, bundles: number
 }
 
 async function readAll(orgId: string, limit: number): Promise<{ ids: string[]; pages: number[] }> {
-  const source = exportSourceFor(await contextForOrg(env, orgId), orgId);
+  const source = (await contextForOrg(env, orgId)).fhir({ orgId, keyId: "export", keyName: "export", role: "admin", scopes: [] });
   const ids: string[] = [];
   const pages: number[] = [];
   let cursor: string | undefined;
   do {
     const q: ExportQuery = { type: "Patient", until: new Date(Date.now() + 1000).toISOString(), limit, ...(cursor ? { cursor } : {}) };
-    const page = await source.page(q);
+    const page = await source.exportPage(q);
     pages.push(page.lines.length);
     ids.push(...page.lines.map((l) => (JSON.parse(l) as { id: string }).id));
     cursor = page.cursor;

@@ -7,12 +7,14 @@ import { database } from "../../src/platform/db/client";
 import { inboundMessages } from "../../src/features/inbound/tables";
 import { ApiError } from "../../src/platform/errors";
 import { MAX_ATTEMPTS, backoffMs, drainSender } from "../../src/features/inbound/drain";
-import { ingestHl7 } from "../../src/standards/hl7v2/inbound";
+import { type InboundMessageInput, ingestMessages } from "../../src/features/inbound/ingest";
+import { hl7InboundAdapter } from "../../src/standards/hl7v2/inbound";
 import { InboundMessageStore } from "../../src/features/inbound/store";
 
 const adt = (control: string, facility = "HOSP") =>
   `MSH|^~\\&|EPIC|${facility}|CDIS|CDIS|20260101120000||ADT^A01^ADT_A01|${control}|P|2.5.1\rPID|1||123^^^HOSP^MR||Doe^Jane`;
 
+const ingestHl7 = (s: InboundMessageStore, batch: InboundMessageInput[]) => ingestMessages(s, hl7InboundAdapter, batch);
 const store = (orgId = `org-${crypto.randomUUID()}`) => new InboundMessageStore(database(env.SHARD_0), orgId, env.BLOBS);
 let n = 0;
 const msg = (raw: string) => ({ id: `bridge-${++n}`, raw });

@@ -1,6 +1,6 @@
 // The drain's short-lived cache of routing facts (triggers, limits, deployed versions).
 import { describe, expect, it } from "vitest";
-import { recent } from "../../src/features/inbound/handler";
+import { recent } from "../../src/platform/recent";
 
 /** A thenable that, like a drizzle query builder, does its work again on every then(). */
 function queryLike<T>(value: T) {

@@ -20,7 +20,7 @@ export class ArrayExportSource implements ExportSource {
     private readonly groups: Record<string, string[]> = {},
   ) {}
 
-  async page(q: ExportQuery): Promise<ExportPage> {
+  async exportPage(q: ExportQuery): Promise<ExportPage> {
     if (this.pagesServed >= this.failAfterPages) throw new Error("simulated crash");
     if (q.filters?.some((f) => f.startsWith("bad="))) throw new ApiError(400, "BAD_FILTER", `unknown parameter in ${q.filters.join(" | ")}`);
     this.pagesServed++;

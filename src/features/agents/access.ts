@@ -1,7 +1,9 @@
-// Helpers routes share: loading an agent of the caller's org, the model sources
-// for the caller, and checking a model_config against the models the org has.
+// Lookups the agents' use cases share: loading an agent of the caller's org, which
+// agents exist (for API key scopes), the model sources for the caller, and checking
+// a model_config against the models the org has.
 import type { OrgData } from "../../platform/org-data";
-import { type Principal, scopedAgentId } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy/auth/permissions";
+import type { Database } from "../../platform/db/client";
 import type { AgentModelConfig, AgentRow } from "./tables";
 import type { Env } from "../../platform/env";
 import { agentNotDeployed, agentNotFound, validationFailed } from "../../platform/errors";
@@ -11,26 +13,16 @@ import type { AgentServices } from "./services";
 import { AgentStore } from "./store";
 import { optionalBinding } from "../../platform/settings";
 
-export const agentStore = (data: OrgData) => new AgentStore(data.db);
-
-export async function loadAgent(data: OrgData, principal: Principal, id: string, opts: { deployed?: boolean } = {}): Promise<AgentRow> {
-  const agent = await agentStore(data).get(principal.orgId, id);
+export async function loadAgent(db: Database, orgId: string, id: string, opts: { deployed?: boolean } = {}): Promise<AgentRow> {
+  const agent = await new AgentStore(db).get(orgId, id);
   if (!agent) throw agentNotFound(id);
   if (opts.deployed && !agent.deployed) throw agentNotDeployed(id);
   return agent;
 }
 
-/** 400 unless every agent the scopes name is an agent of the org: a key scoped to nothing is a mistake. */
-export async function checkScopedAgents(data: OrgData, orgId: string, scopes: string[]): Promise<void> {
-  const ids = scopes.map(scopedAgentId);
-  const found = await agentStore(data).existing(orgId, ids.filter((id): id is string => id !== undefined));
-  const missing = ids.flatMap((id, i) => (id !== undefined && !found.has(id) ? [{ id, path: `scopes.${i}` }] : []));
-  if (missing.length) {
-    throw validationFailed(
-      `No agent ${missing.map((m) => m.id).join(", ")} in this organization`,
-      missing.map((m) => ({ path: m.path, message: `No agent ${m.id} in this organization` })),
-    );
-  }
+/** Which of `ids` are agents of the org. */
+export function existingAgentIds(db: Database, orgId: string, ids: string[]): Promise<Set<string>> {
+  return new AgentStore(db).existing(orgId, ids);
 }
 
 export async function modelSources(env: Env, services: AgentServices): Promise<ModelSources> {

@@ -1,4 +1,4 @@
-// Runs a chat message or an invocation for routes: directly in the Worker when
+// Runs a chat message or an invocation for use cases: directly in the Worker when
 // there is no conversation, through the conversation's Durable Object otherwise.
 // Either way the answer is a TurnResult or an SSE stream.
 import type { OrgData } from "../../platform/org-data";

@@ -3,14 +3,14 @@
 // Every call, token requests included, goes through the outbound guard.
 import type { OrgData } from "../../platform/org-data";
 import { ApiError, notFound } from "../../platform/errors";
+import { type TokenCache, clientCredentialsToken } from "../../platform/outbound/client-credentials";
 import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
 import { outboundPolicyOf } from "../../platform/outbound/policy";
 import { type ResolvedConnector, ConnectorStore } from "./store";
-import { type MllpSendOptions, mllpProbe, mllpSend } from "../../standards/hl7v2/mllp-connector";
-import { parseMllpEndpoint } from "../../standards/hl7v2/mllp-framing";
-import { connectorType } from "./types";
+import { type ExchangeOptions, connectorType } from "./types";
 
-const MLLP_PROBE_TIMEOUT_MS = 5_000;
+/** How long the connection test of a type with its own transport (MLLP) waits for the connection. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 export interface ConnectionTestResult {
   ok: boolean;
@@ -29,13 +29,13 @@ export type QueryParams = URLSearchParams | Record<string, string> | [string, st
 export interface ConnectorClient {
   /** Calls `path` (relative to the endpoint, or absolute under it) with the connector's auth. */
   fetch(connectorId: string, path: string, init?: ConnectorRequestInit): Promise<Response>;
-  /** Sends one HL7 v2 message to an mllp connector and answers the ACK text. */
-  sendMllp(connectorId: string, message: string, opts: Omit<MllpSendOptions, "policy">): Promise<string>;
+  /** Sends one message over the transport of the connector's type and answers the reply (mllp: an HL7 v2 message and its ACK). */
+  exchange(connectorId: string, message: string, opts: Omit<ExchangeOptions, "policy">): Promise<string>;
   test(connectorId: string): Promise<ConnectionTestResult>;
   endpoint(connectorId: string): Promise<string>;
 }
 
-const tokenCache = new Map<string, { token: string; until: number }>();
+const tokenCache: TokenCache = new Map();
 
 /** Forgets cached tokens of a connector (after its credentials change). */
 export function forgetConnectorTokens(orgId: string, connectorId: string): void {
@@ -64,29 +64,14 @@ async function tokenUrl(c: ResolvedConnector, fetch: GuardedFetch): Promise<stri
   return body.token_endpoint;
 }
 
-async function oauthToken(c: ResolvedConnector, fetch: GuardedFetch): Promise<string> {
-  const key = `${c.row.orgId}:${c.row.id}`;
-  const cached = tokenCache.get(key);
-  if (cached && cached.until > Date.now()) return cached.token;
-  const form = new URLSearchParams({ grant_type: "client_credentials" });
-  if (c.row.auth.scope) form.set("scope", c.row.auth.scope);
-  const res = await fetch(await tokenUrl(c, fetch), {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-      authorization: `Basic ${btoa(`${c.credentials.client_id}:${c.credentials.client_secret}`)}`,
-    },
-    body: form,
-  });
-  const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
-  if (!res.ok || !body.access_token) {
-    throw new ApiError(502, "CONNECTOR_AUTH_FAILED", `Token request failed with HTTP ${res.status}`);
-  }
-  // Renew a minute early so a token never expires mid-call.
-  tokenCache.set(key, { token: body.access_token, until: Date.now() + Math.max(0, (body.expires_in ?? 300) - 60) * 1000 });
-  return body.access_token;
-}
+const oauthToken = (c: ResolvedConnector, fetch: GuardedFetch): Promise<string> =>
+  clientCredentialsToken(
+    fetch,
+    { tokenUrl: () => tokenUrl(c, fetch), clientId: c.credentials.client_id ?? "", clientSecret: c.credentials.client_secret ?? "", scope: c.row.auth.scope },
+    tokenCache,
+    `${c.row.orgId}:${c.row.id}`,
+    (message) => new ApiError(502, "CONNECTOR_AUTH_FAILED", message),
+  );
 
 async function authHeaders(c: ResolvedConnector, fetch: GuardedFetch): Promise<Record<string, string>> {
   const creds = c.credentials;
@@ -127,10 +112,14 @@ export function connectorClient(data: OrgData, orgId: string, testMode: boolean)
   };
   return {
     fetch: async (id, path, init) => call(await resolve(id), path, init),
-    sendMllp: async (id, message, opts) => {
-      const endpoint = parseMllpEndpoint((await resolve(id)).row.endpoint);
-      if (testMode) throw testModeBlocks("HL7 sends");
-      return mllpSend(endpoint, message, { ...opts, policy });
+    exchange: async (id, message, opts) => {
+      const { row } = await resolve(id);
+      const transport = connectorType(row.type)?.transport;
+      if (!transport) throw new ApiError(400, "CONNECTOR_TYPE_MISMATCH", `Connector ${id} is a ${row.type} connector, which exchanges no messages of its own`);
+      // A malformed endpoint fails in test mode too.
+      transport.address(row.endpoint);
+      if (testMode) throw testModeBlocks("message sends");
+      return transport.exchange(row.endpoint, message, { ...opts, policy });
     },
     endpoint: async (id) => (await resolve(id)).row.endpoint,
     test: async (id) => {
@@ -138,8 +127,8 @@ export function connectorClient(data: OrgData, orgId: string, testMode: boolean)
       const started = Date.now();
       try {
         const info = connectorType(c.row.type);
-        if (info?.schemes.includes("mllp")) {
-          await mllpProbe(parseMllpEndpoint(c.row.endpoint), MLLP_PROBE_TIMEOUT_MS, policy);
+        if (info?.transport) {
+          await info.transport.probe(c.row.endpoint, PROBE_TIMEOUT_MS, policy);
           return { ok: true, latency_ms: Date.now() - started, message: "TCP connection succeeded" };
         }
         const res = await call(c, info?.test_path ?? "", { headers: { accept: "application/fhir+json, application/json" } });

@@ -3,8 +3,7 @@
 // DESTINATION_NOT_ALLOWED. Every call checks again: OUTBOUND_ALLOW may have changed.
 import type { FieldError } from "../../platform/errors";
 import { checkHost, checkUrl, destinationNotAllowed, type OutboundPolicy, type Verdict } from "../../platform/outbound/policy";
-import { parseMllpEndpoint } from "../../standards/hl7v2/mllp-framing";
-import type { ConnectorAuth } from "./types";
+import { type ConnectorAuth, connectorType } from "./types";
 
 interface ConnectorTarget {
   type: string;
@@ -12,9 +11,11 @@ interface ConnectorTarget {
   auth: ConnectorAuth;
 }
 
+/** An HTTP endpoint is a URL; a type with its own transport (mllp) says where its endpoint points. */
 function endpointVerdict(c: ConnectorTarget, policy: OutboundPolicy): Verdict {
-  if (c.type !== "mllp") return checkUrl(c.endpoint, policy);
-  const { hostname, port } = parseMllpEndpoint(c.endpoint);
+  const transport = connectorType(c.type)?.transport;
+  if (!transport) return checkUrl(c.endpoint, policy);
+  const { hostname, port } = transport.address(c.endpoint);
   return checkHost(hostname, port, policy);
 }
 

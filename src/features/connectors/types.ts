@@ -1,6 +1,10 @@
 // Connector types: what each one connects to, which auth kinds it accepts and
-// which credentials each kind needs. Later issues append types (HL7 MLLP, DICOMweb...).
+// which credentials each kind needs. The core HTTP types are in core-types.ts; a
+// standard adds its own (HL7 MLLP; later DICOMweb...) with its transport, and the
+// composition root lists them all (src/connector-catalog.ts).
 import { z } from "@hono/zod-openapi";
+import { CONNECTOR_TYPE_CATALOG } from "../../connector-catalog";
+import type { OutboundPolicy } from "../../platform/outbound/policy";
 
 export const AUTH_KINDS = ["none", "bearer", "oauth2_client_credentials", "basic", "header"] as const;
 export type AuthKind = (typeof AUTH_KINDS)[number];
@@ -35,47 +39,38 @@ export interface ConnectorTypeInfo {
   test_path: string;
 }
 
-const HTTP = ["http", "https"];
+/** Options of one exchange over a connector type's own transport. */
+export interface ExchangeOptions {
+  timeoutMs: number;
+  /** Which destinations are allowed (outboundPolicyOf(env)). */
+  policy: OutboundPolicy;
+  /** The execution's signal: a cancelled run stops waiting for the answer. */
+  signal?: AbortSignal;
+}
 
-export const CONNECTOR_TYPES: ConnectorTypeInfo[] = [
-  {
-    type: "fhir",
-    name: "FHIR server (EHR)",
-    description: "A FHIR R4 API of an EHR or another FHIR server; used by the EHR fetch node and HTTP tools",
-    auth_kinds: ["oauth2_client_credentials", "bearer", "none"],
-    schemes: HTTP,
-    test_path: "metadata",
-  },
-  {
-    type: "http",
-    name: "HTTP / webhook",
-    description: "Any HTTP endpoint; used by the HTTP request node and HTTP tools",
-    auth_kinds: ["none", "bearer", "basic", "header"],
-    schemes: HTTP,
-    test_path: "",
-  },
-  {
-    type: "openai_compatible",
-    name: "OpenAI-compatible model endpoint",
-    description:
-      "A language model API speaking the OpenAI chat.completions protocol (llama.cpp, Ollama, vLLM or a hosted service); its models become available to the organization's agents and ai nodes",
-    auth_kinds: ["bearer", "none"],
-    schemes: HTTP,
-    test_path: "models",
-  },
-  {
-    type: "mllp",
-    name: "HL7 v2 MLLP endpoint",
-    description:
-      "An HL7 v2 interface engine or EHR listening for MLLP at mllp://host:port (mllps:// for TLS); used by the HL7 send node. The connection test opens a TCP (or TLS) connection",
-    auth_kinds: ["none"],
-    schemes: ["mllp", "mllps"],
-    test_path: "",
-  },
-];
+/**
+ * The transport of a connector type whose endpoints are not HTTP URLs (MLLP), supplied by its
+ * standard: where an endpoint points (for the outbound guard), the connection test, and one
+ * request/answer exchange.
+ */
+export interface ConnectorTransport {
+  /** Host and port of an endpoint; throws a 400 ApiError when the endpoint is malformed. */
+  address(endpoint: string): { hostname: string; port: number };
+  probe(endpoint: string, timeoutMs: number, policy: OutboundPolicy): Promise<void>;
+  exchange(endpoint: string, message: string, opts: ExchangeOptions): Promise<string>;
+}
 
-export function connectorType(type: string): ConnectorTypeInfo | undefined {
-  return CONNECTOR_TYPES.find((t) => t.type === type);
+/** A connector type as the composition root registers it (src/connector-catalog.ts). */
+export interface ConnectorType extends ConnectorTypeInfo {
+  /** Absent for HTTP types, which the connector client calls with fetch. */
+  transport?: ConnectorTransport;
+}
+
+/** What the API lists about each type: its description, without behaviour. */
+export const CONNECTOR_TYPES: ConnectorTypeInfo[] = CONNECTOR_TYPE_CATALOG.map(({ transport: _, ...info }) => info);
+
+export function connectorType(type: string): ConnectorType | undefined {
+  return CONNECTOR_TYPE_CATALOG.find((t) => t.type === type);
 }
 
 /** Problems with a type/endpoint/auth/credentials combination, as field errors. */

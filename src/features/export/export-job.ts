@@ -4,8 +4,7 @@
 import { contextForOrg } from "../../context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
-import { exportSourceFor } from "./fhir-source";
-import { type ExportJobState, advanceExport, deleteExportFiles } from "./job";
+import { type ExportJobState, advanceExport, deleteExportFiles, requesterOf } from "./job";
 import { orgGate, releaseSlot } from "../tenancy/limits/gate";
 import { settingsOf } from "../../platform/settings";
 import { getChunkedJson, putChunkedJson } from "../../platform/durable-objects/chunked-json";
@@ -61,7 +60,8 @@ export class ExportJob extends DurableObject<Env> {
     try {
       const done = await advanceExport(
         state,
-        { source: exportSourceFor(await contextForOrg(this.env, state.orgId), state.orgId), bucket: this.env.BLOBS, persist },
+        // The store reads as the requester, so its access policy judges every page.
+        { source: (await contextForOrg(this.env, state.orgId)).fhir(requesterOf(state)), bucket: this.env.BLOBS, persist },
         CHUNK_BUDGET_MS,
       );
       if (!done) {

@@ -2,6 +2,7 @@
 // persisting its position after each, so an interrupted run resumes at the
 // start of the file it was writing (that file's upload is aborted and redone).
 import { ApiError } from "../../platform/errors";
+import type { Principal, Role } from "../tenancy/auth/permissions";
 import { subsetLine } from "./elements";
 import { GzipNdjsonUpload, abortUpload } from "./gzip-upload";
 import type { ExportRequest } from "./kickoff";
@@ -19,7 +20,8 @@ export type ExportStatus = "running" | "completed" | "failed" | "cancelled";
 export interface ExportJobState {
   id: string;
   orgId: string;
-  requestedBy: { keyId: string; keyName: string; role: string };
+  /** The key that kicked the export off (scopes absent in jobs started before they were recorded). */
+  requestedBy: { keyId: string; keyName: string; role: Role; scopes?: string[] };
   request: ExportRequest;
   status: ExportStatus;
   /** Export includes resources updated up to and including this instant. */
@@ -76,6 +78,12 @@ export interface JobDeps {
   persist(state: ExportJobState): Promise<void>;
   limits?: JobLimits;
   now?: () => number;
+}
+
+/** The principal an export reads as: the key that kicked it off (the store's access policy judges it). */
+export function requesterOf(state: Pick<ExportJobState, "orgId" | "requestedBy">): Principal {
+  const { keyId, keyName, role, scopes = [] } = state.requestedBy;
+  return { orgId: state.orgId, keyId, keyName, role, scopes };
 }
 
 export function fileKey(state: Pick<ExportJobState, "orgId" | "id">, name: string): string {
@@ -158,7 +166,7 @@ async function writeOneFile(state: ExportJobState, type: string, deps: JobDeps, 
   let pageSize = limits.pageSize;
   try {
     while (upload.lineCount < limits.maxLinesPerFile && upload.byteCount < limits.maxBytesPerFile) {
-      const page = await deps.source.page(pageQuery(state, type, cursor, Math.min(pageSize, limits.maxLinesPerFile - upload.lineCount)));
+      const page = await deps.source.exportPage(pageQuery(state, type, cursor, Math.min(pageSize, limits.maxLinesPerFile - upload.lineCount)));
       await upload.writeLines(page.lines.map((line) => subsetLine(line, type, state.request.elements)));
       pageSize = nextPageSize(limits, page.lines);
       cursor = page.cursor;

@@ -1,27 +1,16 @@
-// The registry of what this FHIR server implements, and the CapabilityStatement generated
-// from it (plus the definitions index), so /metadata can never drift from the code.
+// The CapabilityStatement, generated from what this FHIR server implements: its interactions,
+// the definitions index and the operations registry, so /metadata can never drift from the code.
 import { READ_ONLY_TYPES, resourceTypes, searchParamsOf } from "./definitions";
+import type { OperationRegistry } from "./operations/registry";
 import { MODIFIERS } from "./search/parse";
 
 export const TYPE_INTERACTIONS = ["read", "vread", "update", "patch", "delete", "history-instance", "history-type", "create", "search-type"] as const;
 const READ_INTERACTIONS = new Set(["read", "vread", "history-instance", "history-type", "search-type"]);
 export const SYSTEM_INTERACTIONS = ["transaction", "batch", "search-system", "history-system"] as const;
 
-const BULK_DATA = "http://hl7.org/fhir/uv/bulkdata";
-
-/** `types`: the resource types whose entry lists the operation; `system`: also listed at rest level. */
-export const OPERATIONS = [
-  { name: "validate", definition: "http://hl7.org/fhir/OperationDefinition/Resource-validate", types: "*", system: true },
-  { name: "everything", definition: "http://hl7.org/fhir/OperationDefinition/Patient-everything", types: "Patient", system: true },
-  // Bulk Data Access IG v2 (src/routes/bulk-export.ts).
-  { name: "export", definition: `${BULK_DATA}/OperationDefinition/export`, types: "", system: true },
-  { name: "patient-export", definition: `${BULK_DATA}/OperationDefinition/patient-export`, types: "Patient", system: false },
-  { name: "group-export", definition: `${BULK_DATA}/OperationDefinition/group-export`, types: "Group", system: false },
-] as const;
-
 const RESULT_PARAMS = ["_count", "_sort", "_include", "_revinclude", "_summary", "_elements", "_total", "_type"];
 
-export function capabilityStatement(baseUrl: string, software: { name: string; version: string }): Record<string, unknown> {
+export function capabilityStatement(baseUrl: string, software: { name: string; version: string }, operations: OperationRegistry): Record<string, unknown> {
   const resource = resourceTypes().map((type) => {
     const readOnly = READ_ONLY_TYPES.has(type);
     const searchParam = [
@@ -49,7 +38,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
       searchInclude: [...searchParamsOf(type).filter((p) => p.type === "reference").map((p) => `${type}:${p.code}`), "*"],
       searchRevInclude: ["*"],
       searchParam,
-      operation: OPERATIONS.filter((o) => o.types === "*" || o.types === type).map((o) => ({ name: o.name, definition: o.definition })),
+      operation: operations.forType(type),
     };
   });
   return {
@@ -57,7 +46,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
     status: "active",
     date: new Date().toISOString(),
     kind: "instance",
-    instantiates: [`${BULK_DATA}/CapabilityStatement/bulk-data`],
+    instantiates: operations.instantiates(),
     software,
     implementation: { description: "Clinical Data Integration Service FHIR R4 store", url: baseUrl },
     fhirVersion: "4.0.1",
@@ -70,7 +59,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
         resource,
         interaction: SYSTEM_INTERACTIONS.map((code) => ({ code })),
         searchParam: RESULT_PARAMS.map((name) => ({ name, type: name === "_count" ? "number" : "string" })),
-        operation: OPERATIONS.filter((o) => o.system).map((o) => ({ name: o.name, definition: o.definition })),
+        operation: operations.forSystem(),
       },
     ],
   };

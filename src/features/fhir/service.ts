@@ -13,17 +13,19 @@ import {
   preconditionFailed,
   unprocessable,
 } from "../../platform/errors";
+import { type AccessAction, type AccessPolicy, permitAll } from "./access-policy";
 import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
 import { type AuditInput, type Interaction, auditEvent } from "./audit";
 import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";
 import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
-import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "./port";
+import type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Resource, WriteResult } from "./port";
 import { newResourceId } from "./resource-id";
-import { executeSearch, matchStatement } from "./search/execute";
+import { type SearchTarget, executeSearch, matchStatement } from "./search/execute";
 import { parseCount, parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
+import { exportCursor, exportRows, groupPatients } from "./storage/export-read";
 import { checkResourceSize } from "./storage/resource-size";
 import { type AuditWrite, ResourceStore, type Row, type StoredVersion, toVersion } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
@@ -35,15 +37,25 @@ export interface FhirStoreOptions {
   baseUrl?: string;
   /** Lets read audits finish after the response (ExecutionContext.waitUntil). */
   waitUntil?: (p: Promise<unknown>) => void;
+  /** Who may read, search, write and export what (access-policy.ts); permits everything by default. */
+  policy?: AccessPolicy;
 }
+
+/** $everything reads at most this many compartment members, and as many referenced resources. */
+const EVERYTHING_LIMIT = 5000;
+
+const parsed = (content: string) => JSON.parse(content) as Resource;
 
 export interface UpdateOptions {
   ifMatch?: string;
 }
 
-export class FhirService implements FhirPort {
+export class FhirService implements FhirPort, FhirExportReader {
+  /** The organization's database: every statement of this store runs on it. */
+  readonly db: D1Database;
   readonly store: ResourceStore;
   readonly baseUrl: string;
+  readonly policy: AccessPolicy;
 
   constructor(
     readonly data: OrgData,
@@ -52,8 +64,31 @@ export class FhirService implements FhirPort {
   ) {
     // The store's database is the org's shard: a principal of another org would read the wrong one.
     if (data.orgId !== principal.orgId) throw new Error("FhirService: the principal's organization is not the data's");
-    this.store = new ResourceStore(data.d1, principal.orgId);
+    this.db = data.d1;
+    this.store = new ResourceStore(this.db, principal.orgId);
     this.baseUrl = options.baseUrl ?? `/fhir/r4/${principal.orgId}`;
+    this.policy = options.policy ?? permitAll;
+  }
+
+  // ---- access policy
+
+  /** A read the policy denies looks like an absent resource (404), as another organization's does. */
+  private async mayRead(resource: Resource): Promise<void> {
+    if (this.policy.permitsAll) return;
+    const decision = await this.policy.check({ principal: this.principal, action: "read", resourceType: resource.resourceType, resource });
+    if (!decision.permit) throw notFound(`${resource.resourceType}/${resource.id} not found`);
+  }
+
+  /** A write the policy denies is a 403 naming its reason. */
+  private async mayWrite(action: "create" | "update" | "delete", resource: Resource): Promise<void> {
+    if (this.policy.permitsAll) return;
+    const decision = await this.policy.check({ principal: this.principal, action, resourceType: resource.resourceType, resource });
+    if (!decision.permit) throw forbidden(`${action} of ${resource.resourceType}/${resource.id ?? "(new)"} denied: ${decision.reason}`);
+  }
+
+  /** The results of `action` the policy lets the principal see. */
+  private visible<T>(action: AccessAction, items: T[], resourceOf: (item: T) => Resource): T[] | Promise<T[]> {
+    return this.policy.permitsAll ? items : this.policy.filter(this.principal, action, items, resourceOf);
   }
 
   // ---- audit
@@ -69,13 +104,13 @@ export class FhirService implements FhirPort {
   /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
   async writeAuditEvent(event: Resource): Promise<void> {
     if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
-    await this.data.d1.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
+    await this.db.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
     this.appendedAudits(1);
   }
 
   /** Records an audit outside a write batch: after the response when possible. */
   async recordAudit(input: AuditInput): Promise<void> {
-    const done = this.data.d1.batch(this.store.writeStatements([this.auditWrite(input)]))
+    const done = this.db.batch(this.store.writeStatements([this.auditWrite(input)]))
       .then(() => this.appendedAudits(1))
       .catch((e: unknown) => {
         console.error(JSON.stringify({ level: "error", msg: "audit write failed", error: String(e) }));
@@ -122,7 +157,7 @@ export class FhirService implements FhirPort {
     const statements = this.store.writeStatements(writes);
     if (statements.length === 0) return;
     try {
-      await this.data.d1.batch(statements);
+      await this.db.batch(statements);
       this.appendedAudits(writes.filter((w) => w.kind === "audit").length);
     } catch (e) {
       if (!/UNIQUE|PRIMARY KEY|constraint/i.test(String(e))) throw e;
@@ -171,8 +206,13 @@ export class FhirService implements FhirPort {
     try {
       this.checkType(type);
       await this.auditsVisible(type);
+      if (!this.policy.permitsAll) {
+        const resource = await this.readChecked(type, id);
+        await this.recordAudit({ interaction: "read", what, outcome: "0" });
+        return resource;
+      }
       const audit = this.auditWrite({ interaction: "read", what, outcome: "0" });
-      const [read] = await this.data.d1.batch<Row>([this.store.currentStatement(type, id), this.store.auditIfReadable(audit, type, id)]);
+      const [read] = await this.db.batch<Row>([this.store.currentStatement(type, id), this.store.auditIfReadable(audit, type, id)]);
       const row = read?.results[0];
       if (!row) throw notFound(`${type}/${id} not found`);
       if (row.deleted) throw gone(`${type}/${id} was deleted`);
@@ -182,6 +222,17 @@ export class FhirService implements FhirPort {
       await this.recordAudit({ interaction: "read", what, ...failureOf(e) });
       throw e;
     }
+  }
+
+  /** A read the policy judges on the resource itself, so its audit follows the decision. */
+  private async readChecked(type: string, id: string): Promise<Resource> {
+    const row = await this.store.current(type, id);
+    if (!row) throw notFound(`${type}/${id} not found`);
+    // A deleted row keeps its last content: a withheld resource is absent even once deleted, not gone.
+    const resource = await this.hydrate(row.content);
+    await this.mayRead(resource);
+    if (row.deleted) throw gone(`${type}/${id} was deleted`);
+    return resource;
   }
 
   read(type: string, id: string): Promise<Resource> {
@@ -196,7 +247,9 @@ export class FhirService implements FhirPort {
       const v = Number.isInteger(n) && n > 0 ? await this.store.version(type, id, n) : undefined;
       if (!v) throw notFound(`${type}/${id}/_history/${versionId} not found`);
       if (v.deleted) throw gone(`${type}/${id} version ${versionId} is a deletion`);
-      return this.hydrate(v.content);
+      const resource = await this.hydrate(v.content);
+      await this.mayRead(resource);
+      return resource;
     });
   }
 
@@ -207,8 +260,15 @@ export class FhirService implements FhirPort {
       if (type) this.checkType(type);
       const req = parseSearch(type, params, options.strict);
       await this.auditsVisible(type, params);
-      return executeSearch({ db: this.data.d1, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, params);
+      return executeSearch(this.searchTarget(), req, params);
     });
+  }
+
+  /** Where searches run; a policy that may deny filters their results. */
+  private searchTarget(): SearchTarget {
+    const target: SearchTarget = { db: this.db, orgId: this.principal.orgId, baseUrl: this.baseUrl };
+    if (!this.policy.permitsAll) target.filter = (resources) => this.visible("search", resources, (r) => r);
+    return target;
   }
 
   /** Ids of the resources a conditional URL selects (strict: a typo must not match everything). */
@@ -229,7 +289,7 @@ export class FhirService implements FhirPort {
     const params = new URLSearchParams(query.startsWith(`${type}?`) ? query.slice(type.length + 1) : query);
     const req = parseSearch(type, params, true);
     if (req.filters.length === 0) throw badRequest(`A conditional request needs search criteria, got "${query}"`);
-    return matchStatement({ db: this.data.d1, orgId: this.principal.orgId, baseUrl: this.baseUrl }, req, limit);
+    return matchStatement(this.searchTarget(), req, limit);
   }
 
   async history(scope: { type?: string; id?: string }, query: string | URLSearchParams = ""): Promise<Bundle> {
@@ -257,7 +317,16 @@ export class FhirService implements FhirPort {
       const last = page[page.length - 1];
       const links = [{ relation: "self", url: link(params.get("_cursor") ?? undefined) }];
       if (rows.length > count && last) links.push({ relation: "next", url: link(encodeHistoryCursor(this.principal.orgId, last)) });
-      const entry: BundleEntry[] = await Promise.all(page.map((v) => this.historyEntry(v)));
+      const entries = await Promise.all(page.map((v) => this.historyEntry(v)));
+      // Deletions carry no content to judge; the versions before them are judged on theirs.
+      const shown = new Set(
+        await this.visible(
+          "read",
+          entries.filter((e) => e.resource),
+          (e) => e.resource!,
+        ),
+      );
+      const entry = entries.filter((e) => !e.resource || shown.has(e));
       return { resourceType: "Bundle", id: crypto.randomUUID(), type: "history", link: links, entry } satisfies Bundle;
     });
   }
@@ -295,9 +364,12 @@ export class FhirService implements FhirPort {
     const stored: Resource & { id: string } = { ...resource, id, meta };
     const issues = validateResource(stored);
     if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
+    const created = !current || current.deleted;
+    // An update is judged on the version it replaces as well as on the one it stores.
+    if (!created && !this.policy.permitsAll) await this.mayWrite("update", parsed(current.content));
+    await this.mayWrite(created ? "create" : "update", stored);
     const persisted = (await offloadBinary(this.data.blobs, this.principal.orgId, stored)) as Resource & { id: string };
     checkResourceSize(persisted);
-    const created = !current || current.deleted;
     return {
       write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT" },
       result: { resource: stored, outcome: created ? "created" : "updated" },
@@ -310,7 +382,8 @@ export class FhirService implements FhirPort {
     };
   }
 
-  planDelete(type: string, id: string, current: StoredVersion): PlannedWrite {
+  async planDelete(type: string, id: string, current: StoredVersion): Promise<PlannedWrite> {
+    if (!this.policy.permitsAll) await this.mayWrite("delete", parsed(current.content));
     const versionId = current.versionId + 1;
     const lastUpdated = new Date().toISOString();
     return {
@@ -331,9 +404,16 @@ export class FhirService implements FhirPort {
     if (options.ifNoneExist) {
       const found = await this.matches(resource.resourceType, options.ifNoneExist);
       if (found.length > 1) throw preconditionFailed(`If-None-Exist matched ${found.length} resources`);
-      if (found[0]) return { resource: await this.hydrate(found[0].content), outcome: "existing" };
+      if (found[0]) return this.existing(found[0]);
     }
     return this.planWrite(resource, options.id ?? newResourceId(), undefined, "create");
+  }
+
+  /** A conditional create's match, answered instead of a new resource: judged as the create it stands for. */
+  async existing(match: StoredVersion): Promise<WriteResult> {
+    const resource = await this.hydrate(match.content);
+    await this.mayWrite("create", resource);
+    return { resource, outcome: "existing" };
   }
 
   /** `known`: the current version when the caller already read it (null: there is none). */
@@ -438,7 +518,7 @@ export class FhirService implements FhirPort {
       const current = await this.store.current(type, id);
       checkIfMatch(options.ifMatch, current);
       // Deleting what is absent or already deleted succeeds without a new version (idempotent).
-      if (current && !current.deleted) await this.commit([underIfMatch(this.planDelete(type, id, current), options.ifMatch)]);
+      if (current && !current.deleted) await this.commit([underIfMatch(await this.planDelete(type, id, current), options.ifMatch)]);
       else await this.recordAudit({ interaction: "delete", what: `${type}/${id}`, outcome: "0", outcomeDesc: "nothing to delete" });
       return { resource: { resourceType: type, id }, outcome: "updated" };
     });
@@ -499,23 +579,18 @@ export class FhirService implements FhirPort {
       const patient = await this.store.current("Patient", patientId);
       if (!patient) throw notFound(`Patient/${patientId} not found`);
       if (patient.deleted) throw gone(`Patient/${patientId} was deleted`);
-      const { results } = await this.data.d1.prepare(
-        `SELECT r.content FROM fhir_compartment c JOIN fhir_resources r ON r.org_id = c.org_id AND r.resource_type = c.resource_type AND r.id = c.resource_id
-         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND c.resource_type != 'AuditEvent' LIMIT 5000`,
-      )
-        .bind(this.principal.orgId, patientId)
-        .all<{ content: string }>();
-      const members = await Promise.all(results.map((r) => this.hydrate(r.content)));
+      if (!this.policy.permitsAll) {
+        const decision = await this.policy.check({ principal: this.principal, action: "read", resourceType: "Patient", resource: parsed(patient.content), patient: patientId });
+        if (!decision.permit) throw notFound(`Patient/${patientId} not found`);
+      }
+      const members = await this.visible(
+        "read",
+        await Promise.all((await this.store.compartmentContents(patientId, EVERYTHING_LIMIT)).map((c) => this.hydrate(c))),
+        (r) => r,
+      );
       const seen = new Set(members.map((m) => `${m.resourceType}/${m.id}`));
-      const { results: refs } = await this.data.d1.prepare(
-        `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
-           SELECT x.target_type, x.target_id FROM fhir_compartment c JOIN fhir_idx_reference x
-             ON x.org_id = c.org_id AND x.resource_type = c.resource_type AND x.resource_id = c.resource_id
-           WHERE c.org_id = ?1 AND c.patient_id = ?2 AND c.resource_type != 'AuditEvent') LIMIT 5000`,
-      )
-        .bind(this.principal.orgId, patientId)
-        .all<{ content: string }>();
-      const referenced = refs.map((r) => JSON.parse(r.content) as Resource).filter((r) => !seen.has(`${r.resourceType}/${r.id}`));
+      const refs = (await this.store.compartmentReferencedContents(patientId, EVERYTHING_LIMIT)).map(parsed).filter((r) => !seen.has(`${r.resourceType}/${r.id}`));
+      const referenced = await this.visible("read", refs, (r) => r);
       const entry = [...members, ...referenced].map((resource) => ({
         fullUrl: `${this.baseUrl}/${resource.resourceType}/${resource.id}`,
         resource,
@@ -523,6 +598,22 @@ export class FhirService implements FhirPort {
       }));
       return { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset", total: entry.length, entry } satisfies Bundle;
     });
+  }
+
+  // ---- Bulk Data export (FhirExportReader): kick-offs and downloads are audited by the export feature
+
+  async exportPage(q: ExportQuery): Promise<ExportPage> {
+    const orgId = this.principal.orgId;
+    const results = await exportRows(this.db, orgId, q);
+    const rows = results.slice(0, q.limit);
+    const last = rows.at(-1);
+    // The cursor follows the last row read, shown or not: a page the policy thinned still moves on.
+    const lines = (await this.visible("export", rows, (r) => parsed(r.content))).map((r) => r.content);
+    return { lines, ...(results.length > q.limit && last ? { cursor: exportCursor(orgId, last) } : {}) };
+  }
+
+  groupPatients(groupId: string): Promise<string[]> {
+    return groupPatients(this.db, this.principal.orgId, groupId);
   }
 }
 

@@ -212,7 +212,7 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], k
     const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(ref);
     return m ? [{ ref, type: m[1]!, at: readOf(service.matchStatement(m[1]!, m[2]!)) }] : [];
   });
-  const results = reads.length ? await service.data.d1.batch<Row>(reads) : [];
+  const results = reads.length ? await service.db.batch<Row>(reads) : [];
   const versionsAt = (i: number) => (results[i]?.results ?? []).map(toVersion);
   const matches = new Map([...matchAt].map(([index, at]) => [index, versionsAt(at)]));
   const currents = new Map<number, StoredVersion | null>([...currentAt].map(([index, at]) => [index, versionsAt(at)[0] ?? null]));
@@ -227,7 +227,7 @@ async function attemptTransaction(service: FhirService, parsed: ParsedEntry[], k
       if (found && found.length > 1) throw preconditionFailed(`Bundle.entry[${p.index}]: If-None-Exist matched ${found.length} resources`);
       const match = found?.[0];
       if (match) {
-        target = { id: match.id, existing: { resource: await service.hydrate(match.content), outcome: "existing" } };
+        target = { id: match.id, existing: await service.existing(match) };
         audits.push({ interaction: "create", what: `${p.type}/${match.id}`, outcome: "0", outcomeDesc: "existing" });
       }
       targets.set(p.index, target);
@@ -312,7 +312,7 @@ async function planAndCommit(service: FhirService, parsed: ParsedEntry[], { targ
     } else if (p.method === "DELETE") {
       const current = currentOf(p);
       checkIfMatch(ifMatch, current ?? undefined);
-      if (current && !current.deleted) plans.push({ index: p.index, plan: underIfMatch(service.planDelete(p.type, target!.id, current), ifMatch) });
+      if (current && !current.deleted) plans.push({ index: p.index, plan: underIfMatch(await service.planDelete(p.type, target!.id, current), ifMatch) });
       responses[p.index] = { response: { status: "204 No Content" } };
     }
   }

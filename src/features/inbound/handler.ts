@@ -1,21 +1,24 @@
-// Routes one inbound HL7 message into the organization's deployed pipelines whose
-// HL7 trigger matches, one after another and synchronously, so a sender's
-// messages take effect in the order they arrived (an A03 never overtakes its A01).
+// Routes one inbound message into the organization's deployed pipelines whose trigger
+// for the message's protocol matches, one after another and synchronously, so a sender's
+// messages take effect in the order they arrived (an HL7 A03 never overtakes its A01).
+// The runs share one execution batch: one concurrency slot, records committed with the
+// message's status.
+import type { Write } from "../../platform/db/client";
 import type { OrgData } from "../../platform/org-data";
-import type { Write, } from "../../platform/db/client";
-import type { InboundMessageRow } from "./tables";
 import { ApiError } from "../../platform/errors";
+import { recent, recentBy } from "../../platform/recent";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
-import { heldSlot } from "../tenancy/limits/gate";
-import { type Runnable, SYNC_LEASE_MS, runnableVersion } from "../pipelines/execution-service";
-import { execute } from "../../service-wiring";
-import { HL7_EVENT_TYPE, type Hl7EventPayload, hl7EventAttributes } from "../../standards/hl7v2/nodes";
+import { openExecutionBatch } from "../../service-wiring";
 import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines/triggers";
+import type { InboundAdapter, InboundEventPayload } from "./adapter";
+import type { InboundAdapters } from "./adapters";
 import type { MessageHandler } from "./drain";
+import type { InboundMessageRow } from "./tables";
 
-export function hl7Event(message: InboundMessageRow): ServiceEvent {
-  const payload: Hl7EventPayload = { message_id: message.id, control_id: message.controlId ?? "", sender: message.sender ?? "", raw: message.raw };
-  return { type: HL7_EVENT_TYPE, attributes: hl7EventAttributes(message), payload };
+/** The event a message fires: its adapter names the type and the attributes triggers compare. */
+export function inboundEvent(adapter: InboundAdapter, message: InboundMessageRow): ServiceEvent {
+  const payload: InboundEventPayload = { message_id: message.id, control_id: message.controlId ?? "", sender: message.sender ?? "", raw: message.raw };
+  return { type: adapter.eventType, attributes: adapter.attributes(message), payload };
 }
 
 /** FHIR references a run wrote: the locations in any transaction/batch response among its outputs. */
@@ -37,27 +40,10 @@ export function writtenResources(outputs: unknown, found = new Set<string>()): S
 }
 
 /**
- * How long one drain pass reuses the org's HL7 triggers and limits: a deploy or a limit change
- * reaches a busy line within this time, and a steady feed saves two reads per message.
+ * How long one drain pass reuses the org's triggers, limits and deployed versions: a deploy or a
+ * limit change reaches a busy line within this time, and a steady feed saves three reads per message.
  */
 const ROUTING_TTL_MS = 1_000;
-
-/**
- * A value read at most once per `ttlMs`. The read is settled into a real Promise: a drizzle
- * query builder is a thenable that runs its query again on every await.
- */
-export function recent<T>(read: () => PromiseLike<T>, ttlMs = ROUTING_TTL_MS, clock: () => number = Date.now): () => Promise<T> {
-  let cached: { at: number; value: Promise<T> } | undefined;
-  return () => {
-    const now = clock();
-    if (!cached || now - cached.at >= ttlMs) {
-      const value = Promise.resolve(read());
-      cached = { at: now, value };
-      value.catch(() => (cached = undefined));
-    }
-    return cached.value;
-  };
-}
 
 /** How one drain pass routes messages; `close` frees the concurrency slot its runs held. */
 export interface MessageRouting {
@@ -65,25 +51,16 @@ export interface MessageRouting {
   close(): Promise<void>;
 }
 
-export function messageRouting(data: OrgData, orgId: string): MessageRouting {
-  const { env } = data;
-  const triggersOf = recent(() => eventTriggers(data, orgId, HL7_EVENT_TYPE));
-  const limits = recent(() => limitsOfOrg(data));
-  // Deployed versions, reused like the triggers: a deploy reaches a busy line within ROUTING_TTL_MS.
-  const versions = new Map<string, () => Promise<Runnable>>();
-  const runnable = (pipelineId: string) => {
-    let read = versions.get(pipelineId);
-    if (!read) {
-      read = recent(() => runnableVersion(data, orgId, pipelineId, false));
-      versions.set(pipelineId, read);
-    }
-    return read();
-  };
-  // The pass runs its executions one at a time, so one slot covers them all.
-  const slot = heldSlot(env, orgId, "executions", SYNC_LEASE_MS);
+export function messageRouting(data: OrgData, orgId: string, adapters: InboundAdapters): MessageRouting {
+  const triggersOf = recentBy((eventType) => eventTriggers(data, orgId, eventType), ROUTING_TTL_MS);
+  const limits = recent(() => limitsOfOrg(data), ROUTING_TTL_MS);
+  const batch = openExecutionBatch(data, orgId, { versionTtlMs: ROUTING_TTL_MS });
   const handle: MessageHandler = async (message) => {
-    const event = hl7Event(message);
-    const triggers = (await triggersOf()).filter((t) => triggerMatches(t, event));
+    const adapter = adapters.get(message.protocol);
+    // Kept as failed, not lost: reprocess it once the protocol is registered again.
+    if (!adapter) throw new ApiError(422, "UNKNOWN_PROTOCOL", `No inbound adapter is registered for protocol ${message.protocol}`);
+    const event = inboundEvent(adapter, message);
+    const triggers = (await triggersOf(event.type)).filter((t) => triggerMatches(t, event));
     if (!triggers.length) return null;
     const limit = (await limits()).concurrentExecutions;
     const executions: string[] = [];
@@ -92,18 +69,7 @@ export function messageRouting(data: OrgData, orgId: string): MessageRouting {
     const writes: Write[] = [];
     try {
       for (const t of triggers) {
-        await slot.hold(limit);
-        const res = await execute(data, orgId, {
-          pipelineId: t.pipelineId,
-          inputs: event,
-          async: false,
-          testMode: false,
-          trigger: { kind: "event", nodeId: t.nodeId },
-          concurrencyLimit: limit,
-          runnable: await runnable(t.pipelineId),
-          slotHeld: true,
-          recordInto: writes,
-        });
+        const res = await batch.run({ pipelineId: t.pipelineId, inputs: event, trigger: { kind: "event", nodeId: t.nodeId }, concurrencyLimit: limit }, writes);
         executions.push(res.execution_id);
         if (res.status === "failed") {
           throw new ApiError(422, "PIPELINE_FAILED", `Pipeline ${t.pipelineId} failed (execution ${res.execution_id}): ${res.error?.message ?? "unknown error"}`);
@@ -117,5 +83,5 @@ export function messageRouting(data: OrgData, orgId: string): MessageRouting {
     }
     return { executions, resources: [...resources], writes };
   };
-  return { handle, close: () => slot.release() };
+  return { handle, close: () => batch.close() };
 }

@@ -1,9 +1,12 @@
 // MessageRouter: one Durable Object per (organization, sender) that drains the
-// sender's inbound messages in order. Alarms make it durable: if the object is
+// sender's inbound messages in order, whatever their protocol (each message's
+// adapter says which pipelines it triggers). Alarms make it durable: if the object is
 // evicted or crashes mid-drain, the alarm fires again and it resumes at the FIFO head.
 import { DurableObject } from "cloudflare:workers";
 import { contextForOrg } from "../../context";
 import type { Env } from "../../platform/env";
+import { inboundAdapters } from "../../inbound-protocols";
+import type { InboundAdapters } from "./adapters";
 import { type DrainOutcome, drainSender } from "./drain";
 import { messageRouting } from "./handler";
 import { InboundMessageStore } from "./store";
@@ -13,6 +16,8 @@ import { claimFor } from "../../platform/durable-objects/owner";
 const DRAIN_BUDGET_MS = 20_000;
 
 export class MessageRouter extends DurableObject<Env> {
+  private readonly adapters: InboundAdapters = inboundAdapters;
+
   /** Records whose line this object drains and makes sure an alarm is pending. */
   async kick(orgId: string, sender: string): Promise<void> {
     await claimFor(this.ctx.storage, orgId);
@@ -29,7 +34,7 @@ export class MessageRouter extends DurableObject<Env> {
     if (!orgId || !sender) return;
     const org = await contextForOrg(this.env, orgId);
     const store = new InboundMessageStore(org.db, orgId, org.blobs);
-    const routing = messageRouting(org, orgId);
+    const routing = messageRouting(org, orgId, this.adapters);
     let outcome: DrainOutcome;
     try {
       outcome = await drainSender(store, sender, routing.handle, { budgetMs: DRAIN_BUDGET_MS });

@@ -1,9 +1,10 @@
-// D1 access for inbound messages, scoped by organization: idempotent insert,
-// FIFO reads per sender, state changes, listing. A large message's text (an MDM
-// with an embedded PDF is several MB) is kept in R2, its key in the row.
+// D1 access for inbound messages of every protocol, scoped by organization: idempotent
+// insert, FIFO reads per sender, state changes, listing. A large message's text (an HL7
+// MDM with an embedded PDF is several MB) is kept in R2, its key in the row.
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, or, type SQL } from "drizzle-orm";
 import type { Database, Write } from "../../platform/db/client";
 import { spill, unspill } from "../../platform/db/spill";
+import type { InboundAdapter } from "./adapter";
 import { type InboundMessageRow, type MessageError, type MessageStatus, inboundMessages } from "./tables";
 
 /** A listed message: everything but its text, which a list never needs (up to 128 KB each inline). */
@@ -11,8 +12,6 @@ export type InboundMessageSummary = Omit<InboundMessageRow, "raw">;
 const { raw: _raw, ...summaryColumns } = getTableColumns(inboundMessages);
 
 export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id" | "rawKey">;
-
-const HL7_MEDIA_TYPE = "x-application/hl7-v2+er7";
 
 export interface InsertOutcome {
   row: InboundMessageRow;
@@ -22,6 +21,7 @@ export interface InsertOutcome {
 
 export interface MessageFilter {
   status?: MessageStatus;
+  protocol?: string;
   messageType?: string;
   controlId?: string;
   sender?: string;
@@ -38,13 +38,13 @@ export class InboundMessageStore {
    * Inserts each message unless it is a duplicate, in one D1 batch (one transaction). Large texts
    * go to R2 first, so a stored row never points at a missing object; a duplicate's copy is removed.
    */
-  async insertMany(messages: NewInboundMessage[]): Promise<InsertOutcome[]> {
+  async insertMany(messages: NewInboundMessage[], blob: InboundAdapter["blob"]): Promise<InsertOutcome[]> {
     if (!messages.length) return [];
     const now = new Date().toISOString();
     const rows = await Promise.all(
       messages.map(async (m) => {
         const id = crypto.randomUUID();
-        const { inline, key } = await spill(this.bucket, `orgs/${this.orgId}/hl7/messages/${id}.hl7`, m.raw, HL7_MEDIA_TYPE);
+        const { inline, key } = await spill(this.bucket, `orgs/${this.orgId}/${blob.folder}/messages/${id}${blob.extension}`, m.raw, blob.mediaType);
         return { ...m, id, orgId: this.orgId, updatedAt: now, raw: inline ?? "", rawKey: key };
       }),
     );
@@ -98,6 +98,7 @@ export class InboundMessageStore {
     const where = and(
       eq(inboundMessages.orgId, this.orgId),
       filter.status ? eq(inboundMessages.status, filter.status) : undefined,
+      filter.protocol ? eq(inboundMessages.protocol, filter.protocol) : undefined,
       filter.messageType ? eq(inboundMessages.messageType, filter.messageType) : undefined,
       filter.controlId ? eq(inboundMessages.controlId, filter.controlId) : undefined,
       filter.sender ? eq(inboundMessages.sender, filter.sender) : undefined,

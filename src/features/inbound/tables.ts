@@ -1,5 +1,5 @@
 // Inbound message store: every message received from the bridge or an HTTP
-// sender, with its processing state. `seq` orders messages per sender (FIFO).
+// sender, of any protocol, with its processing state. `seq` orders messages per sender (FIFO).
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
@@ -22,10 +22,11 @@ export const inboundMessages = sqliteTable(
     seq: integer("seq").primaryKey({ autoIncrement: true }),
     id: text("id").notNull(),
     orgId: text("org_id").notNull(),
-    protocol: text("protocol", { enum: ["hl7v2"] }).notNull(),
+    /** The inbound adapter that read the message (features/inbound/adapter.ts), e.g. hl7v2. */
+    protocol: text("protocol").notNull(),
     /** Id the sender (e.g. the bridge) gave the message; stable across its retries. */
     clientId: text("client_id"),
-    /** Sending application and facility (MSH-3|MSH-4); null when unparseable. */
+    /** The sender's line, as its adapter names it (HL7: MSH-3|MSH-4); null when unidentifiable. */
     sender: text("sender"),
     controlId: text("control_id"),
     messageType: text("message_type"),
@@ -46,7 +47,7 @@ export const inboundMessages = sqliteTable(
   },
   (t) => [
     uniqueIndex("inbound_messages_org_id_uq").on(t.orgId, t.id),
-    // Idempotency: one message per (sender, MSH-10). NULLs (rejected, unparseable) never collide.
+    // Idempotency: one message per (protocol, sender, control id). NULLs (rejected, unparseable) never collide.
     uniqueIndex("inbound_messages_dedupe_uq").on(t.orgId, t.protocol, t.sender, t.controlId),
     uniqueIndex("inbound_messages_client_uq").on(t.orgId, t.clientId),
     index("inbound_messages_sender_status_idx").on(t.orgId, t.sender, t.status, t.seq),

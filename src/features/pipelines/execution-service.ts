@@ -7,7 +7,8 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import type { Env } from "../../platform/env";
 import { ApiError, conflict } from "../../platform/errors";
 import { apiErrorOf } from "../../platform/durable-objects/failure";
-import { acquireSlotOrThrow, releaseSlot } from "../tenancy/limits/gate";
+import { recentBy } from "../../platform/recent";
+import { acquireSlotOrThrow, heldSlot, releaseSlot } from "../tenancy/limits/gate";
 import { orgObject } from "../../platform/durable-objects/object-names";
 import type { Definition } from "./definition";
 import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
@@ -47,17 +48,28 @@ export interface ExecuteRequest {
   retry?: { of: string; fromNode: string };
   /** Retries run a recorded version with a prepared state. */
   pinned?: { version: number; state: (plan: ExecutionPlan) => RunState };
-  /** The deployed version, when the caller has it at hand (the message drain caches it briefly). */
-  runnable?: Runnable;
-  /** The caller holds a concurrency slot for this run (a message drain holds one for its runs, which go one at a time). */
-  slotHeld?: boolean;
-  /**
-   * A sync run without an idempotency key is then not recorded at its start: the insert of its
-   * finished record is appended here, for the caller to commit with its own writes (the message
-   * drain: with the message's status, in one batch). For callers that keep the outcome and retry
-   * on failure; a crash mid-run leaves no execution record rather than one stuck "running".
-   */
-  recordInto?: Write[];
+}
+
+/** One run of an execution batch: always synchronous, never in test mode, of the deployed version. */
+export interface BatchRun {
+  pipelineId: string;
+  inputs: unknown;
+  trigger: TriggerInfo;
+  concurrencyLimit: number;
+}
+
+/**
+ * Many runs, one after another, under one concurrency slot (taken at the first run, renewed as
+ * it ages), with deployed versions reused for `versionTtlMs`. A run is not recorded at its start:
+ * the insert of its finished record is appended to the caller's `records`, for the caller to
+ * commit with its own writes in one batch (the message drain: with the message's status). For
+ * callers that keep the outcome and retry on failure; a crash mid-run leaves no execution record
+ * rather than one stuck "running".
+ */
+export interface ExecutionBatch {
+  run(run: BatchRun, records: Write[]): Promise<ExecutionResponse>;
+  /** Frees the batch's concurrency slot. */
+  close(): Promise<void>;
 }
 
 export interface Runnable {
@@ -156,8 +168,8 @@ export function recordOf(run: ExecutionRun): ExecutionRecord {
 }
 
 /**
- * Writes the final record and frees the concurrency slot (unless the caller holds it);
- * `recordInto`: the run's start was never recorded, so the whole record's insert goes to the caller's writes.
+ * Writes the final record and frees the concurrency slot (unless a batch holds it);
+ * `recordInto`: the run's start was never recorded, so the whole record's insert goes to the batch's records.
  */
 export async function finishJob(
   data: OrgData,
@@ -198,18 +210,55 @@ export function executionRunner(env: Env, orgId: string, executionId: string) {
 /** Runs a pipeline as a module: the wired form, without `servicesFor`, is service-wiring.ts's `execute`. */
 export type Execute = (data: OrgData, orgId: string, req: ExecuteRequest) => Promise<ExecutionResponse>;
 
+/** Opens an execution batch: the wired form, without `servicesFor`, is service-wiring.ts's `openExecutionBatch`. */
+export type OpenExecutionBatch = (data: OrgData, orgId: string, opts: { versionTtlMs: number }) => ExecutionBatch;
+
 export async function execute(data: OrgData, orgId: string, req: ExecuteRequest, servicesFor: PipelineServicesFactory): Promise<ExecutionResponse> {
-  const { env } = data;
-  const store = new ExecutionStore(data.db, env);
+  const store = new ExecutionStore(data.db, data.env);
   if (req.idempotencyKey) {
     const seen = await store.byIdempotencyKey(orgId, req.pipelineId, req.idempotencyKey);
     if (seen) return { execution_id: seen.id, status: seen.status as ExecutionStatus, pipeline_id: seen.pipelineId, pipeline_version: seen.pipelineVersion, test_mode: seen.testMode };
   }
-  const { version, definition } = req.runnable ?? (await runnableVersion(data, orgId, req.pipelineId, req.testMode, req.pinned?.version));
+  const runnable = await runnableVersion(data, orgId, req.pipelineId, req.testMode, req.pinned?.version);
+  return launch(data, orgId, store, req, runnable, servicesFor);
+}
+
+export function openExecutionBatch(data: OrgData, orgId: string, servicesFor: PipelineServicesFactory, opts: { versionTtlMs: number }): ExecutionBatch {
+  const { env } = data;
+  // The runs go one at a time, so one slot covers them all.
+  const slot = heldSlot(env, orgId, "executions", SYNC_LEASE_MS);
+  const store = new ExecutionStore(data.db, env);
+  const deployed = recentBy((pipelineId) => runnableVersion(data, orgId, pipelineId, false), opts.versionTtlMs);
+  return {
+    async run(run, records) {
+      await slot.hold(run.concurrencyLimit);
+      const runnable = await deployed(run.pipelineId);
+      return launch(data, orgId, store, { ...run, async: false, testMode: false }, runnable, servicesFor, records);
+    },
+    close: () => slot.release(),
+  };
+}
+
+/**
+ * Starts (and, when sync, runs) one execution of `runnable`. Alone, it takes and frees its own
+ * slot and records the run at its start; in a batch (`batchRecords`), the batch holds the slot
+ * and the finished record's insert goes to the batch's records.
+ */
+async function launch(
+  data: OrgData,
+  orgId: string,
+  store: ExecutionStore,
+  req: ExecuteRequest,
+  { version, definition }: Runnable,
+  servicesFor: PipelineServicesFactory,
+  batchRecords?: Write[],
+): Promise<ExecutionResponse> {
+  const { env } = data;
+  const inBatch = batchRecords !== undefined;
   const plan = planFor(orgId, req.pipelineId, version, definition);
   const executionId = crypto.randomUUID();
-  const freeSlot = () => (req.slotHeld ? Promise.resolve(false) : releaseSlot(env, orgId, "executions", executionId));
-  if (!req.slotHeld) await acquireSlotOrThrow(env, orgId, "executions", executionId, req.concurrencyLimit, req.async ? ASYNC_LEASE_MS : SYNC_LEASE_MS);
+  const freeSlot = () => (inBatch ? Promise.resolve(false) : releaseSlot(env, orgId, "executions", executionId));
+  if (!inBatch) await acquireSlotOrThrow(env, orgId, "executions", executionId, req.concurrencyLimit, req.async ? ASYNC_LEASE_MS : SYNC_LEASE_MS);
   const row: NewExecution = {
     orgId,
     id: executionId,
@@ -222,7 +271,7 @@ export async function execute(data: OrgData, orgId: string, req: ExecuteRequest,
     retryFromNode: req.retry?.fromNode ?? null,
     idempotencyKey: req.idempotencyKey ?? null,
   };
-  const recordInto = req.recordInto && !req.async && !req.idempotencyKey ? { row, writes: req.recordInto } : undefined;
+  const recordInto = batchRecords ? { row, writes: batchRecords } : undefined;
   let job: ExecutionJob;
   try {
     const startedAt = recordInto ? new Date().toISOString() : (await store.start(row)).startedAt;
@@ -250,6 +299,6 @@ export async function execute(data: OrgData, orgId: string, req: ExecuteRequest,
     await freeSlot();
     throw e instanceof ApiError ? e : new ApiError(500, "EXECUTION_FAULT", e instanceof Error ? e.message : String(e));
   }
-  const response = await finishJob(data, job, run, { slotHeld: req.slotHeld === true, ...(recordInto ? { recordInto } : {}) });
+  const response = await finishJob(data, job, run, { slotHeld: inBatch, ...(recordInto ? { recordInto } : {}) });
   return req.retry ? { ...response, retry_of: req.retry.of } : response;
 }

@@ -1,7 +1,8 @@
 // The node catalog: every runnable node type, by id. Families register by being
-// listed in nodes/index.ts; nothing else in the engine changes when one is added.
+// listed in the composition root's src/node-catalog.ts; nothing in the engine (and
+// nothing here) changes when one is added.
 import { z } from "zod";
-import { ALL_NODE_FAMILIES } from "./nodes";
+import { NODE_FAMILIES } from "../../node-catalog";
 import { CATEGORIES, type Category, type NodeType, type PortDef } from "./node-type";
 
 export class NodeRegistry {
@@ -38,7 +39,7 @@ export class NodeRegistry {
   }
 }
 
-export const registry = new NodeRegistry(ALL_NODE_FAMILIES);
+export const registry = new NodeRegistry(NODE_FAMILIES);
 export const categories: readonly Category[] = CATEGORIES;
 
 /** Every node has an implicit error port, used when its error policy is "route". */

@@ -16,6 +16,11 @@ export interface GuardedFetchOptions {
   credentialHeaders?: string[];
   /** The network; defaults to globalThis.fetch at call time (tests replace it). */
   fetch?: typeof fetch;
+  /**
+   * Send a stream body as a stream instead of buffering it for a 307/308 resend (a DICOM
+   * study can be larger than a Worker's memory); such a redirect then fails instead.
+   */
+  streamBodies?: boolean;
 }
 
 export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -31,16 +36,22 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
     let url = new URL(input instanceof Request ? input.url : input);
     let method = (init.method ?? request?.method ?? "GET").toUpperCase();
     const headers = new Headers(init.headers ?? request?.headers);
-    // A stream is buffered so 307/308 can resend it; other bodies (strings, forms) replay as they are.
+    // A stream is buffered so 307/308 can resend it (unless streamBodies); other bodies replay as they are.
     const source = init.body ?? request?.body ?? undefined;
-    let body: BodyInit | undefined = source instanceof ReadableStream ? await new Response(source).arrayBuffer() : (source ?? undefined);
+    const streamed = source instanceof ReadableStream && options.streamBodies === true;
+    let body: BodyInit | undefined = source instanceof ReadableStream && !streamed ? await new Response(source).arrayBuffer() : (source ?? undefined);
+    // Node's fetch sends a stream body only with duplex "half"; workerd ignores the field.
+    const duplex = streamed ? ({ duplex: "half" } as RequestInit) : {};
     const signal = init.signal ?? request?.signal;
     for (let hop = 0; ; hop++) {
       assertAllowed(checkUrl(url, options.policy));
-      const res = await network(url.toString(), { ...init, method, headers, body, signal, redirect: "manual" });
+      const res = await network(url.toString(), { ...init, ...duplex, method, headers, body, signal, redirect: "manual" });
       const location = isRedirect(res.status) ? res.headers.get("location") : null;
       if (location === null) return res;
       await res.body?.cancel();
+      if (streamed && (res.status === 307 || res.status === 308)) {
+        throw new ApiError(502, "REDIRECT_NOT_REPLAYABLE", `${url.origin} redirected a streamed request body (HTTP ${res.status}); it cannot be sent again`);
+      }
       if (hop >= MAX_REDIRECTS) throw new ApiError(502, "TOO_MANY_REDIRECTS", `More than ${MAX_REDIRECTS} redirects from ${url.origin}`);
       const next = new URL(location, url);
       if (next.origin !== url.origin) for (const h of credentials) headers.delete(h);

@@ -1,30 +1,15 @@
-// Accepts a batch of inbound HL7 v2 messages: parses each enough to identify it,
-// stores it idempotently (sender + MSH-10), and answers per message with the
-// status and the commit ACK to send back. Routing happens afterwards, per sender.
-import { buildAck } from "./ack";
+// HL7 v2 as an inbound protocol (the adapter the generic inbound path uses): MSH-3|MSH-4
+// is the sender, MSH-10 the control id, MSH-9 the type and trigger event, and the commit
+// ACK (AA accepted, AR rejected, AE errored) the acknowledgement. Its messages fire the
+// HL7 inbound trigger's event.
+import type { InboundAdapter, MessageFacts, Reading } from "../../features/inbound/adapter";
+import { type AckCode, buildAck } from "./ack";
 import { Hl7ParseError } from "./errors";
 import type { Hl7Message } from "./message";
+import { HL7_EVENT_TYPE, hl7EventAttributes } from "./nodes";
 import { normaliseSegments, parseMessage } from "./parse";
-import type { InboundMessageStore, NewInboundMessage } from "../../features/inbound/store";
 
-export interface InboundHl7 {
-  /** The sender's id for the message, stable across its retries (the bridge's UUID). */
-  id: string;
-  raw: string;
-  received_at?: string;
-  source?: Record<string, string>;
-}
-
-export type IngestStatus = "accepted" | "duplicate" | "rejected";
-
-export interface IngestResult {
-  id: string;
-  status: IngestStatus;
-  message_id: string;
-  /** The commit ACK for the sender; absent when the message is too broken to answer in HL7. */
-  ack?: string;
-  error?: { code: string; message: string };
-}
+export const HL7_PROTOCOL = "hl7v2";
 
 /** Messages keep their order and MSH-10 uniqueness per sending application and facility. */
 export function senderOf(message: Hl7Message, remoteAddress?: string): string {
@@ -34,64 +19,31 @@ export function senderOf(message: Hl7Message, remoteAddress?: string): string {
   return `${app}|${facility}`;
 }
 
-interface Classified {
-  input: InboundHl7;
-  row: NewInboundMessage;
-  parsed?: Hl7Message;
-  error?: { code: string; message: string };
-}
+const NO_FACTS: MessageFacts = { messageType: null, triggerEvent: null, version: null };
 
-function classify(input: InboundHl7, now: string): Classified {
-  const raw = normaliseSegments(input.raw);
-  const base = {
-    protocol: "hl7v2" as const,
-    clientId: input.id,
-    raw,
-    receivedAt: input.received_at ?? now,
-    source: input.source ?? null,
-    messageType: null,
-    triggerEvent: null,
-    version: null,
-    error: null,
-  };
+function readHl7(text: string, source: Readonly<Record<string, string>> | undefined): Reading<Hl7Message> {
+  const raw = normaliseSegments(text);
   let parsed: Hl7Message;
   try {
     parsed = parseMessage(raw);
   } catch (err) {
-    const error = err instanceof Hl7ParseError ? { code: `HL7_${err.code}`, message: err.message } : { code: "HL7_PARSE_ERROR", message: String(err) };
-    return { input, error, row: { ...base, sender: null, controlId: null, status: "rejected", error } };
+    const problem = err instanceof Hl7ParseError ? { code: `HL7_${err.code}`, message: err.message } : { code: "HL7_PARSE_ERROR", message: String(err) };
+    return { raw, header: null, facts: NO_FACTS, problem };
   }
-  const identity = {
-    messageType: parsed.messageType || null,
-    triggerEvent: parsed.triggerEvent || null,
-    version: parsed.version || null,
-  };
+  const facts = { messageType: parsed.messageType || null, triggerEvent: parsed.triggerEvent || null, version: parsed.version || null };
   if (!parsed.controlId) {
-    const error = { code: "HL7_MISSING_CONTROL_ID", message: "MSH-10 (message control id) is empty" };
-    return { input, parsed, error, row: { ...base, ...identity, sender: null, controlId: null, status: "rejected", error } };
+    return { raw, header: parsed, facts, problem: { code: "HL7_MISSING_CONTROL_ID", message: "MSH-10 (message control id) is empty" } };
   }
-  const sender = senderOf(parsed, input.source?.remote_address);
-  return { input, parsed, row: { ...base, ...identity, sender, controlId: parsed.controlId, status: "received" } };
+  return { raw, header: parsed, facts, key: { sender: senderOf(parsed, source?.remote_address), controlId: parsed.controlId } };
 }
 
-export async function ingestHl7(store: InboundMessageStore, batch: InboundHl7[]): Promise<{ results: IngestResult[]; senders: string[] }> {
-  const now = new Date().toISOString();
-  const classified = batch.map((m) => classify(m, now));
-  const outcomes = await store.insertMany(classified.map((c) => c.row));
-  const senders = new Set<string>();
-  const results = classified.map((c, i): IngestResult => {
-    const { row, inserted } = outcomes[i]!;
-    if (c.error) {
-      return {
-        id: c.input.id,
-        status: "rejected",
-        message_id: row.id,
-        error: c.error,
-        ...(c.parsed ? { ack: buildAck(c.parsed, "AR", c.error.message).toString() } : {}),
-      };
-    }
-    if (inserted && row.sender) senders.add(row.sender);
-    return { id: c.input.id, status: inserted ? "accepted" : "duplicate", message_id: row.id, ack: buildAck(c.parsed!, "AA").toString() };
-  });
-  return { results, senders: [...senders] };
-}
+const ACK_CODES: Record<"accepted" | "rejected" | "errored", AckCode> = { accepted: "AA", rejected: "AR", errored: "AE" };
+
+export const hl7InboundAdapter: InboundAdapter<Hl7Message> = {
+  protocol: HL7_PROTOCOL,
+  eventType: HL7_EVENT_TYPE,
+  blob: { folder: "hl7", extension: ".hl7", mediaType: "x-application/hl7-v2+er7" },
+  read: readHl7,
+  acknowledge: (header, outcome, problem) => buildAck(header, ACK_CODES[outcome], problem?.message).toString(),
+  attributes: hl7EventAttributes,
+};

@@ -1,9 +1,11 @@
 // Outbound HL7 v2 over MLLP from the Worker (cloudflare:sockets): one request/ACK exchange per
-// connection, and a connection probe. Framing and endpoint parsing are in mllp-framing.ts.
+// connection, a connection probe, and the mllp connector type that offers both to the
+// connectors feature. Framing and endpoint parsing are in mllp-framing.ts.
+import type { ConnectorType } from "../../features/connectors/types";
 import { ApiError } from "../../platform/errors";
 import { guardedConnect } from "../../platform/outbound/connect";
 import type { OutboundPolicy } from "../../platform/outbound/policy";
-import { frame, type MllpEndpoint, MllpUnframer } from "./mllp-framing";
+import { frame, type MllpEndpoint, MllpUnframer, parseMllpEndpoint } from "./mllp-framing";
 
 /** A TCP (or TLS) connection to the endpoint, if the outbound guard allows it. */
 function open(endpoint: MllpEndpoint, policy: OutboundPolicy): Socket {
@@ -80,3 +82,19 @@ export async function mllpProbe(endpoint: MllpEndpoint, timeoutMs: number, polic
     socket.close().catch(() => undefined);
   }
 }
+
+/** The mllp connector type: endpoints mllp://host:port (mllps:// for TLS), one message and its ACK per exchange. */
+export const MLLP_CONNECTOR_TYPE: ConnectorType = {
+  type: "mllp",
+  name: "HL7 v2 MLLP endpoint",
+  description:
+    "An HL7 v2 interface engine or EHR listening for MLLP at mllp://host:port (mllps:// for TLS); used by the HL7 send node. The connection test opens a TCP (or TLS) connection",
+  auth_kinds: ["none"],
+  schemes: ["mllp", "mllps"],
+  test_path: "",
+  transport: {
+    address: parseMllpEndpoint,
+    probe: (endpoint, timeoutMs, policy) => mllpProbe(parseMllpEndpoint(endpoint), timeoutMs, policy),
+    exchange: (endpoint, message, opts) => mllpSend(parseMllpEndpoint(endpoint), message, opts),
+  },
+};

@@ -10,17 +10,13 @@ import { convertToFhirWithReport } from "./convert/index";
 import { Hl7ConversionError, Hl7ParseError } from "./errors";
 import type { Hl7Message, Hl7Value } from "./message";
 import { parseMessage } from "./parse";
+import type { InboundEventPayload } from "../../features/inbound/adapter";
 import { defineNode } from "../../features/pipelines/node-type";
 
 export const HL7_EVENT_TYPE = "hl7.message";
 
-/** What the message router hands a pipeline whose HL7 trigger matched. */
-export interface Hl7EventPayload {
-  message_id: string;
-  control_id: string;
-  sender: string;
-  raw: string;
-}
+/** What the message router hands a pipeline whose HL7 trigger matched: the payload of every inbound event. */
+export type Hl7EventPayload = InboundEventPayload;
 
 const MESSAGE_IN = [{ name: "message", type: "hl7-message", description: "HL7 v2 text, or the HL7 trigger's event" }];
 
@@ -249,7 +245,7 @@ export const hl7Send = defineNode({
       ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
       return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };
     }
-    const raw = await ctx.services.connectors.sendMllp(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
+    const raw = await ctx.services.connectors.exchange(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
     let ack: Hl7Message;
     try {
       ack = parseMessage(raw);

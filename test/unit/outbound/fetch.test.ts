@@ -97,3 +97,27 @@ describe("guardedFetch", () => {
     await expect(f(new Request("http://[::ffff:a9fe:a9fe]/"))).rejects.toMatchObject({ code: "DESTINATION_NOT_ALLOWED" });
   });
 });
+
+describe("guardedFetch with streamBodies", () => {
+  const stream = (text: string) => new Response(text).body as ReadableStream<Uint8Array>;
+
+  it("hands a stream body to the network as a stream (never buffered whole), with duplex half", async () => {
+    const received: { body: unknown; duplex: unknown }[] = [];
+    const fetchImpl = (async (_input: string, init: RequestInit = {}) => {
+      received.push({ body: init.body, duplex: (init as { duplex?: string }).duplex });
+      return new Response(await new Response(init.body).text());
+    }) as typeof fetch;
+    const f = guardedFetch({ policy: PUBLIC_ONLY, fetch: fetchImpl, streamBodies: true });
+    const res = await f("https://pacs.example.org/studies", { method: "POST", body: stream("instance bytes") });
+    expect(await res.text()).toBe("instance bytes");
+    expect(received[0]?.body).toBeInstanceOf(ReadableStream);
+    expect(received[0]?.duplex).toBe("half");
+  });
+
+  it("fails a 307/308 of a streamed body instead of resending a consumed stream; still follows 303", async () => {
+    const { fetchImpl } = network({ "https://pacs.example.org/a": redirect("/b", 307), "https://pacs.example.org/c": redirect("/d", 303), "https://pacs.example.org/d": () => new Response("ok") });
+    const f = guardedFetch({ policy: PUBLIC_ONLY, fetch: fetchImpl, streamBodies: true });
+    await expect(f("https://pacs.example.org/a", { method: "POST", body: stream("x") })).rejects.toMatchObject({ code: "REDIRECT_NOT_REPLAYABLE", status: 502 });
+    expect(await (await f("https://pacs.example.org/c", { method: "POST", body: stream("x") })).text()).toBe("ok");
+  });
+});

@@ -1,12 +1,13 @@
-// The local cron ticker of `npm start`: at each minute boundary it calls wrangler dev's
-// scheduled-handler endpoint once per matching cron, with the minute as scheduledTime.
+// The local cron ticker of `npm start` and `npm run dev`: at each minute boundary it runs the
+// scheduled handler once per matching cron, with the minute as scheduledTime, through wrangler
+// dev's endpoint or a runtime's own firer (npm start's Miniflare: test/unit/scripts/npm-start.test.ts).
 // First against a fake server with a fake clock, then against the real Worker under
 // `wrangler dev`, where a deployed schedule-triggered pipeline must start.
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../../bench/lib/worker";
-import { SCHEDULED_PATH, dueCrons, fireScheduled, nextMinute, startCronTicker } from "../../../scripts/lib/cron-ticker";
+import { SCHEDULED_PATH, dueCrons, fireScheduled, nextMinute, startCronTicker, stopTicker } from "../../../scripts/lib/cron-ticker";
 
 /** A clock the ticker's sleeps advance instantly; stops the ticker after `ticks` minute boundaries. */
 function fakeClock(start: string, ticks: number, stop: () => void) {
@@ -59,6 +60,39 @@ describe("cron ticker against a fake server", () => {
       { path: SCHEDULED_PATH, cron: "* * * * *", time: at("2030-01-01T11:01:00Z") },
     ]);
     expect(logged).toEqual(['cron * * * * * at 2030-01-01T10:59:00.000Z: scheduled handler for "* * * * *" answered 500 exception']);
+  });
+
+  it("runs a runtime's own firer instead when given one (npm start: Miniflare's API)", async () => {
+    const fired: string[] = [];
+    let ticker: ReturnType<typeof startCronTicker> | undefined;
+    const clock = fakeClock("2030-01-01T10:59:30Z", 2, () => ticker?.stop());
+    const fire = async (cron: string, minute: Date) => {
+      fired.push(`${cron} ${minute.toISOString()}`);
+    };
+    ticker = startCronTicker({ fire, crons: ["* * * * *", "0 * * * *"], ...clock });
+    await ticker.done;
+    expect(fired).toEqual(["* * * * * 2030-01-01T11:00:00.000Z", "0 * * * * 2030-01-01T11:00:00.000Z", "* * * * * 2030-01-01T11:01:00.000Z"]);
+  });
+
+  it("stops waiting for a running tick after the grace period (a scheduled handler that never returns)", async () => {
+    let firing: () => void = () => {};
+    const fired = new Promise<void>((r) => {
+      firing = r;
+    });
+    const hung = startCronTicker({
+      crons: ["* * * * *"],
+      fire: () => {
+        firing();
+        return new Promise<void>(() => {});
+      },
+      now: () => Date.parse("2030-01-01T10:59:30Z"),
+      sleepUntil: async () => {},
+    });
+    await fired;
+    expect(await stopTicker(hung, 50)).toBe(false);
+    // An idle ticker stops at once.
+    const idle = startCronTicker({ crons: ["* * * * *"], fire: async () => {}, sleepUntil: (_at, signal) => new Promise((r) => signal.addEventListener("abort", () => r())) });
+    expect(await stopTicker(idle, 60_000)).toBe(true);
   });
 
   it("refuses an invalid cron at start", () => {

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { modelError } from "../../../platform/errors";
 import { inputText } from "../prompt";
 import { ModelSettings, complete, inputOf } from "./complete";
-import type { AiNode } from "./types";
+import { defineNode } from "../../pipelines/node-type";
+import { AI_INPUTS, aiContext } from "./types";
 
 const Config = z.object({
   ...ModelSettings,
@@ -21,24 +22,30 @@ export function matchLabel(answer: string, labels: string[]): string | undefined
   return contained.length === 1 ? contained[0] : undefined;
 }
 
-export const classifyNode: AiNode<typeof Config> = {
-  id: "classify",
+export const classifyNode = defineNode({
+  id: "ai.classify",
   name: "Classify",
   category: "ai",
   description: "Assigns the input one of a fixed set of labels using a language model",
-  inputs: [{ name: "input", type: "text" }],
+  keywords: ["classify", "label", "triage", "category", "llm"],
+  inputs: AI_INPUTS,
   outputs: [
     { name: "label", type: "text" },
     { name: "raw", type: "text" },
   ],
-  configSchema: Config,
-  run: async (config, inputs, ctx) => {
+  config: Config,
+  documentation: {
+    summary: "Picks exactly one of the configured labels; an answer that is not a label fails the node.",
+    example: { config: { labels: ["urgent", "routine"] }, inputs: { input: "Chest pain since this morning" }, outputs: { label: "urgent" } },
+  },
+  run: async (node) => {
+    const { config, inputs } = node;
     const system =
       `Classify the user's input into exactly one of these labels: ${config.labels.join(", ")}. ` +
       `Answer with the label only. ${config.instructions}`.trim();
-    const { text, model } = await complete(ctx, config, system, inputText(inputOf(inputs)));
+    const { text, model } = await complete(aiContext(node), config, system, inputText(inputOf(inputs)));
     const label = matchLabel(text, config.labels);
     if (!label) throw modelError(`Model ${model} answered "${text.slice(0, 200)}", which is not one of the labels`);
-    return { label, raw: text, model };
+    return { outputs: { label, raw: text, model } };
   },
-};
+});

@@ -7,7 +7,8 @@ import { zodDetails } from "../../../platform/http/router";
 import { inputText } from "../prompt";
 import { ModelSettings, complete, inputOf } from "./complete";
 import { EXTRACTABLE_TYPES, RESOURCE_SHAPES } from "./fhir-shapes";
-import type { AiNode } from "./types";
+import { defineNode } from "../../pipelines/node-type";
+import { AI_INPUTS, aiContext } from "./types";
 
 const Config = z.object({
   ...ModelSettings,
@@ -47,25 +48,31 @@ export function validateResources(candidates: unknown[], allowed: string[]): { v
   return { valid, rejected };
 }
 
-export const extractFhirNode: AiNode<typeof Config> = {
-  id: "extract_fhir",
+export const extractFhirNode = defineNode({
+  id: "ai.extract_fhir",
   name: "Extract to FHIR",
   category: "ai",
   description: "Extracts structured clinical data from text into validated FHIR R4 resources (a collection Bundle)",
-  inputs: [{ name: "input", type: "text" }],
+  keywords: ["extract", "structured", "fhir", "nlp", "llm", "resources"],
+  inputs: AI_INPUTS,
   outputs: [
     { name: "bundle", type: "fhir-bundle" },
     { name: "rejected", type: "json" },
   ],
-  configSchema: Config,
-  run: async (config, inputs, ctx) => {
+  config: Config,
+  documentation: {
+    summary: "Extracts FHIR resources from free text; only resources that pass validation are output, in a collection Bundle.",
+    example: { config: { resource_types: ["Condition"], patient_reference: "Patient/123" }, inputs: { input: "Known type 2 diabetes" } },
+  },
+  run: async (node) => {
+    const { config, inputs } = node;
     const subject = config.patient_reference ?? "Patient/unknown";
     const system =
       `Extract clinical facts from the user's text as FHIR R4 resources of these types only: ${config.resource_types.join(", ")}. ` +
       `Answer with JSON only: {"resources": [ ... ]}. Use ${subject} as subject (patient for AllergyIntolerance). ` +
       "Use LOINC for observations and SNOMED CT for conditions when you know the code; otherwise give code.text. " +
       `Do not invent facts that are not in the text. ${config.instructions}`.trim();
-    const { text, model } = await complete(ctx, config, system, inputText(inputOf(inputs)));
+    const { text, model } = await complete(aiContext(node), config, system, inputText(inputOf(inputs)));
     let parsed: unknown;
     try {
       parsed = parseJsonAnswer(text);
@@ -80,6 +87,6 @@ export const extractFhirNode: AiNode<typeof Config> = {
       type: "collection",
       entry: valid.map((resource) => ({ fullUrl: `urn:uuid:${crypto.randomUUID()}`, resource })),
     };
-    return { bundle, rejected, model };
+    return { outputs: { bundle, rejected, model } };
   },
-};
+});

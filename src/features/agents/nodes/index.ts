@@ -1,6 +1,11 @@
-// The four ai nodes, for the coordinator to register in the pipeline catalog.
-export { agentNode } from "./agent";
-export { classifyNode } from "./classify";
-export { extractFhirNode } from "./extract-fhir";
-export { llmPromptNode } from "./llm-prompt";
-export type { AiNode, AiNodeContext, Port } from "./types";
+// The ai node family (agent, LLM prompt, classify, extract to FHIR): NodeType values the
+// composition root lists in the node catalog (src/node-catalog.ts).
+import { agentNode } from "./agent";
+import { classifyNode } from "./classify";
+import { extractFhirNode } from "./extract-fhir";
+import { llmPromptNode } from "./llm-prompt";
+
+export { agentNode, classifyNode, extractFhirNode, llmPromptNode };
+export type { AiNodeContext } from "./types";
+
+export const AI_NODES = [agentNode, llmPromptNode, classifyNode, extractFhirNode];

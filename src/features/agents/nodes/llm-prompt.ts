@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { hasInputPlaceholder, renderPrompt } from "../prompt";
 import { ModelSettings, complete, inputOf } from "./complete";
-import type { AiNode } from "./types";
+import { defineNode } from "../../pipelines/node-type";
+import { AI_INPUTS, aiContext } from "./types";
 
 const Config = z.object({
   ...ModelSettings,
@@ -10,16 +11,22 @@ const Config = z.object({
   system: z.string().max(20_000).default(""),
 });
 
-export const llmPromptNode: AiNode<typeof Config> = {
-  id: "llm_prompt",
+export const llmPromptNode = defineNode({
+  id: "ai.llm_prompt",
   name: "LLM prompt",
   category: "ai",
   description: "Sends a prompt (with {{input}} replaced by the node input) to a language model and outputs its text",
-  inputs: [{ name: "input", type: "text" }],
+  keywords: ["llm", "prompt", "generate", "text", "model"],
+  inputs: AI_INPUTS,
   outputs: [{ name: "text", type: "text" }],
-  configSchema: Config,
-  run: async (config, inputs, ctx) => {
-    const { text, model } = await complete(ctx, config, config.system, renderPrompt(config.prompt, inputOf(inputs)));
-    return { text, model };
+  config: Config,
+  documentation: {
+    summary: "Renders the prompt with {{input}} and returns the model's text.",
+    example: { config: { prompt: "Write a discharge summary for: {{input}}", model: "default" }, inputs: { input: "..." } },
   },
-};
+  run: async (node) => {
+    const { config, inputs } = node;
+    const { text, model } = await complete(aiContext(node), config, config.system, renderPrompt(config.prompt, inputOf(inputs)));
+    return { outputs: { text, model } };
+  },
+});

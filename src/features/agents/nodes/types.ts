@@ -1,16 +1,11 @@
-// The interface of the pipeline catalog's ai nodes, independent of the node
-// registry (which lives with pipelines): metadata, a zod config schema, ports,
-// and a run function from inputs to outputs.
-import type { z } from "zod";
-import type { Principal } from "../../tenancy/auth/permissions";
+// What the ai pipeline nodes share: the context they run with (models, agents and their
+// tools, as the pipeline's principal; the pipeline services hand it out) and their input
+// port. The nodes themselves implement the pipelines' NodeType contract like every family.
 import type { Env } from "../../../platform/env";
 import type { OrgData } from "../../../platform/org-data";
+import type { NodeContext, PortDef } from "../../pipelines/node-type";
+import type { Principal } from "../../tenancy/auth/permissions";
 import type { AgentServices } from "../services";
-
-export interface Port {
-  name: string;
-  type: string;
-}
 
 export interface AiNodeContext {
   env: Env;
@@ -21,14 +16,10 @@ export interface AiNodeContext {
   signal?: AbortSignal;
 }
 
-export interface AiNode<C extends z.ZodType> {
-  id: string;
-  name: string;
-  category: "ai";
-  description: string;
-  inputs: Port[];
-  outputs: Port[];
-  configSchema: C;
-  /** `config` must already satisfy configSchema; throws ApiError on failure. */
-  run(config: z.infer<C>, inputs: Record<string, unknown>, ctx: AiNodeContext): Promise<Record<string, unknown>>;
+/** The ai context of a node run: the pipeline's agent services and the run's signal. */
+export function aiContext(ctx: NodeContext<unknown>): AiNodeContext {
+  return { ...ctx.services.ai(), signal: ctx.signal };
 }
+
+/** A model reads any value: objects are given to it as JSON text. */
+export const AI_INPUTS: PortDef[] = [{ name: "input", type: "any", description: "Text, or any value (sent to the model as JSON)" }];

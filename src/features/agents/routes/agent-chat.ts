@@ -2,10 +2,9 @@
 // POST /api/v1/agents/{id}/invoke for deployed agents.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { loadAgent } from "../access";
-import { IdParam, TurnSchema } from "../api-schemas";
-import { type ChatOutcome, chat } from "../chat";
+import { ChatBody, IdParam, InvokeBody, InvokeResultSchema, ModelUnavailableError, TurnSchema } from "../schemas";
 import { SSE_HEADERS } from "../sse";
+import { type ChatOutcome, chatWithAgent, invokeAgent } from "../use-cases/chat";
 import { agentExecuteScope } from "../../tenancy/auth/permissions";
 import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
@@ -13,24 +12,6 @@ import { commonErrors, conflictError, notFoundError, security, json } from "../.
 import { requirePermission, requirePermissionOrScope } from "../../tenancy/middleware/auth";
 
 const tags = ["Agents"];
-
-const errors503 = {
-  503: {
-    description: "No usable model (MODEL_UNAVAILABLE)",
-    content: json(z.object({ error: z.object({ code: z.string(), message: z.string(), status: z.number() }) })),
-  },
-};
-
-export const ChatBody = z
-  .object({
-    message: z.string().min(1).max(32_000),
-    stream: z.boolean().default(false),
-    conversation_id: z.string().min(1).max(100).optional().openapi({
-      description: "Continue a conversation (its history is sent to the model and the exchange is stored)",
-    }),
-  })
-  .strict()
-  .openapi("AgentChat");
 
 const SSE_DESCRIPTION =
   "stream false: JSON with response and reasoning_steps. stream true: text/event-stream with events " +
@@ -58,26 +39,19 @@ export const agentChatRoutes = createRouter().openapi(
       },
       ...commonErrors,
       ...notFoundError,
-      ...errors503,
+      ...ModelUnavailableError,
     },
   }),
   async (c) => {
-    const principal = c.get("principal");
-    const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
     const body = c.req.valid("json");
-    const outcome = await chat(c.get("ctx"), principal, agent, {
-      input: body.message,
+    const outcome = await chatWithAgent(c.get("ctx"), c.get("principal"), c.req.valid("param").id, {
+      message: body.message,
       stream: body.stream,
       conversationId: body.conversation_id,
     });
     return answer(c, outcome, body.conversation_id ? { conversation_id: body.conversation_id } : {});
   },
 );
-
-const InvokeBody = z
-  .object({ input_data: z.record(z.string(), z.unknown()).openapi({ description: "Replaces {{input}} in the prompt template" }) })
-  .strict()
-  .openapi("AgentInvoke");
 
 export const publicAgentRoutes = createRouter().openapi(
   createRoute({
@@ -89,18 +63,15 @@ export const publicAgentRoutes = createRouter().openapi(
     middleware: requirePermissionOrScope("agents:invoke", (c) => agentExecuteScope(c.req.param("id") ?? "")),
     request: { params: IdParam, body: { required: true, content: json(InvokeBody) } },
     responses: {
-      200: { description: "The agent's answer", content: json(TurnSchema.extend({ agent_id: z.string(), output: z.string() })) },
+      200: { description: "The agent's answer", content: json(InvokeResultSchema) },
       ...commonErrors,
       ...notFoundError,
       ...conflictError,
-      ...errors503,
+      ...ModelUnavailableError,
     },
   }),
   async (c) => {
-    const principal = c.get("principal");
-    const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id, { deployed: true });
-    const outcome = await chat(c.get("ctx"), principal, agent, { input: c.req.valid("json").input_data, stream: false });
-    if ("stream" in outcome) throw new Error("invoke never streams");
-    return c.json({ agent_id: agent.id, output: outcome.result.response, ...outcome.result, model: outcome.result.model ?? "" }, 200);
+    const { agent, result } = await invokeAgent(c.get("ctx"), c.get("principal"), c.req.valid("param").id, c.req.valid("json").input_data);
+    return c.json({ agent_id: agent.id, output: result.response, ...result, model: result.model ?? "" }, 200);
   },
 );

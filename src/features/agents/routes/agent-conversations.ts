@@ -1,59 +1,26 @@
 // /api/agents/{id}/conversations: conversations with an agent; each one's
 // history lives in its own Durable Object, which serializes concurrent sends.
 import { createRoute, z } from "@hono/zod-openapi";
-import { agentStore, loadAgent } from "../access";
-import { IdParam, TurnSchema } from "../api-schemas";
-import { chat, conversationStub } from "../chat";
-import type { AgentConversationRow } from "../tables";
-import { notFound } from "../../../platform/errors";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
+import {
+  ConversationParam,
+  ConversationSchema,
+  IdParam,
+  MessageSchema,
+  SendMessageBody,
+  StartConversationBody,
+  TurnSchema,
+  presentConversation,
+  presentMessage,
+} from "../schemas";
+import { sendConversationMessage } from "../use-cases/chat";
+import { conversationMessages, deleteConversation, getConversation, listConversations, startConversation } from "../use-cases/conversations";
 import { answer } from "./agent-chat";
 
 const tags = ["Agent conversations"];
 const chatPermission = requirePermission("agents:chat");
-
-const ConversationSchema = z
-  .object({
-    id: z.string(),
-    agent_id: z.string(),
-    title: z.string(),
-    message_count: z.number().int(),
-    created_by: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("AgentConversation");
-
-const MessageSchema = z
-  .object({
-    id: z.number().int(),
-    role: z.enum(["user", "assistant"]),
-    content: z.string(),
-    reasoning_steps: z.array(z.record(z.string(), z.unknown())).nullable(),
-    created_at: z.string(),
-  })
-  .openapi("AgentMessage");
-
-const ConversationParam = IdParam.extend({ cid: z.string().min(1).max(100).openapi({ param: { name: "cid", in: "path" } }) });
-
-const present = (r: AgentConversationRow) => ({
-  id: r.id,
-  agent_id: r.agentId,
-  title: r.title,
-  message_count: r.messageCount,
-  created_by: r.createdBy,
-  created_at: r.createdAt,
-  updated_at: r.updatedAt,
-});
-
-async function loadConversation(c: { get(key: "ctx"): Parameters<typeof loadAgent>[0] }, principal: Parameters<typeof loadAgent>[1], id: string, cid: string) {
-  const agent = await loadAgent(c.get("ctx"), principal, id);
-  const conv = await agentStore(c.get("ctx")).getConversation(principal.orgId, agent.id, cid);
-  if (!conv) throw notFound(`Conversation ${cid} not found`, "CONVERSATION_NOT_FOUND");
-  return { agent, conv };
-}
 
 export const agentConversationRoutes = createRouter()
   .openapi(
@@ -75,11 +42,9 @@ export const agentConversationRoutes = createRouter()
       },
     }),
     async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await agentStore(c.get("ctx")).listConversations(principal.orgId, agent.id, limit, offset);
-      return c.json({ conversations: rows.map(present), total_count: total }, 200);
+      const { rows, total } = await listConversations(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, limit, offset);
+      return c.json({ conversations: rows.map(presentConversation), total_count: total }, 200);
     },
   )
   .openapi(
@@ -92,16 +57,13 @@ export const agentConversationRoutes = createRouter()
       middleware: chatPermission,
       request: {
         params: IdParam,
-        body: { required: false, content: json(z.object({ title: z.string().max(200).optional() }).strict()) },
+        body: { required: false, content: json(StartConversationBody) },
       },
       responses: { 201: { description: "Created", content: json(ConversationSchema) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const title = c.req.valid("json")?.title ?? "";
-      const row = await agentStore(c.get("ctx")).createConversation(principal.orgId, agent.id, title, principal.keyId);
-      return c.json(present(row), 201);
+      return c.json(presentConversation(await startConversation(c.get("ctx"), c.get("principal"), c.req.valid("param").id, title)), 201);
     },
   )
   .openapi(
@@ -117,8 +79,7 @@ export const agentConversationRoutes = createRouter()
     }),
     async (c) => {
       const { id, cid } = c.req.valid("param");
-      const { conv } = await loadConversation(c, c.get("principal"), id, cid);
-      return c.json(present(conv), 200);
+      return c.json(presentConversation(await getConversation(c.get("ctx"), c.get("principal").orgId, id, cid)), 200);
     },
   )
   .openapi(
@@ -133,11 +94,8 @@ export const agentConversationRoutes = createRouter()
       responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const principal = c.get("principal");
       const { id, cid } = c.req.valid("param");
-      const { agent } = await loadConversation(c, principal, id, cid);
-      await conversationStub(c.env, principal.orgId, agent.id, cid).destroy(principal.orgId);
-      await agentStore(c.get("ctx")).deleteConversation(principal.orgId, agent.id, cid);
+      await deleteConversation(c.get("ctx"), c.get("principal").orgId, id, cid);
       return c.body(null, 204);
     },
   )
@@ -160,16 +118,10 @@ export const agentConversationRoutes = createRouter()
       },
     }),
     async (c) => {
-      const principal = c.get("principal");
       const { id, cid } = c.req.valid("param");
-      const { agent } = await loadConversation(c, principal, id, cid);
       const { limit, offset } = c.req.valid("query");
-      const page = await conversationStub(c.env, principal.orgId, agent.id, cid).messages(principal.orgId, limit, offset);
-      const messages = page.messages.map((m) => ({
-        ...m,
-        reasoning_steps: m.reasoning_steps ? (JSON.parse(m.reasoning_steps) as Record<string, unknown>[]) : null,
-      }));
-      return c.json({ messages, total_count: page.total }, 200);
+      const page = await conversationMessages(c.get("ctx"), c.get("principal").orgId, id, cid, limit, offset);
+      return c.json({ messages: page.messages.map(presentMessage), total_count: page.total }, 200);
     },
   )
   .openapi(
@@ -184,7 +136,7 @@ export const agentConversationRoutes = createRouter()
         params: ConversationParam,
         body: {
           required: true,
-          content: json(z.object({ message: z.string().min(1).max(32_000), stream: z.boolean().default(false) }).strict()),
+          content: json(SendMessageBody),
         },
       },
       responses: {
@@ -194,11 +146,8 @@ export const agentConversationRoutes = createRouter()
       },
     }),
     async (c) => {
-      const principal = c.get("principal");
       const { id, cid } = c.req.valid("param");
-      const { agent } = await loadConversation(c, principal, id, cid);
-      const body = c.req.valid("json");
-      const outcome = await chat(c.get("ctx"), principal, agent, { input: body.message, stream: body.stream, conversationId: cid });
+      const outcome = await sendConversationMessage(c.get("ctx"), c.get("principal"), id, cid, c.req.valid("json"));
       return answer(c, outcome, { conversation_id: cid });
     },
   );

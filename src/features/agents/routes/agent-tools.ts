@@ -1,25 +1,12 @@
 // /api/agents/{id}/tools: list, assign and remove the tools an agent may call.
-import { createRoute, z } from "@hono/zod-openapi";
-import { agentStore, loadAgent } from "../access";
-import { IdParam } from "../api-schemas";
-import { agentServicesFor } from "../../../service-wiring";
-import { describeTools, resolveAssignable } from "../tools/registry";
-import { notFound } from "../../../platform/errors";
+import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
+import { AssignToolBody, AssignedToolSchema, IdParam, ToolParam, presentAssignedTools } from "../schemas";
+import { assignAgentTool, listAgentTools, removeAgentTool } from "../use-cases/agent-tools";
 
 const tags = ["Agents"];
-
-const AssignedToolSchema = z
-  .object({
-    name: z.string(),
-    kind: z.enum(["built-in", "custom"]),
-    id: z.string().optional(),
-    description: z.string(),
-    available: z.boolean().openapi({ description: "false when the tool no longer exists or needs a missing module" }),
-  })
-  .openapi("AgentTool");
 
 const ToolsList = json(pageOf("tools", AssignedToolSchema));
 
@@ -35,12 +22,7 @@ export const agentToolRoutes = createRouter()
       request: { params: IdParam },
       responses: { 200: { description: "Assigned tools", content: ToolsList }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
-      const tools = await describeTools(agent.tools, agentServicesFor(c.get("ctx"), principal));
-      return c.json({ tools, total_count: tools.length }, 200);
-    },
+    async (c) => c.json(presentAssignedTools(await listAgentTools(c.get("ctx"), c.get("principal"), c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({
@@ -52,19 +34,13 @@ export const agentToolRoutes = createRouter()
       middleware: requirePermission("agents:manage"),
       request: {
         params: IdParam,
-        body: { required: true, content: json(z.object({ tool: z.string().min(1).max(100) }).strict().openapi("AssignTool")) },
+        body: { required: true, content: json(AssignToolBody) },
       },
       responses: { 200: { description: "Assigned tools", content: ToolsList }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
-      const services = agentServicesFor(c.get("ctx"), principal);
-      const info = await resolveAssignable(c.req.valid("json").tool, services);
-      const names = agent.tools.includes(info.name) ? agent.tools : [...agent.tools, info.name];
-      await agentStore(c.get("ctx")).update(principal.orgId, agent.id, { tools: names });
-      const tools = await describeTools(names, services);
-      return c.json({ tools, total_count: tools.length }, 200);
+      const tools = await assignAgentTool(c.get("ctx"), c.get("principal"), c.req.valid("param").id, c.req.valid("json").tool);
+      return c.json(presentAssignedTools(tools), 200);
     },
   )
   .openapi(
@@ -75,21 +51,12 @@ export const agentToolRoutes = createRouter()
       summary: "Remove a tool from the agent",
       security,
       middleware: requirePermission("agents:manage"),
-      request: { params: IdParam.extend({ toolId: z.string().min(1).max(100).openapi({ param: { name: "toolId", in: "path" } }) }) },
+      request: { params: ToolParam },
       responses: { 204: { description: "Removed" }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const principal = c.get("principal");
       const { id, toolId } = c.req.valid("param");
-      const agent = await loadAgent(c.get("ctx"), principal, id);
-      let name = toolId;
-      if (!agent.tools.includes(toolId)) {
-        // Custom tools may be named by id.
-        const custom = await agentServicesFor(c.get("ctx"), principal).customTool(toolId).catch(() => undefined);
-        name = custom?.name ?? toolId;
-      }
-      if (!agent.tools.includes(name)) throw notFound(`Tool ${toolId} is not assigned to agent ${id}`, "TOOL_NOT_FOUND");
-      await agentStore(c.get("ctx")).update(principal.orgId, agent.id, { tools: agent.tools.filter((t) => t !== name) });
+      await removeAgentTool(c.get("ctx"), c.get("principal"), id, toolId);
       return c.body(null, 204);
     },
   );

@@ -1,73 +1,37 @@
 // /api/agents: agent CRUD with filters and base templates, deploy/undeploy,
 // and version snapshots with restore.
-import { createRoute, z } from "@hono/zod-openapi";
-import { agentStore, checkModelConfig, loadAgent } from "../access";
-import { conversationStub } from "../chat";
+import { createRoute } from "@hono/zod-openapi";
+import { createRouter } from "../../../platform/http/router";
+import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
+import { requirePermission } from "../../tenancy/middleware/auth";
 import {
+  AgentListQuery,
   AgentSchema,
   AgentVersionSchema,
   CreateAgentBody,
   IdParam,
+  SnapshotBody,
   UpdateAgentBody,
+  VersionParam,
   presentAgent,
-  presentTemplate,
+  presentListed,
   presentVersion,
-} from "../api-schemas";
-import { agentServicesFor } from "../../../service-wiring";
-import type { AgentConfig } from "../store";
-import { knownToolNames } from "../tools/registry";
-import { AGENT_TYPES, BASE_TEMPLATES, templateById } from "../templates";
-import { agentNotFound, conflict, notFound, validationFailed } from "../../../platform/errors";
-import { createRouter } from "../../../platform/http/router";
-import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+} from "../schemas";
+import {
+  createAgent,
+  deleteAgent,
+  getAgent,
+  listAgentVersions,
+  listAgents,
+  restoreAgentVersion,
+  setAgentDeployed,
+  snapshotAgent,
+  updateAgent,
+} from "../use-cases/agents";
 
 const tags = ["Agents"];
 const read = requirePermission("agents:read");
 const manage = requirePermission("agents:manage");
-const BoolParam = z.enum(["true", "false"]).transform((v) => v === "true");
-
-const ListQuery = PageQuery.extend({
-  base_templates: BoolParam.optional().openapi({ description: "true: only the base templates" }),
-  type: z.enum(AGENT_TYPES).optional(),
-  is_active: BoolParam.optional(),
-  project_id: z.string().max(100).optional(),
-});
-
-const VersionParam = IdParam.extend({
-  version: z.coerce.number().int().min(1).openapi({ param: { name: "version", in: "path" } }),
-});
-
-/** An agent deleted by a racing request between its load and the write. */
-const gone = (id: string): never => {
-  throw agentNotFound(id);
-};
-
-const deployedAgent = (id: string) => conflict(`Agent ${id} is deployed; undeploy it first`, "AGENT_DEPLOYED");
-
-function configFromCreate(body: z.infer<typeof CreateAgentBody>): { config: AgentConfig; templateId: string | null } {
-  const template = body.template_id ? templateById(body.template_id) : undefined;
-  if (body.template_id && !template) {
-    throw validationFailed("Unknown template", [{ path: "template_id", message: `No base template ${body.template_id}` }]);
-  }
-  const missing = (["name", "agent_type", "model_config"] as const).filter((k) => body[k] === undefined && !template);
-  if (missing.length) {
-    throw validationFailed("Missing fields", missing.map((path) => ({ path, message: "Required without template_id" })));
-  }
-  return {
-    templateId: template?.id ?? null,
-    config: {
-      name: body.name ?? template!.name,
-      agentType: body.agent_type ?? template!.agent_type,
-      description: body.description ?? template?.description ?? "",
-      modelConfig: body.model_config ?? template!.model_config,
-      systemPrompt: body.system_prompt ?? template?.system_prompt ?? "",
-      promptTemplate: body.prompt_template ?? template?.prompt_template ?? "{{input}}",
-      tools: body.tools ?? template?.tools ?? [],
-      projectId: body.project_id ?? null,
-    },
-  };
-}
 
 export const agentRoutes = createRouter()
   .openapi(
@@ -78,7 +42,7 @@ export const agentRoutes = createRouter()
       summary: "List agents (or, with base_templates=true, the base templates)",
       security,
       middleware: read,
-      request: { query: ListQuery },
+      request: { query: AgentListQuery },
       responses: {
         200: {
           description: "Page of agents",
@@ -88,18 +52,8 @@ export const agentRoutes = createRouter()
       },
     }),
     async (c) => {
-      const q = c.req.valid("query");
-      if (q.base_templates) {
-        const all = BASE_TEMPLATES.filter((t) => !q.type || t.agent_type === q.type).map(presentTemplate);
-        return c.json({ agents: all.slice(q.offset, q.offset + q.limit), total_count: all.length }, 200);
-      }
-      const { rows, total } = await agentStore(c.get("ctx")).list(
-        c.get("principal").orgId,
-        { type: q.type, isActive: q.is_active, projectId: q.project_id },
-        q.limit,
-        q.offset,
-      );
-      return c.json({ agents: rows.map(presentAgent), total_count: total }, 200);
+      const { rows, total } = await listAgents(c.get("ctx"), c.get("principal").orgId, c.req.valid("query"));
+      return c.json({ agents: rows.map(presentListed), total_count: total }, 200);
     },
   )
   .openapi(
@@ -113,14 +67,7 @@ export const agentRoutes = createRouter()
       request: { body: { required: true, content: json(CreateAgentBody) } },
       responses: { 201: { description: "Created", content: json(AgentSchema) }, ...commonErrors },
     }),
-    async (c) => {
-      const principal = c.get("principal");
-      const { config, templateId } = configFromCreate(c.req.valid("json"));
-      await checkModelConfig(c.get("ctx"), principal, config.modelConfig);
-      config.tools = await knownToolNames(config.tools, agentServicesFor(c.get("ctx"), principal));
-      const row = await agentStore(c.get("ctx")).create(principal.orgId, config, templateId);
-      return c.json(presentAgent(row), 201);
-    },
+    async (c) => c.json(presentAgent(await createAgent(c.get("ctx"), c.get("principal"), c.req.valid("json"))), 201),
   )
   .openapi(
     createRoute({
@@ -133,12 +80,7 @@ export const agentRoutes = createRouter()
       request: { params: IdParam },
       responses: { 200: { description: "Agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => {
-      const id = c.req.valid("param").id;
-      const template = templateById(id);
-      if (template) return c.json(presentTemplate(template), 200);
-      return c.json(presentAgent(await loadAgent(c.get("ctx"), c.get("principal"), id)), 200);
-    },
+    async (c) => c.json(presentListed(await getAgent(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({
@@ -151,26 +93,7 @@ export const agentRoutes = createRouter()
       request: { params: IdParam, body: { required: true, content: json(UpdateAgentBody) } },
       responses: { 200: { description: "Updated agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => {
-      const principal = c.get("principal");
-      const { id } = c.req.valid("param");
-      const b = c.req.valid("json");
-      await loadAgent(c.get("ctx"), principal, id);
-      if (b.model_config) await checkModelConfig(c.get("ctx"), principal, b.model_config);
-      const tools = b.tools && (await knownToolNames(b.tools, agentServicesFor(c.get("ctx"), principal)));
-      const row = await agentStore(c.get("ctx")).update(principal.orgId, id, {
-        ...(b.name !== undefined ? { name: b.name } : {}),
-        ...(b.agent_type !== undefined ? { agentType: b.agent_type } : {}),
-        ...(b.description !== undefined ? { description: b.description } : {}),
-        ...(b.model_config !== undefined ? { modelConfig: b.model_config } : {}),
-        ...(b.system_prompt !== undefined ? { systemPrompt: b.system_prompt } : {}),
-        ...(b.prompt_template !== undefined ? { promptTemplate: b.prompt_template } : {}),
-        ...(tools ? { tools } : {}),
-        ...(b.project_id !== undefined ? { projectId: b.project_id } : {}),
-        ...(b.status !== undefined ? { status: b.status } : {}),
-      });
-      return c.json(presentAgent(row ?? gone(id)), 200);
-    },
+    async (c) => c.json(presentAgent(await updateAgent(c.get("ctx"), c.get("principal"), c.req.valid("param").id, c.req.valid("json"))), 200),
   )
   .openapi(
     createRoute({
@@ -184,20 +107,8 @@ export const agentRoutes = createRouter()
       responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError, ...conflictError },
     }),
     async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
-      if (agent.deployed) throw deployedAgent(agent.id);
-      const store = agentStore(c.get("ctx"));
-      const conversations = await store.conversationIds(principal.orgId, agent.id);
-      if (!(await store.delete(principal.orgId, agent.id))) {
-        if (await store.get(principal.orgId, agent.id)) throw deployedAgent(agent.id);
-        gone(agent.id);
-      }
-      c.executionCtx.waitUntil(
-        Promise.all(
-          conversations.map((cid) => conversationStub(c.env, principal.orgId, agent.id, cid).destroy(principal.orgId)),
-        ),
-      );
+      const { conversationsDestroyed } = await deleteAgent(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
+      c.executionCtx.waitUntil(conversationsDestroyed);
       return c.body(null, 204);
     },
   )
@@ -212,12 +123,7 @@ export const agentRoutes = createRouter()
       request: { params: IdParam },
       responses: { 200: { description: "Deployed agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError, ...conflictError },
     }),
-    async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
-      if (agent.status !== "active") throw conflict(`Agent ${agent.id} is inactive; activate it before deploying`, "AGENT_INACTIVE");
-      return c.json(presentAgent((await agentStore(c.get("ctx")).setDeployed(principal.orgId, agent.id, true)) ?? gone(agent.id)), 200);
-    },
+    async (c) => c.json(presentAgent(await setAgentDeployed(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, true)), 200),
   )
   .openapi(
     createRoute({
@@ -230,11 +136,7 @@ export const agentRoutes = createRouter()
       request: { params: IdParam },
       responses: { 200: { description: "Undeployed agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
-      return c.json(presentAgent((await agentStore(c.get("ctx")).setDeployed(principal.orgId, agent.id, false)) ?? gone(agent.id)), 200);
-    },
+    async (c) => c.json(presentAgent(await setAgentDeployed(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, false)), 200),
   )
   .openapi(
     createRoute({
@@ -255,10 +157,8 @@ export const agentRoutes = createRouter()
       },
     }),
     async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await agentStore(c.get("ctx")).listVersions(principal.orgId, agent.id, limit, offset);
+      const { rows, total } = await listAgentVersions(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, limit, offset);
       return c.json({ versions: rows.map(presentVersion), total_count: total }, 200);
     },
   )
@@ -272,16 +172,13 @@ export const agentRoutes = createRouter()
       middleware: manage,
       request: {
         params: IdParam,
-        body: { required: false, content: json(z.object({ note: z.string().max(500).optional() }).strict()) },
+        body: { required: false, content: json(SnapshotBody) },
       },
       responses: { 201: { description: "The new version", content: json(AgentVersionSchema) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const principal = c.get("principal");
-      const agent = await loadAgent(c.get("ctx"), principal, c.req.valid("param").id);
       const note = c.req.valid("json")?.note ?? null;
-      const row = await agentStore(c.get("ctx")).createVersion(principal.orgId, agent, note, principal.keyId);
-      return c.json(presentVersion(row ?? gone(agent.id)), 201);
+      return c.json(presentVersion(await snapshotAgent(c.get("ctx"), c.get("principal"), c.req.valid("param").id, note)), 201);
     },
   )
   .openapi(
@@ -296,13 +193,7 @@ export const agentRoutes = createRouter()
       responses: { 200: { description: "Restored agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const principal = c.get("principal");
       const { id, version } = c.req.valid("param");
-      await loadAgent(c.get("ctx"), principal, id);
-      const store = agentStore(c.get("ctx"));
-      const snap = await store.getVersion(principal.orgId, id, version);
-      if (!snap) throw notFound(`Agent ${id} has no version ${version}`, "AGENT_VERSION_NOT_FOUND");
-      const row = await store.update(principal.orgId, id, snap.snapshot as unknown as AgentConfig);
-      return c.json(presentAgent(row ?? gone(id)), 200);
+      return c.json(presentAgent(await restoreAgentVersion(c.get("ctx"), c.get("principal").orgId, id, version)), 200);
     },
   );

@@ -1,22 +1,10 @@
 // GET /api/llm-models: the language models the caller's organization can use.
-import { createRoute, z } from "@hono/zod-openapi";
-import { modelSources } from "../access";
-import { listModels } from "../models";
+import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, pageOf, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
-
-const ModelSchema = z
-  .object({
-    id: z.string().openapi({ description: "The value for model_config.model" }),
-    name: z.string(),
-    provider: z.enum(["workers-ai", "openai-compatible"]),
-    endpoint_id: z.string(),
-    capabilities: z.object({ tool_calling: z.boolean(), streaming: z.boolean() }),
-    context_window: z.number().int(),
-    pricing_tier: z.enum(["free", "low", "standard", "premium", "self-hosted"]),
-  })
-  .openapi("LlmModel");
+import { ModelSchema, presentModels } from "../schemas";
+import { availableModels } from "../use-cases/models";
 
 export const llmModelRoutes = createRouter().openapi(
   createRoute({
@@ -34,8 +22,5 @@ export const llmModelRoutes = createRouter().openapi(
       ...commonErrors,
     },
   }),
-  async (c) => {
-    const models = listModels(await modelSources(c.env, c.get("ctx").agents(c.get("principal"))));
-    return c.json({ models, total_count: models.length }, 200);
-  },
+  async (c) => c.json(presentModels(await availableModels(c.get("ctx"), c.get("principal"))), 200),
 );

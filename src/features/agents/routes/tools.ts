@@ -1,90 +1,48 @@
 // /api/tools: custom tools that agents can be given (name, description, JSON
 // Schema of parameters, implementation), and a direct invocation for testing.
-import type { OrgData } from "../../../platform/org-data";
-import { createRoute, z } from "@hono/zod-openapi";
-import type { ToolRow } from "../tools/custom/tables";
-import { validationFailed } from "../../../platform/errors";
+import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
-import { ToolBody, ToolImplementationSchema, type ToolInput } from "../tools/custom/definition";
-import { invokeTool } from "../../../service-wiring";
-import { implementationErrors } from "../tools/custom/invoke";
-import { ToolStore } from "../tools/custom/store";
-
-const Tool = z
-  .object({
-    id: z.string().uuid(),
-    name: z.string(),
-    description: z.string(),
-    parameters: z.record(z.string(), z.unknown()),
-    implementation: ToolImplementationSchema,
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("Tool");
-
-const view = (r: ToolRow) => ({
-  id: r.id,
-  name: r.name,
-  description: r.description,
-  parameters: r.parameters,
-  implementation: r.implementation as z.infer<typeof ToolImplementationSchema>,
-  created_at: r.createdAt,
-  updated_at: r.updatedAt,
-});
+import { ToolBody, ToolIdParam, ToolInvokeBody, ToolInvokeResultSchema, ToolSchema, presentTool } from "../schemas";
+import { createTool, deleteTool, getTool, invokeToolById, listTools, updateTool } from "../use-cases/custom-tools";
 
 const tags = ["Tools"];
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
-const store = (data: OrgData) => new ToolStore(data.db);
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
-
-async function checked(data: OrgData, orgId: string, body: ToolInput): Promise<ToolInput> {
-  const errors = await implementationErrors(data, orgId, body.implementation);
-  if (errors.length) throw validationFailed("Invalid tool", errors);
-  return body;
-}
 
 export const toolRoutes = createRouter()
   .openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "List custom tools", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("tools", Tool)) }, ...commonErrors } }),
+    createRoute({ method: "get", path: "/", tags, summary: "List custom tools", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("tools", ToolSchema)) }, ...commonErrors } }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await store(c.get("ctx")).list(c.get("principal").orgId, limit, offset);
-      return c.json({ tools: rows.map(view), total_count: total }, 200);
+      const { rows, total } = await listTools(c.get("ctx"), c.get("principal").orgId, limit, offset);
+      return c.json({ tools: rows.map(presentTool), total_count: total }, 200);
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/", tags, summary: "Create a custom tool", security, middleware: manage, request: { body: { required: true, content: json(ToolBody) } }, responses: { 201: { description: "Created", content: json(Tool) }, ...commonErrors, ...conflictError } }),
-    async (c) => {
-      const orgId = c.get("principal").orgId;
-      return c.json(view(await store(c.get("ctx")).create(orgId, await checked(c.get("ctx"), orgId, c.req.valid("json")))), 201);
-    },
+    createRoute({ method: "post", path: "/", tags, summary: "Create a custom tool", security, middleware: manage, request: { body: { required: true, content: json(ToolBody) } }, responses: { 201: { description: "Created", content: json(ToolSchema) }, ...commonErrors, ...conflictError } }),
+    async (c) => c.json(presentTool(await createTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("json"))), 201),
   )
   .openapi(
-    createRoute({ method: "get", path: "/{id}", tags, summary: "Get a tool with its schema", security, middleware: read, request: { params: IdParam }, responses: { 200: { description: "Tool", content: json(Tool) }, ...commonErrors, ...notFoundError } }),
-    async (c) => c.json(view(await store(c.get("ctx")).get(c.get("principal").orgId, c.req.valid("param").id)), 200),
+    createRoute({ method: "get", path: "/{id}", tags, summary: "Get a tool with its schema", security, middleware: read, request: { params: ToolIdParam }, responses: { 200: { description: "Tool", content: json(ToolSchema) }, ...commonErrors, ...notFoundError } }),
+    async (c) => c.json(presentTool(await getTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "put", path: "/{id}", tags, summary: "Update a tool", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(ToolBody) } }, responses: { 200: { description: "Updated", content: json(Tool) }, ...commonErrors, ...notFoundError, ...conflictError } }),
-    async (c) => {
-      const orgId = c.get("principal").orgId;
-      return c.json(view(await store(c.get("ctx")).update(orgId, c.req.valid("param").id, await checked(c.get("ctx"), orgId, c.req.valid("json")))), 200);
-    },
+    createRoute({ method: "put", path: "/{id}", tags, summary: "Update a tool", security, middleware: manage, request: { params: ToolIdParam, body: { required: true, content: json(ToolBody) } }, responses: { 200: { description: "Updated", content: json(ToolSchema) }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    async (c) => c.json(presentTool(await updateTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, c.req.valid("json"))), 200),
   )
   .openapi(
-    createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete a tool", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete a tool", security, middleware: manage, request: { params: ToolIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
-      await store(c.get("ctx")).delete(c.get("principal").orgId, c.req.valid("param").id);
+      await deleteTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
       return c.body(null, 204);
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/{id}/invoke", tags, summary: "Invoke a tool with arguments, as an agent would", security, middleware: requirePermission("pipelines:execute"), request: { params: IdParam, body: { required: true, content: json(z.object({ arguments: z.record(z.string(), z.unknown()).default({}) }).strict()) } }, responses: { 200: { description: "Result", content: json(z.object({ ok: z.boolean(), result: z.unknown(), execution_id: z.string().optional(), status: z.number().int().optional() })) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/{id}/invoke", tags, summary: "Invoke a tool with arguments, as an agent would", security, middleware: requirePermission("pipelines:execute"), request: { params: ToolIdParam, body: { required: true, content: json(ToolInvokeBody) } }, responses: { 200: { description: "Result", content: json(ToolInvokeResultSchema) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
-      const orgId = c.get("principal").orgId;
-      const tool = await store(c.get("ctx")).get(orgId, c.req.valid("param").id);
-      return c.json(await invokeTool(c.get("ctx"), orgId, tool, c.req.valid("json").arguments, c.get("limits").concurrentExecutions), 200);
+      const result = await invokeToolById(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, c.req.valid("json").arguments, c.get("limits").concurrentExecutions);
+      return c.json(result, 200);
     },
   );

@@ -1,70 +1,43 @@
 // FHIR R4 REST API, mounted at /fhir/r4/:orgId. Thin: HTTP concerns only (content
-// negotiation, headers, Prefer, status codes); everything else is FhirService.
+// negotiation, headers, Prefer, status codes); everything else is FhirService. Operations
+// ($name) come from the registry the composition root builds (operations/registry.ts).
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { badRequest, methodNotAllowed, notAcceptable, notFound, unsupportedMediaType } from "../../../platform/errors";
-import { capabilityStatement } from "../capabilities";
-import { fhirStoreFor } from "../index";
-import type { Bundle, Resource, WriteResult } from "../port";
-import { parseVersion } from "../write-preconditions";
 import type { AppEnv } from "../../../app-env";
-import { fhirJsonContentType } from "../../../platform/http/fhir-json";
+import type { Env } from "../../../platform/env";
+import { notFound, unsupportedMediaType } from "../../../platform/errors";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
+import type { Principal } from "../../tenancy/auth/permissions";
 import { authorize } from "../../tenancy/middleware/auth";
+import type { AccessPolicy } from "../access-policy";
+import { capabilityStatement } from "../capabilities";
+import { fhirStoreFor } from "../index";
+import type { OperationRegistry } from "../operations/registry";
+import type { Bundle, WriteResult } from "../port";
+import type { FhirService } from "../service";
+import { conditionalDeleteAt, conditionalUpdateAt, createAt, updateAt } from "../rest-writes";
+import { parseVersion } from "../write-preconditions";
+import { type C, checkAcceptable, fhirContent, readJson, send, versionHeaders } from "./fhir-http";
+import { mountOperations } from "./operations";
 
-type C = Context<AppEnv>;
+export interface FhirRouterOptions {
+  operations: OperationRegistry;
+  /** The access policy the store applies for a principal (access-policy.ts); permits everything when absent. */
+  policyFor?: (env: Env, principal: Principal) => AccessPolicy;
+}
 
-/** GET (and searches/validation by POST) need fhir:read; anything that writes needs fhir:write. */
+/** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
 const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
-  const p = c.get("principal");
-  const path = c.req.path;
-  const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/(_search|\$validate)$/.test(path);
-  const permission = readOnly ? "fhir:read" : "fhir:write";
-  authorize(p, permission);
+  const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/_search$/.test(c.req.path);
+  authorize(c.get("principal"), readOnly ? "fhir:read" : "fhir:write");
   await next();
 });
 
-/** JSON only: an explicit request for XML (by _format or Accept) is answered 406. */
 const negotiate = createMiddleware<AppEnv>(async (c, next) => {
-  const format = c.req.query("_format");
-  if (format && !/json/i.test(format)) throw notAcceptable(`_format ${format} is not supported; use application/fhir+json`);
-  const accept = c.req.header("accept");
-  if (accept && /xml/i.test(accept) && !/json|\*\/\*/i.test(accept)) throw notAcceptable("Only application/fhir+json is supported");
+  checkAcceptable(c);
   await next();
 });
-
-function service(c: C) {
-  return fhirStoreFor(c.get("ctx"), c.get("principal"), {
-    baseUrl: fhirBaseUrl(c),
-    waitUntil: (p) => c.executionCtx.waitUntil(p),
-  });
-}
-
-function send(c: C, status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  for (const [k, v] of Object.entries(headers)) c.header(k, v);
-  if (body === null) return c.body(null, status as 204);
-  c.header("Content-Type", fhirJsonContentType(c.req.header("accept")));
-  return c.body(JSON.stringify(body), status as 200);
-}
-
-function versionHeaders(r: Resource): Record<string, string> {
-  const h: Record<string, string> = {};
-  if (r.meta?.versionId) h.ETag = `W/"${r.meta.versionId}"`;
-  if (r.meta?.lastUpdated) h["Last-Modified"] = new Date(r.meta.lastUpdated).toUTCString();
-  return h;
-}
-
-async function readJson(c: C, types = /^application\/(fhir\+)?json\b/i): Promise<unknown> {
-  const type = c.req.header("content-type") ?? "";
-  if (!types.test(type)) throw unsupportedMediaType(`Content-Type must be application/fhir+json, got ${type ? `"${type}"` : "none"}`);
-  try {
-    return await c.req.json();
-  } catch {
-    throw badRequest("The body is not valid JSON");
-  }
-}
 
 /** Answers a write per Prefer: return=minimal | representation (default) | OperationOutcome. */
 function sendWrite(c: C, result: WriteResult, base: string): Response {
@@ -80,6 +53,7 @@ function sendWrite(c: C, result: WriteResult, base: string): Response {
   return send(c, status, r, headers);
 }
 
+const SOFTWARE = { name: "cdis-fhir-store", version: "0.1.0" };
 const strict = (c: C) => /handling=strict/i.test(c.req.header("prefer") ?? "");
 const queryOf = (c: C) => new URL(c.req.url).searchParams;
 
@@ -91,88 +65,93 @@ async function searchBody(c: C): Promise<URLSearchParams> {
   return params;
 }
 
-export const fhirRoutes = createRouter();
-fhirRoutes.use("*", fhirPermission, negotiate);
+export function fhirRouter(options: FhirRouterOptions) {
+  const routes = createRouter();
+  const service = (c: C): FhirService => {
+    const principal = c.get("principal");
+    return fhirStoreFor(c.get("ctx"), principal, {
+      baseUrl: fhirBaseUrl(c),
+      waitUntil: (p) => c.executionCtx.waitUntil(p),
+      ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
+    });
+  };
+  const search = async (c: C, type: string | undefined, params: URLSearchParams) => send(c, 200, await service(c).search(type, params, { strict: strict(c) }));
+  const history = async (c: C, scope: { type?: string; id?: string }) => send(c, 200, await service(c).history(scope, queryOf(c)));
+  const write = async (c: C, run: (s: FhirService) => Promise<WriteResult>) => {
+    const s = service(c);
+    return sendWrite(c, await run(s), s.baseUrl);
+  };
+  const criteria = (c: C) => new URL(c.req.url).search.slice(1);
 
-fhirRoutes.get("/metadata", (c) => send(c, 200, capabilityStatement(service(c).baseUrl, { name: "cdis-fhir-store", version: "0.1.0" })));
+  // Operations first: /$name and /:type/$name would otherwise be searches and reads.
+  mountOperations(routes, options.operations, service);
+  routes.use("*", fhirPermission, negotiate);
 
-fhirRoutes.get("/", async (c) => send(c, 200, await service(c).search(undefined, queryOf(c), { strict: strict(c) })));
-fhirRoutes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
-fhirRoutes.post("/_search", async (c) => send(c, 200, await service(c).search(undefined, await searchBody(c), { strict: strict(c) })));
-fhirRoutes.get("/_history", async (c) => send(c, 200, await service(c).history({}, queryOf(c))));
+  routes.get("/metadata", (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), SOFTWARE, options.operations)));
 
-fhirRoutes.get("/:type", async (c) => send(c, 200, await service(c).search(c.req.param("type"), queryOf(c), { strict: strict(c) })));
+  routes.get("/", (c) => search(c, undefined, queryOf(c)));
+  routes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
+  routes.post("/_search", async (c) => search(c, undefined, await searchBody(c)));
+  routes.get("/_history", (c) => history(c, {}));
 
-fhirRoutes.post("/:type", async (c) => {
-  const s = service(c);
-  const body = s.writable(await readJson(c), c.req.param("type"));
-  return sendWrite(c, await s.create(body, { ifNoneExist: c.req.header("if-none-exist") }), s.baseUrl);
-});
+  routes.get("/:type", (c) => search(c, c.req.param("type"), queryOf(c)));
+  routes.post("/:type", async (c) => {
+    const body = await readJson(c);
+    return write(c, (s) => createAt(s, c.req.param("type"), body, c.req.header("if-none-exist")));
+  });
+  routes.put("/:type", async (c) => {
+    const body = await readJson(c);
+    return write(c, (s) => conditionalUpdateAt(s, c.req.param("type"), criteria(c), body, c.req.header("if-match")));
+  });
+  routes.delete("/:type", async (c) => {
+    await conditionalDeleteAt(service(c), c.req.param("type"), criteria(c));
+    return send(c, 204, null);
+  });
 
-fhirRoutes.put("/:type", async (c) => {
-  const s = service(c);
-  const query = new URL(c.req.url).search.slice(1);
-  if (!query) throw methodNotAllowed("PUT on a type needs search criteria (conditional update)");
-  const body = s.writable(await readJson(c), c.req.param("type"));
-  return sendWrite(c, await s.conditionalUpdate(query, body, { ifMatch: c.req.header("if-match") }), s.baseUrl);
-});
+  // Literal segments (_search, _history) are registered before /:type/:id so they win.
+  routes.post("/:type/_search", async (c) => search(c, c.req.param("type"), await searchBody(c)));
+  routes.get("/:type/_history", (c) => history(c, { type: c.req.param("type") }));
+  routes.get("/:type/:id/_history", (c) => history(c, { type: c.req.param("type"), id: c.req.param("id") }));
 
-fhirRoutes.delete("/:type", async (c) => {
-  const query = new URL(c.req.url).search.slice(1);
-  if (!query) throw methodNotAllowed("DELETE on a type needs search criteria (conditional delete)");
-  await service(c).conditionalDelete(c.req.param("type"), query);
-  return send(c, 204, null);
-});
+  routes.get("/:type/:id/_history/:vid", async (c) => {
+    const { type, id, vid } = c.req.param();
+    const r = await service(c).vread(type, id, vid);
+    return send(c, 200, r, versionHeaders(r));
+  });
 
-// Literal segments (_search, _history, $operations) are registered before /:type/:id so they win.
-fhirRoutes.post("/:type/_search", async (c) => send(c, 200, await service(c).search(c.req.param("type"), await searchBody(c), { strict: strict(c) })));
-fhirRoutes.get("/:type/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type") }, queryOf(c))));
-fhirRoutes.post("/:type/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
-fhirRoutes.post("/:type/:id/$validate", async (c) => send(c, 200, await service(c).validate(await readJson(c), c.req.param("type"))));
-fhirRoutes.get("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
-fhirRoutes.post("/Patient/:id/$everything", async (c) => send(c, 200, await service(c).everything(c.req.param("id"))));
-fhirRoutes.get("/:type/:id/_history", async (c) => send(c, 200, await service(c).history({ type: c.req.param("type"), id: c.req.param("id") }, queryOf(c))));
+  routes.get("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    if (id.startsWith("$")) throw notFound(`Unknown operation ${id} on ${type}`);
+    const r = await service(c).read(type, id);
+    const ifNoneMatch = c.req.header("if-none-match");
+    if (ifNoneMatch && parseVersion(ifNoneMatch) === r.meta?.versionId) return send(c, 304, null, versionHeaders(r));
+    return send(c, 200, r, versionHeaders(r));
+  });
 
-fhirRoutes.get("/:type/:id/_history/:vid", async (c) => {
-  const { type, id, vid } = c.req.param();
-  const r = await service(c).vread(type, id, vid);
-  return send(c, 200, r, versionHeaders(r));
-});
+  routes.put("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    const body = await readJson(c);
+    return write(c, (s) => updateAt(s, type, id, body, c.req.header("if-match")));
+  });
 
-fhirRoutes.get("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  if (id.startsWith("$")) throw notFound(`Unknown operation ${id} on ${type}`);
-  const r = await service(c).read(type, id);
-  const ifNoneMatch = c.req.header("if-none-match");
-  if (ifNoneMatch && parseVersion(ifNoneMatch) === r.meta?.versionId) return send(c, 304, null, versionHeaders(r));
-  return send(c, 200, r, versionHeaders(r));
-});
+  routes.patch("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON.
+    const ops = await readJson(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
+    return write(c, (s) => s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }));
+  });
 
-fhirRoutes.put("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  const s = service(c);
-  const body = s.writable(await readJson(c), type);
-  if (body.id !== undefined && body.id !== id) throw badRequest(`The body's id ${String(body.id)} differs from the URL's ${id}`);
-  return sendWrite(c, await s.update({ ...body, id }, { ifMatch: c.req.header("if-match") }), s.baseUrl);
-});
+  routes.delete("/:type/:id", async (c) => {
+    const { type, id } = c.req.param();
+    await service(c).delete(type, id, { ifMatch: c.req.header("if-match") });
+    return send(c, 204, null);
+  });
 
-fhirRoutes.patch("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  const s = service(c);
-  // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON.
-  const ops = await readJson(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
-  return sendWrite(c, await s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }), s.baseUrl);
-});
-
-fhirRoutes.delete("/:type/:id", async (c) => {
-  const { type, id } = c.req.param();
-  await service(c).delete(type, id, { ifMatch: c.req.header("if-match") });
-  return send(c, 204, null);
-});
+  documentInteractions(routes);
+  return routes;
+}
 
 // ---- OpenAPI: FHIR is generic over types, so each interaction is listed once with {type}/{id}.
-const FhirResource = z.object({ resourceType: z.string() }).passthrough().openapi("FhirResource");
-const fhirContent = { "application/fhir+json": { schema: FhirResource } };
 const param = (name: string) => z.string().openapi({ param: { name, in: "path" } });
 const paramsFor = (names: string[]) => z.object(Object.fromEntries(["orgId", ...names].map((n) => [n, param(n)])));
 
@@ -188,32 +167,30 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; path: string;
   { method: "delete", path: "/{type}", summary: "Conditional delete", params: ["type"] },
   { method: "post", path: "/{type}/_search", summary: "Search (form body)", params: ["type"] },
   { method: "get", path: "/{type}/_history", summary: "Type history (_since, _count)", params: ["type"] },
-  { method: "post", path: "/{type}/$validate", summary: "Validate a resource against the base R4 definitions", params: ["type"], body: true },
   { method: "get", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
   { method: "put", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
   { method: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
   { method: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history", summary: "Instance history", params: ["type", "id"] },
   { method: "get", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
-  { method: "post", path: "/{type}/{id}/$validate", summary: "Validate a resource (instance level)", params: ["type", "id"], body: true },
-  { method: "get", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
-  { method: "post", path: "/Patient/{id}/$everything", summary: "Patient/$everything", params: ["id"] },
 ];
 
-for (const d of DOCS) {
-  fhirRoutes.openAPIRegistry.registerPath({
-    method: d.method,
-    path: d.path,
-    tags: ["FHIR R4"],
-    summary: d.summary,
-    security: [{ bearerAuth: [], organizationId: [] }],
-    request: { params: paramsFor(d.params), ...(d.body ? { body: { content: fhirContent } } : {}) },
-    responses: {
-      200: { description: "FHIR resource or Bundle", content: fhirContent },
-      ...(d.method === "post" || d.method === "put" ? { 201: { description: "Created", content: fhirContent } } : {}),
-      400: { description: "OperationOutcome", content: fhirContent },
-    },
-  });
+function documentInteractions(router: ReturnType<typeof createRouter>): void {
+  for (const d of DOCS) {
+    router.openAPIRegistry.registerPath({
+      method: d.method,
+      path: d.path,
+      tags: ["FHIR R4"],
+      summary: d.summary,
+      security: [{ bearerAuth: [], organizationId: [] }],
+      request: { params: paramsFor(d.params), ...(d.body ? { body: { content: fhirContent } } : {}) },
+      responses: {
+        200: { description: "FHIR resource or Bundle", content: fhirContent },
+        ...(d.method === "post" || d.method === "put" ? { 201: { description: "Created", content: fhirContent } } : {}),
+        400: { description: "OperationOutcome", content: fhirContent },
+      },
+    });
+  }
 }
 
 /**

@@ -13,6 +13,8 @@ export interface SearchTarget {
   orgId: string;
   /** Absolute base of this organization's FHIR API, without a trailing slash. */
   baseUrl: string;
+  /** The results the store's access policy shows, when it may hide some (matches, includes, totals). */
+  filter?: (resources: Resource[]) => Resource[] | Promise<Resource[]>;
 }
 
 /** A row's sort values (s0, s1, ...), the position a cursor resumes from. */
@@ -48,7 +50,7 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   const wantTotal = req.total === "accurate" || req.total === "estimate" || countOnly;
   const [page, counted] = await Promise.all([
     countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan),
-    wantTotal ? countMatches(target.db, target.orgId, req) : undefined,
+    wantTotal ? (target.filter ? countVisible(target, req, target.filter) : countMatches(target.db, target.orgId, req)) : undefined,
   ]);
   // An estimate may be left out; an accurate total (or a count alone) past the bound cannot be given.
   if (wantTotal && counted === undefined && (req.total === "accurate" || countOnly)) {
@@ -58,11 +60,11 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   const more = rows.length > req.count;
   rows = rows.slice(0, req.count);
   if (cursor?.dir === "p") rows.reverse();
+  // Links page over every row read; entries, includes and totals hold what the policy shows.
+  const matches = await shown(target, rows.map((r) => JSON.parse(r.content) as Resource));
   let total = counted;
-  if (total === undefined && !cursor && !more) total = rows.length;
-
-  const matches = rows.map((r) => JSON.parse(r.content) as Resource);
-  const included = await includes(target, req, matches);
+  if (total === undefined && !cursor && !more) total = matches.length;
+  const included = await shown(target, await includes(target, req, matches));
   const entry: BundleEntry[] = [
     ...matches.map((m) => entryOf(target, shapeResource(m, req.summary, req.elements), "match")),
     ...included.map((m) => entryOf(target, m, "include")),
@@ -78,6 +80,15 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   bundle.link = pageLinks(target, req, params, fingerprint, rows, cursor, more, page?.plan);
   if (req.summary !== "count") bundle.entry = entry;
   return bundle;
+}
+
+const shown = async (target: SearchTarget, resources: Resource[]) => (target.filter ? target.filter(resources) : resources);
+
+/** The number of matches the policy shows: all of them read (as bounded as a count) and filtered. */
+async function countVisible(target: SearchTarget, req: SearchRequest, filter: NonNullable<SearchTarget["filter"]>): Promise<number | undefined> {
+  const { rows } = await readPage(target.db, target.orgId, req, undefined, MAX_CANDIDATES + 1);
+  if (rows.length > MAX_CANDIDATES) return undefined;
+  return (await filter(rows.map((r) => JSON.parse(r.content) as Resource))).length;
 }
 
 function entryOf(target: SearchTarget, resource: Resource, mode: "match" | "include"): BundleEntry {

@@ -142,6 +142,32 @@ export class ResourceStore {
     return results.map(toVersion);
   }
 
+  /** Live members of a patient's compartment (AuditEvents left out: the record's log, not its content), stored JSON. */
+  async compartmentContents(patientId: string, limit: number): Promise<string[]> {
+    const { results } = await this.db
+      .prepare(
+        `SELECT r.content FROM fhir_compartment c JOIN fhir_resources r ON r.org_id = c.org_id AND r.resource_type = c.resource_type AND r.id = c.resource_id
+         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND c.resource_type != 'AuditEvent' LIMIT ?3`,
+      )
+      .bind(this.orgId, patientId, limit)
+      .all<{ content: string }>();
+    return results.map((r) => r.content);
+  }
+
+  /** Live resources the members of a patient's compartment reference, stored JSON. */
+  async compartmentReferencedContents(patientId: string, limit: number): Promise<string[]> {
+    const { results } = await this.db
+      .prepare(
+        `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
+           SELECT x.target_type, x.target_id FROM fhir_compartment c JOIN fhir_idx_reference x
+             ON x.org_id = c.org_id AND x.resource_type = c.resource_type AND x.resource_id = c.resource_id
+           WHERE c.org_id = ?1 AND c.patient_id = ?2 AND c.resource_type != 'AuditEvent') LIMIT ?3`,
+      )
+      .bind(this.orgId, patientId, limit)
+      .all<{ content: string }>();
+    return results.map((r) => r.content);
+  }
+
   /**
    * Statements committing new versions: a handful per commit whatever its size (one per table,
    * plus an index clear per updated or deleted resource). The history primary key makes two

@@ -1,8 +1,7 @@
-// Every node family the catalog offers. A new family (HL7, DICOM, X12, AI,
-// devices, consent) is a module exporting NodeType values, listed here.
+// The core node families: control, data, healthcare (FHIR), output. Other families
+// (ai, HL7 v2; later DICOM, X12, devices, consent) export their own lists, and the
+// composition root assembles the catalog from all of them (src/node-catalog.ts).
 import type { NodeType } from "../node-type";
-import { AI_NODES } from "../../agents/nodes/node-types";
-import { HL7_NODES } from "../../../standards/hl7v2/nodes";
 import { conceptMapNode } from "./concept-map";
 import { fhirpathEvaluate, filter, jsonSchemaValidate, setFields, transform } from "./data";
 import { ehrFetch } from "./ehr-fetch";
@@ -17,4 +16,4 @@ export const DATA_NODES = [transform, filter, setFields, fhirpathEvaluate, jsonS
 export const HEALTHCARE_NODES = [fhirRead, fhirSearch, fhirCreate, fhirUpdate, fhirUpsert, fhirValidate, bundleSplit, bundleMerge, ehrFetch];
 export const OUTPUT_NODES = [httpRequest, respond, logNode];
 
-export const ALL_NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [CONTROL_NODES, DATA_NODES, HEALTHCARE_NODES, OUTPUT_NODES, AI_NODES, HL7_NODES];
+export const CORE_NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [CONTROL_NODES, DATA_NODES, HEALTHCARE_NODES, OUTPUT_NODES];

@@ -1,20 +1,10 @@
 // The calling organization and its effective limits.
-import { createRoute, z } from "@hono/zod-openapi";
-import { notFound } from "../../../platform/errors";
+import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, security } from "../../../platform/http/schemas";
-import { limitsSchema } from "../limits/config";
 import { requirePermission } from "../middleware/auth";
-import { OrganizationStore } from "../organizations";
-
-const OrganizationSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    created_at: z.string(),
-    limits: limitsSchema.openapi({ description: "Effective limits (defaults, environment, organization overrides)" }),
-  })
-  .openapi("Organization");
+import { OrganizationSchema, presentOrganization } from "../schemas";
+import { getOrganization } from "../use-cases/organization";
 
 export const organizationRoutes = createRouter().openapi(
   createRoute({
@@ -29,9 +19,5 @@ export const organizationRoutes = createRouter().openapi(
       ...commonErrors,
     },
   }),
-  async (c) => {
-    const org = await new OrganizationStore(c.get("ctx").control).get(c.get("principal").orgId);
-    if (!org) throw notFound("Organization not found");
-    return c.json({ id: org.id, name: org.name, created_at: org.createdAt, limits: c.get("limits") }, 200);
-  },
+  async (c) => c.json(presentOrganization(await getOrganization(c.get("ctx"), c.get("principal").orgId), c.get("limits")), 200),
 );

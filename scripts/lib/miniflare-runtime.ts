@@ -1,0 +1,115 @@
+// The runtime of `npm start`: the production bundle on Miniflare, driven directly from this
+// process. No dev proxy or inspector sits in the request path (wrangler dev puts both there, and
+// they cost about two thirds of the CPU of a request, issue #23). The bindings are wrangler.toml's
+// through wrangler's own conversion (unstable_getMiniflareWorkerOptions), and the state lives
+// where wrangler dev keeps it, so either runtime sees the other's data.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
+import { buildBundle } from "./bundle";
+import { type ScheduledFirer, type TickerClock, startCronTicker, stopTicker } from "./cron-ticker";
+import type { LogLevelName } from "./log-level";
+
+const WRANGLER_TOML = path.resolve(import.meta.dirname, "../../wrangler.toml");
+/** How long a stop waits for a running scheduled handler before disposing Miniflare under it. */
+const TICK_GRACE_MS = 10_000;
+
+export interface MiniflareRuntimeOptions {
+  /** 0 picks a free port (see `url`). */
+  port: number;
+  host?: string;
+  /** wrangler's `--persist-to` directory; Miniflare keeps its data in `<stateDir>/v3` as wrangler dev does. */
+  stateDir: string;
+  logLevel: LogLevelName;
+  /** Variables over wrangler.toml's [vars] and .dev.vars, e.g. DEV_MODE. */
+  vars?: Record<string, string>;
+  /** Where Miniflare's lines go (request lines included); a console logger at `logLevel` by default. */
+  log?: Log;
+  /** The cron ticker's clock (tests). */
+  clock?: TickerClock;
+}
+
+export interface MiniflareRuntime {
+  url: string;
+  /** The crons of wrangler.toml [triggers], ticked at each minute. */
+  crons: string[];
+  /** Runs the Worker's scheduled handler once, as the ticker does. */
+  fireScheduled: ScheduledFirer;
+  /** Stops the ticker and disposes Miniflare (and its workerd). */
+  stop(): Promise<void>;
+}
+
+/** Miniflare's level for a LOG_LEVEL (kept here: only npm start's runtime may load Miniflare). */
+export function miniflareLogLevel(name: LogLevelName): LogLevel {
+  return { debug: LogLevel.DEBUG, info: LogLevel.INFO, warn: LogLevel.WARN, error: LogLevel.ERROR, none: LogLevel.NONE }[name];
+}
+
+function scheduledFirer(mf: Miniflare): ScheduledFirer {
+  return async (cron, minute) => {
+    const worker = await mf.getWorker();
+    const result = await worker.scheduled({ cron, scheduledTime: minute });
+    if (result.outcome !== "ok") throw new Error(`scheduled handler for "${cron}" ended with outcome ${result.outcome}`);
+  };
+}
+
+export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Promise<MiniflareRuntime> {
+  const config = unstable_readConfig({ config: WRANGLER_TOML });
+  const { workerOptions, externalWorkers } = unstable_getMiniflareWorkerOptions(config);
+  const { modulesRules = [], ...bindings } = workerOptions;
+  if (!config.main) throw new Error("wrangler.toml names no main module");
+  const bundleDir = mkdtempSync(path.join(tmpdir(), "cdis-start-bundle-"));
+  const removeBundle = () => rmSync(bundleDir, { recursive: true, force: true });
+  const level = miniflareLogLevel(opts.logLevel);
+  const log = opts.log ?? new Log(level);
+  let mf: Miniflare | undefined;
+  try {
+    const modules = buildBundle(bundleDir, config.main, modulesRules);
+    mf = new Miniflare({
+      host: opts.host ?? "127.0.0.1",
+      port: opts.port,
+      log,
+      // One line per request, written by Miniflare's entry worker into this process's log; below
+      // info it is off, so the request path does no logging work at all.
+      logRequests: log.level >= miniflareLogLevel("info"),
+      defaultPersistRoot: path.join(path.resolve(opts.stateDir), "v3"),
+      // Offline: request.cf is Miniflare's built-in placeholder, never fetched from Cloudflare.
+      cf: false,
+      workers: [
+        {
+          ...bindings,
+          // wrangler dev names the Worker after wrangler.toml; Durable Objects persist under that name.
+          name: config.name,
+          modules,
+          modulesRoot: bundleDir,
+          bindings: { ...bindings.bindings, ...opts.vars },
+        },
+        ...externalWorkers,
+      ],
+    });
+    const url = await mf.ready;
+    const crons = config.triggers.crons ?? [];
+    const fireScheduled = scheduledFirer(mf);
+    const ticker = startCronTicker({ crons, fire: fireScheduled, log: (line) => log.warn(`[cron] ${line}`), ...opts.clock });
+    const running = mf;
+    return {
+      url: url.origin,
+      crons,
+      fireScheduled,
+      async stop() {
+        try {
+          if (!(await stopTicker(ticker, TICK_GRACE_MS))) log.warn(`[cron] the scheduled handler still ran after ${TICK_GRACE_MS / 1000} s; stopping under it`);
+          await running.dispose();
+        } finally {
+          removeBundle();
+        }
+      },
+    };
+  } catch (err) {
+    // workerd may be gone already (a port in use kills it): the start error is the one to report.
+    await mf?.dispose().catch(() => undefined);
+    removeBundle();
+    throw err;
+  }
+}

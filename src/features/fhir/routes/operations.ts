@@ -1,0 +1,102 @@
+// Serves and documents the registered FHIR operations: one route per (name, level, method),
+// which finds the declaration for the URL's type, checks Accept and the permission, parses
+// the query with the operation's schema, reads the body as declared and runs the handler.
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../app-env";
+import { badRequest, notFound } from "../../../platform/errors";
+import { requestPath, requestUrl } from "../../../platform/http/public-url";
+import { zodDetails } from "../../../platform/http/router";
+import { authorize } from "../../tenancy/middleware/auth";
+import type { AnyOperation, OperationLevel } from "../operations/operation";
+import type { OperationRegistry } from "../operations/registry";
+import type { FhirService } from "../service";
+import { type C, checkAcceptable, fhirContent, queryRecord, readJson, readParameters, send } from "./fhir-http";
+
+const HONO_PATHS: Record<OperationLevel, (name: string) => string> = {
+  system: (name) => `/$${name}`,
+  type: (name) => `/:type/$${name}`,
+  instance: (name) => `/:type/:id/$${name}`,
+};
+
+async function readInput(c: C, op: AnyOperation): Promise<unknown> {
+  if (c.req.method !== "POST" || op.input === "none") return undefined;
+  return op.input === "resource" ? readJson(c) : readParameters(c);
+}
+
+/** Registers every operation route; call before the routes whose /:type and /:type/:id would match `$name`. */
+export function mountOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry, storeOf: (c: C) => FhirService): void {
+  for (const route of registry.routes()) {
+    router.on(route.method, HONO_PATHS[route.level](route.name), async (c) => {
+      const type = route.level === "system" ? undefined : c.req.param("type");
+      const op = registry.find(route.name, route.level, type);
+      if (!op) throw notFound(`Unknown operation $${route.name} on ${type}`);
+      if (!op.negotiatesItself) checkAcceptable(c);
+      const principal = c.get("principal");
+      authorize(principal, op.permission);
+      const parsed = op.parameters.safeParse(queryRecord(new URL(c.req.url).searchParams));
+      if (!parsed.success) throw badRequest(`Invalid parameters for $${op.name}`, zodDetails(parsed.error));
+      const result = await op.handler({
+        store: storeOf(c),
+        env: c.env,
+        principal,
+        limits: c.get("limits"),
+        level: route.level,
+        ...(type !== undefined ? { type } : {}),
+        ...(route.level === "instance" ? { id: c.req.param("id") } : {}),
+        params: parsed.data,
+        body: await readInput(c, op),
+        request: { method: route.method, url: requestUrl(c), path: requestPath(c), headers: c.req.raw.headers },
+      });
+      return send(c, result.status ?? 200, result.body ?? null, result.headers);
+    });
+  }
+  documentOperations(router, registry);
+}
+
+// ---- OpenAPI: one path per operation, level and type (a type-generic operation as {type}).
+const DEFAULT_RESPONSES = { 200: "FHIR resource or Bundle" };
+const pathParam = (name: string) => z.string().openapi({ param: { name, in: "path" } });
+
+function documentedPaths(op: AnyOperation, level: OperationLevel): { path: string; params: string[] }[] {
+  if (level === "system") return [{ path: `/$${op.name}`, params: [] }];
+  const types = op.types === "*" ? ["{type}"] : op.types;
+  return types.map((t) => ({
+    path: level === "type" ? `/${t}/$${op.name}` : `/${t}/{id}/$${op.name}`,
+    params: [...(t === "{type}" ? ["type"] : []), ...(level === "instance" ? ["id"] : [])],
+  }));
+}
+
+function documentOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry): void {
+  for (const op of registry.operations) {
+    for (const level of op.levels) {
+      for (const { path, params } of documentedPaths(op, level)) {
+        for (const method of op.methods) {
+          const body =
+            method === "POST" && op.input !== "none"
+              ? { body: { required: op.input === "resource", content: fhirContent } }
+              : {};
+          router.openAPIRegistry.registerPath({
+            method: method === "GET" ? "get" : "post",
+            path,
+            tags: ["FHIR R4 operations"],
+            summary: op.summary,
+            description: `$${op.name} (${op.definition}); needs ${op.permission}.`,
+            security: [{ bearerAuth: [], organizationId: [] }],
+            request: {
+              params: z.object(Object.fromEntries(["orgId", ...params].map((n) => [n, pathParam(n)]))),
+              ...(op.parameters instanceof z.ZodObject ? { query: op.parameters } : {}),
+              ...(op.headers ? { headers: op.headers } : {}),
+              ...body,
+            },
+            responses: {
+              ...Object.fromEntries(
+                Object.entries(op.responses ?? DEFAULT_RESPONSES).map(([status, description]) => [status, { description, ...(status === "200" ? { content: fhirContent } : {}) }]),
+              ),
+              400: { description: "OperationOutcome", content: fhirContent },
+            },
+          });
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// Inbound messages of every protocol: the ingestion endpoints the bridge (or any HTTP
+// sender) posts batches to, one per registered protocol adapter (plus aliases kept from
+// before, e.g. the HL7 endpoint), and the message store's list/view/reprocess API.
+import { createRoute } from "@hono/zod-openapi";
+import { createRouter } from "../../../platform/http/router";
+import { commonErrors, conflictError, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
+import { requirePermission } from "../../tenancy/middleware/auth";
+import type { InboundAdapters } from "../adapters";
+import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, detail, summary } from "../schemas";
+import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../use-cases/messages";
+
+const tags = ["Inbound messages"];
+
+const ingestDescription =
+  "Stores each message durably and idempotently (per sender and control id; HL7 v2: sending application|facility and MSH-10), " +
+  "answers per message with accepted, duplicate or rejected and the acknowledgement to send, then routes accepted messages to " +
+  "the organization's deployed pipelines in arrival order per sender.";
+
+const ingestResponses = { 200: { description: "Per-message results, in request order", content: json(IngestResponse) }, ...commonErrors };
+const ingestBody = { body: { required: true, content: json(IngestBody) } };
+
+/** An endpoint that ingests one protocol's messages at a fixed path (kept from before the neutral one). */
+export interface ProtocolAlias {
+  path: string;
+  protocol: string;
+  summary: string;
+}
+
+/** POST /v1/inbound/{protocol}/messages for every registered adapter, and each alias. */
+export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly ProtocolAlias[]) {
+  const router = createRouter().openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/inbound/{protocol}/messages",
+      tags,
+      summary: "Ingest a batch of inbound messages of one protocol (the bridge's forwarding endpoint)",
+      description: `${ingestDescription} Protocols: ${adapters.protocols().join(", ")}; another answers 404 UNKNOWN_PROTOCOL.`,
+      security,
+      middleware: requirePermission("messages:ingest"),
+      request: { params: ProtocolParam, ...ingestBody },
+      responses: { ...ingestResponses, ...notFoundError },
+    }),
+    async (c) => {
+      const adapter = adapters.require(c.req.valid("param").protocol);
+      const results = await ingestBatch(c.get("ctx"), c.get("principal").orgId, adapter, c.req.valid("json").messages);
+      return c.json({ results }, 200);
+    },
+  );
+  for (const alias of aliases) {
+    router.openapi(
+      createRoute({
+        method: "post",
+        path: alias.path,
+        tags,
+        summary: alias.summary,
+        description: `${ingestDescription} The same as POST /api/v1/inbound/${alias.protocol}/messages.`,
+        security,
+        middleware: requirePermission("messages:ingest"),
+        request: ingestBody,
+        responses: ingestResponses,
+      }),
+      async (c) => {
+        const adapter = adapters.require(alias.protocol);
+        const results = await ingestBatch(c.get("ctx"), c.get("principal").orgId, adapter, c.req.valid("json").messages);
+        return c.json({ results }, 200);
+      },
+    );
+  }
+  return router;
+}
+
+export const inboundMessageRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List inbound messages of every protocol, newest first",
+      security,
+      middleware: requirePermission("messages:read"),
+      request: { query: MessageListQuery },
+      responses: {
+        200: { description: "Page of messages", content: json(pageOf("messages", MessageSummary)) },
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const { rows, total } = await listMessages(c.get("ctx"), c.get("principal").orgId, c.req.valid("query"));
+      return c.json({ messages: rows.map(summary), total_count: total }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "One inbound message with its raw text, executions and resulting resources",
+      security,
+      middleware: requirePermission("messages:read"),
+      request: { params: IdParam },
+      responses: { 200: { description: "Message", content: json(MessageDetail) }, ...commonErrors, ...notFoundError },
+    }),
+    async (c) => c.json(detail(await getMessage(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/reprocess",
+      tags,
+      summary: "Route a processed, unrouted or failed message again (it goes to the head of its sender's queue)",
+      security,
+      middleware: requirePermission("messages:manage"),
+      request: { params: IdParam },
+      responses: { 202: { description: "Queued", content: json(MessageSummary) }, ...commonErrors, ...notFoundError, ...conflictError },
+    }),
+    async (c) => c.json(summary(await reprocessMessage(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 202),
+  );

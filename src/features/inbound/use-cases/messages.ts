@@ -1,0 +1,68 @@
+// The inbound API's use cases: ingest a batch of one protocol (store it, then start each new
+// sender's router), list, view and reprocess messages. Every one is scoped to the caller's org.
+import type { z } from "@hono/zod-openapi";
+import type { OrgData } from "../../../platform/org-data";
+import type { Database } from "../../../platform/db/client";
+import { orgObject } from "../../../platform/durable-objects/object-names";
+import type { Env } from "../../../platform/env";
+import { conflict, notFound } from "../../../platform/errors";
+import type { InboundAdapter } from "../adapter";
+import { type IngestResult, ingestMessages } from "../ingest";
+import type { IngestBody, MessageListQuery } from "../schemas";
+import { type InboundMessageSummary, InboundMessageStore, type MessageFilter } from "../store";
+import type { InboundMessageRow } from "../tables";
+
+const storeOf = (db: Database, env: Env, orgId: string) => new InboundMessageStore(db, orgId, env.BLOBS);
+
+const missing = () => notFound("Message not found", "MESSAGE_NOT_FOUND");
+
+/** Makes sure each sender's MessageRouter has an alarm pending to drain its line. */
+async function kickRouters(env: Env, orgId: string, senders: string[]): Promise<void> {
+  await Promise.all(senders.map((s) => orgObject(env.MESSAGE_ROUTER, orgId, s).kick(orgId, s)));
+}
+
+export async function ingestBatch(
+  data: OrgData,
+  orgId: string,
+  adapter: InboundAdapter,
+  messages: z.infer<typeof IngestBody>["messages"],
+): Promise<IngestResult[]> {
+  const { db, env } = data;
+  const { results, senders } = await ingestMessages(storeOf(db, env, orgId), adapter, messages);
+  await kickRouters(env, orgId, senders);
+  return results;
+}
+
+export function listMessages(data: OrgData, orgId: string, q: z.infer<typeof MessageListQuery>): Promise<{ rows: InboundMessageSummary[]; total: number }> {
+  const { db, env } = data;
+  const filter: MessageFilter = {
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.protocol ? { protocol: q.protocol } : {}),
+    ...(q.message_type ? { messageType: q.message_type } : {}),
+    ...(q.control_id ? { controlId: q.control_id } : {}),
+    ...(q.sender ? { sender: q.sender } : {}),
+  };
+  return storeOf(db, env, orgId).list(filter, q.limit, q.offset);
+}
+
+/** The message with its text (read from R2 when kept there). */
+export async function getMessage(data: OrgData, orgId: string, id: string): Promise<InboundMessageRow> {
+  const { db, env } = data;
+  const store = storeOf(db, env, orgId);
+  const found = await store.get(id);
+  if (!found) throw missing();
+  return store.withRaw(found);
+}
+
+/** Puts a processed, unrouted or failed message back at the head of its sender's line; answers it as queued. */
+export async function reprocessMessage(data: OrgData, orgId: string, id: string): Promise<InboundMessageSummary> {
+  const { db, env } = data;
+  const store = storeOf(db, env, orgId);
+  const row = await store.get(id);
+  if (!row) throw missing();
+  if (!row.sender) throw conflict("A rejected (unidentifiable) message cannot be reprocessed", "MESSAGE_NOT_REPROCESSABLE");
+  if (row.status === "received") throw conflict("The message is already waiting to be processed", "MESSAGE_PENDING");
+  await store.requeue(row.id);
+  await kickRouters(env, orgId, [row.sender]);
+  return { ...row, status: "received", error: null, attempts: 0 };
+}

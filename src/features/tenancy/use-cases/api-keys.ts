@@ -1,0 +1,46 @@
+// API key administration: create (its scopes checked against the org's agents), list,
+// read and revoke (the revoked key stops working at once in this isolate).
+import type { OrgData } from "../../../platform/org-data";
+import { notFound } from "../../../platform/errors";
+import { existingAgentIds } from "../../agents/access";
+import { ApiKeyStore } from "../api-keys";
+import { checkScopedAgents, scopedAgentIds } from "../auth/key-scopes";
+import type { Principal, Role } from "../auth/permissions";
+import { forgetCachedKey } from "../middleware/auth";
+import type { ApiKeyRow } from "../tables";
+
+export interface ApiKeyRequest {
+  name: string;
+  role: Role;
+  scopes: string[];
+}
+
+const missing = () => notFound("API key not found", "API_KEY_NOT_FOUND");
+
+/** The new key and its secret, which is never stored; `createdBy` is the calling key. */
+export async function createApiKey(data: OrgData, principal: Principal, req: ApiKeyRequest): Promise<{ row: ApiKeyRow; secret: string }> {
+  const { db } = data;
+  checkScopedAgents(req.scopes, await existingAgentIds(db, principal.orgId, scopedAgentIds(req.scopes)));
+  return new ApiKeyStore(db).create({ orgId: principal.orgId, name: req.name, role: req.role, scopes: req.scopes, createdBy: principal.keyId });
+}
+
+export function listApiKeys(data: OrgData, orgId: string, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const { db } = data;
+  return new ApiKeyStore(db).list(orgId, limit, offset);
+}
+
+export async function getApiKey(data: OrgData, orgId: string, id: string): Promise<ApiKeyRow> {
+  const { db } = data;
+  const row = await new ApiKeyStore(db).get(orgId, id);
+  if (!row) throw missing();
+  return row;
+}
+
+/** Marks the key revoked and drops it from this isolate's key cache (others drop it within the cache's lifetime). */
+export async function revokeApiKey(data: OrgData, orgId: string, id: string): Promise<ApiKeyRow> {
+  const { db } = data;
+  const row = await new ApiKeyStore(db).revoke(orgId, id);
+  if (!row) throw missing();
+  forgetCachedKey(row.keyHash);
+  return row;
+}

@@ -1,0 +1,69 @@
+// X12 values as FHIR values: dates, periods, money, names, addresses.
+import { comp, el, type Segment } from "../model";
+
+/** CCYYMMDD → YYYY-MM-DD; undefined when it is not a date. */
+export function date(v: string | undefined): string | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})/.exec(v ?? "");
+  return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
+}
+
+/** A DTP/DTM value by its format qualifier: D8 a day, RD8 a range, DT a day and time. */
+export function period(format: string, v: string): { start?: string; end?: string } | undefined {
+  if (format === "RD8") {
+    const [a, b] = v.split("-");
+    const start = date(a);
+    const end = date(b);
+    return start || end ? { start, end } : undefined;
+  }
+  const d = date(v);
+  return d ? { start: d, end: d } : undefined;
+}
+
+/** The date of a DTP segment (start of a range). */
+export const dtpDate = (s: Segment | undefined) => (s ? period(el(s, 2), el(s, 3))?.start : undefined);
+/** The period of a DTP segment. */
+export const dtpPeriod = (s: Segment | undefined) => (s ? period(el(s, 2), el(s, 3)) : undefined);
+
+/** YYYY-MM-DD... → CCYYMMDD. */
+export const x12Date = (d: string | undefined) => (d ? d.slice(0, 10).replaceAll("-", "") : undefined);
+
+/** A decimal amount; undefined when not a number. */
+export function amount(v: string | undefined): number | undefined {
+  if (!v || !/^-?\d*\.?\d+$/.test(v)) return undefined;
+  return Number(v);
+}
+
+export const money = (v: string | undefined) => {
+  const value = amount(v);
+  return value === undefined ? undefined : { value, currency: "USD" };
+};
+
+/** An amount as X12 writes it: no trailing zeros, no leading "+". */
+export const x12Amount = (n: number | undefined) => (n === undefined ? undefined : String(Number(n.toFixed(2))));
+
+/** NM1 name of a person (NM103 last, NM104 first, NM105 middle, NM106 prefix, NM107 suffix). */
+export function personName(nm1: Segment): Record<string, unknown> {
+  const given = [el(nm1, 4), el(nm1, 5)].filter(Boolean);
+  return clean({ family: el(nm1, 3) || undefined, given: given.length ? given : undefined, prefix: el(nm1, 6) ? [el(nm1, 6)] : undefined, suffix: el(nm1, 7) ? [el(nm1, 7)] : undefined });
+}
+
+/** N3/N4 as an Address. */
+export function address(n3: Segment | undefined, n4: Segment | undefined): Record<string, unknown> | undefined {
+  if (!n3 && !n4) return undefined;
+  const line = [el(n3, 1), el(n3, 2)].filter(Boolean);
+  return clean({ line: line.length ? line : undefined, city: el(n4, 1) || undefined, state: el(n4, 2) || undefined, postalCode: el(n4, 3) || undefined, country: el(n4, 4) || undefined });
+}
+
+/** Component c of element n, undefined when empty. */
+export const part = (s: Segment | undefined, n: number, c: number) => comp(s, n, c) || undefined;
+/** Element n, undefined when empty. */
+export const val = (s: Segment | undefined, n: number) => el(s, n) || undefined;
+
+/** The object without its undefined members and empty arrays (FHIR has neither). */
+export function clean<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (v === undefined || (Array.isArray(v) && v.length === 0)) delete o[k];
+  }
+  return o;
+}

@@ -1,0 +1,38 @@
+// The inbound use cases without HTTP: ingestion of a batch, listing, viewing and reprocessing,
+// each scoped to the organization it is given.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../../src/features/inbound/use-cases/messages";
+import { orgData } from "../../src/platform/org-data";
+import { hl7InboundAdapter } from "../../src/standards/hl7v2/inbound";
+
+const ADT = "MSH|^~\\&|UCSYS|HOSP|CDIS|CDIS|20260101120000||ADT^A01^ADT_A01|UC1|P|2.5.1\rPID|1||1^^^HOSP^MR||Doe^Jane";
+// Organizations made up on the first shard, without a directory entry: the use cases take their data as given.
+const dataOf = (orgId: string) => orgData(env, { orgId, shard: "SHARD_0", movingTo: null });
+const org = () => `org-${crypto.randomUUID()}`;
+const page = { limit: 10, offset: 0 };
+
+describe("inbound use cases", () => {
+  it("keep each organization's messages to itself", async () => {
+    const a = org();
+    const b = org();
+    const [accepted] = await ingestBatch(dataOf(a), a, hl7InboundAdapter, [{ id: "1", raw: ADT }]);
+    expect(accepted).toMatchObject({ status: "accepted" });
+    expect((await getMessage(dataOf(a), a, accepted!.message_id)).raw).toBe(ADT);
+    await expect(getMessage(dataOf(b), b, accepted!.message_id)).rejects.toMatchObject({ status: 404, code: "MESSAGE_NOT_FOUND" });
+    await expect(reprocessMessage(dataOf(b), b, accepted!.message_id)).rejects.toMatchObject({ status: 404 });
+    expect((await listMessages(dataOf(b), b, page)).total).toBe(0);
+    expect((await listMessages(dataOf(a), a, { ...page, protocol: "hl7v2" })).total).toBe(1);
+    expect((await listMessages(dataOf(a), a, { ...page, protocol: "x12" })).total).toBe(0);
+  });
+
+  it("reprocess only what was routed or failed, not what waits or was rejected", async () => {
+    const a = org();
+    const [waiting, rejected] = await ingestBatch(dataOf(a), a, hl7InboundAdapter, [
+      { id: "w", raw: ADT.replace("UC1", "UC2") },
+      { id: "r", raw: "no MSH" },
+    ]);
+    await expect(reprocessMessage(dataOf(a), a, waiting!.message_id)).rejects.toMatchObject({ status: 409, code: "MESSAGE_PENDING" });
+    await expect(reprocessMessage(dataOf(a), a, rejected!.message_id)).rejects.toMatchObject({ status: 409, code: "MESSAGE_NOT_REPROCESSABLE" });
+  });
+});
