@@ -49,6 +49,12 @@ describe("plug-in boundaries", () => {
     expect(violations("features/fhir", ["standards/", "fhir-operations"])).toEqual([]);
   });
 
+  // One type-level exception: the HTTP plumbing is typed with the app's Hono environment (app-env.ts).
+  it("the platform imports no feature, no standard and nothing of the composition root but its Hono environment type", () => {
+    const root = ["app", "context", "org-context", "service-wiring", "scheduled", "node-catalog", "connector-catalog", "inbound-protocols", "fhir-operations", "tables"];
+    expect(violations("platform", ["features/", "standards/", ...root]).filter((v) => !v.endsWith("→ app-env"))).toEqual([]);
+  });
+
   it("no feature imports the composition root's catalogs except the registries that read them", () => {
     const readers = violations("features", ["node-catalog", "inbound-protocols", "connector-catalog"]).map((v) => v.split(" → ")[0]);
     expect([...new Set(readers)].sort()).toEqual(["features/connectors/types.ts", "features/inbound/message-router.ts", "features/pipelines/registry.ts"]);
