@@ -34,7 +34,7 @@ describe("execution batch", () => {
     // Neither run is recorded yet, not even as running: their inserts wait in `records`.
     expect(records).toHaveLength(2);
     expect(await executionCount(t)).toBe(0);
-    await database(env.DB).batch(records as [Write, ...Write[]]);
+    await t.ctx.db.batch(records as [Write, ...Write[]]);
     const listed = (await (await t.fetch(`/api/executions/${second.execution_id}`)).json()) as Record<string, unknown>;
     expect(listed).toMatchObject({ status: "completed", mode: "sync", trigger: "event", pipeline_version: 1 });
     expect(await executionCount(t)).toBe(2);

@@ -19,27 +19,24 @@ const missing = () => notFound("API key not found", "API_KEY_NOT_FOUND");
 
 /** The new key and its secret, which is never stored; `createdBy` is the calling key. */
 export async function createApiKey(data: OrgData, principal: Principal, req: ApiKeyRequest): Promise<{ row: ApiKeyRow; secret: string }> {
-  const { db } = data;
-  checkScopedAgents(req.scopes, await existingAgentIds(db, principal.orgId, scopedAgentIds(req.scopes)));
-  return new ApiKeyStore(db).create({ orgId: principal.orgId, name: req.name, role: req.role, scopes: req.scopes, createdBy: principal.keyId });
+  // Agents live in the org's shard; keys in the control database.
+  checkScopedAgents(req.scopes, await existingAgentIds(data.db, principal.orgId, scopedAgentIds(req.scopes)));
+  return new ApiKeyStore(data.control).create({ orgId: principal.orgId, name: req.name, role: req.role, scopes: req.scopes, createdBy: principal.keyId });
 }
 
 export function listApiKeys(data: OrgData, orgId: string, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
-  const { db } = data;
-  return new ApiKeyStore(db).list(orgId, limit, offset);
+  return new ApiKeyStore(data.control).list(orgId, limit, offset);
 }
 
 export async function getApiKey(data: OrgData, orgId: string, id: string): Promise<ApiKeyRow> {
-  const { db } = data;
-  const row = await new ApiKeyStore(db).get(orgId, id);
+  const row = await new ApiKeyStore(data.control).get(orgId, id);
   if (!row) throw missing();
   return row;
 }
 
 /** Marks the key revoked and drops it from this isolate's key cache (others drop it within the cache's lifetime). */
 export async function revokeApiKey(data: OrgData, orgId: string, id: string): Promise<ApiKeyRow> {
-  const { db } = data;
-  const row = await new ApiKeyStore(db).revoke(orgId, id);
+  const row = await new ApiKeyStore(data.control).revoke(orgId, id);
   if (!row) throw missing();
   forgetCachedKey(row.keyHash);
   return row;

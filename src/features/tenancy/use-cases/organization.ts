@@ -5,8 +5,7 @@ import { OrganizationStore } from "../organizations";
 import type { OrganizationRow } from "../tables";
 
 export async function getOrganization(data: OrgData, orgId: string): Promise<OrganizationRow> {
-  const { db } = data;
-  const org = await new OrganizationStore(db).get(orgId);
+  const org = await new OrganizationStore(data.control).get(orgId);
   if (!org) throw notFound("Organization not found");
   return org;
 }
