@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { orgData } from "../../src/platform/org-data";
 import { describe, expect, it } from "vitest";
-import { type Write, database } from "../../src/platform/db/client";
+import type { Write } from "../../src/platform/db/client";
 import { orgGate } from "../../src/features/tenancy/limits/gate";
 import { openExecutionBatch } from "../../src/service-wiring";
 import { countingD1 } from "../support/d1-counter";
