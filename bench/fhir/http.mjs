@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { allMeasured } from "../lib/measured.ts";
+import { allDatabaseNames, databases } from "../../scripts/lib/shards.ts";
 import { numberOption } from "../lib/options.ts";
 import { freePort } from "../lib/worker.ts";
 
@@ -63,15 +64,17 @@ async function load(url, headers) {
 }
 
 async function main() {
-  execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { cwd: root, env, stdio: "pipe" });
+  // Every database: the control one (organizations, keys) and each data shard.
+  for (const db of allDatabaseNames()) execFileSync(wrangler, ["d1", "migrations", "apply", db, "--local", "--persist-to", persist], { cwd: root, env, stdio: "pipe" });
   const orgId = randomUUID();
   const key = `cdis_${randomBytes(32).toString("base64url")}`;
   const hash = createHash("sha256").update(key).digest("hex");
   const now = new Date().toISOString();
-  d1(`INSERT INTO organizations (id, name, limits, created_at) VALUES ('${orgId}', 'bench', '{}', '${now}');
+  d1(`INSERT INTO organizations (id, name, limits, shard, created_at) VALUES ('${orgId}', 'bench', '{}', '${databases().pooled[0]}', '${now}');
       INSERT INTO api_keys (id, org_id, name, role, scopes, key_hash, key_prefix, created_at) VALUES ('${randomUUID()}', '${orgId}', 'bench', 'service', '[]', '${hash}', '${key.slice(0, 13)}', '${now}')`);
   const [servicePort, trivialPort] = [await freePort(), await freePort()];
-  await start(root, servicePort, ["--var", "LIMIT_API_PER_MINUTE:100000000"]);
+  // DEV_MODE: links from the request's origin, as under npm start (no PUBLIC_BASE_URL here).
+  await start(root, servicePort, ["--var", "LIMIT_API_PER_MINUTE:100000000", "--var", "DEV_MODE:true"]);
   await start(path.join(import.meta.dirname, "trivial"), trivialPort);
   const headers = { authorization: `Bearer ${key}`, "x-organization-id": orgId };
   const base = `http://127.0.0.1:${servicePort}/fhir/r4/${orgId}`;
