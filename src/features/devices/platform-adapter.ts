@@ -1,0 +1,51 @@
+// What a device platform (a wearable vendor, a companion-app upload, MQTT) must say about
+// itself; everything else (credentials at rest, sync logs, Observations, alerts) is the device
+// feature's. A new platform is one folder implementing this and one line in the catalog.
+import type { Reading } from "./reading";
+
+export interface PlatformTokens {
+  readonly accessToken: string;
+  readonly refreshToken?: string;
+  /** ISO instant the access token expires. */
+  readonly expiresAt?: string;
+  readonly scope?: string;
+}
+
+/** The org's client credentials for the platform, decrypted for the call only. */
+export interface PlatformCredentials {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** Vendor extras (webhook signing secret, subscription key, base URL overrides). */
+  readonly extra?: Readonly<Record<string, string>>;
+}
+
+/** One linked device: who it is on the platform and how to reach them. */
+export interface LinkedDevice {
+  readonly deviceId: string;
+  readonly patientId: string;
+  readonly platformUserId?: string;
+}
+
+export interface FetchRange {
+  readonly dataType: string;
+  readonly from: string;
+  readonly to: string;
+  /** The vendor's paging cursor from the previous page, if any. */
+  readonly cursor?: string;
+}
+
+export interface FetchedPage {
+  readonly readings: readonly Reading[];
+  readonly nextCursor?: string;
+  /** Records the vendor sent that were not readings (and why), for the sync log. */
+  readonly skipped?: readonly { readonly sourceRecordId: string; readonly reason: string }[];
+}
+
+export interface PlatformAdapter {
+  /** Spec 2.10 kind, e.g. "smart_ring". */
+  readonly kind: string;
+  /** The data types a sync may ask for. */
+  readonly dataTypes: readonly string[];
+  /** How far back the platform lets a sync reach, in days. */
+  readonly maxSyncDays: number;
+}

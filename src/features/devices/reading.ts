@@ -1,0 +1,41 @@
+// A device reading as every source delivers it (vendor webhook, backfill page, companion-app
+// upload, MQTT message), before it becomes an Observation. Adapters produce these and nothing
+// else; codes, units, dedup and alerting happen once, downstream.
+
+/** Service metric names (spec 2.8/2.9); codes and units for each live in the metric table. */
+export type Metric = string;
+
+export interface ReadingComponent {
+  readonly metric: Metric;
+  /** Absent when the source sent a sentinel or an unscorable value: never a made-up number. */
+  readonly value?: number;
+  /** As the source sent it (e.g. "lb", "kJ", "mmol/L", "fraction"); normalised to UCUM downstream. */
+  readonly unit: string;
+}
+
+export type ReadingTime =
+  | { readonly at: string } // an instant, ISO 8601 with offset
+  | { readonly start: string; readonly end: string }; // an interval aggregate (daily steps, a night's sleep)
+
+export interface Reading {
+  /** Our Patient id (FHIR logical id in the org's store). */
+  readonly patientId: string;
+  /** Our device link id (the FHIR Device the reading came from). */
+  readonly deviceId: string;
+  readonly metric: Metric;
+  /** One value, or components (blood pressure, spirometry), or neither when absent (then `absentReason`). */
+  readonly value?: number;
+  readonly components?: readonly ReadingComponent[];
+  readonly unit: string;
+  readonly time: ReadingTime;
+  /** Platform kind (spec 2.10) or "mqtt" / "manual". */
+  readonly platform: string;
+  /** The source's own id for the record; with platform and metric it makes the reading idempotent. */
+  readonly sourceRecordId: string;
+  /** Why there is no value (sentinel, unscorable, device error), as FHIR data-absent-reason codes. */
+  readonly absentReason?: "error" | "not-performed" | "unknown" | "asked-declined";
+  /** Extra facts the source gives (CGM trend direction, sleep stage, activity type), kept as text. */
+  readonly attributes?: Readonly<Record<string, string>>;
+  /** A waveform (ECG): samples at a fixed period, becomes valueSampledData. */
+  readonly samples?: { readonly periodMs: number; readonly values: readonly number[]; readonly origin?: number };
+}
