@@ -41,6 +41,28 @@ export interface FetchedPage {
   readonly skipped?: readonly { readonly sourceRecordId: string; readonly reason: string }[];
 }
 
+/** What a platform call gets: the org's credentials and the device's tokens, and the outbound-guarded fetch. */
+export interface PlatformCall {
+  readonly credentials: PlatformCredentials;
+  readonly tokens?: PlatformTokens;
+  readonly fetch: typeof fetch;
+}
+
+/**
+ * A platform failure the sync log reports by kind: `rate_limited` (retry after), `unauthorized`
+ * (refresh, then inactive), `revoked` (the user withdrew consent: link inactive, syncs stop),
+ * `unavailable` (retry), `invalid` (the vendor sent something we cannot read).
+ */
+export class PlatformError extends Error {
+  constructor(
+    readonly kind: "rate_limited" | "unauthorized" | "revoked" | "unavailable" | "invalid",
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
 export interface PlatformAdapter {
   /** Spec 2.10 kind, e.g. "smart_ring". */
   readonly kind: string;
@@ -48,4 +70,6 @@ export interface PlatformAdapter {
   readonly dataTypes: readonly string[];
   /** How far back the platform lets a sync reach, in days. */
   readonly maxSyncDays: number;
+  /** One page of one data type for a linked device; throws PlatformError for what the sync log must name. */
+  fetchPage(call: PlatformCall, device: LinkedDevice, range: FetchRange): Promise<FetchedPage>;
 }
