@@ -1,6 +1,6 @@
-// Every feature's D1 tables, for drizzle-kit (migrations/): each feature owns its tables file
-// and imports it directly; nothing at runtime imports this index.
-export * from "./features/tenancy/tables";
+// Every feature's D1 tables on the data shards, for drizzle-kit (migrations/data/): each feature
+// owns its tables file and imports it directly; nothing at runtime imports this index. The
+// control database's tables (organizations, API keys) are in control-tables.ts.
 export * from "./features/agents/tables";
 export * from "./features/pipelines/tables";
 export * from "./features/connectors/tables";

@@ -6,7 +6,8 @@ import type { ManualEnv } from "../src/platform/env";
 declare global {
   namespace Cloudflare {
     interface Env extends ManualEnv {
-      TEST_MIGRATIONS: D1Migration[];
+      CONTROL_MIGRATIONS: D1Migration[];
+      DATA_MIGRATIONS: D1Migration[];
     }
   }
 }

@@ -15,7 +15,7 @@ import { DEFAULTS, VITALS, patientBundles, rng } from "./generate";
 const patients = numberOption("patients", DEFAULTS.patients, { integer: true });
 const dir = mkdtempSync(path.join(os.tmpdir(), "fhir-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
-d1.applyMigrations(path.join(import.meta.dirname, "../../migrations"));
+d1.applyMigrations(path.join(import.meta.dirname, "../../migrations/data"));
 
 const principal = { orgId: "org-bench", keyId: "key-bench", keyName: "bench", role: "service" as const, scopes: [] };
 const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId), principal);

@@ -1,10 +1,12 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { allDatabases } from "../../src/platform/shards";
+import { controlDatabase, shardDatabase, shardNames } from "../../src/platform/shards";
 import { enforceD1RowLimit } from "./d1-row-limit";
 
-// One migration set for every database: the control database and each data shard.
-for (const db of allDatabases(env)) {
-  await applyD1Migrations(db, env.TEST_MIGRATIONS);
-  await enforceD1RowLimit(db);
+// Two migration sets, as deployed: the control database's tables, and every shard's data tables.
+await applyD1Migrations(controlDatabase(env), env.CONTROL_MIGRATIONS);
+await enforceD1RowLimit(controlDatabase(env));
+for (const name of shardNames(env)) {
+  await applyD1Migrations(shardDatabase(env, name), env.DATA_MIGRATIONS);
+  await enforceD1RowLimit(shardDatabase(env, name));
 }

@@ -30,7 +30,7 @@ beforeAll(async () => {
   indexSearchParameterBundle(readJson("fhir/r4/search-parameters.json"));
   memory = new MemoryRepository();
   const d1 = new SqliteD1(":memory:");
-  d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations"));
+  d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations/data"));
   store = fhirStoreFor(sqliteOrgData(d1, "o"), { orgId: "o", keyId: "k", keyName: "diff", role: "admin", scopes: [] });
   for (const file of readdirSync(dir).filter((f) => TYPES.some((t) => f.startsWith(`${t}-`)))) {
     const r = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Resource & { id: string };

@@ -19,7 +19,7 @@ let d1: SqliteD1;
 
 beforeAll(async () => {
   d1 = new SqliteD1(":memory:");
-  d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations"));
+  d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations/data"));
   const store = new ResourceStore(d1 as unknown as D1Database, ORG);
   const start = Date.parse("2024-01-01T00:00:00Z");
   const put = (resource: Resource & { id: string }, i: number): VersionWrite => ({ kind: "put", resource, versionId: 1, lastUpdated: new Date(start + i * 1000).toISOString(), method: "POST" });

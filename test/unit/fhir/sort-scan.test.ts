@@ -11,7 +11,7 @@ import { executeSearch } from "../../../src/features/fhir/search/execute";
 import { parseSearch } from "../../../src/features/fhir/search/parse";
 import { sortScanFor } from "../../../src/features/fhir/search/sort-scan";
 
-const migrations = path.join(import.meta.dirname, "../../../migrations");
+const migrations = path.join(import.meta.dirname, "../../../migrations/data");
 let d1: SqliteD1;
 const orgIds: Record<"a" | "b", Set<string>> = { a: new Set(), b: new Set() };
 

@@ -8,7 +8,7 @@ import { ResourceStore } from "../../../src/features/fhir/storage/resource-store
 describe("store lookups", () => {
   it("reads current versions by (type, id) through the primary key, keys as the outer loop", async () => {
     const d1 = new SqliteD1(":memory:");
-    d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations"));
+    d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations/data"));
     const store = new ResourceStore(d1 as unknown as D1Database, "org-a");
     await store.currents([
       { type: "Patient", id: "p1" },

@@ -19,5 +19,7 @@ CREATE TABLE `organizations` (
 	`id` text PRIMARY KEY NOT NULL,
 	`name` text NOT NULL,
 	`limits` text DEFAULT '{}' NOT NULL,
-	`created_at` text NOT NULL
+	`created_at` text NOT NULL,
+	`shard` text DEFAULT 'SHARD_0' NOT NULL,
+	`moving_to` text
 );

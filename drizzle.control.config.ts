@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+// The control database: organizations, API keys, each org's shard.
+export default defineConfig({
+  dialect: "sqlite",
+  schema: "./src/control-tables.ts",
+  out: "./migrations/control",
+});

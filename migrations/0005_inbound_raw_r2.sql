@@ -1,1 +1,0 @@
-ALTER TABLE `inbound_messages` ADD `raw_key` text;
