@@ -48,10 +48,26 @@ function targetArgs({ remote = false, persistTo }: D1Target): string[] {
   return persistTo ? ["--local", "--persist-to", persistTo] : ["--local"];
 }
 
-/** The one migration set, applied to the control database and every shard. */
+/** The control set to the control database, the data set to every shard (wrangler.toml's migrations_dir). */
 export function applyMigrations(target: D1Target = {}): void {
   for (const database of allDatabaseNames()) {
-    wrangler(["d1", "migrations", "apply", database, ...targetArgs(target)], { quiet: true, remote: target.remote ?? false });
+    try {
+      wrangler(["d1", "migrations", "apply", database, ...targetArgs(target)], { quiet: true, remote: target.remote ?? false });
+    } catch (error) {
+      if (!target.remote && madeWithOneSet(database, target)) {
+        throw new Error(`The local state in ${target.persistTo ?? ".wrangler/state"} predates the split of the migrations into a control and a data set (2026-11-24); delete that folder and start again.`);
+      }
+      throw error;
+    }
+  }
+}
+
+/** Local state from before the split records the old single set's first migration. */
+function madeWithOneSet(database: string, target: D1Target): boolean {
+  try {
+    return execSql<{ name: string }>("SELECT name FROM d1_migrations", target, database).some((m) => m.name === "0000_foundation.sql");
+  } catch {
+    return false;
   }
 }
 
