@@ -3,6 +3,7 @@ import { apiDocsRoutes } from "./platform/http/api-docs";
 import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
+import { assignOperationIds } from "./platform/http/operation-ids";
 import { createRouter } from "./platform/http/router";
 import { authenticateRequest } from "./features/tenancy/middleware/auth";
 import { bodyLimit, requireJsonBody } from "./platform/http/body-limit";
@@ -41,15 +42,22 @@ export function buildApp(options: AppOptions = {}) {
 
   // Public: health and the API description. Registered before auth so they answer first.
   app.route("/", healthRoutes);
-  app.doc31(OPENAPI_PATH, {
-    openapi: "3.1.0",
-    info: {
-      title: "Clinical Data Integration Service",
-      version: "0.1.0",
-      description:
-        "Multi-tenant FHIR R4 store, pipelines, HL7 v2, agents. Every request but /health carries " +
-        "`Authorization: Bearer <API key>` and `X-Organization-ID`.",
-    },
+  // Built per request: `servers` is this deployment's public base URL.
+  app.get(OPENAPI_PATH, (c) => {
+    const doc = app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Clinical Data Integration Service",
+        version: "0.1.0",
+        license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
+        description:
+          "Multi-tenant FHIR R4 store, pipelines, HL7 v2, agents. Every request but the public ones " +
+          "(health, this document, the FHIR CapabilityStatement) carries `Authorization: Bearer <API key>` and `X-Organization-ID`.",
+      },
+      servers: [{ url: c.get("publicBaseUrl"), description: "This deployment" }],
+    });
+    assignOperationIds(doc.paths as Parameters<typeof assignOperationIds>[0]);
+    return c.json(doc);
   });
   app.route("/", apiDocsRoutes(OPENAPI_PATH, "Clinical Data Integration Service API"));
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });

@@ -25,11 +25,11 @@ export function apiDocsRoutes(openApiPath: string, title: string) {
   });
   return createRouter()
     .openapi(
-      createRoute({ method: "get", path: DOCS_PATH, tags, summary: "Browsable API reference (no authentication)", responses: { 200: { description: "HTML page", ...text("text/html") } } }),
+      createRoute({ method: "get", operationId: "getApiReference", path: DOCS_PATH, tags, security: [], summary: "Browsable API reference (no authentication)", responses: { 200: { description: "HTML page", ...text("text/html") } } }),
       (c) => page(c, async () => {}) as Promise<Response>,
     )
     .openapi(
-      createRoute({ method: "get", path: VIEWER_SCRIPT_PATH, tags, summary: "The reference viewer's script (no authentication)", responses: { 200: { description: "JavaScript", ...text("text/javascript") } } }),
+      createRoute({ method: "get", operationId: "getApiReferenceScript", path: VIEWER_SCRIPT_PATH, tags, security: [], summary: "The reference viewer's script (no authentication)", responses: { 200: { description: "JavaScript", ...text("text/javascript") } } }),
       (c) => {
         c.header("Content-Type", "text/javascript; charset=utf-8");
         c.header("Cache-Control", "public, max-age=86400");

@@ -26,7 +26,7 @@ export function answer(c: Context<AppEnv>, outcome: ChatOutcome, extra: Record<s
 export const agentChatRoutes = createRouter().openapi(
   createRoute({
     method: "post",
-    path: "/{id}/chat",
+    operationId: "chatWithAgent", path: "/{id}/chat",
     tags,
     summary: "Chat with an agent (tool-calling loop); stream true answers Server-Sent Events",
     security,

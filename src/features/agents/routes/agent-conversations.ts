@@ -127,7 +127,7 @@ export const agentConversationRoutes = createRouter()
   .openapi(
     createRoute({
       method: "post",
-      path: "/{id}/conversations/{cid}/messages",
+      operationId: "sendConversationMessage", path: "/{id}/conversations/{cid}/messages",
       tags,
       summary: "Send a message; the agent answers with the conversation's history (stream true: SSE)",
       security,

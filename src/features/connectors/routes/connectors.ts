@@ -13,7 +13,7 @@ const read = requirePermission("pipelines:read");
 
 export const connectorRoutes = createRouter()
   .openapi(
-    createRoute({ method: "get", path: "/types", tags, summary: "Supported connector types", security, middleware: read, responses: { 200: { description: "Types", content: json(ConnectorTypesSchema) }, ...commonErrors } }),
+    createRoute({ method: "get", operationId: "listConnectorTypes", path: "/types", tags, summary: "Supported connector types", security, middleware: read, responses: { 200: { description: "Types", content: json(ConnectorTypesSchema) }, ...commonErrors } }),
     (c) => c.json(presentConnectorTypes(connectorTypes()), 200),
   )
   .openapi(

@@ -17,7 +17,8 @@ import { cancelExport, downloadExportFile, visibleExport } from "../jobs";
 const tags = ["FHIR Bulk Data"];
 const canExport = requirePermission("export:run");
 const outcome = (description: string) => ({ description, content: { "application/fhir+json": { schema: z.object({ resourceType: z.literal("OperationOutcome") }).passthrough() } } });
-const JobParams = z.object({ jobId: z.string().min(1).max(64) });
+// orgId is the mount point's (/fhir/r4/:orgId), declared so the document names every path parameter.
+const JobParams = z.object({ orgId: z.string(), jobId: z.string().min(1).max(64) });
 
 function manifest(c: Context<AppEnv>, state: ExportJobState) {
   const url = (name: string) => `${fhirBaseUrl(c)}/bulkdata/download/${state.id}/${name}`;
@@ -36,6 +37,7 @@ bulkExportRoutes
     createRoute({
       method: "get",
       path: "/bulkdata/status/{jobId}",
+      operationId: "bulkExportStatus",
       tags,
       summary: "Export status: 202 while running (X-Progress), 200 with the manifest when complete",
       security,
@@ -66,6 +68,7 @@ bulkExportRoutes
     createRoute({
       method: "delete",
       path: "/bulkdata/status/{jobId}",
+      operationId: "cancelBulkExport",
       tags,
       summary: "Cancel an export (or delete a completed one's files)",
       security,
@@ -82,6 +85,7 @@ bulkExportRoutes
     createRoute({
       method: "get",
       path: "/bulkdata/download/{jobId}/{file}",
+      operationId: "downloadBulkExportFile",
       tags,
       summary: "Download one NDJSON file of a completed export (gzip when accepted)",
       security,

@@ -155,24 +155,24 @@ export function fhirRouter(options: FhirRouterOptions) {
 const param = (name: string) => z.string().openapi({ param: { name, in: "path" } });
 const paramsFor = (names: string[]) => z.object(Object.fromEntries(["orgId", ...names].map((n) => [n, param(n)])));
 
-const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; path: string; summary: string; params: string[]; body?: boolean }[] = [
-  { method: "get", path: "/metadata", summary: "CapabilityStatement (generated from the implementation)", params: [] },
-  { method: "post", path: "/", summary: "Batch or transaction Bundle", params: [], body: true },
-  { method: "get", path: "/", summary: "System-level search (_type, _id, _lastUpdated, _tag, ...)", params: [] },
-  { method: "post", path: "/_search", summary: "System-level search (form body)", params: [] },
-  { method: "get", path: "/_history", summary: "System history", params: [] },
-  { method: "get", path: "/{type}", summary: "Search (all R4 search parameters, chaining, _has, _include, _revinclude, _sort, paging)", params: ["type"] },
-  { method: "post", path: "/{type}", summary: "Create (If-None-Exist for conditional create)", params: ["type"], body: true },
-  { method: "put", path: "/{type}", summary: "Conditional update (search criteria in the query)", params: ["type"], body: true },
-  { method: "delete", path: "/{type}", summary: "Conditional delete", params: ["type"] },
-  { method: "post", path: "/{type}/_search", summary: "Search (form body)", params: ["type"] },
-  { method: "get", path: "/{type}/_history", summary: "Type history (_since, _count)", params: ["type"] },
-  { method: "get", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
-  { method: "put", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
-  { method: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
-  { method: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
-  { method: "get", path: "/{type}/{id}/_history", summary: "Instance history", params: ["type", "id"] },
-  { method: "get", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
+const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: string; path: string; summary: string; params: string[]; body?: boolean }[] = [
+  { method: "get", operationId: "capabilities", path: "/metadata", summary: "CapabilityStatement (generated from the implementation)", params: [] },
+  { method: "post", operationId: "batchOrTransaction", path: "/", summary: "Batch or transaction Bundle", params: [], body: true },
+  { method: "get", operationId: "searchSystem", path: "/", summary: "System-level search (_type, _id, _lastUpdated, _tag, ...)", params: [] },
+  { method: "post", operationId: "searchSystemPost", path: "/_search", summary: "System-level search (form body)", params: [] },
+  { method: "get", operationId: "historySystem", path: "/_history", summary: "System history", params: [] },
+  { method: "get", operationId: "searchType", path: "/{type}", summary: "Search (all R4 search parameters, chaining, _has, _include, _revinclude, _sort, paging)", params: ["type"] },
+  { method: "post", operationId: "create", path: "/{type}", summary: "Create (If-None-Exist for conditional create)", params: ["type"], body: true },
+  { method: "put", operationId: "conditionalUpdate", path: "/{type}", summary: "Conditional update (search criteria in the query)", params: ["type"], body: true },
+  { method: "delete", operationId: "conditionalDelete", path: "/{type}", summary: "Conditional delete", params: ["type"] },
+  { method: "post", operationId: "searchTypePost", path: "/{type}/_search", summary: "Search (form body)", params: ["type"] },
+  { method: "get", operationId: "historyType", path: "/{type}/_history", summary: "Type history (_since, _count)", params: ["type"] },
+  { method: "get", operationId: "read", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
+  { method: "put", operationId: "update", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
+  { method: "patch", operationId: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
+  { method: "delete", operationId: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
+  { method: "get", operationId: "historyInstance", path: "/{type}/{id}/_history", summary: "Instance history", params: ["type", "id"] },
+  { method: "get", operationId: "vread", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
 ];
 
 function documentInteractions(router: ReturnType<typeof createRouter>): void {
@@ -180,6 +180,7 @@ function documentInteractions(router: ReturnType<typeof createRouter>): void {
     router.openAPIRegistry.registerPath({
       method: d.method,
       path: d.path,
+      operationId: d.operationId,
       tags: ["FHIR R4"],
       summary: d.summary,
       security: [{ bearerAuth: [], organizationId: [] }],

@@ -66,6 +66,13 @@ function documentedPaths(op: AnyOperation, level: OperationLevel): { path: strin
   }));
 }
 
+/** e.g. validateType, everythingInstancePatient, exportSystemPost (POST named only beside a GET). */
+function operationIdOf(op: AnyOperation, level: OperationLevel, path: string, method: "GET" | "POST"): string {
+  const type = path.split("/")[1] ?? "";
+  const words = [op.name, level, type.startsWith("{") || level === "system" ? "" : type, method === "POST" && op.methods.includes("GET") ? "Post" : ""];
+  return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+}
+
 function documentOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry): void {
   for (const op of registry.operations) {
     for (const level of op.levels) {
@@ -78,6 +85,7 @@ function documentOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegi
           router.openAPIRegistry.registerPath({
             method: method === "GET" ? "get" : "post",
             path,
+            operationId: operationIdOf(op, level, path, method),
             tags: ["FHIR R4 operations"],
             summary: op.summary,
             description: `$${op.name} (${op.definition}); needs ${op.permission}.`,

@@ -31,7 +31,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
   const router = createRouter().openapi(
     createRoute({
       method: "post",
-      path: "/v1/inbound/{protocol}/messages",
+      operationId: "ingestInboundMessages", path: "/v1/inbound/{protocol}/messages",
       tags,
       summary: "Ingest a batch of inbound messages of one protocol (the bridge's forwarding endpoint)",
       description: `${ingestDescription} Protocols: ${adapters.protocols().join(", ")}; another answers 404 UNKNOWN_PROTOCOL.`,
@@ -51,6 +51,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
       createRoute({
         method: "post",
         path: alias.path,
+        operationId: `ingest${alias.protocol.charAt(0).toUpperCase()}${alias.protocol.slice(1)}Messages`,
         tags,
         summary: alias.summary,
         description: `${ingestDescription} The same as POST /api/v1/inbound/${alias.protocol}/messages.`,

@@ -37,7 +37,7 @@ const MoveReport = z
 export const adminRoutes = createRouter().openapi(
   createRoute({
     method: "post",
-    path: "/organizations/{orgId}/move",
+    operationId: "moveOrganization", path: "/organizations/{orgId}/move",
     tags: ["Operator"],
     summary: "Operator only: move an organization's data to another shard",
     description:

@@ -11,6 +11,7 @@ export const healthRoutes = createRouter().openapi(
     path: "/health",
     tags: ["Service"],
     summary: "Service health (no authentication)",
+    security: [],
     responses: { 200: { description: "Healthy", content: { "application/json": { schema: HealthSchema } } } },
   }),
   async (c) => c.json(await checkHealth(allDatabases(c.env)), 200),

@@ -43,7 +43,7 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
+    createRoute({ method: "post", operationId: "retryExecution", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const result = await retryExecution(c.get("ctx"), c.get("principal").orgId, {
@@ -57,7 +57,7 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/step", tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
+    createRoute({ method: "post", operationId: "startStepSession", path: "/execute/step", tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const view = await startStepSession(c.get("ctx"), c.get("principal").orgId, { pipelineId: body.pipeline_id, inputs: body.inputs, testMode: body.test_mode });
@@ -65,7 +65,7 @@ export const executionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/execute/step/{sessionId}", tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: SessionParam, body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...tooLargeError } }),
+    createRoute({ method: "post", operationId: "advanceStepSession", path: "/execute/step/{sessionId}", tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: SessionParam, body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...tooLargeError } }),
     async (c) => {
       const { sessionId } = c.req.valid("param");
       const body: z.infer<typeof StepAdvanceBody> = c.req.valid("json") ?? {};
@@ -100,7 +100,7 @@ export const executionRoutes = createRouter()
   .openapi(
     createRoute({
       method: "get",
-      path: "/stats",
+      operationId: "getStats", path: "/stats",
       tags,
       summary: "Success rate, average duration and error distribution by node type",
       security,

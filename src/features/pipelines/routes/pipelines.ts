@@ -89,7 +89,7 @@ export const pipelineRoutes = createRouter()
   .openapi(
     createRoute({
       method: "post",
-      path: "/{id}/webhook",
+      operationId: "triggerPipelineWebhook", path: "/{id}/webhook",
       tags,
       summary: "Webhook trigger: starts the deployed pipeline's webhook trigger node with the JSON body",
       description: "Authenticated with an API key holding pipelines:execute. An Idempotency-Key header makes redelivery start no second execution. Runs async unless ?wait=true.",

@@ -66,7 +66,7 @@ export const apiKeyRoutes = createRouter()
   .openapi(
     createRoute({
       method: "delete",
-      path: "/{id}",
+      operationId: "revokeApiKey", path: "/{id}",
       tags,
       summary: "Revoke an API key (kept, marked revoked; it stops working at once)",
       security,
