@@ -3,6 +3,7 @@ import { apiDocsRoutes } from "./platform/http/api-docs";
 import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
+import { corsPolicy } from "./platform/http/cors";
 import { assignOperationIds } from "./platform/http/operation-ids";
 import { createRouter } from "./platform/http/router";
 import { authenticateRequest } from "./features/tenancy/middleware/auth";
@@ -19,6 +20,7 @@ import { connectorRoutes } from "./features/connectors/routes/connectors";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
+import { fhirPublicRoutes } from "./features/fhir/routes/fhir-public";
 import { fhirOperationRegistry } from "./fhir-operations";
 import { healthRoutes } from "./features/operations/routes/health";
 import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
@@ -36,7 +38,7 @@ export type AppOptions = Partial<FhirRouterOptions>;
 
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter();
-  app.use("*", requestId, rateLimitHeaders, resolvePublicBase);
+  app.use("*", corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 
@@ -71,6 +73,10 @@ export function buildApp(options: AppOptions = {}) {
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
   app.route("/admin", adminRoutes);
 
+  // A FHIR endpoint's CapabilityStatement and SMART configuration are public (discovery).
+  const operations = options.operations ?? fhirOperationRegistry();
+  app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations));
+
   // Everything else is authenticated, counted and size-limited, in that order.
   app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, requireJsonBody());
   app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext);
@@ -92,6 +98,6 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/hl7/messages", inboundMessageRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
+  app.route("/fhir/r4/:orgId", fhirRouter({ operations, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
   return app;
 }

@@ -18,6 +18,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: every D1 database, R2 and a Durable Object answer, with timings (no authentication) */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/docs": {
         parameters: {
             query?: never;
@@ -66,6 +83,40 @@ export interface paths {
          * @description Takes the deployment's OPERATOR_TOKEN as bearer token, never an API key (404 where none is set). Answers when the move is done: writes of the organization answer 503 ORG_MOVING meanwhile; a failed verification (409 MOVE_VERIFICATION_FAILED) leaves it where it was.
          */
         post: operations["moveOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CapabilityStatement, generated from the implementation (no authentication) */
+        get: operations["capabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/.well-known/smart-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SMART configuration: how to authenticate (no authentication) */
+        get: operations["smartConfiguration"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1056,23 +1107,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/fhir/r4/{orgId}/metadata": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** CapabilityStatement (generated from the implementation) */
-        get: operations["capabilities"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/fhir/r4/{orgId}": {
         parameters: {
             query?: never;
@@ -1242,6 +1276,18 @@ export interface components {
             status: "ok";
             time: string;
         };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+            time: string;
+            checks: {
+                /** @example d1:SHARD_0 */
+                name: string;
+                ok: boolean;
+                ms: number;
+                error?: string;
+            }[];
+        };
         MoveReport: {
             orgId: string;
             from: string;
@@ -1264,6 +1310,11 @@ export interface components {
                 }[];
                 request_id?: string;
             };
+        };
+        FhirResource: {
+            resourceType: string;
+        } & {
+            [key: string]: unknown;
         };
         Organization: {
             id: string;
@@ -1835,11 +1886,6 @@ export interface components {
             executions: string[];
             resources: string[];
         };
-        FhirResource: {
-            resourceType: string;
-        } & {
-            [key: string]: unknown;
-        };
     };
     responses: never;
     parameters: never;
@@ -1865,6 +1911,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Not ready: the failing checks say which */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };
@@ -1988,6 +2063,63 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    capabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CapabilityStatement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description Unsupported _format or Accept (OperationOutcome) */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    smartConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SMART configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capabilities: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -7207,37 +7339,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-        };
-    };
-    capabilities: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description FHIR resource or Bundle */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/fhir+json": components["schemas"]["FhirResource"];
-                };
-            };
-            /** @description OperationOutcome */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/fhir+json": components["schemas"]["FhirResource"];
-                };
             };
         };
     };

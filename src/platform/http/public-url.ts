@@ -66,7 +66,7 @@ export function requestUrl(c: Context<AppEnv>): string {
   return absoluteUrl(c, requestPath(c));
 }
 
-/** The FHIR base of the authenticated organization. */
+/** The FHIR base of the request's organization (routes under /fhir/r4/:orgId; authentication checked the key belongs to it). */
 export function fhirBaseUrl(c: Context<AppEnv>): string {
-  return absoluteUrl(c, `/fhir/r4/${c.get("principal").orgId}`);
+  return absoluteUrl(c, `/fhir/r4/${encodeURIComponent(c.req.param("orgId") ?? "")}`);
 }

@@ -11,7 +11,6 @@ import { createRouter } from "../../../platform/http/router";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { authorize } from "../../tenancy/middleware/auth";
 import type { AccessPolicy } from "../access-policy";
-import { capabilityStatement } from "../capabilities";
 import { fhirStoreFor } from "../index";
 import type { OperationRegistry } from "../operations/registry";
 import type { Bundle, WriteResult } from "../port";
@@ -34,7 +33,7 @@ const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const negotiate = createMiddleware<AppEnv>(async (c, next) => {
+export const negotiate = createMiddleware<AppEnv>(async (c, next) => {
   checkAcceptable(c);
   await next();
 });
@@ -53,7 +52,6 @@ function sendWrite(c: C, result: WriteResult, base: string): Response {
   return send(c, status, r, headers);
 }
 
-const SOFTWARE = { name: "cdis-fhir-store", version: "0.1.0" };
 const strict = (c: C) => /handling=strict/i.test(c.req.header("prefer") ?? "");
 const queryOf = (c: C) => new URL(c.req.url).searchParams;
 
@@ -86,8 +84,6 @@ export function fhirRouter(options: FhirRouterOptions) {
   // Operations first: /$name and /:type/$name would otherwise be searches and reads.
   mountOperations(routes, options.operations, service);
   routes.use("*", fhirPermission, negotiate);
-
-  routes.get("/metadata", (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), SOFTWARE, options.operations)));
 
   routes.get("/", (c) => search(c, undefined, queryOf(c)));
   routes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
@@ -156,7 +152,6 @@ const param = (name: string) => z.string().openapi({ param: { name, in: "path" }
 const paramsFor = (names: string[]) => z.object(Object.fromEntries(["orgId", ...names].map((n) => [n, param(n)])));
 
 const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: string; path: string; summary: string; params: string[]; body?: boolean }[] = [
-  { method: "get", operationId: "capabilities", path: "/metadata", summary: "CapabilityStatement (generated from the implementation)", params: [] },
   { method: "post", operationId: "batchOrTransaction", path: "/", summary: "Batch or transaction Bundle", params: [], body: true },
   { method: "get", operationId: "searchSystem", path: "/", summary: "System-level search (_type, _id, _lastUpdated, _tag, ...)", params: [] },
   { method: "post", operationId: "searchSystemPost", path: "/_search", summary: "System-level search (form body)", params: [] },

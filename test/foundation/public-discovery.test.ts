@@ -1,0 +1,48 @@
+// What a FHIR endpoint publishes without credentials (CapabilityStatement, SMART configuration)
+// and nothing more: data still needs a key.
+import { describe, expect, it } from "vitest";
+import { corsOrigins } from "../../src/platform/http/cors";
+import { call, createTenant } from "../support/tenants";
+
+describe("public FHIR discovery", () => {
+  it("serves the CapabilityStatement without credentials, for the org in the path", async () => {
+    const t = await createTenant();
+    const res = await call(`/fhir/r4/${t.orgId}/metadata`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/fhir+json");
+    const cs = (await res.json()) as { resourceType: string; implementation: { url: string }; rest: { resource: unknown[] }[] };
+    expect(cs.resourceType).toBe("CapabilityStatement");
+    expect(cs.implementation.url).toMatch(new RegExp(`/fhir/r4/${t.orgId}$`));
+    expect(cs.rest[0]!.resource.length).toBeGreaterThan(100);
+    // Content negotiation still applies.
+    expect((await call(`/fhir/r4/${t.orgId}/metadata?_format=xml`)).status).toBe(406);
+  });
+
+  it("states bearer API keys in the SMART configuration and claims no OAuth capability", async () => {
+    const res = await call(`/fhir/r4/any-org/.well-known/smart-configuration`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { capabilities: string[]; authentication: { type: string } };
+    expect(body.capabilities).toEqual([]);
+    expect(body.authentication.type).toBe("bearer");
+  });
+
+  it("still refuses data without a key, and another org's key", async () => {
+    const [a, b] = [await createTenant(), await createTenant()];
+    expect((await call(`/fhir/r4/${a.orgId}/Patient`)).status).toBe(401);
+    expect((await call(`/fhir/r4/${a.orgId}/Patient`, { headers: { authorization: `Bearer ${b.key}`, "x-organization-id": a.orgId } })).status).toBe(403);
+  });
+
+  it("sends no CORS headers unless CORS_ORIGINS is set", async () => {
+    const res = await call("/api/organization", { method: "OPTIONS", headers: { origin: "https://elsewhere.example", "access-control-request-method": "GET" } });
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("CORS_ORIGINS", () => {
+  it("reads origins, * and nothing, and refuses what is not an origin", () => {
+    expect(corsOrigins(undefined)).toEqual([]);
+    expect(corsOrigins("https://a.example.org, http://127.0.0.1:5173/path")).toEqual(["https://a.example.org", "http://127.0.0.1:5173"]);
+    expect(corsOrigins("https://a.example.org *")).toBe("*");
+    expect(() => corsOrigins("not an origin")).toThrow(/CORS_ORIGINS/);
+  });
+});
