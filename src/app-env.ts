@@ -18,6 +18,8 @@ export interface AppEnv {
     limits: Limits;
     /** PUBLIC_BASE_URL (or, in development, the request's origin): see http/public-url.ts. */
     publicBaseUrl: string;
+    /** The error code the request was answered with, for its log line and metrics. */
+    errorCode?: string;
     /** The rate-limit bucket that counted this request and its X-RateLimit-* headers show. */
     rateLimit: BucketState;
   };

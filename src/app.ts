@@ -4,6 +4,7 @@ import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
 import { corsPolicy } from "./platform/http/cors";
+import { requestLog } from "./platform/http/request-log";
 import { assignOperationIds } from "./platform/http/operation-ids";
 import { createRouter } from "./platform/http/router";
 import { authenticateRequest } from "./features/tenancy/middleware/auth";
@@ -38,7 +39,8 @@ export type AppOptions = Partial<FhirRouterOptions>;
 
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter();
-  app.use("*", corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
+  // Outermost: the request's log line and metric see its final status, CORS preflights included.
+  app.use("*", requestLog((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 

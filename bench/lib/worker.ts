@@ -103,8 +103,8 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
     if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
   }
   const port = await freePort();
-  const vars = { DEV_MODE: "true", ...opts.vars };
   const logLevel = opts.logLevel ?? "error";
+  const vars = { DEV_MODE: "true", LOG_LEVEL: logLevel, ...opts.vars };
   const [command, args] =
     opts.runtime === "miniflare"
       ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars)]]

@@ -70,9 +70,9 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
       host: opts.host ?? "127.0.0.1",
       port: opts.port,
       log,
-      // One line per request, written by Miniflare's entry worker into this process's log; below
-      // info it is off, so the request path does no logging work at all.
-      logRequests: log.level >= miniflareLogLevel("info"),
+      // The Worker writes one structured line per request itself, at its LOG_LEVEL (given below),
+      // so Miniflare's own request lines would only repeat them.
+      logRequests: false,
       defaultPersistRoot: path.join(path.resolve(opts.stateDir), "v3"),
       // Offline: request.cf is Miniflare's built-in placeholder, never fetched from Cloudflare.
       cf: false,
@@ -83,7 +83,7 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
           name: config.name,
           modules,
           modulesRoot: bundleDir,
-          bindings: { ...bindings.bindings, ...opts.vars },
+          bindings: { ...bindings.bindings, LOG_LEVEL: opts.logLevel, ...opts.vars },
         },
         ...externalWorkers,
       ],

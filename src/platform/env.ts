@@ -22,6 +22,8 @@ export interface ManualEnv {
   DEV_MODE?: string;
   /** Non-public destinations outbound calls may reach (CIDRs, host names, optional ports); README, "Outbound calls". */
   OUTBOUND_ALLOW?: string;
+  /** debug | info (default) | warn | error | none: the Worker's structured log lines (src/platform/observability/log.ts). */
+  LOG_LEVEL?: string;
   /** Browser origins allowed to call the API (comma- or space-separated, or "*"); unset: no CORS. README, "Browser clients". */
   CORS_ORIGINS?: string;
   /** Origin (and optional path prefix) clients reach the service at; every absolute URL starts with it. Required outside DEV_MODE. */

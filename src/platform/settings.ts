@@ -23,6 +23,7 @@ const NAMES = [
   "DATA_SHARDS",
   "OPERATOR_TOKEN",
   "CORS_ORIGINS",
+  "LOG_LEVEL",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

@@ -4,7 +4,8 @@ import { env } from "cloudflare:workers";
 import type { buildApp } from "../../src/app";
 import type { Tenant } from "./tenants";
 
-export function appFetch(app: ReturnType<typeof buildApp>, t?: Pick<Tenant, "orgId" | "key">) {
+/** `withEnv`: bindings and settings for this app only (e.g. LOG_LEVEL, a recording METRICS). */
+export function appFetch(app: ReturnType<typeof buildApp>, t?: Pick<Tenant, "orgId" | "key">, withEnv: object = env) {
   return async (path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> => {
     const { json, ...rest } = init;
     const headers = new Headers(rest.headers);
@@ -15,7 +16,7 @@ export function appFetch(app: ReturnType<typeof buildApp>, t?: Pick<Tenant, "org
       rest.body = JSON.stringify(json);
     }
     const ctx = createExecutionContext();
-    const res = await app.fetch(new Request(`http://localhost${path}`, { ...rest, headers }), env, ctx);
+    const res = await app.fetch(new Request(`http://localhost${path}`, { ...rest, headers }), withEnv, ctx);
     await waitOnExecutionContext(ctx);
     return res;
   };

@@ -1,6 +1,7 @@
 // The OpenAI-compatible model endpoints an organization configured as connectors
 // (type openai_compatible, key encrypted at rest). Their models come from the
 // endpoint's own GET /models, cached per isolate so an agent turn adds no round trip.
+import { logger } from "../../platform/observability/log";
 import type { OrgData } from "../../platform/org-data";
 import { ConnectorStore } from "../connectors/store";
 import { type GuardedFetch, outboundFetch } from "../../platform/outbound/fetch";
@@ -41,7 +42,7 @@ export async function connectorModelEndpoints(data: OrgData, orgId: string): Pro
           discovered.set(key, { names, until: Date.now() + DISCOVERY_TTL_MS });
         } catch (err) {
           // An unreachable endpoint offers no models; agents that name one get MODEL_UNAVAILABLE.
-          console.warn(JSON.stringify({ level: "warn", msg: "model discovery failed", connector: row.id, error: String(err) }));
+          logger(data.env).warn("model discovery failed", { org: data.orgId, connector: row.id, error_message: String(err) });
           return undefined;
         }
       }

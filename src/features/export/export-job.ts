@@ -1,6 +1,8 @@
 // ExportJob: one Durable Object per Bulk Data export. It owns the job's state,
 // advances it in alarm-driven chunks (so it survives eviction and restarts),
 // holds the org's export slot while running, and deletes its files at expiry.
+import { logger } from "../../platform/observability/log";
+import { recordMetric } from "../../platform/observability/metrics";
 import { contextForOrg } from "../../context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
@@ -64,6 +66,7 @@ export class ExportJob extends DurableObject<Env> {
         { source: (await contextForOrg(this.env, state.orgId)).fhir(requesterOf(state)), bucket: this.env.BLOBS, persist },
         CHUNK_BUDGET_MS,
       );
+      logger(this.env).info("export page", { org: state.orgId, export_id: state.id, resources: state.exported, done });
       if (!done) {
         await this.ctx.storage.setAlarm(Date.now());
         return;
@@ -72,6 +75,7 @@ export class ExportJob extends DurableObject<Env> {
       state.completedAt = new Date().toISOString();
       state.expiresAt = new Date(Date.now() + this.ttlMs()).toISOString();
       await persist(state);
+      recordMetric(this.env, { kind: "export", org: state.orgId, status: "completed", resources: state.exported, durationMs: Date.parse(state.completedAt) - Date.parse(state.transactionTime) });
       await releaseSlot(this.env, state.orgId, "exports", state.id);
       await this.ctx.storage.setAlarm(Date.parse(state.expiresAt));
     } catch (err) {

@@ -50,8 +50,9 @@ export async function drainSender(
   store: InboundMessageStore,
   sender: string,
   handle: MessageHandler,
-  opts: { budgetMs: number; now?: () => number },
+  opts: { budgetMs: number; now?: () => number; onMessage?: (message: InboundMessageRow, status: "processed" | "unrouted" | "failed" | "retrying") => void },
 ): Promise<DrainOutcome> {
+  const seen = opts.onMessage ?? (() => {});
   const now = opts.now ?? Date.now;
   const deadline = now() + opts.budgetMs;
   let processed = 0;
@@ -67,16 +68,19 @@ export async function drainSender(
       // Nothing consumed it: kept apart from processed messages so it can be found and reprocessed.
       if (result) await store.markProcessed(message.id, result.executions, result.resources, result.writes);
       else await store.markUnrouted(message.id);
+      seen(message, result ? "processed" : "unrouted");
       processed++;
     } catch (err) {
       const attempts = message.attempts + 1;
       const error = { ...describe(err), at: new Date(now()).toISOString() };
       if (isPermanent(err) || attempts >= MAX_ATTEMPTS) {
         await store.markFailed(message.id, error, attempts);
+        seen(message, "failed");
         processed++;
         continue;
       }
       await store.recordAttempt(message.id, error, attempts);
+      seen(message, "retrying");
       return { state: "retry-later", processed, retryAt: now() + backoffMs(attempts) };
     }
   }

@@ -2,6 +2,8 @@
 // sender's inbound messages in order, whatever their protocol (each message's
 // adapter says which pipelines it triggers). Alarms make it durable: if the object is
 // evicted or crashes mid-drain, the alarm fires again and it resumes at the FIFO head.
+import { logger } from "../../platform/observability/log";
+import { recordMetric } from "../../platform/observability/metrics";
 import { DurableObject } from "cloudflare:workers";
 import { contextForOrg } from "../../context";
 import type { Env } from "../../platform/env";
@@ -37,7 +39,13 @@ export class MessageRouter extends DurableObject<Env> {
     const routing = messageRouting(org, orgId, this.adapters);
     let outcome: DrainOutcome;
     try {
-      outcome = await drainSender(store, sender, routing.handle, { budgetMs: DRAIN_BUDGET_MS });
+      outcome = await drainSender(store, sender, routing.handle, {
+        budgetMs: DRAIN_BUDGET_MS,
+        onMessage: (message, status) => {
+          logger(this.env).info("inbound message", { org: orgId, protocol: message.protocol, sender, message_id: message.id, status, attempts: message.attempts });
+          recordMetric(this.env, { kind: "inbound", org: orgId, protocol: message.protocol, sender, status, count: 1 });
+        },
+      });
     } finally {
       await routing.close();
     }

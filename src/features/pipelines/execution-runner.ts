@@ -1,6 +1,7 @@
 // ExecutionRunner: one Durable Object per asynchronous execution. It keeps the
 // run state in its storage, checkpoints after every node and drives the run from
 // its alarm, so an eviction or restart resumes at the first unfinished node.
+import { logger } from "../../platform/observability/log";
 import { contextForOrg } from "../../context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
@@ -67,7 +68,7 @@ export class ExecutionRunner extends DurableObject<Env> {
       return true;
     } catch (e) {
       if (!(e instanceof StoredValueTooLarge)) throw e;
-      console.error(JSON.stringify({ level: "error", msg: "execution checkpoint too large", error: e.message }));
+      logger(this.env).error("execution checkpoint too large", { error_message: e.message });
       return false;
     }
   }
@@ -87,7 +88,9 @@ export class ExecutionRunner extends DurableObject<Env> {
         await this.ctx.storage.setAlarm(node.wait_until as number);
         return;
       }
+      const started = performance.now();
       await run.runNode(id);
+      logger(this.env).info("execution node", { org: job.orgId, execution_id: job.executionId, node: id, status: run.node(id).status, duration_ms: Math.round(performance.now() - started) });
       if (!(await this.checkpoint(job.state))) {
         // Retrying would rerun the node into the same wall: the run ends here, failed.
         notStored(job.state, id);

@@ -1,6 +1,8 @@
 // Starting and finishing executions: picks the version to run, takes a
 // concurrency slot, records the execution, runs it here (sync) or hands it to
 // its ExecutionRunner Durable Object (async), and writes the final record.
+import { logger } from "../../platform/observability/log";
+import { recordMetric } from "../../platform/observability/metrics";
 import type { OrgData } from "../../platform/org-data";
 import type { Write } from "../../platform/db/client";
 import { isUniqueViolation } from "../../platform/db/errors";
@@ -190,6 +192,11 @@ export async function finishJob(
     opts.slotHeld ? Promise.resolve(false) : releaseSlot(env, job.orgId, "executions", job.executionId),
   ]);
   if (saved.status === "rejected") throw saved.reason;
+  const durationMs = Date.now() - Date.parse(job.startedAt);
+  const results = nodeResults(run.state);
+  const nodes = Object.keys(results).length;
+  logger(env).info("execution finished", { org: job.orgId, execution_id: job.executionId, pipeline_id: job.pipelineId, status, trigger: job.trigger.kind, nodes, duration_ms: durationMs });
+  recordMetric(env, { kind: "execution", org: job.orgId, pipeline: job.pipelineId, status, trigger: job.trigger.kind, durationMs, nodes });
   return {
     execution_id: job.executionId,
     status,
@@ -197,9 +204,9 @@ export async function finishJob(
     pipeline_version: job.version,
     test_mode: job.testMode,
     outputs: record.outputs,
-    node_results: nodeResults(run.state),
+    node_results: results,
     ...(run.state.stopped_by ? { error: run.state.stopped_by } : {}),
-    duration_ms: Date.now() - Date.parse(job.startedAt),
+    duration_ms: durationMs,
   };
 }
 

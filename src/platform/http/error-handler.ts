@@ -6,6 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { isUniqueViolation } from "../db/errors";
 import { ApiError, conflict, managementErrorBody, operationOutcome } from "../errors";
 import type { AppEnv } from "../../app-env";
+import { logger } from "../observability/log";
 import { fhirJsonContentType } from "./fhir-json";
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -34,6 +35,7 @@ export function toApiError(err: unknown): ApiError | undefined {
 
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   const requestId = c.get("requestId");
+  c.set("errorCode", err.code);
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
   if (isFhirPath(c.req.path)) {
     c.header("Content-Type", fhirJsonContentType(c.req.header("accept")));
@@ -45,15 +47,14 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
 export function onError(err: unknown, c: Context<AppEnv>): Response {
   const known = toApiError(err);
   if (known) return errorResponse(c, known);
-  console.error(
-    JSON.stringify({
-      level: "error",
-      request_id: c.get("requestId"),
-      method: c.req.method,
-      path: c.req.path,
-      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
-    }),
-  );
+  logger(c.env).error("unhandled error", {
+    request_id: c.get("requestId"),
+    method: c.req.method,
+    route: c.req.routePath,
+    error_name: err instanceof Error ? err.name : typeof err,
+    error_message: err instanceof Error ? err.message : String(err),
+    stack: err instanceof Error ? err.stack?.split("\n").slice(1, 4).join(" | ") : undefined,
+  });
   return errorResponse(
     c,
     new ApiError(500, "INTERNAL", `Internal server error; quote request id ${c.get("requestId")} when reporting it`),

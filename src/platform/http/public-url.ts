@@ -4,6 +4,7 @@
 // would send its API key there. Only development (DEV_MODE=true) falls back to the
 // request's own origin; a deployment without the setting answers every request with a
 // configuration error rather than guess.
+import { logger } from "../observability/log";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors";
@@ -44,7 +45,7 @@ export const resolvePublicBase = createMiddleware<AppEnv>(async (c, next) => {
   try {
     c.set("publicBaseUrl", publicBaseUrl(c.env, c.req.url));
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: (err as Error).message }));
+    logger(c.env).error("public base URL", { request_id: c.get("requestId"), error_message: (err as Error).message });
     throw err;
   }
   await next();
