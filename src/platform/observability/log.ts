@@ -23,8 +23,11 @@ export interface Logger {
 
 const loggers = new WeakMap<object, Logger>();
 
-/** The logger of `env` (its LOG_LEVEL), made once per env object. */
-export function logger(env: object): Logger {
+let withoutEnv: Logger | undefined;
+
+/** The logger of `env` (its LOG_LEVEL), made once per env object; info level where there is no env (a bare Hono app in a test). */
+export function logger(env: object | undefined): Logger {
+  if (!env) return (withoutEnv ??= makeLogger("info"));
   let log = loggers.get(env);
   if (!log) {
     log = makeLogger(levelOf(settingsOf(env).LOG_LEVEL));
@@ -37,10 +40,17 @@ function levelOf(value: string | undefined): LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value ?? "") ? (value as LogLevel) : "info";
 }
 
-export function makeLogger(level: LogLevel, write: (line: string) => void = (line) => console.log(line)): Logger {
+/** Errors and warnings go to console.error / console.warn (their streams in Workers Logs), the rest to console.log. */
+function toConsole(line: string, level: Exclude<LogLevel, "none">): void {
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}
+
+export function makeLogger(level: LogLevel, write: (line: string, level: Exclude<LogLevel, "none">) => void = toConsole): Logger {
   const at = (l: Exclude<LogLevel, "none">) => (msg: string, fields: LogFields = {}) => {
     if (RANK[l] < RANK[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: l, msg, ...clean(fields) }));
+    write(JSON.stringify({ time: new Date().toISOString(), level: l, msg, ...clean(fields) }), l);
   };
   return { enabled: (l) => RANK[l] >= RANK[level], debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
