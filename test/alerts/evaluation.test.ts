@@ -105,6 +105,18 @@ describe("value alerts", () => {
   });
 });
 
+describe("concurrent evaluation", () => {
+  it("two deliveries racing on one rule open one episode, not two", async () => {
+    const t = await createTenant();
+    const who = await patientWithDevice(t);
+    await rule(t, { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120 });
+    const a = await series(t, who, "heart_rate", [130, 131], T0);
+    const b = await series(t, who, "heart_rate", [132, 133], new Date(T0.getTime() + 5 * 60_000));
+    await Promise.all([evaluate(t, a), evaluate(t, b), evaluate(t, [...a, ...b])]);
+    expect((await alertsOf(t)).total_count).toBe(1);
+  });
+});
+
 describe("recipients", () => {
   it("care team means the patient's active CareTeams; none → a not-done Communication saying so", async () => {
     const t = await createTenant();
