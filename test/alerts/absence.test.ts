@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { LastSyncOf } from "../../src/features/alerts/absence-check";
 import { runScheduledWork } from "../../src/scheduled";
 import { createTenant, type Tenant } from "../support/tenants";
-import { adminOf, evaluate, json, patientWithDevice, series, stored } from "./support";
+import { evaluate, json, patientWithDevice, readResource, series, stored } from "./support";
 
 const MIN = 60_000;
 
@@ -45,10 +45,9 @@ describe("absence of data", () => {
     const [alert] = (await alertsOf(t)) as [AlertBody];
     expect(alert).toMatchObject({ state: "active", started_at: at(100).toISOString(), value: 61, episode_ended_at: null });
     expect(alert.message).toMatch(/^No heart_rate readings for 61 minutes, since /);
-    const fhir = t.ctx.fhir(adminOf(t));
-    const flag = (await fhir.read("Flag", alert.id)) as Record<string, any>;
+    const flag = await readResource(t, "Flag", alert.id);
     expect(flag).toMatchObject({ status: "active", subject: { reference: `Patient/${who.patientId}` }, code: { coding: [{ code: "no-data" }] }, period: { start: at(100).toISOString() } });
-    expect((await fhir.read("DetectedIssue", alert.id)) as Record<string, any>).toMatchObject({ code: { coding: [{ code: "no-data" }] }, implicated: [{ reference: `Observation/${alert.observation_ids[0]}` }] });
+    expect(await readResource(t, "DetectedIssue", alert.id)).toMatchObject({ code: { coding: [{ code: "no-data" }] }, implicated: [{ reference: `Observation/${alert.observation_ids[0]}` }] });
     // The silence goes on: no second alert on later ticks.
     await runScheduledWork(env, at(200));
     expect(await alertsOf(t)).toHaveLength(1);
@@ -56,7 +55,7 @@ describe("absence of data", () => {
     await evaluate(t, [await stored(t, who, "heart_rate", 72, at(210).toISOString())]);
     const [ended] = (await alertsOf(t)) as [AlertBody];
     expect(ended.episode_ended_at).toBe(at(210).toISOString());
-    expect(((await fhir.read("Flag", alert.id)) as Record<string, any>).status).toBe("inactive");
+    expect((await readResource(t, "Flag", alert.id)).status).toBe("inactive");
     // Watching again from the new reading: silent again one span later.
     await runScheduledWork(env, at(271));
     expect(await alertsOf(t)).toHaveLength(2);

@@ -1,6 +1,7 @@
 // Alert test helpers: a patient with a device in the org's FHIR store, readings stored as
 // Observations (as the device platform will store them) and handed to evaluateReadings.
 import type { Reading } from "../../src/features/devices/reading";
+import type { Resource } from "../../src/features/fhir/port";
 import { type StoredReading, evaluateReadings } from "../../src/features/alerts/evaluate-readings";
 import type { Principal } from "../../src/features/tenancy/auth/permissions";
 import type { Tenant } from "../support/tenants";
@@ -44,3 +45,14 @@ export const evaluate = (t: Tenant, readings: StoredReading[]) => evaluateReadin
 export async function json<T>(res: Response | Promise<Response>): Promise<T> {
   return (await (await res).json()) as T;
 }
+
+/** A stored resource with the fields alert tests look at. */
+export interface ReadResource extends Resource {
+  status?: string;
+  statusReason?: { text?: string };
+  implicated?: { reference: string }[];
+  code?: { coding: { code: string }[] };
+  mitigation?: { action: { text: string } }[];
+}
+
+export const readResource = (t: Tenant, type: string, id: string) => t.ctx.fhir(adminOf(t)).read(type, id) as Promise<ReadResource>;
