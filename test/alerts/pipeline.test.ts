@@ -1,12 +1,14 @@
 // The alert trigger: a deployed pipeline with alerts.alert_trigger runs once per episode with the
 // alert as input; the pipeline a rule names runs whatever its trigger's filters; redelivery of the
 // event starts nothing twice; other organizations' pipelines never start.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ALERT_EVENT } from "../../src/features/alerts/publish";
 import { dispatchEvent } from "../../src/features/pipelines/triggers";
+import { runScheduledWork } from "../../src/scheduled";
 import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
-import { evaluate, json, patientWithDevice, series } from "./support";
+import { adminOf, evaluate, json, patientWithDevice, readResource, series } from "./support";
 
 const T0 = new Date("2026-04-01T00:00:00Z");
 
@@ -52,6 +54,24 @@ describe("alert trigger", () => {
     expect((await executions(t, highs)).total_count).toBe(2);
     expect((await executions(t, named)).total_count).toBe(2);
     expect((await executions(t, lows)).total_count).toBe(0);
+  });
+
+  it("an alert whose publication was cut short is finished by the cron, without running its pipelines again", async () => {
+    const t = await createTenant();
+    const who = await patientWithDevice(t);
+    const highs = await createPipeline(t, alertPipeline({}));
+    await t.fetch("/api/v1/alert-rules", { method: "POST", json: { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120, recipients: "patient" } });
+    await evaluate(t, await series(t, who, "heart_rate", [130], T0));
+    const { alerts } = await json<{ alerts: { id: string }[] }>(t.fetch("/api/v1/alerts"));
+    const id = alerts[0]?.id as string;
+    // As if the Worker died between committing the alert and publishing it.
+    await t.ctx.fhir(adminOf(t)).delete("DetectedIssue", id);
+    await t.ctx.d1.prepare("UPDATE alerts SET published_at = NULL, resources = '{}' WHERE org_id = ?1 AND id = ?2").bind(t.orgId, id).run();
+    await runScheduledWork(env, new Date());
+    expect((await readResource(t, "DetectedIssue", id)).status).toBe("final");
+    const after = await json<{ resources: { detected_issue?: string; communications?: string[] }; pipeline_runs: unknown[] }>(t.fetch(`/api/v1/alerts/${id}`));
+    expect(after.resources).toMatchObject({ detected_issue: `DetectedIssue/${id}`, communications: [`Communication/${id}-patient`] });
+    expect((await executions(t, highs)).total_count).toBe(1);
   });
 
   it("records why the rule's pipeline could not start (undeployed since)", async () => {
