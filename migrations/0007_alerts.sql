@@ -1,6 +1,7 @@
 CREATE TABLE `alert_rule_states` (
 	`org_id` text NOT NULL,
 	`rule_id` text NOT NULL,
+	`stream` text NOT NULL,
 	`version` integer NOT NULL,
 	`open_alert_id` text,
 	`watermark` integer,
@@ -11,7 +12,7 @@ CREATE TABLE `alert_rule_states` (
 	`devices` text NOT NULL,
 	`next_check_at` integer,
 	`updated_at` text NOT NULL,
-	PRIMARY KEY(`org_id`, `rule_id`)
+	PRIMARY KEY(`org_id`, `rule_id`, `stream`)
 );
 --> statement-breakpoint
 CREATE INDEX `alert_rule_states_due_idx` ON `alert_rule_states` (`next_check_at`);--> statement-breakpoint

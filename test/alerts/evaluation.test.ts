@@ -80,6 +80,22 @@ describe("value alerts", () => {
     expect((await evaluate(t, [sentinel])).opened).toHaveLength(0);
   });
 
+  it("a rule on a metric follows each device's series: a ring's late batch is evaluated beside a live monitor's", async () => {
+    const t = await createTenant();
+    const who = await patientWithDevice(t);
+    const monitor = (await t.ctx.fhir(adminOf(t)).create({ resourceType: "Device", patient: { reference: `Patient/${who.patientId}` } })).resource.id as string;
+    await rule(t, { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120 });
+    // The monitor reports live, up to T0 + 2 days; the ring's readings of the day before arrive afterwards.
+    await evaluate(t, await series(t, { ...who, deviceId: monitor }, "heart_rate", [80, 82], new Date(T0.getTime() + 2 * 86_400_000)));
+    await evaluate(t, await series(t, who, "heart_rate", [90, 135, 140], new Date(T0.getTime() + 86_400_000), 60));
+    const { alerts } = await alertsOf(t);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ value: 135, started_at: new Date(T0.getTime() + 86_400_000 + 3_600_000).toISOString() });
+    // The monitor's own excursion is its own episode.
+    await evaluate(t, await series(t, { ...who, deviceId: monitor }, "heart_rate", [150], new Date(T0.getTime() + 3 * 86_400_000)));
+    expect((await alertsOf(t)).total_count).toBe(2);
+  });
+
   it("rapid change, score below threshold and component metrics (blood pressure)", async () => {
     const t = await createTenant();
     const who = await patientWithDevice(t);

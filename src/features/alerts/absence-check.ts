@@ -9,7 +9,7 @@ import { absenceVerdict } from "./absence";
 import { absenceMessage } from "./messages";
 import { publishPending } from "./publish";
 import { commitRuleStep, newAlert } from "./rule-commit";
-import { AlertStore, RuleStateStore, RuleStore } from "./store";
+import { AlertStore, RULE_STREAM, RuleStateStore, RuleStore } from "./store";
 import type { AlertRow, AlertRuleRow, AlertRuleStateRow } from "./tables";
 
 /** The latest sync of a device (ISO instant), when the device platform knows it. */
@@ -29,11 +29,10 @@ async function lastSync(ctx: OrgContext, rule: AlertRuleRow, state: AlertRuleSta
 
 /** Judges one absence rule at `now`; answers the alert it opened, if any. */
 export async function checkAbsence(ctx: OrgContext, rule: AlertRuleRow, now: number, lastSyncOf: LastSyncOf): Promise<string | undefined> {
-  const states = new RuleStateStore(ctx.db);
-  const read = (await states.of(ctx.orgId, [rule.id])).get(rule.id);
+  const read = await new RuleStateStore(ctx.db).get(ctx.orgId, rule.id, RULE_STREAM);
   if (!read) return undefined;
   const syncedAt = await lastSync(ctx, rule, read, lastSyncOf);
-  const outcome = await commitRuleStep(ctx, rule, (state) => {
+  const outcome = await commitRuleStep(ctx, rule, { id: RULE_STREAM, fresh: false }, (state) => {
     // Not an absence rule (any more), disabled, or already silent: nothing to look at until a reading comes.
     if (rule.kind !== "data_absence" || !rule.enabled || state.openAlertId) return { next: { ...state, nextCheckAt: null }, opened: [], ended: [] };
     const lastReadingAt = state.lastReadingAt ?? Date.parse(rule.updatedAt);

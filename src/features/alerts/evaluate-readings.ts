@@ -9,7 +9,7 @@ import { type Point, stepEpisodes } from "./episodes";
 import { valueMessage } from "./messages";
 import { publishPending } from "./publish";
 import { type StepOutcome, commitRuleStep, newAlert } from "./rule-commit";
-import { AlertStore, RuleStore, type RuleState } from "./store";
+import { AlertStore, RULE_STREAM, RuleStore, type RuleState } from "./store";
 import type { AlertRow, AlertRuleRow, AlertRuleStateRow } from "./tables";
 
 export interface StoredReading {
@@ -56,6 +56,17 @@ export function samplesOf(stored: readonly StoredReading[]): Sample[] {
 
 export function watches(rule: AlertRuleRow, s: Sample): boolean {
   return s.patientId === rule.patientId && (!rule.metric || s.metric === rule.metric) && (!rule.deviceId || s.deviceId === rule.deviceId);
+}
+
+/** The samples a rule watches, per stream: per device for value rules, all together for absence. */
+function streamsOf(rule: AlertRuleRow, samples: Sample[]): Map<string, Sample[]> {
+  const streams = new Map<string, Sample[]>();
+  for (const s of samples) {
+    if (!watches(rule, s)) continue;
+    const stream = rule.kind === "data_absence" ? RULE_STREAM : s.deviceId;
+    streams.set(stream, [...(streams.get(stream) ?? []), s]);
+  }
+  return streams;
 }
 
 /** Samples newer than the rule's watermark (or at it, from an Observation not yet seen there). */
@@ -122,12 +133,12 @@ export async function evaluateReadings(ctx: OrgContext, stored: readonly StoredR
   const openedIds: string[] = [];
   const ended: string[] = [];
   for (const rule of rules) {
-    const watched = samples.filter((s) => watches(rule, s));
-    if (!watched.length) continue;
-    const outcome = await commitRuleStep(ctx, rule, (state) => stepRule(rule, state, watched));
-    if (!outcome) continue;
-    openedIds.push(...outcome.opened.map((a) => a.id));
-    ended.push(...outcome.ended.map((e) => e.id));
+    for (const [stream, watched] of streamsOf(rule, samples)) {
+      const outcome = await commitRuleStep(ctx, rule, { id: stream, fresh: rule.kind !== "data_absence" }, (state) => stepRule(rule, state, watched));
+      if (!outcome) continue;
+      openedIds.push(...outcome.opened.map((a) => a.id));
+      ended.push(...outcome.ended.map((e) => e.id));
+    }
   }
   const store = new AlertStore(ctx.db);
   const touched = (await Promise.all([...openedIds, ...ended].map((id) => store.get(ctx.orgId, id)))).filter((r): r is AlertRow => r !== undefined);

@@ -5,7 +5,7 @@
 import type { OrgContext } from "../../context";
 import type { Write } from "../../platform/db/client";
 import { isUniqueViolation } from "../../platform/db/errors";
-import { AlertStore, type NewAlert, type RuleState, RuleStateStore } from "./store";
+import { AlertStore, type NewAlert, type RuleState, RuleStateStore, initialState } from "./store";
 import type { AlertRuleRow, AlertRuleStateRow } from "./tables";
 
 export interface StepOutcome {
@@ -18,17 +18,27 @@ export interface StepOutcome {
 
 const MAX_ATTEMPTS = 8;
 
-/** Runs `step` on the rule's current state until it commits; undefined when the rule has no state (deleted) or the step has nothing to do. */
-export async function commitRuleStep(ctx: OrgContext, rule: AlertRuleRow, step: (state: AlertRuleStateRow) => StepOutcome | undefined): Promise<StepOutcome | undefined> {
+/**
+ * Runs `step` on the current state of one of the rule's streams until it commits; undefined when
+ * the step has nothing to do, or the stream must exist (`fresh` false: an absence rule's) and does
+ * not (the rule was deleted or replaced meanwhile).
+ */
+export async function commitRuleStep(
+  ctx: OrgContext,
+  rule: AlertRuleRow,
+  stream: { id: string; fresh: boolean },
+  step: (state: AlertRuleStateRow) => StepOutcome | undefined,
+): Promise<StepOutcome | undefined> {
   const states = new RuleStateStore(ctx.db);
   const alerts = new AlertStore(ctx.db);
   for (let attempt = 1; ; attempt++) {
-    const state = (await states.of(ctx.orgId, [rule.id])).get(rule.id);
-    if (!state) return undefined;
+    const stored = await states.get(ctx.orgId, rule.id, stream.id);
+    if (!stored && !stream.fresh) return undefined;
+    const state = stored ?? { ...initialState(), orgId: ctx.orgId, ruleId: rule.id, stream: stream.id, version: -1, updatedAt: "" };
     const outcome = step(state);
     if (!outcome) return undefined;
     const writes: Write[] = [
-      ...states.replaceWrites(ctx.orgId, rule.id, state.version, outcome.next),
+      ...states.replaceWrites(ctx.orgId, rule.id, stream.id, state.version, outcome.next),
       ...outcome.opened.map((a) => alerts.insertWrite(a)),
       ...outcome.ended.map((e) => alerts.endEpisodeWrite(ctx.orgId, e.id, e.at)),
     ];

@@ -8,7 +8,10 @@ import { type AlertRow, type AlertRuleRow, type AlertRuleStateRow, type AlertSta
 
 export type NewRule = typeof alertRules.$inferInsert;
 export type NewAlert = typeof alerts.$inferInsert;
-export type RuleState = Omit<AlertRuleStateRow, "orgId" | "ruleId" | "version" | "updatedAt">;
+export type RuleState = Omit<AlertRuleStateRow, "orgId" | "ruleId" | "stream" | "version" | "updatedAt">;
+
+/** The stream of an absence rule: the rule as a whole. */
+export const RULE_STREAM = "";
 
 export const initialState = (): RuleState => ({ openAlertId: null, watermark: null, watermarkIds: [], lastReadingAt: null, lastObservationId: null, recent: [], devices: [], nextCheckAt: null });
 
@@ -41,16 +44,17 @@ export class RuleStore {
     return this.db.select().from(alertRules).where(and(eq(alertRules.orgId, orgId), inArray(alertRules.patientId, patientIds)));
   }
 
-  async insert(row: NewRule, state: AlertRuleStateRow): Promise<void> {
-    await this.db.batch([this.db.insert(alertRules).values(row), this.db.insert(alertRuleStates).values(state)]);
+  /** The rule, with the rule-level state an absence rule starts from. */
+  async insert(row: NewRule, state?: AlertRuleStateRow): Promise<void> {
+    await this.db.batch([this.db.insert(alertRules).values(row), ...(state ? [this.db.insert(alertRuleStates).values(state)] : [])]);
   }
 
-  /** Replaces the rule and starts its evaluation afresh (a changed limit re-arms it). */
-  async replace(orgId: string, id: string, row: Partial<NewRule>, state: AlertRuleStateRow): Promise<boolean> {
+  /** Replaces the rule and starts its evaluation afresh (a changed limit re-arms it): every stream's state goes. */
+  async replace(orgId: string, id: string, row: Partial<NewRule>, state?: AlertRuleStateRow): Promise<boolean> {
     const [updated] = await this.db.batch([
       this.db.update(alertRules).set(row).where(and(eq(alertRules.orgId, orgId), eq(alertRules.id, id))).returning({ id: alertRules.id }),
       this.db.delete(alertRuleStates).where(and(eq(alertRuleStates.orgId, orgId), eq(alertRuleStates.ruleId, id))),
-      this.db.insert(alertRuleStates).values(state),
+      ...(state ? [this.db.insert(alertRuleStates).values(state)] : []),
     ]);
     return updated.length > 0;
   }
@@ -67,18 +71,23 @@ export class RuleStore {
 export class RuleStateStore {
   constructor(private readonly db: Database) {}
 
-  async of(orgId: string, ruleIds: string[]): Promise<Map<string, AlertRuleStateRow>> {
-    if (!ruleIds.length) return new Map();
-    const rows = await this.db.select().from(alertRuleStates).where(and(eq(alertRuleStates.orgId, orgId), inArray(alertRuleStates.ruleId, ruleIds)));
-    return new Map(rows.map((r) => [r.ruleId, r]));
+  get(orgId: string, ruleId: string, stream: string): Promise<AlertRuleStateRow | undefined> {
+    return this.db
+      .select()
+      .from(alertRuleStates)
+      .where(and(eq(alertRuleStates.orgId, orgId), eq(alertRuleStates.ruleId, ruleId), eq(alertRuleStates.stream, stream)))
+      .get();
   }
 
-  /** The writes replacing version `read` of a rule's state with `next` (version read + 1). */
-  replaceWrites(orgId: string, ruleId: string, read: number, next: RuleState): Write[] {
-    const key = and(eq(alertRuleStates.orgId, orgId), eq(alertRuleStates.ruleId, ruleId));
+  /**
+   * The writes replacing version `read` of a stream's state with `next` (version read + 1); a
+   * stream without state yet (`read` −1) is inserted, so two first writers collide on the key too.
+   */
+  replaceWrites(orgId: string, ruleId: string, stream: string, read: number, next: RuleState): Write[] {
+    const key = and(eq(alertRuleStates.orgId, orgId), eq(alertRuleStates.ruleId, ruleId), eq(alertRuleStates.stream, stream));
     return [
       this.db.delete(alertRuleStates).where(and(key, eq(alertRuleStates.version, read))),
-      this.db.insert(alertRuleStates).values({ ...next, orgId, ruleId, version: read + 1, updatedAt: new Date().toISOString() }),
+      this.db.insert(alertRuleStates).values({ ...next, orgId, ruleId, stream, version: read + 1, updatedAt: new Date().toISOString() }),
     ];
   }
 

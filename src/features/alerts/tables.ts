@@ -37,11 +37,17 @@ export interface RecentPoint {
   o: string;
 }
 
+/**
+ * A rule's evaluation state per stream: a value rule keeps one per device (a live monitor and a
+ * ring syncing daily are separate series, each with its own episodes and watermark); an absence
+ * rule keeps one for the rule (stream ""), since any device's reading is data.
+ */
 export const alertRuleStates = sqliteTable(
   "alert_rule_states",
   {
     orgId: text("org_id").notNull(),
     ruleId: text("rule_id").notNull(),
+    stream: text("stream").notNull(),
     /** Bumped on every write; a write that finds another version re-reads and re-evaluates. */
     version: integer("version").notNull(),
     /** The alert of the episode in progress; null while the rule is armed. */
@@ -61,7 +67,7 @@ export const alertRuleStates = sqliteTable(
     nextCheckAt: integer("next_check_at"),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.ruleId] }), index("alert_rule_states_due_idx").on(t.nextCheckAt)],
+  (t) => [primaryKey({ columns: [t.orgId, t.ruleId, t.stream] }), index("alert_rule_states_due_idx").on(t.nextCheckAt)],
 );
 
 export type AlertRuleStateRow = typeof alertRuleStates.$inferSelect;

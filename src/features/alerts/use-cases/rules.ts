@@ -9,7 +9,7 @@ import { ALERT_TRIGGER } from "../nodes";
 import { ALERT_EVENT } from "../publish";
 import { type RuleDraft, conflictProblems } from "../rule";
 import { type RuleBodyInput, paramsOf } from "../schemas";
-import { type NewRule, RuleStore, initialState } from "../store";
+import { type NewRule, RULE_STREAM, RuleStore, initialState } from "../store";
 import type { AlertRuleRow, AlertRuleStateRow } from "../tables";
 
 export const ruleNotFound = (id: string) => notFound(`Alert rule ${id} not found`, "ALERT_RULE_NOT_FOUND");
@@ -77,10 +77,11 @@ function rowOf(orgId: string, id: string, body: RuleBodyInput, now: string): New
   };
 }
 
-/** A fresh state: armed, nothing seen; an absence rule first looks once its span has passed. */
-function freshState(orgId: string, ruleId: string, body: RuleBodyInput, now: Date): AlertRuleStateRow {
-  const absence = body.kind === "data_absence" && body.enabled;
-  return { ...initialState(), orgId, ruleId, version: 0, nextCheckAt: absence ? now.getTime() + (body.span_minutes ?? 0) * 60_000 + 1 : null, updatedAt: now.toISOString() };
+/** An absence rule's state from its start: nothing seen, first look once its span has passed. Value rules start their streams on their first reading. */
+function freshState(orgId: string, ruleId: string, body: RuleBodyInput, now: Date): AlertRuleStateRow | undefined {
+  if (body.kind !== "data_absence") return undefined;
+  const nextCheckAt = body.enabled ? now.getTime() + (body.span_minutes ?? 0) * 60_000 + 1 : null;
+  return { ...initialState(), orgId, ruleId, stream: RULE_STREAM, version: 0, nextCheckAt, updatedAt: now.toISOString() };
 }
 
 export async function createRule(ctx: OrgContext, principal: Principal, body: RuleBodyInput): Promise<AlertRuleRow> {
