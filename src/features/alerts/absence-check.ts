@@ -72,7 +72,11 @@ export async function runShardAlertChecks(shard: Database, at: Date, contextOf: 
   const now = at.getTime();
   const [due, pending] = await Promise.all([new RuleStateStore(shard).due(now, DUE_PER_TICK), new AlertStore(shard).unpublished(UNPUBLISHED_PER_TICK)]);
   const orgs = new Map<string, AlertRuleStateRow[]>();
-  for (const s of due) orgs.set(s.orgId, [...(orgs.get(s.orgId) ?? []), s]);
+  for (const s of due) {
+    const list = orgs.get(s.orgId);
+    if (list) list.push(s);
+    else orgs.set(s.orgId, [s]);
+  }
   for (const a of pending as AlertRow[]) if (!orgs.has(a.orgId)) orgs.set(a.orgId, []);
   const opened: string[] = [];
   for (const [orgId, states] of orgs) {

@@ -64,7 +64,9 @@ function streamsOf(rule: AlertRuleRow, samples: Sample[]): Map<string, Sample[]>
   for (const s of samples) {
     if (!watches(rule, s)) continue;
     const stream = rule.kind === "data_absence" ? RULE_STREAM : s.deviceId;
-    streams.set(stream, [...(streams.get(stream) ?? []), s]);
+    const list = streams.get(stream);
+    if (list) list.push(s);
+    else streams.set(stream, [s]);
   }
   return streams;
 }
@@ -109,10 +111,11 @@ export function stepRule(rule: AlertRuleRow, state: AlertRuleStateRow, all: Samp
   const opened: StepOutcome["opened"] = [];
   const ended: StepOutcome["ended"] = [];
   let open = state.openAlertId;
+  const byObservation = new Map(stepped.transitions.length ? samples.map((s) => [s.observationId, s]) : []);
   for (const tr of stepped.transitions) {
     const at = new Date(tr.at).toISOString();
     if (tr.type === "fire") {
-      const sample = samples.find((s) => s.observationId === tr.observations[tr.observations.length - 1]) as Sample;
+      const sample = byObservation.get(tr.observations[tr.observations.length - 1] as string) as Sample;
       const alert = newAlert(rule, { message: valueMessage(rule, tr, sample.unit), value: tr.value, limit: tr.limit, observationIds: tr.observations, startedAt: at, deviceId: sample.deviceId });
       opened.push(alert);
       open = alert.id;

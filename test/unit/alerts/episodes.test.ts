@@ -44,6 +44,45 @@ describe("value episodes", () => {
     expect(slow.transitions).toEqual([]);
   });
 
+  it("rapid change over a long series equals the brute-force window (rise, drop, either)", () => {
+    // A seeded walk with repeated timestamps, so ties at one instant are covered.
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const points: Point[] = [];
+    for (let i = 0, t = 0, v = 100; i < 3_000; i++) {
+      t += rand() < 0.1 ? 0 : Math.floor(rand() * 4) * MIN;
+      v += (rand() - 0.5) * 12;
+      points.push({ t, v, observationId: `o${i}` });
+    }
+    for (const direction of ["rise", "drop", "either"] as const) {
+      const params = { amount: 15, span_minutes: 20, direction, hysteresis: 2 };
+      // Brute force: every earlier reading within the span, recomputed for each reading.
+      const expected: string[] = [];
+      let firing = false;
+      for (const [i, p] of points.entries()) {
+        let moved = 0;
+        for (const q of points.slice(0, i)) {
+          if (q.t < p.t - 20 * MIN || q.t >= p.t) continue;
+          const d = direction === "rise" ? p.v - q.v : direction === "drop" ? q.v - p.v : Math.abs(p.v - q.v);
+          moved = Math.max(moved, d);
+        }
+        if (!firing && moved >= 15) {
+          firing = true;
+          expected.push(`fire@${p.observationId}`);
+        } else if (firing && moved < 13) {
+          firing = false;
+          expected.push(`rearm@${p.observationId}`);
+        }
+      }
+      // Fed in two calls, so the window carried in the state is exercised too.
+      const first = stepEpisodes("rapid_change", params, armed, points.slice(0, 1_500));
+      const second = stepEpisodes("rapid_change", params, first.state, points.slice(1_500));
+      const got = [...first.transitions, ...second.transitions].map((tr) => `${tr.type}@${tr.type === "fire" ? tr.observations[tr.observations.length - 1] : tr.observationId}`);
+      expect(got).toEqual(expected);
+      expect(expected.length).toBeGreaterThan(10);
+    }
+  });
+
   it("defaults hysteresis to 5% of the threshold or amount", () => {
     expect(effectiveHysteresis("high_value", { threshold: 120 })).toBe(6);
     expect(effectiveHysteresis("rapid_change", { amount: 20 })).toBe(1);
