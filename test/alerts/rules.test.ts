@@ -33,6 +33,9 @@ describe("alert rules API", () => {
     expect(page.alert_rules).toHaveLength(1);
     const filtered = await json<{ alert_rules: RuleBody[] }>(t.fetch(`/api/v1/alert-rules?patient_id=${patientId}&kind=data_absence`));
     expect(filtered.alert_rules.map((r) => r.id)).toEqual([absence.id]);
+    const panel = await json<{ alert_rules: RuleBody[] }>(t.fetch(`/api/v1/alert-rules?device_id=${deviceId}`));
+    expect(panel.alert_rules.map((r) => r.id)).toEqual([absence.id]);
+    expect((await json<{ total_count: number }>(t.fetch("/api/v1/alert-rules?metric=heart_rate"))).total_count).toBe(1);
 
     const put = await t.fetch(`/api/v1/alert-rules/${rule.id}`, { method: "PUT", json: { patient_id: patientId, metric: "heart_rate", kind: "high_value", threshold: 130, hysteresis: 0, severity: "high" } });
     expect(put.status).toBe(200);

@@ -61,6 +61,8 @@ export const AlertRule = z
 
 export const RuleListQuery = PageQuery.extend({
   patient_id: z.string().optional().openapi({ description: "Only this patient's rules" }),
+  device_id: z.string().optional().openapi({ description: "Only rules on this device (a device panel's rules)" }),
+  metric: z.string().optional(),
   kind: z.enum(ALERT_KINDS).optional(),
 });
 

@@ -20,6 +20,13 @@ const page = async <T>(rows: Promise<T[]>, total: Promise<{ n: number }[]>) => {
   return { rows: r, total: t[0]?.n ?? 0 };
 };
 
+export interface RuleFilter {
+  patientId?: string;
+  deviceId?: string;
+  metric?: string;
+  kind?: string;
+}
+
 export class RuleStore {
   constructor(private readonly db: Database) {}
 
@@ -27,9 +34,11 @@ export class RuleStore {
     return this.db.select().from(alertRules).where(and(eq(alertRules.orgId, orgId), eq(alertRules.id, id))).get();
   }
 
-  list(orgId: string, filter: { patientId?: string; kind?: string }, limit: number, offset: number) {
+  list(orgId: string, filter: RuleFilter, limit: number, offset: number) {
     const parts: SQL[] = [eq(alertRules.orgId, orgId)];
     if (filter.patientId) parts.push(eq(alertRules.patientId, filter.patientId));
+    if (filter.deviceId) parts.push(eq(alertRules.deviceId, filter.deviceId));
+    if (filter.metric) parts.push(eq(alertRules.metric, filter.metric));
     if (filter.kind) parts.push(eq(alertRules.kind, filter.kind as AlertRuleRow["kind"]));
     const where = and(...parts);
     return page(

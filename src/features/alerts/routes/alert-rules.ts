@@ -16,8 +16,8 @@ export const alertRuleRoutes = createRouter()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List alert rules", security, middleware: read, request: { query: RuleListQuery }, responses: { 200: { description: "Page", content: json(pageOf("alert_rules", AlertRule)) }, ...commonErrors } }),
     async (c) => {
-      const { limit, offset, patient_id, kind } = c.req.valid("query");
-      const { rows, total } = await listRules(c.get("ctx"), { patientId: patient_id, kind }, limit, offset);
+      const { limit, offset, patient_id, device_id, metric, kind } = c.req.valid("query");
+      const { rows, total } = await listRules(c.get("ctx"), { patientId: patient_id, deviceId: device_id, metric, kind }, limit, offset);
       return c.json({ alert_rules: rows.map(presentRule), total_count: total }, 200);
     },
   )

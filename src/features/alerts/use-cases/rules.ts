@@ -9,7 +9,7 @@ import { ALERT_TRIGGER } from "../nodes";
 import { ALERT_EVENT } from "../publish";
 import { type RuleDraft, conflictProblems } from "../rule";
 import { type RuleBodyInput, paramsOf } from "../schemas";
-import { type NewRule, RULE_STREAM, RuleStore, initialState } from "../store";
+import { type NewRule, RULE_STREAM, type RuleFilter, RuleStore, initialState } from "../store";
 import type { AlertRuleRow, AlertRuleStateRow } from "../tables";
 
 export const ruleNotFound = (id: string) => notFound(`Alert rule ${id} not found`, "ALERT_RULE_NOT_FOUND");
@@ -93,7 +93,7 @@ export async function createRule(ctx: OrgContext, principal: Principal, body: Ru
   return (await new RuleStore(ctx.db).get(ctx.orgId, id)) as AlertRuleRow;
 }
 
-export function listRules(ctx: OrgContext, filter: { patientId?: string; kind?: string }, limit: number, offset: number) {
+export function listRules(ctx: OrgContext, filter: RuleFilter, limit: number, offset: number) {
   return new RuleStore(ctx.db).list(ctx.orgId, filter, limit, offset);
 }
 
