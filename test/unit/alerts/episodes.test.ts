@@ -47,7 +47,10 @@ describe("value episodes", () => {
   it("rapid change over a long series equals the brute-force window (rise, drop, either)", () => {
     // A seeded walk with repeated timestamps, so ties at one instant are covered.
     let seed = 7;
-    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const rand = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const points: Point[] = [];
     for (let i = 0, t = 0, v = 100; i < 3_000; i++) {
       t += rand() < 0.1 ? 0 : Math.floor(rand() * 4) * MIN;
