@@ -57,6 +57,8 @@ CREATE TABLE `alerts` (
 	`resources` text NOT NULL,
 	`pipeline_runs` text NOT NULL,
 	`published_at` text,
+	`publish_attempts` integer DEFAULT 0 NOT NULL,
+	`publish_error` text,
 	`acknowledged_at` text,
 	`acknowledged_by` text,
 	`resolved_at` text,

@@ -3,6 +3,7 @@
 // event starts nothing twice; other organizations' pipelines never start.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { evaluateReadings } from "../../src/features/alerts/evaluate-readings";
 import { ALERT_EVENT } from "../../src/features/alerts/publish";
 import { dispatchEvent } from "../../src/features/pipelines/triggers";
 import { runScheduledWork } from "../../src/scheduled";
@@ -43,7 +44,7 @@ describe("alert trigger", () => {
 
     const run = await driveExecution(t, alert.pipeline_runs.find((r) => r.pipeline_id === highs)?.execution_id as string);
     expect(run.status).toBe("completed");
-    expect(run.outputs.echo?.output).toMatchObject({ id: alert.id, kind: "high_value", patient_id: who.patientId, value: 130, limit: 120 });
+    expect(run.outputs.echo?.output).toMatchObject({ id: alert.id, kind: "high_value", patient_id: who.patientId, value: 130, limit: 120, resources: { detected_issue: `DetectedIssue/${alert.id}` } });
 
     // The same event delivered again (a publication retried) starts nothing new.
     const again = await dispatchEvent(t.ctx, t.orgId, { type: ALERT_EVENT, id: alert.id, attributes: { kind: "high_value" }, payload: {} });
@@ -72,6 +73,21 @@ describe("alert trigger", () => {
     const after = await json<{ resources: { detected_issue?: string; communications?: string[] }; pipeline_runs: unknown[] }>(t.fetch(`/api/v1/alerts/${id}`));
     expect(after.resources).toMatchObject({ detected_issue: `DetectedIssue/${id}`, communications: [`Communication/${id}-patient`] });
     expect((await executions(t, highs)).total_count).toBe(1);
+  });
+
+  it("a failing store leaves the alert unpublished with the reason; the cron retries it", async () => {
+    const t = await createTenant();
+    const who = await patientWithDevice(t);
+    await t.fetch("/api/v1/alert-rules", { method: "POST", json: { patient_id: who.patientId, metric: "spo2", kind: "low_value", threshold: 90 } });
+    const failing = { ...t.ctx, fhir: () => { throw new Error("FHIR store unavailable"); } } as typeof t.ctx;
+    const opened = await evaluateReadings(failing, await series(t, who, "spo2", [85], T0));
+    expect(opened.opened).toHaveLength(1);
+    const id = opened.opened[0]?.id as string;
+    const failed = await json<{ published: boolean; publish_error: string | null; resources: Record<string, unknown> }>(t.fetch(`/api/v1/alerts/${id}`));
+    expect(failed).toMatchObject({ published: false, publish_error: "FHIR store unavailable", resources: {} });
+    await runScheduledWork(env, new Date());
+    const done = await json<{ published: boolean; publish_error: string | null; resources: { detected_issue?: string } }>(t.fetch(`/api/v1/alerts/${id}`));
+    expect(done).toMatchObject({ published: true, publish_error: null, resources: { detected_issue: `DetectedIssue/${id}` } });
   });
 
   it("records why the rule's pipeline could not start (undeployed since)", async () => {

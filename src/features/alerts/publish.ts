@@ -42,12 +42,18 @@ async function sendCommunications(ctx: OrgContext, row: AlertRow): Promise<strin
   return ids;
 }
 
+/** The alert as pipelines receive it: as the API shows it, with the resources just written. */
+function alertPayload(row: AlertRow) {
+  const { published: _published, publish_error: _error, ...alert } = presentAlert(row);
+  return alert;
+}
+
 async function startPipelines(ctx: OrgContext, row: AlertRow): Promise<AlertPipelineRun[]> {
   const attributes: Record<string, string> = { kind: row.kind, severity: row.severity, patient_id: row.patientId, rule_id: row.ruleId };
   if (row.metric) attributes.metric = row.metric;
   if (row.deviceId) attributes.device_id = row.deviceId;
   const named = row.pipelineId ? [row.pipelineId] : [];
-  const started = await dispatchEvent(ctx, ctx.orgId, { type: ALERT_EVENT, id: row.id, attributes, payload: presentAlert(row) }, named);
+  const started = await dispatchEvent(ctx, ctx.orgId, { type: ALERT_EVENT, id: row.id, attributes, payload: alertPayload(row) }, named);
   const runs: AlertPipelineRun[] = started.map((s) => ({ pipeline_id: s.pipeline_id, ...(s.execution_id ? { execution_id: s.execution_id } : {}), ...(s.error ? { error: s.error } : {}) }));
   if (row.pipelineId && !started.some((s) => s.pipeline_id === row.pipelineId)) {
     runs.push({ pipeline_id: row.pipelineId, error: { code: "PIPELINE_NOT_TRIGGERED", message: "The pipeline is not deployed with an alert trigger" } });
@@ -63,7 +69,7 @@ export async function publishAlert(ctx: OrgContext, row: AlertRow): Promise<void
   resources.communications ??= await sendCommunications(ctx, row);
   let pipelineRuns = row.pipelineRuns;
   if (!resources.dispatched) {
-    pipelineRuns = await startPipelines(ctx, row);
+    pipelineRuns = await startPipelines(ctx, { ...row, resources });
     resources.dispatched = true;
   }
   await new AlertStore(ctx.db).published(row, { resources, pipelineRuns });
@@ -78,6 +84,7 @@ export async function publishPending(ctx: OrgContext, rows: AlertRow[]): Promise
       done++;
     } catch (e) {
       console.warn(JSON.stringify({ level: "warn", msg: "alert publication failed; the cron retries it", alert: row.id, error: String(e) }));
+      await new AlertStore(ctx.db).publishFailed(row, e instanceof Error ? e.message : String(e)).catch(() => undefined);
     }
   }
   return done;

@@ -75,6 +75,8 @@ export function newAlert(rule: AlertRuleRow, fields: Pick<NewAlert, "message" | 
     resources: {},
     pipelineRuns: [],
     publishedAt: null,
+    publishAttempts: 0,
+    publishError: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -2,11 +2,14 @@
 // updated in place: the commit deletes the version it read and inserts the next, so a racing
 // evaluator that read the same version hits the primary key and its whole batch (state and
 // alerts) rolls back; it then re-reads and evaluates again (evaluate-readings.ts).
-import { and, count, desc, eq, inArray, isNull, lte, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { Database, Write } from "../../platform/db/client";
 import { type AlertRow, type AlertRuleRow, type AlertRuleStateRow, type AlertState, alertRuleStates, alertRules, alerts } from "./tables";
 
 export type NewRule = typeof alertRules.$inferInsert;
+
+/** The cron stops retrying an alert's publication after this many failures in a row (the alert shows publish_error). */
+export const MAX_PUBLISH_ATTEMPTS = 10;
 export type NewAlert = typeof alerts.$inferInsert;
 export type RuleState = Omit<AlertRuleStateRow, "orgId" | "ruleId" | "stream" | "version" | "updatedAt">;
 
@@ -141,7 +144,7 @@ export class AlertStore {
   endEpisodeWrite(orgId: string, id: string, at: string): Write {
     return this.db
       .update(alerts)
-      .set({ episodeEndedAt: at, publishedAt: null, updatedAt: new Date().toISOString() })
+      .set({ episodeEndedAt: at, publishedAt: null, publishAttempts: 0, updatedAt: new Date().toISOString() })
       .where(and(eq(alerts.orgId, orgId), eq(alerts.id, id)));
   }
 
@@ -149,7 +152,7 @@ export class AlertStore {
   async transition(row: AlertRow, set: Partial<NewAlert>): Promise<AlertRow | undefined> {
     const [updated] = await this.db
       .update(alerts)
-      .set({ ...set, publishedAt: null, updatedAt: new Date().toISOString() })
+      .set({ ...set, publishedAt: null, publishAttempts: 0, updatedAt: new Date().toISOString() })
       .where(and(eq(alerts.orgId, row.orgId), eq(alerts.id, row.id), eq(alerts.updatedAt, row.updatedAt)))
       .returning();
     return updated;
@@ -159,13 +162,25 @@ export class AlertStore {
   async published(row: AlertRow, set: Pick<AlertRow, "resources" | "pipelineRuns">): Promise<void> {
     await this.db
       .update(alerts)
-      .set({ ...set, publishedAt: new Date().toISOString() })
+      .set({ ...set, publishedAt: new Date().toISOString(), publishAttempts: 0, publishError: null })
       .where(and(eq(alerts.orgId, row.orgId), eq(alerts.id, row.id), eq(alerts.updatedAt, row.updatedAt)));
   }
 
-  /** Alerts of this shard whose FHIR resources or pipelines are not yet in step with them. */
+  async publishFailed(row: AlertRow, error: string): Promise<void> {
+    await this.db
+      .update(alerts)
+      .set({ publishAttempts: sql`${alerts.publishAttempts} + 1`, publishError: error.slice(0, 2000) })
+      .where(and(eq(alerts.orgId, row.orgId), eq(alerts.id, row.id)));
+  }
+
+  /** Alerts of this shard (or org) whose FHIR resources or pipelines are not yet in step with them, fewest failures first. */
   unpublished(limit: number, orgId?: string): Promise<AlertRow[]> {
-    const where = orgId ? and(isNull(alerts.publishedAt), eq(alerts.orgId, orgId)) : isNull(alerts.publishedAt);
-    return this.db.select().from(alerts).where(where).limit(limit);
+    const pending = and(isNull(alerts.publishedAt), lt(alerts.publishAttempts, MAX_PUBLISH_ATTEMPTS));
+    return this.db
+      .select()
+      .from(alerts)
+      .where(orgId ? and(pending, eq(alerts.orgId, orgId)) : pending)
+      .orderBy(alerts.publishAttempts)
+      .limit(limit);
   }
 }

@@ -119,6 +119,9 @@ export const alerts = sqliteTable(
     pipelineRuns: text("pipeline_runs", { mode: "json" }).$type<AlertPipelineRun[]>().notNull(),
     /** Set once its FHIR resources exist and its pipelines started; the cron retries the others. */
     publishedAt: text("published_at"),
+    /** Failed publications since the last success; the cron gives up after MAX_PUBLISH_ATTEMPTS. */
+    publishAttempts: integer("publish_attempts").notNull().default(0),
+    publishError: text("publish_error"),
     acknowledgedAt: text("acknowledged_at"),
     acknowledgedBy: text("acknowledged_by"),
     resolvedAt: text("resolved_at"),
