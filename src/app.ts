@@ -15,6 +15,8 @@ import { adminRoutes } from "./features/operations/routes/admin";
 import { agentChatRoutes, publicAgentRoutes } from "./features/agents/routes/agent-chat";
 import { agentConversationRoutes } from "./features/agents/routes/agent-conversations";
 import { agentToolRoutes } from "./features/agents/routes/agent-tools";
+import { alertRoutes } from "./features/alerts/routes/alerts";
+import { alertRuleRoutes } from "./features/alerts/routes/alert-rules";
 import { agentRoutes } from "./features/agents/routes/agents";
 import { apiKeyRoutes } from "./features/tenancy/routes/api-keys";
 import { connectorRoutes } from "./features/connectors/routes/connectors";
@@ -98,6 +100,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/tools", toolRoutes);
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
   app.route("/api/hl7/messages", inboundMessageRoutes);
+  app.route("/api/v1/alert-rules", alertRuleRoutes);
+  app.route("/api/v1/alerts", alertRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

@@ -1,6 +1,7 @@
 // The minute cron, shard by shard: start the deployed pipelines whose schedule triggers are
 // due, and index the AuditEvents of organizations that went quiet before their log reached a
-// flush. Organizations being moved are left alone (their writes are paused).
+// flush, and look at threshold-alert rules whose absence check is due. Organizations being
+// moved are left alone (their writes are paused).
 import { contextFor } from "./context";
 import { database } from "./platform/db/client";
 import type { Env } from "./platform/env";
@@ -8,11 +9,15 @@ import { flushAllAuditLogs } from "./features/fhir/audit-log";
 import { orgsOn, placementOf } from "./platform/directory";
 import { controlDatabase, shardDatabase, shardNames } from "./platform/shards";
 import { type DispatchResult, runSchedules } from "./features/pipelines/triggers";
+import { type LastSyncOf, noSyncKnown, runShardAlertChecks } from "./features/alerts/absence-check";
 
 const AUDIT_FLUSH_BUDGET_MS = 20_000;
 
-/** What the cron started (each shard's due triggers); audit flushing answers nothing. */
-export async function runScheduledWork(env: Env, at: Date): Promise<DispatchResult[]> {
+/**
+ * What the cron started (each shard's due triggers); audit flushing and alert checks (absence of
+ * data, alerts whose publication failed) answer nothing. `lastSyncOf`: the devices' last syncs.
+ */
+export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncOf = noSyncKnown): Promise<DispatchResult[]> {
   const deadline = Date.now() + AUDIT_FLUSH_BUDGET_MS;
   const started = await Promise.all(
     shardNames(env).map(async (shard) => {
@@ -23,7 +28,7 @@ export async function runScheduledWork(env: Env, at: Date): Promise<DispatchResu
         return placement && placement.shard === shard && placement.movingTo === null ? contextFor(env, placement) : undefined;
       };
       const paused = new Set((await orgsOn(controlDatabase(env), shard)).filter((p) => p.movingTo !== null).map((p) => p.orgId));
-      const [results] = await Promise.all([runSchedules(database(d1), at, dataFor), flushAllAuditLogs(d1, deadline, paused)]);
+      const [results] = await Promise.all([runSchedules(database(d1), at, dataFor), flushAllAuditLogs(d1, deadline, paused), runShardAlertChecks(database(d1), at, dataFor, lastSyncOf)]);
       return results;
     }),
   );

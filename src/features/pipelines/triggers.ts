@@ -14,6 +14,8 @@ export interface ServiceEvent {
   type: "hl7.message" | "device.alert" | (string & {});
   attributes: Record<string, string>;
   payload: unknown;
+  /** The event's own id: dispatching it again starts no second execution of a trigger. */
+  id?: string;
 }
 
 export interface DispatchResult {
@@ -66,14 +68,22 @@ export function triggerMatches(trigger: PipelineTriggerRow, event: ServiceEvent)
 
 /**
  * Starts an async execution of every deployed pipeline of the org whose event
- * trigger names this event type and whose listed attributes all match.
+ * trigger names this event type and whose listed attributes all match, and of the
+ * `named` pipelines (e.g. the one an alert rule names) through their first trigger
+ * of the type whatever its attributes.
  */
-export async function dispatchEvent(data: OrgData, orgId: string, event: ServiceEvent): Promise<DispatchResult[]> {
-  const matching = await matchingEventTriggers(data, orgId, event);
+export async function dispatchEvent(data: OrgData, orgId: string, event: ServiceEvent, named: readonly string[] = []): Promise<DispatchResult[]> {
+  const triggers = await eventTriggers(data, orgId, event.type);
+  const matching = triggers.filter((r) => triggerMatches(r, event));
+  for (const pipelineId of named) {
+    const first = triggers.find((r) => r.pipelineId === pipelineId);
+    if (first && !matching.some((r) => r.pipelineId === pipelineId)) matching.push(first);
+  }
   if (!matching.length) return [];
   const limit = await concurrencyLimit(data);
   const inputs = { type: event.type, attributes: event.attributes, payload: event.payload };
-  return Promise.all(matching.map((r) => start(data, orgId, r.pipelineId, r.nodeId, limit, { kind: "event", inputs })));
+  const idempotencyKey = (nodeId: string) => (event.id ? `event:${event.type}:${event.id}:${nodeId}` : undefined);
+  return Promise.all(matching.map((r) => start(data, orgId, r.pipelineId, r.nodeId, limit, { kind: "event", inputs, idempotencyKey: idempotencyKey(r.nodeId) })));
 }
 
 /**

@@ -21,12 +21,15 @@ export type Permission =
   | "messages:ingest"
   | "messages:read"
   | "messages:manage"
-  | "devices:sync";
+  | "devices:sync"
+  | "alerts:read"
+  | "alerts:manage";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
+  "alerts:read", "alerts:manage",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
@@ -34,12 +37,12 @@ const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   // Clinicians work with patient data and use agents; they do not administer the org.
   clinician: new Set<Permission>([
     "org:read", "fhir:read", "fhir:write", "pipelines:read", "pipelines:execute",
-    "agents:read", "agents:chat", "agents:invoke", "devices:sync",
+    "agents:read", "agents:chat", "agents:invoke", "devices:sync", "alerts:read", "alerts:manage",
   ]),
   // Service keys are for systems: the bridge, integrations, batch jobs.
   service: new Set<Permission>([
     "org:read", "fhir:read", "fhir:write", "export:run", "pipelines:read", "pipelines:execute",
-    "agents:invoke", "messages:ingest", "messages:read",
+    "agents:invoke", "messages:ingest", "messages:read", "alerts:read",
   ]),
 };
 

@@ -1,0 +1,91 @@
+// Brings an alert's FHIR resources and pipelines in step with its row: writes the DetectedIssue
+// (and the Flag of an absence), sends the Communications once, starts the pipelines once per
+// episode, then marks the alert published. Every step is idempotent (resource ids derive from
+// the alert's, executions carry the alert's id as idempotency key), so the cron can repeat a
+// publication that failed half-way (publishPending).
+import type { OrgContext } from "../../context";
+import type { Principal } from "../tenancy/auth/permissions";
+import { dispatchEvent } from "../pipelines/triggers";
+import { type Audience, communication, detectedIssue, flag } from "./fhir-resources";
+import { presentAlert } from "./schemas";
+import { AlertStore } from "./store";
+import type { AlertPipelineRun, AlertRow } from "./tables";
+
+/** The identity alert evaluation acts as in the FHIR store (audited as such). */
+export function alertsPrincipal(orgId: string): Principal {
+  return { orgId, keyId: "system:alerts", keyName: "threshold alerts", role: "service", scopes: [] };
+}
+
+export const ALERT_EVENT = "device.alert";
+
+/**
+ * Who "care team" is: the patient's active CareTeam resources (CareTeam.subject = the Patient,
+ * status active), addressed as CareTeams; their members read them through their CareTeam.
+ */
+async function careTeams(ctx: OrgContext, patientId: string): Promise<{ reference: string }[]> {
+  const bundle = await ctx.fhir(alertsPrincipal(ctx.orgId)).search("CareTeam", `subject=Patient/${encodeURIComponent(patientId)}&status=active&_count=50`);
+  return (bundle.entry ?? []).flatMap((e) => (e.resource?.id ? [{ reference: `CareTeam/${e.resource.id}` }] : []));
+}
+
+function audiences(row: AlertRow): Audience[] {
+  return row.recipients === "both" ? ["patient", "care_team"] : [row.recipients];
+}
+
+async function sendCommunications(ctx: OrgContext, row: AlertRow): Promise<string[]> {
+  const fhir = ctx.fhir(alertsPrincipal(ctx.orgId));
+  const ids: string[] = [];
+  for (const audience of audiences(row)) {
+    const to = audience === "patient" ? [{ reference: `Patient/${row.patientId}` }] : await careTeams(ctx, row.patientId);
+    const written = await fhir.update(communication(row, audience, to));
+    ids.push(written.resource.id as string);
+  }
+  return ids;
+}
+
+/** The alert as pipelines receive it: as the API shows it, with the resources just written. */
+function alertPayload(row: AlertRow) {
+  const { published: _published, publish_error: _error, ...alert } = presentAlert(row);
+  return alert;
+}
+
+async function startPipelines(ctx: OrgContext, row: AlertRow): Promise<AlertPipelineRun[]> {
+  const attributes: Record<string, string> = { kind: row.kind, severity: row.severity, patient_id: row.patientId, rule_id: row.ruleId };
+  if (row.metric) attributes.metric = row.metric;
+  if (row.deviceId) attributes.device_id = row.deviceId;
+  const named = row.pipelineId ? [row.pipelineId] : [];
+  const started = await dispatchEvent(ctx, ctx.orgId, { type: ALERT_EVENT, id: row.id, attributes, payload: alertPayload(row) }, named);
+  const runs: AlertPipelineRun[] = started.map((s) => ({ pipeline_id: s.pipeline_id, ...(s.execution_id ? { execution_id: s.execution_id } : {}), ...(s.error ? { error: s.error } : {}) }));
+  if (row.pipelineId && !started.some((s) => s.pipeline_id === row.pipelineId)) {
+    runs.push({ pipeline_id: row.pipelineId, error: { code: "PIPELINE_NOT_TRIGGERED", message: "The pipeline is not deployed with an alert trigger" } });
+  }
+  return runs;
+}
+
+export async function publishAlert(ctx: OrgContext, row: AlertRow): Promise<void> {
+  const fhir = ctx.fhir(alertsPrincipal(ctx.orgId));
+  const resources = { ...row.resources };
+  resources.detectedIssue = (await fhir.update(detectedIssue(row))).resource.id as string;
+  if (row.kind === "data_absence") resources.flag = (await fhir.update(flag(row))).resource.id as string;
+  resources.communications ??= await sendCommunications(ctx, row);
+  let pipelineRuns = row.pipelineRuns;
+  if (!resources.dispatched) {
+    pipelineRuns = await startPipelines(ctx, { ...row, resources });
+    resources.dispatched = true;
+  }
+  await new AlertStore(ctx.db).published(row, { resources, pipelineRuns });
+}
+
+/** Publishes what is still pending (after a failure, or an ended episode); errors wait for the next tick. */
+export async function publishPending(ctx: OrgContext, rows: AlertRow[]): Promise<number> {
+  let done = 0;
+  for (const row of rows) {
+    try {
+      await publishAlert(ctx, row);
+      done++;
+    } catch (e) {
+      console.warn(JSON.stringify({ level: "warn", msg: "alert publication failed; the cron retries it", alert: row.id, error: String(e) }));
+      await new AlertStore(ctx.db).publishFailed(row, e instanceof Error ? e.message : String(e)).catch(() => undefined);
+    }
+  }
+  return done;
+}
