@@ -1,0 +1,43 @@
+// What every X12 node reads from its input port, and how X12 problems become node
+// failures: an ApiError whose code is X12_<issue code> and whose message names the loop,
+// segment and element, so the error port (on_error: route) carries where it went wrong.
+import type { InboundEventPayload } from "../../../features/inbound/adapter";
+import { ApiError } from "../../../platform/errors";
+import { describePlace, X12Error } from "../errors";
+import { readX12, type X12Read } from "../read";
+
+export const INTERCHANGE_IN = [{ name: "interchange", type: "x12-message", description: "X12 text, the X12 trigger's event, or an object with raw, x12 or interchange text" }];
+
+/** The X12 text of a port value: the text itself, an inbound event, or an object carrying it. */
+export function x12Text(value: unknown): string {
+  if (typeof value === "string") return value;
+  const v = (value ?? {}) as { payload?: Partial<InboundEventPayload>; raw?: unknown; x12?: unknown; interchange?: unknown };
+  for (const candidate of [v.payload?.raw, v.raw, v.x12, v.interchange]) if (typeof candidate === "string") return candidate;
+  throw new ApiError(400, "X12_INPUT_INVALID", "The interchange input must be X12 text, an X12 trigger event, or an object with a raw, x12 or interchange field");
+}
+
+/** An X12 problem as a node failure: 422, X12_<code>, the place in the message. */
+export function x12Failure(e: X12Error, prefix = ""): ApiError {
+  const place = describePlace(e);
+  return new ApiError(422, `X12_${e.code}`, `${prefix}${e.message}${place ? ` (at ${place})` : ""}`);
+}
+
+/** Any error a codec call throws, with X12Error made a node failure and others left alone. */
+export function rethrowX12(e: unknown, prefix = ""): never {
+  if (e instanceof X12Error) throw x12Failure(e, prefix);
+  throw e;
+}
+
+/** Reads the port value; text with no readable interchange at all fails the node. */
+export function readInput(value: unknown): X12Read {
+  try {
+    return readX12(x12Text(value));
+  } catch (e) {
+    rethrowX12(e);
+  }
+}
+
+/** An issue as plain JSON for node outputs, with its place spelled out. */
+export function issueJson(e: X12Error) {
+  return { ...e.toJSON(), at: describePlace(e) };
+}
