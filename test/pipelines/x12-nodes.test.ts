@@ -1,7 +1,7 @@
 // The X12 node family (category claims) run from the API against the organization's real
 // FHIR store: parse, validate with 999/TA1, X12 → FHIR stored idempotently, FHIR → X12
 // with references read from the store, JSON → X12, and errors naming loop, segment, element.
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
 import P837 from "../fixtures/x12/837P-subscriber.x12?raw";
@@ -122,5 +122,43 @@ describe("X12 nodes", () => {
     expect((short.outputs as Json).n.x12).toMatch(/ST\*999\*0001\*005010X231A1~AK1\*HC\*1\*005010X222A1~SE\*3\*0001~GE\*1\*3~IEA\*1\*000000003~$/);
     const bad = await oneNode(t, "x12.build", {}, "json", { sender: "S", receiver: "R", sets: [{ set: "999", version: "005010X231A1", segments: [{ id: "AK1", elements: ["H*C"] }] }] });
     expect(bad.node_results.n?.error?.code).toBe("X12_DELIMITER_IN_DATA");
+  });
+});
+
+describe("X12 send", () => {
+  async function connector(t: Tenant) {
+    const res = await t.fetch("/api/connectors", { method: "POST", json: { name: "clearinghouse", type: "http", endpoint: inject("clearinghouseUrl"), auth: { kind: "bearer" }, credentials: { token: "ch-token" } } });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  }
+  const last = async () => (await (await fetch(`${inject("clearinghouseUrl")}/last`)).json()) as { path: string; authorization: string; contentType: string };
+
+  it("posts the raw interchange or JSON {x12} with the connector's auth and reads the 999/TA1 answer", async () => {
+    const t = await createTenant();
+    const id = await connector(t);
+    const raw = await oneNode(t, "x12.send", { connector_id: id, path: "raw" }, "interchange", { raw: P837 });
+    expect(raw.status).toBe("completed");
+    expect((raw.outputs as Json).n.output).toMatchObject({ status: 200, ta1: ["A"], ak9: ["A"] });
+    expect(await last()).toEqual({ path: "/raw", authorization: "Bearer ch-token", contentType: "application/edi-x12" });
+    const json = await oneNode(t, "x12.send", { connector_id: id, path: "json", body: "json" }, "interchange", { raw: P837 });
+    expect((json.outputs as Json).n.output.acknowledgment).toContain("ST*999*");
+    expect((await last()).contentType).toBe("application/json");
+  });
+
+  it("fails with X12_REJECTED on a rejecting 999, X12_SEND_FAILED on an HTTP error, and sends nothing in test mode", async () => {
+    const t = await createTenant();
+    const id = await connector(t);
+    const rejected = await oneNode(t, "x12.send", { connector_id: id, path: "raw" }, "interchange", { raw: P837_ERRORS });
+    expect(rejected.node_results.n?.error?.code).toBe("X12_REJECTED");
+    const down = await oneNode(t, "x12.send", { connector_id: id, path: "down" }, "interchange", { raw: P837 });
+    expect(down.node_results.n?.error?.code).toBe("X12_SEND_FAILED");
+    const p = await createPipeline(t, definition([trigger(), { id: "n", type: "x12.send", config: { connector_id: id, path: "test-mode" } }], [edge("start", "n", "event", "interchange")]));
+    const dry = (await run(t, p, { raw: P837 }, { test_mode: true })).body;
+    expect(dry.node_results.n?.would_write?.[0]?.target).toBe(`x12:${id}`);
+    expect((await last()).path).not.toBe("/test-mode");
+    // Another organization's connector is not found.
+    const other = await createTenant();
+    const foreign = await oneNode(other, "x12.send", { connector_id: id }, "interchange", { raw: P837 });
+    expect(foreign.node_results.n?.error?.code).toBe("CONNECTOR_NOT_FOUND");
   });
 });
