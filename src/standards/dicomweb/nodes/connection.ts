@@ -62,6 +62,6 @@ export function targetsOf(value: unknown, level: TargetLevel): DicomTarget[] {
 export function datasetsIn(value: unknown): DicomJsonDataset[] {
   const v = value as { results?: unknown; metadata?: unknown } | undefined;
   const list = Array.isArray(value) ? value : Array.isArray(v?.results) ? v.results : Array.isArray(v?.metadata) ? v.metadata : undefined;
-  if (!list || !list.every(isDataset)) throw new ApiError(400, "DICOM_INPUT_INVALID", "The input must be DICOM JSON datasets with StudyInstanceUID: DICOM query results or DICOM retrieve metadata");
+  if (!list?.every(isDataset)) throw new ApiError(400, "DICOM_INPUT_INVALID", "The input must be DICOM JSON datasets with StudyInstanceUID: DICOM query results or DICOM retrieve metadata");
   return list as DicomJsonDataset[];
 }

@@ -77,7 +77,14 @@ export const dicomRetrieve = defineNode({
       const image = c.what === "rendered" ? await client.rendered(t, c.accept) : await client.thumbnail(t, c.accept);
       const key = `${prefix}${t.study}/${c.what}-${n + 1}${IMAGE_EXTENSION[c.accept] ?? ""}`;
       let bytes = 0;
-      const counted = image.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform: (chunk, out) => void ((bytes += chunk.byteLength), out.enqueue(chunk)) }));
+      const counted = image.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, out) {
+            bytes += chunk.byteLength;
+            out.enqueue(chunk);
+          },
+        }),
+      );
       await sink.put(key, counted, { contentType: image.contentType });
       files.push({ key, bytes, contentType: image.contentType, ...where(t) });
     }
