@@ -6,6 +6,7 @@ import { defineNode } from "../../../features/pipelines/node-type";
 import type { StoredFile } from "../../../features/pipelines/node-files";
 import type { DicomJsonDataset } from "../dicom-json";
 import type { DicomTarget, InstanceSink } from "../client";
+import { counting } from "../multipart/bytes";
 import { clientFor, targetsOf } from "./connection";
 
 const IMAGE_EXTENSION: Record<string, string> = { "image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif" };
@@ -76,16 +77,9 @@ export const dicomRetrieve = defineNode({
       }
       const image = c.what === "rendered" ? await client.rendered(t, c.accept) : await client.thumbnail(t, c.accept);
       const key = `${prefix}${t.study}/${c.what}-${n + 1}${IMAGE_EXTENSION[c.accept] ?? ""}`;
-      let bytes = 0;
-      const counted = image.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, out) {
-            bytes += chunk.byteLength;
-            out.enqueue(chunk);
-          },
-        }),
-      );
-      await sink.put(key, counted, { contentType: image.contentType });
+      const counted = counting(image.body);
+      await sink.put(key, counted.stream, { contentType: image.contentType });
+      const bytes = counted.bytes();
       files.push({ key, bytes, contentType: image.contentType, ...where(t) });
     }
     return { outputs: { files: { files } } };
