@@ -3,6 +3,7 @@
 // connection test (basic auth), a pipeline that queries, retrieves metadata and instances
 // (to R2), stores them in a second Orthanc and links an ImagingStudy to the Patient, re-run
 // without duplicates; the node errors; and another organization reaching none of it.
+import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -153,6 +154,16 @@ describe("DICOM nodes against Orthanc", () => {
     expect(unlinked.node_results.n?.error?.code).toBe("DICOM_PATIENT_NOT_FOUND");
 
     const to = await connector(t, target.dicomweb);
+    // A file that is not DICOM: the server refuses the STOW, the node says so.
+    await env.BLOBS.put(`orgs/${t.orgId}/files/not-dicom.dcm`, "hello");
+    const refused = await single(t, "dicom.store", { connector_id: to }, "files", { files: ["not-dicom.dcm"] });
+    expect(refused.node_results.n?.error?.code).toMatch(/^DICOMWEB_(CONFLICT|REJECTED|BAD_RESPONSE)$/);
+    // A thumbnail into the organization's files.
+    const thumb = await single(t, "dicom.retrieve", { connector_id: id, what: "thumbnail", study_instance_uid: CT_STUDY }, "targets", {});
+    expect(thumb.status, JSON.stringify(thumb.node_results)).toBe("completed");
+    const [file] = (thumb.outputs as Json).n.files.files;
+    expect(file).toMatchObject({ contentType: "image/jpeg", study: CT_STUDY });
+    expect((await env.BLOBS.head(`orgs/${t.orgId}/files/${file.key}`))?.size).toBe(file.bytes);
     const p = await createPipeline(
       t,
       definition(

@@ -1,6 +1,7 @@
 // The X12 node family (category claims) run from the API against the organization's real
 // FHIR store: parse, validate with 999/TA1, X12 → FHIR stored idempotently, FHIR → X12
 // with references read from the store, JSON → X12, and errors naming loop, segment, element.
+import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -76,6 +77,19 @@ describe("X12 nodes", () => {
     await run(t, p, { raw: P837 });
     expect(await search(t, "Claim")).toHaveLength(1);
     expect(await search(t, "Patient")).toHaveLength(1);
+  });
+
+  it("reads an interchange from the organization's files by key (an 837P file in R2 → Claim)", async () => {
+    const t = await createTenant();
+    await env.BLOBS.put(`orgs/${t.orgId}/files/inbox/claims.x12`, P837);
+    const p = await createPipeline(t, definition([trigger(), { id: "fhir", type: "x12.to_fhir" }], [edge("start", "fhir", "event", "interchange")]));
+    expect((await run(t, p, { key: "inbox/claims.x12" })).body.status).toBe("completed");
+    expect(await search(t, "Claim")).toHaveLength(1);
+    // Another organization's key names its own folder: nothing there.
+    const other = await createTenant();
+    const q = await createPipeline(other, definition([trigger(), { id: "fhir", type: "x12.to_fhir" }], [edge("start", "fhir", "event", "interchange")]));
+    expect((await run(other, q, { key: "inbox/claims.x12" })).body.node_results.fhir?.error?.code).toBe("FILE_NOT_FOUND");
+    expect((await run(other, q, { key: "../../" + t.orgId + "/files/inbox/claims.x12" })).body.node_results.fhir?.error?.code).toBe("FILE_KEY_INVALID");
   });
 
   it("maps an 835 to a PaymentReconciliation and ExplanationOfBenefits; a file with issues fails by default", async () => {

@@ -34,7 +34,7 @@ export const x12Parse = defineNode({
     },
   },
   run: async (ctx) => {
-    const read = readInput(ctx.inputs.interchange);
+    const read = await readInput(ctx.inputs.interchange, ctx.services.files);
     if (ctx.config.strict && read.issues[0]) throw x12Failure(read.issues[0]);
     return {
       outputs: {

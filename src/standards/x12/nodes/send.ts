@@ -7,7 +7,7 @@ import { defineNode } from "../../../features/pipelines/node-type";
 import { ApiError } from "../../../platform/errors";
 import { el, type X12Document } from "../model";
 import { tokenize } from "../tokenize";
-import { INTERCHANGE_IN, x12Text } from "./input";
+import { INTERCHANGE_IN, inputText } from "./input";
 
 /** The acknowledgments in an answer: TA104 per interchange, AK901 per 999 group. */
 export function acknowledgmentCodes(doc: X12Document): { ta1: string[]; ak9: string[] } {
@@ -51,7 +51,7 @@ export const x12Send = defineNode({
     example: { config: { connector_id: "6f1c…", path: "claims/raw-x12", body: "json" }, outputs: { output: { status: 200, ta1: ["A"], ak9: ["A"] } } },
   },
   run: async (ctx) => {
-    const text = x12Text(ctx.inputs.interchange);
+    const text = await inputText(ctx.inputs.interchange, ctx.services.files);
     if (!text.trimStart().startsWith("ISA")) throw new ApiError(400, "X12_INPUT_INVALID", "The interchange to send does not start with ISA");
     const c = ctx.config;
     // Resolved in test mode too: an unknown (or another organization's) connector fails either way.

@@ -47,7 +47,7 @@ export const x12ToFhirNode = defineNode({
     example: { config: { store: true, on_issues: "fail" }, outputs: { bundles: [{ set: "837P", control: "0001", bundle: { resourceType: "Bundle", type: "transaction" }, issues: [] }] } },
   },
   run: async (ctx) => {
-    const read = readInput(ctx.inputs.interchange);
+    const read = await readInput(ctx.inputs.interchange, ctx.services.files);
     const envelopeIssue = read.interchanges.flatMap((i) => [...i.issues, ...i.groups.flatMap((g) => g.issues)])[0];
     if (ctx.config.on_issues === "fail" && read.issues[0]) throw x12Failure(read.issues[0], `${read.issues.length} issue(s); first: `);
     if (ctx.config.on_issues === "skip" && envelopeIssue) throw x12Failure(envelopeIssue, "The envelope is wrong: ");

@@ -31,7 +31,7 @@ export const x12Validate = defineNode({
     example: { config: { always_ta1: true }, outputs: { ack: "ISA*00*...~TA1*000000001*260101*1200*A*000~GS*FA*...~ST*999*0001*005010X231A1~AK1*HC*1*005010X222A1~AK2*837*0001*005010X222A1~IK5*A~AK9*A*1*1*1~SE*6*0001~GE*1*1~IEA*1*000000001~" } },
   },
   run: async (ctx) => {
-    const read = readInput(ctx.inputs.interchange);
+    const read = await readInput(ctx.inputs.interchange, ctx.services.files);
     const ack = acknowledgementText(read, {
       ...(ctx.config.control_number ? { control: ctx.config.control_number } : {}),
       alwaysTa1: ctx.config.always_ta1,
