@@ -13,6 +13,15 @@ import { readX12, type X12Read } from "./read";
 
 export const X12_PROTOCOL = "x12";
 
+/** Transaction sets that acknowledge others. */
+const ACK_SETS = new Set(["999", "997"]);
+
+/** ST01 of the set holding the segment at `index`. */
+const setAt = (read: X12Read, index: number | undefined) => el(read.transactions.find((t) => t.tx.st.index === index)?.tx.st, 1);
+
+/** Only TA1s and acknowledgment sets: nothing to answer. */
+const isAcknowledgment = (read: X12Read) => read.transactions.every((t) => ACK_SETS.has(el(t.tx.st, 1)));
+
 const NO_FACTS: MessageFacts = { messageType: null, triggerEvent: null, version: null };
 const problemOf = (e: X12Error) => ({ code: `X12_${e.code}`, message: `${e.message}${describePlace(e) ? ` (at ${describePlace(e)})` : ""}` });
 
@@ -29,7 +38,9 @@ function readInterchange(text: string): Reading<X12Read> {
   const gs = first.groups[0]?.group.gs;
   const st = read.transactions[0]?.tx.st;
   const facts = { messageType: el(st, 1) || null, triggerEvent: el(gs, 8) || null, version: el(first.interchange.isa, 12) || null };
-  if (read.issues[0]) return { raw, header: read, facts, problem: problemOf(read.issues[0]) };
+  // Acknowledgments (999, 997) have no loop table here but are stored and routed, not refused.
+  const issues = read.issues.filter((e) => !(e.code === "UNSUPPORTED_SET" && ACK_SETS.has(setAt(read, e.segmentIndex))));
+  if (issues[0]) return { raw, header: read, facts, problem: problemOf(issues[0]) };
   const control = el(first.interchange.isa, 13);
   return { raw, header: read, facts, key: { sender: `${el(first.interchange.isa, 6).trim()}|${el(gs, 2)}`, controlId: control } };
 }
@@ -39,6 +50,8 @@ function readInterchange(text: string): Reading<X12Read> {
  * be processed gets a TA1 with R (note 000) and no 999, so the sender sends it again.
  */
 function acknowledgeInterchange(read: X12Read, outcome: "accepted" | "rejected" | "errored"): string {
+  // An acknowledgment is never acknowledged (X12 TR3s: no 999 for a 999 or TA1).
+  if (isAcknowledgment(read)) return "";
   if (outcome !== "errored") return acknowledgementText(read, { alwaysTa1: outcome === "rejected" });
   const ix = read.interchanges[0]!.interchange;
   const ta1 = ta1For(read.interchanges[0]!);

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { writeX12 } from "../../../../src/standards/x12/build";
 import { documentFromJson, readToJson } from "../../../../src/standards/x12/document-json";
 import { x12InboundAdapter } from "../../../../src/standards/x12/inbound";
+import { acknowledgementText } from "../../../../src/standards/x12/nodes/acknowledgement";
 import { readX12 } from "../../../../src/standards/x12/read";
 import { fixture, fixtureNames } from "./support";
 
@@ -28,6 +29,17 @@ describe("X12 inbound adapter", () => {
     expect(errored).toMatch(/TA1\*\d{9}\*\d{6}\*\d{4}\*R\*000~IEA\*0\*/);
     expect(errored).not.toContain("ST*999");
     expect(x12InboundAdapter.read("  ", undefined).problem?.code).toBe("X12_EMPTY");
+  });
+});
+
+describe("acknowledgments arriving inbound", () => {
+  it("stores and routes a 999 or a TA1 without answering it", () => {
+    const ack = acknowledgementText(readX12(fixture("837P-subscriber.x12")), { control: 7 });
+    const reading = x12InboundAdapter.read(ack, undefined);
+    expect(reading.problem).toBeUndefined();
+    expect(reading.key).toEqual({ sender: "CASCADEHP|CASCADEHP", controlId: "000000007" });
+    expect(reading.facts.messageType).toBe("999");
+    expect(x12InboundAdapter.acknowledge(reading.header!, "accepted")).toBe("");
   });
 });
 
