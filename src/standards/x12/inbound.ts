@@ -7,7 +7,7 @@ import { writeX12 } from "./build";
 import { describePlace, X12Error } from "./errors";
 import { el } from "./model";
 import { acknowledgementText } from "./nodes/acknowledgement";
-import { x12EventAttributes, X12_EVENT_TYPE } from "./nodes/trigger";
+import { X12_EVENT_TYPE, x12EventAttributes } from "./event";
 import { ta1For } from "./ack";
 import { readX12, type X12Read } from "./read";
 

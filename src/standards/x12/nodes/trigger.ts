@@ -2,14 +2,8 @@
 // POST /api/v1/inbound/x12/messages (or forwarded by the bridge), filtered by set and sender.
 import { z } from "zod";
 import { defineNode } from "../../../features/pipelines/node-type";
+import { X12_EVENT_TYPE } from "../event";
 import { x12Text } from "./input";
-
-export const X12_EVENT_TYPE = "x12.interchange";
-
-/** The attributes the router sets on an X12 event (from the stored message's facts); the trigger matches a subset. */
-export function x12EventAttributes(m: { messageType: string | null; triggerEvent: string | null; sender: string | null }): Record<string, string> {
-  return { transaction_set: m.messageType ?? "", implementation: m.triggerEvent ?? "", sender: (m.sender ?? "").split("|")[0] ?? "" };
-}
 
 export const x12InboundTrigger = defineNode({
   id: "x12.inbound_trigger",
