@@ -157,7 +157,8 @@ describe("DICOM nodes against Orthanc", () => {
     // A file that is not DICOM: the server refuses the STOW, the node says so.
     await env.BLOBS.put(`orgs/${t.orgId}/files/not-dicom.dcm`, "hello");
     const refused = await single(t, "dicom.store", { connector_id: to }, "files", { files: ["not-dicom.dcm"] });
-    expect(refused.node_results.n?.error?.code).toMatch(/^DICOMWEB_(CONFLICT|REJECTED|BAD_RESPONSE)$/);
+    // Orthanc answers 400, or (streamed body) sometimes drops the connection while refusing it.
+    expect(refused.node_results.n?.error?.code).toMatch(/^DICOMWEB_(REJECTED|UNREACHABLE)$/);
     // A thumbnail into the organization's files.
     const thumb = await single(t, "dicom.retrieve", { connector_id: id, what: "thumbnail", study_instance_uid: CT_STUDY }, "targets", {});
     expect(thumb.status, JSON.stringify(thumb.node_results)).toBe("completed");
