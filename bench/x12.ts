@@ -7,6 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { x12ToFhir } from "../src/standards/x12/fhir/index";
 import { readX12 } from "../src/standards/x12/read";
+import type { NodeContext } from "../src/features/pipelines/node-type";
+import { x12ToFhirNode } from "../src/standards/x12/nodes/to-fhir";
 import { allMeasured, measured } from "./lib/measured";
 import { numberOption } from "./lib/options";
 
@@ -62,11 +64,29 @@ function sameSizeJson(x12: string): string {
 const payload = sameSizeJson(text);
 if (payload.length !== text.length) throw new Error(`baseline payload is ${payload.length} bytes, not ${text.length}`);
 
-const [baseline, parse, mapOnly, map] = allMeasured([
+/** The X12 to FHIR node's own run (config parsed as the engine does; nothing stored, no store lookups). */
+const nodeContext = {
+  nodeId: "n",
+  config: x12ToFhirNode.config.parse({ store: false, resolve_references: false }),
+  inputs: { interchange: text },
+  orgId: "bench",
+  executionId: "bench",
+  testMode: false,
+  trigger: { kind: "manual" },
+  services: { fhir: () => undefined },
+  signal: new AbortController().signal,
+  resumed: false,
+  log: () => undefined,
+  wouldWrite: () => undefined,
+  runBody: () => Promise.reject(new Error("no bodies")),
+} as unknown as NodeContext<unknown>;
+
+const [baseline, parse, mapOnly, map, node] = allMeasured([
   { label: "JSON.parse baseline/s", value: await rate(() => JSON.parse(payload)) },
   { label: "X12 read (tokenize + envelopes + loops)/s", value: await rate(() => readX12(text)) },
   { label: "837P → FHIR (map of a read file)/s", value: await rate(() => x12ToFhir(read)) },
   { label: "837P → FHIR (read + map)/s", value: await rate(() => x12ToFhir(readX12(text))) },
+  { label: "X12 to FHIR node runs/s", value: await rate(() => x12ToFhirNode.run(nodeContext)) },
 ]);
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -76,3 +96,4 @@ console.log(`JSON.parse:          ${fmt(baseline)} files/s = ${fmt(baseline * pa
 console.log(`X12 read:            ${fmt(parse * segments)} segments/s (${fmt(parse)} files/s), ${(parse / baseline).toFixed(2)} × baseline`);
 console.log(`837P → FHIR (map):   ${fmt(mapOnly * claims)} claims/s (${fmt(mapOnly)} files/s), ${(mapOnly / baseline).toFixed(2)} × baseline`);
 console.log(`837P → FHIR (both):  ${fmt(map * claims)} claims/s (${fmt(map)} files/s), ${(map / baseline).toFixed(2)} × baseline`);
+console.log(`X12 to FHIR node:    ${fmt(node * claims)} claims/s (${fmt(node)} runs/s), ${(node / baseline).toFixed(2)} × baseline, ${(node / map).toFixed(2)} × the codec call (read + map)`);

@@ -3,6 +3,7 @@
 // Listeners are a list (BRIDGE_LISTENERS) of transports, each with its own settings below.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { FolderListenerOptions } from "./listeners/folder/listener";
 import type { MllpListenerOptions } from "./listeners/mllp/listener";
 import type { LogLevel } from "./log";
 import type { Hl7Options } from "./protocols/hl7/adapter";
@@ -13,10 +14,15 @@ export interface MllpListenerConfig extends MllpListenerOptions {
   hl7: Hl7Options;
 }
 
-/** One entry per transport the bridge can listen on (MQTT will be the next). */
-export type ListenerConfig = MllpListenerConfig;
+/** X12 files dropped into a folder. */
+export interface X12FolderListenerConfig extends FolderListenerOptions {
+  kind: "x12-folder";
+}
 
-const LISTENER_KINDS: readonly ListenerConfig["kind"][] = ["mllp"];
+/** One entry per transport the bridge can listen on (MQTT will be the next). */
+export type ListenerConfig = MllpListenerConfig | X12FolderListenerConfig;
+
+const LISTENER_KINDS: readonly ListenerConfig["kind"][] = ["mllp", "x12-folder"];
 
 export interface BridgeConfig {
   workerUrl: string;
@@ -59,6 +65,12 @@ export const SETTINGS = {
   // The Worker accepts messages up to 8 MiB (an MDM with an embedded PDF); larger frames would only be refused there.
   maxFrameBytes: { flag: "max-frame-bytes", env: "MLLP_MAX_FRAME_BYTES", default: String(8 * 1024 * 1024), help: "largest accepted frame; larger ones get AR" },
   alwaysAck: { flag: "always-ack", env: "MLLP_ALWAYS_ACK", default: "false", help: "send the commit ACK even when MSH-15 is NE or ER" },
+  x12Listener: { flag: "x12-listener", env: "X12_LISTENER", default: "x12-folder", help: "X12 folder listener name sent as source.listener" },
+  x12Inbox: { flag: "x12-inbox", env: "X12_INBOX_DIR", default: "./x12/inbox", help: "folder the x12-folder listener takes X12 files from" },
+  x12Outbox: { flag: "x12-outbox", env: "X12_OUTBOX_DIR", default: "./x12/outbox", help: "folder it writes each file's 999/TA1 to (<file>.ack)" },
+  x12Done: { flag: "x12-done", env: "X12_DONE_DIR", default: "./x12/done", help: "folder taken files are moved to" },
+  x12PollMs: { flag: "x12-poll-ms", env: "X12_POLL_MS", default: "2000", help: "how often the inbox is read" },
+  x12SettleMs: { flag: "x12-settle-ms", env: "X12_SETTLE_MS", default: "1000", help: "a file modified more recently waits (it may still be written)" },
   statusHost: { flag: "status-host", env: "STATUS_HOST", default: "127.0.0.1", help: "status endpoint bind address" },
   statusPort: { flag: "status-port", env: "STATUS_PORT", default: "8575", help: "status endpoint port (0 picks a free one)" },
   batchMaxMessages: { flag: "batch-max-messages", env: "BATCH_MAX_MESSAGES", default: "100", help: "messages per forwarded batch" },
@@ -126,7 +138,19 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): BridgeConfig
     maxFrameBytes: int("maxFrameBytes", 1024),
     hl7: { alwaysAck: required("alwaysAck") === "true" },
   });
-  const build: Record<ListenerConfig["kind"], () => ListenerConfig> = { mllp };
+  const x12Folder = (): X12FolderListenerConfig => ({
+    kind: "x12-folder",
+    name: required("x12Listener"),
+    inbox: required("x12Inbox"),
+    outbox: required("x12Outbox"),
+    done: required("x12Done"),
+    pollMs: int("x12PollMs", 10),
+    settleMs: int("x12SettleMs", 0),
+    encoding,
+    // The Worker takes messages up to 8 MiB.
+    maxFileBytes: int("maxFrameBytes", 1024),
+  });
+  const build: Record<ListenerConfig["kind"], () => ListenerConfig> = { mllp, "x12-folder": x12Folder };
   return {
     workerUrl,
     apiKey: required("apiKey"),

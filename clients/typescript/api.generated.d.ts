@@ -856,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest a batch of inbound messages of one protocol (the bridge's forwarding endpoint)
-         * @description Stores each message durably and idempotently (per sender and control id; HL7 v2: sending application|facility and MSH-10), answers per message with accepted, duplicate or rejected and the acknowledgement to send, then routes accepted messages to the organization's deployed pipelines in arrival order per sender. Protocols: hl7v2; another answers 404 UNKNOWN_PROTOCOL.
+         * @description Stores each message durably and idempotently (per sender and control id; HL7 v2: sending application|facility and MSH-10), answers per message with accepted, duplicate or rejected and the acknowledgement to send, then routes accepted messages to the organization's deployed pipelines in arrival order per sender. Protocols: hl7v2, x12; another answers 404 UNKNOWN_PROTOCOL.
          */
         post: operations["ingestInboundMessages"];
         delete?: never;

@@ -7,6 +7,8 @@ import type { Logger } from "../log";
 import type { MessageQueue } from "../message-queue";
 import type { Metrics } from "../metrics";
 import { hl7Adapter } from "../protocols/hl7/adapter";
+import { x12Adapter } from "../protocols/x12/adapter";
+import { folderListener } from "./folder/listener";
 import { mllpListener } from "./mllp/listener";
 
 export interface ListenerDeps {
@@ -24,6 +26,10 @@ export function createListener(config: ListenerConfig, deps: ListenerDeps): List
       const adapter = hl7Adapter(config.hl7);
       const intake = new Intake(queue, metrics, log, adapter, config.name, onEnqueued);
       return mllpListener(config, adapter.protocol, intake, log);
+    }
+    case "x12-folder": {
+      const intake = new Intake(queue, metrics, log, x12Adapter, config.name, onEnqueued);
+      return folderListener(config, x12Adapter.protocol, intake, log);
     }
   }
 }

@@ -2,5 +2,6 @@
 // feeds it now, so messages queued by an earlier configuration still drain.
 import type { ForwardTarget } from "../protocol";
 import { hl7Target } from "./hl7/adapter";
+import { x12Target } from "./x12/adapter";
 
-export const FORWARD_TARGETS: readonly ForwardTarget[] = [hl7Target];
+export const FORWARD_TARGETS: readonly ForwardTarget[] = [hl7Target, x12Target];

@@ -96,7 +96,8 @@ export function connectorClient(data: OrgData, orgId: string, testMode: boolean)
   const store = new ConnectorStore(data.db, env);
   const policy = outboundPolicyOf(env);
   // A connector's custom auth header is a credential too: dropped on a cross-origin redirect.
-  const http = (c: ResolvedConnector) => guardedFetch({ policy, credentialHeaders: c.row.auth.header_name ? [c.row.auth.header_name] : [] });
+  // A stream body (a DICOM STOW) is sent as a stream, not buffered: a study can outgrow a Worker's memory.
+  const http = (c: ResolvedConnector, streamBodies = false) => guardedFetch({ policy, credentialHeaders: c.row.auth.header_name ? [c.row.auth.header_name] : [], streamBodies });
   const resolve = async (id: string) => {
     const c = await store.resolve(orgId, id);
     if (!c) throw notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
@@ -105,7 +106,7 @@ export function connectorClient(data: OrgData, orgId: string, testMode: boolean)
   const call = async (c: ResolvedConnector, path: string, { query, ...init }: ConnectorRequestInit = {}) => {
     const method = (init.method ?? "GET").toUpperCase();
     if (testMode && method !== "GET" && method !== "HEAD") throw testModeBlocks(`${method} calls`);
-    const fetch = http(c);
+    const fetch = http(c, init.body instanceof ReadableStream);
     const headers = new Headers(init.headers);
     for (const [k, v] of Object.entries(await authHeaders(c, fetch))) headers.set(k, v);
     return fetch(resolveUrl(c.row.endpoint, path, query), { ...init, headers });

@@ -15,6 +15,11 @@ export const EXPORTABLE_TYPES = [
   "Coverage",
   "Claim",
   "ExplanationOfBenefit",
+  // Beyond the spec's list: what the X12 mappings store (277/278 → ClaimResponse, 270/271 →
+  // CoverageEligibility*), all in the R4 Patient compartment.
+  "ClaimResponse",
+  "CoverageEligibilityRequest",
+  "CoverageEligibilityResponse",
 ] as const;
 
 export type ExportableType = (typeof EXPORTABLE_TYPES)[number];

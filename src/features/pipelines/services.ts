@@ -11,6 +11,7 @@ import { ApiError, type OperationOutcome } from "../../platform/errors";
 import { fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
 import type { FhirPort, Resource } from "../fhir/port";
+import { type NodeFiles, nodeFiles } from "./node-files";
 
 export interface PipelineServices {
   /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */
@@ -18,6 +19,8 @@ export interface PipelineServices {
   /** Validates a resource against the store's profiles; an OperationOutcome lists the issues. */
   validateResource(resource: Resource): Promise<OperationOutcome>;
   connectors: ConnectorClient;
+  /** The organization's files in R2 (DICOM instances, X12 files): nodes pass keys on, not bytes. */
+  files: NodeFiles;
   /** Outbound HTTP for nodes, through the outbound guard; uses globalThis.fetch at call time so tests can mock it. */
   fetch(input: string | Request, init?: RequestInit): Promise<Response>;
   /** What the ai nodes run with: models, agents and their tools, as the pipeline's principal. */
@@ -66,6 +69,7 @@ export function buildPipelineServices(data: OrgData, principal: Principal, testM
       return b.validate(resource);
     },
     connectors: connectorClient(data, principal.orgId, testMode),
+    files: nodeFiles(data.blobs, principal.orgId, testMode),
     fetch: outboundFetch(env),
     ai: () => ({ env, data, principal, services: agentServicesFor(data, principal, { testMode }) }),
   };

@@ -6,6 +6,7 @@
 import { type DicomJsonDataset, datasetsOf } from "./dicom-json";
 import type { FieldError } from "../../platform/errors";
 import { badResponse, DicomwebError, type DicomwebErrorCode, invalidRequest } from "./errors";
+import { counting } from "./multipart/bytes";
 import { readMultipartBody } from "./multipart/reader";
 import { type PartBodySource, writeMultipart } from "./multipart/writer";
 import { type QidoLevel, type QidoQuery, qidoRequest, queryText } from "./qido";
@@ -96,16 +97,9 @@ export class DicomwebClient {
         const key = `${keyPrefix}${target.study}/${stored.length + 1}.dcm`;
         const contentType = part.contentType ?? "application/dicom";
         const declared = Number(part.headers.get("content-length") ?? Number.NaN);
-        let bytes = 0;
-        const counted = part.body.pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              bytes += chunk.length;
-              controller.enqueue(chunk);
-            },
-          }),
-        );
-        await sink.put(key, counted, Number.isInteger(declared) ? { contentType, size: declared } : { contentType });
+        const counted = counting(part.body);
+        await sink.put(key, counted.stream, Number.isInteger(declared) ? { contentType, size: declared } : { contentType });
+        const bytes = counted.bytes();
         const location = part.headers.get("content-location");
         stored.push(location ? { key, bytes, contentType, contentLocation: location } : { key, bytes, contentType });
       }

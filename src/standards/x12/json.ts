@@ -26,3 +26,18 @@ export function segmentToJson(s: Segment): JsonSegment {
 export function loopsToJson(node: LoopNode): JsonLoop {
   return { loop: node.loop, name: node.name, children: node.children.map((c) => (isLoopNode(c) ? loopsToJson(c) : segmentToJson(c))) };
 }
+
+const joined = (v: string | string[]): string => (Array.isArray(v) ? v.join(COMPONENT) : v);
+
+/** The segment a JSON segment stands for (the inverse of segmentToJson). */
+export function segmentFromJson(j: JsonSegment): Segment {
+  const elements = j.elements.map((e) => (typeof e === "object" && !Array.isArray(e) ? e.repeats.map(joined).join(REPETITION) : joined(e)));
+  return { id: j.id, elements, index: -1 };
+}
+
+/** The segments of a JSON loop tree in order (the inverse of loopsToJson, flattened). */
+export function segmentsFromJson(node: JsonLoop | JsonSegment, into: Segment[] = []): Segment[] {
+  if ("loop" in node) for (const c of node.children) segmentsFromJson(c, into);
+  else into.push(segmentFromJson(node));
+  return into;
+}

@@ -72,3 +72,17 @@ export class ByteWindow {
     }
   }
 }
+
+/** The stream passed through unchanged, and how many bytes have gone through it so far. */
+export function counting(stream: ReadableStream<Uint8Array>): { stream: ReadableStream<Uint8Array>; bytes(): number } {
+  let n = 0;
+  const counted = stream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        n += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return { stream: counted, bytes: () => n };
+}
