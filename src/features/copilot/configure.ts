@@ -48,8 +48,6 @@ function fittingConnectors(prop: PropertySchema, ctx: ConfigureContext): Connect
   return named.length ? named : ctx.connectors;
 }
 
-/** Example values that only make sense as examples (example hosts, ids) are never copied. */
-const EXAMPLE_ONLY = /example\.(org|com)|localhost|^https?:|<|\bTODO\b/i;
 
 function valueFor(field: string, prop: PropertySchema, type: NodeType<unknown>, ctx: ConfigureContext): FilledField | undefined {
   if (/connector/.test(field)) {
@@ -58,7 +56,8 @@ function valueFor(field: string, prop: PropertySchema, type: NodeType<unknown>, 
   }
   if (prop.enum?.length) return { field, value: prop.enum[0], source: "enum" };
   const example = type.documentation.example.config[field];
-  if (example !== undefined && !(typeof example === "string" && EXAMPLE_ONLY.test(example))) return { field, value: example, source: "example" };
+  // Example strings (URLs, queries, expressions) are about the example's data, never the caller's: only numbers, flags and structures are taken.
+  if (example !== undefined && typeof example !== "string") return { field, value: example, source: "example" };
   return undefined;
 }
 
