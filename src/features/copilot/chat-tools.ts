@@ -20,6 +20,8 @@ export interface ChatToolDeps {
   onProposal(pipeline: { name: string; definition: unknown }, report: ValidationReport): void;
   /** Called with each validation the chat ran. */
   onValidation(report: ValidationReport): void;
+  /** Wraps one tool run, so the events it reports are told apart from other calls'. */
+  track(tool: string, run: () => void): void;
 }
 
 const MAX_CATALOG_HITS = 10;
@@ -56,7 +58,7 @@ export function copilotTools(d: ChatToolDeps): AgentTool[] {
       input: { zod: z.object({ definition: definitionInput }) },
       execute: async (args) => {
         const report = d.validate((args as { definition: unknown }).definition);
-        d.onValidation(report);
+        d.track("validate_pipeline", () => d.onValidation(report));
         return report;
       },
     },
@@ -67,10 +69,11 @@ export function copilotTools(d: ChatToolDeps): AgentTool[] {
       execute: async (args) => {
         const { name, definition } = args as { name: string; definition: unknown };
         const report = d.validate(definition);
-        d.onValidation(report);
-        if (!report.valid) return { accepted: false, ...report };
-        d.onProposal({ name, definition: DefinitionSchema.parse(definition) }, report);
-        return { accepted: true, warnings: report.warnings };
+        d.track("propose_pipeline", () => {
+          d.onValidation(report);
+          if (report.valid) d.onProposal({ name, definition: DefinitionSchema.parse(definition) }, report);
+        });
+        return report.valid ? { accepted: true, warnings: report.warnings } : { accepted: false, ...report };
       },
     },
   ];

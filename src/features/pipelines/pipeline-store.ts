@@ -66,7 +66,9 @@ export class PipelineStore {
   async update(orgId: string, id: string, input: PipelineInput, ifVersion?: number): Promise<PipelineRow> {
     const current = await this.get(orgId, id);
     if (ifVersion !== undefined && current.version !== ifVersion) throw versionConflict(id, ifVersion, current.version);
-    const own = ifVersion === undefined ? this.own(orgId, id) : and(this.own(orgId, id), eq(pipelines.version, ifVersion));
+    const own = this.own(orgId, id);
+    // The version row is copied after the update moved the version, so only the update carries the guard.
+    const guarded = ifVersion === undefined ? own : and(own, eq(pipelines.version, ifVersion));
     // Another save may have stored this very definition since it was read: then it is no new version.
     const bump = canonicalJson(current.definition) === canonicalJson(input.definition)
       ? sql`0`
@@ -81,7 +83,7 @@ export class PipelineStore {
           version: sql`${pipelines.version} + ${bump}`,
           updatedAt: new Date().toISOString(),
         })
-        .where(own)
+        .where(guarded)
         .returning(),
       this.db
         .insert(pipelineVersions)

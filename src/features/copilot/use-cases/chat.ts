@@ -53,10 +53,18 @@ export async function copilotChat(ctx: OrgContext, principal: Principal, req: Co
   const model = await copilotModel(ctx, principal, req.model);
   const loaded = req.context?.pipeline_id || req.context?.definition ? await loadPipeline(ctx, principal.orgId, req.context) : undefined;
   const policy = outboundPolicyOf(ctx.env);
-  const side: CopilotEvent[] = [];
+  // Events a tool produced, by tool name in call order: each goes out after that call's result.
+  const side = new Map<string, CopilotEvent[][]>();
+  let running: CopilotEvent[] = [];
+  const sideOf = (tool: string, make: () => void) => {
+    running = [];
+    make();
+    side.set(tool, [...(side.get(tool) ?? []), running]);
+  };
   const tools = copilotTools({
     registry,
     validate: (definition) => validatePipeline(definition, registry, policy),
+    track: sideOf,
     ...(hasPermission(principal, "fhir:read") ? { fhir: ctx.fhir(principal) } : {}),
     ...(hasPermission(principal, "pipelines:execute")
       ? {
@@ -66,9 +74,9 @@ export async function copilotChat(ctx: OrgContext, principal: Principal, req: Co
           },
         }
       : {}),
-    onValidation: (report) => side.push({ type: "validation", report }),
+    onValidation: (report) => running.push({ type: "validation", report }),
     onProposal: (p, report) =>
-      side.push({ type: "pipeline", name: p.name, definition: p.definition, warnings: report.warnings, pipeline_id: loaded?.row?.id ?? null, base_version: loaded?.row?.version ?? null }),
+      running.push({ type: "pipeline", name: p.name, definition: p.definition, warnings: report.warnings, pipeline_id: loaded?.row?.id ?? null, base_version: loaded?.row?.version ?? null }),
   });
   const context = loaded
     ? `\nThe user is working on the pipeline "${loaded.name}"${loaded.row ? ` (id ${loaded.row.id}, version ${loaded.row.version})` : ""}:\n${JSON.stringify(loaded.definition)}\nWhen asked to change it, keep its node ids and call propose_pipeline with the complete new definition.`
@@ -80,7 +88,9 @@ export async function copilotChat(ctx: OrgContext, principal: Principal, req: Co
   async function* events(): AsyncGenerator<CopilotEvent> {
     for await (const e of agentEvents) {
       yield e;
-      while (side.length) yield side.shift() as CopilotEvent;
+      if (e.type !== "tool_result") continue;
+      const queue = side.get(e.tool);
+      yield* queue?.shift() ?? [];
     }
   }
   if (req.stream) return { stream: sseStream(events(), encodeCopilotSse) };
