@@ -139,13 +139,13 @@ describe("generate/fhir-queries", () => {
 describe("generate/hl7-mapping", () => {
   const adt = "MSH|^~\\&|ADT|HOSP|CDIS|ORG|202401011200||ADT^A01|MSG1|P|2.5\rPID|1||12345^^^HOSP^MR||Doe^Jane||19800101|F";
 
-  it("checks sources against the HL7 parser's field paths and reads them from the sample", async () => {
+  it("checks sources against the HL7 parser's field paths and targets against FHIR types, and reads the sources from the sample", async () => {
     const t = await createTenant();
-    giveModel(t.orgId, (_r, i) =>
+    const server = giveModel(t.orgId, (_r, i) =>
       json({
         rules: [
           { source: i === 0 ? "PID5.1" : "PID-5.1", target: "Patient.name[0].family" },
-          { source: "PID-7", target: "Patient.birthDate", transform: "YYYYMMDD to YYYY-MM-DD" },
+          { source: "PID-7", target: i === 0 ? "Patiant.birthDate" : "Patient.birthDate", transform: "YYYYMMDD to YYYY-MM-DD" },
         ],
       }),
     );
@@ -154,6 +154,9 @@ describe("generate/hl7-mapping", () => {
     const body = (await res.json()) as { message_type: string; rules: { source: string; sample_value: string }[]; attempts: number };
     expect(body.message_type).toBe("ADT^A01");
     expect(body.attempts).toBe(2);
+    const repair = lastOf(server.requests[1] as ChatRequest, "user");
+    expect(repair).toMatch(/not an HL7 path: "PID5.1"/);
+    expect(repair).toMatch(/Patiant is not a FHIR R4 resource type/);
     expect(body.rules.map((r) => [r.source, r.sample_value])).toEqual([
       ["PID-5.1", "Doe"],
       ["PID-7", "19800101"],

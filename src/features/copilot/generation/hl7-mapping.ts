@@ -5,6 +5,7 @@ import { z } from "@hono/zod-openapi";
 import type { FieldError } from "../../../platform/errors";
 import { badRequest } from "../../../platform/errors";
 import type { ResolvedModel } from "../../agents/models";
+import { isResourceType } from "../../fhir/definitions";
 import type { Hl7FieldPaths } from "../ports";
 import { generateStructured } from "./structured";
 
@@ -31,6 +32,7 @@ export function mappingErrors(rules: z.infer<typeof MappingRuleSchema>[], hl7: H
     const problem = hl7.problem(r.source);
     if (problem) out.push({ path: `rules.${i}.source`, message: problem });
     if (!FHIR_PATH.test(r.target)) out.push({ path: `rules.${i}.target`, message: `${r.target} is not a FHIR element path (Resource.element[.child], e.g. Patient.birthDate)` });
+    else if (!isResourceType(r.target.split(".")[0] as string)) out.push({ path: `rules.${i}.target`, message: `${r.target.split(".")[0]} is not a FHIR R4 resource type` });
     return out;
   });
 }
