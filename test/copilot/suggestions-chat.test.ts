@@ -169,6 +169,18 @@ describe("chat", () => {
     expect(search.entry ?? []).toHaveLength(0);
   });
 
+  it("cannot execute another organization's pipeline by id", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const id = await createPipeline(a, definition([trigger(), { id: "log", type: "output.log" }], [edge("start", "log", "event")]));
+    giveModel(b.orgId, (_req, i) => (i === 0 ? { tool_calls: [{ name: "execute_test", arguments: { pipeline_id: id } }] } : { content: "no" }));
+    const body = (await (await b.fetch("/api/copilot/chat", { method: "POST", json: { message: "run it" } })).json()) as { reasoning_steps: { type: string; result?: unknown }[] };
+    const result = body.reasoning_steps.find((s) => s.type === "tool_result")?.result;
+    expect(JSON.stringify(result)).toMatch(/not found/i);
+    const executions = (await (await a.fetch("/api/executions")).json()) as { total_count: number };
+    expect(executions.total_count).toBe(0);
+  });
+
   it("503 without a model; 404 for another org's pipeline as context", async () => {
     const a = await createTenant();
     const b = await createTenant();
