@@ -845,6 +845,313 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/copilot/validate/pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Validate a definition with the service's validator, plus the copilot's warnings */
+        post: operations["copilotValidatePipeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/analyze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Analyze a pipeline (static findings and execution history) or an agent (agents:read) */
+        post: operations["copilotAnalyze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/insights/{agentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's usage (conversations, tool calls, errors, estimated tokens) and recommendations */
+        get: operations["copilotAgentInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/infer/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Infer a JSON Schema from sample values */
+        post: operations["copilotInferSchema"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/configure/node": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Configuration for a node type from its config_schema and the org's connectors */
+        post: operations["copilotConfigureNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/auto-configure/pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Configure a pipeline's unconfigured nodes */
+        post: operations["copilotAutoConfigurePipeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/generate/pipeline-docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Markdown documentation of a pipeline from its definition */
+        post: operations["copilotGeneratePipelineDocs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Copilot health: deterministic endpoints, and whether a model is available */
+        get: operations["copilotHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/generate/pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Generate a pipeline from a description (validated, repaired) */
+        post: operations["copilotGeneratePipeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/modify/pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Modify a pipeline (stored or given) from a natural-language instruction */
+        post: operations["copilotModifyPipeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/refine/pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Optimize a pipeline against the copilot's findings and the caller's goals */
+        post: operations["copilotRefinePipeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/generate/agent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Generate an agent configuration (tools and model checked against the org) */
+        post: operations["copilotGenerateAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/generate/fhir-queries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** FHIR search requests for a description, each parsed by the store's search parser */
+        post: operations["copilotGenerateFhirQueries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/generate/hl7-mapping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** HL7 v2 to FHIR field mapping rules, checked against the HL7 parser's field paths */
+        post: operations["copilotGenerateHl7Mapping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/generate/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The expression of a custom logic node (JSONata or FHIRPath), checked and run on samples */
+        post: operations["copilotGenerateCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List stored suggestions (newest first), optionally of one pipeline */
+        get: operations["listCopilotSuggestions"];
+        put?: never;
+        /** Compute and store improvement suggestions for a stored pipeline, each a diff on its current version */
+        post: operations["copilotSuggestions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/suggestions/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a suggestion as the pipeline's next version (409 if the pipeline changed since) */
+        post: operations["applyCopilotSuggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/copilot/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chat with the copilot (tools: catalog, node schema, validate, FHIR search, test-mode execution) */
+        post: operations["copilotChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/inbound/{protocol}/messages": {
         parameters: {
             query?: never;
@@ -1931,6 +2238,441 @@ export interface components {
                 [key: string]: unknown;
             };
             implementation: components["schemas"]["ToolImplementation"];
+        };
+        CopilotValidation: {
+            valid: boolean;
+            errors: components["schemas"]["CopilotFinding"][];
+            warnings: components["schemas"]["CopilotFinding"][];
+        };
+        CopilotFinding: {
+            node_id: string | null;
+            message: string;
+            path?: string;
+        };
+        CopilotValidateRequest: {
+            /** @description A pipeline definition: {nodes, connections} */
+            definition?: Record<string, never>;
+        };
+        CopilotAnalysis: {
+            /** @enum {string} */
+            kind: "pipeline" | "agent";
+            id: string | null;
+            errors: components["schemas"]["CopilotFinding"][];
+            warnings: components["schemas"]["CopilotFinding"][];
+            /** @description From the stored pipeline's most recent 200 execution records */
+            history?: {
+                executions: number;
+                completed: number;
+                failed: number;
+                success_rate: number | null;
+                nodes: {
+                    [key: string]: {
+                        runs: number;
+                        failed: number;
+                        failure_rate: number;
+                        average_duration_ms: number;
+                        errors: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            recommendations: string[];
+        };
+        CopilotAnalyzeRequest: {
+            /** @description A stored pipeline of the organization */
+            pipeline_id?: string;
+            /** @description A pipeline definition: {nodes, connections} */
+            definition?: Record<string, never>;
+            agent_id?: string;
+            agent?: {
+                name?: string;
+                prompt_template: string;
+                system_prompt?: string;
+                /** @default [] */
+                tools?: string[];
+                model_config: {
+                    model: string;
+                    /** @default 1024 */
+                    max_tokens?: number;
+                    temperature?: number;
+                };
+            };
+        };
+        CopilotAgentInsights: {
+            agent_id: string;
+            conversations: {
+                total: number;
+                analyzed: number;
+                messages: number;
+                average_turns: number;
+            };
+            tool_usage: {
+                [key: string]: {
+                    calls: number;
+                    errors: number;
+                };
+            };
+            unused_tools: string[];
+            errors: {
+                tool_errors: number;
+                error_rate: number | null;
+            };
+            /** @description Estimated from the stored text (about 4 characters a token): the service does not record model usage per turn */
+            tokens: {
+                /** @enum {boolean} */
+                estimated: true;
+                input: number;
+                output: number;
+                average_per_turn: number;
+            };
+            recommendations: string[];
+        };
+        CopilotInferredSchema: {
+            schema: {
+                [key: string]: unknown;
+            };
+            samples: number;
+        };
+        CopilotInferSchemaRequest: {
+            samples: unknown[];
+            /**
+             * @description At most this many distinct strings make an enum (0: never)
+             * @default 10
+             */
+            max_enum?: number;
+            /** @default 3 */
+            min_enum_samples?: number;
+        };
+        CopilotNodeConfiguration: {
+            node_type: string;
+            config: {
+                [key: string]: unknown;
+            };
+            filled: {
+                field: string;
+                value?: unknown;
+                /** @enum {string} */
+                source: "default" | "connector" | "enum" | "example";
+            }[];
+            missing: string[];
+            valid: boolean;
+            errors: {
+                path: string;
+                message: string;
+            }[];
+        };
+        CopilotConfigureNodeRequest: {
+            node_type: string;
+            /** @description What is already configured */
+            config?: {
+                [key: string]: unknown;
+            };
+        };
+        CopilotAutoConfigured: {
+            definition: components["schemas"]["PipelineDefinition"];
+            changes: {
+                field: string;
+                value?: unknown;
+                /** @enum {string} */
+                source: "default" | "connector" | "enum" | "example";
+                node_id: string;
+            }[];
+            unresolved: {
+                node_id: string;
+                missing: string[];
+                errors: {
+                    path: string;
+                    message: string;
+                }[];
+            }[];
+            pipeline_id: string | null;
+            base_version: number | null;
+            validation: components["schemas"]["CopilotValidation"];
+        };
+        CopilotPipelineRef: {
+            /** @description A stored pipeline of the organization */
+            pipeline_id?: string;
+            /** @description A pipeline definition: {nodes, connections} */
+            definition?: Record<string, never>;
+        };
+        CopilotPipelineDocs: {
+            pipeline_id: string | null;
+            /** @enum {string} */
+            format: "markdown";
+            markdown: string;
+        };
+        CopilotDocsRequest: {
+            /** @description A stored pipeline of the organization */
+            pipeline_id?: string;
+            /** @description A pipeline definition: {nodes, connections} */
+            definition?: Record<string, never>;
+            name?: string;
+            description?: string;
+        };
+        CopilotHealth: {
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            deterministic: {
+                /** @enum {boolean} */
+                available: true;
+                node_types: number;
+            };
+            model: {
+                available: boolean;
+                id: string | null;
+                reason?: string;
+            };
+        };
+        CopilotGeneratedPipeline: {
+            pipeline: {
+                name: string;
+                description: string;
+                nodes: {
+                    id: string;
+                    /** @description Node catalog id, e.g. data.transform */
+                    type: string;
+                    /** @default {} */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    position?: {
+                        x: number;
+                        y: number;
+                    };
+                    /** @description Per-attempt timeout */
+                    timeout_ms?: number;
+                    retry?: {
+                        /** @default 1 */
+                        max_attempts?: number;
+                        /** @default 200 */
+                        backoff_ms?: number;
+                        /** @default 2 */
+                        backoff_factor?: number;
+                    };
+                    /**
+                     * @description stop the execution, continue without this node's outputs, or route to its error port
+                     * @default stop
+                     * @enum {string}
+                     */
+                    on_error?: "stop" | "continue" | "route";
+                }[];
+                /** @default [] */
+                connections?: {
+                    from: {
+                        node: string;
+                        port: string;
+                    };
+                    to: {
+                        node: string;
+                        port: string;
+                    };
+                }[];
+            };
+            warnings: components["schemas"]["CopilotFinding"][];
+            attempts: number;
+            /** @description The validator's errors of each rejected attempt */
+            repaired: {
+                path: string;
+                message: string;
+            }[][];
+            model: string;
+        };
+        CopilotGeneratePipelineRequest: {
+            description: string;
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotModifiedPipeline: components["schemas"]["CopilotGeneratedPipeline"] & {
+            pipeline_id: string | null;
+            base_version: number | null;
+            findings?: string[];
+        };
+        CopilotModifyPipelineRequest: {
+            /** @description A stored pipeline of the organization */
+            pipeline_id?: string;
+            /** @description A pipeline definition: {nodes, connections} */
+            definition?: Record<string, never>;
+            instruction: string;
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotRefinePipelineRequest: {
+            /** @description A stored pipeline of the organization */
+            pipeline_id?: string;
+            /** @description A pipeline definition: {nodes, connections} */
+            definition?: Record<string, never>;
+            goals?: string;
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotGeneratedAgent: {
+            agent: {
+                name?: string;
+                /**
+                 * @description clinical_assistant, data_extractor, summarizer, classifier, triage, custom
+                 * @enum {string}
+                 */
+                agent_type?: "clinical_assistant" | "data_extractor" | "summarizer" | "classifier" | "triage" | "custom";
+                description?: string;
+                model_config?: components["schemas"]["AgentModelConfig"];
+                /** @description Instructions given to the model as the system message */
+                system_prompt?: string;
+                /** @description Wraps each message or input_data; must contain {{input}} */
+                prompt_template?: string;
+                /** @description Tool names (built-in or custom) the agent may call */
+                tools?: string[];
+            };
+            warnings: components["schemas"]["CopilotFinding"][];
+            attempts: number;
+            /** @description The validator's errors of each rejected attempt */
+            repaired: {
+                path: string;
+                message: string;
+            }[][];
+            model: string;
+        };
+        CopilotGenerateAgentRequest: {
+            description: string;
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotFhirQueries: {
+            /** @description FHIR search requests, Type?param=value&..., each accepted by the store's search parser */
+            queries: string[];
+            /** @description Parameters the parser did not know, dropped from the queries */
+            warnings: string[];
+            attempts: number;
+            model: string;
+        };
+        CopilotFhirQueriesRequest: {
+            description: string;
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotHl7Mapping: {
+            message_type: string | null;
+            rules: {
+                /** @description HL7 v2 field path, e.g. PID-5.1 or OBX[2]-5 */
+                source: string;
+                /** @description FHIR element path, e.g. Patient.name[0].family */
+                target: string;
+                /** @description How the value changes on the way (date format, code map...) */
+                transform?: string;
+                note?: string;
+                sample_value?: string | null;
+            }[];
+            warnings: string[];
+            attempts: number;
+            model: string;
+        };
+        CopilotHl7MappingRequest: {
+            description: string;
+            /** @example ADT^A01 */
+            message_type?: string;
+            /** @description An HL7 v2 message the rules are read against */
+            sample_message?: string;
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotCode: {
+            node: {
+                type: string;
+                config: {
+                    [key: string]: unknown;
+                };
+            };
+            explanation: string;
+            sample_results: {
+                input?: unknown;
+                outputs: {
+                    [key: string]: unknown;
+                };
+            }[];
+            attempts: number;
+            model: string;
+        };
+        CopilotCodeRequest: {
+            description: string;
+            /**
+             * @default data.transform
+             * @enum {string}
+             */
+            node_type?: "data.transform" | "data.filter" | "data.set_fields" | "data.fhirpath";
+            /** @description Inputs the generated node is run on (test mode); a failure is repaired */
+            sample_inputs?: unknown[];
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotSuggestions: {
+            suggestions: components["schemas"]["CopilotSuggestion"][];
+            total_count: number;
+        };
+        CopilotSuggestion: {
+            id: string;
+            pipeline_id: string;
+            base_version: number;
+            /** @description error_route, retry, configure or model */
+            kind: string;
+            title: string;
+            rationale: string;
+            /** @description RFC 6902 JSON Patch of the definition at base_version */
+            diff: {
+                op: string;
+                path: string;
+                value?: unknown;
+                from?: string;
+            }[];
+            /** @enum {string} */
+            status: "open" | "applied";
+            applied_version: number | null;
+            created_at: string;
+            applied_at: string | null;
+        };
+        CopilotSuggestRequest: {
+            pipeline_id: string;
+            /**
+             * @description Add the model's refinement (503 without a model)
+             * @default false
+             */
+            use_model?: boolean;
+            goals?: string;
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
+        };
+        CopilotChat: {
+            response: string;
+            reasoning_steps: {
+                type: string;
+                content: string;
+                tool?: string;
+                params?: unknown;
+                result?: unknown;
+            }[];
+            steps: number;
+            finish_reason: string;
+            model: string;
+            /** @description The last valid definition the copilot proposed */
+            pipeline: {
+                name: string;
+                definition: components["schemas"]["PipelineDefinition"];
+                warnings: components["schemas"]["CopilotFinding"][];
+                pipeline_id: string | null;
+                base_version: number | null;
+            } | null;
+            validation: components["schemas"]["CopilotValidation"] & (Record<string, never> | null);
+        };
+        CopilotChatRequest: {
+            message: string;
+            /** @default false */
+            stream?: boolean;
+            context?: {
+                pipeline_id?: string;
+                /** @description A pipeline definition: {nodes, connections} */
+                definition?: Record<string, never>;
+            };
+            /** @description A model id from GET /api/llm-models; default "default" */
+            model?: string;
         };
         InboundIngestResponse: {
             results: {
@@ -6609,6 +7351,1648 @@ export interface operations {
             };
             /** @description Rate limit exceeded */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotValidatePipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotValidateRequest"];
+            };
+        };
+        responses: {
+            /** @description valid, errors and warnings by node */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotValidation"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotAnalyze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotAnalyzeRequest"];
+            };
+        };
+        responses: {
+            /** @description Findings and recommendations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotAnalysis"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotAgentInsights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage and recommendations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotAgentInsights"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotInferSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotInferSchemaRequest"];
+            };
+        };
+        responses: {
+            /** @description The inferred schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotInferredSchema"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotConfigureNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotConfigureNodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The configuration and where each value came from */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotNodeConfiguration"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotAutoConfigurePipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotPipelineRef"];
+            };
+        };
+        responses: {
+            /** @description The configured definition, the changes and what is left */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotAutoConfigured"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotGeneratePipelineDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotDocsRequest"];
+            };
+        };
+        responses: {
+            /** @description Markdown: purpose, trigger, nodes, data flow, error handling */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotPipelineDocs"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Health */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotHealth"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotGeneratePipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotGeneratePipelineRequest"];
+            };
+        };
+        responses: {
+            /** @description A definition the service accepts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotGeneratedPipeline"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotModifyPipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotModifyPipelineRequest"];
+            };
+        };
+        responses: {
+            /** @description The modified definition, validated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotModifiedPipeline"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotRefinePipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotRefinePipelineRequest"];
+            };
+        };
+        responses: {
+            /** @description The refined definition, validated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotModifiedPipeline"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotGenerateAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotGenerateAgentRequest"];
+            };
+        };
+        responses: {
+            /** @description A body POST /api/agents accepts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotGeneratedAgent"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotGenerateFhirQueries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotFhirQueriesRequest"];
+            };
+        };
+        responses: {
+            /** @description Search requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotFhirQueries"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotGenerateHl7Mapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotHl7MappingRequest"];
+            };
+        };
+        responses: {
+            /** @description Mapping rules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotHl7Mapping"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotGenerateCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The node configuration and its results on the samples */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotCode"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCopilotSuggestions: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+                pipeline_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of suggestions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotSuggestions"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotSuggestions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotSuggestRequest"];
+            };
+        };
+        responses: {
+            /** @description The suggestions stored (only changes the validator accepts) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotSuggestions"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyCopilotSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The applied suggestion and the saved pipeline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        suggestion: components["schemas"]["CopilotSuggestion"];
+                        pipeline: components["schemas"]["Pipeline"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    copilotChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopilotChatRequest"];
+            };
+        };
+        responses: {
+            /** @description stream false: JSON with response, reasoning_steps, pipeline (the last valid proposed definition) and validation. stream true: text/event-stream with events thinking {content}, tool_call {tool, params}, tool_result {tool, result, is_error}, validation {valid, errors, warnings}, pipeline {name, definition, warnings, pipeline_id, base_version}, message {content}, then done {} or error {code, message, status}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CopilotChat"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description GENERATION_INVALID: the model's answers never passed the service's validator; details hold the last attempt's errors */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_ERROR: the model answered with a failure */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_UNAVAILABLE: no language model is configured or reachable for this organization */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MODEL_TIMEOUT: the model did not answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,21 +20,27 @@ export function ssePayload(e: AgentEvent): { event: string; data: unknown } {
   }
 }
 
-export function encodeSse(e: AgentEvent): string {
-  const { event, data } = ssePayload(e);
+/** One frame: `event: <name>`, one `data:` line of JSON, a blank line. */
+export function sseFrame({ event, data }: { event: string; data: unknown }): string {
   // JSON.stringify never emits a raw newline, so one data line is always enough.
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** A byte stream of SSE frames from an event source. */
-export function sseStream(events: AsyncIterable<AgentEvent>): ReadableStream<Uint8Array> {
+export function encodeSse(e: AgentEvent): string {
+  return sseFrame(ssePayload(e));
+}
+
+/** A byte stream of SSE frames from an event source (agent events, or another stream's with its encoder). */
+export function sseStream(events: AsyncIterable<AgentEvent>): ReadableStream<Uint8Array>;
+export function sseStream<E>(events: AsyncIterable<E>, encode: (e: E) => string): ReadableStream<Uint8Array>;
+export function sseStream<E>(events: AsyncIterable<E>, encode: (e: E) => string = encodeSse as unknown as (e: E) => string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await iterator.next();
       if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(encodeSse(next.value)));
+      else controller.enqueue(encoder.encode(encode(next.value)));
     },
     async cancel() {
       await iterator.return?.();

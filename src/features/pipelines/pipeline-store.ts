@@ -18,6 +18,9 @@ const DEPLOY_ATTEMPTS = 5;
 
 export const pipelineNotFound = (id: string) => notFound(`Pipeline ${id} not found`, "PIPELINE_NOT_FOUND");
 
+export const versionConflict = (id: string, expected: number, actual: number) =>
+  conflict(`Pipeline ${id} is at version ${actual}, not ${expected}: it changed since`, "PIPELINE_VERSION_CONFLICT");
+
 export class PipelineStore {
   constructor(private readonly db: Database) {}
 
@@ -58,10 +61,14 @@ export class PipelineStore {
    * Saves name, description and definition; the version moves only when the definition changed.
    * The next number is allocated by the statement that bumps it and the version row is copied
    * from the saved row in the same batch, so racing saves each get their own version.
+   * With `ifVersion`, the save applies only while the pipeline is still at that version (409 otherwise).
    */
-  async update(orgId: string, id: string, input: PipelineInput): Promise<PipelineRow> {
+  async update(orgId: string, id: string, input: PipelineInput, ifVersion?: number): Promise<PipelineRow> {
     const current = await this.get(orgId, id);
+    if (ifVersion !== undefined && current.version !== ifVersion) throw versionConflict(id, ifVersion, current.version);
     const own = this.own(orgId, id);
+    // The version row is copied after the update moved the version, so only the update carries the guard.
+    const guarded = ifVersion === undefined ? own : and(own, eq(pipelines.version, ifVersion));
     // Another save may have stored this very definition since it was read: then it is no new version.
     const bump = canonicalJson(current.definition) === canonicalJson(input.definition)
       ? sql`0`
@@ -76,7 +83,7 @@ export class PipelineStore {
           version: sql`${pipelines.version} + ${bump}`,
           updatedAt: new Date().toISOString(),
         })
-        .where(own)
+        .where(guarded)
         .returning(),
       this.db
         .insert(pipelineVersions)
@@ -95,7 +102,10 @@ export class PipelineStore {
             .where(and(own, notExists(this.versionRow(orgId, id, pipelines.version)))),
         ),
     ]);
-    if (!saved[0]) throw pipelineNotFound(id);
+    if (!saved[0]) {
+      if (ifVersion === undefined) throw pipelineNotFound(id);
+      throw versionConflict(id, ifVersion, (await this.get(orgId, id)).version);
+    }
     return saved[0];
   }
 

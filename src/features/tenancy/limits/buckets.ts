@@ -12,7 +12,7 @@ const USER_BUCKETS: { pattern: RegExp; bucket: string; limit: (l: Limits) => num
     bucket: "agent-chat",
     limit: (l) => l.agentChatPerMinute,
   },
-  { pattern: /^POST \/api\/copilot\//, bucket: "copilot", limit: (l) => l.copilotPerMinute },
+  { pattern: /^(?:GET|POST) \/api\/copilot\//, bucket: "copilot", limit: (l) => l.copilotPerMinute },
 ];
 
 export function bucketsFor(method: string, path: string, principal: Principal, limits: Limits): BucketRequest[] {

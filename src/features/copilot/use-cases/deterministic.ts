@@ -1,0 +1,41 @@
+// The copilot's deterministic endpoints: no model, the service's own validator, node catalog
+// and the organization's data.
+import type { OrgContext } from "../../../context";
+import { badRequest } from "../../../platform/errors";
+import { outboundPolicyOf } from "../../../platform/outbound/policy";
+import { registry } from "../../pipelines/registry";
+import { autoConfigure, configureNode } from "../configure";
+import type { ValidationReport } from "../findings";
+import { inferSchema, type InferOptions } from "../infer-schema";
+import { pipelineDocs } from "../pipeline-docs";
+import { validatePipeline } from "../validate";
+import { configureContext, loadPipeline, type PipelineRef } from "./context";
+
+export function validate(ctx: OrgContext, definition: unknown): ValidationReport {
+  return validatePipeline(definition, registry, outboundPolicyOf(ctx.env));
+}
+
+export async function configureNodeFor(ctx: OrgContext, orgId: string, req: { node_type: string; config?: Record<string, unknown> }) {
+  const type = registry.get(req.node_type);
+  if (!type) throw badRequest(`Unknown node type ${req.node_type}; see GET /api/node-catalog`);
+  return configureNode(type, req.config ?? {}, await configureContext(ctx, orgId));
+}
+
+export async function autoConfigurePipeline(ctx: OrgContext, orgId: string, ref: PipelineRef) {
+  const loaded = await loadPipeline(ctx, orgId, ref);
+  const result = autoConfigure(loaded.definition, registry, await configureContext(ctx, orgId));
+  return { ...result, pipeline_id: loaded.row?.id ?? null, base_version: loaded.row?.version ?? null, validation: validate(ctx, result.definition) };
+}
+
+export async function documentPipeline(ctx: OrgContext, orgId: string, ref: PipelineRef & { name?: string; description?: string }) {
+  const loaded = await loadPipeline(ctx, orgId, ref);
+  const markdown = pipelineDocs(
+    { name: ref.name ?? loaded.row?.name ?? loaded.name, description: ref.description ?? loaded.row?.description, definition: loaded.definition },
+    registry,
+  );
+  return { pipeline_id: loaded.row?.id ?? null, format: "markdown" as const, markdown };
+}
+
+export function inferSchemaOf(samples: unknown[], options: InferOptions) {
+  return { schema: inferSchema(samples, options), samples: samples.length };
+}
