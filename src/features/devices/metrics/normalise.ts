@@ -128,7 +128,7 @@ export function normaliseReading(reading: Reading): Normalised {
     if (!sampleUnit) errors.push({ path: "unit", message: `"${reading.unit}" is not a UCUM unit` });
     value = { ucum: sampleUnit ?? reading.unit };
   } else if (definition.components) {
-    components = normaliseComponents(definition, reading.components, reading.absentReason, errors);
+    components = normaliseComponents(definition, reading.components, reading.absentReason, errors) ?? [];
     if (components.length === 0 || components.every((c) => c.absent)) value = { ...value, absent: { reason: reading.absentReason ?? components[0]?.absent?.reason ?? "unknown" } };
   } else {
     value = normaliseValue(reading.absentReason ? undefined : reading.value, reading.unit, definition, reading.absentReason, "", errors);
