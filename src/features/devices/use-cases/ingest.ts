@@ -34,7 +34,7 @@ async function withDevices(ctx: OrgContext, normalised: { index: number; n: Norm
   const links = new Map((await findLinks(ctx, [...new Set(normalised.map((x) => x.n.reading.deviceId))])).map((l) => [l.deviceId, l]));
   return normalised.flatMap(({ index, n }) => {
     const link = links.get(n.reading.deviceId);
-    if (!link || link.status !== "active") {
+    if (link?.status !== "active") {
       results[index] = rejected([{ path: "deviceId", message: `no active device link ${n.reading.deviceId} in this organization` }]);
       return [];
     }

@@ -85,7 +85,7 @@ export async function listPatientDevices(ctx: OrgContext, principal: Principal, 
 /** An active link of this org (a device of another org is 404). */
 export async function activeLink(ctx: OrgContext, deviceId: string, patientId?: string): Promise<DeviceLinkRow> {
   const link = await findLink(ctx, deviceId);
-  if (!link || link.status !== "active" || (patientId !== undefined && link.patientId !== patientId)) throw deviceNotFound(deviceId);
+  if (link?.status !== "active" || (patientId !== undefined && link.patientId !== patientId)) throw deviceNotFound(deviceId);
   return link;
 }
 
