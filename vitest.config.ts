@@ -26,7 +26,7 @@ export default defineConfig(async () => {
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts"],
             // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
             // tests, and a redirector plus a forbidden target for the outbound-guard tests.
-            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts"],
+            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/device-vendor-server.ts"],
           },
         },
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"] } },

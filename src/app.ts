@@ -16,6 +16,7 @@ import { agentRoutes } from "./features/agents/routes/agents";
 import { apiKeyRoutes } from "./features/tenancy/routes/api-keys";
 import { connectorRoutes } from "./features/connectors/routes/connectors";
 import { deviceRoutes } from "./features/devices/routes/devices";
+import { syncRoutes } from "./features/devices/routes/sync";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
@@ -82,6 +83,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/connectors", connectorRoutes);
   app.route("/api/tools", toolRoutes);
   app.route("/api/v1", deviceRoutes);
+  app.route("/api/v1", syncRoutes);
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
   app.route("/api/hl7/messages", inboundMessageRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.

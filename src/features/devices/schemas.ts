@@ -6,7 +6,8 @@ import { jsonAtMost } from "../../platform/http/schemas";
 import type { FieldError } from "../../platform/errors";
 import { MAX_DAYS } from "./use-cases/vitals";
 import type { Reading } from "./reading";
-import type { DeviceIntegrationRow, DeviceLinkRow } from "./tables";
+import type { TypeProgress } from "./store/sync-logs";
+import type { DeviceIntegrationRow, DeviceLinkRow, DeviceSyncLogRow } from "./tables";
 
 const param = (name: string) => z.string().min(1).max(64).openapi({ param: { name, in: "path" } });
 export const PatientParam = z.object({ patientId: param("patientId") });
@@ -202,3 +203,53 @@ export const Vitals = z
     summary: z.object({ min: z.number().nullable(), max: z.number().nullable(), average: z.number().nullable(), count: z.number().int() }),
   })
   .openapi("VitalsResult");
+
+// ---- sync
+
+export const SyncBody = z
+  .object({
+    data_types: z.array(z.string().max(64)).max(50).optional().openapi({ description: "Omitted: every data type the platform offers" }),
+    days: z.number().int().optional().openapi({ description: "Look-back in days (default 7), within the platform's limit" }),
+    from_date: z.string().max(40).optional().openapi({ description: "ISO 8601; instead of days" }),
+    to_date: z.string().max(40).optional().openapi({ description: "ISO 8601; default now" }),
+  })
+  .strict()
+  .openapi("DeviceSyncRequest");
+
+const TypeProgressSchema = z.object({
+  data_type: z.string(),
+  state: z.enum(["pending", "running", "completed", "failed"]),
+  pages_fetched: z.number().int(),
+  readings_received: z.number().int(),
+  observations_created: z.number().int(),
+  duplicates_skipped: z.number().int(),
+  readings_rejected: z.number().int(),
+  rate_limited: z.number().int(),
+  errors: z.array(z.object({ reason: z.string(), record: z.string().optional() })),
+});
+
+export const SyncLog = z
+  .object({
+    sync_id: z.string(),
+    device_id: z.string(),
+    state: z.enum(["queued", "running", "completed", "partially_failed", "failed"]),
+    from_date: z.string(),
+    to_date: z.string(),
+    data_types: z.array(TypeProgressSchema),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("DeviceSyncLog");
+
+export const presentSyncLog = (r: DeviceSyncLogRow): z.infer<typeof SyncLog> => ({
+  sync_id: r.id,
+  device_id: r.deviceId,
+  state: r.state as z.infer<typeof SyncLog>["state"],
+  from_date: r.fromDate,
+  to_date: r.toDate,
+  data_types: Object.entries(r.progress as Record<string, TypeProgress>).map(([data_type, p]) => ({ data_type, ...p })),
+  created_at: r.createdAt,
+  started_at: r.startedAt,
+  finished_at: r.finishedAt,
+});
