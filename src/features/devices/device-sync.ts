@@ -51,7 +51,7 @@ export class DeviceSync extends DurableObject<Env> {
       const link = await findLink(ctx, job.deviceId);
       const integration = await findIntegration(ctx, job.integrationId);
       const adapter = link && platformAdapter(link.platform);
-      if (!link || link.status !== "active" || !integration || !adapter) throw new PlatformError("revoked", "the device link, its integration or its platform adapter is gone");
+      if (link?.status !== "active" || !integration || !adapter) throw new PlatformError("revoked", "the device link, its integration or its platform adapter is gone");
       const page = await adapter.fetchPage(
         { credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: outboundFetch(this.env) },
         { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) },
