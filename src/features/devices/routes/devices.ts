@@ -120,7 +120,8 @@ export const deviceRoutes = createRouter()
     createRoute({ method: "get", path: "/patients/{patientId}/vitals", tags, summary: "A patient's vitals for one metric over the last days (spec 2.8)", security, middleware: read, request: { params: PatientParam, query: VitalsQuery }, responses: { 200: { description: "Vitals", content: json(Vitals) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const { metric, days } = c.req.valid("query");
-      return c.json(await patientVitals(c.get("ctx"), c.get("principal"), c.req.valid("param").patientId, metric, days), 200);
+      const ctx = c.get("ctx");
+      return c.json(await patientVitals(ctx, ctx.fhir(c.get("principal")), c.req.valid("param").patientId, metric, days), 200);
     },
   )
   .openapi(

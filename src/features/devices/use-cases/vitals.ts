@@ -4,13 +4,13 @@
 // spans at most RAW_POINTS hours, daily beyond. Each hour counts one source (time-series.ts), so a
 // metric two devices report for the same interval is not counted twice; the summary is over the
 // same samples as the points. The window starts on the hour, `days` back from now.
-import type { OrgContext } from "../../../context";
 import { badRequest } from "../../../platform/errors";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { OrgData } from "../../../platform/org-data";
+import type { FhirPort } from "../../fhir/port";
 import { metricDefinition, VITALS_METRIC_NAMES, VITALS_METRICS, type VitalsMetric } from "../metrics/table";
 import { findLinks } from "../store/links";
 import { chosenRollups, DAY_MS, HOUR_MS, type RawPoint, type Rollup, rawSamples } from "../store/time-series";
-import { requirePatient } from "./links";
+
 
 export const RAW_POINTS = 2000;
 export const MAX_DAYS = 730;
@@ -61,10 +61,11 @@ function daily(rollups: Rollup[]): Rollup[] {
   return [...days.values()].map(({ sources, ...d }) => ({ ...d, deviceId: [...sources].sort((a, b) => b[1] - a[1])[0]![0] }));
 }
 
-export async function patientVitals(ctx: OrgContext, principal: Principal, patientId: string, metricName: string, days: number): Promise<VitalsResult> {
+/** `fhir` is the caller's view of the store: the patient must be one it can read (another org's is 404). */
+export async function patientVitals(ctx: OrgData, fhir: FhirPort, patientId: string, metricName: string, days: number): Promise<VitalsResult> {
   const metric = checkVitalsMetric(metricName);
   if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw badRequest("Invalid days", [{ path: "days", message: `an integer from 1 to ${MAX_DAYS}` }]);
-  await requirePatient(ctx, principal, patientId);
+  await fhir.read("Patient", patientId);
   const metrics = VITALS_METRICS[metric];
   const since = Math.floor((Date.now() - days * DAY_MS) / HOUR_MS) * HOUR_MS;
   const rollups = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since);
