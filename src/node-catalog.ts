@@ -4,6 +4,7 @@
 import { AI_NODES } from "./features/agents/nodes";
 import type { NodeType } from "./features/pipelines/node-type";
 import { CORE_NODE_FAMILIES } from "./features/pipelines/nodes";
+import { DEVICE_NODES } from "./features/devices/nodes";
 import { HL7_NODES } from "./standards/hl7v2/nodes";
 
-export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES];
+export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, DEVICE_NODES];

@@ -14,10 +14,10 @@ describe("vitals_query agent tool", () => {
     await postReadings(t, [reading(patient, device, { metric: "spo2", value: 97, unit: "%", time: { at: minutesAgo(20) } })]);
     const principal: Principal = { orgId: t.orgId, keyId: t.keyId, keyName: "admin key", role: "admin", scopes: [] };
     const tool = builtinTools(agentServicesFor(t.ctx, principal)).find((x) => x.name === "vitals_query")!;
-    expect(await tool.execute({ patient_id: patient, metric: "spo2", days: 1 })).toMatchObject({ metric: "spo2", unit: "%", summary: { count: 1, average: 97 } });
-    await expect(tool.execute({ patient_id: patient, metric: "mood", days: 1 })).rejects.toThrow(/Unknown metric/);
+    expect(await tool.execute({ patient_id: patient, metric: "spo2", days: 1 }, { agentId: "a" })).toMatchObject({ metric: "spo2", unit: "%", summary: { count: 1, average: 97 } });
+    await expect(tool.execute({ patient_id: patient, metric: "mood", days: 1 }, { agentId: "a" })).rejects.toThrow(/Unknown metric/);
     const other = await createTenant();
     const foreign = builtinTools(agentServicesFor(other.ctx, { ...principal, orgId: other.orgId, keyId: other.keyId })).find((x) => x.name === "vitals_query")!;
-    await expect(foreign.execute({ patient_id: patient, metric: "spo2", days: 1 })).rejects.toMatchObject({ status: 404 });
+    await expect(foreign.execute({ patient_id: patient, metric: "spo2", days: 1 }, { agentId: "a" })).rejects.toMatchObject({ status: 404 });
   });
 });

@@ -2,6 +2,7 @@
 // device id, patient, name, maker, model, serial) and the link row syncs and ingest read;
 // unlinking marks both inactive (readings keep their Device reference and name).
 import type { OrgContext } from "../../../context";
+import type { OrgData } from "../../../platform/org-data";
 import { badRequest, conflict, notFound } from "../../../platform/errors";
 import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";
@@ -83,7 +84,7 @@ export async function listPatientDevices(ctx: OrgContext, principal: Principal, 
 }
 
 /** An active link of this org (a device of another org is 404). */
-export async function activeLink(ctx: OrgContext, deviceId: string, patientId?: string): Promise<DeviceLinkRow> {
+export async function activeLink(ctx: OrgData, deviceId: string, patientId?: string): Promise<DeviceLinkRow> {
   const link = await findLink(ctx, deviceId);
   if (link?.status !== "active" || (patientId !== undefined && link.patientId !== patientId)) throw deviceNotFound(deviceId);
   return link;

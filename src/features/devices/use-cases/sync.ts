@@ -1,7 +1,7 @@
 // Manual sync (spec 4.9): checks the request (data types the platform offers, a range it allows,
 // days default 7), records a queued sync log and hands the work to a DeviceSync Durable Object;
 // answers at once with the sync id. Reading logs: one, or a device's, newest first.
-import type { OrgContext } from "../../../context";
+import type { OrgData } from "../../../platform/org-data";
 import { badRequest, type FieldError, notFound } from "../../../platform/errors";
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import type { Principal } from "../../tenancy/auth/permissions";
@@ -54,7 +54,7 @@ function range(body: SyncRequest, maxDays: number, now: number): { from: number;
   return { from, to };
 }
 
-export async function startSync(ctx: OrgContext, principal: Principal, deviceId: string, body: SyncRequest): Promise<DeviceSyncLogRow> {
+export async function startSync(ctx: OrgData, principal: Principal, deviceId: string, body: SyncRequest): Promise<DeviceSyncLogRow> {
   const link = await activeLink(ctx, deviceId);
   const adapter = platformAdapter(link.platform);
   if (!adapter) throw badRequest(`Platform ${link.platform} has no sync adapter`, [{ path: "device_id", message: `${link.platform} devices push their readings; they cannot be synced` }]);
@@ -84,13 +84,13 @@ export async function startSync(ctx: OrgContext, principal: Principal, deviceId:
   return row;
 }
 
-export async function getSyncLog(ctx: OrgContext, syncId: string): Promise<DeviceSyncLogRow> {
+export async function getSyncLog(ctx: OrgData, syncId: string): Promise<DeviceSyncLogRow> {
   const row = await findSyncLog(ctx, syncId);
   if (!row) throw notFound(`Sync ${syncId} not found`, "SYNC_NOT_FOUND");
   return row;
 }
 
-export async function deviceSyncLogs(ctx: OrgContext, deviceId: string, limit: number, offset: number) {
+export async function deviceSyncLogs(ctx: OrgData, deviceId: string, limit: number, offset: number) {
   const link = await activeLink(ctx, deviceId).catch(() => undefined);
   const logs = await listSyncLogs(ctx, deviceId, limit, offset);
   // An unlinked device keeps its history; an unknown one (or another org's) is 404.
