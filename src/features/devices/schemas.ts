@@ -42,7 +42,7 @@ export const MAX_READINGS = 1000;
 export const ReadingsBody = z
   .object({
     readings: z
-      .array(z.record(z.string(), z.unknown()).openapi({ description: "A DeviceReading; each is checked on its own" }))
+      .array(z.record(z.string(), z.unknown()).openapi({ description: "A DeviceReading (components/schemas/DeviceReading); each is checked on its own and answered in results" }))
       .min(1)
       .max(MAX_READINGS),
   })

@@ -14,6 +14,7 @@ import {
   PatientDeviceParam,
   PatientParam,
   presentIntegration,
+  ReadingInput,
   presentLink,
   ReadingsBody,
   ReadingsResult,
@@ -133,3 +134,7 @@ export const deviceRoutes = createRouter()
       return c.json({ events, total_count: total }, 200);
     },
   );
+
+// The readings body is checked item by item (one bad reading must not refuse the batch), so the
+// item schema is documented as its own component rather than validated by the route.
+deviceRoutes.openAPIRegistry.register("DeviceReading", ReadingInput);
