@@ -65,19 +65,65 @@ export async function recordSamples(d1: D1Database, orgId: string, samples: read
 /**
  * The hourly rollups of a window, one source per hour: where two devices report the metric in the
  * same hour, the one with more samples (then the lower device id) counts and the other does not,
- * so a watch and a ring never double a patient's steps.
+ * so a watch and a ring never double a patient's steps. The rows come in key order (no sort in
+ * SQL); the choice is made here.
  */
 export async function chosenRollups(d1: D1Database, orgId: string, patientId: string, metrics: readonly string[], since: number): Promise<Rollup[]> {
   const { results } = await d1
     .prepare(
-      `SELECT bucket, device_id AS deviceId, n, total, min, max FROM (
-         SELECT bucket, device_id, sum(n) AS n, sum(total) AS total, min(min) AS min, max(max) AS max,
-                row_number() OVER (PARTITION BY bucket ORDER BY sum(n) DESC, device_id) AS rank
-         FROM device_rollups WHERE org_id = ?1 AND patient_id = ?2 AND metric IN (SELECT value FROM json_each(?4)) AND bucket >= ?3
-         GROUP BY bucket, device_id)
-       WHERE rank = 1 ORDER BY bucket`,
+      `SELECT bucket, device_id AS deviceId, n, total, min, max FROM device_rollups
+       WHERE org_id = ?1 AND patient_id = ?2 AND metric IN (SELECT value FROM json_each(?4)) AND bucket >= ?3`,
     )
     .bind(orgId, patientId, since, JSON.stringify(metrics))
+    .all<Rollup>();
+  // Per hour and device (two metrics, e.g. meter and CGM glucose, add up), then the hour's source.
+  const byHour = new Map<number, Map<string, Rollup>>();
+  for (const r of results) {
+    const devices = byHour.get(r.bucket) ?? new Map<string, Rollup>();
+    const seen = devices.get(r.deviceId);
+    devices.set(r.deviceId, seen ? { ...seen, n: seen.n + r.n, total: seen.total + r.total, min: Math.min(seen.min, r.min), max: Math.max(seen.max, r.max) } : r);
+    byHour.set(r.bucket, devices);
+  }
+  const chosen: Rollup[] = [];
+  for (const devices of byHour.values()) {
+    let best: Rollup | undefined;
+    for (const r of devices.values()) if (!best || r.n > best.n || (r.n === best.n && r.deviceId < best.deviceId)) best = r;
+    chosen.push(best!);
+  }
+  return chosen.sort((a, b) => a.bucket - b.bucket);
+}
+
+export interface WindowStats {
+  readonly hours: number;
+  readonly samples: number;
+  readonly devices: number;
+}
+
+/** How much a window holds (rollup rows, samples, sources): decides the resolution, and whether one source needs choosing. */
+export async function windowStats(d1: D1Database, orgId: string, patientId: string, metrics: readonly string[], since: number): Promise<WindowStats> {
+  const row = await d1
+    .prepare(
+      `SELECT count(DISTINCT bucket) AS hours, coalesce(sum(n), 0) AS samples, count(DISTINCT device_id) AS devices FROM device_rollups
+       WHERE org_id = ?1 AND patient_id = ?2 AND metric IN (SELECT value FROM json_each(?4)) AND bucket >= ?3`,
+    )
+    .bind(orgId, patientId, since, JSON.stringify(metrics))
+    .first<WindowStats>();
+  return row ?? { hours: 0, samples: 0, devices: 0 };
+}
+
+/**
+ * Buckets of `size` ms aggregated in SQL: only for a window with one source, where there is no
+ * hour's source to choose (a year of one watch: 8,760 rollup rows folded into 365 without
+ * leaving SQLite).
+ */
+export async function singleSourceBuckets(d1: D1Database, orgId: string, patientId: string, metrics: readonly string[], since: number, size: number): Promise<Rollup[]> {
+  const { results } = await d1
+    .prepare(
+      `SELECT (bucket / ?5) * ?5 AS bucket, device_id AS deviceId, sum(n) AS n, sum(total) AS total, min(min) AS min, max(max) AS max FROM device_rollups
+       WHERE org_id = ?1 AND patient_id = ?2 AND metric IN (SELECT value FROM json_each(?4)) AND bucket >= ?3
+       GROUP BY 1, 2 ORDER BY 1`,
+    )
+    .bind(orgId, patientId, since, JSON.stringify(metrics), size)
     .all<Rollup>();
   return results;
 }

@@ -9,7 +9,7 @@ import type { OrgData } from "../../../platform/org-data";
 import type { FhirPort } from "../../fhir/port";
 import { metricDefinition, VITALS_METRIC_NAMES, VITALS_METRICS, type VitalsMetric } from "../metrics/table";
 import { findLinks } from "../store/links";
-import { chosenRollups, DAY_MS, HOUR_MS, type RawPoint, type Rollup, rawSamples } from "../store/time-series";
+import { chosenRollups, DAY_MS, HOUR_MS, type RawPoint, type Rollup, rawSamples, singleSourceBuckets, windowStats } from "../store/time-series";
 
 
 export const RAW_POINTS = 2000;
@@ -68,19 +68,25 @@ export async function patientVitals(ctx: OrgData, fhir: FhirPort, patientId: str
   await fhir.read("Patient", patientId);
   const metrics = VITALS_METRICS[metric];
   const since = Math.floor((Date.now() - days * DAY_MS) / HOUR_MS) * HOUR_MS;
-  const rollups = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since);
-  const samples = rollups.reduce((a, r) => a + r.n, 0);
+  const stats = await windowStats(ctx.d1, ctx.orgId, patientId, metrics, since);
 
   let resolution: VitalsResult["resolution"];
+  let rollups: Rollup[];
   let points: { t: number; deviceId: string; value: number; count?: number; min?: number; max?: number }[];
-  if (samples <= RAW_POINTS) {
+  if (stats.samples <= RAW_POINTS) {
     resolution = "raw";
+    rollups = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since);
     const chosen = new Map(rollups.map((r) => [r.bucket, r.deviceId]));
     points = (await rawSamples(ctx.d1, ctx.orgId, patientId, metrics, since)).filter((p: RawPoint) => chosen.get(Math.floor(p.t / HOUR_MS) * HOUR_MS) === p.deviceId);
   } else {
-    resolution = rollups.length <= RAW_POINTS ? "hour" : "day";
-    const buckets = resolution === "hour" ? rollups : daily(rollups);
-    points = buckets.map((b) => ({ t: b.bucket, deviceId: b.deviceId, value: round(b.total / b.n), count: b.n, min: b.min, max: b.max }));
+    resolution = stats.hours <= RAW_POINTS ? "hour" : "day";
+    const size = resolution === "hour" ? HOUR_MS : DAY_MS;
+    if (stats.devices <= 1) rollups = await singleSourceBuckets(ctx.d1, ctx.orgId, patientId, metrics, since, size);
+    else {
+      const hourly = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since);
+      rollups = resolution === "hour" ? hourly : daily(hourly);
+    }
+    points = rollups.map((b) => ({ t: b.bucket, deviceId: b.deviceId, value: round(b.total / b.n), count: b.n, min: b.min, max: b.max }));
   }
   const names = new Map((await findLinks(ctx, [...new Set(points.map((p) => p.deviceId))])).map((l) => [l.deviceId, l.name]));
   const definition = metricDefinition(metrics[0])!;
