@@ -18,7 +18,7 @@ describe("vitals resolution", () => {
     const samples: Sample[] = [];
     for (let h = 0; h < 100 * 24; h++) samples.push({ patientId: patient, metric: "heart_rate", t: start + h * HOUR + 60_000, deviceId: watch, value: 60 });
     await recordSamples(t.ctx.d1, t.orgId, samples);
-    type V = { resolution: string; summary: { count: number; average: number }; data_points: { count: number }[] };
+    type V = { resolution: string; summary: { count: number; average: number }; data_points: { count?: number; device: { id: string } }[] };
     const one = (await (await t.fetch(`/api/v1/patients/${patient}/vitals?metric=heart_rate&days=200`)).json()) as V;
     expect(one).toMatchObject({ resolution: "day", summary: { count: 2400, average: 60 } });
     expect(one.data_points.length).toBeGreaterThanOrEqual(100);
@@ -34,7 +34,7 @@ describe("vitals resolution", () => {
     expect(two.summary.count).toBe(2400 - 240 + 480);
     expect(two.summary.average).toBeCloseTo((2160 * 60 + 480 * 90) / 2640, 2);
     // The last 10 days at full resolution: only the ring's samples, the watch's in those hours left out.
-    const recent = (await (await t.fetch(`/api/v1/patients/${patient}/vitals?metric=heart_rate&days=10`)).json()) as V & { data_points: { device: { id: string } }[] };
+    const recent = (await (await t.fetch(`/api/v1/patients/${patient}/vitals?metric=heart_rate&days=10`)).json()) as V;
     expect(recent).toMatchObject({ resolution: "raw", summary: { count: 480, average: 90 } });
     expect(recent.data_points.every((p) => p.device.id === ring)).toBe(true);
   });
