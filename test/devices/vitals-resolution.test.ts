@@ -22,6 +22,7 @@ describe("vitals resolution", () => {
     const one = (await (await t.fetch(`/api/v1/patients/${patient}/vitals?metric=heart_rate&days=200`)).json()) as V;
     expect(one).toMatchObject({ resolution: "day", summary: { count: 2400, average: 60 } });
     expect(one.data_points.length).toBeGreaterThanOrEqual(100);
+    expect(one.data_points.length).toBeLessThanOrEqual(101);
     const raw = (await (await t.fetch(`/api/v1/patients/${patient}/vitals?metric=heart_rate&days=60`)).json()) as V;
     expect(raw).toMatchObject({ resolution: "raw", summary: { count: 1440 } });
     expect(raw.data_points).toHaveLength(1440);

@@ -119,7 +119,7 @@ export async function windowStats(d1: D1Database, orgId: string, patientId: stri
 export async function singleSourceBuckets(d1: D1Database, orgId: string, patientId: string, metrics: readonly string[], since: number, size: number): Promise<Rollup[]> {
   const { results } = await d1
     .prepare(
-      `SELECT (bucket / ?5) * ?5 AS bucket, device_id AS deviceId, sum(n) AS n, sum(total) AS total, min(min) AS min, max(max) AS max FROM device_rollups
+      `SELECT (bucket / CAST(?5 AS INTEGER)) * CAST(?5 AS INTEGER) AS bucket, device_id AS deviceId, sum(n) AS n, sum(total) AS total, min(min) AS min, max(max) AS max FROM device_rollups
        WHERE org_id = ?1 AND patient_id = ?2 AND metric IN (SELECT value FROM json_each(?4)) AND bucket >= ?3
        GROUP BY 1, 2 ORDER BY 1`,
     )
