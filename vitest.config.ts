@@ -26,9 +26,9 @@ export default defineConfig(async () => {
             exclude: ["test/unit/**", "test/interop/**"],
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts"],
             // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
-            // tests, a redirector plus a forbidden target for the outbound-guard tests, and a clearinghouse
-            // plus on-demand Orthancs for the X12 and DICOMweb node tests.
-            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts"],
+            // tests, a redirector plus a forbidden target for the outbound-guard tests, a clearinghouse
+            // plus on-demand Orthancs for the X12 and DICOMweb node tests, and a device vendor stand-in.
+            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts"],
           },
         },
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"] } },

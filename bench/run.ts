@@ -17,6 +17,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   shards: { file: "shards.ts", what: "two organizations loaded at once on two data shards vs on one, resources/s and ratio" },
   dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
   copilot: { file: "copilot.ts", what: "copilot deterministic endpoints p50 on a 50-node pipeline vs the raw definition validator, in-process" },
+  devices: { file: "devices.ts", what: "device readings → Observations/s vs plain FHIR transactions; vitals p50/p99 on a year of 1-minute heart rate" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 

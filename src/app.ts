@@ -22,6 +22,8 @@ import { apiKeyRoutes } from "./features/tenancy/routes/api-keys";
 import { connectorRoutes } from "./features/connectors/routes/connectors";
 import { copilotRoutes } from "./features/copilot/routes";
 import { hl7FieldPaths } from "./standards/hl7v2/field-paths";
+import { deviceRoutes } from "./features/devices/routes/devices";
+import { syncRoutes } from "./features/devices/routes/sync";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
@@ -101,6 +103,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/connectors", connectorRoutes);
   app.route("/api/tools", toolRoutes);
   app.route("/api/copilot", copilotRoutes({ hl7: hl7FieldPaths }));
+  app.route("/api/v1", deviceRoutes);
+  app.route("/api/v1", syncRoutes);
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
   app.route("/api/hl7/messages", inboundMessageRoutes);
   app.route("/api/v1/alert-rules", alertRuleRoutes);

@@ -12,6 +12,7 @@ import { type Placement, placementOf } from "./platform/directory";
 import { type OrgData, orgData } from "./platform/org-data";
 import { controlDatabase } from "./platform/shards";
 import type { PipelineServices } from "./features/pipelines/services";
+import { evaluateReadings, type StoredReading } from "./features/alerts/evaluate-readings";
 import { agentServicesFor, pipelineServicesFor } from "./service-wiring";
 
 export interface OrgContext extends OrgData {
@@ -22,18 +23,24 @@ export interface OrgContext extends OrgData {
   fhir(principal: Principal, options?: FhirStoreOptions): FhirService;
   pipelines(principal: Principal, testMode: boolean): PipelineServices;
   agents(principal: Principal, options?: AgentServiceOptions): AgentServices;
+  /** Device readings just stored as new Observations (webhook, upload, sync, MQTT): threshold alerts evaluate them. */
+  readingsStored(stored: readonly StoredReading[]): Promise<void>;
 }
 
 export function contextFor(env: Env, placement: Placement): OrgContext {
   const data = orgData(env, placement);
-  return {
+  const ctx: OrgContext = {
     ...data,
     placement,
     gate: () => orgGate(env, data.orgId),
     fhir: (principal, options) => fhirStoreFor(data, principal, options),
     pipelines: (principal, testMode) => pipelineServicesFor(data, principal, testMode),
     agents: (principal, options) => agentServicesFor(data, principal, options),
+    readingsStored: async (stored) => {
+      if (stored.length) await evaluateReadings(ctx, stored);
+    },
   };
+  return ctx;
 }
 
 /** For work outside a request (Durable Objects, the scheduled handler): the org's context from the directory. */

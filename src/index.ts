@@ -7,6 +7,7 @@ import { runScheduledWork } from "./scheduled";
 export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
 export { ExportJob } from "./features/export/export-job";
+export { DeviceSync } from "./features/devices/device-sync";
 export { MessageRouter } from "./features/inbound/message-router";
 export { OrgGate } from "./features/tenancy/org-gate";
 export { StepSession } from "./features/pipelines/step-session";

@@ -6,7 +6,8 @@ import { ALERT_NODES } from "./features/alerts/nodes";
 import type { NodeType } from "./features/pipelines/node-type";
 import { CORE_NODE_FAMILIES } from "./features/pipelines/nodes";
 import { DICOM_NODES } from "./standards/dicomweb/nodes/index";
+import { DEVICE_NODES } from "./features/devices/nodes";
 import { HL7_NODES } from "./standards/hl7v2/nodes";
 import { X12_NODES } from "./standards/x12/nodes/index";
 
-export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, X12_NODES, DICOM_NODES, ALERT_NODES];
+export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, X12_NODES, DICOM_NODES, DEVICE_NODES, ALERT_NODES];

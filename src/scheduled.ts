@@ -9,7 +9,8 @@ import { flushAllAuditLogs } from "./features/fhir/audit-log";
 import { orgsOn, placementOf } from "./platform/directory";
 import { controlDatabase, shardDatabase, shardNames } from "./platform/shards";
 import { type DispatchResult, runSchedules } from "./features/pipelines/triggers";
-import { type LastSyncOf, noSyncKnown, runShardAlertChecks } from "./features/alerts/absence-check";
+import { type LastSyncOf, runShardAlertChecks } from "./features/alerts/absence-check";
+import { lastSyncedThrough } from "./features/devices/store/sync-logs";
 
 const AUDIT_FLUSH_BUDGET_MS = 20_000;
 
@@ -17,7 +18,8 @@ const AUDIT_FLUSH_BUDGET_MS = 20_000;
  * What the cron started (each shard's due triggers); audit flushing and alert checks (absence of
  * data, alerts whose publication failed) answer nothing. `lastSyncOf`: the devices' last syncs.
  */
-export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncOf = noSyncKnown): Promise<DispatchResult[]> {
+/** `lastSyncOf`: how far the device syncs have fetched each device (absence alerts wait for a sync to cover a gap). */
+export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncOf = lastSyncedThrough): Promise<DispatchResult[]> {
   const deadline = Date.now() + AUDIT_FLUSH_BUDGET_MS;
   const started = await Promise.all(
     shardNames(env).map(async (shard) => {

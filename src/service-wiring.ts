@@ -16,6 +16,7 @@ import {
 } from "./features/pipelines/execution-service";
 import { type PipelineServices, buildPipelineServices } from "./features/pipelines/services";
 import { invokeTool as invokeToolWith } from "./features/agents/tools/custom/invoke";
+import { patientVitals } from "./features/devices/use-cases/vitals";
 
 /** Runs a pipeline with the real services (FHIR store, connectors, agents). */
 export const execute: Execute = (data, orgId, req) => executeWith(data, orgId, req, pipelineServicesFor);
@@ -30,7 +31,11 @@ export const runFor = (data: OrgData, job: ExecutionJob, durableWaits: boolean) 
 export const invokeTool = (data: OrgData, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode?: boolean) =>
   invokeToolWith(execute, data, orgId, tool, args, concurrencyLimit, testMode);
 
-let agentFactory: AgentServicesFactory = (data, principal, options) => agentServices(data, principal, options, { execute, invokeTool: invokeToolWith });
+let agentFactory: AgentServicesFactory = (data, principal, options) => {
+  const services = agentServices(data, principal, options, { execute, invokeTool: invokeToolWith });
+  // The devices module's vitals query, read through the agent's own view of the FHIR store.
+  return { ...services, vitals: (q) => patientVitals(data, services.fhir(), q.patientId, q.metric, q.days) };
+};
 
 /** The agents' seam for a principal: pipelines and tools wired to the real runner. */
 export function agentServicesFor(data: OrgData, principal: Principal, options?: AgentServiceOptions): AgentServices {

@@ -9,3 +9,4 @@ export * from "./features/inbound/tables";
 export * from "./features/fhir/tables";
 export * from "./features/alerts/tables";
 export * from "./features/copilot/tables";
+export * from "./features/devices/tables";

@@ -88,6 +88,11 @@ export class ShimStatement {
     this.owner.record(this.sql, this.args);
     return { results: this.owner.statement(this.sql).all(...this.args) as T[] };
   }
+  /** Rows as arrays of column values (drizzle's d1 driver reads selects this way). */
+  async raw<T = unknown[]>(): Promise<T[]> {
+    this.owner.record(this.sql, this.args);
+    return (this.owner.statement(this.sql).all(...this.args) as Record<string, unknown>[]).map((row) => Object.values(row) as T);
+  }
   async run(): Promise<{ success: true }> {
     this.owner.statement(this.sql).run(...this.args);
     return { success: true };

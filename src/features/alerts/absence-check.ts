@@ -15,9 +15,6 @@ import type { AlertRow, AlertRuleRow, AlertRuleStateRow } from "./tables";
 /** The latest sync of a device (ISO instant), when the device platform knows it. */
 export type LastSyncOf = (ctx: OrgContext, deviceId: string) => Promise<string | undefined>;
 
-/** For deployments and tests without sync logs: silence is judged on readings alone. */
-export const noSyncKnown: LastSyncOf = async () => undefined;
-
 const DUE_PER_TICK = 500;
 const UNPUBLISHED_PER_TICK = 100;
 

@@ -1,0 +1,65 @@
+// A normalised reading as a FHIR R4 Observation of the spec's 2.2 shape (wearables.md 2.2):
+// status final, category, LOINC or local coding (plus the source's MDC code for bedside
+// streams), UCUM quantities, effectiveDateTime or effectivePeriod, the Device by reference
+// with its name, and the identifier (platform|source record id|metric) ingest is idempotent on.
+import type { Resource } from "../fhir/port";
+import { type Coding, DATA_ABSENT_REASON, local, mdc, OBSERVATION_CATEGORY, UCUM } from "./metrics/codes";
+import type { NormalisedReading, NormalisedValue } from "./metrics/normalise";
+
+export const READING_IDENTIFIER_SYSTEM = "urn:cdis:device-reading";
+
+const CATEGORY_DISPLAY: Record<string, string> = { "vital-signs": "Vital Signs", activity: "Activity", laboratory: "Laboratory", exam: "Exam" };
+
+/** The If-None-Exist query that finds a reading's Observation (token values escape `\` and `,`). */
+export function identifierQuery(identifier: string): string {
+  const escaped = identifier.replace(/[\\,]/g, (c) => `\\${c}`);
+  return `identifier=${encodeURIComponent(`${READING_IDENTIFIER_SYSTEM}|${escaped}`)}`;
+}
+
+function quantity(value: number, ucum: string, display: string | undefined) {
+  return { value, unit: display || ucum, system: UCUM, code: ucum };
+}
+
+/** valueQuantity, or dataAbsentReason (with the sentinel the source sent as a note). */
+function valueElement(v: NormalisedValue, display: string | undefined): Record<string, unknown> {
+  if (v.value !== undefined) return { valueQuantity: quantity(v.value, v.ucum, display) };
+  return { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON, code: v.absent?.reason ?? "unknown" }] } };
+}
+
+const unitDisplay = (n: NormalisedReading) => (n.definition.ucum === n.ucum ? n.definition.unit : undefined);
+
+function codings(n: NormalisedReading): Coding[] {
+  const mdcCode = n.reading.attributes?.mdc_code;
+  return mdcCode ? [...n.definition.coding, mdc(mdcCode, n.reading.attributes?.mdc_display ?? mdcCode)] : [...n.definition.coding];
+}
+
+export function toObservation(n: NormalisedReading, device: { id: string; name: string }): Resource {
+  const r = n.reading;
+  const notes = [n.absent?.note, ...(n.components ?? []).map((c) => c.absent?.note)].filter(Boolean);
+  const components: Record<string, unknown>[] = (n.components ?? []).map((c) => ({
+    code: { coding: [...c.definition.coding] },
+    ...valueElement(c, c.ucum === "mm[Hg]" ? "mmHg" : undefined),
+  }));
+  const trend = r.attributes?.trend;
+  if (trend) components.push({ code: { coding: [local("cgm-trend")] }, valueString: trend });
+  const samples = r.samples;
+  return {
+    resourceType: "Observation",
+    identifier: [{ system: READING_IDENTIFIER_SYSTEM, value: n.identifier }],
+    status: "final",
+    category: [{ coding: [{ system: OBSERVATION_CATEGORY, code: n.definition.category, display: CATEGORY_DISPLAY[n.definition.category] }] }],
+    code: { coding: codings(n), text: r.metric },
+    subject: { reference: `Patient/${r.patientId}` },
+    ...(n.end !== undefined ? { effectivePeriod: { start: new Date(n.at).toISOString(), end: new Date(n.end).toISOString() } } : { effectiveDateTime: new Date(n.at).toISOString() }),
+    device: { reference: `Device/${device.id}`, display: device.name },
+    ...(samples
+      ? { valueSampledData: { origin: quantity(samples.origin ?? 0, n.ucum, undefined), period: samples.periodMs, dimensions: 1, data: samples.values.join(" ") } }
+      : n.definition.components
+        ? n.absent
+          ? valueElement(n, undefined)
+          : {}
+        : valueElement(n, unitDisplay(n))),
+    ...(components.length ? { component: components } : {}),
+    ...(notes.length ? { note: notes.map((text) => ({ text })) } : {}),
+  };
+}
