@@ -461,16 +461,23 @@ export class FhirService implements FhirPort, FhirExportReader {
   }
 
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
-    return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, async () => {
-      const plan = await this.planUpdate(resource, options);
-      await this.commit([plan]);
-      return plan.result;
-    });
+    return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, () =>
+      lastWriterWins(options.ifMatch === undefined, async () => {
+        const plan = await this.planUpdate(resource, options);
+        await this.commit([plan]);
+        return plan.result;
+      }),
+    );
   }
 
   async conditionalUpdate(query: string, resource: Resource, options: UpdateOptions = {}): Promise<WriteResult> {
     return this.writeAudited("update", `${resource?.resourceType}?${query}`, () =>
-      this.withConditions(async () => {
+      lastWriterWins(options.ifMatch === undefined, () => this.conditionalUpdateOnce(query, resource, options)),
+    );
+  }
+
+  private conditionalUpdateOnce(query: string, resource: Resource, options: UpdateOptions): Promise<WriteResult> {
+    return this.withConditions(async () => {
         this.writable(resource);
         const found = await this.matches(resource.resourceType, query);
         const id = conditionalUpdateTarget(
@@ -486,8 +493,7 @@ export class FhirService implements FhirPort, FhirExportReader {
             return plan.result;
           },
         };
-      }),
-    );
+    });
   }
 
   /** `operations`: a JSON Patch array, or a FHIRPath Patch Parameters resource. */
@@ -536,8 +542,10 @@ export class FhirService implements FhirPort, FhirExportReader {
     if (interaction === "batch") return this.audited(interaction, audit, () => executeBundle(this, bundle));
     // A transaction leases the conditions it creates under from its second match to its one
     // commit, and its own AuditEvent commits with its writes.
+    // It commits all or nothing, so one that collided left nothing and may run again.
+    const ifMatch = Array.isArray(bundle?.entry) && bundle.entry.some((e) => e?.request?.ifMatch !== undefined);
     try {
-      return await executeBundle(this, bundle, audit);
+      return await lastWriterWins(!ifMatch, () => executeBundle(this, bundle, audit));
     } catch (e) {
       await this.recordAudit({ ...audit, ...failureOf(e) });
       throw e;
@@ -610,6 +618,24 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   groupPatients(groupId: string): Promise<string[]> {
     return groupPatients(this.db, this.principal.orgId, groupId);
+  }
+}
+
+/** Attempts of an update without If-Match that keeps colliding with concurrent writers of the same version. */
+const UPDATE_ATTEMPTS = 5;
+
+/**
+ * An update without If-Match asked for no version, so one that collided with a concurrent writer
+ * (VERSION_CONFLICT: both planned the same next version) runs again on the new current version,
+ * as it would have a moment later; with If-Match the collision stays a 409/412.
+ */
+async function lastWriterWins<T>(enabled: boolean, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (!enabled || attempt >= UPDATE_ATTEMPTS || !(e instanceof ApiError && e.code === "VERSION_CONFLICT")) throw e;
+    }
   }
 }
 
