@@ -478,21 +478,21 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   private conditionalUpdateOnce(query: string, resource: Resource, options: UpdateOptions): Promise<WriteResult> {
     return this.withConditions(async () => {
-        this.writable(resource);
-        const found = await this.matches(resource.resourceType, query);
-        const id = conditionalUpdateTarget(
-          resource,
-          found.map((v) => v.id),
-        );
-        return {
-          creates: found.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
-          finish: async () => {
-            // A match is the current version; without one, the body's id may name an existing resource.
-            const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
-            await this.commit([plan]);
-            return plan.result;
-          },
-        };
+      this.writable(resource);
+      const found = await this.matches(resource.resourceType, query);
+      const id = conditionalUpdateTarget(
+        resource,
+        found.map((v) => v.id),
+      );
+      return {
+        creates: found.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
+        finish: async () => {
+          // A match is the current version; without one, the body's id may name an existing resource.
+          const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
+          await this.commit([plan]);
+          return plan.result;
+        },
+      };
     });
   }
 
