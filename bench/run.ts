@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "local-runtime": { file: "local-runtime.ts", what: "/health req/s under npm start (Miniflare directly) vs npm run dev (wrangler dev)" },
   fhir: { file: "fhir/run.ts", what: "FHIR store in-process: creates, reads, searches at ~100k resources, EXPLAIN QUERY PLAN" },
   "fhir-http": { file: "fhir/http.mjs", what: "FHIR reads through wrangler dev vs a trivial Worker doing one D1 read" },
+  "fhir-start": { file: "fhir/start-runtime.ts", what: "FHIR read, searches and create on npm start's runtime (Miniflare directly) vs /health" },
   "pipeline-engine": { file: "pipeline-engine.ts", what: "engine overhead per node and executions/s, in-process" },
   "hl7-convert": { file: "hl7-convert.ts", what: "HL7 v2 parse and HL7-to-FHIR conversion throughput" },
   x12: { file: "x12.ts", what: "X12 segments read/s and 837P claims mapped to FHIR/s vs JSON.parse of the same bytes" },

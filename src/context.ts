@@ -27,8 +27,9 @@ export interface OrgContext extends OrgData {
   readingsStored(stored: readonly StoredReading[]): Promise<void>;
 }
 
-export function contextFor(env: Env, placement: Placement): OrgContext {
-  const data = orgData(env, placement);
+/** `d1`: the shard as the caller opened it (a request's session); the shard itself by default. */
+export function contextFor(env: Env, placement: Placement, d1?: D1Database): OrgContext {
+  const data = orgData(env, placement, d1);
   const ctx: OrgContext = {
     ...data,
     placement,

@@ -1,5 +1,7 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
 import { buildApp } from "./app";
+import { contextForOrg } from "./context";
+import { consumeAudits } from "./features/fhir/audit-queue";
 import type { Env } from "./platform/env";
 import { normalizeFhirBase } from "./features/fhir/routes/fhir";
 import { runScheduledWork } from "./scheduled";
@@ -20,4 +22,6 @@ export default {
   scheduled: (controller, env, ctx) => {
     ctx.waitUntil(runScheduledWork(env, new Date(controller.scheduledTime)));
   },
+  // The audit queue (AUDIT_QUEUE, its only queue): AuditEvents of reads, stored per org in batches.
+  queue: (batch, env) => consumeAudits(batch, (orgId) => contextForOrg(env, orgId)),
 } satisfies ExportedHandler<Env>;

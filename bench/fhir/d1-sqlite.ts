@@ -100,8 +100,8 @@ export class ShimStatement {
 }
 
 /** An organization's data on one SQLite-backed database standing in for both control and shard (Node benches and unit tests). */
-export function sqliteOrgData(d1: SqliteD1, orgId: string): OrgData {
+export function sqliteOrgData(d1: SqliteD1, orgId: string, bindings: Record<string, unknown> = {}): OrgData {
   const db = d1 as unknown as D1Database;
-  const env = { DB: db, SHARD_0: db, DATA_SHARDS: "SHARD_0" } as unknown as Env;
+  const env = { DB: db, SHARD_0: db, DATA_SHARDS: "SHARD_0", ...bindings } as unknown as Env;
   return orgData(env, { orgId, shard: "SHARD_0", movingTo: null });
 }

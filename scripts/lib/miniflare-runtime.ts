@@ -15,6 +15,12 @@ import type { LogLevelName } from "./log-level";
 const WRANGLER_TOML = path.resolve(import.meta.dirname, "../../wrangler.toml");
 /** How long a stop waits for a running scheduled handler before disposing Miniflare under it. */
 const TICK_GRACE_MS = 10_000;
+/**
+ * How long a stop lets Miniflare's queues deliver before disposing them: it keeps queued messages
+ * in memory, and the audit queue's batch timeout is 1 s (wrangler.toml), so reads' AuditEvents
+ * sent just before the stop are stored rather than lost (docs/audit.md).
+ */
+const QUEUE_DRAIN_MS = 2_000;
 
 export interface MiniflareRuntimeOptions {
   /** 0 picks a free port (see `url`). */
@@ -100,6 +106,7 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
       async stop() {
         try {
           if (!(await stopTicker(ticker, TICK_GRACE_MS))) log.warn(`[cron] the scheduled handler still ran after ${TICK_GRACE_MS / 1000} s; stopping under it`);
+          await new Promise((r) => setTimeout(r, QUEUE_DRAIN_MS));
           await running.dispose();
         } finally {
           removeBundle();

@@ -22,8 +22,8 @@ export interface OrgData {
   readonly blobs: R2Bucket;
 }
 
-export function orgData(env: Env, placement: Placement): OrgData {
-  const d1 = shardDatabase(env, placement.shard);
+/** `d1`: the shard as the caller opened it (a request's read-replication session, db/session.ts); the shard itself by default. */
+export function orgData(env: Env, placement: Placement, d1: D1Database = shardDatabase(env, placement.shard)): OrgData {
   return { env, orgId: placement.orgId, shard: placement.shard, movingTo: placement.movingTo, d1, db: database(d1), control: controlStore(env), blobs: env.BLOBS };
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { put } from "../fhir/support";
 import { type Tenant, authedFetch, createTenant } from "../support/tenants";
+import { eventually } from "../support/eventually";
 
 const KICKOFF = { accept: "application/fhir+json", prefer: "respond-async" };
 
@@ -278,8 +279,14 @@ describe("Bulk Data export", () => {
     await seed(t, 1, 0);
     const manifest = await complete(t, await kickoff(t, "/$export?_type=Patient"));
     await download(t, manifest.output[0]!.url);
-    const audits = (await (await t.fetch(`/fhir/r4/${t.orgId}/AuditEvent?subtype=operation&_count=100`)).json()) as { entry?: { resource: { entity?: { description?: string }[] } }[] };
-    const descriptions = (audits.entry ?? []).flatMap((e) => e.resource.entity?.map((x) => x.description ?? "") ?? []);
+    // Operation audits arrive through the audit queue.
+    const descriptions = await eventually(
+      async () => {
+        const audits = (await (await t.fetch(`/fhir/r4/${t.orgId}/AuditEvent?subtype=operation&_count=100`)).json()) as { entry?: { resource: { entity?: { description?: string }[] } }[] };
+        return (audits.entry ?? []).flatMap((e) => e.resource.entity?.map((x) => x.description ?? "") ?? []);
+      },
+      (d) => d.length >= 2,
+    );
     expect(descriptions.some((d) => d.startsWith("$export /fhir/r4/"))).toBe(true);
     expect(descriptions.some((d) => d.startsWith("$export download "))).toBe(true);
     const clinician = await createTenant({ role: "clinician" });

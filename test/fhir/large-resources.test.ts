@@ -7,6 +7,7 @@ import { MAX_SEARCH_VALUE_CHARS } from "../../src/features/fhir/search/parse";
 import { MAX_RESOURCE_BYTES } from "../../src/features/fhir/storage/resource-size";
 import { type Tenant, createTenant } from "../support/tenants";
 import { post } from "./support";
+import { eventually } from "../support/eventually";
 
 const div = (chars: number) => `<div xmlns="http://www.w3.org/1999/xhtml">${"x".repeat(chars)}</div>`;
 const bigPatient = (id?: string) => ({ resourceType: "Patient", ...(id ? { id } : {}), text: { status: "generated", div: div(3 * 1024 * 1024) } });
@@ -90,7 +91,8 @@ describe("large search requests", () => {
     const params = Array.from({ length: 50 }, (_, i): [string, string] => [`unknown${i}`, "q".repeat(60 * 1024)]);
     const res = await fhir(t, "/Patient/_search", form(params));
     expect(res.status).toBe(200);
-    const [audit] = await audits(t);
+    // A search's audit arrives through the audit queue.
+    const [audit] = await eventually(() => audits(t), (rows) => rows.length > 0);
     const description = (JSON.parse(audit!.content) as { entity: { description: string }[] }).entity[0]!.description;
     expect(description.length).toBe(MAX_AUDIT_QUERY_CHARS + 1);
     expect(description.startsWith("Patient?unknown0=qqq")).toBe(true);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Bundle, Resource } from "../../src/features/fhir/port";
 import { call, createTenant } from "../support/tenants";
 import { ids, post, search } from "./support";
+import { eventually } from "../support/eventually";
 
 describe("metadata", () => {
   it("generates the CapabilityStatement from the implementation", async () => {
@@ -50,14 +51,21 @@ describe("AuditEvent", () => {
     await t.fetch(`/fhir/r4/${t.orgId}/Patient/missing`);
     await t.fetch(`/fhir/r4/${t.orgId}/Patient?name=aud`);
     await t.fetch(`/fhir/r4/${t.orgId}/Patient/${p.id}`, { method: "DELETE" });
-    const events = await search(t, `AuditEvent?entity=Patient/${p.id}&_count=50`);
+    // The reads' audits arrive through the audit queue.
+    const events = await eventually(
+      () => search(t, `AuditEvent?entity=Patient/${p.id}&_count=50`),
+      (b) => (b.entry?.length ?? 0) >= 3,
+    );
     const subtypes = events.entry!.map((e) => (e.resource as unknown as { subtype: { code: string }[] }).subtype[0]!.code).sort();
     expect(subtypes).toEqual(["create", "delete", "read"]);
     const read = events.entry!.map((e) => e.resource as Resource & { agent: { who: { identifier: { value: string } }; role: { text: string }[] }[]; outcome: string; action: string }).find((e) => e.action === "R")!;
     expect(read.agent[0]!.who.identifier.value).toBe(t.keyId);
     expect(read.agent[0]!.role[0]!.text).toBe("admin");
     expect(read.outcome).toBe("0");
-    const failures = await search(t, "AuditEvent?outcome=4");
+    const failures = await eventually(
+      () => search(t, "AuditEvent?outcome=4"),
+      (b) => (b.entry?.length ?? 0) >= 1,
+    );
     expect(failures.entry!.map((e) => (e.resource as unknown as { entity: { what?: { reference: string } }[] }).entity[0]!.what?.reference)).toContain("Patient/missing");
     const searches = await search(t, "AuditEvent?subtype=search-type");
     expect(searches.entry!.length).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,5 @@
-// Counts D1 round trips: every statement run on its own and every batch is one. An env whose
+// Counts D1 round trips: every statement run on its own and every batch is one, on the database
+// or on a session opened on it. An env whose
 // `binding` (the control database, or an org's shard) counts goes wherever the code under test
 // takes `env` from (for org data: `orgData(counting.env, placement)`).
 import type { Env } from "../../src/platform/env";
@@ -30,19 +31,23 @@ export function countingD1(env: Env, binding: string = "DB"): CountingEnv {
     unwrap.set(wrapped, s);
     return wrapped;
   };
-  const db = new Proxy(real, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
-      if (prop === "batch") {
-        return (statements: D1PreparedStatement[]) => {
-          count++;
-          return target.batch(statements.map((s) => unwrap.get(s) ?? s));
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  // The database, and each session opened on it (requests run their shard queries in one).
+  const counting = <T extends object>(base: T): T =>
+    new Proxy(base, {
+      get(target, prop) {
+        if (prop === "prepare") return (sql: string) => statement((target as unknown as D1Database).prepare(sql));
+        if (prop === "batch") {
+          return (statements: D1PreparedStatement[]) => {
+            count++;
+            return (target as unknown as D1Database).batch(statements.map((s) => unwrap.get(s) ?? s));
+          };
+        }
+        if (prop === "withSession") return (constraint?: string) => counting((target as unknown as D1Database).withSession(constraint));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const db = counting(real);
   return {
     env: { ...env, [binding]: db } as Env,
     get count() {

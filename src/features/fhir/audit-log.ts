@@ -1,5 +1,7 @@
-// When recorded AuditEvents get indexed. Every interaction appends its AuditEvent to the pending
-// log in the same batch as its effect (one row: durable, cheap on the request path); the log is
+// When recorded AuditEvents get indexed. Every write appends its AuditEvent to the pending log in
+// the same batch as its effect (one row: atomic with the write); interactions that write nothing
+// else send theirs through the audit queue instead (audit-queue.ts), whose consumer indexes them
+// directly, and fall back to this log only when the queue is absent or refuses. The log is
 // indexed into the store in bulk (ResourceStore.flushAudits)
 //   - before anything reads or searches AuditEvents (so the API always shows every audit),
 //   - after every FLUSH_EVERY audits an isolate appended for an org (so the log stays short),

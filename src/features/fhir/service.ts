@@ -2,6 +2,7 @@
 // (CRUD, vread, history, search, patch, operations) with versioning, preconditions and an
 // AuditEvent per interaction. HTTP routes and other modules (FhirPort) both sit on it.
 import type { Principal } from "../tenancy/auth/permissions";
+import type { Env } from "../../platform/env";
 import type { OrgData } from "../../platform/org-data";
 import {
   ApiError,
@@ -17,6 +18,7 @@ import { type AccessAction, type AccessPolicy, permitAll } from "./access-policy
 import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
 import { type AuditInput, type Interaction, auditEvent } from "./audit";
 import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";
+import { type StoredAudit, enqueueAudits } from "./audit-queue";
 import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
 import { applyFhirPathPatch, applyJsonPatch } from "./patch";
@@ -35,7 +37,7 @@ import { type PlannedWrite, checkIfMatch, conditionalUpdateTarget, parseVersion,
 export interface FhirStoreOptions {
   /** Absolute base of the org's FHIR API (for fullUrl and links); defaults to a relative base. */
   baseUrl?: string;
-  /** Lets read audits finish after the response (ExecutionContext.waitUntil). */
+  /** Lets background indexing of the pending audit log finish after the response (ExecutionContext.waitUntil). */
   waitUntil?: (p: Promise<unknown>) => void;
   /** Who may read, search, write and export what (access-policy.ts); permits everything by default. */
   policy?: AccessPolicy;
@@ -104,19 +106,31 @@ export class FhirService implements FhirPort, FhirExportReader {
   /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
   async writeAuditEvent(event: Resource): Promise<void> {
     if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
-    await this.db.batch(this.store.writeStatements([this.auditEventWrite(event, new Date().toISOString())]));
-    this.appendedAudits(1);
+    await this.sendAudit(this.auditEventWrite(event, new Date().toISOString()).event);
   }
 
-  /** Records an audit outside a write batch: after the response when possible. */
+  /** Records the audit of an interaction that writes nothing else (a read, a search, a refused write). */
   async recordAudit(input: AuditInput): Promise<void> {
-    const done = this.db.batch(this.store.writeStatements([this.auditWrite(input)]))
-      .then(() => this.appendedAudits(1))
-      .catch((e: unknown) => {
-        console.error(JSON.stringify({ level: "error", msg: "audit write failed", error: String(e) }));
-      });
-    if (this.options.waitUntil) this.options.waitUntil(done);
-    else await done;
+    await this.sendAudit(this.auditWrite(input).event);
+  }
+
+  /**
+   * Hands an audit to the audit queue (audit-queue.ts) and returns once the queue holds it, so
+   * no response goes out whose audit could still be lost. Where the queue is not bound (the
+   * in-process benchmark) or refuses, the audit is appended to the pending log in D1 instead;
+   * if that fails too the interaction fails: nothing is served unaudited.
+   */
+  private async sendAudit(event: StoredAudit): Promise<void> {
+    const queue = (this.data.env as Partial<Env>).AUDIT_QUEUE;
+    if (queue) {
+      try {
+        return await enqueueAudits(queue, this.principal.orgId, [event]);
+      } catch (e) {
+        console.error(JSON.stringify({ level: "error", msg: "audit queue send failed; appending to the pending log", error: String(e) }));
+      }
+    }
+    await this.db.batch(this.store.appendAudits([event]));
+    this.appendedAudits(1);
   }
 
   /** Indexes the org's pending AuditEvents in the background once enough have been appended. */
@@ -197,31 +211,13 @@ export class FhirService implements FhirPort, FhirExportReader {
     return hydrateBinary(this.data.blobs, JSON.parse(content) as Resource);
   }
 
-  /**
-   * A read and its AuditEvent in one round trip: the audit row is appended in the same batch,
-   * only if the resource is there to read; a failed read records its failure apart.
-   */
+  /** A read, then its AuditEvent handed to the audit queue: no D1 write on the way. */
   async readVersioned(type: string, id: string): Promise<Resource> {
-    const what = `${type}/${id}`;
-    try {
+    return this.audited("read", { what: `${type}/${id}` }, async () => {
       this.checkType(type);
       await this.auditsVisible(type);
-      if (!this.policy.permitsAll) {
-        const resource = await this.readChecked(type, id);
-        await this.recordAudit({ interaction: "read", what, outcome: "0" });
-        return resource;
-      }
-      const audit = this.auditWrite({ interaction: "read", what, outcome: "0" });
-      const [read] = await this.db.batch<Row>([this.store.currentStatement(type, id), this.store.auditIfReadable(audit, type, id)]);
-      const row = read?.results[0];
-      if (!row) throw notFound(`${type}/${id} not found`);
-      if (row.deleted) throw gone(`${type}/${id} was deleted`);
-      this.appendedAudits(1);
-      return await this.hydrate(row.content);
-    } catch (e) {
-      await this.recordAudit({ interaction: "read", what, ...failureOf(e) });
-      throw e;
-    }
+      return this.readChecked(type, id);
+    });
   }
 
   /** A read the policy judges on the resource itself, so its audit follows the decision. */
@@ -465,33 +461,39 @@ export class FhirService implements FhirPort, FhirExportReader {
   }
 
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
-    return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, async () => {
-      const plan = await this.planUpdate(resource, options);
-      await this.commit([plan]);
-      return plan.result;
-    });
+    return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, () =>
+      lastWriterWins(options.ifMatch === undefined, async () => {
+        const plan = await this.planUpdate(resource, options);
+        await this.commit([plan]);
+        return plan.result;
+      }),
+    );
   }
 
   async conditionalUpdate(query: string, resource: Resource, options: UpdateOptions = {}): Promise<WriteResult> {
     return this.writeAudited("update", `${resource?.resourceType}?${query}`, () =>
-      this.withConditions(async () => {
-        this.writable(resource);
-        const found = await this.matches(resource.resourceType, query);
-        const id = conditionalUpdateTarget(
-          resource,
-          found.map((v) => v.id),
-        );
-        return {
-          creates: found.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
-          finish: async () => {
-            // A match is the current version; without one, the body's id may name an existing resource.
-            const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
-            await this.commit([plan]);
-            return plan.result;
-          },
-        };
-      }),
+      lastWriterWins(options.ifMatch === undefined, () => this.conditionalUpdateOnce(query, resource, options)),
     );
+  }
+
+  private conditionalUpdateOnce(query: string, resource: Resource, options: UpdateOptions): Promise<WriteResult> {
+    return this.withConditions(async () => {
+      this.writable(resource);
+      const found = await this.matches(resource.resourceType, query);
+      const id = conditionalUpdateTarget(
+        resource,
+        found.map((v) => v.id),
+      );
+      return {
+        creates: found.length === 0 ? [await conditionKey(resource.resourceType, query)] : [],
+        finish: async () => {
+          // A match is the current version; without one, the body's id may name an existing resource.
+          const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
+          await this.commit([plan]);
+          return plan.result;
+        },
+      };
+    });
   }
 
   /** `operations`: a JSON Patch array, or a FHIRPath Patch Parameters resource. */
@@ -540,8 +542,10 @@ export class FhirService implements FhirPort, FhirExportReader {
     if (interaction === "batch") return this.audited(interaction, audit, () => executeBundle(this, bundle));
     // A transaction leases the conditions it creates under from its second match to its one
     // commit, and its own AuditEvent commits with its writes.
+    // It commits all or nothing, so one that collided left nothing and may run again.
+    const ifMatch = Array.isArray(bundle?.entry) && bundle.entry.some((e) => e?.request?.ifMatch !== undefined);
     try {
-      return await executeBundle(this, bundle, audit);
+      return await lastWriterWins(!ifMatch, () => executeBundle(this, bundle, audit));
     } catch (e) {
       await this.recordAudit({ ...audit, ...failureOf(e) });
       throw e;
@@ -614,6 +618,24 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   groupPatients(groupId: string): Promise<string[]> {
     return groupPatients(this.db, this.principal.orgId, groupId);
+  }
+}
+
+/** Attempts of an update without If-Match that keeps colliding with concurrent writers of the same version. */
+const UPDATE_ATTEMPTS = 5;
+
+/**
+ * An update without If-Match asked for no version, so one that collided with a concurrent writer
+ * (VERSION_CONFLICT: both planned the same next version) runs again on the new current version,
+ * as it would have a moment later; with If-Match the collision stays a 409/412.
+ */
+async function lastWriterWins<T>(enabled: boolean, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (!enabled || attempt >= UPDATE_ATTEMPTS || !(e instanceof ApiError && e.code === "VERSION_CONFLICT")) throw e;
+    }
   }
 }
 

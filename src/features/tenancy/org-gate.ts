@@ -27,6 +27,23 @@ export interface ConsumeResult {
   retryAfter: number;
 }
 
+/** A bucket an isolate wants a share of: up to `want` requests of the window, and what it gives back. */
+export interface LeaseRequest extends BucketRequest {
+  want: number;
+  /** Requests of an earlier share of this window the isolate will not spend (limits/leases.ts). */
+  returned?: { windowStart: number; count: number };
+}
+
+export interface LeaseResult extends ConsumeResult {
+  /** Per bucket, in the order asked: how many requests it was granted (0 when refused). */
+  granted: number[];
+  /** Start (epoch ms) of the window the grants belong to, per bucket. */
+  windowStarts: number[];
+}
+
+/** Of what is left of a window, the most one grant takes, so late isolates still find some. */
+const GRANT_FRACTION_OF_REMAINING = 1 / 4;
+
 export type SlotResult =
   | { acquired: true; expiresAt: number; inUse: number; limit: number }
   | { acquired: false; retryAfter: number; inUse: number; limit: number };
@@ -55,48 +72,52 @@ export class OrgGate extends DurableObject {
     this.sql.exec("CREATE TABLE IF NOT EXISTS slot_holds (kind TEXT PRIMARY KEY, mean_ms REAL NOT NULL)");
   }
 
+  /** Counts one request against every bucket, or against none when any bucket is exhausted. */
+  async consume(orgId: string, requests: BucketRequest[], nowMs: number = Date.now()): Promise<ConsumeResult> {
+    const { allowed, buckets, retryAfter } = await this.lease(orgId, requests.map((r) => ({ ...r, want: 1 })), nowMs);
+    return { allowed, buckets, retryAfter };
+  }
+
   /**
-   * Counts one request against every bucket, or against none when any bucket is
-   * exhausted: a refused request does not use up another bucket's allowance.
+   * Grants a share of every bucket's window, or of none when any bucket is exhausted: a refused
+   * request does not use up another bucket's allowance. A bucket's count is what was granted,
+   * so the requests admitted in a window never exceed its limit, however the isolates spend
+   * their shares. A grant is at most `want` and at most a quarter of what is left (at least one).
    * Windows are fixed and aligned to the epoch, so X-RateLimit-Reset is exact.
    */
-  async consume(orgId: string, requests: BucketRequest[], nowMs: number = Date.now()): Promise<ConsumeResult> {
+  async lease(orgId: string, requests: LeaseRequest[], nowMs: number = Date.now()): Promise<LeaseResult> {
     await claimFor(this.ctx.storage, orgId);
     const states = requests.map((r) => {
       const windowMs = r.windowSeconds * 1000;
       const windowStart = Math.floor(nowMs / windowMs) * windowMs;
-      const row = this.sql
-        .exec<{ window_start: number; count: number }>(
-          "SELECT window_start, count FROM windows WHERE bucket = ?",
-          r.name,
-        )
-        .toArray()[0];
-      const used = row && row.window_start === windowStart ? row.count : 0;
-      return { r, windowStart, used, reset: (windowStart + windowMs) / 1000 };
+      const row = this.sql.exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE bucket = ?", r.name).toArray()[0];
+      let used = row && row.window_start === windowStart ? row.count : 0;
+      // Unspent requests of this window come back (those of an older window lapsed with it).
+      if (r.returned && r.returned.windowStart === windowStart) used -= Math.min(used, Math.max(0, Math.floor(r.returned.count)));
+      return { r, windowStart, used, granted: 0, reset: (windowStart + windowMs) / 1000 };
     });
     const exhausted = states.filter((s) => s.used >= s.r.limit);
     const allowed = exhausted.length === 0;
-    if (allowed) {
-      for (const s of states) {
-        this.sql.exec(
-          `INSERT INTO windows (bucket, window_start, count) VALUES (?, ?, 1)
-           ON CONFLICT(bucket) DO UPDATE SET window_start = excluded.window_start,
-             count = CASE WHEN windows.window_start = excluded.window_start THEN windows.count + 1 ELSE 1 END`,
-          s.r.name,
-          s.windowStart,
-        );
-        s.used += 1;
+    for (const s of states) {
+      if (allowed) {
+        const left = s.r.limit - s.used;
+        s.granted = Math.min(Math.max(1, Math.floor(s.r.want)), left, Math.max(1, Math.floor(left * GRANT_FRACTION_OF_REMAINING)));
+        s.used += s.granted;
       }
+      this.sql.exec(
+        `INSERT INTO windows (bucket, window_start, count) VALUES (?, ?, ?)
+         ON CONFLICT(bucket) DO UPDATE SET window_start = excluded.window_start, count = excluded.count`,
+        s.r.name,
+        s.windowStart,
+        s.used,
+      );
     }
     const nowSec = nowMs / 1000;
     return {
       allowed,
-      buckets: states.map((s) => ({
-        name: s.r.name,
-        limit: s.r.limit,
-        remaining: Math.max(0, s.r.limit - s.used),
-        reset: s.reset,
-      })),
+      buckets: states.map((s) => ({ name: s.r.name, limit: s.r.limit, remaining: Math.max(0, s.r.limit - s.used), reset: s.reset })),
+      granted: states.map((s) => s.granted),
+      windowStarts: states.map((s) => s.windowStart),
       retryAfter: allowed ? 0 : Math.max(1, Math.ceil(Math.min(...exhausted.map((s) => s.reset)) - nowSec)),
     };
   }

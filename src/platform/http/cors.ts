@@ -33,6 +33,7 @@ export const CORS_EXPOSED_HEADERS = [
   "X-RateLimit-Reset",
   "Retry-After",
   "X-Progress",
+  "X-D1-Bookmark",
 ];
 
 const policies = new WeakMap<object, ReturnType<typeof cors> | null>();

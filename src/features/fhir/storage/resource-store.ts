@@ -235,31 +235,24 @@ export class ResourceStore {
     );
   }
 
-  /** Appends an audit (of a read) only if the resource is current and not deleted, for batching with the read itself. */
-  auditIfReadable(audit: AuditWrite, type: string, id: string): D1PreparedStatement {
-    return this.db
-      .prepare(
-        `INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ?2, ?3, ?4
-         WHERE EXISTS (SELECT 1 FROM fhir_resources WHERE org_id = ?1 AND resource_type = ?5 AND id = ?6 AND deleted = 0)`,
-      )
-      .bind(this.orgId, ...pendingRow(audit), type, id);
+  /** Appends AuditEvents to the pending log; one already there (a redelivery) is kept as it was. */
+  appendAudits(events: (Resource & { id: string })[]): D1PreparedStatement[] {
+    return jsonChunks(events.map((event) => pendingRow({ kind: "audit", event }))).map((chunk) =>
+      this.db
+        .prepare(`INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j WHERE true ON CONFLICT DO NOTHING`)
+        .bind(this.orgId, chunk),
+    );
   }
 
   /**
-   * Indexes up to FLUSH_BATCH pending AuditEvents into the store and removes them from the log,
-   * in one batch. Two flushes racing over the same rows are harmless: index rows are inserted
-   * only for events not yet stored, before the events themselves. Returns how many it took.
+   * Statements storing AuditEvents as searchable resources, idempotent on their ids: index rows
+   * go in only for events not stored yet, before the events themselves, so a redelivered or
+   * re-flushed event adds nothing. Run them in one batch (D1 serializes batches, so two racing
+   * over the same events cannot both see them fresh).
    */
-  async flushAudits(): Promise<number> {
-    const { results } = await this.db
-      .prepare("SELECT content FROM fhir_audit_pending WHERE org_id = ?1 ORDER BY id LIMIT ?2")
-      .bind(this.orgId, FLUSH_BATCH)
-      .all<{ content: string }>();
-    if (!results.length) return 0;
-    const events = results.map((r) => ({ json: r.content, event: JSON.parse(r.content) as Resource & { id: string } }));
-    const ids = JSON.stringify(events.map((e) => e.event.id));
+  indexAudits(events: { event: Resource & { id: string }; json: string }[]): D1PreparedStatement[] {
     const fresh = "NOT EXISTS (SELECT 1 FROM fhir_resources x WHERE x.org_id = ?1 AND x.resource_type = json_extract(j.value, '$[0]') AND x.id = json_extract(j.value, '$[1]'))";
-    await this.db.batch([
+    return [
       ...insertIndex(
         this.db,
         this.orgId,
@@ -271,6 +264,23 @@ export class ResourceStore {
         events.map(({ event, json }) => ["AuditEvent", event.id, 1, event.meta?.lastUpdated ?? "", json]),
         "DO NOTHING",
       ),
+    ];
+  }
+
+  /**
+   * Indexes up to FLUSH_BATCH pending AuditEvents into the store and removes them from the log,
+   * in one batch. Two flushes racing over the same rows are harmless (indexAudits). Returns how many it took.
+   */
+  async flushAudits(): Promise<number> {
+    const { results } = await this.db
+      .prepare("SELECT content FROM fhir_audit_pending WHERE org_id = ?1 ORDER BY id LIMIT ?2")
+      .bind(this.orgId, FLUSH_BATCH)
+      .all<{ content: string }>();
+    if (!results.length) return 0;
+    const events = results.map((r) => ({ json: r.content, event: JSON.parse(r.content) as Resource & { id: string } }));
+    const ids = JSON.stringify(events.map((e) => e.event.id));
+    await this.db.batch([
+      ...this.indexAudits(events),
       this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
     ]);
     return events.length;

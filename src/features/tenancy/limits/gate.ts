@@ -1,5 +1,5 @@
 // Access to an organization's OrgGate and the concurrency slots later features use.
-import type { BucketRequest, SlotResult } from "../org-gate";
+import type { BucketRequest, LeaseRequest, SlotResult } from "../org-gate";
 import type { Env } from "../../../platform/env";
 import { rateLimited } from "../../../platform/errors";
 import { orgObject } from "../../../platform/durable-objects/object-names";
@@ -11,6 +11,7 @@ export function orgGate(env: Env, orgId: string) {
   const stub = orgObject(env.ORG_GATE, orgId);
   return {
     consume: (requests: BucketRequest[], nowMs?: number) => stub.consume(orgId, requests, nowMs),
+    lease: (requests: LeaseRequest[], nowMs?: number) => stub.lease(orgId, requests, nowMs),
     acquireSlot: (kind: string, holder: string, limit: number, leaseMs: number, nowMs?: number) =>
       stub.acquireSlot(orgId, kind, holder, limit, leaseMs, nowMs),
     releaseSlot: (kind: string, holder: string, nowMs?: number) => stub.releaseSlot(orgId, kind, holder, nowMs),

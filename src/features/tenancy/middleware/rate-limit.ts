@@ -1,6 +1,7 @@
 // Rate limits and the X-RateLimit-* headers every response carries (spec section 8).
-// Authenticated requests count in their organization's OrgGate (the org bucket and per-user
-// buckets); every other request (public endpoints, unknown paths, requests refused by
+// Authenticated requests count in their organization's buckets (the org bucket and per-user
+// buckets), from shares of the window this isolate leases from the org's OrgGate
+// (limits/leases.ts: most requests decide without a gate call); every other request (public endpoints, unknown paths, requests refused by
 // authentication) counts in its client IP's bucket (limits/client-windows.ts).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
@@ -12,6 +13,7 @@ import { bucketsFor } from "../limits/buckets";
 import { ClientWindows } from "../limits/client-windows";
 import { publicPerMinute } from "../limits/config";
 import { orgGate } from "../limits/gate";
+import { LeasedWindows } from "../limits/leases";
 
 function tightest(buckets: BucketState[]): BucketState {
   return buckets.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.limit < a.limit) ? b : a));
@@ -29,11 +31,15 @@ function refusal(shown: BucketState, retryAfter: number) {
   return rateLimited(`Rate limit of ${shown.limit} requests per minute exceeded (${shown.name.split(":")[0]}); retry after ${retryAfter} s`, retryAfter);
 }
 
+/** This isolate's shares of organizations' windows. */
+export const leasedWindows = new LeasedWindows();
+
 /** Counts an authenticated request in its organization's buckets; 429 when one is exhausted. */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const principal = c.get("principal");
   const requests = bucketsFor(c.req.method, c.req.path, principal, c.get("limits"));
-  const result = await orgGate(c.env, principal.orgId).consume(requests);
+  const gate = orgGate(c.env, principal.orgId);
+  const result = await leasedWindows.consume(principal.orgId, requests, (asks, nowMs) => gate.lease(asks, nowMs));
   const shown = result.allowed ? tightest(result.buckets) : tightest(result.buckets.filter((b) => b.remaining === 0));
   c.set("rateLimit", shown);
   for (const [name, value] of headersOf(shown)) c.header(name, value);

@@ -1,0 +1,146 @@
+// Read audits through the audit queue: a read writes nothing to D1 on its request path, answers
+// only once the queue holds its AuditEvent, and every read ends up as exactly one AuditEvent,
+// however often the queue delivers it; never in another organization.
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { buildApp } from "../../src/app";
+import { type AuditMessage, consumeAudits } from "../../src/features/fhir/audit-queue";
+import type { Bundle } from "../../src/features/fhir/port";
+import type { Env } from "../../src/platform/env";
+import worker from "../../src/index";
+import { countingD1 } from "../support/d1-counter";
+import { eventually } from "../support/eventually";
+import { type Tenant, createTenant } from "../support/tenants";
+import { post, search } from "./support";
+
+const app = buildApp();
+
+/** The subtypes (interactions) of the AuditEvents naming `what`, once `expected` of them are there (the queue delivers within about a second). */
+async function auditsOf(t: Tenant, what: string, expected: number): Promise<string[]> {
+  const bundle = await eventually(
+    () => search(t, `AuditEvent?entity=${what}&_count=200`),
+    (b: Bundle) => (b.entry?.length ?? 0) >= expected,
+  );
+  return (bundle.entry ?? []).map((e) => (e.resource as unknown as { subtype: { code: string }[] }).subtype[0]!.code).sort();
+}
+
+/** Lets the queue deliver anything still in flight (its batch timeout is 1 s). */
+const settle = () => new Promise((r) => setTimeout(r, 1500));
+
+/** A queue message as the producer sends it (what the consumer receives). */
+const messageOf = (body: AuditMessage, id = crypto.randomUUID()) => ({ id, timestamp: new Date(), attempts: 1, body });
+
+describe("read audits through the audit queue", () => {
+  it("turns every read into exactly one AuditEvent, with no D1 write on the read's path", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", name: [{ family: "Queued" }] });
+    const shard = countingD1(env, t.shard);
+    const reads = 5;
+    for (let i = 0; i < reads; i++) {
+      const res = await app.fetch(
+        new Request(`http://localhost/fhir/r4/${t.orgId}/Patient/${p.id}`, { headers: { authorization: `Bearer ${t.key}`, "x-organization-id": t.orgId } }),
+        shard.env,
+        createExecutionContext(),
+      );
+      expect(res.status).toBe(200);
+    }
+    // One read (SELECT) per request on the org's shard, and no write: the audits went to the queue.
+    expect(shard.count).toBe(reads);
+    expect(await auditsOf(t, `Patient/${p.id}`, reads + 1)).toEqual(["create", ...Array(reads).fill("read")]);
+    await settle();
+    expect(await auditsOf(t, `Patient/${p.id}`, reads + 1)).toHaveLength(reads + 1);
+  });
+
+  it("audits failed reads too (404, 410), once each", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient" });
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient/${p.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient/${p.id}`)).status).toBe(410);
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient/nobody`)).status).toBe(404);
+    expect(await auditsOf(t, `Patient/${p.id}`, 3)).toEqual(["create", "delete", "read"]);
+    expect(await auditsOf(t, "Patient/nobody", 1)).toEqual(["read"]);
+  });
+
+  it("answers only once the queue holds the audit: a Worker stopped right after the response loses none", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient" });
+    let held = 0;
+    const queue = {
+      send: async (body: unknown, options?: QueueSendOptions) => {
+        await env.AUDIT_QUEUE.send(body, options);
+        held++;
+      },
+      sendBatch: async (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => {
+        await env.AUDIT_QUEUE.sendBatch(messages, options);
+        held++;
+      },
+    } as unknown as Queue;
+    // The execution context is never waited on: whatever the Worker left for after the response
+    // (waitUntil) is abandoned, as when it stops there.
+    const res = await app.fetch(
+      new Request(`http://localhost/fhir/r4/${t.orgId}/Patient/${p.id}`, { headers: { authorization: `Bearer ${t.key}`, "x-organization-id": t.orgId } }),
+      { ...env, AUDIT_QUEUE: queue } as Env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(200);
+    expect(held).toBe(1);
+    expect(await auditsOf(t, `Patient/${p.id}`, 2)).toEqual(["create", "read"]);
+  });
+
+  it("stores a redelivered batch once, and each event once however many times it comes", async () => {
+    const t = await createTenant();
+    const event = { resourceType: "AuditEvent", id: crypto.randomUUID(), recorded: new Date().toISOString(), meta: { versionId: "1", lastUpdated: new Date().toISOString() }, source: { site: t.orgId, observer: { display: "test" } }, entity: [{ what: { reference: "Patient/redelivered" } }], subtype: [{ code: "read" }] };
+    const body: AuditMessage = { orgId: t.orgId, event };
+    const indexRows = async () =>
+      (await t.ctx.d1.prepare("SELECT COUNT(*) AS n FROM fhir_idx_reference WHERE org_id = ?1 AND resource_id = ?2").bind(t.orgId, event.id).first<{ n: number }>())!.n;
+    const rowsAfter: number[] = [];
+    for (let delivery = 0; delivery < 3; delivery++) {
+      // The same message twice in one batch too (at-least-once delivery may do that).
+      const batch = createMessageBatch("cdis-audit", [messageOf(body), messageOf(body)]);
+      const ctx = createExecutionContext();
+      await worker.queue(batch, env);
+      const result = await getQueueResult(batch, ctx);
+      expect(result.explicitAcks).toHaveLength(2);
+      expect(result.retryMessages).toEqual([]);
+      rowsAfter.push(await indexRows());
+    }
+    expect(await auditsOf(t, "Patient/redelivered", 1)).toEqual(["read"]);
+    // Its index rows went in once, with the first delivery.
+    expect(rowsAfter[0]).toBeGreaterThan(0);
+    expect(new Set(rowsAfter).size).toBe(1);
+  });
+
+  it("retries a batch it could not store instead of acknowledging it", async () => {
+    const t = await createTenant();
+    const event = { resourceType: "AuditEvent", id: crypto.randomUUID(), source: { site: t.orgId } };
+    const batch = createMessageBatch("cdis-audit", [messageOf({ orgId: t.orgId, event })]);
+    const ctx = createExecutionContext();
+    await consumeAudits(batch, async () => {
+      throw new Error("shard unreachable");
+    });
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual([batch.messages[0]!.id]);
+  });
+
+  it("never stores an audit in, or shows it to, another organization", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const p = await post(a, { resourceType: "Patient" });
+    expect((await a.fetch(`/fhir/r4/${a.orgId}/Patient/${p.id}`)).status).toBe(200);
+    // B reading A's id finds nothing, and that failed read is B's audit.
+    expect((await b.fetch(`/fhir/r4/${b.orgId}/Patient/${p.id}`)).status).toBe(404);
+    expect(await auditsOf(a, `Patient/${p.id}`, 2)).toEqual(["create", "read"]);
+    expect(await auditsOf(b, `Patient/${p.id}`, 1)).toEqual(["read"]);
+    // A message claiming one org for an event recorded for another is stored nowhere.
+    const forged = { resourceType: "AuditEvent", id: crypto.randomUUID(), source: { site: a.orgId }, entity: [{ what: { reference: "Patient/forged" } }] };
+    const batch = createMessageBatch("cdis-audit", [messageOf({ orgId: b.orgId, event: forged })]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toHaveLength(1);
+    await settle();
+    expect(await auditsOf(a, "Patient/forged", 0)).toEqual([]);
+    expect(await auditsOf(b, "Patient/forged", 0)).toEqual([]);
+  });
+});
