@@ -15,6 +15,7 @@ import { agentToolRoutes } from "./features/agents/routes/agent-tools";
 import { agentRoutes } from "./features/agents/routes/agents";
 import { apiKeyRoutes } from "./features/tenancy/routes/api-keys";
 import { connectorRoutes } from "./features/connectors/routes/connectors";
+import { consentPolicyRoutes } from "./features/consent/routes/policy";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
@@ -82,6 +83,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/tools", toolRoutes);
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
   app.route("/api/hl7/messages", inboundMessageRoutes);
+  app.route("/api/consent", consentPolicyRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

@@ -2,8 +2,9 @@
 // pipelines' core families, the agents' ai nodes and each standard's nodes. A new family
 // (DICOM, X12, devices, consent) is one list added here; the registry reads this.
 import { AI_NODES } from "./features/agents/nodes";
+import { CONSENT_NODES } from "./features/consent/nodes";
 import type { NodeType } from "./features/pipelines/node-type";
 import { CORE_NODE_FAMILIES } from "./features/pipelines/nodes";
 import { HL7_NODES } from "./standards/hl7v2/nodes";
 
-export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES];
+export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, CONSENT_NODES];

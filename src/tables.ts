@@ -7,3 +7,4 @@ export * from "./features/connectors/tables";
 export * from "./features/agents/tools/custom/tables";
 export * from "./features/inbound/tables";
 export * from "./features/fhir/tables";
+export * from "./features/consent/tables";

@@ -11,6 +11,7 @@ import { ApiError, type OperationOutcome } from "../../platform/errors";
 import { fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
 import type { FhirPort, Resource } from "../fhir/port";
+import { type ConsentDecider, consentDecider } from "../consent/service";
 
 export interface PipelineServices {
   /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */
@@ -20,6 +21,8 @@ export interface PipelineServices {
   connectors: ConnectorClient;
   /** Outbound HTTP for nodes, through the outbound guard; uses globalThis.fetch at call time so tests can mock it. */
   fetch(input: string | Request, init?: RequestInit): Promise<Response>;
+  /** Consent decisions over the org's Consents and policy (consent nodes, outbound checks). */
+  consent: ConsentDecider;
   /** What the ai nodes run with: models, agents and their tools, as the pipeline's principal. */
   ai(): Omit<AiNodeContext, "signal">;
 }
@@ -67,6 +70,7 @@ export function buildPipelineServices(data: OrgData, principal: Principal, testM
     },
     connectors: connectorClient(data, principal.orgId, testMode),
     fetch: outboundFetch(env),
+    consent: consentDecider(data, () => fhirBinding().port),
     ai: () => ({ env, data, principal, services: agentServicesFor(data, principal, { testMode }) }),
   };
 }

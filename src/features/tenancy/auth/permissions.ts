@@ -21,12 +21,15 @@ export type Permission =
   | "messages:ingest"
   | "messages:read"
   | "messages:manage"
-  | "devices:sync";
+  | "devices:sync"
+  | "consent:manage"
+  | "audit:read";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
+  "consent:manage", "audit:read",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
