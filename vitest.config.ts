@@ -25,8 +25,9 @@ export default defineConfig(async () => {
             exclude: ["test/unit/**", "test/interop/**"],
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts"],
             // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
-            // tests, and a redirector plus a forbidden target for the outbound-guard tests.
-            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts"],
+            // tests, a redirector plus a forbidden target for the outbound-guard tests, and an
+            // independent FHIR server (Medplum's router) as the EHR for fetch and write-back.
+            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/fhir-peer.ts"],
           },
         },
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"] } },

@@ -11,6 +11,8 @@ export const MAX_CONSENTS_PER_PATIENT = 1000;
 export interface ConsentDecider {
   policy(): Promise<ConsentPolicy>;
   decide(request: ConsentRequest): Promise<ConsentDecision>;
+  /** "Patient/<id>" of the org's Patients carrying any of these identifier values (HL7 PID-3, MRNs). */
+  patientsByIdentifier(values: string[]): Promise<string[]>;
 }
 
 const patientRef = (p: string) => (p.includes("/") ? p : `Patient/${p}`);
@@ -33,6 +35,12 @@ export function consentDecider(data: OrgData, fhir: () => FhirPort): ConsentDeci
     decide: async (request) => {
       const [consents, p] = await Promise.all([activeConsents(fhir(), request.patient), policyOnce()]);
       return decide(request, consents, p.defaultPolicy);
+    },
+    patientsByIdentifier: async (values) => {
+      if (!values.length) return [];
+      const query = `identifier=${values.map((v) => encodeURIComponent(v.replaceAll(",", "\\,"))).join(",")}&_count=100&_elements=id`;
+      const bundle = await fhir().search("Patient", query);
+      return (bundle.entry ?? []).flatMap((e) => (e.resource?.id ? [`Patient/${e.resource.id}`] : []));
     },
   };
 }
