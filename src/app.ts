@@ -1,5 +1,7 @@
 // Builds the Hono app: middleware order, error shaping, route mounts, OpenAPI.
 import { apiDocsRoutes } from "./platform/http/api-docs";
+import { managementAudit } from "./features/audit/middleware";
+import { auditRoutes } from "./features/audit/routes/audit";
 import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
@@ -31,8 +33,8 @@ import { toolRoutes } from "./features/agents/routes/tools";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
-/** What a test may wire differently: the FHIR operations and the store's access policy. */
-export type AppOptions = Partial<FhirRouterOptions>;
+/** What a test or benchmark may wire differently: the FHIR operations, the store's access policy, the management audit (on unless false). */
+export type AppOptions = Partial<FhirRouterOptions> & { managementAudit?: boolean };
 
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter();
@@ -65,8 +67,10 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/admin", adminRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
-  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, requireJsonBody());
-  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext);
+  // Then every management action is audited once it has answered (features/audit/middleware.ts).
+  const audit = options.managementAudit === false ? [] : [managementAudit];
+  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, ...audit, requireJsonBody());
+  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, ...audit);
 
   app.route("/api", organizationRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
@@ -84,6 +88,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
   app.route("/api/hl7/messages", inboundMessageRoutes);
   app.route("/api/consent", consentPolicyRoutes);
+  app.route("/api/audit", auditRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

@@ -8,3 +8,4 @@ export * from "./features/agents/tools/custom/tables";
 export * from "./features/inbound/tables";
 export * from "./features/fhir/tables";
 export * from "./features/consent/tables";
+export * from "./features/audit/tables";

@@ -358,6 +358,8 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   /** Validates and prepares one version of a resource (id, meta, Binary offload, index rows). */
   async planWrite(resource: Resource, id: string, current: StoredVersion | undefined, interaction: "create" | "update" | "patch"): Promise<PlannedWrite> {
+    // Every client write path (a patch too, single or in a bundle) ends here: server-only types stay append-only.
+    if (READ_ONLY_TYPES.has(resource.resourceType)) throw forbidden(`${resource.resourceType} resources are written by the server only`);
     const versionId = (current?.versionId ?? 0) + 1;
     const lastUpdated = new Date().toISOString();
     const meta = { ...(resource.meta ?? {}), versionId: String(versionId), lastUpdated };
@@ -382,7 +384,13 @@ export class FhirService implements FhirPort, FhirExportReader {
     };
   }
 
+  /** 403 for a type clients may not delete (AuditEvent: append-only), in a bundle as alone. */
+  deletable(type: string): void {
+    if (READ_ONLY_TYPES.has(type)) throw forbidden(`${type} resources cannot be deleted`);
+  }
+
   async planDelete(type: string, id: string, current: StoredVersion): Promise<PlannedWrite> {
+    this.deletable(type);
     if (!this.policy.permitsAll) await this.mayWrite("delete", parsed(current.content));
     const versionId = current.versionId + 1;
     const lastUpdated = new Date().toISOString();
@@ -514,7 +522,7 @@ export class FhirService implements FhirPort, FhirExportReader {
   async delete(type: string, id: string, options: UpdateOptions = {}): Promise<void> {
     await this.writeAudited("delete", `${type}/${id}`, async () => {
       this.checkType(type);
-      if (READ_ONLY_TYPES.has(type)) throw forbidden(`${type} resources cannot be deleted`);
+      this.deletable(type);
       const current = await this.store.current(type, id);
       checkIfMatch(options.ifMatch, current);
       // Deleting what is absent or already deleted succeeds without a new version (idempotent).
