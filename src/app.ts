@@ -2,6 +2,7 @@
 import { apiDocsRoutes } from "./platform/http/api-docs";
 import { managementAudit } from "./features/audit/middleware";
 import { auditRoutes } from "./features/audit/routes/audit";
+import { auditAdminRoutes } from "./features/audit/routes/admin";
 import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
@@ -65,6 +66,7 @@ export function buildApp(options: AppOptions = {}) {
   // Operator routes: their own credential (OPERATOR_TOKEN), documented as operator-only.
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
   app.route("/admin", adminRoutes);
+  app.route("/admin", auditAdminRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once it has answered (features/audit/middleware.ts).

@@ -1,9 +1,11 @@
 // The audit trail of management actions: one AuditEvent per action with its agent (key id and
 // role), action codes, entity and outcome; no secret in any of them; AuditEvents append-only for
 // every role; GET /api/audit filters and pages; tenancy.
+import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
+import { purgeExpiredAudits } from "../../src/features/audit/use-cases/purge";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
-import { authedFetch, createKey, createTenant, type Tenant } from "../support/tenants";
+import { authedFetch, call, createKey, createTenant, type Tenant } from "../support/tenants";
 
 interface AuditEventBody {
   id: string;
@@ -254,5 +256,40 @@ describe("the audit trail itself", () => {
     expect(cross.status).toBe(403);
     const retention = await authedFetch(a.orgId, b.key)("/api/audit/retention", { method: "PUT", json: { retention_days: 1 } });
     expect(retention.status).toBe(403);
+  });
+});
+
+describe("retention and the operator purge", () => {
+  const purge = (orgId: string, token = "test-operator-token") => call(`/admin/organizations/${orgId}/audit/purge`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+
+  it("keep (the default) refuses; a retention erases only older events; each purge leaves its own AuditEvent; API keys cannot", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    await createPipeline(t, definition([trigger()], []), { deploy: false });
+    await createPipeline(other, definition([trigger()], []), { deploy: false });
+    expect(await (await t.fetch("/api/audit/retention")).json()).toMatchObject({ retention_days: null });
+
+    const keep = await purge(t.orgId);
+    expect(keep.status).toBe(409);
+    expect(await keep.json()).toMatchObject({ error: { code: "AUDIT_RETENTION_KEEP" } });
+    await expectAudit(t, "audit.purge", { entity: "audit_log", entityId: t.orgId, outcome: "4", keyId: "operator" });
+    expect((await purge(t.orgId, "wrong")).status).toBe(401);
+    expect((await t.fetch(`/admin/organizations/${t.orgId}/audit/purge`, { method: "POST" })).status).toBe(401);
+
+    expect((await t.fetch("/api/audit/retention", { method: "PUT", json: { retention_days: 0 } })).status).toBe(400);
+    await t.fetch("/api/audit/retention", { method: "PUT", json: { retention_days: 30 } });
+    const nothingYet = await purge(t.orgId);
+    expect(await nothingYet.json()).toMatchObject({ retention_days: 30, purged: 0 });
+    const before = (await audits(t)).length;
+    expect(before).toBeGreaterThan(3);
+
+    // 31 days later everything recorded so far is past retention.
+    const report = await purgeExpiredAudits(env, t.orgId, Date.now() + 31 * 86_400_000);
+    expect(report.purged).toBeGreaterThanOrEqual(before); // reading the trail is audited too
+    const left = await audits(t);
+    expect(left.map((e) => e.subtype[1]?.code)).toEqual(["audit.purge"]);
+    expect(left[0]?.outcome).toBe("0");
+    // The other organization's trail is untouched.
+    expect((await audits(other, "action=pipeline.create")).length).toBe(1);
   });
 });

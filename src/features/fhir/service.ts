@@ -108,6 +108,14 @@ export class FhirService implements FhirPort, FhirExportReader {
     this.appendedAudits(1);
   }
 
+  /** The audit retention purge (an operator command): erases the AuditEvents recorded before `before`; returns how many. */
+  async purgeAuditEvents(before: string): Promise<number> {
+    await flushAuditLog(this.store);
+    let erased = 0;
+    for (let n = await this.store.purgeAuditsBefore(before); n > 0; n = await this.store.purgeAuditsBefore(before)) erased += n;
+    return erased;
+  }
+
   /** Records an audit outside a write batch: after the response when possible. */
   async recordAudit(input: AuditInput): Promise<void> {
     const done = this.db.batch(this.store.writeStatements([this.auditWrite(input)]))
