@@ -34,8 +34,8 @@ import { toolRoutes } from "./features/agents/routes/tools";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
-/** What a test or benchmark may wire differently: the FHIR operations, the store's access policy, the management audit (on unless false). */
-export type AppOptions = Partial<FhirRouterOptions> & { managementAudit?: boolean };
+/** What a test may wire differently: the FHIR operations and the store's access policy. */
+export type AppOptions = Partial<FhirRouterOptions>;
 
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter();
@@ -70,9 +70,8 @@ export function buildApp(options: AppOptions = {}) {
 
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once it has answered (features/audit/middleware.ts).
-  const audit = options.managementAudit === false ? [] : [managementAudit];
-  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, ...audit, requireJsonBody());
-  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, ...audit);
+  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, managementAudit, requireJsonBody());
+  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, managementAudit);
 
   app.route("/api", organizationRoutes);
   app.route("/api/api-keys", apiKeyRoutes);

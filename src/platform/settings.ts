@@ -22,6 +22,7 @@ const NAMES = [
   "PUBLIC_BASE_URL",
   "DATA_SHARDS",
   "OPERATOR_TOKEN",
+  "MANAGEMENT_AUDIT",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

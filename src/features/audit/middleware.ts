@@ -5,6 +5,7 @@
 // never read, so no credential, message or chat content reaches an AuditEvent.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../app-env";
+import { settingsOf } from "../../platform/settings";
 import type { ManagementAction } from "./actions";
 import { recordManagementAction } from "./record";
 
@@ -109,9 +110,16 @@ async function reasonOf(res: Response): Promise<string> {
   return issue ?? `HTTP ${res.status}`;
 }
 
+/** Only a local run may switch the trail off (bench/audit.ts); a deployment always audits. */
+function auditOff(env: object): boolean {
+  const s = settingsOf(env);
+  return s.DEV_MODE === "true" && s.MANAGEMENT_AUDIT === "off";
+}
+
 /** Records the AuditEvent of each audited route the request matched, once it has answered. */
 export const managementAudit = createMiddleware<AppEnv>(async (c, next) => {
   await next();
+  if (auditOff(c.env)) return;
   const matched = auditedRoute(c.req.method, c.req.path);
   const principal = c.get("principal");
   const ctx = c.get("ctx");
@@ -124,5 +132,5 @@ export const managementAudit = createMiddleware<AppEnv>(async (c, next) => {
     outcome,
     ...(outcome === "0" ? {} : { reason: await reasonOf(res) }),
     detail: { method: c.req.method, path: c.req.path, status: String(res.status) },
-  });
+  }, { waitUntil: (p) => c.executionCtx.waitUntil(p) });
 });
