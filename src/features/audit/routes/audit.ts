@@ -3,12 +3,13 @@ import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
-import { readRetention, writeRetention } from "../retention";
+import type { AuditRetention } from "../retention";
 import { AuditPage, AuditQuery, RetentionBody, RetentionSchema } from "../schemas";
 import { listAuditEvents } from "../use-cases/list-audit";
+import { getAuditRetention, setAuditRetention } from "../use-cases/retention";
 
 const tags = ["Audit"];
-const presentRetention = (r: Awaited<ReturnType<typeof readRetention>>) => ({ retention_days: r.retentionDays, updated_at: r.updatedAt, updated_by: r.updatedBy });
+const presentRetention = (r: AuditRetention) => ({ retention_days: r.retentionDays, updated_at: r.updatedAt, updated_by: r.updatedBy });
 
 export const auditRoutes = createRouter()
   .openapi(
@@ -38,7 +39,7 @@ export const auditRoutes = createRouter()
       middleware: requirePermission("audit:read"),
       responses: { 200: { description: "Retention", content: json(RetentionSchema) }, ...commonErrors },
     }),
-    async (c) => c.json(presentRetention(await readRetention(c.get("ctx"))), 200),
+    async (c) => c.json(presentRetention(await getAuditRetention(c.get("ctx"))), 200),
   )
   .openapi(
     createRoute({
@@ -51,5 +52,5 @@ export const auditRoutes = createRouter()
       request: { body: { required: true, content: json(RetentionBody) } },
       responses: { 200: { description: "Retention", content: json(RetentionSchema) }, ...commonErrors },
     }),
-    async (c) => c.json(presentRetention(await writeRetention(c.get("ctx"), c.req.valid("json").retention_days, c.get("principal").keyId)), 200),
+    async (c) => c.json(presentRetention(await setAuditRetention(c.get("ctx"), c.get("principal"), c.req.valid("json").retention_days)), 200),
   );
