@@ -1,7 +1,9 @@
 // The audit trail of management actions: one AuditEvent per action with its agent (key id and
 // role), action codes, entity and outcome; no secret in any of them; AuditEvents append-only for
 // every role; GET /api/audit filters and pages; tenancy.
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { describe, expect, inject, it } from "vitest";
 import { purgeExpiredAudits } from "../../src/features/audit/use-cases/purge";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
@@ -256,6 +258,24 @@ describe("the audit trail itself", () => {
     expect(cross.status).toBe(403);
     const retention = await authedFetch(a.orgId, b.key)("/api/audit/retention", { method: "PUT", json: { retention_days: 1 } });
     expect(retention.status).toBe(403);
+  });
+});
+
+describe("compliance export", () => {
+  it("Bulk Data export with _type=AuditEvent and _since carries the period's management AuditEvents as NDJSON", async () => {
+    const t = await createTenant();
+    const since = new Date(Date.now() - 1000).toISOString();
+    const id = await createPipeline(t, definition([trigger()], []), { deploy: false });
+    const kick = await t.fetch(`/fhir/r4/${t.orgId}/$export?_type=AuditEvent&_since=${encodeURIComponent(since)}`, { headers: { accept: "application/fhir+json", prefer: "respond-async" } });
+    expect(kick.status).toBe(202);
+    const status = new URL(kick.headers.get("content-location")!).pathname;
+    await runDurableObjectAlarm(orgObject(env.EXPORT_JOB, t.orgId, status.split("/").pop()!));
+    const manifest = (await (await t.fetch(status)).json()) as { output: { type: string; url: string }[] };
+    const file = manifest.output.find((o) => o.type === "AuditEvent");
+    expect(file).toBeDefined();
+    const lines = (await (await t.fetch(new URL(file!.url).pathname)).text()).trimEnd().split("\n").map((l) => JSON.parse(l) as AuditEventBody);
+    const created = lines.find((e) => e.subtype.some((s) => s.code === "pipeline.create"));
+    expect(created?.entity[0]?.what?.identifier.value).toBe(id);
   });
 });
 

@@ -620,6 +620,8 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   async exportPage(q: ExportQuery): Promise<ExportPage> {
     const orgId = this.principal.orgId;
+    // Audits still in the pending log belong in an AuditEvent export (the compliance export of a period).
+    if (q.type === "AuditEvent" && !q.cursor) await this.auditsVisible("AuditEvent");
     const results = await exportRows(this.db, orgId, q);
     const rows = results.slice(0, q.limit);
     const last = rows.at(-1);
