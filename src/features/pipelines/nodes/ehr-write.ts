@@ -46,10 +46,11 @@ type EhrRefLookup = (type: string, localId: string) => Promise<string | undefine
  */
 export async function toEhrResource(resource: Resource, connectorId: string, endpoint: string, lookup: EhrRefLookup, unmapped: Config["unmapped_references"]): Promise<Resource> {
   const base = endpoint.replace(/\/$/, "");
-  const visit = async (value: unknown, top: boolean): Promise<unknown> => {
-    if (Array.isArray(value)) return Promise.all(value.map((v) => visit(v, false)));
+  const visit = async (value: unknown): Promise<unknown> => {
+    if (Array.isArray(value)) return Promise.all(value.map(visit));
     if (!value || typeof value !== "object") return value;
-    const out: Record<string, unknown> = Object.fromEntries(await Promise.all(Object.entries(value).map(async ([k, v]) => [k, top && k === "contained" ? v : await visit(v, false)])));
+    // fromEntries keeps a "__proto__" member as data instead of re-parenting `out`.
+    const out: Record<string, unknown> = Object.fromEntries(await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await visit(v)])));
     if (typeof out.reference === "string") out.reference = await rewrite(out.reference);
     return out;
   };
@@ -64,7 +65,7 @@ export async function toEhrResource(resource: Resource, connectorId: string, end
     return reference;
   };
   const { id: _id, meta, ...rest } = resource;
-  const body = (await visit(rest, true)) as Resource;
+  const body = (await visit(rest)) as Resource;
   const identifier = (Array.isArray(body.identifier) ? (body.identifier as { system?: string }[]) : []).filter((i) => i.system !== sourceSystem(connectorId));
   const keptMeta = { ...(meta?.profile ? { profile: meta.profile } : {}), ...(meta?.tag ? { tag: meta.tag } : {}), ...(meta?.security ? { security: meta.security } : {}) };
   const { identifier: _identifier, ...withoutIdentifier } = body;
