@@ -19,6 +19,8 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
   copilot: { file: "copilot.ts", what: "copilot deterministic endpoints p50 on a 50-node pipeline vs the raw definition validator, in-process" },
   devices: { file: "devices.ts", what: "device readings → Observations/s vs plain FHIR transactions; vitals p50/p99 on a year of 1-minute heart rate" },
+  consent: { file: "consent.ts", what: "consent decision p50 over 20 Consents per patient, in-process and through the store, vs no-consent and one read" },
+  audit: { file: "audit.ts", what: "management request latency with the audit trail on vs off, in the same workerd" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 

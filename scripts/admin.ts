@@ -1,9 +1,10 @@
 // `npm run admin -- <command> [--flags]`: creates organizations and API keys,
 // lists and revokes keys, sets per-org limits, against local D1 (default) or the
-// deployed database (--remote); moves organizations between shards through the service.
+// deployed database (--remote); moves organizations between shards and purges expired AuditEvents
+// through the service.
 import { generateApiKey } from "../src/features/tenancy/auth/api-key-crypto";
 import { type AdminArgs, UsageError, parseAdminArgs } from "./lib/admin-args";
-import { moveOrg } from "./lib/move-org";
+import { moveOrg, purgeAudit } from "./lib/move-org";
 import { stateDirOf } from "./lib/dev-state";
 import { insertApiKeySql, insertOrganizationSql, missingScopedAgents, setLimitsSql } from "./lib/records";
 import { shardDatabaseName, shardForNewOrg } from "./lib/shards";
@@ -36,6 +37,8 @@ async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run"
       return print(sql("SELECT id, name, limits, shard, moving_to, created_at FROM organizations ORDER BY created_at"));
     case "move-org":
       return print(await moveOrg({ orgId: need("org"), shard: need("shard"), url: values.url, remote }));
+    case "purge-audit":
+      return print(await purgeAudit({ orgId: need("org"), url: values.url, remote }));
     case "set-limits":
       sql(setLimitsSql(need("org"), JSON.parse(need("limits"))));
       return print(sql(`SELECT id, limits FROM organizations WHERE id = ${lit(need("org"))}`)[0]);

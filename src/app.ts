@@ -1,5 +1,8 @@
 // Builds the Hono app: middleware order, error shaping, route mounts, OpenAPI.
 import { apiDocsRoutes } from "./platform/http/api-docs";
+import { managementAudit } from "./features/audit/middleware";
+import { auditRoutes } from "./features/audit/routes/audit";
+import { auditAdminRoutes } from "./features/audit/routes/admin";
 import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
@@ -24,6 +27,7 @@ import { copilotRoutes } from "./features/copilot/routes";
 import { hl7FieldPaths } from "./standards/hl7v2/field-paths";
 import { deviceRoutes } from "./features/devices/routes/devices";
 import { syncRoutes } from "./features/devices/routes/sync";
+import { consentPolicyRoutes } from "./features/consent/routes/policy";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
@@ -80,14 +84,16 @@ export function buildApp(options: AppOptions = {}) {
   // Operator routes: their own credential (OPERATOR_TOKEN), documented as operator-only.
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
   app.route("/admin", adminRoutes);
+  app.route("/admin", auditAdminRoutes);
 
   // A FHIR endpoint's CapabilityStatement and SMART configuration are public (discovery).
   const operations = options.operations ?? fhirOperationRegistry();
   app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations));
 
   // Everything else is authenticated, counted and size-limited, in that order.
-  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, requireJsonBody());
-  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext);
+  // Then every management action is audited once it has answered (features/audit/middleware.ts).
+  app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, managementAudit, requireJsonBody());
+  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, managementAudit);
 
   app.route("/api", organizationRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
@@ -109,6 +115,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/hl7/messages", inboundMessageRoutes);
   app.route("/api/v1/alert-rules", alertRuleRoutes);
   app.route("/api/v1/alerts", alertRoutes);
+  app.route("/api/consent", consentPolicyRoutes);
+  app.route("/api/audit", auditRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

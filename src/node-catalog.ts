@@ -3,6 +3,7 @@
 // (DICOM, X12, devices, consent) is one list added here; the registry reads this.
 import { AI_NODES } from "./features/agents/nodes";
 import { ALERT_NODES } from "./features/alerts/nodes";
+import { CONSENT_NODES } from "./features/consent/nodes";
 import type { NodeType } from "./features/pipelines/node-type";
 import { CORE_NODE_FAMILIES } from "./features/pipelines/nodes";
 import { DICOM_NODES } from "./standards/dicomweb/nodes/index";
@@ -10,4 +11,4 @@ import { DEVICE_NODES } from "./features/devices/nodes";
 import { HL7_NODES } from "./standards/hl7v2/nodes";
 import { X12_NODES } from "./standards/x12/nodes/index";
 
-export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, X12_NODES, DICOM_NODES, DEVICE_NODES, ALERT_NODES];
+export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, X12_NODES, DICOM_NODES, DEVICE_NODES, ALERT_NODES, CONSENT_NODES];

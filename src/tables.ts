@@ -10,3 +10,5 @@ export * from "./features/fhir/tables";
 export * from "./features/alerts/tables";
 export * from "./features/copilot/tables";
 export * from "./features/devices/tables";
+export * from "./features/consent/tables";
+export * from "./features/audit/tables";

@@ -30,6 +30,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     optional: ["url"],
     database: true,
   },
+  "purge-audit": {
+    args: "--org ID [--url URL]",
+    about: "erases the org's AuditEvents older than its audit retention (PUT /api/audit/retention; default keep: refused) through the running service's operator route (OPERATOR_TOKEN); leaves an audit.purge AuditEvent",
+    required: ["org"],
+    optional: ["url"],
+    database: true,
+  },
   "set-limits": {
     args: "--org ID --limits JSON",
     about: `sets per-org limits, e.g. '{"apiPerMinute":5000,"concurrentExports":10}'`,

@@ -24,6 +24,7 @@ const NAMES = [
   "OPERATOR_TOKEN",
   "CORS_ORIGINS",
   "LOG_LEVEL",
+  "MANAGEMENT_AUDIT",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

@@ -32,7 +32,7 @@ describe("node catalog", () => {
     const hits = (await (await t.fetch("/api/node-catalog/search/conceptmap")).json()) as { nodes: Entry[] };
     expect(hits.nodes.map((n) => n.id)).toEqual(["data.concept_map"]);
     const byKeyword = (await (await t.fetch(`/api/node-catalog/search/${encodeURIComponent("epic")}`)).json()) as { nodes: Entry[] };
-    expect(byKeyword.nodes.map((n) => n.id)).toEqual(["fhir.ehr_fetch"]);
+    expect(byKeyword.nodes.map((n) => n.id)).toEqual(["fhir.ehr_fetch", "fhir.ehr_write"]);
     const none = (await (await t.fetch("/api/node-catalog/search/zzzz")).json()) as { total_count: number };
     expect(none.total_count).toBe(0);
   });

@@ -25,6 +25,12 @@ export const EXPORTABLE_TYPES = [
 export type ExportableType = (typeof EXPORTABLE_TYPES)[number];
 
 /**
+ * Types a system-level export carries only when `_type` names them: AuditEvent, the compliance
+ * export of the audit trail (`_type=AuditEvent&_since=`); a default export stays clinical data.
+ */
+export const ON_REQUEST_SYSTEM_TYPES: readonly string[] = ["AuditEvent"];
+
+/**
  * All spec types are in the R4 Patient CompartmentDefinition; Patient itself is the
  * compartment's focal resource. Kept as a list so a future exportable type outside
  * the compartment (e.g. Organization) is excluded from patient-level export.

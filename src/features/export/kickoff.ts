@@ -3,7 +3,7 @@
 // or unsupported is a 400 OperationOutcome, unless `Prefer: handling=lenient`
 // lets us ignore an unsupported parameter.
 import { ApiError, type FieldError } from "../../platform/errors";
-import { EXPORTABLE_TYPES, PATIENT_COMPARTMENT_TYPES, isExportable } from "./exportable";
+import { EXPORTABLE_TYPES, ON_REQUEST_SYSTEM_TYPES, PATIENT_COMPARTMENT_TYPES, isExportable } from "./exportable";
 
 export type ExportLevel = "system" | "patient" | "group";
 
@@ -140,8 +140,9 @@ export function parseKickoff(input: KickoffInput): ExportRequest {
 
   const allowed: readonly string[] = input.level === "system" ? EXPORTABLE_TYPES : PATIENT_COMPARTMENT_TYPES;
   const requested = splitList(params.get("_type"));
+  const onRequest = input.level === "system" ? ON_REQUEST_SYSTEM_TYPES : [];
   for (const t of requested) {
-    if (!allowed.includes(t)) {
+    if (!allowed.includes(t) && !onRequest.includes(t)) {
       errors.push({
         path: "_type",
         message: isExportable(t) ? `${t} is not in the Patient compartment` : `${t} is not an exportable resource type`,

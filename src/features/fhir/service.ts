@@ -109,6 +109,14 @@ export class FhirService implements FhirPort, FhirExportReader {
     await this.sendAudit(this.auditEventWrite(event, new Date().toISOString()).event);
   }
 
+  /** The audit retention purge (an operator command): erases the AuditEvents recorded before `before`; returns how many. */
+  async purgeAuditEvents(before: string): Promise<number> {
+    await flushAuditLog(this.store);
+    let erased = 0;
+    for (let n = await this.store.purgeAuditsBefore(before); n > 0; n = await this.store.purgeAuditsBefore(before)) erased += n;
+    return erased;
+  }
+
   /** Records the audit of an interaction that writes nothing else (a read, a search, a refused write). */
   async recordAudit(input: AuditInput): Promise<void> {
     await this.sendAudit(this.auditWrite(input).event);
@@ -354,6 +362,8 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   /** Validates and prepares one version of a resource (id, meta, Binary offload, index rows). */
   async planWrite(resource: Resource, id: string, current: StoredVersion | undefined, interaction: "create" | "update" | "patch"): Promise<PlannedWrite> {
+    // Every client write path (a patch too, single or in a bundle) ends here: server-only types stay append-only.
+    if (READ_ONLY_TYPES.has(resource.resourceType)) throw forbidden(`${resource.resourceType} resources are written by the server only`);
     const versionId = (current?.versionId ?? 0) + 1;
     const lastUpdated = new Date().toISOString();
     const meta = { ...(resource.meta ?? {}), versionId: String(versionId), lastUpdated };
@@ -378,7 +388,13 @@ export class FhirService implements FhirPort, FhirExportReader {
     };
   }
 
+  /** 403 for a type clients may not delete (AuditEvent: append-only), in a bundle as alone. */
+  deletable(type: string): void {
+    if (READ_ONLY_TYPES.has(type)) throw forbidden(`${type} resources cannot be deleted`);
+  }
+
   async planDelete(type: string, id: string, current: StoredVersion): Promise<PlannedWrite> {
+    this.deletable(type);
     if (!this.policy.permitsAll) await this.mayWrite("delete", parsed(current.content));
     const versionId = current.versionId + 1;
     const lastUpdated = new Date().toISOString();
@@ -516,7 +532,7 @@ export class FhirService implements FhirPort, FhirExportReader {
   async delete(type: string, id: string, options: UpdateOptions = {}): Promise<void> {
     await this.writeAudited("delete", `${type}/${id}`, async () => {
       this.checkType(type);
-      if (READ_ONLY_TYPES.has(type)) throw forbidden(`${type} resources cannot be deleted`);
+      this.deletable(type);
       const current = await this.store.current(type, id);
       checkIfMatch(options.ifMatch, current);
       // Deleting what is absent or already deleted succeeds without a new version (idempotent).
@@ -608,6 +624,8 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   async exportPage(q: ExportQuery): Promise<ExportPage> {
     const orgId = this.principal.orgId;
+    // Audits still in the pending log belong in an AuditEvent export (the compliance export of a period).
+    if (q.type === "AuditEvent" && !q.cursor) await this.auditsVisible("AuditEvent");
     const results = await exportRows(this.db, orgId, q);
     const rows = results.slice(0, q.limit);
     const last = rows.at(-1);

@@ -310,6 +310,7 @@ async function planAndCommit(service: FhirService, parsed: ParsedEntry[], { targ
       const patched = applyJsonPatch(await service.hydrate(current.content), patchBody(body));
       plans.push({ index: p.index, plan: underIfMatch(await service.planWrite(patched, target!.id, current, "patch"), ifMatch) });
     } else if (p.method === "DELETE") {
+      service.deletable(p.type);
       const current = currentOf(p);
       checkIfMatch(ifMatch, current ?? undefined);
       if (current && !current.deleted) plans.push({ index: p.index, plan: underIfMatch(await service.planDelete(p.type, target!.id, current), ifMatch) });

@@ -18,6 +18,8 @@ export interface NodeError {
   message: string;
   node_id: string;
   node_type: string;
+  /** What the node said about the failure beyond its message (NodeFailure.details). */
+  details?: Record<string, unknown>;
 }
 
 export interface NodeState {
@@ -332,7 +334,8 @@ export const MAX_ERROR_MESSAGE_CHARS = 4000;
 export function toNodeError(e: unknown, nodeId: string, nodeType: string): NodeError {
   const known = e instanceof NodeFailure || e instanceof ApiError;
   const message = clip(known || e instanceof Error ? e.message : String(e), MAX_ERROR_MESSAGE_CHARS);
-  return { code: known ? e.code : "NODE_FAILED", message, node_id: nodeId, node_type: nodeType };
+  const details = e instanceof NodeFailure && e.details ? { details: plainJson(e.details, "error details") as Record<string, unknown> } : {};
+  return { code: known ? e.code : "NODE_FAILED", message, node_id: nodeId, node_type: nodeType, ...details };
 }
 
 /** Outputs of an execution: what a respond node set, else every sink node's outputs by node id. */

@@ -64,7 +64,9 @@ export const WebhookQuery = z.object({ node_id: z.string().optional(), wait: z.e
 
 // Execution results, shared by the execute and webhook routes.
 
-const NodeErrorSchema = z.object({ code: z.string(), message: z.string(), node_id: z.string(), node_type: z.string() }).openapi("NodeError");
+const NodeErrorSchema = z
+  .object({ code: z.string(), message: z.string(), node_id: z.string(), node_type: z.string(), details: z.record(z.string(), z.unknown()).optional().openapi({ description: "e.g. {status, outcome}: the OperationOutcome a peer answered" }) })
+  .openapi("NodeError");
 
 export const NodeResultSchema = z
   .object({

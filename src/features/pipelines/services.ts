@@ -12,6 +12,7 @@ import { fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
 import type { FhirPort, Resource } from "../fhir/port";
 import { type NodeFiles, nodeFiles } from "./node-files";
+import { type ConsentDecider, consentDecider } from "../consent/service";
 
 export interface PipelineServices {
   /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */
@@ -23,6 +24,8 @@ export interface PipelineServices {
   files: NodeFiles;
   /** Outbound HTTP for nodes, through the outbound guard; uses globalThis.fetch at call time so tests can mock it. */
   fetch(input: string | Request, init?: RequestInit): Promise<Response>;
+  /** Consent decisions over the org's Consents and policy (consent nodes, outbound checks). */
+  consent: ConsentDecider;
   /** What the ai nodes run with: models, agents and their tools, as the pipeline's principal. */
   ai(): Omit<AiNodeContext, "signal">;
 }
@@ -71,6 +74,7 @@ export function buildPipelineServices(data: OrgData, principal: Principal, testM
     connectors: connectorClient(data, principal.orgId, testMode),
     files: nodeFiles(data.blobs, principal.orgId, testMode),
     fetch: outboundFetch(env),
+    consent: consentDecider(data, () => fhirBinding().port),
     ai: () => ({ env, data, principal, services: agentServicesFor(data, principal, { testMode }) }),
   };
 }

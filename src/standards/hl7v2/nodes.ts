@@ -12,6 +12,7 @@ import type { Hl7Message, Hl7Value } from "./message";
 import { parseMessage } from "./parse";
 import type { InboundEventPayload } from "../../features/inbound/adapter";
 import { defineNode } from "../../features/pipelines/node-type";
+import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../features/consent/outbound";
 
 export const HL7_EVENT_TYPE = "hl7.message";
 
@@ -208,6 +209,17 @@ export const hl7Ack = defineNode({
   run: async (ctx) => ({ outputs: { ack: buildAck(parsed(ctx.inputs.message), ctx.config.code as AckCode, ctx.config.text).toString() } }),
 });
 
+/** The PID-3 identifier values (CX.1) of a message: who it is about, for the consent check. */
+function pidIdentifiers(message: Hl7Message): string[] {
+  const pid = message.segment("PID");
+  if (!pid) return [];
+  return pid
+    .field(3)
+    .repetitions()
+    .map((r) => r.comp(1).value)
+    .filter((v) => v !== "");
+}
+
 /** Codes that mean the receiver took responsibility for the message. */
 const ACCEPT_CODES = new Set(["AA", "CA"]);
 
@@ -219,10 +231,11 @@ export const hl7Send = defineNode({
     "Sends an HL7 v2 message over MLLP to the endpoint of an mllp connector and waits for its ACK. By default a rejecting ACK (AE/AR/CE/CR) fails the node with HL7_NACK so the error policy applies.",
   keywords: ["hl7", "v2", "mllp", "send", "outbound", "interface", "ack", "tcp"],
   inputs: MESSAGE_IN,
-  outputs: [{ name: "output", type: "json", description: "{ack, ack_code, control_id, text}" }],
+  outputs: [{ name: "output", type: "json", description: "{ack, ack_code, control_id, text}" }, CONSENT_DENIED_PORT],
   config: z
     .object({
       connector_id: z.string().min(1).describe("An mllp connector: mllp://host:port or mllps://host:port"),
+      consent: OutboundConsentConfig.optional().describe("Consent check before sending; the patient is found by the PID-3 identifiers unless named (docs/consent.md)"),
       timeout_ms: z.number().int().min(100).max(120_000).default(10_000).describe("How long to wait for the connection and the ACK"),
       require_accept: z.boolean().default(true).describe("Fail with HL7_NACK unless MSA-1 is AA or CA"),
     })
@@ -241,6 +254,8 @@ export const hl7Send = defineNode({
     const text = message.toString();
     // Resolved in test mode too: an unknown (or another organization's) connector fails either way.
     parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
+    const denied = await outboundConsentGate(ctx, ctx.config.consent, `mllp:${ctx.config.connector_id}`, undefined, { input: ctx.inputs.message, subjects: { identifiers: pidIdentifiers(message) } });
+    if (denied) return { outputs: denied };
     if (ctx.testMode) {
       ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
       return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };

@@ -22,7 +22,7 @@ describe("admin CLI usage", () => {
     const r = admin(args);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Usage: npm run admin -- <command>/);
-    for (const command of ["create-org", "list-orgs", "move-org", "set-limits", "create-key", "list-keys", "revoke-key", "new-key-secret"]) expect(r.out).toContain(command);
+    for (const command of ["create-org", "list-orgs", "move-org", "purge-audit", "set-limits", "create-key", "list-keys", "revoke-key", "new-key-secret"]) expect(r.out).toContain(command);
   });
 
   it("prints a command's usage for its --help", () => {
@@ -97,5 +97,14 @@ describe("admin CLI create-key", () => {
     const r = spawnSync(TSX, [ADMIN, "move-org", "--org", "org-a", "--shard", "SHARD_1", "--url", "http://127.0.0.1:9"], { cwd: dir, env: { ...offline, OPERATOR_TOKEN: "t" }, encoding: "utf8", timeout: 120_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("did not answer");
+  }, 120_000);
+
+  it("purge-audit goes through the service's operator route and says clearly when none answers", () => {
+    const r = spawnSync(TSX, [ADMIN, "purge-audit", "--org", "org-a", "--url", "http://127.0.0.1:9"], { cwd: dir, env: { ...offline, OPERATOR_TOKEN: "t" }, encoding: "utf8", timeout: 120_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("did not answer");
+    const usage = spawnSync(TSX, [ADMIN, "purge-audit"], { cwd: dir, env: offline, encoding: "utf8", timeout: 120_000 });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain("--org");
   }, 120_000);
 });

@@ -83,6 +83,13 @@ export function jsonChunks(rows: unknown[][]): string[] {
 export const jsonColumns = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => `json_extract(j.value, '$[${from + i}]')`).join(", ");
 
+/** Statements removing every index row of the resources of one type whose ids are the JSON array `idsJson`. */
+export function clearIndexOfMany(db: D1Database, orgId: string, type: string, idsJson: string): D1PreparedStatement[] {
+  return [...INDEX_TABLES, "fhir_compartment"].map((t) =>
+    db.prepare(`DELETE FROM ${t} WHERE org_id = ?1 AND resource_type = ?2 AND resource_id IN (SELECT value FROM json_each(?3))`).bind(orgId, type, idsJson),
+  );
+}
+
 /** Statements removing every index row of one resource (before reindexing, or on delete). */
 export function clearIndex(db: D1Database, orgId: string, type: string, id: string): D1PreparedStatement[] {
   return [

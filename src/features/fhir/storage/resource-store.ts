@@ -2,7 +2,7 @@
 // first; writes come back as statements so callers can put several in one atomic db.batch.
 import { extractIndex } from "../index-extract";
 import type { Resource } from "../port";
-import { clearIndex, insertIndex, jsonChunks, jsonColumns } from "./index-statements";
+import { clearIndex, clearIndexOfMany, insertIndex, jsonChunks, jsonColumns } from "./index-statements";
 
 export interface StoredVersion {
   resourceType: string;
@@ -284,5 +284,25 @@ export class ResourceStore {
       this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
     ]);
     return events.length;
+  }
+
+  /**
+   * Erases up to `limit` AuditEvents recorded before `before` (ISO instant): their rows, history and
+   * index entries. Only the audit retention purge calls this (an operator command, itself audited);
+   * no client interaction can delete an AuditEvent. Returns how many it erased.
+   */
+  async purgeAuditsBefore(before: string, limit = 200): Promise<number> {
+    const { results } = await this.db
+      .prepare("SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'AuditEvent' AND last_updated < ?2 LIMIT ?3")
+      .bind(this.orgId, before, limit)
+      .all<{ id: string }>();
+    if (!results.length) return 0;
+    const ids = JSON.stringify(results.map((r) => r.id));
+    await this.db.batch([
+      ...clearIndexOfMany(this.db, this.orgId, "AuditEvent", ids),
+      this.db.prepare("DELETE FROM fhir_history WHERE org_id = ?1 AND resource_type = 'AuditEvent' AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
+      this.db.prepare("DELETE FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'AuditEvent' AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
+    ]);
+    return results.length;
   }
 }

@@ -17,7 +17,8 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
   return crypto.subtle.timingSafeEqual(x, y);
 }
 
-const operatorOnly = createMiddleware<AppEnv>(async (c, next) => {
+/** The operator token check every operator route takes (features' own operator routes too). */
+export const operatorOnly = createMiddleware<AppEnv>(async (c, next) => {
   const token = settingsOf(c.env).OPERATOR_TOKEN;
   if (!token) throw new ApiError(404, "NOT_FOUND", "Not found");
   const given = c.req.header("authorization")?.match(/^Bearer (.+)$/)?.[1];

@@ -5,6 +5,7 @@ import type { NodeType } from "../node-type";
 import { conceptMapNode } from "./concept-map";
 import { fhirpathEvaluate, filter, jsonSchemaValidate, setFields, transform } from "./data";
 import { ehrFetch } from "./ehr-fetch";
+import { ehrWrite } from "./ehr-write";
 import { bundleMerge, bundleSplit } from "./fhir-bundles";
 import { fhirCreate, fhirRead, fhirSearch, fhirUpdate, fhirUpsert, fhirValidate } from "./fhir-store";
 import { condition, delay, forEach, merge, switchNode } from "./flow";
@@ -13,7 +14,7 @@ import { eventTrigger, manualTrigger, scheduleTrigger, webhookTrigger } from "./
 
 export const CONTROL_NODES = [manualTrigger, webhookTrigger, scheduleTrigger, eventTrigger, condition, switchNode, forEach, merge, delay];
 export const DATA_NODES = [transform, filter, setFields, fhirpathEvaluate, jsonSchemaValidate, conceptMapNode];
-export const HEALTHCARE_NODES = [fhirRead, fhirSearch, fhirCreate, fhirUpdate, fhirUpsert, fhirValidate, bundleSplit, bundleMerge, ehrFetch];
+export const HEALTHCARE_NODES = [fhirRead, fhirSearch, fhirCreate, fhirUpdate, fhirUpsert, fhirValidate, bundleSplit, bundleMerge, ehrFetch, ehrWrite];
 export const OUTPUT_NODES = [httpRequest, respond, logNode];
 
 export const CORE_NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [CONTROL_NODES, DATA_NODES, HEALTHCARE_NODES, OUTPUT_NODES];

@@ -1,6 +1,7 @@
 // Output nodes: call an HTTP endpoint (directly or through a connector), set the
 // execution's response, write to the execution log.
 import { z } from "zod";
+import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../consent/outbound";
 import { NodeFailure } from "../node-failure";
 import { defineNode } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";
@@ -17,6 +18,7 @@ export const httpRequest = defineNode({
   outputs: [
     { name: "response", type: "json", description: "{status, headers, body}" },
     { name: "http_error", type: "json", description: "The response instead, when its status is 4xx/5xx" },
+    CONSENT_DENIED_PORT,
   ],
   config: z
     .object({
@@ -26,13 +28,14 @@ export const httpRequest = defineNode({
       method: z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
       headers: z.record(z.string(), z.string()).default({}),
       body_expression: jsonataExpression("yields the JSON body; default the input").optional(),
+      consent: OutboundConsentConfig.optional().describe("Consent check before a body is sent (docs/consent.md)"),
     })
     .strict()
     .refine((c) => !!c.connector_id !== !!c.url, "Set exactly one of connector_id and url"),
   destinations: (config) => (config.url ? [{ path: "url", url: config.url }] : []),
   documentation: {
     summary:
-      "In test mode GET and HEAD are sent (reads are allowed); other methods report the request they would send. Destinations the outbound guard refuses (loopback, private, link-local, metadata; see OUTBOUND_ALLOW) fail with DESTINATION_NOT_ALLOWED, on save and on every redirect.",
+      "In test mode GET and HEAD are sent (reads are allowed); other methods report the request they would send. With consent.check always (or inherit under an organization that enforces outbound consent), a body about a patient whose consent denies disclosure is not sent: consent_denied gets the deciding Consent and provision. Destinations the outbound guard refuses (loopback, private, link-local, metadata; see OUTBOUND_ALLOW) fail with DESTINATION_NOT_ALLOWED, on save and on every redirect.",
     example: { config: { url: "https://example.org/hook", method: "POST" }, inputs: { input: { a: 1 } }, outputs: { response: { status: 200, body: { ok: true } } } },
   },
   run: async (ctx) => {
@@ -44,8 +47,12 @@ export const httpRequest = defineNode({
       body,
       signal: ctx.signal,
     };
+    const target = config.connector_id ? `connector:${config.connector_id}/${config.path}` : (config.url as string);
+    if (body !== undefined) {
+      const denied = await outboundConsentGate(ctx, config.consent, target, JSON.parse(body), { input: ctx.inputs.input });
+      if (denied) return { outputs: denied };
+    }
     if (ctx.testMode && !READ_METHODS.has(config.method)) {
-      const target = config.connector_id ? `connector:${config.connector_id}/${config.path}` : (config.url as string);
       ctx.wouldWrite(`http:${config.method} ${target}`, { headers: init.headers, body: body && JSON.parse(body) });
       return { outputs: { response: { status: 0, headers: {}, body: null, test_mode: "not sent" } } };
     }

@@ -23,13 +23,17 @@ export type Permission =
   | "messages:manage"
   | "devices:sync"
   | "alerts:read"
-  | "alerts:manage";
+  | "alerts:manage"
+  | "consent:manage"
+  | "audit:read"
+  | "audit:manage";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
   "alerts:read", "alerts:manage",
+  "consent:manage", "audit:read", "audit:manage",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {

@@ -1,0 +1,99 @@
+// The management actions the audit trail records, with their AuditEvent codes. Security-relevant
+// changes (keys, consent policy, audit retention, limits) are DICOM "Security Alert" events
+// (DCM 110113) with the DICOM subtype naming what changed; the rest are RESTful operations of the
+// management API (audit-event-type "rest", restful-interaction subtype), like the FHIR store's.
+// Every event also carries the action's own code (system urn:cdis:management-action) as a
+// subtype, which GET /api/audit?action= filters on.
+
+export const DCM = "http://dicom.nema.org/resources/ontology/DCM";
+export const ACTION_SYSTEM = "urn:cdis:management-action";
+export const ENTITY_TYPE_SYSTEM = "urn:cdis:entity-type";
+
+type FhirAction = "C" | "R" | "U" | "D" | "E";
+interface Coding {
+  system: string;
+  code: string;
+  display: string;
+}
+
+export interface ManagementActionDef {
+  /** AuditEvent.action: C create, U update, D delete, E execute. */
+  action: FhirAction;
+  /** The kind of thing acted on (pipeline, api_key...), AuditEvent.entity.type. */
+  entity: string;
+  type: Coding;
+  subtype: Coding;
+}
+
+const REST = { system: "http://terminology.hl7.org/CodeSystem/audit-event-type", code: "rest", display: "RESTful Operation" };
+const SECURITY_ALERT = { system: DCM, code: "110113", display: "Security Alert" };
+const AUDIT_LOG_USED = { system: DCM, code: "110101", display: "Audit Log Used" };
+const interaction = (code: string) => ({ system: "http://hl7.org/fhir/restful-interaction", code, display: code });
+const security = (code: string, display: string) => ({ system: DCM, code, display });
+
+const rest = (entity: string, action: FhirAction): ManagementActionDef => ({
+  action,
+  entity,
+  type: REST,
+  subtype: interaction(action === "C" ? "create" : action === "U" ? "update" : action === "D" ? "delete" : "operation"),
+});
+const alert = (entity: string, action: FhirAction, subtype: Coding): ManagementActionDef => ({ action, entity, type: SECURITY_ALERT, subtype });
+
+const USER_SECURITY = security("110137", "User Security Attributes Changed");
+const SECURITY_CONFIG = security("110129", "Security Configuration");
+
+export const MANAGEMENT_ACTIONS = {
+  "api_key.create": alert("api_key", "C", USER_SECURITY),
+  "api_key.revoke": alert("api_key", "D", USER_SECURITY),
+  "organization.limits_change": alert("organization", "U", SECURITY_CONFIG),
+  "consent_policy.update": alert("consent_policy", "U", SECURITY_CONFIG),
+  "audit_retention.update": alert("audit_retention", "U", SECURITY_CONFIG),
+  "audit.purge": { action: "D", entity: "audit_log", type: AUDIT_LOG_USED, subtype: security("110101", "Audit Log Used") },
+  "pipeline.create": rest("pipeline", "C"),
+  "pipeline.update": rest("pipeline", "U"),
+  "pipeline.delete": rest("pipeline", "D"),
+  "pipeline.deploy": rest("pipeline", "E"),
+  "pipeline.undeploy": rest("pipeline", "E"),
+  "execution.start": rest("execution", "E"),
+  "execution.retry": rest("execution", "E"),
+  "execution.step": rest("execution", "E"),
+  "agent.create": rest("agent", "C"),
+  "agent.update": rest("agent", "U"),
+  "agent.delete": rest("agent", "D"),
+  "agent.deploy": rest("agent", "E"),
+  "agent.undeploy": rest("agent", "E"),
+  "agent.version": rest("agent", "C"),
+  "agent.restore": rest("agent", "U"),
+  "agent.invoke": rest("agent", "E"),
+  "agent.chat": rest("agent", "E"),
+  "agent.conversation_start": rest("conversation", "C"),
+  "agent.conversation_delete": rest("conversation", "D"),
+  "agent.tool_assign": rest("agent", "U"),
+  "agent.tool_remove": rest("agent", "U"),
+  "connector.create": rest("connector", "C"),
+  "connector.update": rest("connector", "U"),
+  "connector.delete": rest("connector", "D"),
+  "connector.test": rest("connector", "E"),
+  "tool.create": rest("tool", "C"),
+  "tool.update": rest("tool", "U"),
+  "tool.delete": rest("tool", "D"),
+  "tool.invoke": rest("tool", "E"),
+  "hl7_message.reprocess": rest("hl7_message", "E"),
+  "export.start": rest("export", "E"),
+  "export.download": rest("export", "R"),
+  "export.cancel": rest("export", "D"),
+  "device.integration_create": rest("device_integration", "C"),
+  "device.integration_change": rest("device_integration", "U"),
+  "device.integration_delete": rest("device_integration", "D"),
+  "device.link": rest("device_link", "C"),
+  "device.unlink": rest("device_link", "D"),
+  "device.sync": rest("device_integration", "E"),
+  "copilot.suggestion_apply": rest("pipeline", "U"),
+  "alert_rule.create": rest("alert_rule", "C"),
+  "alert_rule.update": rest("alert_rule", "U"),
+  "alert_rule.delete": rest("alert_rule", "D"),
+  "alert.acknowledge": rest("alert", "U"),
+  "alert.resolve": rest("alert", "U"),
+} as const satisfies Record<string, ManagementActionDef>;
+
+export type ManagementAction = keyof typeof MANAGEMENT_ACTIONS;

@@ -1,0 +1,19 @@
+// The one way a management action is audited: recordManagementAction writes its AuditEvent through
+// the organization's FHIR store (append-only: clients cannot write or delete AuditEvents), so it is
+// searchable on /fhir/r4/<org>/AuditEvent, exported by Bulk Data (_type=AuditEvent) and listed by
+// GET /api/audit. Routes get this for free from the middleware (middleware.ts); work outside a
+// request (devices' syncs, copilot) calls it directly.
+import type { OrgData } from "../../platform/org-data";
+import { fhirStoreFor } from "../fhir";
+import type { Principal } from "../tenancy/auth/permissions";
+import { type ManagementActionInput, managementAuditEvent } from "./event";
+
+/**
+ * Returns once the event is durable: the store hands it to the audit queue (a fraction of a
+ * millisecond; the pending log in D1 if the queue refuses), so no management response goes out
+ * whose audit could still be lost. It is searchable once the queue's consumer has indexed it
+ * (about a second, docs/audit.md).
+ */
+export async function recordManagementAction(data: OrgData, principal: Principal, input: ManagementActionInput): Promise<void> {
+  await fhirStoreFor(data, principal).writeAuditEvent(managementAuditEvent(principal, input));
+}

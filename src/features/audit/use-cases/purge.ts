@@ -1,0 +1,27 @@
+// The audit retention purge, run only by an operator (`npm run admin -- purge-audit`): erases the
+// organization's AuditEvents older than its retention and leaves an AuditEvent saying so. An org
+// whose retention is "keep" (the default) is refused: nothing is ever purged by default.
+import type { Env } from "../../../platform/env";
+import { ApiError } from "../../../platform/errors";
+import { contextForOrg } from "../../../context";
+import { fhirStoreFor } from "../../fhir";
+import type { Principal } from "../../tenancy/auth/permissions";
+import { recordManagementAction } from "../record";
+import { readRetention } from "../retention";
+
+/** Who the purge's own AuditEvent names: the operator, through the admin CLI. */
+export const operatorPrincipal = (orgId: string): Principal => ({ orgId, keyId: "operator", keyName: "admin CLI (OPERATOR_TOKEN)", role: "admin", scopes: [] });
+
+export async function purgeExpiredAudits(env: Env, orgId: string, now = Date.now()): Promise<{ org_id: string; retention_days: number; before: string; purged: number }> {
+  const data = await contextForOrg(env, orgId);
+  const { retentionDays } = await readRetention(data);
+  const principal = operatorPrincipal(orgId);
+  if (retentionDays === null) {
+    await recordManagementAction(data, principal, { action: "audit.purge", entityId: orgId, outcome: "4", reason: "retention is keep: nothing purged" });
+    throw new ApiError(409, "AUDIT_RETENTION_KEEP", "The organization keeps its AuditEvents (no retention set): nothing to purge");
+  }
+  const before = new Date(now - retentionDays * 86_400_000).toISOString();
+  const purged = await fhirStoreFor(data, principal).purgeAuditEvents(before);
+  await recordManagementAction(data, principal, { action: "audit.purge", entityId: orgId, outcome: "0", detail: { before, purged: String(purged), retention_days: String(retentionDays) } });
+  return { org_id: orgId, retention_days: retentionDays, before, purged };
+}

@@ -1,0 +1,6 @@
+// The consent node family (listed in src/node-catalog.ts).
+import type { NodeType } from "../../pipelines/node-type";
+import { consentCapture } from "./capture";
+import { consentValidate } from "./validate";
+
+export const CONSENT_NODES: readonly NodeType<unknown>[] = [consentCapture, consentValidate];
