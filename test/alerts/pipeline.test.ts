@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { evaluateReadings } from "../../src/features/alerts/evaluate-readings";
-import { ALERT_EVENT } from "../../src/features/alerts/publish";
+import { ALERT_EVENT } from "../../src/features/alerts/rule";
 import { dispatchEvent } from "../../src/features/pipelines/triggers";
 import { runScheduledWork } from "../../src/scheduled";
 import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";

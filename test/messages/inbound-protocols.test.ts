@@ -52,7 +52,7 @@ const lineAdapter: InboundAdapter<{ controlId: string }> = {
 describe("POST /api/v1/inbound/{protocol}/messages", () => {
   it("answers 404 UNKNOWN_PROTOCOL, in the API's error shape, for a protocol no adapter serves", async () => {
     const t = await createTenant();
-    for (const protocol of ["x12", "constructor", "__proto__"]) {
+    for (const protocol of ["edifact", "constructor", "__proto__"]) {
       const res = await post(t, `/api/v1/inbound/${protocol}/messages`, [{ id: "a", raw: ADT_A01 }]);
       expect(res.status).toBe(404);
       const body = (await res.json()) as { error: { code: string; message: string; status: number } };

@@ -24,7 +24,7 @@ describe("connectors", () => {
   it("lists the types", async () => {
     const t = await createTenant();
     const body = (await (await t.fetch("/api/connectors/types")).json()) as { types: { type: string; auth_kinds: string[] }[] };
-    expect(body.types.map((x) => x.type)).toEqual(["fhir", "http", "openai_compatible", "mllp"]);
+    expect(body.types.map((x) => x.type)).toEqual(["fhir", "http", "openai_compatible", "mllp", "dicomweb"]);
     expect(body.types[0]?.auth_kinds).toContain("oauth2_client_credentials");
   });
 
@@ -48,7 +48,7 @@ describe("connectors", () => {
     const bad = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "fhir", endpoint: "https://ehr.test", auth: { kind: "bearer" }, credentials: {} } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path).toBe("credentials.token");
-    const unknown = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "dicomweb", endpoint: "https://x.test" } });
+    const unknown = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "sftp", endpoint: "https://x.test" } });
     expect(unknown.status).toBe(400);
     // Each type takes its own URL schemes.
     const wrongScheme = await t.fetch("/api/connectors", { method: "POST", json: { name: "E", type: "mllp", endpoint: "https://x.test" } });

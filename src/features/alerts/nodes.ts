@@ -3,8 +3,7 @@
 // narrowed by the alert's kind, severity, metric, patient or rule when configured.
 import { z } from "zod";
 import { defineNode } from "../pipelines/node-type";
-import { ALERT_KINDS, SEVERITIES } from "./rule";
-import { ALERT_EVENT } from "./publish";
+import { ALERT_EVENT, ALERT_KINDS, SEVERITIES } from "./rule";
 
 export const ALERT_TRIGGER = "alerts.alert_trigger";
 

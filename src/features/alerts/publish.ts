@@ -10,13 +10,12 @@ import { type Audience, communication, detectedIssue, flag } from "./fhir-resour
 import { presentAlert } from "./schemas";
 import { AlertStore } from "./store";
 import type { AlertPipelineRun, AlertRow } from "./tables";
+import { ALERT_EVENT } from "./rule";
 
 /** The identity alert evaluation acts as in the FHIR store (audited as such). */
 export function alertsPrincipal(orgId: string): Principal {
   return { orgId, keyId: "system:alerts", keyName: "threshold alerts", role: "service", scopes: [] };
 }
-
-export const ALERT_EVENT = "device.alert";
 
 /**
  * Who "care team" is: the patient's active CareTeam resources (CareTeam.subject = the Patient,

@@ -1,6 +1,9 @@
 // What an alert rule is: its kinds, their numbers, and the checks a rule must pass beyond its
 // schema (the kind's required numbers, and a low limit that would sit above a high one). Pure.
 
+/** The event type a firing alert dispatches to pipelines (the alert trigger matches it). */
+export const ALERT_EVENT = "device.alert";
+
 export const ALERT_KINDS = ["high_value", "low_value", "rapid_change", "data_absence", "score_below"] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

@@ -128,8 +128,10 @@ describe("npm start: the bundle on Miniflare directly", () => {
       sessionId = session.body.session_id as string;
       expect((await api(base, "/api/api-keys", { name: "made under npm start", role: "clinician" })).status).toBe(201);
 
-      await waitForOutput(child, out, /GET \/api\/organization 200 OK \(\d+ms\)/);
-      await waitForOutput(child, out, /GET \/api\/organization 401 Unauthorized \(\d+ms\)/);
+      // The Worker's own structured line per request (docs/operations.md), with the route pattern.
+      await waitForOutput(child, out, /"msg":"request".*"method":"GET","route":"\/api\/organization","status":200,"duration_ms":[\d.]+/);
+      // Refused by authentication before any route matched: the pattern is the middleware's.
+      await waitForOutput(child, out, /"msg":"request".*"method":"GET","route":"\/api\/\*","status":401,.*"error_code":"UNAUTHORIZED"/);
     } finally {
       child.kill("SIGTERM");
     }

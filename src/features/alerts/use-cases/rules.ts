@@ -6,7 +6,7 @@ import { ApiError, type FieldError, notFound, validationFailed } from "../../../
 import type { Principal } from "../../tenancy/auth/permissions";
 import { getPipeline } from "../../pipelines/use-cases/pipelines";
 import { ALERT_TRIGGER } from "../nodes";
-import { ALERT_EVENT } from "../publish";
+import { ALERT_EVENT } from "../rule";
 import { type RuleDraft, conflictProblems } from "../rule";
 import { type RuleBodyInput, paramsOf } from "../schemas";
 import { type NewRule, RULE_STREAM, type RuleFilter, RuleStore, initialState } from "../store";
