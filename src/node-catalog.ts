@@ -5,5 +5,6 @@ import { AI_NODES } from "./features/agents/nodes";
 import type { NodeType } from "./features/pipelines/node-type";
 import { CORE_NODE_FAMILIES } from "./features/pipelines/nodes";
 import { HL7_NODES } from "./standards/hl7v2/nodes";
+import { IPS_NODES } from "./standards/ips/nodes";
 
-export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES];
+export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, IPS_NODES];
