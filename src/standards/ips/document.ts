@@ -123,7 +123,13 @@ export function buildSummary(input: SummaryInput): Bundle {
   const now = input.now ?? new Date().toISOString();
   const { patient } = input;
   const patientKey = key("Patient", patient.resource.id);
-  const record = input.record.filter((e) => !EXCLUDED.has(e.resource.resourceType) && key(e.resource.resourceType, e.resource.id) !== patientKey);
+  const seen = new Set<string>([patient.fullUrl]);
+  // Once each (a Device can be both referenced and found by Device.patient); never the audit trail.
+  const record = input.record.filter((e) => {
+    if (seen.has(e.fullUrl) || EXCLUDED.has(e.resource.resourceType) || key(e.resource.resourceType, e.resource.id) === patientKey) return false;
+    seen.add(e.fullUrl);
+    return true;
+  });
   const index = new RecordIndex([patient, ...record]);
   const candidates = [...record, ...deviceUse(patient, record, index, now)];
   const synthetic = new RecordIndex(candidates);

@@ -17,8 +17,9 @@ const Config = z
 /** A stored patient's id from the input: an id, a "Patient/id" reference (or {reference}), or a Patient with an id. */
 function patientIdOf(input: unknown): string | undefined {
   if (typeof input === "string") return input.replace(/^Patient\//, "");
-  const v = input as { resourceType?: string; id?: string; reference?: string } | undefined;
+  const v = input as { resourceType?: string; id?: string; reference?: string; patient_id?: unknown } | undefined;
   if (v?.resourceType === "Patient" && v.id) return v.id;
+  if (typeof v?.patient_id === "string") return v.patient_id;
   if (typeof v?.reference === "string" && v.reference.startsWith("Patient/")) return v.reference.slice("Patient/".length);
   return undefined;
 }
@@ -30,7 +31,7 @@ export const ipsSummaryNode = defineNode({
   description:
     "Builds the International Patient Summary (IPS document Bundle, as Patient/$summary answers) for a stored patient, or from a Bundle holding one Patient and its resources (e.g. HL7 to FHIR's output).",
   keywords: ["ips", "patient summary", "summary", "document", "ehds", "composition", "international patient summary"],
-  inputs: [{ name: "input", type: "any", description: "A patient id, a Patient reference or resource, or a Bundle with one Patient" }],
+  inputs: [{ name: "input", type: "any", description: "A patient id (or {patient_id}), a Patient reference or resource, or a Bundle with one Patient" }],
   outputs: [{ name: "document", type: "fhir-bundle", description: "The IPS document Bundle" }],
   config: Config,
   documentation: {

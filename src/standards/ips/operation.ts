@@ -6,7 +6,7 @@ import { type AnyOperation, defineOperation } from "../../features/fhir/operatio
 import type { Resource } from "../../features/fhir/port";
 import { badRequest, notFound } from "../../platform/errors";
 import { IPS_BUNDLE_PROFILE, buildSummary } from "./document";
-import { recordFromEverything } from "./record";
+import { entriesOf, recordFromEverything } from "./record";
 
 const SummaryParams = z.object({
   identifier: z.string().min(1).optional().openapi({ description: "The patient's identifier (system|value), at type level" }),
@@ -50,7 +50,9 @@ export const summaryOperation = defineOperation({
       patientId = found[0]!;
     }
     const { patient, record } = recordFromEverything(await store.everything(patientId), patientId);
-    const bundle = buildSummary({ patient, record, generator: "IPS $summary" });
+    // Device is outside the R4 Patient compartment: the patient's devices (wearables) by Device.patient.
+    const devices = await store.search("Device", `patient=Patient/${encodeURIComponent(patientId)}&_count=1000`);
+    const bundle = buildSummary({ patient, record: [...record, ...entriesOf(devices)], generator: "IPS $summary" });
     await store.recordAudit({ interaction: "operation", what: `Patient/${patientId}`, query: "$summary", outcome: "0" });
     return { body: bundle };
   },

@@ -12,7 +12,7 @@ export interface PatientRecord {
   record: RecordEntry[];
 }
 
-const entriesOf = (bundle: Bundle): RecordEntry[] =>
+export const entriesOf = (bundle: Bundle): RecordEntry[] =>
   (bundle.entry ?? []).flatMap((e) => (e.resource && e.fullUrl ? [{ fullUrl: e.fullUrl, resource: e.resource }] : []));
 
 /** A Patient/$everything Bundle: the patient is one of its entries. */
