@@ -36,9 +36,11 @@ const key = (type: string, id: string | undefined) => `${type}/${id ?? ""}`;
 function referencesIn(value: unknown, into: string[] = []): string[] {
   if (Array.isArray(value)) for (const v of value) referencesIn(v, into);
   else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
+    const o = value as Record<string, unknown>;
+    for (const k in o) {
+      const v = o[k];
       if (k === "reference" && typeof v === "string") into.push(v);
-      else if (typeof v === "object") referencesIn(v, into);
+      else if (v && typeof v === "object") referencesIn(v, into);
     }
   }
   return into;
@@ -50,14 +52,16 @@ class RecordIndex {
   private readonly byUrl = new Map<string, RecordEntry>();
 
   constructor(entries: RecordEntry[]) {
-    for (const e of entries) {
-      this.byKey.set(key(e.resource.resourceType, e.resource.id), e);
-      this.byUrl.set(e.fullUrl, e);
-    }
+    for (const e of entries) this.add(e);
+  }
+
+  add(e: RecordEntry): void {
+    this.byKey.set(key(e.resource.resourceType, e.resource.id), e);
+    this.byUrl.set(e.fullUrl, e);
   }
 
   find(reference: string): RecordEntry | undefined {
-    const exact = this.byUrl.get(reference);
+    const exact = this.byUrl.get(reference) ?? this.byKey.get(reference);
     if (exact) return exact;
     const segs = reference.split("/_history/")[0]!.split("/");
     return segs.length >= 2 ? this.byKey.get(`${segs[segs.length - 2]}/${segs[segs.length - 1]}`) : undefined;
@@ -131,15 +135,22 @@ export function buildSummary(input: SummaryInput): Bundle {
     return true;
   });
   const index = new RecordIndex([patient, ...record]);
-  const candidates = [...record, ...deviceUse(patient, record, index, now)];
-  const synthetic = new RecordIndex(candidates);
+  const uses = deviceUse(patient, record, index, now);
+  for (const e of uses) index.add(e);
+  const candidates = [...record, ...uses];
 
   // Each resource in the first section that accepts it.
+  const bySection = new Map<SectionRule, RecordEntry[]>(SECTIONS.map((rule) => [rule, []]));
   const placed = new Set<RecordEntry>();
+  for (const e of candidates) {
+    const rule = SECTIONS.find((r) => r.types.includes(e.resource.resourceType) && r.accepts(e.resource));
+    if (!rule) continue;
+    bySection.get(rule)!.push(e);
+    placed.add(e);
+  }
   const sections = SECTIONS.flatMap((rule) => {
-    const entries = candidates.filter((e) => !placed.has(e) && rule.accepts(e.resource));
-    for (const e of entries) placed.add(e);
-    return entries.length || rule.required ? [section(rule, entries, synthetic)] : [];
+    const entries = bySection.get(rule)!;
+    return entries.length || rule.required ? [section(rule, entries, index)] : [];
   });
 
   // What the section entries reference (medications, devices, practitioners, members), transitively.
@@ -152,7 +163,7 @@ export function buildSummary(input: SummaryInput): Bundle {
     for (const e of frontier) {
       included.add(e);
       for (const ref of referencesIn(e.resource)) {
-        const target = synthetic.find(ref) ?? index.find(ref);
+        const target = index.find(ref);
         if (target && !included.has(target) && !EXCLUDED.has(target.resource.resourceType)) {
           included.add(target);
           next.push(target);

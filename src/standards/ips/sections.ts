@@ -12,6 +12,8 @@ export interface SectionRule {
   title: string;
   /** Problems, Allergies, Medications: present with entries or emptyReason (ips-comp-1). */
   required: boolean;
+  /** The resource types it takes (a fast first cut before `accepts`). */
+  types: readonly string[];
   /** Whether a resource of the record belongs in this section. */
   accepts(resource: Resource): boolean;
 }
@@ -65,6 +67,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Problem list - Reported",
     title: "Problem List",
     required: true,
+    types: ["Condition"],
     accepts: (r) => isCondition(r) && !PAST.has(clinical(r) ?? "") && !codeIn(field(r, "category"), new Set(["functional"])),
   },
   {
@@ -73,6 +76,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Allergies and adverse reactions Document",
     title: "Allergies and Intolerances",
     required: true,
+    types: ["AllergyIntolerance"],
     accepts: (r) => isType(r, "AllergyIntolerance") && !refuted(r) && !["inactive", "resolved"].includes(clinical(r) ?? ""),
   },
   {
@@ -81,6 +85,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "History of Medication use Narrative",
     title: "Medication List",
     required: true,
+    types: ["MedicationStatement", "MedicationRequest"],
     accepts: (r) =>
       (isType(r, "MedicationStatement") && ["active", "intended", "unknown", "on-hold"].includes(status(r) ?? "")) ||
       (isType(r, "MedicationRequest") && ["active", "unknown", "on-hold"].includes(status(r) ?? "")),
@@ -91,6 +96,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "History of Immunization Narrative",
     title: "Immunizations",
     required: false,
+    types: ["Immunization"],
     accepts: (r) => isType(r, "Immunization") && notErroneous(r),
   },
   {
@@ -99,6 +105,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "History of pregnancies Narrative",
     title: "History of Pregnancy",
     required: false,
+    types: ["Observation"],
     accepts: (r) => isType(r, "Observation") && notErroneous(r) && codeIn(field(r, "code"), PREGNANCY) && observationHasResult(r),
   },
   {
@@ -107,6 +114,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Vital signs",
     title: "Vital Signs",
     required: false,
+    types: ["Observation"],
     accepts: (r) => isType(r, "Observation") && notErroneous(r) && observationCategory(r, "vital-signs") && observationHasResult(r),
   },
   {
@@ -115,6 +123,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Social history Narrative",
     title: "Social History",
     required: false,
+    types: ["Observation"],
     accepts: (r) => isType(r, "Observation") && notErroneous(r) && observationCategory(r, "social-history") && observationHasResult(r),
   },
   {
@@ -123,6 +132,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Relevant diagnostic tests/laboratory data Narrative",
     title: "Results",
     required: false,
+    types: ["Observation", "DiagnosticReport"],
     accepts: (r) => isResult(r) && (isType(r, "DiagnosticReport") || observationCategory(r, "laboratory", "imaging", "procedure", "exam")),
   },
   {
@@ -131,6 +141,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "History of Procedures Document",
     title: "History of Procedures",
     required: false,
+    types: ["Procedure"],
     accepts: (r) => isType(r, "Procedure") && notErroneous(r) && status(r) !== "not-done",
   },
   {
@@ -139,6 +150,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "History of medical device use",
     title: "Medical Devices",
     required: false,
+    types: ["DeviceUseStatement"],
     accepts: (r) => isType(r, "DeviceUseStatement") && notErroneous(r),
   },
   {
@@ -147,6 +159,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Alert",
     title: "Alerts",
     required: false,
+    types: ["Flag"],
     accepts: (r) => isType(r, "Flag") && status(r) === "active",
   },
   {
@@ -155,6 +168,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Advance healthcare directives",
     title: "Advance Directives",
     required: false,
+    types: ["Consent"],
     accepts: (r) => isType(r, "Consent") && status(r) === "active" && codeIn(field(r, "scope"), new Set(["adr"])),
   },
   {
@@ -163,6 +177,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Functional status assessment note",
     title: "Functional Status",
     required: false,
+    types: ["ClinicalImpression", "Condition"],
     accepts: (r) =>
       (isType(r, "ClinicalImpression") && status(r) === "completed") ||
       (isCondition(r) && !PAST.has(clinical(r) ?? "") && codeIn(field(r, "category"), new Set(["functional"]))),
@@ -173,6 +188,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "History of Past illness Narrative",
     title: "History of Past Illness",
     required: false,
+    types: ["Condition"],
     accepts: (r) => isCondition(r) && PAST.has(clinical(r) ?? ""),
   },
   {
@@ -181,6 +197,7 @@ export const SECTIONS: readonly SectionRule[] = [
     display: "Plan of care note",
     title: "Plan of Care",
     required: false,
+    types: ["CarePlan", "ImmunizationRecommendation"],
     accepts: (r) => (isType(r, "CarePlan") && ["active", "draft", "on-hold"].includes(status(r) ?? "")) || isType(r, "ImmunizationRecommendation"),
   },
 ];

@@ -30,7 +30,7 @@ describe("ips.summary node", () => {
     expect(doc.entry!.every((e) => e.fullUrl!.startsWith("urn:uuid:"))).toBe(true);
     const types = doc.entry!.map((e) => e.resource!.resourceType);
     expect(types).toEqual(expect.arrayContaining(["Composition", "Patient", "AllergyIntolerance", "DeviceUseStatement", "Device"]));
-    const allergy = doc.entry!.find((e) => e.resource!.resourceType === "AllergyIntolerance")!.resource as { patient: { reference: string } };
+    const allergy = doc.entry!.find((e) => e.resource!.resourceType === "AllergyIntolerance")!.resource as unknown as { patient: { reference: string } };
     expect(allergy.patient.reference).toBe(doc.entry![1]!.fullUrl);
   });
 
