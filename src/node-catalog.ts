@@ -5,6 +5,7 @@ import { AI_NODES } from "./features/agents/nodes";
 import type { NodeType } from "./features/pipelines/node-type";
 import { CORE_NODE_FAMILIES } from "./features/pipelines/nodes";
 import { HL7_NODES } from "./standards/hl7v2/nodes";
+import { IHE_NODES } from "./standards/ihe/pdqm/nodes";
 import { IPS_NODES } from "./standards/ips/nodes";
 
-export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, IPS_NODES];
+export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, IPS_NODES, IHE_NODES];
