@@ -52,7 +52,7 @@ describe("Patient/$match", () => {
     expect(pr.certainCount).toBeGreaterThan(10);
     expect(pr.certainPrecision).toBe(1);
     expect(pr.recallProbable).toBeGreaterThanOrEqual(0.9);
-  });
+  }, 60_000);
 
   it("honours onlyCertainMatches and count, and takes a bare Patient", async () => {
     const t = await createTenant();
