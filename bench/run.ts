@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "hl7-e2e": { file: "hl7-e2e.ts", what: "inbound HL7 converted and stored, messages/s, vs the same Bundles as direct transactions" },
   shards: { file: "shards.ts", what: "two organizations loaded at once on two data shards vs on one, resources/s and ratio" },
   dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
+  "pdqm-match": { file: "pdqm-match.ts", what: "PDQm $match precision/recall on the known set, $match/s at 100k patients vs identifier searches" },
   "ips-summary": { file: "ips-summary.ts", what: "IPS $summary latency for a patient with 5,000 resources vs $everything and a compartment search, in-process" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
