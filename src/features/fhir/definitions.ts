@@ -59,9 +59,9 @@ export function addSearchParameters(params: readonly SearchParameterResource[]):
       if (RAW[base]?.[p.code]) throw new Error(`SearchParameter ${p.url}: ${base}.${p.code} is an R4 parameter`);
       const guard = /^\w+\.(\w+)/.exec(p.expression)?.[1];
       const def: SearchParamDef = { code: p.code, type: p.type, expression: p.expression, ...(p.target ? { targets: p.target } : {}), ...(guard ? { guard: [guard] } : {}) };
-      let byCode = EXTRA.get(base);
-      if (!byCode) EXTRA.set(base, (byCode = new Map()));
+      const byCode = EXTRA.get(base) ?? new Map<string, SearchParamDef>();
       byCode.set(p.code, def);
+      EXTRA.set(base, byCode);
       paramCache.delete(base);
     }
   }
