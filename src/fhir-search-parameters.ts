@@ -1,6 +1,11 @@
-// Search parameters implementation guides add to the FHIR store (part of the composition root):
-// each standard declares its SearchParameter resources; the store indexes and serves them.
+// What implementation guides add to FHIR search (part of the composition root): their
+// SearchParameter resources, which the store indexes and serves, and their refinements of a
+// type's search results (features/fhir/search-refinement.ts), which the FHIR routes apply.
 import { addSearchParameters } from "./features/fhir/definitions";
+import type { SearchRefinement } from "./features/fhir/search-refinement";
 import { PDQM_SEARCH_PARAMETERS } from "./standards/ihe/pdqm/search-parameters";
+import { PDQM_SEARCH_REFINEMENTS } from "./standards/ihe/pdqm/search-refinements";
 
 addSearchParameters([...PDQM_SEARCH_PARAMETERS]);
+
+export const FHIR_SEARCH_REFINEMENTS: readonly SearchRefinement[] = [...PDQM_SEARCH_REFINEMENTS];

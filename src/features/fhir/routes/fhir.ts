@@ -1,6 +1,7 @@
 // FHIR R4 REST API, mounted at /fhir/r4/:orgId. Thin: HTTP concerns only (content
 // negotiation, headers, Prefer, status codes); everything else is FhirService. Operations
 // ($name) come from the registry the composition root builds (operations/registry.ts).
+import { type SearchRefinement, refinedSearch } from "../search-refinement";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../../app-env";
@@ -25,6 +26,8 @@ export interface FhirRouterOptions {
   operations: OperationRegistry;
   /** The access policy the store applies for a principal (access-policy.ts); permits everything when absent. */
   policyFor?: (env: Env, principal: Principal) => AccessPolicy;
+  /** Implementation guides' refinements of type searches (search-refinement.ts). */
+  searchRefinements?: readonly SearchRefinement[];
 }
 
 /** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
@@ -75,7 +78,10 @@ export function fhirRouter(options: FhirRouterOptions) {
       ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
     });
   };
-  const search = async (c: C, type: string | undefined, params: URLSearchParams) => send(c, 200, await service(c).search(type, params, { strict: strict(c) }));
+  const search = async (c: C, type: string | undefined, params: URLSearchParams) => {
+    const { status, body } = await refinedSearch(options.searchRefinements ?? [], service(c), type, params, strict(c));
+    return send(c, status, body);
+  };
   const history = async (c: C, scope: { type?: string; id?: string }) => send(c, 200, await service(c).history(scope, queryOf(c)));
   const write = async (c: C, run: (s: FhirService) => Promise<WriteResult>) => {
     const s = service(c);
