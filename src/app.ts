@@ -19,6 +19,7 @@ import { executionRoutes } from "./features/pipelines/routes/executions";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
 import { fhirOperationRegistry } from "./fhir-operations";
+import { FHIR_BUNDLE_CHECKS } from "./fhir-bundle-checks";
 import { FHIR_SEARCH_REFINEMENTS } from "./fhir-search-parameters";
 import { healthRoutes } from "./features/operations/routes/health";
 import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
@@ -85,6 +86,6 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/hl7/messages", inboundMessageRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), searchRefinements: FHIR_SEARCH_REFINEMENTS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
+  app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
   return app;
 }
