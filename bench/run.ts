@@ -21,6 +21,8 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   devices: { file: "devices.ts", what: "device readings → Observations/s vs plain FHIR transactions; vitals p50/p99 on a year of 1-minute heart rate" },
   consent: { file: "consent.ts", what: "consent decision p50 over 20 Consents per patient, in-process and through the store, vs no-consent and one read" },
   audit: { file: "audit.ts", what: "management request latency with the audit trail on vs off, in the same workerd" },
+  "pdqm-match": { file: "pdqm-match.ts", what: "PDQm $match precision/recall on the known set, $match/s at 100k patients vs identifier searches" },
+  "ips-summary": { file: "ips-summary.ts", what: "IPS $summary latency for a patient with 5,000 resources vs $everything and a compartment search, in-process" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 

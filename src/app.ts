@@ -33,6 +33,8 @@ import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
 import { fhirPublicRoutes } from "./features/fhir/routes/fhir-public";
 import { fhirOperationRegistry } from "./fhir-operations";
+import { FHIR_BUNDLE_CHECKS } from "./fhir-bundle-checks";
+import { FHIR_SEARCH_REFINEMENTS } from "./fhir-search-parameters";
 import { healthRoutes } from "./features/operations/routes/health";
 import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
 import { INBOUND_ALIASES, inboundAdapters } from "./inbound-protocols";
@@ -119,6 +121,6 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/audit", auditRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRouter({ operations, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
+  app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
   return app;
 }

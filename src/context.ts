@@ -11,6 +11,8 @@ import { orgGate } from "./features/tenancy/limits/gate";
 import { type Placement, placementOf } from "./platform/directory";
 import { type OrgData, orgData } from "./platform/org-data";
 import { controlDatabase } from "./platform/shards";
+// Implementation guides' search parameters join the store before any store is built.
+import "./fhir-search-parameters";
 import type { PipelineServices } from "./features/pipelines/services";
 import { evaluateReadings, type StoredReading } from "./features/alerts/evaluate-readings";
 import { agentServicesFor, pipelineServicesFor } from "./service-wiring";

@@ -5,8 +5,10 @@ import { exportOperations } from "./features/export/operations";
 import { coreOperations } from "./features/fhir/operations/core";
 import type { AnyOperation } from "./features/fhir/operations/operation";
 import { OperationRegistry } from "./features/fhir/operations/registry";
+import { PDQM_OPERATIONS } from "./standards/ihe/pdqm/operations";
+import { IPS_OPERATIONS } from "./standards/ips/operation";
 
-export const FHIR_OPERATIONS: readonly AnyOperation[] = [...coreOperations, ...exportOperations];
+export const FHIR_OPERATIONS: readonly AnyOperation[] = [...coreOperations, ...exportOperations, ...IPS_OPERATIONS, ...PDQM_OPERATIONS];
 
 /** The registry of `operations` (tests add their own to the defaults). */
 export function fhirOperationRegistry(operations: readonly AnyOperation[] = FHIR_OPERATIONS): OperationRegistry {

@@ -1789,6 +1789,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/r4/{orgId}/Patient/$summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * IPS $summary: the patient's International Patient Summary as a document Bundle
+         * @description $summary (http://hl7.org/fhir/uv/ips/OperationDefinition/summary); needs fhir:read.
+         */
+        get: operations["summaryTypePatient"];
+        put?: never;
+        /**
+         * IPS $summary: the patient's International Patient Summary as a document Bundle
+         * @description $summary (http://hl7.org/fhir/uv/ips/OperationDefinition/summary); needs fhir:read.
+         */
+        post: operations["summaryTypePatientPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Patient/{id}/$summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * IPS $summary: the patient's International Patient Summary as a document Bundle
+         * @description $summary (http://hl7.org/fhir/uv/ips/OperationDefinition/summary); needs fhir:read.
+         */
+        get: operations["summaryInstancePatient"];
+        put?: never;
+        /**
+         * IPS $summary: the patient's International Patient Summary as a document Bundle
+         * @description $summary (http://hl7.org/fhir/uv/ips/OperationDefinition/summary); needs fhir:read.
+         */
+        post: operations["summaryInstancePatientPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Patient/$match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PDQm ITI-119 $match: patients scored against the given demographics, with match-grade
+         * @description $match (http://hl7.org/fhir/OperationDefinition/Patient-match); needs fhir:read.
+         */
+        post: operations["matchTypePatient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/r4/{orgId}": {
         parameters: {
             query?: never;
@@ -12494,6 +12562,187 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    summaryTypePatient: {
+        parameters: {
+            query?: {
+                /** @description The patient's identifier (system|value), at type level */
+                identifier?: string;
+                /** @description The document profile: only http://hl7.org/fhir/uv/ips/StructureDefinition/Bundle-uv-ips */
+                profile?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description No patient has that id or identifier */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    summaryTypePatientPost: {
+        parameters: {
+            query?: {
+                /** @description The patient's identifier (system|value), at type level */
+                identifier?: string;
+                /** @description The document profile: only http://hl7.org/fhir/uv/ips/StructureDefinition/Bundle-uv-ips */
+                profile?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/fhir+json": components["schemas"]["FhirResource"];
+            };
+        };
+        responses: {
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description No patient has that id or identifier */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    summaryInstancePatient: {
+        parameters: {
+            query?: {
+                /** @description The patient's identifier (system|value), at type level */
+                identifier?: string;
+                /** @description The document profile: only http://hl7.org/fhir/uv/ips/StructureDefinition/Bundle-uv-ips */
+                profile?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description No patient has that id or identifier */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    summaryInstancePatientPost: {
+        parameters: {
+            query?: {
+                /** @description The patient's identifier (system|value), at type level */
+                identifier?: string;
+                /** @description The document profile: only http://hl7.org/fhir/uv/ips/StructureDefinition/Bundle-uv-ips */
+                profile?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/fhir+json": components["schemas"]["FhirResource"];
+            };
+        };
+        responses: {
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description No patient has that id or identifier */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    matchTypePatient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/fhir+json": components["schemas"]["FhirResource"];
+            };
+        };
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
             };
         };
     };

@@ -45,8 +45,9 @@ describe("FHIR operations registry", () => {
     const t = await createTenant();
     const fetch = appFetch(buildApp(), t);
     const { system, onType, paths } = await surfaces(fetch, t.orgId);
-    expect(system).toEqual(["validate", "everything", "export"]);
-    expect(onType("Patient")).toEqual(["validate", "everything", "patient-export"]);
+    // The core operations, then the standards' ($summary from IPS, $match from PDQm).
+    expect(system).toEqual(["validate", "everything", "export", "summary", "match"]);
+    expect(onType("Patient")).toEqual(["validate", "everything", "patient-export", "summary", "match"]);
     expect(onType("Group")).toEqual(["validate", "group-export"]);
     expect(onType("Observation")).toEqual(["validate"]);
     for (const [path, methods] of [

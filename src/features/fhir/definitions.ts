@@ -33,11 +33,45 @@ export const isResourceType = (type: string): boolean => RESOURCE_TYPES.has(type
 
 const paramCache = new Map<string, SearchParamDef[]>();
 
+/** Search parameters beyond R4's own (implementation guides' SearchParameter resources), by type and code. */
+const EXTRA = new Map<string, Map<string, SearchParamDef>>();
+
+/** The parts of a FHIR SearchParameter resource the store indexes and searches by. */
+export interface SearchParameterResource {
+  resourceType: "SearchParameter";
+  url: string;
+  code: string;
+  base: string[];
+  type: Exclude<SearchParamType, "composite" | "special">;
+  expression: string;
+  target?: string[];
+}
+
+/**
+ * Adds implementation guides' SearchParameters (the composition root lists them): they are
+ * indexed on every later write, searchable and listed in the CapabilityStatement like R4's.
+ * A code R4 already defines for a base is refused: an IG may not redefine a core parameter.
+ */
+export function addSearchParameters(params: readonly SearchParameterResource[]): void {
+  for (const p of params) {
+    for (const base of p.base) {
+      if (!isResourceType(base)) throw new Error(`SearchParameter ${p.url}: unknown base ${base}`);
+      if (RAW[base]?.[p.code]) throw new Error(`SearchParameter ${p.url}: ${base}.${p.code} is an R4 parameter`);
+      const guard = /^\w+\.(\w+)/.exec(p.expression)?.[1];
+      const def: SearchParamDef = { code: p.code, type: p.type, expression: p.expression, ...(p.target ? { targets: p.target } : {}), ...(guard ? { guard: [guard] } : {}) };
+      const byCode = EXTRA.get(base) ?? new Map<string, SearchParamDef>();
+      byCode.set(p.code, def);
+      EXTRA.set(base, byCode);
+      paramCache.delete(base);
+    }
+  }
+}
+
 /** Every search parameter of a type, including the Resource-level ones (_tag, _profile, ...). */
 export function searchParamsOf(type: string): SearchParamDef[] {
   let list = paramCache.get(type);
   if (!list) {
-    list = Object.entries(RAW[type] ?? {}).map(([code, p]) => ({ code, ...p }));
+    list = [...Object.entries(RAW[type] ?? {}).map(([code, p]) => ({ code, ...p })), ...(EXTRA.get(type)?.values() ?? [])];
     paramCache.set(type, list);
   }
   return list;
@@ -45,7 +79,7 @@ export function searchParamsOf(type: string): SearchParamDef[] {
 
 export function searchParam(type: string, code: string): SearchParamDef | undefined {
   const raw = RAW[type]?.[code];
-  return raw ? { code, ...raw } : undefined;
+  return raw ? { code, ...raw } : EXTRA.get(type)?.get(code);
 }
 
 /** The reference parameters through which a resource of `type` belongs to a Patient's compartment. */

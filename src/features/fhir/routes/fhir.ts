@@ -1,6 +1,8 @@
 // FHIR R4 REST API, mounted at /fhir/r4/:orgId. Thin: HTTP concerns only (content
 // negotiation, headers, Prefer, status codes); everything else is FhirService. Operations
 // ($name) come from the registry the composition root builds (operations/registry.ts).
+import { type BundleCheck, refusalOf } from "../bundle-check";
+import { type SearchRefinement, refinedSearch } from "../search-refinement";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../../app-env";
@@ -24,6 +26,10 @@ export interface FhirRouterOptions {
   operations: OperationRegistry;
   /** The access policy the store applies for a principal (access-policy.ts); permits everything when absent. */
   policyFor?: (env: Env, principal: Principal) => AccessPolicy;
+  /** Implementation guides' refinements of type searches (search-refinement.ts). */
+  searchRefinements?: readonly SearchRefinement[];
+  /** Implementation guides' checks of a transaction or batch before it runs (bundle-check.ts). */
+  bundleChecks?: readonly BundleCheck[];
 }
 
 /** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
@@ -73,7 +79,10 @@ export function fhirRouter(options: FhirRouterOptions) {
       ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
     });
   };
-  const search = async (c: C, type: string | undefined, params: URLSearchParams) => send(c, 200, await service(c).search(type, params, { strict: strict(c) }));
+  const search = async (c: C, type: string | undefined, params: URLSearchParams) => {
+    const { status, body } = await refinedSearch(options.searchRefinements ?? [], service(c), type, params, strict(c));
+    return send(c, status, body);
+  };
   const history = async (c: C, scope: { type?: string; id?: string }) => send(c, 200, await service(c).history(scope, queryOf(c)));
   const write = async (c: C, run: (s: FhirService) => Promise<WriteResult>) => {
     const s = service(c);
@@ -86,7 +95,13 @@ export function fhirRouter(options: FhirRouterOptions) {
   routes.use("*", fhirPermission, negotiate);
 
   routes.get("/", (c) => search(c, undefined, queryOf(c)));
-  routes.post("/", async (c) => send(c, 200, await service(c).batch((await readJson(c)) as Bundle)));
+  routes.post("/", async (c) => {
+    const bundle = (await readJson(c)) as Bundle;
+    const s = service(c);
+    const refusal = bundle && typeof bundle === "object" ? await refusalOf(options.bundleChecks ?? [], bundle, s) : undefined;
+    if (refusal) return send(c, refusal.status, refusal.body);
+    return send(c, 200, await s.batch(bundle));
+  });
   routes.post("/_search", async (c) => search(c, undefined, await searchBody(c)));
   routes.get("/_history", (c) => history(c, {}));
 

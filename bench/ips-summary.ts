@@ -1,0 +1,94 @@
+// IPS $summary latency (in-process, on the same SQLite engine as D1) for one patient with
+// ~5,000 resources, against the compartment read it is built on (Patient/$everything) and a
+// plain one-page search of the patient's Observations, measured in the same run.
+// Usage: npm run bench -- ips-summary [--resources 5000 --runs 20]
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { flushAuditLog } from "../src/features/fhir/audit-log";
+import { fhirStoreFor } from "../src/features/fhir/index";
+import type { Bundle, Resource } from "../src/features/fhir/port";
+import { summaryOperation } from "../src/standards/ips/operation";
+import { allMeasured, sampled } from "./lib/measured";
+import { numberOption } from "./lib/options";
+import { SqliteD1, sqliteOrgData } from "./fhir/d1-sqlite";
+
+const total = numberOption("resources", 5000, { integer: true });
+const runs = numberOption("runs", 20, { integer: true });
+const dir = mkdtempSync(path.join(os.tmpdir(), "ips-bench-"));
+const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
+d1.applyMigrations(path.join(import.meta.dirname, "../migrations"));
+const principal = { orgId: "org-ips", keyId: "key-ips", keyName: "bench", role: "service" as const, scopes: [] };
+const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId), principal, { baseUrl: "https://fhir.example.org/fhir/r4/org-ips" });
+
+const coded = (code: string, display: string) => ({ coding: [{ system: "http://loinc.org", code, display }] });
+const category = (code: string) => [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code }] }];
+
+/** The record's mix: mostly results and vitals, as a long-followed patient's is. */
+function resourceAt(i: number, subject: { reference: string }): Resource {
+  const day = `20${String(10 + (i % 15)).padStart(2, "0")}-0${1 + (i % 9)}-1${i % 10}`;
+  switch (i % 10) {
+    case 0:
+      return { resourceType: "Condition", subject, clinicalStatus: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/condition-clinical", code: i % 20 ? "active" : "resolved" }] }, code: { text: `Condition ${i}` } };
+    case 1:
+      return { resourceType: "MedicationStatement", subject, status: "active", medicationCodeableConcept: { text: `Drug ${i}` }, effectiveDateTime: day };
+    case 2:
+      return { resourceType: "Immunization", patient: subject, status: "completed", vaccineCode: { text: `Vaccine ${i}` }, occurrenceDateTime: day };
+    case 3:
+      return { resourceType: "Procedure", subject, status: "completed", code: { text: `Procedure ${i}` }, performedDateTime: day };
+    case 4:
+      return { resourceType: "AllergyIntolerance", patient: subject, code: { text: `Allergen ${i}` } };
+    case 5:
+    case 6:
+      return { resourceType: "Observation", subject, status: "final", category: category("vital-signs"), code: coded("8867-4", "Heart rate"), effectiveDateTime: day, valueQuantity: { value: 60 + (i % 40), unit: "/min" } };
+    default:
+      return { resourceType: "Observation", subject, status: "final", category: category("laboratory"), code: coded("2339-0", "Glucose"), effectiveDateTime: day, valueQuantity: { value: 4 + (i % 5), unit: "mmol/L" } };
+  }
+}
+
+const pct = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+async function time(label: string, fn: () => Promise<unknown>): Promise<readonly number[]> {
+  for (let i = 0; i < 3; i++) await fn(); // warm (JIT, statement cache)
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const s = performance.now();
+    await fn();
+    times.push(performance.now() - s);
+  }
+  return sampled(label, times);
+}
+
+async function main() {
+  const patient = (await store.create({ resourceType: "Patient", name: [{ family: "Bench", given: ["Ips"] }], identifier: [{ system: "urn:bench", value: "1" }] })).resource;
+  const subject = { reference: `Patient/${patient.id}` };
+  for (let start = 0; start < total - 1; start += 500) {
+    const entry = Array.from({ length: Math.min(500, total - 1 - start) }, (_, k) => ({ resource: resourceAt(start + k, subject), request: { method: "POST", url: resourceAt(start + k, subject).resourceType } }));
+    await store.batch({ resourceType: "Bundle", type: "transaction", entry } as Bundle);
+  }
+  await flushAuditLog(store.store);
+
+  const call = { store, env: {} as never, principal, limits: {} as never, level: "instance" as const, type: "Patient", id: patient.id!, params: {}, body: undefined, request: { method: "GET" as const, url: "", path: "", headers: new Headers() } };
+  let entries = 0;
+  const summary = await time("$summary", async () => {
+    const bundle = (await summaryOperation.handler(call)).body as Bundle;
+    entries = bundle.entry!.length;
+  });
+  const everything = await time("$everything", () => store.everything(patient.id!));
+  const search = await time("Observation search", () => store.search("Observation", `patient=${subject.reference}&_count=1000`));
+  const [p50, base, plain] = allMeasured([
+    { label: "$summary p50 ms", value: pct(summary, 50) },
+    { label: "$everything p50 ms", value: pct(everything, 50) },
+    { label: "search p50 ms", value: pct(search, 50) },
+  ]);
+  console.log(`\nIPS $summary, one patient with ${total} resources (${entries} document entries), ${runs} runs each, in-process SQLite`);
+  console.log(`$summary                          p50 ${p50.toFixed(1)} ms   p99 ${pct(summary, 99).toFixed(1)} ms`);
+  console.log(`$everything (its compartment read) p50 ${base.toFixed(1)} ms   ratio $summary/$everything ${(p50 / base).toFixed(2)}`);
+  console.log(`Observation?patient&_count=1000    p50 ${plain.toFixed(1)} ms   ratio $summary/search ${(p50 / plain).toFixed(2)}`);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
