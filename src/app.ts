@@ -27,6 +27,7 @@ import { nodeCatalogRoutes } from "./features/pipelines/routes/node-catalog";
 import { organizationRoutes } from "./features/tenancy/routes/organization";
 import { pipelineRoutes } from "./features/pipelines/routes/pipelines";
 import { toolRoutes } from "./features/agents/routes/tools";
+import { devicePlatformPublicRoutes, devicePlatformRoutes } from "./device-platforms/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -63,6 +64,9 @@ export function buildApp(options: AppOptions = {}) {
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
   app.route("/admin", adminRoutes);
 
+  // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
+  app.route("/api", devicePlatformPublicRoutes);
+
   // Everything else is authenticated, counted and size-limited, in that order.
   app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, requireJsonBody());
   app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext);
@@ -82,6 +86,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/tools", toolRoutes);
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
   app.route("/api/hl7/messages", inboundMessageRoutes);
+  app.route("/api/v1/device-platforms", devicePlatformRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations: options.operations ?? fhirOperationRegistry(), ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

@@ -3,6 +3,9 @@ import { buildApp } from "./app";
 import type { Env } from "./platform/env";
 import { normalizeFhirBase } from "./features/fhir/routes/fhir";
 import { runScheduledWork } from "./scheduled";
+import { processDeviceEventBatch } from "./device-platforms/webhooks/queue";
+import type { DeviceEventMessage } from "./device-platforms/webhooks/receive";
+import { contextForOrg } from "./context";
 
 export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
@@ -19,4 +22,6 @@ export default {
   scheduled: (controller, env, ctx) => {
     ctx.waitUntil(runScheduledWork(env, new Date(controller.scheduledTime)));
   },
+  // Wearable platform webhook deliveries (src/device-platforms/webhooks/queue.ts).
+  queue: (batch, env) => processDeviceEventBatch(batch as MessageBatch<DeviceEventMessage>, env, contextForOrg),
 } satisfies ExportedHandler<Env>;

@@ -7,3 +7,5 @@ export * from "./features/connectors/tables";
 export * from "./features/agents/tools/custom/tables";
 export * from "./features/inbound/tables";
 export * from "./features/fhir/tables";
+export * from "./device-platforms/oauth/tables";
+export * from "./device-platforms/webhooks/tables";

@@ -1,0 +1,11 @@
+// Every wearable platform, by spec 2.10 kind: one line each.
+import type { DevicePlatform } from "./platform";
+import { oura } from "./oura/adapter";
+import { whoop } from "./whoop/adapter";
+
+export const devicePlatforms: readonly DevicePlatform[] = [oura, whoop];
+
+const byKind = new Map(devicePlatforms.map((p) => [p.kind, p]));
+
+export const platformOf = (kind: string): DevicePlatform | undefined => byKind.get(kind);
+export const platformKinds = (): string[] => devicePlatforms.map((p) => p.kind);
