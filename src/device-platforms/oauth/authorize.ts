@@ -56,15 +56,14 @@ export async function completeAuthorization(data: OrgData, kind: string, query: 
   if (row.expiresAt < now.toISOString()) throw new ApiError(400, "STATE_EXPIRED", "The authorization link expired; start linking again");
   const denied = query.get("error");
   if (denied) throw new ApiError(400, "AUTHORIZATION_DENIED", `The platform reported: ${denied}${query.get("error_description") ? ` (${query.get("error_description")})` : ""}`);
-  const code = query.get("code");
-  if (!code) throw badRequest("The callback has no code parameter");
+  if (!query.get("code")) throw badRequest("The callback has no code parameter");
 
   const { platform, spec, credentials } = await oauthPlatform(data, kind);
   const services = platformServices();
   const fetch = services.fetch(data.env);
   const { verifier } = await decryptCredentials(data.env, stateAad(data.orgId, state), row.verifierEnc);
   try {
-    const { tokens, raw } = await exchangeCode(spec, credentials, fetch, { code, redirectUri: row.redirectUri, verifier });
+    const { tokens, raw } = await exchangeCode(spec, credentials, fetch, { callback: query, redirectUri: row.redirectUri, verifier });
     const call = { credentials, tokens, fetch };
     const platformUserId = platform.platformUserId ? await platform.platformUserId(call, raw) : "";
     if (!platformUserId) throw new PlatformError("invalid", "the platform did not say who the user is");

@@ -87,11 +87,12 @@ function platformErrorOf(e: unknown): PlatformError {
   return new PlatformError("unavailable", `token endpoint: ${e instanceof Error ? e.message : String(e)}`);
 }
 
-export async function exchangeCode(spec: OAuthSpec, credentials: PlatformCredentials, fetch: typeof globalThis.fetch, p: { code: string; redirectUri: string; verifier?: string }): Promise<TokenResult> {
+/** `callback` is the redirect's query; its state was already checked against the stored one. */
+export async function exchangeCode(spec: OAuthSpec, credentials: PlatformCredentials, fetch: typeof globalThis.fetch, p: { callback: URLSearchParams; redirectUri: string; verifier?: string }): Promise<TokenResult> {
   const e = endpointsOf(spec, credentials);
   const { client: c, auth } = client(spec, credentials);
   try {
-    const params = new URLSearchParams({ code: p.code });
+    const params = oauth.validateAuthResponse(server(e), c, p.callback, oauth.skipStateCheck);
     const res = await oauth.authorizationCodeGrantRequest(server(e), c, auth, params, p.redirectUri, spec.pkce && p.verifier ? p.verifier : oauth.nopkce, options(e, fetch));
     return tokensOf(await oauth.processAuthorizationCodeResponse(server(e), c, res));
   } catch (err) {

@@ -12,13 +12,13 @@ const pick = (readings: { metric: string }[], metric: string) => readings.filter
 
 describe("Oura", () => {
   it("daily_sleep → a sleep score for the day", () => {
-    const [r] = mapOura(device, "daily_sleep", fixture("oura-daily-sleep.json").data[0]);
+    const r = mapOura(device, "daily_sleep", fixture("oura-daily-sleep.json").data[0])[0]!;
     expect(r).toMatchObject({ metric: "sleep_score", value: 64, unit: "score", platform: "smart_ring", sourceRecordId: "8f9a5221-639e-4a85-81cb-4065ef23f979", patientId: "pat-1", deviceId: "dev-1" });
     expect(r.time).toEqual({ start: "2024-01-15T00:00:00.000Z", end: "2024-01-16T00:00:00.000Z" });
   });
 
   it("an unscored day is an absent reading, not a number", () => {
-    const [r] = mapOura(device, "daily_sleep", { ...fixture("oura-daily-sleep.json").data[0], score: null });
+    const r = mapOura(device, "daily_sleep", { ...fixture("oura-daily-sleep.json").data[0], score: null })[0]!;
     expect(r.value).toBeUndefined();
     expect(r.absentReason).toBe("not-performed");
   });
@@ -57,7 +57,7 @@ describe("WHOOP", () => {
       ["spo2", 95.6875, "%"],
       ["skin_temperature", 33.7, "Cel"],
     ]);
-    expect(readings[0].sourceRecordId).toBe("cycle-93845");
+    expect(readings[0]?.sourceRecordId).toBe("cycle-93845");
   });
 
   it("PENDING_SCORE and UNSCORABLE are absent readings with their state", () => {
