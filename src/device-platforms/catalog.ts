@@ -2,8 +2,9 @@
 import type { DevicePlatform } from "./platform";
 import { oura } from "./oura/adapter";
 import { whoop } from "./whoop/adapter";
+import { garmin } from "./garmin/adapter";
 
-export const devicePlatforms: readonly DevicePlatform[] = [oura, whoop];
+export const devicePlatforms: readonly DevicePlatform[] = [oura, whoop, garmin];
 
 const byKind = new Map(devicePlatforms.map((p) => [p.kind, p]));
 

@@ -79,6 +79,8 @@ export interface DevicePlatform extends PlatformAdapter {
   afterLink?(call: PlatformCall, device: LinkedDevice): Promise<void>;
   /** Work done before revoking tokens on unlink (Garmin deregistration, Polar user delete). */
   beforeUnlink?(call: PlatformCall, device: LinkedDevice): Promise<void>;
+  /** Push platforms (Garmin): ask the vendor to push a window again; "duplicate" when already asked for it. */
+  backfill?(call: PlatformCall, dataType: string, from: string, to: string): Promise<"accepted" | "duplicate">;
   /** One verified event for one linked device → readings (fetching by id or URL when notify-only). */
   handleEvent(call: PlatformCall, device: LinkedDevice, event: PlatformEvent): Promise<EventOutcome>;
 }

@@ -5,14 +5,18 @@
 import { createRoute } from "@hono/zod-openapi";
 import { contextForOrg } from "../context";
 import { requirePermission } from "../features/tenancy/middleware/auth";
+import { ApiError } from "../platform/errors";
 import { bodyLimit } from "../platform/http/body-limit";
 import { absoluteUrl } from "../platform/http/public-url";
 import { createRouter } from "../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, PageQuery, pageOf, security } from "../platform/http/schemas";
 import { completeAuthorization, startAuthorization, unlinkDevice } from "./oauth/authorize";
+import { backfillLink } from "./oauth/backfill";
 import { listLinks } from "./oauth/link-store";
 import {
   AuthorizationBody,
+  BackfillBody,
+  BackfillResponse,
   AuthorizationResponse,
   CallbackQuery,
   DeviceIdParam,
@@ -123,6 +127,25 @@ export const devicePlatformRoutes = createRouter()
   .openapi(
     createRoute({ method: "delete", path: "/links/{deviceId}", tags, summary: "Unlink a device: revoke at the platform and forget the tokens", security, middleware: manage, request: { params: DeviceIdParam }, responses: { 200: { description: "Unlinked", content: json(UnlinkResponse) }, ...commonErrors, ...notFoundError } }),
     async (c) => c.json(await unlinkDevice(c.get("ctx"), c.req.valid("param").deviceId), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/links/{deviceId}/backfill",
+      tags,
+      summary: "Ask a push platform (Garmin) to deliver a window of history again",
+      description: "202 when the platform accepted at least one data type (the data then arrives through the webhook); 409 BACKFILL_ALREADY_REQUESTED when every data type was already requested for this window.",
+      security,
+      middleware: read,
+      request: { params: DeviceIdParam, body: { required: true, content: json(BackfillBody) } },
+      responses: { 202: { description: "Requested", content: json(BackfillResponse) }, ...commonErrors, ...notFoundError, 409: errorResponse("Already requested, link inactive, or the platform has no backfill") },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const result = await backfillLink(c.get("ctx"), c.req.valid("param").deviceId, { dataTypes: body.data_types, from: body.from, to: body.to });
+      if (result.requested.length === 0) throw new ApiError(409, "BACKFILL_ALREADY_REQUESTED", `Already requested for this window: ${result.alreadyRequested.join(", ")}`);
+      return c.json({ requested: result.requested, already_requested: result.alreadyRequested }, 202);
+    },
   )
   .openapi(
     createRoute({

@@ -51,6 +51,18 @@ export const Link = z
 
 export const UnlinkResponse = z.object({ revoked: z.boolean().openapi({ description: "Whether the platform confirmed the revocation" }) }).openapi("DevicePlatformUnlinked");
 
+export const BackfillBody = z
+  .object({
+    data_types: z.array(z.string().min(1).max(64)).max(20).optional().openapi({ description: "Omitted means every type the platform can backfill" }),
+    from: z.string().datetime({ offset: true }),
+    to: z.string().datetime({ offset: true }),
+  })
+  .openapi("DevicePlatformBackfillRequest");
+
+export const BackfillResponse = z
+  .object({ requested: z.array(z.string()), already_requested: z.array(z.string()) })
+  .openapi("DevicePlatformBackfill");
+
 export const WebhookEvent = z
   .object({
     id: z.string(),
