@@ -3,8 +3,10 @@ import type { DevicePlatform } from "./platform";
 import { oura } from "./oura/adapter";
 import { whoop } from "./whoop/adapter";
 import { garmin } from "./garmin/adapter";
+import { polar } from "./polar/adapter";
+import { suunto } from "./suunto/adapter";
 
-export const devicePlatforms: readonly DevicePlatform[] = [oura, whoop, garmin];
+export const devicePlatforms: readonly DevicePlatform[] = [oura, whoop, garmin, polar, suunto];
 
 const byKind = new Map(devicePlatforms.map((p) => [p.kind, p]));
 

@@ -4,6 +4,7 @@ import * as oauth from "oauth4webapi";
 import { PlatformError, type PlatformCredentials, type PlatformTokens } from "../../features/devices/platform-adapter";
 import { badRequest } from "../../platform/errors";
 import { type OAuthSpec, urlOf } from "../platform";
+import { basicAuth } from "../vendor-http";
 
 export interface Endpoints {
   readonly authorize: string;
@@ -25,9 +26,20 @@ function server(e: Endpoints): oauth.AuthorizationServer {
   return { issuer: new URL(e.token).origin, authorization_endpoint: e.authorize, token_endpoint: e.token, ...(e.revoke ? { revocation_endpoint: e.revoke } : {}) };
 }
 
+/**
+ * Basic client authentication as Polar and Suunto document it (`curl --user id:secret`):
+ * oauth4webapi's ClientSecretBasic form-encodes id and secret first (RFC 6749 2.3.1), which
+ * those servers do not decode, so "-" in a client id would arrive as "%2D".
+ */
+const plainBasic =
+  (id: string, secret: string): oauth.ClientAuth =>
+  (_as, _client, _body, headers) => {
+    headers.set("authorization", basicAuth(id, secret));
+  };
+
 function client(spec: OAuthSpec, credentials: PlatformCredentials): { client: oauth.Client; auth: oauth.ClientAuth } {
   if (!credentials.clientId || !credentials.clientSecret) throw badRequest("The platform's client id and secret are not configured for this organization");
-  const auth = spec.clientAuth === "basic" ? oauth.ClientSecretBasic(credentials.clientSecret) : oauth.ClientSecretPost(credentials.clientSecret);
+  const auth = spec.clientAuth === "basic" ? plainBasic(credentials.clientId, credentials.clientSecret) : oauth.ClientSecretPost(credentials.clientSecret);
   return { client: { client_id: credentials.clientId }, auth };
 }
 

@@ -29,6 +29,8 @@ export interface VendorMockOptions {
   readonly pkce?: boolean;
   /** Extra token response fields for the user (Polar `x_user_id`, Fitbit `user_id`). */
   readonly tokenExtras?: (user: MockUser) => Record<string, unknown>;
+  /** The access token's text (Suunto issues JWTs naming the user); random by default. */
+  readonly accessTokenFor?: (user: MockUser) => string;
   /** No refresh token at all (Polar). */
   readonly noRefresh?: boolean;
 }
@@ -104,14 +106,15 @@ export class VendorMock {
 
   private clientOk(req: Request, form: URLSearchParams): boolean {
     if (this.o.clientAuth === "basic") {
-      const expected = `Basic ${btoa(`${encodeURIComponent(this.o.clientId)}:${encodeURIComponent(this.o.clientSecret)}`)}`;
+      // As the vendors document it (`curl --user id:secret`): plain base64, no form-encoding.
+      const expected = `Basic ${btoa(`${this.o.clientId}:${this.o.clientSecret}`)}`;
       return req.headers.get("authorization") === expected;
     }
     return form.get("client_id") === this.o.clientId && form.get("client_secret") === this.o.clientSecret;
   }
 
   private issue(user: MockUser): Response {
-    const accessToken = b64url(randomBytes(18));
+    const accessToken = this.o.accessTokenFor?.(user) ?? b64url(randomBytes(18));
     this.access.set(accessToken, { user, expiresAt: Date.now() + this.o.expiresIn * 1000 });
     const body: Record<string, unknown> = { access_token: accessToken, token_type: "bearer", expires_in: this.o.expiresIn, ...this.o.tokenExtras?.(user) };
     if (!this.o.noRefresh) {
