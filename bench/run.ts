@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "hl7-e2e": { file: "hl7-e2e.ts", what: "inbound HL7 converted and stored, messages/s, vs the same Bundles as direct transactions" },
   shards: { file: "shards.ts", what: "two organizations loaded at once on two data shards vs on one, resources/s and ratio" },
   dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
+  wearables: { file: "wearables.ts", what: "signed wearable webhook acknowledgement p50/p99 through wrangler dev vs a bare authenticated endpoint" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 
