@@ -8,7 +8,7 @@ import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { createTenant, type Tenant } from "../support/tenants";
 import { GARMIN_ORIGIN, garminMock, garminPushHeaders } from "./mocks/garmin";
 import { mockNetwork } from "./mocks/vendor-mock";
-import { configure, installWorld, linkDevice, type PlatformWorld, postWebhook, settled, webhookEvents } from "./support";
+import { configure, deliver, installWorld, linkDevice, type PlatformWorld, postWebhook, webhookEvents } from "./support";
 
 const KIND = "sports_watch";
 const CLIENT = "garmin-client";
@@ -23,11 +23,7 @@ const USER = dailies.dailies[0]!.userId;
 let world: PlatformWorld;
 let t: Tenant;
 
-async function push(body: string, headers = garminPushHeaders(CLIENT)) {
-  const res = await postWebhook(KIND, t.orgId, body, headers);
-  expect(res.status).toBe(200);
-  return settled(t, ((await res.json()) as { event_id: string }).event_id);
-}
+const push = (body: string, headers = garminPushHeaders(CLIENT)) => deliver(t, KIND, body, headers);
 
 beforeAll(async () => {
   world = installWorld(mockNetwork(mock));

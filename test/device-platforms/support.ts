@@ -89,3 +89,10 @@ export const postWebhook = (kind: string, orgId: string, body: string, headers: 
   call(`/api/v1/webhooks/devices/${kind}/${orgId}`, { method: "POST", body, headers });
 
 export { env };
+
+/** Posts a webhook that must be acknowledged (200) and waits for the consumer to finish with it. */
+export async function deliver(t: Tenant, kind: string, body: string, headers: Record<string, string>): Promise<EventView> {
+  const res = await postWebhook(kind, t.orgId, body, headers);
+  if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+  return settled(t, ((await res.json()) as { event_id: string }).event_id);
+}

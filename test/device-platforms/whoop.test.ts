@@ -8,7 +8,7 @@ import { platformServices } from "../../src/device-platforms/wiring";
 import { createTenant, type Tenant } from "../support/tenants";
 import { mockNetwork } from "./mocks/vendor-mock";
 import { SLEEP_ID, WHOOP_ORIGIN, whoopMock, whoopSignedHeaders } from "./mocks/whoop";
-import { configure, installWorld, linkDevice, type PlatformWorld, postWebhook, settled, webhookEvents } from "./support";
+import { configure, deliver, installWorld, linkDevice, type PlatformWorld, postWebhook, webhookEvents } from "./support";
 
 const KIND = "recovery_strap";
 const SECRET = "whoop-secret";
@@ -24,12 +24,7 @@ const event = (type: string, id: string | number) => JSON.stringify({ user_id: 1
 let world: PlatformWorld;
 let t: Tenant;
 
-async function send(body: string) {
-  const res = await postWebhook(KIND, t.orgId, body, whoopSignedHeaders(SECRET, body));
-  expect(res.status).toBe(200);
-  const ack = (await res.json()) as { event_id: string };
-  return settled(t, ack.event_id);
-}
+const send = (body: string) => deliver(t, KIND, body, whoopSignedHeaders(SECRET, body));
 
 beforeAll(async () => {
   world = installWorld(mockNetwork(mock));

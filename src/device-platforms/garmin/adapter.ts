@@ -8,7 +8,7 @@
 import { type FetchedPage, type LinkedDevice, type PlatformCall, type PlatformCredentials, PlatformError } from "../../features/devices/platform-adapter";
 import { type DevicePlatform, type PlatformEvent, noOutcome, urlOf } from "../platform";
 import { failureOf, vendorCall, vendorJson, withQuery } from "../vendor-http";
-import { constantTimeEqual, hmacSha256Hex } from "../webhooks/signature";
+import { constantTimeEqual, verifyHexBodySignature } from "../webhooks/signature";
 import { GARMIN_KIND, garminMappers, mapGarmin } from "./mapping";
 
 const API = "https://apis.garmin.com";
@@ -69,9 +69,8 @@ export const garmin: DevicePlatform = {
       const clientId = delivery.headers.get("garmin-client-id");
       const secret = credentials.extra?.webhook_signing_secret;
       if (secret) {
-        const signature = delivery.headers.get("x-garmin-signature");
-        if (!signature) return { ok: false, reason: "missing x-garmin-signature" };
-        if (!constantTimeEqual(signature.toLowerCase(), await hmacSha256Hex(secret, delivery.body))) return { ok: false, reason: "signature mismatch" };
+        const signed = await verifyHexBodySignature(delivery.headers, "x-garmin-signature", secret, delivery.body);
+        if (!signed.ok) return signed;
         if (clientId !== null && !constantTimeEqual(clientId, credentials.clientId ?? "")) return { ok: false, reason: "garmin-client-id is not this organization's client" };
         return { ok: true };
       }

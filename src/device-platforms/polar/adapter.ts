@@ -6,7 +6,7 @@
 import type { PlatformCredentials } from "../../features/devices/platform-adapter";
 import { type DevicePlatform, type PlatformEvent, noOutcome, urlOf } from "../platform";
 import { failureOf, vendorCall, vendorJson, withQuery } from "../vendor-http";
-import { constantTimeEqual, hmacSha256Hex } from "../webhooks/signature";
+import { verifyHexBodySignature } from "../webhooks/signature";
 import { POLAR_KIND, mapPolar, polarMappers } from "./mapping";
 
 const API = "https://www.polaraccesslink.com";
@@ -47,13 +47,7 @@ export const polar: DevicePlatform = {
         return undefined;
       }
     },
-    async verify(delivery, credentials) {
-      const signature = delivery.headers.get(SIGNATURE);
-      const secret = credentials.extra?.webhook_signature_secret;
-      if (!signature) return { ok: false, reason: "missing Polar-Webhook-Signature" };
-      if (!secret) return { ok: false, reason: "no webhook signature secret configured" };
-      return constantTimeEqual(signature.toLowerCase(), await hmacSha256Hex(secret, delivery.body)) ? { ok: true } : { ok: false, reason: "signature mismatch" };
-    },
+    verify: (delivery, credentials) => verifyHexBodySignature(delivery.headers, SIGNATURE, credentials.extra?.webhook_signature_secret, delivery.body),
     events(body) {
       const b = (body ?? {}) as Record<string, unknown>;
       const dataType = Object.hasOwn(EVENT_TYPES, String(b.event)) ? EVENT_TYPES[String(b.event)] : undefined;

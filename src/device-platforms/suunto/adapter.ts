@@ -5,7 +5,7 @@
 import { type PlatformCall, type PlatformCredentials, PlatformError } from "../../features/devices/platform-adapter";
 import { type DevicePlatform, noOutcome, urlOf } from "../platform";
 import { vendorJson, withQuery } from "../vendor-http";
-import { constantTimeEqual, hmacSha256Hex } from "../webhooks/signature";
+import { verifyHexBodySignature } from "../webhooks/signature";
 import { SUUNTO_KIND, mapSuuntoWorkout } from "./mapping";
 
 const API = "https://cloudapi.suunto.com";
@@ -40,13 +40,7 @@ export const suunto: DevicePlatform = {
     clientAuth: "basic",
   },
   webhook: {
-    async verify(delivery, credentials) {
-      const signature = delivery.headers.get("x-hmac-sha256-signature");
-      const secret = credentials.extra?.webhook_secret;
-      if (!signature) return { ok: false, reason: "missing X-HMAC-SHA256-Signature" };
-      if (!secret) return { ok: false, reason: "no notification secret configured" };
-      return constantTimeEqual(signature.toLowerCase(), await hmacSha256Hex(secret, delivery.body)) ? { ok: true } : { ok: false, reason: "signature mismatch" };
-    },
+    verify: (delivery, credentials) => verifyHexBodySignature(delivery.headers, "x-hmac-sha256-signature", credentials.extra?.webhook_secret, delivery.body),
     events(body) {
       const b = (body ?? {}) as Record<string, unknown>;
       if (b.type !== "WORKOUT_CREATED" || typeof b.username !== "string" || !b.workout) return [];

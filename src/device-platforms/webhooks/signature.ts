@@ -29,3 +29,11 @@ export function constantTimeEqual(a: string, b: string): boolean {
 export function freshTimestamp(epochMs: number, now: Date, toleranceSeconds: number): boolean {
   return Number.isFinite(epochMs) && Math.abs(now.getTime() - epochMs) <= toleranceSeconds * 1000;
 }
+
+/** The scheme Polar, Suunto and a Garmin signing proxy share: `header` = hex HMAC-SHA256(secret, raw body). */
+export async function verifyHexBodySignature(headers: Headers, header: string, secret: string | undefined, body: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const signature = headers.get(header);
+  if (!signature) return { ok: false, reason: `missing ${header}` };
+  if (!secret) return { ok: false, reason: "no webhook secret configured" };
+  return constantTimeEqual(signature.toLowerCase(), await hmacSha256Hex(secret, body)) ? { ok: true } : { ok: false, reason: "signature mismatch" };
+}
