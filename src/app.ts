@@ -43,6 +43,7 @@ import { nodeCatalogRoutes } from "./features/pipelines/routes/node-catalog";
 import { organizationRoutes } from "./features/tenancy/routes/organization";
 import { pipelineRoutes } from "./features/pipelines/routes/pipelines";
 import { toolRoutes } from "./features/agents/routes/tools";
+import { devicePlatformPublicRoutes, devicePlatformRoutes } from "./device-platforms/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -92,6 +93,9 @@ export function buildApp(options: AppOptions = {}) {
   const operations = options.operations ?? fhirOperationRegistry();
   app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations));
 
+  // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
+  app.route("/api", devicePlatformPublicRoutes);
+
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once it has answered (features/audit/middleware.ts).
   app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, managementAudit, requireJsonBody());
@@ -119,6 +123,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/alerts", alertRoutes);
   app.route("/api/consent", consentPolicyRoutes);
   app.route("/api/audit", auditRoutes);
+  app.route("/api/v1/device-platforms", devicePlatformRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

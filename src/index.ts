@@ -5,6 +5,13 @@ import { consumeAudits } from "./features/fhir/audit-queue";
 import type { Env } from "./platform/env";
 import { normalizeFhirBase } from "./features/fhir/routes/fhir";
 import { runScheduledWork } from "./scheduled";
+import { devicePlatformServices } from "./device-platform-services";
+import { processDeviceEventBatch } from "./device-platforms/webhooks/queue";
+import { installPlatformServices } from "./device-platforms/wiring";
+import type { DeviceEventMessage } from "./device-platforms/webhooks/receive";
+
+/** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
+const DEVICE_EVENTS_QUEUE = "cdis-device-events";
 
 export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
@@ -14,6 +21,9 @@ export { MessageRouter } from "./features/inbound/message-router";
 export { OrgGate } from "./features/tenancy/org-gate";
 export { StepSession } from "./features/pipelines/step-session";
 
+// The wearable platforms reach the device core through the composition root's wiring.
+installPlatformServices(devicePlatformServices);
+
 const app = buildApp();
 
 export default {
@@ -22,6 +32,10 @@ export default {
   scheduled: (controller, env, ctx) => {
     ctx.waitUntil(runScheduledWork(env, new Date(controller.scheduledTime)));
   },
-  // The audit queue (AUDIT_QUEUE, its only queue): AuditEvents of reads, stored per org in batches.
-  queue: (batch, env) => consumeAudits(batch, (orgId) => contextForOrg(env, orgId)),
+  // Two queues: reads' AuditEvents (stored per org in batches) and wearable platform webhook
+  // deliveries (src/device-platforms/webhooks/queue.ts); each batch comes from one of them.
+  queue: (batch, env) =>
+    batch.queue === DEVICE_EVENTS_QUEUE
+      ? processDeviceEventBatch(batch as MessageBatch<DeviceEventMessage>, env, contextForOrg)
+      : consumeAudits(batch, (orgId) => contextForOrg(env, orgId)),
 } satisfies ExportedHandler<Env>;

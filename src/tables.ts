@@ -12,3 +12,5 @@ export * from "./features/copilot/tables";
 export * from "./features/devices/tables";
 export * from "./features/consent/tables";
 export * from "./features/audit/tables";
+export * from "./device-platforms/oauth/tables";
+export * from "./device-platforms/webhooks/tables";

@@ -102,7 +102,7 @@ export interface paths {
          * Operator only: erase an organization's AuditEvents older than its retention
          * @description Takes the deployment's OPERATOR_TOKEN (404 where none is set). 409 AUDIT_RETENTION_KEEP when the organization keeps its AuditEvents (the default). The purge leaves its own AuditEvent (action audit.purge), refused or not.
          */
-        post: operations["purgeAdminOrganizationAudit"];
+        post: operations["purgeOrganizationAudit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -135,6 +135,50 @@ export interface paths {
         };
         /** SMART configuration: how to authenticate (no authentication) */
         get: operations["smartConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/devices/{kind}/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Answer a wearable platform's webhook verification (GET challenge)
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is recorded once and queued; a byte-identical replay answers `duplicate`; unknown event types answer `ignored`.
+         */
+        get: operations["answerDevicePlatformWebhookChallenge"];
+        put?: never;
+        /**
+         * Receive a wearable platform's webhook
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is recorded once and queued; a byte-identical replay answers `duplicate`; unknown event types answer `ignored`.
+         */
+        post: operations["receiveDevicePlatformWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-platforms/{kind}/{orgId}/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth callback: the platform redirects here after consent
+         * @description No API key: the single-use `state` (bound to this organization, the patient and the device, 10 minutes) authenticates it.
+         */
+        get: operations["completeDevicePlatformAuthorization"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1591,7 +1635,7 @@ export interface paths {
          * List AuditEvents (management actions and FHIR interactions), newest first
          * @description Filters combine (AND). offset + limit reach back at most 1000 events; for more, search /fhir/r4/{org}/AuditEvent or export _type=AuditEvent.
          */
-        get: operations["getAudit"];
+        get: operations["listAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1611,6 +1655,94 @@ export interface paths {
         get: operations["getAuditRetention"];
         /** Set the audit retention (admin); only `npm run admin -- purge-audit` deletes, never the API */
         put: operations["updateAuditRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-platforms/{kind}/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start linking a patient's device: the platform's authorization URL */
+        post: operations["startDevicePlatformAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-platforms/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Linked devices (tokens are never returned) */
+        get: operations["listDevicePlatformLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-platforms/links/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink a device: revoke at the platform and forget the tokens */
+        delete: operations["unlinkDevicePlatform"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-platforms/links/{deviceId}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a push platform (Garmin) to deliver a window of history again
+         * @description 202 when the platform accepted at least one data type (the data then arrives through the webhook); 409 BACKFILL_ALREADY_REQUESTED when every data type was already requested for this window.
+         */
+        post: operations["requestDevicePlatformBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-platforms/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Received webhook deliveries and their processing state (queued, processed, failed, dead) */
+        get: operations["listDevicePlatformWebhookEvents"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -2105,6 +2237,18 @@ export interface components {
             resourceType: string;
         } & {
             [key: string]: unknown;
+        };
+        DeviceWebhookAck: {
+            /** @enum {string} */
+            status: "queued" | "duplicate" | "ignored";
+            event_id?: string;
+        };
+        DevicePlatformLinked: {
+            /** @enum {string} */
+            status: "linked";
+            device_id: string;
+            patient_id: string;
+            platform_user_id: string;
         };
         Organization: {
             id: string;
@@ -3423,6 +3567,68 @@ export interface components {
             /** @description AuditEvents older than this may be purged by the admin CLI; null keeps them forever (default) */
             retention_days: number | null;
         };
+        DevicePlatformAuthorization: {
+            /**
+             * Format: uri
+             * @description Open it (or send it to the patient) to consent at the platform
+             */
+            authorization_url: string;
+            /**
+             * Format: uri
+             * @description The callback the platform returns to: register it in the platform's developer console
+             */
+            redirect_uri: string;
+            /** @description The link's state expires at this instant (10 minutes) */
+            expires_at: string;
+        };
+        DevicePlatformAuthorizationRequest: {
+            /** @description Our Patient id */
+            patient_id: string;
+            /** @description The device link (FHIR Device) the readings will come from */
+            device_id: string;
+        };
+        DevicePlatformLink: {
+            device_id: string;
+            kind: string;
+            patient_id: string;
+            platform_user_id: string;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            status_reason: string | null;
+            token_expires_at: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        DevicePlatformUnlinked: {
+            /** @description Whether the platform confirmed the revocation */
+            revoked: boolean;
+        };
+        DevicePlatformBackfill: {
+            requested: string[];
+            already_requested: string[];
+        };
+        DevicePlatformBackfillRequest: {
+            /** @description Omitted means every type the platform can backfill */
+            data_types?: string[];
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+        };
+        DeviceWebhookEvent: {
+            id: string;
+            kind: string;
+            /** @enum {string} */
+            status: "queued" | "processed" | "failed" | "dead";
+            attempts: number;
+            /** @description Readings handed to the device core */
+            readings: number;
+            /** @description Vendor records whose readings were removed */
+            deleted: number;
+            error: string | null;
+            received_at: string;
+            processed_at: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -3604,7 +3810,7 @@ export interface operations {
             };
         };
     };
-    purgeAdminOrganizationAudit: {
+    purgeOrganizationAudit: {
         parameters: {
             query?: never;
             header?: never;
@@ -3733,6 +3939,192 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+        };
+    };
+    answerDevicePlatformWebhookChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                /** @description The organization the platform is registered for */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Acknowledged (or a handshake answer) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceWebhookAck"];
+                };
+            };
+            /** @description Google Health subscriber verification */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged without a body (platforms that expect it) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signature missing, wrong or stale */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveDevicePlatformWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                /** @description The organization the platform is registered for */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Acknowledged (or a handshake answer) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceWebhookAck"];
+                };
+            };
+            /** @description Google Health subscriber verification */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Acknowledged without a body (platforms that expect it) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signature missing, wrong or stale */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeDevicePlatformAuthorization: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                kind: string;
+                /** @description The organization the platform is registered for */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device is linked and Active */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicePlatformLinked"];
+                };
+            };
+            /** @description State unknown, used, expired or for another platform; consent denied; code rejected */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11772,7 +12164,7 @@ export interface operations {
             };
         };
     };
-    getAudit: {
+    listAuditEvents: {
         parameters: {
             query?: {
                 /** @description Page size (default 20, max 100) */
@@ -11920,6 +12312,354 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditRetention"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startDevicePlatformAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevicePlatformAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description Authorization URL */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicePlatformAuthorization"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDevicePlatformLinks: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: components["schemas"]["DevicePlatformLink"][];
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unlinkDevicePlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicePlatformUnlinked"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    requestDevicePlatformBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevicePlatformBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Requested */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicePlatformBackfill"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already requested, link inactive, or the platform has no backfill */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDevicePlatformWebhookEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+                kind?: string;
+                status?: "queued" | "processed" | "failed" | "dead";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["DeviceWebhookEvent"][];
+                        total_count: number;
+                    };
                 };
             };
             /** @description Invalid request body or parameters */

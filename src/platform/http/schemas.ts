@@ -25,7 +25,7 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
-const errorResponse = (description: string) => ({
+export const errorResponse = (description: string) => ({
   description,
   content: { "application/json": { schema: ErrorSchema } },
 });

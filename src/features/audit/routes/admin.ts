@@ -13,7 +13,7 @@ const PurgeReport = z
 export const auditAdminRoutes = createRouter().openapi(
   createRoute({
     method: "post",
-    path: "/organizations/{orgId}/audit/purge",
+    path: "/organizations/{orgId}/audit/purge", operationId: "purgeOrganizationAudit",
     tags: ["Operator"],
     summary: "Operator only: erase an organization's AuditEvents older than its retention",
     description:

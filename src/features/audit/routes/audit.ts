@@ -15,7 +15,7 @@ export const auditRoutes = createRouter()
   .openapi(
     createRoute({
       method: "get",
-      path: "/",
+      path: "/", operationId: "listAuditEvents",
       tags,
       summary: "List AuditEvents (management actions and FHIR interactions), newest first",
       description: "Filters combine (AND). offset + limit reach back at most 1000 events; for more, search /fhir/r4/{org}/AuditEvent or export _type=AuditEvent.",

@@ -1,0 +1,34 @@
+// The wearable platforms' seams to the device core, wired here: an org's client credentials come
+// from its device integration for that platform (client_id / client_secret, the rest as vendor
+// extras with the non-secret settings), link status is the device link's, and webhook readings
+// go through the device core's ingest (Observations, dedup, threshold alerts) as the platform.
+import { contextForOrg } from "./context";
+import type { PlatformServices } from "./device-platforms/wiring";
+import { findIntegrationByPlatform, integrationCredentials } from "./features/devices/store/integrations";
+import { updateLink } from "./features/devices/store/links";
+import { ingestReadings } from "./features/devices/use-cases/ingest";
+import type { Principal } from "./features/tenancy/auth/permissions";
+import { logger } from "./platform/observability/log";
+import { outboundFetch } from "./platform/outbound/fetch";
+
+/** Who stores a platform's webhook readings: the platform itself, as a service. */
+const platformPrincipal = (orgId: string, kind: string): Principal => ({ orgId, keyId: `device-platform:${kind}`, keyName: `${kind} webhooks`, role: "service", scopes: [] });
+
+export const devicePlatformServices: PlatformServices = {
+  async credentialsFor(data, kind) {
+    const row = await findIntegrationByPlatform(data, kind);
+    if (!row) return undefined;
+    const { client_id: clientId, client_secret: clientSecret, ...secrets } = await integrationCredentials(data, row);
+    return { ...(clientId ? { clientId } : {}), ...(clientSecret ? { clientSecret } : {}), extra: { ...row.settings, ...secrets } };
+  },
+  async linkStatus(data, deviceId, status, reason) {
+    await updateLink(data, deviceId, { status });
+    logger(data.env).info("device link status", { org: data.orgId, device_id: deviceId, status, reason });
+  },
+  async ingest(data, kind, readings, deleted) {
+    if (readings.length) await ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings);
+    // Vendor deletions are recorded by the webhook log; the Observations stay (docs/wearables.md).
+    if (deleted.length) logger(data.env).info("device records deleted at the vendor", { org: data.orgId, platform: kind, count: deleted.length });
+  },
+  fetch: (env) => outboundFetch(env),
+};

@@ -1,0 +1,166 @@
+// Wearable platform endpoints. Public (no API key; mounted before authentication): the
+// webhook per platform per org, whose signature is its authentication, and the OAuth callback
+// the platform redirects the patient's browser to. Authenticated: starting a link, the links,
+// unlinking, and the webhook events with their processing state.
+import { createRoute } from "@hono/zod-openapi";
+import { contextForOrg } from "../context";
+import { requirePermission } from "../features/tenancy/middleware/auth";
+import { ApiError } from "../platform/errors";
+import { bodyLimit } from "../platform/http/body-limit";
+import { absoluteUrl } from "../platform/http/public-url";
+import { createRouter } from "../platform/http/router";
+import { commonErrors, errorResponse, json, notFoundError, PageQuery, pageOf, security } from "../platform/http/schemas";
+import { completeAuthorization, startAuthorization, unlinkDevice } from "./oauth/authorize";
+import { backfillLink } from "./oauth/backfill";
+import { listLinks } from "./oauth/link-store";
+import {
+  AuthorizationBody,
+  BackfillBody,
+  BackfillResponse,
+  AuthorizationResponse,
+  CallbackQuery,
+  DeviceIdParam,
+  KindParam,
+  Link,
+  LinkedResponse,
+  OrgKindParams,
+  UnlinkResponse,
+  WebhookAck,
+  WebhookEvent,
+  WebhookEventQuery,
+  presentEvent,
+  presentLink,
+} from "./schemas";
+import { listEvents } from "./webhooks/event-store";
+import { receiveWebhook } from "./webhooks/receive";
+
+const tags = ["Wearable platforms"];
+const manage = requirePermission("connectors:manage");
+const read = requirePermission("devices:sync");
+
+const callbackPath = (kind: string, orgId: string) => `/api/v1/device-platforms/${encodeURIComponent(kind)}/${encodeURIComponent(orgId)}/oauth/callback`;
+const webhookPath = "/v1/webhooks/devices/{kind}/{orgId}";
+
+const webhookDoc = {
+  tags,
+  security: [],
+  middleware: bodyLimit,
+  request: { params: OrgKindParams },
+  description:
+    "No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything " +
+    "is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) " +
+    "are answered here. A verified delivery is recorded once and queued; a byte-identical replay answers `duplicate`; unknown " +
+    "event types answer `ignored`.",
+  responses: {
+    200: { description: "Acknowledged (or a handshake answer)", content: json(WebhookAck) },
+    201: { description: "Google Health subscriber verification" },
+    204: { description: "Acknowledged without a body (platforms that expect it)" },
+    400: errorResponse("Body is not JSON"),
+    401: errorResponse("Signature missing, wrong or stale"),
+    ...notFoundError,
+  },
+};
+
+/** Public routes: mounted under /api before authentication. */
+export const devicePlatformPublicRoutes = createRouter()
+  .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
+    const { kind, orgId } = c.req.valid("param");
+    const data = await contextForOrg(c.env, orgId);
+    const delivery = { method: "POST", url: new URL(c.req.url), headers: c.req.raw.headers, body: await c.req.text(), receivedAt: new Date() };
+    return receiveWebhook(data, kind, delivery, c.env.DEVICE_EVENTS);
+  })
+  .openapi(createRoute({ method: "get", path: webhookPath, operationId: "answerDevicePlatformWebhookChallenge", summary: "Answer a wearable platform's webhook verification (GET challenge)", ...webhookDoc }), async (c) => {
+    const { kind, orgId } = c.req.valid("param");
+    const data = await contextForOrg(c.env, orgId);
+    const delivery = { method: "GET", url: new URL(c.req.url), headers: c.req.raw.headers, body: "", receivedAt: new Date() };
+    return receiveWebhook(data, kind, delivery, c.env.DEVICE_EVENTS);
+  })
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/device-platforms/{kind}/{orgId}/oauth/callback", operationId: "completeDevicePlatformAuthorization",
+      tags,
+      security: [],
+      summary: "OAuth callback: the platform redirects here after consent",
+      description: "No API key: the single-use `state` (bound to this organization, the patient and the device, 10 minutes) authenticates it.",
+      request: { params: OrgKindParams, query: CallbackQuery },
+      responses: { 200: { description: "The device is linked and Active", content: json(LinkedResponse) }, 400: errorResponse("State unknown, used, expired or for another platform; consent denied; code rejected"), 502: errorResponse("The platform failed"), ...notFoundError },
+    }),
+    async (c) => {
+      const { kind, orgId } = c.req.valid("param");
+      const data = await contextForOrg(c.env, orgId);
+      const linked = await completeAuthorization(data, kind, new URL(c.req.url).searchParams);
+      return c.json({ status: "linked" as const, device_id: linked.deviceId, patient_id: linked.patientId, platform_user_id: linked.platformUserId }, 200);
+    },
+  );
+
+/** Authenticated routes, under /api/v1/device-platforms. */
+export const devicePlatformRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{kind}/authorizations", operationId: "startDevicePlatformAuthorization",
+      tags,
+      summary: "Start linking a patient's device: the platform's authorization URL",
+      security,
+      middleware: manage,
+      request: { params: KindParam, body: { required: true, content: json(AuthorizationBody) } },
+      responses: { 201: { description: "Authorization URL", content: json(AuthorizationResponse) }, ...commonErrors, ...notFoundError },
+    }),
+    async (c) => {
+      const { kind } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const ctx = c.get("ctx");
+      const redirectUri = absoluteUrl(c, callbackPath(kind, ctx.orgId));
+      const started = await startAuthorization(ctx, kind, { patientId: body.patient_id, deviceId: body.device_id }, redirectUri);
+      return c.json({ authorization_url: started.authorizationUrl, redirect_uri: redirectUri, expires_at: started.expiresAt }, 201);
+    },
+  )
+  .openapi(
+    createRoute({ method: "get", path: "/links", operationId: "listDevicePlatformLinks", tags, summary: "Linked devices (tokens are never returned)", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("links", Link)) }, ...commonErrors } }),
+    async (c) => {
+      const { limit, offset } = c.req.valid("query");
+      const { rows, total } = await listLinks(c.get("ctx"), limit, offset);
+      return c.json({ links: rows.map(presentLink), total_count: total }, 200);
+    },
+  )
+  .openapi(
+    createRoute({ method: "delete", path: "/links/{deviceId}", operationId: "unlinkDevicePlatform", tags, summary: "Unlink a device: revoke at the platform and forget the tokens", security, middleware: manage, request: { params: DeviceIdParam }, responses: { 200: { description: "Unlinked", content: json(UnlinkResponse) }, ...commonErrors, ...notFoundError } }),
+    async (c) => c.json(await unlinkDevice(c.get("ctx"), c.req.valid("param").deviceId), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/links/{deviceId}/backfill", operationId: "requestDevicePlatformBackfill",
+      tags,
+      summary: "Ask a push platform (Garmin) to deliver a window of history again",
+      description: "202 when the platform accepted at least one data type (the data then arrives through the webhook); 409 BACKFILL_ALREADY_REQUESTED when every data type was already requested for this window.",
+      security,
+      middleware: read,
+      request: { params: DeviceIdParam, body: { required: true, content: json(BackfillBody) } },
+      responses: { 202: { description: "Requested", content: json(BackfillResponse) }, ...commonErrors, ...notFoundError, 409: errorResponse("Already requested, link inactive, or the platform has no backfill") },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const result = await backfillLink(c.get("ctx"), c.req.valid("param").deviceId, { dataTypes: body.data_types, from: body.from, to: body.to });
+      if (result.requested.length === 0) throw new ApiError(409, "BACKFILL_ALREADY_REQUESTED", `Already requested for this window: ${result.alreadyRequested.join(", ")}`);
+      return c.json({ requested: result.requested, already_requested: result.alreadyRequested }, 202);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/webhook-events", operationId: "listDevicePlatformWebhookEvents",
+      tags,
+      summary: "Received webhook deliveries and their processing state (queued, processed, failed, dead)",
+      security,
+      middleware: read,
+      request: { query: PageQuery.merge(WebhookEventQuery) },
+      responses: { 200: { description: "Page, newest first", content: json(pageOf("events", WebhookEvent)) }, ...commonErrors },
+    }),
+    async (c) => {
+      const { limit, offset, kind, status } = c.req.valid("query");
+      const { rows, total } = await listEvents(c.get("ctx"), { kind, status }, limit, offset);
+      return c.json({ events: rows.map(presentEvent), total_count: total }, 200);
+    },
+  );

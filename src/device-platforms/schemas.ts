@@ -1,0 +1,113 @@
+// API schemas and presenters of the wearable platforms: linking, links, webhook events.
+import { z } from "@hono/zod-openapi";
+import type { DeviceWebhookEventRow } from "./webhooks/tables";
+import type { DevicePlatformLinkRow } from "./oauth/tables";
+
+export const KindParam = z.object({ kind: z.string().min(1).max(64).openapi({ param: { name: "kind", in: "path" }, example: "smart_ring" }) });
+export const OrgKindParams = KindParam.extend({
+  orgId: z.string().min(1).max(128).openapi({ param: { name: "orgId", in: "path" }, description: "The organization the platform is registered for" }),
+});
+export const DeviceIdParam = z.object({ deviceId: z.string().min(1).max(128).openapi({ param: { name: "deviceId", in: "path" } }) });
+
+export const AuthorizationBody = z
+  .object({
+    patient_id: z.string().min(1).max(128).openapi({ description: "Our Patient id" }),
+    device_id: z.string().min(1).max(128).openapi({ description: "The device link (FHIR Device) the readings will come from" }),
+  })
+  .openapi("DevicePlatformAuthorizationRequest");
+
+export const AuthorizationResponse = z
+  .object({
+    authorization_url: z.string().url().openapi({ description: "Open it (or send it to the patient) to consent at the platform" }),
+    redirect_uri: z.string().url().openapi({ description: "The callback the platform returns to: register it in the platform's developer console" }),
+    expires_at: z.string().openapi({ description: "The link's state expires at this instant (10 minutes)" }),
+  })
+  .openapi("DevicePlatformAuthorization");
+
+export const CallbackQuery = z.object({
+  code: z.string().optional(),
+  state: z.string().optional(),
+  error: z.string().optional(),
+  error_description: z.string().optional(),
+});
+
+export const LinkedResponse = z
+  .object({ status: z.literal("linked"), device_id: z.string(), patient_id: z.string(), platform_user_id: z.string() })
+  .openapi("DevicePlatformLinked");
+
+export const Link = z
+  .object({
+    device_id: z.string(),
+    kind: z.string(),
+    patient_id: z.string(),
+    platform_user_id: z.string(),
+    status: z.enum(["active", "inactive"]),
+    status_reason: z.string().nullable(),
+    token_expires_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("DevicePlatformLink");
+
+export const UnlinkResponse = z.object({ revoked: z.boolean().openapi({ description: "Whether the platform confirmed the revocation" }) }).openapi("DevicePlatformUnlinked");
+
+export const BackfillBody = z
+  .object({
+    data_types: z.array(z.string().min(1).max(64)).max(20).optional().openapi({ description: "Omitted means every type the platform can backfill" }),
+    from: z.string().datetime({ offset: true }),
+    to: z.string().datetime({ offset: true }),
+  })
+  .openapi("DevicePlatformBackfillRequest");
+
+export const BackfillResponse = z
+  .object({ requested: z.array(z.string()), already_requested: z.array(z.string()) })
+  .openapi("DevicePlatformBackfill");
+
+export const WebhookEvent = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    status: z.enum(["queued", "processed", "failed", "dead"]),
+    attempts: z.number().int(),
+    readings: z.number().int().openapi({ description: "Readings handed to the device core" }),
+    deleted: z.number().int().openapi({ description: "Vendor records whose readings were removed" }),
+    error: z.string().nullable(),
+    received_at: z.string(),
+    processed_at: z.string().nullable(),
+  })
+  .openapi("DeviceWebhookEvent");
+
+export const WebhookEventQuery = z.object({
+  kind: z.string().max(64).optional(),
+  status: z.enum(["queued", "processed", "failed", "dead"]).optional(),
+});
+
+export const WebhookAck = z.object({ status: z.enum(["queued", "duplicate", "ignored"]), event_id: z.string().optional() }).openapi("DeviceWebhookAck");
+
+export function presentLink(row: Omit<DevicePlatformLinkRow, "tokensEnc" | "refreshLeaseUntil">): z.infer<typeof Link> {
+  return {
+    device_id: row.deviceId,
+    kind: row.kind,
+    patient_id: row.patientId,
+    platform_user_id: row.platformUserId,
+    status: row.status === "inactive" ? "inactive" : "active",
+    status_reason: row.statusReason,
+    token_expires_at: row.expiresAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function presentEvent(row: DeviceWebhookEventRow): z.infer<typeof WebhookEvent> {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status as z.infer<typeof WebhookEvent>["status"],
+    attempts: row.attempts,
+    readings: row.readings,
+    deleted: row.deleted,
+    error: row.error,
+    received_at: row.receivedAt,
+    processed_at: row.processedAt,
+  };
+}

@@ -1,0 +1,31 @@
+// Verified webhook deliveries, one row each: the queue's work item and its visible state
+// (queued → processed | failed → … → dead). A byte-identical replay hits the unique index and
+// adds nothing. Rows live on the org's shard.
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const deviceWebhookEvents = sqliteTable(
+  "device_webhook_events",
+  {
+    orgId: text("org_id").notNull(),
+    id: text("id").notNull(),
+    kind: text("kind").notNull(),
+    /** SHA-256 of the raw body: the replay key. */
+    bodySha256: text("body_sha256").notNull(),
+    body: text("body").notNull(),
+    /** queued | processed | failed (will retry) | dead (retries exhausted) */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull(),
+    readings: integer("readings").notNull(),
+    deleted: integer("deleted").notNull(),
+    error: text("error"),
+    receivedAt: text("received_at").notNull(),
+    processedAt: text("processed_at"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.id] }),
+    uniqueIndex("device_webhook_events_replay_idx").on(t.orgId, t.kind, t.bodySha256),
+    index("device_webhook_events_received_idx").on(t.orgId, t.receivedAt),
+  ],
+);
+
+export type DeviceWebhookEventRow = typeof deviceWebhookEvents.$inferSelect;

@@ -1,0 +1,36 @@
+// The seams to the device core (src/features/devices), which owns the org's platform client
+// credentials (device integrations), the device links' Active/inactive status and turning
+// readings into Observations. The composition root wires them (installPlatformServices);
+// until it does, no platform is configured and webhooks answer 404.
+import type { PlatformCredentials } from "../features/devices/platform-adapter";
+import type { Reading } from "../features/devices/reading";
+import type { Env } from "../platform/env";
+import type { OrgData } from "../platform/org-data";
+import { outboundFetch } from "../platform/outbound/fetch";
+
+export interface PlatformServices {
+  /** The org's decrypted client credentials for the platform `kind`, or undefined when not configured. */
+  credentialsFor(data: OrgData, kind: string): Promise<PlatformCredentials | undefined>;
+  /** The device core marks the device Active or inactive (with the reason, e.g. "revoked"). */
+  linkStatus(data: OrgData, deviceId: string, status: "active" | "inactive", reason?: string): Promise<void>;
+  /** Readings to store (the device core's `ingestReadings`: Observations, dedup, alerts) and vendor records to remove. */
+  ingest(data: OrgData, kind: string, readings: readonly Reading[], deletedRecordIds: readonly { deviceId: string; sourceRecordId: string }[]): Promise<void>;
+  /** The outbound-guarded fetch every vendor call goes through. */
+  fetch(env: Env): typeof globalThis.fetch;
+}
+
+const unwired: PlatformServices = {
+  credentialsFor: async () => undefined,
+  linkStatus: async () => {},
+  ingest: async () => {},
+  fetch: (env) => outboundFetch(env),
+};
+
+let current: PlatformServices = unwired;
+
+/** The composition root (and tests) install the device core's implementations here. */
+export function installPlatformServices(services: Partial<PlatformServices>): void {
+  current = { ...unwired, ...services };
+}
+
+export const platformServices = (): PlatformServices => current;

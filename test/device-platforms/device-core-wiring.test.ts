@@ -1,0 +1,73 @@
+// The wearables wired to the device core as the Worker wires them (src/device-platform-services.ts):
+// the org's Oura credentials come from its device integration, the OAuth link marks the device
+// link Active, and a signed webhook becomes Observations of the linked Device through the device
+// core's ingest, shown on the patient's timeline; a replay adds no Observation. Only the vendor's
+// cloud is a mock.
+import { beforeAll, describe, expect, it } from "vitest";
+import { devicePlatformServices } from "../../src/device-platform-services";
+import { installPlatformServices } from "../../src/device-platforms/wiring";
+import { guardedFetch } from "../../src/platform/outbound/fetch";
+import { outboundPolicyOf } from "../../src/platform/outbound/policy";
+import { createTenant, type Tenant } from "../support/tenants";
+import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
+import { mockNetwork } from "./mocks/vendor-mock";
+import { linkDevice, postWebhook, settled } from "./support";
+
+const KIND = "smart_ring";
+const SECRET = "oura-wired-secret";
+const mock = ouraMock("oura-wired-client", SECRET);
+const user = { id: "oura-wired-user" };
+
+let t: Tenant;
+let patientId: string;
+let deviceId: string;
+
+beforeAll(async () => {
+  const network = mockNetwork(mock);
+  installPlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
+  t = await createTenant();
+  const integration = await t.fetch("/api/v1/device-integrations", {
+    method: "POST",
+    json: {
+      platform: KIND,
+      name: "Oura",
+      credentials: { client_id: "oura-wired-client", client_secret: SECRET },
+      settings: { authorize_url: `${OURA_ORIGIN}/oauth/authorize`, token_url: `${OURA_ORIGIN}/oauth/token`, revoke_url: `${OURA_ORIGIN}/oauth/revoke`, api_base_url: OURA_ORIGIN },
+    },
+  });
+  expect(integration.status, await integration.clone().text()).toBe(201);
+  patientId = ((await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient", name: [{ family: "Ring" }] } })).json()) as { id: string }).id;
+  const link = await t.fetch(`/api/v1/patients/${patientId}/devices`, { method: "POST", json: { platform: KIND, name: "Oura ring" } });
+  expect(link.status, await link.clone().text()).toBe(201);
+  deviceId = ((await link.json()) as { device_id: string }).device_id;
+});
+
+const observations = async () =>
+  ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?subject=Patient/${patientId}&_count=100`)).json()) as { entry?: { resource: { device?: { reference: string }; code: { coding: { code: string }[] } } }[] }).entry ?? [];
+
+describe("wearables on the device core", () => {
+  it("links through OAuth with the integration's credentials, then a signed webhook becomes Observations of the device", async () => {
+    const { response } = await linkDevice(t, KIND, mock, user, { patientId, deviceId });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const body = JSON.stringify({ event_type: "create", data_type: "daily_sleep", object_id: "8f9a5221-639e-4a85-81cb-4065ef23f979", user_id: user.id, event_time: new Date().toISOString() });
+    const res = await postWebhook(KIND, t.orgId, body, ouraSignedHeaders(SECRET, body));
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await settled(t, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed" });
+    const stored = await observations();
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.every((e) => e.resource.device?.reference === `Device/${deviceId}`)).toBe(true);
+    const timeline = (await (await t.fetch(`/api/v1/patients/${patientId}/timeline`)).json()) as { events: { type: string }[] };
+    expect(timeline.events.map((e) => e.type)).toContain("Device reading");
+    // The same delivery again: acknowledged as a duplicate, no new Observation.
+    const replay = await postWebhook(KIND, t.orgId, body, ouraSignedHeaders(SECRET, body));
+    expect(((await replay.json()) as { status: string }).status).toBe("duplicate");
+    expect((await observations()).length).toBe(stored.length);
+  });
+
+  it("refuses a webhook signed with another secret and stores nothing", async () => {
+    const before = (await observations()).length;
+    const body = JSON.stringify({ event_type: "create", data_type: "daily_sleep", object_id: "another", user_id: user.id, event_time: new Date().toISOString() });
+    expect((await postWebhook(KIND, t.orgId, body, ouraSignedHeaders("not-the-secret", body))).status).toBe(401);
+    expect((await observations()).length).toBe(before);
+  });
+});

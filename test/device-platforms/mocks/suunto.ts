@@ -1,0 +1,26 @@
+// Suunto Cloud API as documented (reference 1.6): token endpoint with Basic client auth issuing
+// JWT access tokens (claims `user` = username, `sub`), workouts that require the
+// Ocp-Apim-Subscription-Key header, and a webhook sender signing X-HMAC-SHA256-Signature.
+import { createHmac } from "node:crypto";
+import created from "../../fixtures/wearables/suunto-workout-created.json";
+import { type MockUser, VendorMock } from "./vendor-mock";
+
+export const SUUNTO_ORIGIN = "http://127.0.0.1:7105";
+export const SUBSCRIPTION_KEY = "apim-primary-key";
+
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+
+export function suuntoMock(clientId = "suunto-client", clientSecret = "suunto-secret") {
+  const jwt = (u: MockUser) => `${b64url({ alg: "RS256", typ: "JWT" })}.${b64url({ user: u.id, sub: `sub-${u.id}`, iat: Math.floor(Date.now() / 1000), rnd: Math.random() })}.c2lnbmF0dXJl`;
+  const mock = new VendorMock({ origin: SUUNTO_ORIGIN, tokenPath: "/oauth/token", clientId, clientSecret, clientAuth: "basic", rotate: true, expiresIn: 86_400, accessTokenFor: jwt });
+  mock.route("GET", /^\/v2\/workouts$/, (req) => {
+    if (req.headers.get("ocp-apim-subscription-key") !== SUBSCRIPTION_KEY) return Response.json({ statusCode: 401, message: "Access denied due to missing subscription key." }, { status: 401 });
+    return Response.json({ error: null, payload: [created.workout], metadata: {} });
+  });
+  return mock;
+}
+
+export const suuntoSignedHeaders = (secret: string, body: string): Record<string, string> => ({
+  "content-type": "application/json",
+  "x-hmac-sha256-signature": createHmac("sha256", secret).update(body).digest("hex"),
+});

@@ -1,0 +1,236 @@
+// Oura end to end against the mock: link through OAuth → signed webhook → queue → readings;
+// replay adds nothing; bad signatures store nothing; the GET challenge; sync pages; token
+// refresh and rotation; tenancy (a state or a webhook of one org never lands in another).
+import { beforeAll, describe, expect, it } from "vitest";
+import { oura } from "../../src/device-platforms/oura/adapter";
+import { getLink } from "../../src/device-platforms/oauth/link-store";
+import { freshLink } from "../../src/device-platforms/oauth/tokens";
+import { platformServices } from "../../src/device-platforms/wiring";
+import { call, createTenant, type Tenant } from "../support/tenants";
+import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
+import { mockNetwork } from "./mocks/vendor-mock";
+import { configure, installWorld, linkDevice, type PlatformWorld, postWebhook, settled, webhookEvents } from "./support";
+
+const KIND = "smart_ring";
+const SECRET = "oura-secret";
+const mock = ouraMock("oura-client", SECRET);
+const creds = {
+  clientId: "oura-client",
+  clientSecret: SECRET,
+  extra: {
+    authorize_url: `${OURA_ORIGIN}/oauth/authorize`,
+    token_url: `${OURA_ORIGIN}/oauth/token`,
+    revoke_url: `${OURA_ORIGIN}/oauth/revoke`,
+    api_base_url: OURA_ORIGIN,
+    webhook_verification_token: "verify-me",
+  },
+};
+const user = { id: "oura-user-1" };
+const notification = (objectId = "8f9a5221-639e-4a85-81cb-4065ef23f979", dataType = "daily_sleep", eventType = "create") =>
+  JSON.stringify({ event_type: eventType, data_type: dataType, object_id: objectId, user_id: user.id, event_time: new Date().toISOString() });
+
+let world: PlatformWorld;
+let a: Tenant;
+let b: Tenant;
+
+beforeAll(async () => {
+  world = installWorld(mockNetwork(mock));
+  a = await createTenant();
+  b = await createTenant();
+  configure(world, a.orgId, KIND, creds);
+});
+
+describe("Oura: linking", () => {
+  it("authorizes with the org's client, exchanges the code, learns the user id and marks the device Active", async () => {
+    const { authorizationUrl, response } = await linkDevice(a, KIND, mock, user);
+    const url = new URL(authorizationUrl);
+    expect(url.origin + url.pathname).toBe(`${OURA_ORIGIN}/oauth/authorize`);
+    expect(url.searchParams.get("client_id")).toBe("oura-client");
+    expect(url.searchParams.get("scope")).toContain("daily");
+    expect(url.searchParams.get("redirect_uri")).toBe(`http://localhost/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback`);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await response.json()).toEqual({ status: "linked", device_id: "dev-1", patient_id: "pat-1", platform_user_id: user.id });
+    expect(world.statuses).toContainEqual({ orgId: a.orgId, deviceId: "dev-1", status: "active", reason: undefined });
+    const links = (await (await a.fetch("/api/v1/device-platforms/links")).json()) as { links: { device_id: string; status: string }[]; total_count: number };
+    expect(links.total_count).toBe(1);
+    expect(links.links[0]).toMatchObject({ device_id: "dev-1", status: "active" });
+    expect(JSON.stringify(links)).not.toContain("access");
+  });
+
+  it("a state is single use, and a state of org A cannot complete at org B's callback", async () => {
+    configure(world, b.orgId, KIND, creds);
+    const started = await a.fetch(`/api/v1/device-platforms/${KIND}/authorizations`, { method: "POST", json: { patient_id: "pat-9", device_id: "dev-9" } });
+    const { authorization_url } = (await started.json()) as { authorization_url: string };
+    const consent = mock.consent(user, authorization_url);
+    const atB = await call(`/api/v1/device-platforms/${KIND}/${b.orgId}/oauth/callback?code=${consent.code}&state=${consent.state}`);
+    expect(atB.status).toBe(400);
+    expect(((await atB.json()) as { error: { code: string } }).error.code).toBe("STATE_INVALID");
+    // The right org still works once, then the state is gone.
+    const atA = await call(`/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback?code=${consent.code}&state=${consent.state}`);
+    expect(atA.status).toBe(200);
+    const again = await call(`/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback?code=${consent.code}&state=${consent.state}`);
+    expect(again.status).toBe(400);
+    world.credentials.delete(`${b.orgId}/${KIND}`);
+  });
+
+  it("a refused code, a denied consent and a missing state are 4xx in the documented shape", async () => {
+    const started = await a.fetch(`/api/v1/device-platforms/${KIND}/authorizations`, { method: "POST", json: { patient_id: "pat-2", device_id: "dev-2" } });
+    const { authorization_url } = (await started.json()) as { authorization_url: string };
+    const state = new URL(authorization_url).searchParams.get("state");
+    const bad = await call(`/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback?code=not-a-code&state=${state}`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("AUTHORIZATION_CODE_REJECTED");
+    const noState = await call(`/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback?code=x`);
+    expect(noState.status).toBe(400);
+    const unconfigured = await b.fetch(`/api/v1/device-platforms/${KIND}/authorizations`, { method: "POST", json: { patient_id: "p", device_id: "d" } });
+    expect(unconfigured.status).toBe(404);
+    const invalid = await a.fetch(`/api/v1/device-platforms/${KIND}/authorizations`, { method: "POST", json: { patient_id: "" } });
+    expect(invalid.status).toBe(400);
+  });
+});
+
+describe("Oura: webhooks", () => {
+  it("answers the GET challenge with the configured verification token only", async () => {
+    const ok = await call(`/api/v1/webhooks/devices/${KIND}/${a.orgId}?verification_token=verify-me&challenge=c-123`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ challenge: "c-123" });
+    expect((await call(`/api/v1/webhooks/devices/${KIND}/${a.orgId}?verification_token=wrong&challenge=c-123`)).status).toBe(401);
+  });
+
+  it("a signed notification is queued, fetched by id and mapped; a replay adds nothing", async () => {
+    const body = notification();
+    const headers = ouraSignedHeaders(SECRET, body);
+    const res = await postWebhook(KIND, a.orgId, body, headers);
+    expect(res.status).toBe(200);
+    const ack = (await res.json()) as { status: string; event_id: string };
+    expect(ack.status).toBe("queued");
+    const event = await settled(a, ack.event_id);
+    expect(event).toMatchObject({ status: "processed", readings: 2 }); // dev-1 and dev-9 are both linked to the user
+    const scores = world.readings(a.orgId).filter((r) => r.metric === "sleep_score");
+    expect(scores.map((r) => [r.deviceId, r.value, r.sourceRecordId]).sort()).toEqual([
+      ["dev-1", 64, "8f9a5221-639e-4a85-81cb-4065ef23f979"],
+      ["dev-9", 64, "8f9a5221-639e-4a85-81cb-4065ef23f979"],
+    ]);
+    const before = world.ingested.length;
+    const replay = await postWebhook(KIND, a.orgId, body, headers);
+    expect(replay.status).toBe(200);
+    expect(((await replay.json()) as { status: string }).status).toBe("duplicate");
+    expect(world.ingested.length).toBe(before);
+  });
+
+  it("wrong secret, tampered body, stale timestamp, missing header → 401 and nothing stored", async () => {
+    const body = notification("ds-2");
+    const before = (await webhookEvents(a)).length;
+    const cases = [
+      ouraSignedHeaders("not-the-secret", body),
+      { ...ouraSignedHeaders(SECRET, body.replace("ds-2", "ds-3")) },
+      ouraSignedHeaders(SECRET, body, String(Math.floor(Date.now() / 1000) - 3600)),
+      { "content-type": "application/json", "x-oura-timestamp": String(Math.floor(Date.now() / 1000)) },
+    ];
+    // The second case is signed over ds-3 and sends ds-2: a tampered body.
+    for (const h of cases) {
+      const res = await postWebhook(KIND, a.orgId, body, h);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("SIGNATURE_INVALID");
+    }
+    expect((await webhookEvents(a)).length).toBe(before);
+  });
+
+  it("unknown event types are acknowledged and ignored; a non-JSON body is 400", async () => {
+    const body = JSON.stringify({ event_type: "create", data_type: "ring_configuration", object_id: "x", user_id: user.id });
+    const res = await postWebhook(KIND, a.orgId, body, ouraSignedHeaders(SECRET, body));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { status: string }).status).toBe("ignored");
+    const junk = "not json";
+    expect((await postWebhook(KIND, a.orgId, junk, ouraSignedHeaders(SECRET, junk))).status).toBe(400);
+  });
+
+  it("a delete notification hands the record id to the device core for removal", async () => {
+    const body = notification("8f9a5221-639e-4a85-81cb-4065ef23f979", "daily_sleep", "delete");
+    const ack = (await (await postWebhook(KIND, a.orgId, body, ouraSignedHeaders(SECRET, body))).json()) as { event_id: string };
+    expect(await settled(a, ack.event_id)).toMatchObject({ status: "processed", deleted: 2 });
+    expect(world.ingested.flatMap((i) => i.deleted)).toContainEqual({ deviceId: "dev-1", sourceRecordId: "8f9a5221-639e-4a85-81cb-4065ef23f979" });
+  });
+
+  it("org A's webhook never lands in org B: B without the platform is 404, B with another secret is 401, B with the same app has no link", async () => {
+    const body = notification("ds-2");
+    expect((await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).status).toBe(404);
+    configure(world, b.orgId, KIND, { ...creds, clientSecret: "b-secret" });
+    expect((await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).status).toBe(401);
+    configure(world, b.orgId, KIND, creds);
+    const ack = (await (await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).json()) as { event_id: string };
+    expect(await settled(b, ack.event_id)).toMatchObject({ status: "processed", readings: 0 });
+    expect(world.readings(b.orgId)).toEqual([]);
+    expect((await webhookEvents(a)).some((e) => e.id === ack.event_id)).toBe(false);
+    world.credentials.delete(`${b.orgId}/${KIND}`);
+  });
+
+  it("vendor 429s retry in the consumer with the vendor's delay, visible on the event", async () => {
+    mock.throttleNext(1, { "retry-after": "1" });
+    const body = notification("ds-2", "daily_sleep", "update");
+    const ack = (await (await postWebhook(KIND, a.orgId, body, ouraSignedHeaders(SECRET, body))).json()) as { event_id: string };
+    const event = await settled(a, ack.event_id, 20_000);
+    expect(event.status).toBe("processed");
+    expect(event.readings).toBe(2);
+  });
+});
+
+describe("Oura: sync pages and tokens", () => {
+  it("fetchPage follows next_token through the vendor's pages", async () => {
+    const data = a.ctx;
+    const link = (await getLink(data, "dev-1"))!;
+    const call = { credentials: creds, tokens: link.tokens, fetch: platformServices().fetch(data.env) };
+    const device = { deviceId: "dev-1", patientId: "pat-1", platformUserId: user.id };
+    const first = await oura.fetchPage(call, device, { dataType: "daily_sleep", from: "2024-01-15", to: "2024-01-16" });
+    expect(first.readings.map((r) => r.value)).toEqual([64]);
+    expect(first.nextCursor).toBe("1");
+    const second = await oura.fetchPage(call, device, { dataType: "daily_sleep", from: "2024-01-15", to: "2024-01-16", cursor: first.nextCursor });
+    expect(second.readings.map((r) => r.value)).toEqual([71]);
+    expect(second.nextCursor).toBeUndefined();
+    mock.throttleNext(1, { "retry-after": "42" });
+    await expect(oura.fetchPage(call, device, { dataType: "daily_sleep", from: "2024-01-15", to: "2024-01-16" })).rejects.toMatchObject({ kind: "rate_limited", retryAfterSeconds: 42 });
+  });
+
+  it("two concurrent refreshes spend the single-use refresh token once and both get the new pair", async () => {
+    const data = a.ctx;
+    const link = (await getLink(data, "dev-1"))!;
+    const c = { data, platform: oura, credentials: creds, fetch: platformServices().fetch(data.env) };
+    const callsBefore = mock.refreshCalls;
+    const [x, y] = await Promise.all([freshLink(data, oura, creds, c.fetch, link, true), freshLink(data, oura, creds, c.fetch, link, true)]);
+    expect(mock.refreshCalls - callsBefore).toBe(1);
+    expect(x.tokens.refreshToken).toBe(y.tokens.refreshToken);
+    expect(x.tokens.refreshToken).not.toBe(link.tokens.refreshToken);
+    const stored = (await getLink(data, "dev-1"))!;
+    expect(stored.tokens).toEqual(x.tokens);
+    expect(stored.version).toBe(link.version + 1);
+    // The stored pair works: the next refresh with it succeeds (the old one is spent).
+    const next = await freshLink(data, oura, creds, c.fetch, stored, true);
+    expect(next.version).toBe(stored.version + 1);
+    // A caller still holding the old version gets the stored pair, without spending anything at the vendor.
+    const calls = mock.refreshCalls;
+    const stale = await freshLink(data, oura, creds, c.fetch, link, true);
+    expect(stale.tokens).toEqual(next.tokens);
+    expect(mock.refreshCalls).toBe(calls);
+  });
+
+  it("an access token the vendor expired early is refreshed on the 401 and the event still processes", async () => {
+    mock.expireAccessTokens();
+    const refreshes = mock.refreshCalls;
+    const body = notification("sleep-abc123", "sleep", "create");
+    const ack = (await (await postWebhook(KIND, a.orgId, body, ouraSignedHeaders(SECRET, body))).json()) as { event_id: string };
+    const event = await settled(a, ack.event_id);
+    expect(event.status).toBe("processed");
+    expect(event.readings).toBeGreaterThan(10);
+    expect(mock.refreshCalls).toBeGreaterThan(refreshes);
+  });
+
+  it("unlinking revokes at the vendor and forgets the tokens", async () => {
+    const res = await a.fetch("/api/v1/device-platforms/links/dev-9", { method: "DELETE" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ revoked: true });
+    expect(mock.revoked.length).toBe(1);
+    expect(await getLink(a.ctx, "dev-9")).toBeUndefined();
+    expect((await a.fetch("/api/v1/device-platforms/links/dev-9", { method: "DELETE" })).status).toBe(404);
+    expect((await b.fetch("/api/v1/device-platforms/links/dev-1", { method: "DELETE" })).status).toBe(404);
+  });
+});

@@ -1,0 +1,98 @@
+// Wiring for the wearable platform tests: the device core's seams (credentials per org and
+// kind, link status, ingest) as in-memory fakes, vendor mocks behind the real outbound guard,
+// and helpers to link a device through the real OAuth endpoints and wait for the queue.
+import { env } from "cloudflare:workers";
+import type { PlatformCredentials } from "../../src/features/devices/platform-adapter";
+import type { Reading } from "../../src/features/devices/reading";
+import { installPlatformServices } from "../../src/device-platforms/wiring";
+import { guardedFetch } from "../../src/platform/outbound/fetch";
+import { outboundPolicyOf } from "../../src/platform/outbound/policy";
+import { call, type Tenant } from "../support/tenants";
+import type { MockUser, VendorMock } from "./mocks/vendor-mock";
+
+export interface Ingested {
+  orgId: string;
+  kind: string;
+  readings: readonly Reading[];
+  deleted: readonly { deviceId: string; sourceRecordId: string }[];
+}
+
+export interface PlatformWorld {
+  credentials: Map<string, PlatformCredentials>;
+  ingested: Ingested[];
+  statuses: { orgId: string; deviceId: string; status: string; reason?: string }[];
+  readings(orgId: string): Reading[];
+}
+
+/** Installs the fakes; `network` is the vendors' cloud (mocks), reached through the outbound guard. */
+export function installWorld(network: typeof fetch): PlatformWorld {
+  const world: PlatformWorld = {
+    credentials: new Map(),
+    ingested: [],
+    statuses: [],
+    readings: (orgId) => world.ingested.filter((i) => i.orgId === orgId).flatMap((i) => i.readings),
+  };
+  installPlatformServices({
+    credentialsFor: async (data, kind) => world.credentials.get(`${data.orgId}/${kind}`),
+    linkStatus: async (data, deviceId, status, reason) => {
+      world.statuses.push({ orgId: data.orgId, deviceId, status, reason });
+    },
+    ingest: async (data, kind, readings, deleted) => {
+      world.ingested.push({ orgId: data.orgId, kind, readings, deleted });
+    },
+    fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }),
+  });
+  return world;
+}
+
+export const configure = (world: PlatformWorld, orgId: string, kind: string, credentials: PlatformCredentials) =>
+  world.credentials.set(`${orgId}/${kind}`, credentials);
+
+/** Links `deviceId` of `patientId` to the vendor user through the real endpoints; the callback's response. */
+export async function linkDevice(t: Tenant, kind: string, mock: VendorMock, user: MockUser, ids = { patientId: "pat-1", deviceId: "dev-1" }) {
+  const started = await t.fetch(`/api/v1/device-platforms/${kind}/authorizations`, { method: "POST", json: { patient_id: ids.patientId, device_id: ids.deviceId } });
+  if (started.status !== 201) throw new Error(`authorize: ${started.status} ${await started.text()}`);
+  const { authorization_url } = (await started.json()) as { authorization_url: string };
+  const consent = mock.consent(user, authorization_url);
+  const callback = new URL(consent.redirectUri);
+  callback.searchParams.set("code", consent.code);
+  callback.searchParams.set("state", consent.state);
+  return { authorizationUrl: authorization_url, consent, response: await call(`${callback.pathname}${callback.search}`) };
+}
+
+export interface EventView {
+  id: string;
+  status: string;
+  readings: number;
+  deleted: number;
+  attempts: number;
+  error: string | null;
+}
+
+export async function webhookEvents(t: Tenant): Promise<EventView[]> {
+  const res = await t.fetch("/api/v1/device-platforms/webhook-events?limit=100");
+  return ((await res.json()) as { events: EventView[] }).events;
+}
+
+/** Waits until the queue consumer has finished with event `id` (processed or dead). */
+export async function settled(t: Tenant, id: string, timeoutMs = 15_000): Promise<EventView> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const event = (await webhookEvents(t)).find((e) => e.id === id);
+    if (event && (event.status === "processed" || event.status === "dead")) return event;
+    if (Date.now() > until) throw new Error(`event ${id} not settled: ${JSON.stringify(event)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const postWebhook = (kind: string, orgId: string, body: string, headers: Record<string, string>) =>
+  call(`/api/v1/webhooks/devices/${kind}/${orgId}`, { method: "POST", body, headers });
+
+export { env };
+
+/** Posts a webhook that must be acknowledged (200) and waits for the consumer to finish with it. */
+export async function deliver(t: Tenant, kind: string, body: string, headers: Record<string, string>): Promise<EventView> {
+  const res = await postWebhook(kind, t.orgId, body, headers);
+  if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+  return settled(t, ((await res.json()) as { event_id: string }).event_id);
+}

@@ -1,0 +1,83 @@
+// The signature helpers against Node's own HMAC (an independent implementation), for every
+// encoding the vendors use, and the vendors' verifiers on signed, tampered, re-serialised,
+// stale and unsigned deliveries.
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { constantTimeEqual, hmacSha256Base64, hmacSha256Hex } from "../../../src/device-platforms/webhooks/signature";
+import { oura } from "../../../src/device-platforms/oura/adapter";
+import { whoop } from "../../../src/device-platforms/whoop/adapter";
+import type { WebhookDelivery } from "../../../src/device-platforms/platform";
+
+const SECRET = "test_client_secret";
+const body = '{"event_type":"create","data_type":"daily_sleep","object_id":"8f9a5221","user_id":"oura-user-1","event_time":"2024-01-15T08:00:00+00:00"}';
+
+const delivery = (headers: Record<string, string>, text = body, receivedAt = new Date(1_705_305_600_000)): WebhookDelivery => ({
+  method: "POST",
+  url: new URL("https://service.example/api/v1/webhooks/devices/x/org"),
+  headers: new Headers(headers),
+  body: text,
+  receivedAt,
+});
+const creds = { clientId: "id", clientSecret: SECRET };
+
+describe("HMAC helpers", () => {
+  it("match Node's HMAC-SHA256 in hex and base64", async () => {
+    expect(await hmacSha256Hex(SECRET, body)).toBe(createHmac("sha256", SECRET).update(body).digest("hex"));
+    expect(await hmacSha256Base64(SECRET, `1705305600000${body}`)).toBe(createHmac("sha256", SECRET).update(`1705305600000${body}`).digest("base64"));
+  });
+
+  it("compare equal strings only", () => {
+    expect(constantTimeEqual("abc", "abc")).toBe(true);
+    expect(constantTimeEqual("abc", "abd")).toBe(false);
+    expect(constantTimeEqual("abc", "abcd")).toBe(false);
+    expect(constantTimeEqual("", "")).toBe(true);
+  });
+});
+
+describe("Oura: x-oura-signature = upper-case hex HMAC(secret, timestamp + body)", () => {
+  const ts = "1705305600";
+  const sig = createHmac("sha256", SECRET).update(ts + body).digest("hex").toUpperCase();
+
+  it("accepts the vendor's signature", async () => {
+    expect(await oura.webhook?.verify(delivery({ "x-oura-signature": sig, "x-oura-timestamp": ts }), creds)).toEqual({ ok: true });
+  });
+  it("refuses a wrong secret, a tampered or re-serialised body, a stale timestamp and missing headers", async () => {
+    const wrong = createHmac("sha256", "other").update(ts + body).digest("hex").toUpperCase();
+    const v = oura.webhook!;
+    expect((await v.verify(delivery({ "x-oura-signature": wrong, "x-oura-timestamp": ts }), creds)).ok).toBe(false);
+    expect((await v.verify(delivery({ "x-oura-signature": sig, "x-oura-timestamp": ts }, body.replace("create", "update")), creds)).ok).toBe(false);
+    expect((await v.verify(delivery({ "x-oura-signature": sig, "x-oura-timestamp": ts }, JSON.stringify(JSON.parse(body), null, 1)), creds)).ok).toBe(false);
+    expect((await v.verify(delivery({ "x-oura-signature": sig, "x-oura-timestamp": ts }, body, new Date(1_705_305_600_000 + 3_600_000)), creds)).ok).toBe(false);
+    expect((await v.verify(delivery({ "x-oura-timestamp": ts }), creds)).ok).toBe(false);
+    expect((await v.verify(delivery({ "x-oura-signature": sig }), creds)).ok).toBe(false);
+  });
+  it("answers the GET challenge only with the configured verification token", async () => {
+    const get = (q: string) => ({ ...delivery({}), method: "GET", url: new URL(`https://s.example/w?${q}`), body: "" });
+    const ok = await oura.webhook?.handshake?.(get("verification_token=vt&challenge=abc"), { ...creds, extra: { webhook_verification_token: "vt" } });
+    expect(ok?.status).toBe(200);
+    expect(await ok?.json()).toEqual({ challenge: "abc" });
+    const bad = await oura.webhook?.handshake?.(get("verification_token=nope&challenge=abc"), { ...creds, extra: { webhook_verification_token: "vt" } });
+    expect(bad?.status).toBe(401);
+  });
+});
+
+describe("WHOOP: X-WHOOP-Signature = base64 HMAC(secret, timestamp ms + body)", () => {
+  const whoopBody = '{"user_id":10129,"id":"123e4567-e89b-12d3-a456-426614174000","type":"sleep.updated","trace_id":"t-1"}';
+  const ts = "1705305600000";
+  const sig = createHmac("sha256", SECRET).update(ts + whoopBody).digest("base64");
+  const h = (s: string, t = ts) => ({ "x-whoop-signature": s, "x-whoop-signature-timestamp": t });
+
+  it("accepts the vendor's signature and refuses everything else", async () => {
+    const v = whoop.webhook!;
+    expect(await v.verify(delivery(h(sig), whoopBody), creds)).toEqual({ ok: true });
+    expect((await v.verify(delivery(h(sig), whoopBody), { ...creds, clientSecret: "other" })).ok).toBe(false);
+    expect((await v.verify(delivery(h(sig), whoopBody.replace("10129", "10130")), creds)).ok).toBe(false);
+    expect((await v.verify(delivery(h(sig, "1705300000000"), whoopBody), creds)).ok).toBe(false);
+    expect((await v.verify(delivery({}, whoopBody), creds)).ok).toBe(false);
+  });
+  it("reads updated and deleted events and ignores unknown types", () => {
+    expect(whoop.webhook?.events(JSON.parse(whoopBody))).toEqual([{ platformUserId: "10129", action: "upsert", dataType: "sleep", objectId: "123e4567-e89b-12d3-a456-426614174000" }]);
+    expect(whoop.webhook?.events({ user_id: 1, id: 5, type: "recovery.deleted" })).toEqual([{ platformUserId: "1", action: "delete", dataType: "recovery", objectId: "5" }]);
+    expect(whoop.webhook?.events({ user_id: 1, id: 5, type: "body.updated" })).toEqual([]);
+  });
+});
