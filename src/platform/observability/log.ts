@@ -23,11 +23,12 @@ export interface Logger {
 
 const loggers = new WeakMap<object, Logger>();
 
-let withoutEnv: Logger | undefined;
+/** Where there is no env (a bare Hono app in a test): info level. */
+const NO_ENV = {};
 
-/** The logger of `env` (its LOG_LEVEL), made once per env object; info level where there is no env (a bare Hono app in a test). */
+/** The logger of `env` (its LOG_LEVEL), made once per env object. */
 export function logger(env: object | undefined): Logger {
-  if (!env) return (withoutEnv ??= makeLogger("info"));
+  if (!env) return logger(NO_ENV);
   let log = loggers.get(env);
   if (!log) {
     log = makeLogger(levelOf(settingsOf(env).LOG_LEVEL));
