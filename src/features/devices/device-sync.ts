@@ -3,6 +3,7 @@
 // progress to the sync log before moving on, so an evicted object resumes at the page it was
 // on (a page fetched twice only meets its own Observations). Rate limits and outages wait and
 // retry; other failures fail the data type and the sync goes on with the next one.
+import { logger } from "../../platform/observability/log";
 import { DurableObject } from "cloudflare:workers";
 import { contextForOrg } from "../../context";
 import { claimFor } from "../../platform/durable-objects/owner";
@@ -58,6 +59,7 @@ export class DeviceSync extends DurableObject<Env> {
         { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}) },
       );
       const results = await ingestReadings(ctx, job.principal, page.readings);
+      logger(this.env).info("sync page", { org: job.orgId, sync_id: job.syncId, device_id: job.deviceId, data_type: dataType, readings: page.readings.length, more: page.nextCursor !== undefined });
       progress.pages_fetched += 1;
       progress.readings_received += page.readings.length;
       for (const r of results) {
