@@ -1,6 +1,7 @@
 // Per-organization model endpoints: an OpenAI-compatible connector (key encrypted at
 // rest) makes its models available to that organization's agents only. Runs with the
 // real services; only the model server is a fake, reached through fetch.
+import { eventually } from "../support/eventually";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Brain, fakeOpenAI, lastOf } from "../support/fake-openai";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -106,8 +107,11 @@ describe("OpenAI-compatible connectors as model endpoints", () => {
     };
     expect(chat.response).toBe("Found Tia Toolson");
     expect(chat.reasoning_steps.map((s) => s.type)).toContain("tool_call");
-    const audits = (await (await t.fetch(`/fhir/r4/${t.orgId}/AuditEvent?_count=200`)).json()) as { entry?: { resource: { agent?: { who?: { identifier?: { value?: string } } }[]; subtype?: { code: string }[] } }[] };
-    const byAgent = (audits.entry ?? []).filter((e) => e.resource.agent?.some((a) => a.who?.identifier?.value === agent.id));
+    type Audits = { entry?: { resource: { agent?: { who?: { identifier?: { value?: string } } }[]; subtype?: { code: string }[] } }[] };
+    const byAgentOf = (audits: Audits) => (audits.entry ?? []).filter((e) => e.resource.agent?.some((a) => a.who?.identifier?.value === agent.id));
+    // The tool call's AuditEvent arrives through the audit queue (docs/audit.md).
+    const audits = await eventually(async () => (await (await t.fetch(`/fhir/r4/${t.orgId}/AuditEvent?_count=200`)).json()) as Audits, (a) => byAgentOf(a).length > 0);
+    const byAgent = byAgentOf(audits);
     expect(byAgent.map((e) => e.resource.subtype?.[0]?.code)).toEqual(["fhir_search"]);
   });
 });

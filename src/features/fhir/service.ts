@@ -106,7 +106,9 @@ export class FhirService implements FhirPort, FhirExportReader {
   /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
   async writeAuditEvent(event: Resource): Promise<void> {
     if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
-    await this.sendAudit(this.auditEventWrite(event, new Date().toISOString()).event);
+    // The event is this org's: source.site names it (the audit queue stores an event only for the org it names).
+    const source = { ...(event.source as Record<string, unknown> | undefined), site: this.principal.orgId };
+    await this.sendAudit(this.auditEventWrite({ ...event, source }, new Date().toISOString()).event);
   }
 
   /** The audit retention purge (an operator command): erases the AuditEvents recorded before `before`; returns how many. */
