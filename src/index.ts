@@ -1,4 +1,5 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
+import { logger } from "./platform/observability/log";
 import { buildApp } from "./app";
 import { contextForOrg } from "./context";
 import { consumeAudits } from "./features/fhir/audit-queue";
@@ -37,5 +38,5 @@ export default {
   queue: (batch, env) =>
     batch.queue === DEVICE_EVENTS_QUEUE
       ? processDeviceEventBatch(batch as MessageBatch<DeviceEventMessage>, env, contextForOrg)
-      : consumeAudits(batch, (orgId) => contextForOrg(env, orgId)),
+      : consumeAudits(batch, (orgId) => contextForOrg(env, orgId), logger(env)),
 } satisfies ExportedHandler<Env>;

@@ -2,6 +2,7 @@
 // due, and index the AuditEvents of organizations that went quiet before their log reached a
 // flush, and look at threshold-alert rules whose absence check is due. Organizations being
 // moved are left alone (their writes are paused).
+import { logger } from "./platform/observability/log";
 import { contextFor } from "./context";
 import { database } from "./platform/db/client";
 import type { Env } from "./platform/env";
@@ -30,7 +31,7 @@ export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncO
         return placement && placement.shard === shard && placement.movingTo === null ? contextFor(env, placement) : undefined;
       };
       const paused = new Set((await orgsOn(controlDatabase(env), shard)).filter((p) => p.movingTo !== null).map((p) => p.orgId));
-      const [results] = await Promise.all([runSchedules(database(d1), at, dataFor), flushAllAuditLogs(d1, deadline, paused), runShardAlertChecks(database(d1), at, dataFor, lastSyncOf)]);
+      const [results] = await Promise.all([runSchedules(database(d1), at, dataFor), flushAllAuditLogs(d1, deadline, paused), runShardAlertChecks(database(d1), at, dataFor, lastSyncOf, logger(env))]);
       return results;
     }),
   );

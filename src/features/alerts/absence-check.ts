@@ -3,6 +3,7 @@
 // sync, which the device platform answers through `lastSyncOf` (its sync logs). A silent rule
 // opens an episode (DetectedIssue, Flag, Communications) that the next reading ends. Alerts whose
 // publication failed earlier are retried here too.
+import { type Logger, logger } from "../../platform/observability/log";
 import type { OrgContext } from "../../context";
 import type { Database } from "../../platform/db/client";
 import { absenceVerdict } from "./absence";
@@ -65,7 +66,7 @@ export async function runOrgAlertChecks(ctx: OrgContext, due: AlertRuleStateRow[
  * The cron's work on one shard: due absence rules and unpublished alerts, org by org.
  * `contextOf` answers undefined for an org not placed here or being moved (skipped).
  */
-export async function runShardAlertChecks(shard: Database, at: Date, contextOf: (orgId: string) => Promise<OrgContext | undefined>, lastSyncOf: LastSyncOf): Promise<string[]> {
+export async function runShardAlertChecks(shard: Database, at: Date, contextOf: (orgId: string) => Promise<OrgContext | undefined>, lastSyncOf: LastSyncOf, log: Logger = logger(undefined)): Promise<string[]> {
   const now = at.getTime();
   const [due, pending] = await Promise.all([new RuleStateStore(shard).due(now, DUE_PER_TICK), new AlertStore(shard).unpublished(UNPUBLISHED_PER_TICK)]);
   const orgs = new Map<string, AlertRuleStateRow[]>();
@@ -83,7 +84,7 @@ export async function runShardAlertChecks(shard: Database, at: Date, contextOf: 
       opened.push(...(await runOrgAlertChecks(ctx, states, now, lastSyncOf)).opened);
     } catch (e) {
       // One org's failure must not stop the shard's others; its rules stay due for the next tick.
-      console.error(JSON.stringify({ level: "error", msg: "alert checks failed", org: orgId, error: String(e) }));
+      log.error("alert checks failed", { org: orgId, error_message: String(e) });
     }
   }
   return opened;

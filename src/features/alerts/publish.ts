@@ -3,6 +3,7 @@
 // episode, then marks the alert published. Every step is idempotent (resource ids derive from
 // the alert's, executions carry the alert's id as idempotency key), so the cron can repeat a
 // publication that failed half-way (publishPending).
+import { logger } from "../../platform/observability/log";
 import type { OrgContext } from "../../context";
 import type { Principal } from "../tenancy/auth/permissions";
 import { dispatchEvent } from "../pipelines/triggers";
@@ -82,7 +83,7 @@ export async function publishPending(ctx: OrgContext, rows: AlertRow[]): Promise
       await publishAlert(ctx, row);
       done++;
     } catch (e) {
-      console.warn(JSON.stringify({ level: "warn", msg: "alert publication failed; the cron retries it", alert: row.id, error: String(e) }));
+      logger(ctx.env).warn("alert publication failed; the cron retries it", { org: ctx.orgId, alert: row.id, error_message: String(e) });
       await new AlertStore(ctx.db).publishFailed(row, e instanceof Error ? e.message : String(e)).catch(() => undefined);
     }
   }

@@ -3,6 +3,7 @@
 // path (docs/audit.md). The request answers only once the queue holds its audit (a sent message
 // is durable), and the consumer stores each delivery as one D1 batch per organization,
 // idempotent on the event id: a redelivered message adds nothing.
+import { type Logger, logger } from "../../platform/observability/log";
 import type { OrgData } from "../../platform/org-data";
 import type { Resource } from "./port";
 import { ResourceStore } from "./storage/resource-store";
@@ -50,12 +51,12 @@ export function auditMessageOf(body: unknown): AuditMessage | undefined {
  * delays and finally goes to the dead-letter queue; other groups are acknowledged. A message that
  * is no AuditEvent of the org it names is acknowledged and logged: it can be stored nowhere.
  */
-export async function consumeAudits(batch: MessageBatch<unknown>, dataFor: (orgId: string) => Promise<OrgData>): Promise<void> {
+export async function consumeAudits(batch: MessageBatch<unknown>, dataFor: (orgId: string) => Promise<OrgData>, log: Logger = logger(undefined)): Promise<void> {
   const byOrg = new Map<string, { messages: Message<unknown>[]; events: StoredAudit[] }>();
   for (const message of batch.messages) {
     const audit = auditMessageOf(message.body);
     if (!audit) {
-      console.error(JSON.stringify({ level: "error", msg: "audit queue: not an AuditEvent message, dropped", id: message.id }));
+      log.error("audit queue: not an AuditEvent message, dropped", { message_id: message.id });
       message.ack();
       continue;
     }
@@ -71,7 +72,7 @@ export async function consumeAudits(batch: MessageBatch<unknown>, dataFor: (orgI
         await storeAudits(await dataFor(orgId), events);
         for (const m of messages) m.ack();
       } catch (e) {
-        console.error(JSON.stringify({ level: "error", msg: "audit queue: storing failed, will retry", orgId, count: events.length, error: String(e) }));
+        log.error("audit queue: storing failed, will retry", { org: orgId, count: events.length, error_message: String(e) });
         for (const m of messages) m.retry({ delaySeconds: Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** m.attempts) });
       }
     }),

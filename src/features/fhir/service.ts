@@ -1,6 +1,7 @@
 // The FHIR store's domain service for one organization and principal: every interaction
 // (CRUD, vread, history, search, patch, operations) with versioning, preconditions and an
 // AuditEvent per interaction. HTTP routes and other modules (FhirPort) both sit on it.
+import { logger } from "../../platform/observability/log";
 import type { Principal } from "../tenancy/auth/permissions";
 import type { Env } from "../../platform/env";
 import type { OrgData } from "../../platform/org-data";
@@ -136,7 +137,7 @@ export class FhirService implements FhirPort, FhirExportReader {
       try {
         return await enqueueAudits(queue, this.principal.orgId, [event]);
       } catch (e) {
-        console.error(JSON.stringify({ level: "error", msg: "audit queue send failed; appending to the pending log", error: String(e) }));
+        logger(this.data.env).error("audit queue send failed; appending to the pending log", { org: this.principal.orgId, error_message: String(e) });
       }
     }
     await this.db.batch(this.store.appendAudits([event]));
@@ -148,7 +149,7 @@ export class FhirService implements FhirPort, FhirExportReader {
     // While the org moves between shards its log only grows (the move catches appended rows up).
     if (this.data.movingTo !== null || !noteAudits(this.principal.orgId, count)) return;
     const done = flushAuditLog(this.store).catch((e: unknown) => {
-      console.error(JSON.stringify({ level: "error", msg: "audit log flush failed", error: String(e) }));
+      logger(this.data.env).error("audit log flush failed", { org: this.principal.orgId, error_message: String(e) });
     });
     // Without a request context (in-process tools) the flush still happens, just not awaited here.
     this.options.waitUntil?.(done);

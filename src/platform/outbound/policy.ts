@@ -4,6 +4,7 @@
 // CGNAT, multicast, reserved, and IPv6 forms embedding those) and host names that name
 // the local machine or a cloud's metadata service. A deployment allows its legitimate
 // on-premises targets with OUTBOUND_ALLOW. Pure: tests pass a policy in.
+import { logger } from "../observability/log";
 import { ApiError } from "../errors";
 import { settingsOf } from "../settings";
 import { inPrefix, ipv4Bytes, nonPublicReason, parseIPv4, parseIPv6 } from "./ip";
@@ -140,7 +141,7 @@ export function outboundPolicyOf(env: object): OutboundPolicy {
   let policy = policies.get(text);
   if (!policy) {
     const parsed = parseOutboundAllow(text);
-    if (parsed.invalid.length) console.warn(JSON.stringify({ level: "warn", msg: "OUTBOUND_ALLOW entries ignored", entries: parsed.invalid }));
+    if (parsed.invalid.length) logger(env).warn("OUTBOUND_ALLOW entries ignored", { entries: parsed.invalid.join(", ") });
     policy = parsed.policy;
     policies.set(text, policy);
   }
