@@ -69,6 +69,10 @@ async function main() {
   const searches: Record<string, () => string> = {
     "Patient?name (prefix)": () => `name=${["smi", "gar", "jos", "mar", "lee"][Math.floor(r() * 5)]}`,
     "Patient?identifier": () => `identifier=urn:bench:mrn|${mrn()}`,
+    // The issue's four (#23): name, subject+code newest first, code+date, encounters with their patient.
+    "Patient?name= (family)": () => `name=${["Smith", "García", "Lee", "Martin", "White"][Math.floor(r() * 5)]}`,
+    "Observation?code&date=ge": () => `code=http://loinc.org|${VITALS[Math.floor(r() * VITALS.length)]!.code}&date=ge${month()}-01`,
+    "Encounter?patient&_include=Encounter:subject": () => `patient=${pid()}&_include=Encounter:subject`,
     "Observation?code+date range&_sort=-date": () => `code=http://loinc.org|${VITALS[Math.floor(r() * VITALS.length)]!.code}&date=ge${month()}-01&date=lt${month()}-15&_sort=-date`,
     "Observation?subject+code+date&_sort=-date": () => `subject=Patient/${pid()}&code=http://loinc.org|8480-6&date=ge2021-01-01&_sort=-date`,
     "Encounter?subject&_include=Encounter:subject": () => `subject=Patient/${pid()}&_include=Encounter:subject`,

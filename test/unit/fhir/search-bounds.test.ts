@@ -107,6 +107,18 @@ describe("type-level search over more than MAX_CANDIDATES matches", () => {
     expect(found[0]).toBe("Patient/p000123");
   });
 
+  it("a broad driver walks first; matches too sparse for the walk's window fall back to a narrower driver", async () => {
+    // gender reaches the walk's threshold: the walk reads the type in id order and stops at the page.
+    d1.log = [];
+    expect(matches(await search("Patient", "gender=female&birthdate=1990&_count=3"))).toEqual(["Patient/p000000", "Patient/p000001", "Patient/p000002"]);
+    expect(d1.log.some((x) => x.sql.includes("INDEXED BY sqlite_autoindex_fhir_resources_1"))).toBe(true);
+    // 11 of 10,500 in the window: the walk gives up, and family=fam123 drives the general plan.
+    const found = matches(await search("Patient", "gender=female&family=fam123"));
+    expect(found).toHaveLength(11);
+    expect(found).toEqual([...found].sort());
+    expect(found[0]).toBe("Patient/p000123");
+  });
+
   it("scans over a LIKE, a ne, a chain or _has over too many rows are refused, not run whole", async () => {
     expect(await tooCostly(search("Patient", "name:contains=zz&_sort=family"))).toMatch(/10000/);
     expect(await tooCostly(search("Patient", "name:contains=zz"))).toMatch(/without filling/);

@@ -2,7 +2,7 @@
 // the matches are sorted), the sort-ordered one (sort-scan.ts) or the walk (walk.ts), whichever
 // should be cheaper; and the count. Every statement reads a bounded number of rows (MAX_CANDIDATES
 // per set or window, see Args.bounded): a search that would need more is refused as too costly.
-import { tooCostly } from "../../../platform/errors";
+import { ApiError, tooCostly } from "../../../platform/errors";
 import { Args, type IdCondition, MAX_CANDIDATES, condition, joinTerms, probe } from "./conditions";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest } from "./parse";
@@ -182,6 +182,15 @@ export async function readPage(db: D1Database, orgId: string, req: SearchRequest
   }
   const drivers = driversToTry(req, orgId);
   if (walk && (chosen === "walk" || (!chosen && drivers[0] === undefined))) return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
+  // A broad driver costs the general plan every match read twice (the set and its check) and
+  // sorted, where the walk stops once the page is full: walk first, unless matches prove too sparse.
+  if (walk && !chosen && (await driverReaches(db, orgId, req, scanThreshold(limit - 1)))) {
+    const rows = await readWalk(db, walk, req, cursor, limit, orgId).catch((e: unknown) => {
+      if (e instanceof ApiError && e.code === "TOO_COSTLY") return undefined;
+      throw e;
+    });
+    if (rows) return { rows, plan: "walk" };
+  }
   for (const drive of drivers) {
     const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId, drive));
     if (!general.over) return { rows: general.rows, plan: "general" };
