@@ -1,6 +1,6 @@
 // `npm start`'s runtime in a process of its own for the benchmarks (startWorker with runtime
 // "miniflare"), so the load generator does not share its event loop. Arguments: --port,
-// --state (a state directory already migrated and seeded), --log-level, --vars (JSON).
+// --state (a state directory already migrated and seeded), --log-level, --vars (JSON), --entry.
 import { parseLogLevel } from "../../scripts/lib/log-level";
 import { startMiniflareRuntime } from "../../scripts/lib/miniflare-runtime";
 import { stopOnSignals } from "../../scripts/lib/stop-on-signals";
@@ -13,5 +13,6 @@ const runtime = await startMiniflareRuntime({
   stateDir,
   logLevel: parseLogLevel(option("log-level") ?? "none"),
   vars: JSON.parse(option("vars") ?? "{}") as Record<string, string>,
+  ...(option("entry") ? { entry: option("entry") } : {}),
 });
 stopOnSignals(runtime);

@@ -7,15 +7,20 @@ const PAGE_BYTES = 4096;
 
 /** Pids of the workerd processes in process group `pgid`. */
 export function workerdPids(pgid: number): number[] {
+  return groupPids(pgid, "workerd");
+}
+
+/** Pids of the processes in process group `pgid` whose name starts with `name` (any name when absent). */
+export function groupPids(pgid: number, name = ""): number[] {
   const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
     try {
       // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after ")".
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-      if (pgrp === pgid && comm.startsWith("workerd")) pids.push(Number(name));
+      if (pgrp === pgid && comm.startsWith(name)) pids.push(Number(entry));
     } catch {
       // the process exited while we looked
     }

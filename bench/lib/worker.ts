@@ -71,7 +71,7 @@ export interface StartOptions {
   logLevel?: LogLevelName;
   /** The data shard of each seeded organization, in order (default: all on the first shard). */
   orgShards?: string[];
-  /** wrangler dev only: another entry module over wrangler.toml's bindings (a bench's wiring around src/index.ts). */
+  /** Another entry module over wrangler.toml's bindings (a bench's wiring around src/index.ts). */
   entry?: string;
 }
 
@@ -109,7 +109,7 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
   const vars = { DEV_MODE: "true", LOG_LEVEL: logLevel, ...opts.vars };
   const [command, args] =
     opts.runtime === "miniflare"
-      ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars)]]
+      ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars), ...(opts.entry ? ["--entry", opts.entry] : [])]]
       : ["wrangler", ["dev", ...(opts.entry ? [opts.entry] : []), "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--show-interactive-dev-session=false", "--log-level", logLevel, ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]];
   const child = spawn(command, args, { env: offlineEnv, stdio: ["ignore", "ignore", "inherit"], detached: true });
   const url = `http://127.0.0.1:${port}`;

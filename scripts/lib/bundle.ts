@@ -20,17 +20,17 @@ export function moduleType(file: string, rules: ModuleRule[]): ModuleDefinition[
   return rule.type;
 }
 
-/** Writes the bundle `wrangler deploy` would upload into `outdir`. */
-export function writeBundle(outdir: string): void {
-  wrangler(["deploy", "--dry-run", "--outdir", outdir], { quiet: true });
+/** Writes the bundle `wrangler deploy` would upload into `outdir` (of `entry` over wrangler.toml's bindings when given). */
+export function writeBundle(outdir: string, entry?: string): void {
+  wrangler(["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", outdir], { quiet: true });
 }
 
 /**
- * Builds the bundle of the Worker whose entry is `main` (wrangler.toml) into `outdir` and lists
- * its modules, the entry first.
+ * Builds the bundle of the Worker whose entry is `main` (wrangler.toml's, or another over its
+ * bindings: a benchmark's wiring) into `outdir` and lists its modules, the entry first.
  */
-export function buildBundle(outdir: string, main: string, rules: ModuleRule[]): ModuleDefinition[] {
-  writeBundle(outdir);
+export function buildBundle(outdir: string, main: string, rules: ModuleRule[], otherEntry = false): ModuleDefinition[] {
+  writeBundle(outdir, otherEntry ? main : undefined);
   const entry = `${path.parse(main).name}.js`;
   const others = readdirSync(outdir).filter((f) => HASHED.test(f));
   return [{ type: "ESModule", path: path.join(outdir, entry) }, ...others.map((f) => ({ type: moduleType(f, rules), path: path.join(outdir, f) }))];

@@ -35,6 +35,8 @@ export interface MiniflareRuntimeOptions {
   log?: Log;
   /** The cron ticker's clock (tests). */
   clock?: TickerClock;
+  /** Another entry module over wrangler.toml's bindings (a benchmark's wiring around src/index.ts). */
+  entry?: string;
 }
 
 export interface MiniflareRuntime {
@@ -71,7 +73,7 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
   const log = opts.log ?? new Log(level);
   let mf: Miniflare | undefined;
   try {
-    const modules = buildBundle(bundleDir, config.main, modulesRules);
+    const modules = opts.entry ? buildBundle(bundleDir, opts.entry, modulesRules, true) : buildBundle(bundleDir, config.main, modulesRules);
     mf = new Miniflare({
       host: opts.host ?? "127.0.0.1",
       port: opts.port,

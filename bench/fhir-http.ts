@@ -1,0 +1,147 @@
+// FHIR over HTTP at the issue's (#23) scale: ~15,000 generated resources loaded through
+// transaction Bundles, then, per operation at 16 connections (read by id, the issue's four
+// searches and more search kinds, create, update), req/s and p50/p99 beside the floor measured in
+// the same run and runtime (a trivial route doing one D1 point read, no app), the workerd CPU ms
+// per request, D1 rows read and written per request (meta.rows_read / rows_written, metered on a
+// separate pass) and OrgGate calls per 100 requests (bench/fhir/metered-worker.ts counts them).
+// With --medplum, the same workload against Medplum's FHIR router on loopback, as ratios.
+// Usage: npm run bench -- fhir-http [--seconds 10] [--patients 150] [--runtime miniflare|wrangler-dev] [--medplum]
+import path from "node:path";
+import { type Bundle, type Operation, loadOrganization, operationsFor } from "./fhir/http-workload";
+import { type LoadResult, load, throughput } from "./lib/load";
+import { NothingMeasured, allMeasured } from "./lib/measured";
+import { numberOption, option } from "./lib/options";
+import { cpuMs, workerdPids } from "./lib/rss";
+import { startWorker } from "./lib/worker";
+import { startMedplum } from "./fhir/medplum-peer";
+import { patientBundles } from "./fhir/generate";
+
+const seconds = numberOption("seconds", 10);
+const patients = numberOption("patients", 150, { integer: true });
+const meterRequests = numberOption("meter-requests", 60, { integer: true });
+const runtime = (option("runtime") ?? "miniflare") as "miniflare" | "wrangler-dev";
+const withMedplum = process.argv.includes("--medplum");
+const CONCURRENCY = 16;
+
+if (!["miniflare", "wrangler-dev"].includes(runtime)) throw new Error(`--runtime must be miniflare or wrangler-dev, not ${runtime}`);
+
+interface Meter {
+  requests: number;
+  gateCalls: number;
+  d1Calls: number;
+  rowsRead: number;
+  rowsWritten: number;
+}
+
+interface Row extends LoadResult {
+  cpuMsPerRequest: number;
+  gatePer100: number;
+  rowsReadPerRequest?: number;
+  rowsWrittenPerRequest?: number;
+  d1CallsPerRequest?: number;
+}
+
+const bundles = (): Bundle[] => [...patientBundles({ patients, encountersPerPatient: 5, observationsPerPatient: 80, conditionsPerPatient: 8, medicationsPerPatient: 7, seed: 42 })];
+
+const worker = await startWorker({
+  runtime,
+  logLevel: (option("log-level") ?? "none") as "none" | "error",
+  entry: path.join(import.meta.dirname, "fhir/metered-worker.ts"),
+  vars: { LIMIT_API_PER_MINUTE: "100000000", LIMIT_PUBLIC_PER_MINUTE: "100000000" },
+});
+const medplum = withMedplum ? await startMedplum() : undefined;
+try {
+  const meter = async (on?: boolean): Promise<Meter> => {
+    const res = await fetch(`${worker.url}/__bench/meter${on === undefined ? "" : `?on=${on ? 1 : 0}`}`, { method: on === undefined ? "GET" : "POST" });
+    if (!res.ok) throw new NothingMeasured(`the metered Worker answered ${res.status} at /__bench/meter`);
+    return (await res.json()) as Meter;
+  };
+  const pids = workerdPids(worker.pid!);
+  if (!pids.length) throw new NothingMeasured("no workerd process found in the runtime's process group");
+  const base = `${worker.url}/fhir/r4/${worker.orgId}`;
+  const t0 = performance.now();
+  const data = await loadOrganization(base, worker.headers, bundles());
+  const loadSeconds = (performance.now() - t0) / 1000;
+  console.log(`loaded ${data.resources} resources in ${loadSeconds.toFixed(1)} s (${(data.resources / loadSeconds).toFixed(0)} resources/s through transactions)`);
+  const floor: Operation = { label: "floor: 1 D1 point read", request: () => fetch(`${worker.url}/__bench/floor?id=${worker.orgId}`), kind: "floor" };
+  const ops = [floor, ...operationsFor(base, worker.headers, data)];
+
+  const rows: Row[] = [];
+  for (const op of ops) {
+    const opts = { concurrency: CONCURRENCY, seconds, ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) };
+    await load("warm-up", op.request, { ...opts, seconds: Math.min(2, seconds) });
+    await meter(false);
+    const cpu0 = cpuMs(pids);
+    const r = await load(op.label, op.request, opts);
+    const cpu = cpuMs(pids) - cpu0;
+    const gate = await meter();
+    // The metering pass: a few requests with D1 meta read for every statement.
+    await meter(true);
+    for (let i = 0; i < meterRequests; i++) {
+      const res = await op.request();
+      await res.arrayBuffer();
+    }
+    const m = await meter(false);
+    const row: Row = { ...r, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests) };
+    if (op.kind !== "floor") {
+      row.rowsReadPerRequest = m.rowsRead / m.requests;
+      row.rowsWrittenPerRequest = m.rowsWritten / m.requests;
+      row.d1CallsPerRequest = m.d1Calls / m.requests;
+    }
+    rows.push(row);
+  }
+  allMeasured(rows.map(throughput));
+  allMeasured(rows.filter((r) => r.rowsReadPerRequest !== undefined).map((r) => ({ label: `${r.label} D1 statements metered`, value: r.d1CallsPerRequest ?? 0 })));
+
+  const floorRps = rows[0]!.rps;
+  console.log(`\nfhir-http on ${runtime === "miniflare" ? "npm start's runtime (the bundle on Miniflare directly)" : "wrangler dev"}: ${CONCURRENCY} connections, ${seconds} s per operation, ${data.resources} resources`);
+  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"gate/100".padStart(8)}`);
+  for (const r of rows) {
+    const cell = (v: number | undefined, digits: number, width: number) => (v === undefined ? "-" : v.toFixed(digits)).padStart(width);
+    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.gatePer100, 1, 8)}`);
+  }
+  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; gate/100: OrgGate calls per 100 requests at steady state)");
+  printTargets(rows, ops);
+
+  if (medplum) {
+    const mdata = await loadOrganization(medplum.base, {}, bundles());
+    // Medplum's MemoryRepository has no indexes: a search over Observation, Encounter or Condition
+    // reads every one of them in JavaScript (seconds per request at this size), which says nothing
+    // of Medplum's Postgres server, so those are left out of the comparison.
+    const mops = operationsFor(medplum.base, {}, mdata).filter((op) => !op.largeTypes);
+    console.log(`\nMedplum ${medplum.version} FHIR router (MemoryRepository, Node ${process.versions.node}) on loopback, the same ${mdata.resources} resources, the operations an index-less store can answer:`);
+    const mrows: LoadResult[] = [];
+    for (const op of mops) {
+      const opts = { concurrency: CONCURRENCY, seconds, ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) };
+      await load("warm-up", op.request, { ...opts, seconds: Math.min(2, seconds) });
+      const cpu0 = medplum.cpuMs();
+      const r = await load(op.label, op.request, opts);
+      mrows.push({ ...r, cpuMsPerRequest: (medplum.cpuMs() - cpu0) / r.requests } as LoadResult & { cpuMsPerRequest: number });
+    }
+    allMeasured(mrows.map(throughput));
+    console.log(`${"operation".padEnd(44)} ${"Medplum".padStart(8)} ${"p50 ms".padStart(7)} ${"CPU ms".padStart(7)} ${"this/Medplum".padStart(13)}`);
+    for (const m of mrows) {
+      const ours = rows.find((r) => r.label === m.label)!;
+      console.log(`${m.label.padEnd(44)} ${m.rps.toFixed(0).padStart(8)} ${m.p50.toFixed(1).padStart(7)} ${(m as LoadResult & { cpuMsPerRequest: number }).cpuMsPerRequest.toFixed(2).padStart(7)} ${(ours.rps / m.rps).toFixed(2).padStart(12)}x`);
+    }
+  }
+} finally {
+  await medplum?.stop();
+  await worker.stop();
+}
+
+/** The issue's targets against this run's figures (reported, not enforced: a figure is not a test). */
+function printTargets(rows: Row[], ops: Operation[]) {
+  const floorRps = rows[0]!.rps;
+  const lines: string[] = [];
+  for (const [i, r] of rows.entries()) {
+    const kind = ops[i]!.kind;
+    const ratio = r.rps / floorRps;
+    const want = { read: 0.8, search: 0.5, create: 0.4, update: 0.4, floor: 0 }[kind];
+    if (want) lines.push(`${ratio >= want ? "met " : "MISS"} ${r.label}: ${ratio.toFixed(2)}x floor (target >= ${want}x)`);
+    if (kind !== "floor") lines.push(`${r.p99 <= 3 * r.p50 ? "met " : "MISS"} ${r.label}: p99 ${(r.p99 / r.p50).toFixed(1)}x p50 (target <= 3x)`);
+    if (kind === "read" || kind === "search") lines.push(`${r.rowsWrittenPerRequest === 0 ? "met " : "MISS"} ${r.label}: ${r.rowsWrittenPerRequest} D1 rows written per request (target 0)`);
+    if (kind !== "floor") lines.push(`${r.gatePer100 <= 5 ? "met " : "MISS"} ${r.label}: ${r.gatePer100.toFixed(1)} OrgGate calls per 100 requests (target <= 5)`);
+  }
+  console.log(`\nissue #23 targets:\n${lines.join("\n")}`);
+}

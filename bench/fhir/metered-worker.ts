@@ -1,0 +1,141 @@
+// The fhir-http bench's Worker: src/index.ts unchanged, with meters around the bindings its
+// requests use (never deployed). Counted per request path, not the queue consumer: OrgGate calls
+// (always; a Proxy per stub), and, while metering is on, D1 rows read and written as D1 reports
+// them (meta.rows_read / rows_written, also for first() and raw(), which drop meta: see below).
+// `/__bench/floor?id=` is the floor the bench compares with: one D1 point read, no app.
+// `/__bench/meter` answers the counters; `POST /__bench/meter?on=1|0` answers them, resets them
+// and turns D1 metering on or off (off while throughput is measured: metering re-reads raw() selects).
+import worker from "../../src/index";
+import type { Env } from "../../src/platform/env";
+
+export * from "../../src/index";
+
+const counters = { requests: 0, gateCalls: 0, d1Calls: 0, rowsRead: 0, rowsWritten: 0 };
+let metering = false;
+
+function add(meta: D1Meta | undefined) {
+  counters.d1Calls++;
+  counters.rowsRead += meta?.rows_read ?? 0;
+  counters.rowsWritten += meta?.rows_written ?? 0;
+}
+
+const real = new WeakMap<object, D1PreparedStatement>();
+const isSelect = (sql: string) => /^\s*(SELECT|WITH)\b/i.test(sql);
+
+function statement(s: D1PreparedStatement, sql: string): D1PreparedStatement {
+  const wrapped = {
+    bind: (...values: unknown[]) => statement(s.bind(...values), sql),
+    all: async () => {
+      const r = await s.all();
+      if (metering) add(r.meta);
+      return r;
+    },
+    run: async () => {
+      const r = await s.run();
+      if (metering) add(r.meta);
+      return r;
+    },
+    // first() returns no meta: the same rows through all() (first() adds nothing to the query).
+    first: async (column?: string) => {
+      if (!metering) return column === undefined ? s.first() : s.first(column);
+      const r = await s.all<Record<string, unknown>>();
+      add(r.meta);
+      const row = r.results[0] ?? null;
+      return column === undefined ? row : (row?.[column] ?? null);
+    },
+    // raw() returns no meta either: a select is read again through all() for it (reads have no
+    // side effect); a write runs once through all() and its rows become arrays.
+    raw: async (options?: { columnNames?: boolean }) => {
+      if (!metering) return s.raw(options as { columnNames: true });
+      if (isSelect(sql)) {
+        const rows = await s.raw(options as { columnNames: true });
+        add((await s.all()).meta);
+        return rows;
+      }
+      const r = await s.all<Record<string, unknown>>();
+      add(r.meta);
+      const rows = r.results.map((row) => Object.values(row));
+      return options?.columnNames ? [Object.keys(r.results[0] ?? {}), ...rows] : rows;
+    },
+  } as unknown as D1PreparedStatement;
+  real.set(wrapped, s);
+  return wrapped;
+}
+
+function meteredD1<T extends D1Database | D1DatabaseSession>(db: T): T {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => statement(target.prepare(sql), sql);
+      if (prop === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          const results = await target.batch(statements.map((s) => real.get(s) ?? s));
+          if (metering) for (const r of results) add(r.meta);
+          return results;
+        };
+      }
+      if (prop === "withSession") return (constraint?: string) => meteredD1((target as D1Database).withSession(constraint));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Every method called on a stub of the namespace counts as one OrgGate call. */
+function countedNamespace(ns: DurableObjectNamespace): DurableObjectNamespace {
+  return new Proxy(ns, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return (...args: Parameters<DurableObjectNamespace["get"]>) => {
+        const stub = target.get(...args);
+        return new Proxy(stub, {
+          get(s, method) {
+            const fn = Reflect.get(s, method, s);
+            if (typeof fn !== "function" || typeof method !== "string") return fn;
+            // Called on the stub itself: an RPC method's own properties (apply, call) are remote names.
+            return (...a: unknown[]) => {
+              counters.gateCalls++;
+              return (s as unknown as Record<string, (...x: unknown[]) => unknown>)[method]!(...a);
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
+const wrapped = new WeakMap<object, Env>();
+function meteredEnv(env: Env): Env {
+  let out = wrapped.get(env);
+  if (!out) {
+    const bindings: Record<string, unknown> = { ...env };
+    for (const [name, value] of Object.entries(env)) {
+      if (name === "ORG_GATE") bindings[name] = countedNamespace(value as DurableObjectNamespace);
+      else if (value && typeof value === "object" && "prepare" in value && "batch" in value && "withSession" in value) bindings[name] = meteredD1(value as D1Database);
+    }
+    out = bindings as unknown as Env;
+    wrapped.set(env, out);
+  }
+  return out;
+}
+
+export default {
+  ...worker,
+  async fetch(request: Request<unknown, IncomingRequestCfProperties>, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/__bench/floor") {
+      const row = await env.DB.prepare("SELECT id, name FROM organizations WHERE id = ?1").bind(url.searchParams.get("id") ?? "").first();
+      return Response.json(row ?? {});
+    }
+    if (url.pathname === "/__bench/meter") {
+      const so = { ...counters, metering };
+      if (request.method === "POST") {
+        for (const k of Object.keys(counters) as (keyof typeof counters)[]) counters[k] = 0;
+        metering = url.searchParams.get("on") === "1";
+      }
+      return Response.json(so);
+    }
+    counters.requests++;
+    return worker.fetch(request, meteredEnv(env), ctx);
+  },
+} satisfies ExportedHandler<Env>;
