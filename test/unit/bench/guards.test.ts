@@ -35,7 +35,7 @@ describe("measured", () => {
 });
 
 describe("numberOption", () => {
-  const argv = (...args: string[]) => ["/usr/bin/node", "bench/fhir/http.mjs", ...args];
+  const argv = (...args: string[]) => ["/usr/bin/node", "bench/fhir-http.ts", ...args];
 
   it("takes the default when the option is absent (not the interpreter's path)", () => {
     expect(numberOption("seconds", 10, { argv: argv() })).toBe(10);
