@@ -21,6 +21,7 @@ import { conditionalDeleteAt, conditionalUpdateAt, createAt, updateAt } from "..
 import { parseVersion } from "../write-preconditions";
 import { type C, checkAcceptable, fhirContent, readJson, send, versionHeaders } from "./fhir-http";
 import { mountOperations } from "./operations";
+import { binaryRepresentation, rawBinary } from "./binary-read";
 
 export interface FhirRouterOptions {
   operations: OperationRegistry;
@@ -92,6 +93,15 @@ export function fhirRouter(options: FhirRouterOptions) {
 
   // Operations first: /$name and /:type/$name would otherwise be searches and reads.
   mountOperations(routes, options.operations, service);
+  // A Binary read asking for a non-FHIR type gets the raw document (ITI-68), before FHIR-only negotiation.
+  routes.get("/Binary/:id", async (c, next) => {
+    const id = c.req.param("id");
+    if (id.startsWith("$") || binaryRepresentation(c.req.header("accept"), c.req.query("_format")) === "resource") return next();
+    authorize(c.get("principal"), "fhir:read");
+    const binary = await service(c).read("Binary", id);
+    const { contentType, bytes } = rawBinary(binary, c.req.header("accept") ?? "*/*");
+    return c.body(bytes, 200, { ...versionHeaders(binary), "Content-Type": contentType });
+  });
   routes.use("*", fhirPermission, negotiate);
 
   routes.get("/", (c) => search(c, undefined, queryOf(c)));
@@ -177,7 +187,7 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: 
   { method: "delete", operationId: "conditionalDelete", path: "/{type}", summary: "Conditional delete", params: ["type"] },
   { method: "post", operationId: "searchTypePost", path: "/{type}/_search", summary: "Search (form body)", params: ["type"] },
   { method: "get", operationId: "historyType", path: "/{type}/_history", summary: "Type history (_since, _count)", params: ["type"] },
-  { method: "get", operationId: "read", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
+  { method: "get", operationId: "read", path: "/{type}/{id}", summary: "Read (410 when deleted); a Binary with a non-FHIR Accept answers its raw document in its own content type (IHE MHD ITI-68)", params: ["type", "id"] },
   { method: "put", operationId: "update", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
   { method: "patch", operationId: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
   { method: "delete", operationId: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
