@@ -11,7 +11,7 @@ import { provide, provideBundle, sha1 } from "./support/mhd-bundle";
 type DocRef = Resource & { content: { attachment: { url: string; contentType: string; size: number; hash: string } }[] };
 
 /** Provides one document and returns its stored DocumentReference. */
-async function provideDocument(t: Tenant, bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<DocRef> {
+async function provideDocument(t: Tenant, bytes: Uint8Array, contentType: string): Promise<DocRef> {
   const p = await post(t, { resourceType: "Patient", name: [{ family: "Retrieve" }] });
   const r = await provide(t, await provideBundle(`Patient/${p.id}`, { bytes, contentType }));
   expect(r.status, JSON.stringify(r.body)).toBe(200);

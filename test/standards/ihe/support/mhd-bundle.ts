@@ -6,8 +6,8 @@ import type { Tenant } from "../../../support/tenants";
 const BASE = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/";
 export const TEXT = "%PDF-1.4 an MHD test document";
 
-export async function sha1(content: string | Uint8Array<ArrayBuffer>): Promise<string> {
-  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+export async function sha1(content: string | Uint8Array): Promise<string> {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : new Uint8Array(content);
   return toBase64(new Uint8Array(await crypto.subtle.digest("SHA-1", bytes)));
 }
 
@@ -20,7 +20,7 @@ export function toBase64(bytes: Uint8Array): string {
 
 const coding = (system: string, code: string) => ({ coding: [{ system, code }] });
 
-export async function provideBundle(patientRef: string, opts: { option?: "Comprehensive" | "Minimal"; n?: string; bytes?: Uint8Array<ArrayBuffer>; contentType?: string } = {},
+export async function provideBundle(patientRef: string, opts: { option?: "Comprehensive" | "Minimal"; n?: string; bytes?: Uint8Array; contentType?: string } = {},
 ): Promise<Bundle & { entry: BundleEntry[] }> {
   const n = opts.n ?? crypto.randomUUID();
   const bytes = opts.bytes ?? new TextEncoder().encode(TEXT);
