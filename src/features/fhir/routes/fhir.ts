@@ -211,7 +211,7 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: 
   { method: "delete", operationId: "conditionalDelete", path: "/{type}", summary: "Conditional delete", params: ["type"] },
   { method: "post", operationId: "searchTypePost", path: "/{type}/_search", summary: "Search (form body)", params: ["type"] },
   { method: "get", operationId: "historyType", path: "/{type}/_history", summary: "Type history (_since, _count)", params: ["type"] },
-  { method: "get", operationId: "read", path: "/{type}/{id}", summary: "Read (410 when deleted); a Binary with a non-FHIR Accept answers its raw document in its own content type (IHE MHD ITI-68)", params: ["type", "id"] },
+  { method: "get", operationId: "read", path: "/{type}/{id}", summary: "Read (410 when deleted)", params: ["type", "id"] },
   { method: "put", operationId: "update", path: "/{type}/{id}", summary: "Update or create-on-update (If-Match)", params: ["type", "id"], body: true },
   { method: "patch", operationId: "patch", path: "/{type}/{id}", summary: "JSON Patch (application/json-patch+json) or FHIRPath Patch (Parameters)", params: ["type", "id"] },
   { method: "delete", operationId: "delete", path: "/{type}/{id}", summary: "Delete (soft; If-Match)", params: ["type", "id"] },
@@ -220,6 +220,21 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: 
 ];
 
 function documentInteractions(router: ReturnType<typeof createRouter>): void {
+  router.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/Binary/{id}",
+    operationId: "retrieveDocument",
+    tags: ["FHIR R4"],
+    summary: "Binary read / IHE MHD ITI-68 Retrieve Document: the raw document in its own content type when Accept names it (or */*), the Binary resource for a FHIR JSON Accept; 406 when Accept admits neither",
+    security: [{ bearerAuth: [], organizationId: [] }],
+    request: { params: paramsFor(["id"]) },
+    responses: {
+      200: { description: "The document's bytes (Content-Type: the Binary's contentType), or the Binary resource", content: { "*/*": { schema: z.string().openapi({ format: "binary" }) }, ...fhirContent } },
+      404: { description: "Unknown (OperationOutcome)", content: fhirContent },
+      406: { description: "Accept admits neither the document's type nor FHIR JSON (OperationOutcome)", content: fhirContent },
+      410: { description: "Deleted (OperationOutcome)", content: fhirContent },
+    },
+  });
   for (const d of DOCS) {
     router.openAPIRegistry.registerPath({
       method: d.method,
