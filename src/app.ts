@@ -34,6 +34,8 @@ import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir"
 import { fhirPublicRoutes } from "./features/fhir/routes/fhir-public";
 import { fhirOperationRegistry } from "./fhir-operations";
 import { FHIR_BUNDLE_CHECKS } from "./fhir-bundle-checks";
+import { FHIR_GUIDE_ACTORS } from "./fhir-guide-actors";
+import { FHIR_GUIDE_AUDITS } from "./fhir-guide-audits";
 import { FHIR_SEARCH_REFINEMENTS } from "./fhir-search-parameters";
 import { healthRoutes } from "./features/operations/routes/health";
 import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
@@ -91,7 +93,7 @@ export function buildApp(options: AppOptions = {}) {
 
   // A FHIR endpoint's CapabilityStatement and SMART configuration are public (discovery).
   const operations = options.operations ?? fhirOperationRegistry();
-  app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations));
+  app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations, FHIR_GUIDE_ACTORS));
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
   app.route("/api", devicePlatformPublicRoutes);
@@ -126,6 +128,6 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/device-platforms", devicePlatformRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
+  app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, guideAudits: FHIR_GUIDE_AUDITS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
   return app;
 }

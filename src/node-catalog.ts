@@ -10,7 +10,8 @@ import { DICOM_NODES } from "./standards/dicomweb/nodes/index";
 import { DEVICE_NODES } from "./features/devices/nodes";
 import { HL7_NODES } from "./standards/hl7v2/nodes";
 import { X12_NODES } from "./standards/x12/nodes/index";
+import { MHD_NODES } from "./standards/ihe/mhd/nodes";
 import { IHE_NODES } from "./standards/ihe/pdqm/nodes";
 import { IPS_NODES } from "./standards/ips/nodes";
 
-export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, X12_NODES, DICOM_NODES, IPS_NODES, IHE_NODES, DEVICE_NODES, ALERT_NODES, CONSENT_NODES];
+export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [...CORE_NODE_FAMILIES, AI_NODES, HL7_NODES, X12_NODES, DICOM_NODES, IPS_NODES, IHE_NODES, MHD_NODES, DEVICE_NODES, ALERT_NODES, CONSENT_NODES];

@@ -1,6 +1,7 @@
 // The CapabilityStatement, generated from what this FHIR server implements: its interactions,
 // the definitions index and the operations registry, so /metadata can never drift from the code.
 import { READ_ONLY_TYPES, resourceTypes, searchParamsOf } from "./definitions";
+import { type GuideActor, actorDocumentation, supportedProfilesOf } from "./guide-actors";
 import type { OperationRegistry } from "./operations/registry";
 import { MODIFIERS } from "./search/parse";
 
@@ -10,7 +11,8 @@ export const SYSTEM_INTERACTIONS = ["transaction", "batch", "search-system", "hi
 
 const RESULT_PARAMS = ["_count", "_sort", "_include", "_revinclude", "_summary", "_elements", "_total", "_type"];
 
-export function capabilityStatement(baseUrl: string, software: { name: string; version: string }, operations: OperationRegistry): Record<string, unknown> {
+/** `actors`: the implementation guides' actors this server plays (guide-actors.ts). */
+export function capabilityStatement(baseUrl: string, software: { name: string; version: string }, operations: OperationRegistry, actors: readonly GuideActor[] = []): Record<string, unknown> {
   const resource = resourceTypes().map((type) => {
     const readOnly = READ_ONLY_TYPES.has(type);
     const searchParam = [
@@ -24,8 +26,10 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
           documentation: `Modifiers: ${(MODIFIERS[p.type] ?? []).map((m) => `:${m}`).join(" ") || "none"}`,
         })),
     ];
+    const supportedProfile = supportedProfilesOf(actors, type);
     return {
       type,
+      ...(supportedProfile.length ? { supportedProfile } : {}),
       interaction: TYPE_INTERACTIONS.filter((i) => !readOnly || READ_INTERACTIONS.has(i)).map((code) => ({ code })),
       versioning: "versioned",
       readHistory: true,
@@ -46,7 +50,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
     status: "active",
     date: new Date().toISOString(),
     kind: "instance",
-    instantiates: operations.instantiates(),
+    instantiates: [...new Set([...operations.instantiates(), ...actors.flatMap((a) => a.instantiates)])],
     software,
     implementation: { description: "Clinical Data Integration Service FHIR R4 store", url: baseUrl },
     fhirVersion: "4.0.1",
@@ -55,6 +59,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
     rest: [
       {
         mode: "server",
+        ...(actors.length ? { documentation: `Implementation guide actors: ${actorDocumentation(actors)}` } : {}),
         security: { description: "Authorization: Bearer <API key> and X-Organization-ID on every request" },
         resource,
         interaction: SYSTEM_INTERACTIONS.map((code) => ({ code })),

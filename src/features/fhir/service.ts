@@ -101,7 +101,8 @@ export class FhirService implements FhirPort, FhirExportReader {
   }
 
   private auditEventWrite(event: Resource, now: string): AuditWrite {
-    return { kind: "audit", event: { ...event, id: newResourceId(), meta: { versionId: "1", lastUpdated: now } } };
+    // The event's own meta (an IHE audit profile's meta.profile) stays.
+    return { kind: "audit", event: { ...event, id: newResourceId(), meta: { ...event.meta, versionId: "1", lastUpdated: now } } };
   }
 
   /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
@@ -660,7 +661,8 @@ async function lastWriterWins<T>(enabled: boolean, run: () => Promise<T>): Promi
   }
 }
 
-function failureOf(e: unknown): Pick<AuditInput, "outcome" | "outcomeDesc"> {
+/** An interaction's failure as an AuditEvent outcome: 4 for a client error, 8 for a server one. */
+export function failureOf(e: unknown): Pick<AuditInput, "outcome" | "outcomeDesc"> {
   if (e instanceof ApiError) return { outcome: e.status >= 500 ? "8" : "4", outcomeDesc: `${e.status} ${e.message}`.slice(0, 500) };
   return { outcome: "8", outcomeDesc: "internal error" };
 }

@@ -64,14 +64,22 @@ function errorEntry(e: unknown): BundleEntry {
   return { response: { status: String(err.status), outcome: operationOutcome(err) as unknown as Resource } };
 }
 
-/** Replaces every Reference.reference found in `map` (urn:uuid fullUrls, conditional references). */
-function rewriteReferences(value: unknown, map: Map<string, string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => rewriteReferences(v, map));
+/**
+ * Replaces every Reference.reference found in `map` (urn:uuid fullUrls, conditional references)
+ * with its relative `Type/id`, and every `url` element naming an entry's fullUrl (Attachment.url
+ * pointing at a Binary of the transaction, as FHIR asks for uri/url elements) with the absolute
+ * URL under `base`: an Attachment.url is fetched as it stands (MHD ITI-68 needs it absolute).
+ */
+function rewriteReferences(value: unknown, map: Map<string, string>, base: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewriteReferences(v, map, base));
   if (!value || typeof value !== "object") return value;
+  const rewrite = (k: string, v: unknown): unknown => {
+    if (typeof v !== "string" || !map.has(v)) return rewriteReferences(v, map, base);
+    if (k === "reference") return map.get(v);
+    return k === "url" ? `${base}/${map.get(v)}` : v;
+  };
   // fromEntries defines keys as data: a "__proto__" member stays a member (and fails validation).
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, k === "reference" && typeof v === "string" && map.has(v) ? map.get(v) : rewriteReferences(v, map)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewrite(k, v)]));
 }
 
 function collectReferences(value: unknown, into: Set<string>): void {
@@ -297,7 +305,7 @@ async function planAndCommit(service: FhirService, parsed: ParsedEntry[], { targ
   for (const p of byOrder) {
     const target = targets.get(p.index);
     const ifMatch = p.entry.request?.ifMatch;
-    const body = p.entry.resource ? (rewriteReferences(p.entry.resource, refMap) as Resource) : undefined;
+    const body = p.entry.resource ? (rewriteReferences(p.entry.resource, refMap, service.baseUrl) as Resource) : undefined;
     if (p.method === "POST") {
       if (target?.existing) responses[p.index] = { ...writeResponse(target.existing, service), response: { ...writeResponse(target.existing, service).response!, status: "200 OK" } };
       else plans.push({ index: p.index, plan: await service.planWrite(needBody(body, p), target!.id, undefined, "create") });

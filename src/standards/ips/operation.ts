@@ -6,6 +6,7 @@ import { type AnyOperation, defineOperation } from "../../features/fhir/operatio
 import type { Resource } from "../../features/fhir/port";
 import { badRequest, notFound } from "../../platform/errors";
 import { IPS_BUNDLE_PROFILE, buildSummary } from "./document";
+import { IPS_SERVER } from "./actors";
 import { entriesOf, recordFromEverything } from "./record";
 
 const SummaryParams = z.object({
@@ -27,7 +28,7 @@ function parameter(body: unknown, name: string): string | undefined {
 export const summaryOperation = defineOperation({
   name: "summary",
   definition: "http://hl7.org/fhir/uv/ips/OperationDefinition/summary",
-  instantiates: "http://hl7.org/fhir/uv/ips/CapabilityStatement/ips-server",
+  instantiates: IPS_SERVER,
   levels: ["type", "instance"],
   types: ["Patient"],
   methods: ["GET", "POST"],

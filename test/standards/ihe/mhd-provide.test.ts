@@ -3,58 +3,9 @@
 // and nothing stored; the replacement flow; another organization's patient is unknown.
 import { describe, expect, it } from "vitest";
 import type { Bundle, BundleEntry, Resource } from "../../../src/features/fhir/port";
+import { docOf, provide, provideBundle, setOf } from "./support/mhd-bundle";
 import { createTenant, type Tenant } from "../../support/tenants";
 import { post } from "../../fhir/support";
-
-const BASE = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/";
-const TEXT = "%PDF-1.4 an MHD test document";
-const DATA = btoa(TEXT);
-
-async function sha1(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text)));
-  return btoa(String.fromCharCode(...digest));
-}
-
-const coding = (system: string, code: string) => ({ coding: [{ system, code }] });
-
-async function provideBundle(patientRef: string, opts: { option?: "Comprehensive" | "Minimal"; n?: string } = {}): Promise<Bundle & { entry: BundleEntry[] }> {
-  const n = opts.n ?? crypto.randomUUID();
-  const doc: Resource = {
-    resourceType: "DocumentReference",
-    masterIdentifier: { system: "urn:ietf:rfc:3986", value: `urn:oid:1.2.3.${n}` },
-    status: "current",
-    type: coding("http://loinc.org", "34133-9"),
-    category: [coding("http://loinc.org", "11488-4")],
-    subject: { reference: patientRef },
-    date: "2024-01-02T10:00:00Z",
-    securityLabel: [coding("http://terminology.hl7.org/CodeSystem/v3-Confidentiality", "N")],
-    content: [{ attachment: { contentType: "application/pdf", url: `urn:uuid:bin-${n}`, size: TEXT.length, hash: await sha1(TEXT) }, format: { system: "http://ihe.net/fhir/ihe.formatcode.fhir/CodeSystem/formatcode", code: "urn:ihe:iti:xds:2017:mimeTypeSufficient" } }],
-    context: { facilityType: coding("http://snomed.info/sct", "22232009"), practiceSetting: coding("http://snomed.info/sct", "394802001") },
-  };
-  return {
-    resourceType: "Bundle",
-    meta: { profile: [`${BASE}IHE.MHD.${opts.option ?? "Comprehensive"}.ProvideBundle`] },
-    type: "transaction",
-    entry: [
-      {
-        fullUrl: `urn:uuid:ss-${n}`,
-        resource: { resourceType: "List", identifier: [{ system: "urn:ietf:rfc:3986", value: `urn:oid:1.2.4.${n}` }], status: "current", mode: "working", code: coding("https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes", "submissionset"), subject: { reference: patientRef }, date: "2024-01-02T10:00:00Z", entry: [{ item: { reference: `urn:uuid:doc-${n}` } }] },
-        request: { method: "POST", url: "List" },
-      },
-      { fullUrl: `urn:uuid:doc-${n}`, resource: doc, request: { method: "POST", url: "DocumentReference" } },
-      { fullUrl: `urn:uuid:bin-${n}`, resource: { resourceType: "Binary", contentType: "application/pdf", data: DATA }, request: { method: "POST", url: "Binary" } },
-    ],
-  };
-}
-
-type Doc = Resource & { subject?: { reference: string }; relatesTo?: unknown; content: { attachment: { size?: number; hash?: string } }[] };
-const docOf = (b: Bundle & { entry: BundleEntry[] }) => b.entry[1]!.resource as Doc;
-const setOf = (b: Bundle & { entry: BundleEntry[] }) => b.entry[0]!.resource as Resource & { subject?: { reference: string } };
-
-async function provide(t: Tenant, bundle: Bundle) {
-  const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: bundle });
-  return { status: res.status, body: (await res.json()) as Bundle & { issue?: { details: { coding: { code: string }[] }; diagnostics: string }[] } };
-}
 
 const count = async (t: Tenant, type: string) => ((await (await t.fetch(`/fhir/r4/${t.orgId}/${type}?_summary=count`)).json()) as Bundle).total;
 

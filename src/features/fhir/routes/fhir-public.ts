@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { capabilityStatement } from "../capabilities";
+import type { GuideActor } from "../guide-actors";
 import type { OperationRegistry } from "../operations/registry";
 import { fhirContent, send } from "./fhir-http";
 import { negotiate } from "./fhir";
@@ -28,7 +29,8 @@ export function smartConfiguration() {
   };
 }
 
-export function fhirPublicRoutes(operations: OperationRegistry) {
+/** `actors`: the implementation guides' actors the CapabilityStatement declares. */
+export function fhirPublicRoutes(operations: OperationRegistry, actors: readonly GuideActor[] = []) {
   const routes = createRouter();
   routes.use("/metadata", negotiate);
   routes.openapi(
@@ -42,7 +44,7 @@ export function fhirPublicRoutes(operations: OperationRegistry) {
       request: { params: OrgParam },
       responses: { 200: { description: "CapabilityStatement", content: fhirContent }, 406: { description: "Unsupported _format or Accept (OperationOutcome)", content: fhirContent } },
     }),
-    (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), SOFTWARE, operations)) as never,
+    (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), SOFTWARE, operations, actors)) as never,
   );
   routes.openapi(
     createRoute({

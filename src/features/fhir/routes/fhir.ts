@@ -15,12 +15,14 @@ import { authorize } from "../../tenancy/middleware/auth";
 import type { AccessPolicy } from "../access-policy";
 import { fhirStoreFor } from "../index";
 import type { OperationRegistry } from "../operations/registry";
-import type { Bundle, WriteResult } from "../port";
-import type { FhirService } from "../service";
+import type { Bundle, Resource, WriteResult } from "../port";
+import { type FhirService, failureOf } from "../service";
+import { type GuideAudit, type GuideInteraction, recordGuideAudits } from "../guide-audit";
 import { conditionalDeleteAt, conditionalUpdateAt, createAt, updateAt } from "../rest-writes";
 import { parseVersion } from "../write-preconditions";
 import { type C, checkAcceptable, fhirContent, readJson, send, versionHeaders } from "./fhir-http";
 import { mountOperations } from "./operations";
+import { binaryRepresentation, rawBinary } from "./binary-read";
 
 export interface FhirRouterOptions {
   operations: OperationRegistry;
@@ -30,6 +32,8 @@ export interface FhirRouterOptions {
   searchRefinements?: readonly SearchRefinement[];
   /** Implementation guides' checks of a transaction or batch before it runs (bundle-check.ts). */
   bundleChecks?: readonly BundleCheck[];
+  /** Implementation guides' AuditEvents for their transactions (guide-audit.ts). */
+  guideAudits?: readonly GuideAudit[];
 }
 
 /** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
@@ -79,8 +83,23 @@ export function fhirRouter(options: FhirRouterOptions) {
       ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
     });
   };
+  /** Runs an interaction a guide may audit as one of its transactions, and reports it, success or failure. */
+  const guideAudited = async <T extends { status: number; body: Resource }>(c: C, s: FhirService, interaction: GuideInteraction, run: () => Promise<T>): Promise<T> => {
+    const audits = options.guideAudits ?? [];
+    if (audits.length === 0) return run();
+    const about = { ...interaction, principal: c.get("principal"), baseUrl: s.baseUrl, clientAddress: c.req.header("cf-connecting-ip") };
+    try {
+      const result = await run();
+      await recordGuideAudits(audits, { ...about, outcome: result.status < 400 ? "0" : "4", response: result.body }, s);
+      return result;
+    } catch (e) {
+      await recordGuideAudits(audits, { ...about, ...failureOf(e) }, s);
+      throw e;
+    }
+  };
   const search = async (c: C, type: string | undefined, params: URLSearchParams) => {
-    const { status, body } = await refinedSearch(options.searchRefinements ?? [], service(c), type, params, strict(c));
+    const s = service(c);
+    const { status, body } = await guideAudited(c, s, { kind: "search", type, params }, () => refinedSearch(options.searchRefinements ?? [], s, type, params, strict(c)));
     return send(c, status, body);
   };
   const history = async (c: C, scope: { type?: string; id?: string }) => send(c, 200, await service(c).history(scope, queryOf(c)));
@@ -92,15 +111,30 @@ export function fhirRouter(options: FhirRouterOptions) {
 
   // Operations first: /$name and /:type/$name would otherwise be searches and reads.
   mountOperations(routes, options.operations, service);
+  // A Binary read asking for a non-FHIR type gets the raw document (ITI-68), before FHIR-only negotiation.
+  routes.get("/Binary/:id", async (c, next) => {
+    const id = c.req.param("id");
+    if (id.startsWith("$") || binaryRepresentation(c.req.header("accept"), c.req.query("_format")) === "resource") return next();
+    authorize(c.get("principal"), "fhir:read");
+    const s = service(c);
+    const { body, contentType, bytes } = await guideAudited(c, s, { kind: "binary-retrieve", id }, async () => {
+      const binary = await s.read("Binary", id);
+      return { status: 200, body: binary, ...rawBinary(binary, c.req.header("accept") ?? "*/*") };
+    });
+    return c.body(bytes, 200, { ...versionHeaders(body), "Content-Type": contentType });
+  });
   routes.use("*", fhirPermission, negotiate);
 
   routes.get("/", (c) => search(c, undefined, queryOf(c)));
   routes.post("/", async (c) => {
     const bundle = (await readJson(c)) as Bundle;
     const s = service(c);
-    const refusal = bundle && typeof bundle === "object" ? await refusalOf(options.bundleChecks ?? [], bundle, s) : undefined;
-    if (refusal) return send(c, refusal.status, refusal.body);
-    return send(c, 200, await s.batch(bundle));
+    if (!bundle || typeof bundle !== "object") return send(c, 200, await s.batch(bundle));
+    const { status, body } = await guideAudited(c, s, { kind: "transaction", bundle }, async () => {
+      const refusal = await refusalOf(options.bundleChecks ?? [], bundle, s);
+      return refusal ?? { status: 200, body: (await s.batch(bundle)) as Resource };
+    });
+    return send(c, status, body);
   });
   routes.post("/_search", async (c) => search(c, undefined, await searchBody(c)));
   routes.get("/_history", (c) => history(c, {}));
@@ -186,6 +220,21 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: 
 ];
 
 function documentInteractions(router: ReturnType<typeof createRouter>): void {
+  router.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/Binary/{id}",
+    operationId: "retrieveDocument",
+    tags: ["FHIR R4"],
+    summary: "Binary read / IHE MHD ITI-68 Retrieve Document: the raw document in its own content type when Accept names it (or */*), the Binary resource for a FHIR JSON Accept; 406 when Accept admits neither",
+    security: [{ bearerAuth: [], organizationId: [] }],
+    request: { params: paramsFor(["id"]) },
+    responses: {
+      200: { description: "The document's bytes (Content-Type: the Binary's contentType), or the Binary resource", content: { "*/*": { schema: z.string().openapi({ format: "binary" }) }, ...fhirContent } },
+      404: { description: "Unknown (OperationOutcome)", content: fhirContent },
+      406: { description: "Accept admits neither the document's type nor FHIR JSON (OperationOutcome)", content: fhirContent },
+      410: { description: "Deleted (OperationOutcome)", content: fhirContent },
+    },
+  });
   for (const d of DOCS) {
     router.openAPIRegistry.registerPath({
       method: d.method,

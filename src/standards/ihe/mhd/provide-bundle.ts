@@ -40,16 +40,16 @@ type DocRef = Resource & {
   context?: { facilityType?: unknown; practiceSetting?: unknown };
 };
 
-const optionOf = (bundle: Bundle): MhdOption | undefined => {
+export const optionOf = (bundle: Bundle): MhdOption | undefined => {
   const profiles = bundle.meta?.profile ?? [];
   return (Object.keys(MHD_PROFILES) as MhdOption[]).find((k) => profiles.some((p) => p.split("|")[0] === MHD_PROFILES[k]));
 };
 
-const isSubmissionSet = (r: Resource) =>
+export const isSubmissionSet = (r: Resource) =>
   r.resourceType === "List" && ((r.code as { coding?: { code?: string }[] } | undefined)?.coding ?? []).some((c) => c.code === "submissionset");
 
 /** The raw bytes' size and base64 SHA-1, as attachment.size and attachment.hash describe them. */
-async function sizeAndHash(base64: string): Promise<{ size: number; hash: string }> {
+export async function sizeAndHash(base64: string): Promise<{ size: number; hash: string }> {
   const bytes = Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes));
   return { size: bytes.length, hash: btoa(String.fromCharCode(...digest)) };

@@ -1,0 +1,147 @@
+// MHD catalog nodes. `mhd.provide_document` publishes a document as a valid ITI-65 Provide
+// Document Bundle, to the organization's own store (checked by the same MHD rules as the FHIR
+// endpoint, then one transaction) or to another MHD Document Recipient through a FHIR
+// connector. `mhd.find_documents` runs an ITI-67 Find Document References on the store or a
+// remote Document Responder.
+import { z } from "zod";
+import type { Bundle, FhirPort } from "../../../features/fhir/port";
+import { NodeFailure } from "../../../features/pipelines/node-failure";
+import { defineNode } from "../../../features/pipelines/node-type";
+import { buildProvideBundle } from "./build-bundle";
+import { provideBundleIssues } from "./provide-bundle";
+
+const Coding = z.object({ system: z.string().min(1), code: z.string().min(1), display: z.string().optional() }).strict();
+
+const ProvideConfig = z
+  .object({
+    connector_id: z.string().min(1).optional().describe("A FHIR connector to another MHD Document Recipient; the organization's own store when absent"),
+    option: z.enum(["minimal", "comprehensive"]).default("comprehensive").describe("The MHD option the Bundle declares"),
+    type: Coding.optional().describe("DocumentReference.type (XDS typeCode; required for comprehensive)"),
+    category: Coding.optional().describe("DocumentReference.category (XDS classCode; required for comprehensive)"),
+    format: Coding.default({ system: "http://ihe.net/fhir/ihe.formatcode.fhir/CodeSystem/formatcode", code: "urn:ihe:iti:xds:2017:mimeTypeSufficient" }),
+    facility_type: Coding.optional().describe("context.facilityType (required for comprehensive)"),
+    practice_setting: Coding.optional().describe("context.practiceSetting (required for comprehensive)"),
+    confidentiality: Coding.default({ system: "http://terminology.hl7.org/CodeSystem/v3-Confidentiality", code: "N" }),
+  })
+  .strict();
+
+const DocumentInput = z.object({
+  patient: z.string().min(1).describe("Patient/id (or the recipient's absolute Patient URL)"),
+  data: z.string().optional().describe("The document, base64"),
+  text: z.string().optional().describe("The document as text (UTF-8), instead of data"),
+  content_type: z.string().min(1),
+  title: z.string().optional(),
+});
+
+function base64Of(input: z.infer<typeof DocumentInput>): string {
+  if (input.data !== undefined) return input.data;
+  if (input.text === undefined) throw new NodeFailure("MHD_INPUT_INVALID", "The input needs data (base64) or text");
+  let binary = "";
+  for (const byte of new TextEncoder().encode(input.text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** Submits to the organization's store after the Document Recipient's own checks. */
+async function provideLocally(port: FhirPort, bundle: Bundle): Promise<Bundle> {
+  const issues = await provideBundleIssues(bundle, async (id) => {
+    try {
+      await port.read("Patient", id);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (issues.length) throw new NodeFailure("MHD_BUNDLE_INVALID", issues.map((i) => `${i.code}: ${i.message}`).join("; "), { issues });
+  return port.batch(bundle);
+}
+
+/** A connector answer as JSON, or a NodeFailure carrying the peer's OperationOutcome. */
+async function peerJson(res: Response, what: string): Promise<Bundle> {
+  const body = (await res.json().catch(() => undefined)) as Bundle | undefined;
+  if (!res.ok) throw new NodeFailure("MHD_PEER_REFUSED", `${what}: the peer answered ${res.status}`, { status: res.status, outcome: body ?? null });
+  if (!body || typeof body !== "object") throw new NodeFailure("MHD_PEER_INVALID", `${what}: the peer's answer is not JSON`);
+  return body;
+}
+
+export const provideDocumentNode = defineNode({
+  id: "mhd.provide_document",
+  name: "MHD provide document",
+  category: "healthcare",
+  description:
+    "Publishes a document as an IHE MHD ITI-65 Provide Document Bundle (SubmissionSet, DocumentReference, Binary with size and SHA-1 hash) to the organization's store or to another MHD Document Recipient through a FHIR connector.",
+  keywords: ["mhd", "ihe", "document", "iti-65", "provide", "publish", "xds", "documentreference", "pdf", "cda"],
+  inputs: [{ name: "input", type: "json", description: "{ patient, data (base64) or text, content_type, title? }" }],
+  outputs: [
+    { name: "response", type: "fhir-bundle", description: "The transaction-response Bundle" },
+    { name: "bundle", type: "fhir-bundle", description: "The ITI-65 Bundle sent" },
+  ],
+  config: ProvideConfig,
+  documentation: {
+    summary: "Without connector_id the Bundle is checked by the MHD rules (the XDS error codes in the failure) and stored in one transaction.",
+    example: { config: { option: "minimal" }, inputs: { input: { patient: "Patient/example", text: "Discharge letter", content_type: "text/plain" } } },
+  },
+  run: async (ctx) => {
+    const parsed = DocumentInput.safeParse(ctx.inputs.input);
+    if (!parsed.success) throw new NodeFailure("MHD_INPUT_INVALID", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    const c = ctx.config;
+    const bundle = await buildProvideBundle({
+      patient: parsed.data.patient,
+      data: base64Of(parsed.data),
+      contentType: parsed.data.content_type,
+      title: parsed.data.title,
+      option: c.option,
+      type: c.type,
+      category: c.category,
+      format: c.format,
+      facilityType: c.facility_type,
+      practiceSetting: c.practice_setting,
+      confidentiality: c.confidentiality,
+    });
+    if (!c.connector_id) return { outputs: { response: await provideLocally(ctx.services.fhir(), bundle), bundle } };
+    const res = await ctx.services.connectors.fetch(c.connector_id, "", {
+      method: "POST",
+      headers: { "content-type": "application/fhir+json", accept: "application/fhir+json" },
+      body: JSON.stringify(bundle),
+      signal: ctx.signal,
+    });
+    return { outputs: { response: await peerJson(res, "ITI-65"), bundle } };
+  },
+});
+
+const FindConfig = z
+  .object({
+    connector_id: z.string().min(1).optional().describe("A FHIR connector to another MHD Document Responder; the organization's own store when absent"),
+    status: z.enum(["current", "superseded", "entered-in-error"]).default("current"),
+  })
+  .strict();
+
+const FindInput = z.union([
+  z.object({ patient: z.string().min(1) }).describe("Patient/id"),
+  z.object({ patient_identifier: z.string().min(1) }).describe("system|value"),
+]);
+
+export const findDocumentsNode = defineNode({
+  id: "mhd.find_documents",
+  name: "MHD find documents",
+  category: "healthcare",
+  description: "Finds a patient's DocumentReferences by IHE MHD ITI-67 (patient or patient.identifier, and status) in the organization's store or on another MHD Document Responder through a FHIR connector.",
+  keywords: ["mhd", "ihe", "iti-67", "find", "documents", "query", "documentreference", "xds"],
+  inputs: [{ name: "input", type: "json", description: "{ patient: 'Patient/id' } or { patient_identifier: 'system|value' }" }],
+  outputs: [{ name: "documents", type: "fhir-bundle", description: "The searchset Bundle of DocumentReferences" }],
+  config: FindConfig,
+  documentation: {
+    summary: "Each DocumentReference's content.attachment.url is where ITI-68 retrieves the document.",
+    example: { config: { status: "current" }, inputs: { input: { patient_identifier: "urn:oid:1.2.3|12345" } } },
+  },
+  run: async (ctx) => {
+    const parsed = FindInput.safeParse(ctx.inputs.input);
+    if (!parsed.success) throw new NodeFailure("MHD_INPUT_INVALID", "The input needs patient (Patient/id) or patient_identifier (system|value)");
+    const query = new URLSearchParams("patient" in parsed.data ? { patient: parsed.data.patient } : { "patient.identifier": parsed.data.patient_identifier });
+    query.set("status", ctx.config.status);
+    if (!ctx.config.connector_id) return { outputs: { documents: await ctx.services.fhir().search("DocumentReference", query.toString()) } };
+    const res = await ctx.services.connectors.fetch(ctx.config.connector_id, `DocumentReference?${query}`, { headers: { accept: "application/fhir+json" }, signal: ctx.signal });
+    return { outputs: { documents: await peerJson(res, "ITI-67") } };
+  },
+});
+
+export const MHD_NODES = [provideDocumentNode, findDocumentsNode];

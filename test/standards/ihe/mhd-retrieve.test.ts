@@ -1,0 +1,95 @@
+// MHD ITI-68 Retrieve Document: a document provided with ITI-65 is found through an absolute
+// attachment.url, which serves its original bytes and content type (Accept honoured, 406 when
+// unsatisfiable, 404 unknown, 410 deleted); a large document comes back whole from R2; another
+// organization's URL is 404.
+import { describe, expect, it } from "vitest";
+import type { Bundle, Resource } from "../../../src/features/fhir/port";
+import { createTenant, type Tenant } from "../../support/tenants";
+import { post } from "../../fhir/support";
+import { provide, provideBundle, sha1 } from "./support/mhd-bundle";
+
+type DocRef = Resource & { content: { attachment: { url: string; contentType: string; size: number; hash: string } }[] };
+
+/** Provides one document and returns its stored DocumentReference. */
+async function provideDocument(t: Tenant, bytes: Uint8Array, contentType: string): Promise<DocRef> {
+  const p = await post(t, { resourceType: "Patient", name: [{ family: "Retrieve" }] });
+  const r = await provide(t, await provideBundle(`Patient/${p.id}`, { bytes, contentType }));
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  const location = r.body.entry![1]!.response!.location!.split("/_history")[0]!;
+  return (await (await t.fetch(`/fhir/r4/${t.orgId}/${location}`)).json()) as DocRef;
+}
+
+/** GET an absolute URL of the service through the test app (the host is the app's own). */
+const retrieve = (t: Tenant, url: string, accept?: string) => t.fetch(new URL(url).pathname, accept ? { headers: { accept } } : {});
+
+// A real PNG (1×1, 67 bytes): bytes that are not text survive the round trip.
+const PNG = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
+
+describe("MHD ITI-68 Retrieve Document", () => {
+  it("stores an absolute attachment.url that serves the original bytes and content type", async () => {
+    const t = await createTenant();
+    const doc = await provideDocument(t, PNG, "image/png");
+    const a = doc.content[0]!.attachment;
+    expect(a.url).toMatch(new RegExp(`^https?://[^/]+/fhir/r4/${t.orgId}/Binary/[A-Za-z0-9\\-.]+$`));
+
+    for (const accept of ["image/png", "image/*", "*/*", "text/html, */*;q=0.8"]) {
+      const res = await retrieve(t, a.url, accept);
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/png");
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      expect(bytes).toEqual(PNG);
+      expect(await sha1(bytes)).toBe(a.hash);
+      expect(bytes.length).toBe(a.size);
+    }
+    // The FHIR representation stays available to FHIR clients.
+    const asFhir = await retrieve(t, a.url, "application/fhir+json");
+    expect(asFhir.headers.get("content-type")).toMatch(/application\/fhir\+json/);
+    expect(((await asFhir.json()) as Resource).resourceType).toBe("Binary");
+  });
+
+  it("answers 406 for an Accept it cannot satisfy, 404 unknown, 410 deleted", async () => {
+    const t = await createTenant();
+    const doc = await provideDocument(t, new TextEncoder().encode("<ClinicalDocument/>"), "text/xml");
+    const url = doc.content[0]!.attachment.url;
+    const xml = await retrieve(t, url, "text/xml");
+    expect(xml.status).toBe(200);
+    expect(await xml.text()).toBe("<ClinicalDocument/>");
+
+    const refused = await retrieve(t, url, "application/pdf");
+    expect(refused.status).toBe(406);
+    expect(((await refused.json()) as Resource).resourceType).toBe("OperationOutcome");
+
+    const unknown = await retrieve(t, `${url.slice(0, url.lastIndexOf("/"))}/no-such-document`, "text/xml");
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as Resource).resourceType).toBe("OperationOutcome");
+
+    expect((await t.fetch(new URL(url).pathname, { method: "DELETE" })).status).toBe(204);
+    expect((await retrieve(t, url, "text/xml")).status).toBe(410);
+  });
+
+  it("retrieves a large document whole (Binary content kept in R2)", async () => {
+    const t = await createTenant();
+    const big = new Uint8Array(3 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 31 + (i >> 9)) & 0xff;
+    const doc = await provideDocument(t, big, "application/pdf");
+    const res = await retrieve(t, doc.content[0]!.attachment.url, "application/pdf");
+    expect(res.status).toBe(200);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(bytes.length).toBe(big.length);
+    expect(await sha1(bytes)).toBe(await sha1(big));
+  });
+
+  it("does not serve another organization's document", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const doc = await provideDocument(a, PNG, "image/png");
+    const path = new URL(doc.content[0]!.attachment.url).pathname;
+    // b's key on a's URL: refused by tenancy; a's document id under b's base: unknown.
+    const foreign = await b.fetch(path, { headers: { accept: "image/png", "x-organization-id": a.orgId } });
+    expect([403, 404]).toContain(foreign.status);
+    const underB = await b.fetch(path.replace(a.orgId, b.orgId), { headers: { accept: "image/png" } });
+    expect(underB.status).toBe(404);
+    const searched = (await (await b.fetch(`/fhir/r4/${b.orgId}/DocumentReference?_summary=count`)).json()) as Bundle;
+    expect(searched.total).toBe(0);
+  });
+});
