@@ -9,6 +9,7 @@ import { capabilityStatement } from "../capabilities";
 import type { OperationRegistry } from "../operations/registry";
 import { fhirContent, send } from "./fhir-http";
 import { negotiate } from "./fhir";
+import type { AppEnv } from "../../../app-env";
 
 const SOFTWARE = { name: "cdis-fhir-store", version: "0.1.0" };
 const OrgParam = z.object({ orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }) });
@@ -29,7 +30,7 @@ export function smartConfiguration() {
 }
 
 export function fhirPublicRoutes(operations: OperationRegistry) {
-  const routes = createRouter();
+  const routes = createRouter<AppEnv>();
   routes.use("/metadata", negotiate);
   routes.openapi(
     createRoute({

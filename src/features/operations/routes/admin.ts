@@ -35,7 +35,7 @@ const MoveReport = z
   })
   .openapi("MoveReport");
 
-export const adminRoutes = createRouter().openapi(
+export const adminRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     operationId: "moveOrganization", path: "/organizations/{orgId}/move",
