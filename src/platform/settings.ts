@@ -25,6 +25,7 @@ const NAMES = [
   "CORS_ORIGINS",
   "LOG_LEVEL",
   "MANAGEMENT_AUDIT",
+  "SERVICE_PROFILE",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];
