@@ -16,6 +16,7 @@ export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
 export { ExportJob } from "./features/export/export-job";
 export { DeviceSync } from "./features/devices/device-sync";
+export { OrgMover } from "./features/operations/org-mover";
 export { MessageRouter } from "./features/inbound/message-router";
 export { OrgGate } from "./features/tenancy/org-gate";
 export { StepSession } from "./features/pipelines/step-session";

@@ -26,6 +26,7 @@ const NAMES = [
   "LOG_LEVEL",
   "MANAGEMENT_AUDIT",
   "SERVICE_PROFILE",
+  "ORG_MOVE_SETTLE_MS",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];
