@@ -17,7 +17,7 @@ export default defineConfig(async () => {
               wrangler: { configPath: "./wrangler.toml" },
               // The fake servers the suite calls listen on 127.0.0.1; the guard refuses everything
               // else (127.0.0.2 stands in for a forbidden target in test/outbound/).
-              miniflare: { bindings: { CONTROL_MIGRATIONS: controlMigrations, DATA_MIGRATIONS: dataMigrations, DEV_MODE: "true", LOG_LEVEL: "error", OPERATOR_TOKEN: "test-operator-token", MAX_RUN_STATE_CHARS: String(12 * 1024 * 1024), OUTBOUND_ALLOW: "127.0.0.1" },
+              miniflare: { bindings: { CONTROL_MIGRATIONS: controlMigrations, DATA_MIGRATIONS: dataMigrations, DEV_MODE: "true", LOG_LEVEL: "error", OPERATOR_TOKEN: "test-operator-token", MAX_RUN_STATE_CHARS: String(12 * 1024 * 1024), OUTBOUND_ALLOW: "127.0.0.1", SERVICE_PROFILE: "test", ORG_MOVE_SETTLE_MS: "0" },
                 // Queued AuditEvents are delivered within 50 ms here (1 s deployed), so tests that read
                 // audits back wait for a delivery, not for a batch to fill.
                 queueConsumers: { "cdis-audit": { maxBatchTimeout: 0.05 } },
@@ -28,7 +28,8 @@ export default defineConfig(async () => {
             name: "worker",
             include: ["test/**/*.test.ts"],
             exclude: ["test/unit/**", "test/interop/**"],
-            setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts"],
+            // service-profile.ts registers the fakes SERVICE_PROFILE=test selects (src/platform/service-profiles.ts).
+            setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts", "./test/setup/service-profile.ts"],
             // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
             // tests, a redirector plus a forbidden target for the outbound-guard tests, a clearinghouse
             // plus on-demand Orthancs for the X12 and DICOMweb node tests, a device vendor stand-in, and

@@ -15,7 +15,7 @@ const seconds = numberOption("seconds", Number(process.env.BENCH_SECONDS ?? 10))
 const concurrency = numberOption("concurrency", Number(process.env.BENCH_CONCURRENCY ?? 8), { integer: true });
 const SECRET = "bench-oura-secret";
 
-const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 }, entry: path.join(import.meta.dirname, "wearables-worker.ts") });
+const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 }, entry: path.join(import.meta.dirname, "wearables-worker.ts"), vars: { SERVICE_PROFILE: "bench" } });
 let n = 0;
 function signedNotification(): RequestInit {
   const body = JSON.stringify({ event_type: "create", data_type: "daily_sleep", object_id: `bench-${process.pid}-${n++}`, user_id: "bench-user", event_time: new Date().toISOString() });

@@ -5,21 +5,17 @@ import type { OrgContext } from "./context";
 import type { Env } from "./platform/env";
 import type { Limits } from "./features/tenancy/limits/config";
 import type { Placement } from "./platform/directory";
+import type { HttpEnv, HttpVariables } from "./platform/http/http-env";
 
-export interface AppEnv {
+export interface AppEnv extends HttpEnv {
   Bindings: Env;
-  Variables: {
-    requestId: string;
+  Variables: HttpVariables & {
     principal: Principal;
     /** Where the principal's org lives (the directory row the key lookup carried). */
     placement: Placement;
     /** Everything the request's org runs on (src/context.ts). */
     ctx: OrgContext;
     limits: Limits;
-    /** PUBLIC_BASE_URL (or, in development, the request's origin): see http/public-url.ts. */
-    publicBaseUrl: string;
-    /** The error code the request was answered with, for its log line and metrics. */
-    errorCode?: string;
     /** The rate-limit bucket that counted this request and its X-RateLimit-* headers show. */
     rateLimit: BucketState;
   };

@@ -46,6 +46,7 @@ import { organizationRoutes } from "./features/tenancy/routes/organization";
 import { pipelineRoutes } from "./features/pipelines/routes/pipelines";
 import { toolRoutes } from "./features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "./device-platforms/routes";
+import type { AppEnv } from "./app-env";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -53,9 +54,9 @@ export const OPENAPI_PATH = "/api/openapi.json";
 export type AppOptions = Partial<FhirRouterOptions>;
 
 export function buildApp(options: AppOptions = {}) {
-  const app = createRouter();
+  const app = createRouter<AppEnv>();
   // Outermost: the request's log line and metric see its final status, CORS preflights included.
-  app.use("*", requestLog((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
+  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 

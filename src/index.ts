@@ -6,9 +6,7 @@ import { consumeAudits } from "./features/fhir/audit-queue";
 import type { Env } from "./platform/env";
 import { normalizeFhirBase } from "./features/fhir/routes/fhir";
 import { runScheduledWork } from "./scheduled";
-import { devicePlatformServices } from "./device-platform-services";
 import { processDeviceEventBatch } from "./device-platforms/webhooks/queue";
-import { installPlatformServices } from "./device-platforms/wiring";
 import type { DeviceEventMessage } from "./device-platforms/webhooks/receive";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
@@ -18,12 +16,10 @@ export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
 export { ExportJob } from "./features/export/export-job";
 export { DeviceSync } from "./features/devices/device-sync";
+export { OrgMover } from "./features/operations/org-mover";
 export { MessageRouter } from "./features/inbound/message-router";
 export { OrgGate } from "./features/tenancy/org-gate";
 export { StepSession } from "./features/pipelines/step-session";
-
-// The wearable platforms reach the device core through the composition root's wiring.
-installPlatformServices(devicePlatformServices);
 
 const app = buildApp();
 

@@ -17,6 +17,8 @@ import {
 import { type PipelineServices, buildPipelineServices } from "./features/pipelines/services";
 import { invokeTool as invokeToolWith } from "./features/agents/tools/custom/invoke";
 import { patientVitals } from "./features/devices/use-cases/vitals";
+import { serviceProfileOf } from "./platform/service-profiles";
+import type { ServiceProfile } from "./service-profile";
 
 /** Runs a pipeline with the real services (FHIR store, connectors, agents). */
 export const execute: Execute = (data, orgId, req) => executeWith(data, orgId, req, pipelineServicesFor);
@@ -31,24 +33,15 @@ export const runFor = (data: OrgData, job: ExecutionJob, durableWaits: boolean) 
 export const invokeTool = (data: OrgData, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode?: boolean) =>
   invokeToolWith(execute, data, orgId, tool, args, concurrencyLimit, testMode);
 
-let agentFactory: AgentServicesFactory = (data, principal, options) => {
+const realAgentServices: AgentServicesFactory = (data, principal, options) => {
   const services = agentServices(data, principal, options, { execute, invokeTool: invokeToolWith });
   // The devices module's vitals query, read through the agent's own view of the FHIR store.
   return { ...services, vitals: (q) => patientVitals(data, services.fhir(), q.patientId, q.metric, q.days) };
 };
 
-/** The agents' seam for a principal: pipelines and tools wired to the real runner. */
+/** The agents' seam for a principal: pipelines and tools wired to the real runner (or the deployment's service profile). */
 export function agentServicesFor(data: OrgData, principal: Principal, options?: AgentServiceOptions): AgentServices {
-  return agentFactory(data, principal, options);
-}
-
-/** Replaces the agents' factory (tests inject fakes). Returns a restore function. */
-export function setAgentServicesFactory(next: AgentServicesFactory): () => void {
-  const previous = agentFactory;
-  agentFactory = next;
-  return () => {
-    agentFactory = previous;
-  };
+  return serviceProfileOf<ServiceProfile>(data.env)?.agents?.(data, principal, options) ?? realAgentServices(data, principal, options);
 }
 
 /** The pipelines' seam for a principal, with the agents wired in. */

@@ -14,14 +14,14 @@ function operatorToken(remote: boolean): string {
   throw new Error("Set OPERATOR_TOKEN to the deployment's operator token (locally, `npm start` sets one up)");
 }
 
-/** POSTs `body` to the operator route `path`; `command` names the CLI command in errors. */
-export async function callOperatorRoute(opts: { command: string; path: string; body?: unknown; url?: string; remote: boolean }): Promise<unknown> {
+/** POSTs `body` to the operator route `path` (GET with `method`); `command` names the CLI command in errors. */
+export async function callOperatorRoute(opts: { command: string; path: string; body?: unknown; url?: string; remote: boolean; method?: "GET" | "POST" }): Promise<unknown> {
   const base = opts.url ?? (opts.remote ? undefined : `http://127.0.0.1:${process.env.PORT ?? "8787"}`);
   if (!base) throw new Error(`${opts.command} --remote needs --url, the deployed service's address`);
   const res = await fetch(`${base.replace(/\/+$/, "")}/admin/${opts.path}`, {
-    method: "POST",
+    method: opts.method ?? "POST",
     headers: { authorization: `Bearer ${operatorToken(opts.remote)}`, "content-type": "application/json" },
-    body: JSON.stringify(opts.body ?? {}),
+    ...(opts.method === "GET" ? {} : { body: JSON.stringify(opts.body ?? {}) }),
   }).catch((err: unknown) => {
     throw new Error(`The service at ${base} did not answer (${String(err)}); is it running (npm start)?`);
   });

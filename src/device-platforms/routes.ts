@@ -33,6 +33,7 @@ import {
 } from "./schemas";
 import { listEvents } from "./webhooks/event-store";
 import { receiveWebhook } from "./webhooks/receive";
+import type { AppEnv } from "../app-env";
 
 const tags = ["Wearable platforms"];
 const manage = requirePermission("connectors:manage");
@@ -62,7 +63,7 @@ const webhookDoc = {
 };
 
 /** Public routes: mounted under /api before authentication. */
-export const devicePlatformPublicRoutes = createRouter()
+export const devicePlatformPublicRoutes = createRouter<AppEnv>()
   .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
     const { kind, orgId } = c.req.valid("param");
     const data = await contextForOrg(c.env, orgId);
@@ -95,7 +96,7 @@ export const devicePlatformPublicRoutes = createRouter()
   );
 
 /** Authenticated routes, under /api/v1/device-platforms. */
-export const devicePlatformRoutes = createRouter()
+export const devicePlatformRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "post",

@@ -1,12 +1,14 @@
 // The seams to the device core (src/features/devices), which owns the org's platform client
 // credentials (device integrations), the device links' Active/inactive status and turning
-// readings into Observations. The composition root wires them (installPlatformServices);
-// until it does, no platform is configured and webhooks answer 404.
+// readings into Observations. The composition root implements them (src/device-platform-services.ts);
+// a deployment's service profile may replace them (the Worker tests' vendor fakes).
 import type { PlatformCredentials } from "../features/devices/platform-adapter";
 import type { Reading } from "../features/devices/reading";
 import type { Env } from "../platform/env";
 import type { OrgData } from "../platform/org-data";
-import { outboundFetch } from "../platform/outbound/fetch";
+import { serviceProfileOf } from "../platform/service-profiles";
+import { devicePlatformServices } from "../device-platform-services";
+import type { ServiceProfile } from "../service-profile";
 
 export interface PlatformServices {
   /** The org's decrypted client credentials for the platform `kind`, or undefined when not configured. */
@@ -19,18 +21,7 @@ export interface PlatformServices {
   fetch(env: Env): typeof globalThis.fetch;
 }
 
-const unwired: PlatformServices = {
-  credentialsFor: async () => undefined,
-  linkStatus: async () => {},
-  ingest: async () => {},
-  fetch: (env) => outboundFetch(env),
-};
-
-let current: PlatformServices = unwired;
-
-/** The composition root (and tests) install the device core's implementations here. */
-export function installPlatformServices(services: Partial<PlatformServices>): void {
-  current = { ...unwired, ...services };
+/** The seams for `env`: the deployment's service profile's, else the device core's (src/device-platform-services.ts). */
+export function platformServices(env: Env): PlatformServices {
+  return serviceProfileOf<ServiceProfile>(env)?.devicePlatforms?.(env) ?? devicePlatformServices;
 }
-
-export const platformServices = (): PlatformServices => current;

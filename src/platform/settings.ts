@@ -25,6 +25,8 @@ const NAMES = [
   "CORS_ORIGINS",
   "LOG_LEVEL",
   "MANAGEMENT_AUDIT",
+  "SERVICE_PROFILE",
+  "ORG_MOVE_SETTLE_MS",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

@@ -5,9 +5,9 @@
 // cloud is a mock.
 import { beforeAll, describe, expect, it } from "vitest";
 import { devicePlatformServices } from "../../src/device-platform-services";
-import { installPlatformServices } from "../../src/device-platforms/wiring";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
+import { useDevicePlatformServices } from "../support/service-profile";
 import { createTenant, type Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";
@@ -24,7 +24,7 @@ let deviceId: string;
 
 beforeAll(async () => {
   const network = mockNetwork(mock);
-  installPlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
+  useDevicePlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
   t = await createTenant();
   const integration = await t.fetch("/api/v1/device-integrations", {
     method: "POST",

@@ -179,7 +179,7 @@ describe("Oura: sync pages and tokens", () => {
   it("fetchPage follows next_token through the vendor's pages", async () => {
     const data = a.ctx;
     const link = (await getLink(data, "dev-1"))!;
-    const call = { credentials: creds, tokens: link.tokens, fetch: platformServices().fetch(data.env) };
+    const call = { credentials: creds, tokens: link.tokens, fetch: platformServices(data.env).fetch(data.env) };
     const device = { deviceId: "dev-1", patientId: "pat-1", platformUserId: user.id };
     const first = await oura.fetchPage(call, device, { dataType: "daily_sleep", from: "2024-01-15", to: "2024-01-16" });
     expect(first.readings.map((r) => r.value)).toEqual([64]);
@@ -194,7 +194,7 @@ describe("Oura: sync pages and tokens", () => {
   it("two concurrent refreshes spend the single-use refresh token once and both get the new pair", async () => {
     const data = a.ctx;
     const link = (await getLink(data, "dev-1"))!;
-    const c = { data, platform: oura, credentials: creds, fetch: platformServices().fetch(data.env) };
+    const c = { data, platform: oura, credentials: creds, fetch: platformServices(data.env).fetch(data.env) };
     const callsBefore = mock.refreshCalls;
     const [x, y] = await Promise.all([freshLink(data, oura, creds, c.fetch, link, true), freshLink(data, oura, creds, c.fetch, link, true)]);
     expect(mock.refreshCalls - callsBefore).toBe(1);

@@ -101,7 +101,7 @@ describe("Suunto", () => {
 
   it("sync pages send the subscription key", async () => {
     const link = (await getLink(t.ctx, "dev-suunto"))!;
-    const call = { credentials: suuntoCreds, tokens: link.tokens, fetch: platformServices().fetch(t.ctx.env) };
+    const call = { credentials: suuntoCreds, tokens: link.tokens, fetch: platformServices(t.ctx.env).fetch(t.ctx.env) };
     const page = await suunto.fetchPage(call, { deviceId: "dev-suunto", patientId: "pat-s" }, { dataType: "workout", from: "2023-12-01T00:00:00Z", to: "2023-12-31T00:00:00Z" });
     expect(page.readings.map((r) => r.metric)).toEqual(["calories", "steps", "distance", "heart_rate", "active_minutes"]);
     const noKey = { ...call, credentials: { ...suuntoCreds, extra: { ...suuntoCreds.extra, subscription_key: "wrong" } } };

@@ -4,9 +4,9 @@
 import { env } from "cloudflare:workers";
 import type { PlatformCredentials } from "../../src/features/devices/platform-adapter";
 import type { Reading } from "../../src/features/devices/reading";
-import { installPlatformServices } from "../../src/device-platforms/wiring";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
+import { useDevicePlatformServices } from "../support/service-profile";
 import { call, type Tenant } from "../support/tenants";
 import type { MockUser, VendorMock } from "./mocks/vendor-mock";
 
@@ -32,7 +32,7 @@ export function installWorld(network: typeof fetch): PlatformWorld {
     statuses: [],
     readings: (orgId) => world.ingested.filter((i) => i.orgId === orgId).flatMap((i) => i.readings),
   };
-  installPlatformServices({
+  useDevicePlatformServices({
     credentialsFor: async (data, kind) => world.credentials.get(`${data.orgId}/${kind}`),
     linkStatus: async (data, deviceId, status, reason) => {
       world.statuses.push({ orgId: data.orgId, deviceId, status, reason });

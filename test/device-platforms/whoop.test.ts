@@ -89,7 +89,7 @@ describe("WHOOP", () => {
 
   it("cycle pages follow next_token, keep kJ, leave the running cycle out, and name 429s with WHOOP's reset", async () => {
     const link = (await getLink(t.ctx, "dev-1"))!;
-    const call = { credentials: creds, tokens: link.tokens, fetch: platformServices().fetch(t.ctx.env) };
+    const call = { credentials: creds, tokens: link.tokens, fetch: platformServices(t.ctx.env).fetch(t.ctx.env) };
     const device = { deviceId: "dev-1", patientId: "pat-1" };
     const first = await whoop.fetchPage(call, device, { dataType: "cycle", from: "2022-04-20T00:00:00Z", to: "2022-04-27T00:00:00Z" });
     expect(first.readings.find((r) => r.metric === "calories")).toMatchObject({ value: 8288.297, unit: "kJ" });

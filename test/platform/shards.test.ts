@@ -72,7 +72,7 @@ describe("data shards", () => {
     expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "CONFIGURATION_ERROR", message: expect.stringContaining("SHARD_9") });
   });
 
-  it("moves an organization with all its data, history, audit events, export files and conversations; its keys keep working", async () => {
+  it("moves an organization with all its data, history, audit events, export files and conversations; its keys keep working", { timeout: 30_000 }, async () => {
     const t = await createTenant();
     const s = await seed(t);
     const before = await snapshot(t, s);
@@ -96,7 +96,7 @@ describe("data shards", () => {
     expect((await rowsIn(shardDatabase(env, source), t.orgId)).fhir_resources).toBeUndefined();
   });
 
-  it("answers writes 503 with Retry-After while the org moves, in both error shapes, and keeps serving reads", async () => {
+  it("answers writes 503 with Retry-After while the org moves, in both error shapes, and keeps serving reads", { timeout: 30_000 }, async () => {
     const t = await createTenant();
     const p = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient" } })).json()) as { id: string };
     const seen: Record<string, unknown> = {};
@@ -124,7 +124,7 @@ describe("data shards", () => {
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient" } })).status).toBe(201);
   });
 
-  it("leaves the org where it was when verification fails (a write reached the old copy during the move)", async () => {
+  it("leaves the org where it was when verification fails (a write reached the old copy during the move)", { timeout: 30_000 }, async () => {
     const t = await createTenant();
     const s = await seed(t);
     const before = await snapshot(t, s);

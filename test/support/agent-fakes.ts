@@ -5,10 +5,10 @@
 import type { AgentAuditEvent } from "../../src/features/agents/audit";
 import type { ModelEndpoint } from "../../src/features/agents/models";
 import type { AgentServices, CustomTool, VitalsQuery } from "../../src/features/agents/services";
-import { setAgentServicesFactory } from "../../src/service-wiring";
 import { notFound } from "../../src/platform/errors";
 import { type Brain, fakeOpenAI } from "./fake-openai";
 import { MemoryFhir } from "./memory-fhir";
+import { useAgentServices } from "./service-profile";
 
 export interface FakeOrg {
   fhir: MemoryFhir;
@@ -53,13 +53,9 @@ export function fakeAgentServices(orgId: string): AgentServices {
   };
 }
 
-let installed = false;
-
-/** For code reached through HTTP or Durable Objects: call once per test file (beforeAll); idempotent. The fakes stay for the file's isolated run. */
+/** For code reached through HTTP or Durable Objects: call once per test file (beforeAll). The test service profile serves the fakes for the file's isolated run. */
 export function installAgentFakes(): void {
-  if (installed) return;
-  setAgentServicesFactory((_env, principal) => fakeAgentServices(principal.orgId));
-  installed = true;
+  useAgentServices(fakeAgentServices);
 }
 
 /** Gives an org a model: the fake OpenAI-compatible server driven by `brain`. */

@@ -22,7 +22,7 @@ const stateAad = (orgId: string, state: string) => `device-oauth-state:${orgId}:
 async function oauthPlatform(data: OrgData, kind: string) {
   const platform = platformOf(kind);
   if (!platform?.oauth) throw notFound(`No OAuth platform of kind ${kind}`, "PLATFORM_NOT_FOUND");
-  const credentials = await platformServices().credentialsFor(data, kind);
+  const credentials = await platformServices(data.env).credentialsFor(data, kind);
   if (!credentials) throw notFound(`The ${kind} platform is not configured for this organization`, "PLATFORM_NOT_CONFIGURED");
   return { platform, spec: platform.oauth, credentials };
 }
@@ -59,7 +59,7 @@ export async function completeAuthorization(data: OrgData, kind: string, query: 
   if (!query.get("code")) throw badRequest("The callback has no code parameter");
 
   const { platform, spec, credentials } = await oauthPlatform(data, kind);
-  const services = platformServices();
+  const services = platformServices(data.env);
   const fetch = services.fetch(data.env);
   const { verifier } = await decryptCredentials(data.env, stateAad(data.orgId, state), row.verifierEnc);
   try {
@@ -82,7 +82,7 @@ export async function unlinkDevice(data: OrgData, deviceId: string): Promise<{ r
   const link = await getLink(data, deviceId);
   if (!link) throw notFound(`No platform link for device ${deviceId}`, "LINK_NOT_FOUND");
   const platform: DevicePlatform | undefined = platformOf(link.kind);
-  const services = platformServices();
+  const services = platformServices(data.env);
   const credentials = await services.credentialsFor(data, link.kind);
   let revoked = false;
   if (platform && credentials) {

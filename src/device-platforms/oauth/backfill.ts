@@ -26,7 +26,7 @@ export async function backfillLink(data: OrgData, deviceId: string, input: Backf
   const to = Date.parse(input.to);
   if (!(from < to)) throw badRequest("`from` must be before `to`");
   if (to - from > platform.maxSyncDays * 86_400_000) throw badRequest(`The window may span at most ${platform.maxSyncDays} days`);
-  const services = platformServices();
+  const services = platformServices(data.env);
   const credentials = await services.credentialsFor(data, link.kind);
   if (!credentials) throw notFound(`The ${link.kind} platform is not configured for this organization`, "PLATFORM_NOT_CONFIGURED");
   const c = { data, platform, credentials, fetch: services.fetch(data.env) };

@@ -20,7 +20,7 @@ export async function processDeviceEvent(data: OrgData, eventId: string): Promis
   const row = await getEvent(data, eventId);
   if (!row || row.status === "processed" || row.status === "dead") return;
   const platform = platformOf(row.kind);
-  const services = platformServices();
+  const services = platformServices(data.env);
   const credentials = await services.credentialsFor(data, row.kind);
   if (!platform?.webhook || !credentials) {
     await updateEvent(data, eventId, { status: "dead", error: `the ${row.kind} platform is no longer configured` });

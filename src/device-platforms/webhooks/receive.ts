@@ -22,7 +22,7 @@ const ack = (status: 200 | 204, body: Record<string, unknown>) => (status === 20
 export async function receiveWebhook(data: OrgData, kind: string, delivery: WebhookDelivery, queue: DeviceEventQueue): Promise<Response> {
   const spec = platformOf(kind)?.webhook;
   if (!spec) throw notFound(`No webhook for platform kind ${kind}`, "PLATFORM_NOT_FOUND");
-  const credentials = await platformServices().credentialsFor(data, kind);
+  const credentials = await platformServices(data.env).credentialsFor(data, kind);
   if (!credentials) throw notFound(`The ${kind} platform is not configured for this organization`, "PLATFORM_NOT_CONFIGURED");
 
   const handshake = await spec.handshake?.(delivery, credentials);

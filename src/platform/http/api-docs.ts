@@ -5,7 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import viewerScript from "../../../node_modules/@scalar/api-reference/dist/browser/standalone.js";
-import type { AppEnv } from "../../app-env";
+import type { HttpEnv } from "./http-env";
 import { createRouter } from "./router";
 
 export const DOCS_PATH = "/api/docs";
@@ -14,8 +14,8 @@ export const VIEWER_SCRIPT_PATH = `${DOCS_PATH}/viewer.js`;
 const tags = ["Service"];
 const text = (type: string) => ({ content: { [type]: { schema: z.string() } } });
 
-export function apiDocsRoutes(openApiPath: string, title: string) {
-  const page = Scalar<AppEnv>({
+export function apiDocsRoutes<E extends HttpEnv>(openApiPath: string, title: string) {
+  const page = Scalar<E>({
     url: openApiPath,
     pageTitle: title,
     cdn: VIEWER_SCRIPT_PATH,
@@ -23,7 +23,7 @@ export function apiDocsRoutes(openApiPath: string, title: string) {
     telemetry: false,
     agent: { disabled: true },
   });
-  return createRouter()
+  return createRouter<E>()
     .openapi(
       createRoute({ method: "get", operationId: "getApiReference", path: DOCS_PATH, tags, security: [], summary: "Browsable API reference (no authentication)", responses: { 200: { description: "HTML page", ...text("text/html") } } }),
       (c) => page(c, async () => {}) as Promise<Response>,

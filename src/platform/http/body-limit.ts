@@ -3,7 +3,7 @@
 import { createMiddleware } from "hono/factory";
 import { bodyLimit as honoBodyLimit } from "hono/body-limit";
 import { payloadTooLarge, unsupportedMediaType } from "../errors";
-import type { AppEnv } from "../../app-env";
+import type { HttpEnv } from "./http-env";
 import { settingsOf } from "../settings";
 
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -14,7 +14,7 @@ export function maxBodyBytes(raw: string | undefined): number {
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_BODY_BYTES;
 }
 
-export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
+export const bodyLimit = createMiddleware<HttpEnv>(async (c, next) => {
   const limit = maxBodyBytes(settingsOf(c.env).MAX_BODY_BYTES);
   return honoBodyLimit({
     maxSize: limit,
@@ -31,7 +31,7 @@ function hasBody(req: Request): boolean {
 
 /** For the management API: a request body, when present, must be JSON. */
 export function requireJsonBody(mediaTypes: RegExp = /^application\/(?:[\w.+-]+\+)?json\b/i) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+  return createMiddleware<HttpEnv>(async (c, next) => {
     if (METHODS_WITH_BODY.has(c.req.method) && hasBody(c.req.raw)) {
       const type = c.req.header("content-type") ?? "";
       if (!mediaTypes.test(type)) {

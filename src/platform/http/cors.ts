@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../app-env";
+import type { HttpEnv } from "./http-env";
 import { ApiError } from "../errors";
 import { settingsOf } from "../settings";
 
@@ -77,7 +77,7 @@ function policyFor(env: object) {
   return policy;
 }
 
-export const corsPolicy = createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
+export const corsPolicy = createMiddleware<HttpEnv>(async (c: Context<HttpEnv>, next) => {
   const policy = policyFor(c.env);
   return policy ? policy(c, next) : next();
 });

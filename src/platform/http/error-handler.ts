@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { isUniqueViolation } from "../db/errors";
 import { ApiError, conflict, managementErrorBody, operationOutcome } from "../errors";
-import type { AppEnv } from "../../app-env";
+import type { HttpEnv } from "./http-env";
 import { logger } from "../observability/log";
 import { fhirJsonContentType } from "./fhir-json";
 
@@ -33,7 +33,7 @@ export function toApiError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
-export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+export function errorResponse<E extends HttpEnv>(c: Context<E>, err: ApiError): Response {
   const requestId = c.get("requestId");
   c.set("errorCode", err.code);
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
@@ -44,7 +44,7 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.json(managementErrorBody(err, requestId), err.status as 400);
 }
 
-export function onError(err: unknown, c: Context<AppEnv>): Response {
+export function onError<E extends HttpEnv>(err: unknown, c: Context<E>): Response {
   const known = toApiError(err);
   if (known) return errorResponse(c, known);
   logger(c.env).error("unhandled error", {
@@ -61,6 +61,6 @@ export function onError(err: unknown, c: Context<AppEnv>): Response {
   );
 }
 
-export function onNotFound(c: Context<AppEnv>): Response {
+export function onNotFound<E extends HttpEnv>(c: Context<E>): Response {
   return errorResponse(c, new ApiError(404, "NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`));
 }

@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors";
 import { settingsOf } from "../settings";
-import type { AppEnv } from "../../app-env";
+import type { HttpEnv } from "./http-env";
 
 export const configurationError = (message: string) => new ApiError(500, "CONFIGURATION_ERROR", message);
 
@@ -41,7 +41,7 @@ export function publicBaseUrl(env: object, requestUrl: string): string {
 }
 
 /** Resolves the base once per request; a misconfigured deployment fails here, on its first request. */
-export const resolvePublicBase = createMiddleware<AppEnv>(async (c, next) => {
+export const resolvePublicBase = createMiddleware<HttpEnv>(async (c, next) => {
   try {
     c.set("publicBaseUrl", publicBaseUrl(c.env, c.req.url));
   } catch (err) {
@@ -52,22 +52,22 @@ export const resolvePublicBase = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /** The absolute URL of `path` (which starts with "/") as clients must reach it. */
-export function absoluteUrl(c: Context<AppEnv>, path: string): string {
+export function absoluteUrl<E extends HttpEnv>(c: Context<E>, path: string): string {
   return `${c.get("publicBaseUrl")}${path}`;
 }
 
 /** The path and query of this request, as routed. */
-export function requestPath(c: Context<AppEnv>): string {
+export function requestPath<E extends HttpEnv>(c: Context<E>): string {
   const url = new URL(c.req.url);
   return `${url.pathname}${url.search}`;
 }
 
 /** This request's own URL, rebuilt on the public base. */
-export function requestUrl(c: Context<AppEnv>): string {
+export function requestUrl<E extends HttpEnv>(c: Context<E>): string {
   return absoluteUrl(c, requestPath(c));
 }
 
 /** The FHIR base of the request's organization (routes under /fhir/r4/:orgId; authentication checked the key belongs to it). */
-export function fhirBaseUrl(c: Context<AppEnv>): string {
+export function fhirBaseUrl<E extends HttpEnv>(c: Context<E>): string {
   return absoluteUrl(c, `/fhir/r4/${encodeURIComponent(c.req.param("orgId") ?? "")}`);
 }

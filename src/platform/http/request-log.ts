@@ -3,7 +3,7 @@
 // is comes from the app (`who`), so this plumbing knows no feature.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../app-env";
+import type { HttpEnv } from "./http-env";
 import { logger } from "../observability/log";
 import { recordMetric } from "../observability/metrics";
 
@@ -12,8 +12,8 @@ export interface Caller {
   key?: string;
 }
 
-export function requestLog(who: (c: Context<AppEnv>) => Caller) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+export function requestLog<E extends HttpEnv>(who: (c: Context<E>) => Caller) {
+  return createMiddleware<E>(async (c, next) => {
     const start = performance.now();
     await next();
     const durationMs = Math.round((performance.now() - start) * 10) / 10;

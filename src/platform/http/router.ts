@@ -3,7 +3,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { validationFailed } from "../errors";
-import type { AppEnv } from "../../app-env";
+import type { HttpEnv } from "./http-env";
 
 export function zodDetails(error: ZodError): { path: string; message: string }[] {
   return error.issues.map((i) => ({
@@ -12,8 +12,9 @@ export function zodDetails(error: ZodError): { path: string; message: string }[]
   }));
 }
 
-export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({
+/** A router for the environment `E` (the app passes its own, which extends HttpEnv). */
+export function createRouter<E extends HttpEnv>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({
     defaultHook: (result) => {
       if (!result.success) {
         throw validationFailed(`Invalid ${result.target}`, zodDetails(result.error));

@@ -23,7 +23,7 @@ export function answer(c: Context<AppEnv>, outcome: ChatOutcome, extra: Record<s
   return c.json({ ...outcome.result, model: outcome.result.model ?? "", ...extra }, 200);
 }
 
-export const agentChatRoutes = createRouter().openapi(
+export const agentChatRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     operationId: "chatWithAgent", path: "/{id}/chat",
@@ -53,7 +53,7 @@ export const agentChatRoutes = createRouter().openapi(
   },
 );
 
-export const publicAgentRoutes = createRouter().openapi(
+export const publicAgentRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     path: "/{id}/invoke",

@@ -18,11 +18,12 @@ import {
 import { sendConversationMessage } from "../use-cases/chat";
 import { conversationMessages, deleteConversation, getConversation, listConversations, startConversation } from "../use-cases/conversations";
 import { answer } from "./agent-chat";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Agent conversations"];
 const chatPermission = requirePermission("agents:chat");
 
-export const agentConversationRoutes = createRouter()
+export const agentConversationRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "get",

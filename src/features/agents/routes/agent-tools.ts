@@ -5,12 +5,13 @@ import { commonErrors, json, notFoundError, pageOf, security } from "../../../pl
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { AssignToolBody, AssignedToolSchema, IdParam, ToolParam, presentAssignedTools } from "../schemas";
 import { assignAgentTool, listAgentTools, removeAgentTool } from "../use-cases/agent-tools";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Agents"];
 
 const ToolsList = json(pageOf("tools", AssignedToolSchema));
 
-export const agentToolRoutes = createRouter()
+export const agentToolRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "get",

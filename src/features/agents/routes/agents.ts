@@ -28,12 +28,13 @@ import {
   snapshotAgent,
   updateAgent,
 } from "../use-cases/agents";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Agents"];
 const read = requirePermission("agents:read");
 const manage = requirePermission("agents:manage");
 
-export const agentRoutes = createRouter()
+export const agentRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "get",

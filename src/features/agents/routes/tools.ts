@@ -6,12 +6,13 @@ import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, se
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ToolBody, ToolIdParam, ToolInvokeBody, ToolInvokeResultSchema, ToolSchema, presentTool } from "../schemas";
 import { createTool, deleteTool, getTool, invokeToolById, listTools, updateTool } from "../use-cases/custom-tools";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Tools"];
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
 
-export const toolRoutes = createRouter()
+export const toolRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List custom tools", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("tools", ToolSchema)) }, ...commonErrors } }),
     async (c) => {

@@ -6,13 +6,14 @@ import { commonErrors, json, notFoundError, pageOf, security } from "../../../pl
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { AlertRule, IdParam, RuleBody, RuleListQuery, presentRule } from "../schemas";
 import { createRule, deleteRule, getRule, listRules, replaceRule } from "../use-cases/rules";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Alerts"];
 const manage = requirePermission("alerts:manage");
 const read = requirePermission("alerts:read");
 const body = { required: true, content: json(RuleBody) };
 
-export const alertRuleRoutes = createRouter()
+export const alertRuleRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List alert rules", security, middleware: read, request: { query: RuleListQuery }, responses: { 200: { description: "Page", content: json(pageOf("alert_rules", AlertRule)) }, ...commonErrors } }),
     async (c) => {

@@ -5,12 +5,13 @@ import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";
 import { operatorOnly } from "../../operations/routes/admin";
 import { purgeExpiredAudits } from "../use-cases/purge";
+import type { AppEnv } from "../../../app-env";
 
 const PurgeReport = z
   .object({ org_id: z.string(), retention_days: z.number().int(), before: z.string(), purged: z.number().int() })
   .openapi("AuditPurgeReport");
 
-export const auditAdminRoutes = createRouter().openapi(
+export const auditAdminRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     path: "/organizations/{orgId}/audit/purge", operationId: "purgeOrganizationAudit",

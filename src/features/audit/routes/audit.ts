@@ -7,11 +7,12 @@ import type { AuditRetention } from "../retention";
 import { AuditPage, AuditQuery, RetentionBody, RetentionSchema } from "../schemas";
 import { listAuditEvents } from "../use-cases/list-audit";
 import { getAuditRetention, setAuditRetention } from "../use-cases/retention";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Audit"];
 const presentRetention = (r: AuditRetention) => ({ retention_days: r.retentionDays, updated_at: r.updatedAt, updated_by: r.updatedBy });
 
-export const auditRoutes = createRouter()
+export const auditRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "get",

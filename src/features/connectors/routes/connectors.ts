@@ -6,12 +6,13 @@ import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { Connector, ConnectorBody, ConnectorIdParam, ConnectorTypesSchema, TestResult, presentConnector, presentConnectorTypes } from "../schemas";
 import { connectorTypes, createConnector, deleteConnector, getConnector, listConnectors, testConnector, updateConnector } from "../use-cases/connectors";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Connectors"];
 const manage = requirePermission("connectors:manage");
 const read = requirePermission("pipelines:read");
 
-export const connectorRoutes = createRouter()
+export const connectorRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "get", operationId: "listConnectorTypes", path: "/types", tags, summary: "Supported connector types", security, middleware: read, responses: { 200: { description: "Types", content: json(ConnectorTypesSchema) }, ...commonErrors } }),
     (c) => c.json(presentConnectorTypes(connectorTypes()), 200),

@@ -5,10 +5,11 @@ import { commonErrors, json, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ConsentPolicyBody, ConsentPolicySchema, presentConsentPolicy } from "../schemas";
 import { getConsentPolicy, setConsentPolicy } from "../use-cases/policy";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Consent"];
 
-export const consentPolicyRoutes = createRouter()
+export const consentPolicyRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "get",

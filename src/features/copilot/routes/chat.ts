@@ -7,13 +7,14 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { ChatBody, ChatResponse } from "../schemas";
 import { copilotChat } from "../use-cases/chat";
 import { modelErrors, SSE_CONTENT, tags } from "./responses";
+import type { AppEnv } from "../../../app-env";
 
 const EVENTS =
   "stream false: JSON with response, reasoning_steps, pipeline (the last valid proposed definition) and validation. stream true: text/event-stream with events " +
   "thinking {content}, tool_call {tool, params}, tool_result {tool, result, is_error}, validation {valid, errors, warnings}, " +
   "pipeline {name, definition, warnings, pipeline_id, base_version}, message {content}, then done {} or error {code, message, status}.";
 
-export const chatRoutes = createRouter().openapi(
+export const chatRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     path: "/chat",

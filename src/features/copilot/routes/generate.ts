@@ -29,13 +29,14 @@ import {
   refinePipelineFor,
 } from "../use-cases/generate";
 import { jsonPost, modelErrors } from "./responses";
+import type { AppEnv } from "../../../app-env";
 
 const manage = requirePermission("pipelines:manage");
 const post = <B extends z.ZodType, R extends z.ZodType>(path: string, summary: string, body: B, response: R, description: string, middleware = manage) =>
   jsonPost({ path, summary, body, response, description, middleware, errors: modelErrors });
 
 export const generateRoutes = (hl7: Hl7FieldPaths) =>
-  createRouter()
+  createRouter<AppEnv>()
     .openapi(
       post("/generate/pipeline", "Generate a pipeline from a description (validated, repaired)", GeneratePipelineBody, GeneratedPipelineSchema, "A definition the service accepts"),
       async (c) => c.json(await generatePipelineFor(c.get("ctx"), c.get("principal"), c.req.valid("json")), 200),

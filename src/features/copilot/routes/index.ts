@@ -10,7 +10,7 @@ import { suggestionRoutes } from "./suggestions";
 
 export function copilotRoutes(ports: CopilotPorts): OpenAPIHono<AppEnv> {
   // Typed as plain routers: the merged route types would be too large for the compiler.
-  const router = createRouter();
+  const router = createRouter<AppEnv>();
   const parts = [deterministicRoutes, generateRoutes(ports.hl7), suggestionRoutes, chatRoutes] as unknown as OpenAPIHono<AppEnv>[];
   for (const part of parts) router.route("/", part);
   return router;

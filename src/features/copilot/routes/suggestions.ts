@@ -8,10 +8,11 @@ import { presentSuggestion, SuggestBody, SuggestionIdParam, SuggestionSchema, Su
 import { applySuggestion, createSuggestions, listSuggestions } from "../use-cases/suggestions";
 import { deterministicErrors, jsonPost, modelErrors, tags } from "./responses";
 import { z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../app-env";
 
 const manage = requirePermission("pipelines:manage");
 
-export const suggestionRoutes = createRouter()
+export const suggestionRoutes = createRouter<AppEnv>()
   .openapi(
     jsonPost({
       path: "/suggestions",

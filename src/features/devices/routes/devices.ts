@@ -26,6 +26,7 @@ import { changeIntegration, createIntegration, getIntegration, listDeviceIntegra
 import { linkDevice, listPatientDevices, unlinkDevice } from "../use-cases/links";
 import { patientTimeline, TIMELINE_TYPES } from "../use-cases/timeline";
 import { patientVitals } from "../use-cases/vitals";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Devices"];
 const ingest = requirePermission("messages:ingest");
@@ -41,7 +42,7 @@ const TimelineQuery = PageQuery.extend({
 });
 const TimelineEvent = z.object({ type: z.string(), timestamp: z.string().nullable(), resource_type: z.string(), resource_id: z.string(), title: z.string(), resource: z.record(z.string(), z.unknown()) }).openapi("TimelineEvent");
 
-export const deviceRoutes = createRouter()
+export const deviceRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "post", path: "/devices/readings", operationId: "ingestDeviceReadings", tags, summary: "Ingest a batch of device readings (idempotent per platform + source record id + metric)", security, middleware: ingest, request: { body: { required: true, content: json(ReadingsBody) } }, responses: { 200: { description: "Per-reading results", content: json(ReadingsResult) }, ...commonErrors } }),
     async (c) => c.json(await receiveReadings(c.get("ctx"), c.get("principal"), c.req.valid("json").readings), 200),

@@ -6,12 +6,13 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { DeviceParam, presentSyncLog, SyncBody, SyncLog } from "../schemas";
 import { deviceSyncLogs, getSyncLog, startSync } from "../use-cases/sync";
 import { z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Devices"];
 const SyncParam = z.object({ syncId: z.string().min(1).max(64).openapi({ param: { name: "syncId", in: "path" } }) });
 const Started = z.object({ sync_id: z.string(), state: z.string(), status_url: z.string() }).openapi("DeviceSyncStarted");
 
-export const syncRoutes = createRouter()
+export const syncRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "post", path: "/devices/{deviceId}/sync", tags, summary: "Start a manual sync of a device (runs in the background)", security, middleware: requirePermission("devices:sync"), request: { params: DeviceParam, body: { required: false, content: json(SyncBody) } }, responses: { 202: { description: "Started", content: json(Started) }, ...commonErrors, ...notFoundError } }),
     async (c) => {

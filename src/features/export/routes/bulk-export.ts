@@ -31,7 +31,7 @@ function manifest(c: Context<AppEnv>, state: ExportJobState) {
   };
 }
 
-export const bulkExportRoutes = createRouter();
+export const bulkExportRoutes = createRouter<AppEnv>();
 bulkExportRoutes
   .openapi(
     createRoute({

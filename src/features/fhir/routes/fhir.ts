@@ -74,7 +74,7 @@ async function searchBody(c: C): Promise<URLSearchParams> {
 }
 
 export function fhirRouter(options: FhirRouterOptions) {
-  const routes = createRouter();
+  const routes = createRouter<AppEnv>();
   const service = (c: C): FhirService => {
     const principal = c.get("principal");
     return fhirStoreFor(c.get("ctx"), principal, {
@@ -219,7 +219,7 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: 
   { method: "get", operationId: "vread", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
 ];
 
-function documentInteractions(router: ReturnType<typeof createRouter>): void {
+function documentInteractions(router: ReturnType<typeof createRouter<AppEnv>>): void {
   router.openAPIRegistry.registerPath({
     method: "get",
     path: "/Binary/{id}",

@@ -8,6 +8,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import type { InboundAdapters } from "../adapters";
 import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, detail, summary } from "../schemas";
 import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../use-cases/messages";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Inbound messages"];
 
@@ -28,7 +29,7 @@ export interface ProtocolAlias {
 
 /** POST /v1/inbound/{protocol}/messages for every registered adapter, and each alias. */
 export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly ProtocolAlias[]) {
-  const router = createRouter().openapi(
+  const router = createRouter<AppEnv>().openapi(
     createRoute({
       method: "post",
       operationId: "ingestInboundMessages", path: "/v1/inbound/{protocol}/messages",
@@ -70,7 +71,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
   return router;
 }
 
-export const inboundMessageRoutes = createRouter()
+export const inboundMessageRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "get",

@@ -7,9 +7,9 @@ import { ApiError } from "../../../platform/errors";
 import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";
-import { forgetCachedKeys } from "../../tenancy/middleware/auth";
 import { settingsOf } from "../../../platform/settings";
-import { moveOrganization } from "../../../platform/org-move";
+import { OrgMoveSchema, presentOrgMove } from "../schemas";
+import { orgMoveStatus, startOrgMove } from "../use-cases/org-moves";
 
 async function sameSecret(a: string, b: string): Promise<boolean> {
   const digest = async (s: string) => crypto.subtle.digest("SHA-256", new TextEncoder().encode(s));
@@ -26,34 +26,52 @@ export const operatorOnly = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const MoveReport = z
-  .object({
-    orgId: z.string(),
-    from: z.string(),
-    to: z.string(),
-    tables: z.array(z.object({ table: z.string(), rows: z.number().int(), checksum: z.string() })),
-  })
-  .openapi("MoveReport");
+const orgParam = z.object({ orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }) });
+const movePath = (orgId: string) => `/admin/organizations/${encodeURIComponent(orgId)}/move`;
 
-export const adminRoutes = createRouter().openapi(
-  createRoute({
-    method: "post",
-    operationId: "moveOrganization", path: "/organizations/{orgId}/move",
-    tags: ["Operator"],
-    summary: "Operator only: move an organization's data to another shard",
-    description:
-      "Takes the deployment's OPERATOR_TOKEN as bearer token, never an API key (404 where none is set). Answers when the move is done: " +
-      "writes of the organization answer 503 ORG_MOVING meanwhile; a failed verification (409 MOVE_VERIFICATION_FAILED) leaves it where it was.",
-    security: [{ operatorToken: [] }],
-    middleware: operatorOnly,
-    request: {
-      params: z.object({ orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }) }),
-      body: { required: true, content: json(z.object({ shard: z.string().min(1).openapi({ description: "A DATA_SHARDS name" }) }).strict()) },
+export const adminRoutes = createRouter<AppEnv>()
+  .openapi(
+    createRoute({
+      method: "post",
+      operationId: "moveOrganization",
+      path: "/organizations/{orgId}/move",
+      tags: ["Operator"],
+      summary: "Operator only: start moving an organization's data to another shard",
+      description:
+        "Takes the deployment's OPERATOR_TOKEN as bearer token, never an API key (404 where none is set). Answers 202 with the move job at once; " +
+        "a Durable Object runs it (GET the Location for its progress). Writes of the organization answer 503 ORG_MOVING until it ends; " +
+        "a failed verification abandons it and leaves the organization where it was.",
+      security: [{ operatorToken: [] }],
+      middleware: operatorOnly,
+      request: {
+        params: orgParam,
+        body: { required: true, content: json(z.object({ shard: z.string().min(1).openapi({ description: "A DATA_SHARDS name" }) }).strict()) },
+      },
+      responses: {
+        202: { description: "Started", headers: z.object({ Location: z.string() }), content: json(OrgMoveSchema) },
+        ...commonErrors,
+        ...notFoundError,
+        ...conflictError,
+      },
+    }),
+    async (c) => {
+      const { orgId } = c.req.valid("param");
+      const job = await startOrgMove(c.env, orgId, c.req.valid("json").shard);
+      c.header("Location", movePath(orgId));
+      return c.json(presentOrgMove(job), 202);
     },
-    responses: { 200: { description: "Moved", content: json(MoveReport) }, ...commonErrors, ...notFoundError, ...conflictError },
-  }),
-  async (c) => {
-    const report = await moveOrganization(c.env, c.req.valid("param").orgId, c.req.valid("json").shard, { onDirectoryChange: forgetCachedKeys });
-    return c.json(report, 200);
-  },
-);
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      operationId: "getOrganizationMove",
+      path: "/organizations/{orgId}/move",
+      tags: ["Operator"],
+      summary: "Operator only: the organization's latest move between shards and its progress",
+      security: [{ operatorToken: [] }],
+      middleware: operatorOnly,
+      request: { params: orgParam },
+      responses: { 200: { description: "The move", content: json(OrgMoveSchema) }, ...commonErrors, ...notFoundError },
+    }),
+    async (c) => c.json(presentOrgMove(await orgMoveStatus(c.env, c.req.valid("param").orgId)), 200),
+  );

@@ -21,13 +21,14 @@ import {
   presentExecutionSummary,
 } from "../schemas";
 import { advanceStepSession, executePipeline, executionStats, getExecution, listExecutions, retryExecution, startStepSession } from "../use-cases/executions";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Execution"];
 const run = requirePermission("pipelines:execute");
 const read = requirePermission("pipelines:read");
 const resultResponses = { 200: { description: "Finished (sync)", content: json(ExecutionResponseSchema) }, 202: { description: "Started (async)", content: json(ExecutionResponseSchema) } };
 
-export const executionRoutes = createRouter()
+export const executionRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "post", path: "/execute", tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {

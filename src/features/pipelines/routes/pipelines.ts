@@ -29,13 +29,14 @@ import {
   undeployPipeline,
   updatePipeline,
 } from "../use-cases/pipelines";
+import type { AppEnv } from "../../../app-env";
 
 const tags = ["Pipelines"];
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
 const pipelineResponse = (description: string) => ({ description, content: json(Pipeline) });
 
-export const pipelineRoutes = createRouter()
+export const pipelineRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List pipelines", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page of pipelines", content: json(pageOf("pipelines", PipelineSummary)) }, ...commonErrors } }),
     async (c) => {

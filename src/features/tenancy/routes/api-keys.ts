@@ -6,11 +6,12 @@ import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "
 import { requirePermission } from "../middleware/auth";
 import { ApiKeyIdParam, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey } from "../schemas";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../use-cases/api-keys";
+import type { AppEnv } from "../../../app-env";
 
 const admin = requirePermission("keys:manage");
 const tags = ["API keys"];
 
-export const apiKeyRoutes = createRouter()
+export const apiKeyRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "post",

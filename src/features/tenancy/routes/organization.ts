@@ -5,8 +5,9 @@ import { commonErrors, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../middleware/auth";
 import { OrganizationSchema, presentOrganization } from "../schemas";
 import { getOrganization } from "../use-cases/organization";
+import type { AppEnv } from "../../../app-env";
 
-export const organizationRoutes = createRouter().openapi(
+export const organizationRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "get",
     path: "/organization",
