@@ -6,13 +6,12 @@
 // the bridge (spawned, MQTT listener) → the same endpoint, readings/s from the first publish to
 // the last reading settled, beside the direct POST rate of this run.
 // Usage: npm run bench -- devices-http [--readings 10000] [--mqtt 5000]
-import { normaliseReading } from "../src/features/devices/metrics/normalise";
-import { identifierQuery, toObservation } from "../src/features/devices/observation";
 import type { Reading } from "../src/features/devices/reading";
 import { type ChildBridge, spawnBridge, stopBridge } from "../bridge/test/support/child-bridge";
 import { bridgeEnv, getJson, tempDir, waitFor } from "../bridge/test/support/harness";
 import { Mosquitto, mosquittoAvailable } from "../bridge/test/support/mosquitto";
 import { allMeasured, NothingMeasured } from "./lib/measured";
+import { plainBundle } from "./lib/device-bundles";
 import { numberOption } from "./lib/options";
 import { type RunningWorker, startWorker } from "./lib/worker";
 
@@ -43,18 +42,6 @@ function heartRate(p: { patientId: string; deviceId: string }, from: number, cou
 
 const asApiReading = (r: Reading) => ({ patient_id: r.patientId, device_id: r.deviceId, metric: r.metric, value: r.value, unit: r.unit, time: r.time, platform: r.platform, source_record_id: r.sourceRecordId });
 
-/** The Observations the ingest path writes for these readings, as one conditional-create transaction. */
-function plainBundle(readings: Reading[], device: { id: string; name: string }) {
-  return {
-    resourceType: "Bundle",
-    type: "transaction",
-    entry: readings.map((r) => {
-      const n = normaliseReading(r);
-      if (!n.ok) throw new Error(JSON.stringify(n.errors));
-      return { resource: toObservation(n.reading, device), request: { method: "POST", url: "Observation", ifNoneExist: identifierQuery(n.reading.identifier) } };
-    }),
-  };
-}
 
 async function compare(worker: RunningWorker): Promise<number> {
   const a = await patientWithDevice(worker, "Ingest", "sports_watch");
