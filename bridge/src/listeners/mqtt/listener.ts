@@ -5,7 +5,7 @@
 // PUBACK when `handleMessage`'s callback is called, and reads the next packet only then, so
 // messages are taken one at a time, in the broker's order. A message that could not be stored
 // is never acknowledged: the connection is dropped and the broker redelivers it.
-import mqtt, { type IClientOptions, type MqttClient, type Packet } from "mqtt";
+import type { IClientOptions, MqttClient, Packet } from "mqtt";
 import type { Listener, MessageSink } from "../../listener";
 import type { Logger } from "../../log";
 
@@ -70,7 +70,9 @@ export function mqttListener(options: MqttListenerOptions, protocol: string, int
         ...(options.username ? { username: options.username } : {}),
         ...(options.password ? { password: options.password } : {}),
       };
-      const c = mqtt.connect(options.url, clientOptions);
+      // Loaded here, not at import: a bridge without an MQTT listener does not pay for the client (~0.4 s).
+      const { connect } = await import("mqtt");
+      const c = connect(options.url, clientOptions);
       client = c;
       c.handleMessage = take;
       let subscribed: () => void = () => {};
