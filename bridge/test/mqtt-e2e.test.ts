@@ -9,7 +9,7 @@ import { type RunningWorker, startWorker } from "../../bench/lib/worker";
 import { type ChildBridge, spawnBridge, stopBridge } from "./support/child-bridge";
 import { bridgeEnv, getJson, tempDir, waitFor } from "./support/harness";
 import { MOSQUITTO_MISSING, Mosquitto, mosquittoAvailable } from "./support/mosquitto";
-import { createPatient, type DeviceObservation, linkMqttDevice, observationsOf } from "./support/worker-api";
+import { createPatient, createServiceKey, type DeviceObservation, linkMqttDevice, observationsOf } from "./support/worker-api";
 
 if (!mosquittoAvailable) console.warn(`mqtt-e2e skipped: ${MOSQUITTO_MISSING}`);
 
@@ -26,6 +26,8 @@ let device = "";
 let otherPatient = "";
 let otherDevice = "";
 let topic = "";
+/** The bridge runs with a service key, as deployed. */
+let serviceKey = "";
 const bridgeData = tempDir("bridge-mqtt-e2e-");
 dirs.push(bridgeData);
 
@@ -44,7 +46,7 @@ function heartRate(n: number, extra: Record<string, unknown> = {}): { msgId: str
 
 async function startBridge(): Promise<ChildBridge> {
   if (!worker || !broker) throw new Error("not started");
-  const env = bridgeEnv(worker, bridgeData.dir, {
+  const env = bridgeEnv({ ...worker, apiKey: serviceKey }, bridgeData.dir, {
     BRIDGE_LISTENERS: "mqtt",
     MQTT_URL: broker.url,
     MQTT_CLIENT_ID: `bridge-e2e-${RUN}`,
@@ -91,6 +93,7 @@ beforeAll(async () => {
   otherPatient = await createPatient(other, `Other-${RUN}`);
   otherDevice = await linkMqttDevice(other, otherPatient, "Other org's cuff");
   topic = `rpm/${worker.orgId}/devices/${device}/obs`;
+  serviceKey = await createServiceKey(worker);
 }, 120_000);
 
 afterAll(async () => {

@@ -101,3 +101,8 @@ export async function observationsOf(worker: WorkerApi, patientId: string): Prom
   }
   return found;
 }
+
+/** A service API key of the organization (what the bridge runs with). */
+export async function createServiceKey(worker: WorkerApi): Promise<string> {
+  return (await call<{ key: string }>(worker, "POST", "/api/api-keys", { name: "bridge", role: "service" })).key;
+}
