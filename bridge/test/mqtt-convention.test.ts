@@ -19,7 +19,7 @@ describe("MQTT convention", () => {
       ok: true,
       deviceId: "dev-1",
       messageId: "m-1",
-      reading: { patient_id: "p1", device_id: "dev-1", metric: "heart_rate", value: 72, unit: "/min", time: { at: "2026-11-24T09:00:00-05:00" }, platform: "mqtt", source_record_id: "m-1" },
+      reading: { patient_id: "p1", device_id: "dev-1", metric: "heart_rate", value: 72, unit: "/min", time: { at: "2026-11-24T09:00:00-05:00" }, platform: "mqtt", source_record_id: "dev-1:m-1" },
     });
   });
 

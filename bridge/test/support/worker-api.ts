@@ -80,7 +80,7 @@ export async function linkMqttDevice(worker: WorkerApi, patientId: string, name:
 
 export interface DeviceObservation {
   id: string;
-  /** The reading identifier: `mqtt|<msgId>|<metric>`. */
+  /** The reading identifier: `mqtt|<deviceId>:<msgId>|<metric>`. */
   identifier: string;
   device: string | undefined;
   code: string | undefined;

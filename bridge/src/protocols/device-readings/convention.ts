@@ -144,7 +144,8 @@ function readingOf(deviceId: string, p: Json, receivedAt: string, messageId: str
     unit,
     time: timeOf(p, receivedAt),
     platform: PLATFORM,
-    source_record_id: messageId,
+    // Per device: two gateways counting their own msgIds from 1 must not meet each other's Observations.
+    source_record_id: `${deviceId}:${messageId}`,
     ...(absent ? { absent_reason: absent } : {}),
     ...(attributesOf(def, p) ? { attributes: attributesOf(def, p) } : {}),
     ...(samples ? { samples: samples as DeviceReadingBody["samples"] & object } : {}),
