@@ -18,6 +18,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },
   copilot: { file: "copilot.ts", what: "copilot deterministic endpoints p50 on a 50-node pipeline vs the raw definition validator, in-process" },
   devices: { file: "devices.ts", what: "device readings → Observations/s vs plain FHIR transactions; vitals p50/p99 on a year of 1-minute heart rate" },
+  "devices-http": { file: "devices-http.ts", what: "device readings → Observations/s through wrangler dev vs plain FHIR transactions; MQTT → bridge → Worker readings/s" },
   consent: { file: "consent.ts", what: "consent decision p50 over 20 Consents per patient, in-process and through the store, vs no-consent and one read" },
   audit: { file: "audit.ts", what: "management request latency with the audit trail on vs off, in the same workerd" },
   "pdqm-match": { file: "pdqm-match.ts", what: "PDQm $match precision/recall on the known set, $match/s at 100k patients vs identifier searches" },

@@ -45,7 +45,7 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
   try {
     const running: RunningListener[] = [];
     for (const listenerConfig of config.listeners) {
-      const listener = createListener(listenerConfig, { queue, metrics, log, onEnqueued: wake });
+      const listener = createListener(listenerConfig, { queue, metrics, log, onEnqueued: wake, orgId: config.orgId });
       const address = await listener.start();
       stops.push(() => listener.stop());
       running.push({ name: listener.name, kind: listener.kind, protocol: listener.protocol, ...address });

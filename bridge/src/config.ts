@@ -5,6 +5,8 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { FolderListenerOptions } from "./listeners/folder/listener";
 import type { MllpListenerOptions } from "./listeners/mllp/listener";
+import type { MqttListenerOptions } from "./listeners/mqtt/listener";
+import { topicFilter } from "./protocols/device-readings/convention";
 import type { LogLevel } from "./log";
 import type { Hl7Options } from "./protocols/hl7/adapter";
 
@@ -19,10 +21,15 @@ export interface X12FolderListenerConfig extends FolderListenerOptions {
   kind: "x12-folder";
 }
 
-/** One entry per transport the bridge can listen on (MQTT will be the next). */
-export type ListenerConfig = MllpListenerConfig | X12FolderListenerConfig;
+/** Device readings from the site's MQTT broker. */
+export interface MqttListenerConfig extends MqttListenerOptions {
+  kind: "mqtt";
+}
 
-const LISTENER_KINDS: readonly ListenerConfig["kind"][] = ["mllp", "x12-folder"];
+/** One entry per transport the bridge can listen on. */
+export type ListenerConfig = MllpListenerConfig | X12FolderListenerConfig | MqttListenerConfig;
+
+const LISTENER_KINDS: readonly ListenerConfig["kind"][] = ["mllp", "x12-folder", "mqtt"];
 
 export interface BridgeConfig {
   workerUrl: string;
@@ -71,6 +78,14 @@ export const SETTINGS = {
   x12Done: { flag: "x12-done", env: "X12_DONE_DIR", default: "./x12/done", help: "folder taken files are moved to" },
   x12PollMs: { flag: "x12-poll-ms", env: "X12_POLL_MS", default: "2000", help: "how often the inbox is read" },
   x12SettleMs: { flag: "x12-settle-ms", env: "X12_SETTLE_MS", default: "1000", help: "a file modified more recently waits (it may still be written)" },
+  mqttListener: { flag: "mqtt-listener", env: "MQTT_LISTENER", default: "mqtt", help: "MQTT listener name sent as source.listener" },
+  mqttUrl: { flag: "mqtt-url", env: "MQTT_URL", default: "mqtt://127.0.0.1:1883", help: "the site's broker: mqtt://host:port or mqtts://host:port" },
+  mqttTopic: { flag: "mqtt-topic", env: "MQTT_TOPIC", help: "subscription filter (default rpm/<BRIDGE_ORG_ID>/devices/+/obs)" },
+  mqttClientId: { flag: "mqtt-client-id", env: "MQTT_CLIENT_ID", help: "fixed client id of the persistent session (default cdis-bridge-<BRIDGE_ORG_ID>)" },
+  mqttUsername: { flag: "mqtt-username", env: "MQTT_USERNAME", help: "broker user name" },
+  mqttPassword: { flag: "mqtt-password", env: "MQTT_PASSWORD", help: "broker password (prefer the env var)" },
+  mqttReconnectMs: { flag: "mqtt-reconnect-ms", env: "MQTT_RECONNECT_MS", default: "1000", help: "wait before reconnecting to the broker" },
+  mqttConnectTimeoutMs: { flag: "mqtt-connect-timeout-ms", env: "MQTT_CONNECT_TIMEOUT_MS", default: "10000", help: "how long start-up waits for the first subscription" },
   statusHost: { flag: "status-host", env: "STATUS_HOST", default: "127.0.0.1", help: "status endpoint bind address" },
   statusPort: { flag: "status-port", env: "STATUS_PORT", default: "8575", help: "status endpoint port (0 picks a free one)" },
   batchMaxMessages: { flag: "batch-max-messages", env: "BATCH_MAX_MESSAGES", default: "100", help: "messages per forwarded batch" },
@@ -150,11 +165,29 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): BridgeConfig
     // The Worker takes messages up to 8 MiB.
     maxFileBytes: int("maxFrameBytes", 1024),
   });
-  const build: Record<ListenerConfig["kind"], () => ListenerConfig> = { mllp, "x12-folder": x12Folder };
+  const orgId = required("orgId");
+  const mqttUrl = required("mqttUrl");
+  const mqttConfig = (): MqttListenerConfig => {
+    if (!/^mqtts?:\/\//.test(mqttUrl)) throw new ConfigError("MQTT_URL must be an mqtt:// or mqtts:// URL");
+    const username = raw("mqttUsername");
+    const password = raw("mqttPassword");
+    return {
+      kind: "mqtt",
+      name: required("mqttListener"),
+      url: mqttUrl,
+      topic: raw("mqttTopic") ?? topicFilter(orgId),
+      clientId: raw("mqttClientId") ?? `cdis-bridge-${orgId}`,
+      ...(username ? { username } : {}),
+      ...(password ? { password } : {}),
+      reconnectMs: int("mqttReconnectMs", 10),
+      connectTimeoutMs: int("mqttConnectTimeoutMs", 100),
+    };
+  };
+  const build: Record<ListenerConfig["kind"], () => ListenerConfig> = { mllp, "x12-folder": x12Folder, mqtt: mqttConfig };
   return {
     workerUrl,
     apiKey: required("apiKey"),
-    orgId: required("orgId"),
+    orgId,
     listeners: listenerKinds(required("listeners")).map((kind) => build[kind]()),
     dataDir: required("dataDir"),
     statusHost: required("statusHost"),

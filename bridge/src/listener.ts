@@ -1,4 +1,4 @@
-// A listener receives messages over one transport (MLLP now, MQTT next) and hands each to its
+// A listener receives messages over one transport (MLLP, a folder, MQTT) and hands each to its
 // intake; the rest of the bridge knows listeners only through this interface.
 
 export interface ListenerAddress {

@@ -1,7 +1,7 @@
 // What the protocol-neutral parts of the bridge (intake, queue, forwarder) need from a protocol:
 // a message's key, the acknowledgement its listener sends back, and where its messages go.
 // One implementation per protocol under protocols/<name>/.
-import type { QueuedMessage } from "./message-queue";
+import type { QueuedMessage, Settlement } from "./message-queue";
 
 /** A message's identity: FIFO runs per sender, idempotency per (sender, control id), both within the protocol. */
 export interface MessageKey {
@@ -35,6 +35,11 @@ export interface ForwardTarget {
   protocol: string;
   path: string;
   body(messages: QueuedMessage[]): unknown;
+  /**
+   * Reads a 200 answer into verdicts when the target's answer is not the inbound endpoints'
+   * `{results: [{id, status, message_id, error}]}` (the device ingest answers by index); null when unreadable.
+   */
+  readResults?(parsed: unknown, messages: QueuedMessage[]): Settlement[] | null;
 }
 
 export interface ProtocolAdapter<Header = unknown> {

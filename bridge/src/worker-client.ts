@@ -60,19 +60,21 @@ export async function sendBatch(
     return { kind: "retry", status, retryAfterMs: retryAfterMs(response.headers.get("retry-after")), reason: summary };
   }
   if (status === 401 || status === 403 || status !== 200) return { kind: "misconfigured", status, reason: summary };
-  const settlements = readResults(text, new Set(messages.map((m) => m.id)));
+  const settlements = readResults(text, target, messages);
   if (!settlements) return { kind: "retry", status, retryAfterMs: null, reason: `unreadable results: ${summary}` };
   const answered = new Set(settlements.map((s) => s.id));
   return { kind: "settled", settlements, missing: messages.map((m) => m.id).filter((id) => !answered.has(id)) };
 }
 
-function readResults(text: string, ids: Set<string>): Settlement[] | null {
+function readResults(text: string, target: ForwardTarget, messages: QueuedMessage[]): Settlement[] | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return null;
   }
+  if (target.readResults) return target.readResults(parsed, messages);
+  const ids = new Set(messages.map((m) => m.id));
   const results = (parsed as { results?: unknown })?.results;
   if (!Array.isArray(results)) return null;
   const settlements: Settlement[] = [];

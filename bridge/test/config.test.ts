@@ -24,8 +24,14 @@ describe("listener configuration", () => {
 
   it("takes the list from --listeners or BRIDGE_LISTENERS and refuses unknown or repeated names", () => {
     expect(loadConfig(["--listeners", " MLLP "], required).listeners.map((l) => l.kind)).toEqual(["mllp"]);
-    expect(() => loadConfig([], { ...required, BRIDGE_LISTENERS: "mllp,mqtt" })).toThrow(ConfigError);
-    expect(() => loadConfig([], { ...required, BRIDGE_LISTENERS: "mllp,mqtt" })).toThrow(/unknown listener mqtt/);
+    expect(() => loadConfig([], { ...required, BRIDGE_LISTENERS: "mllp,amqp" })).toThrow(ConfigError);
+    expect(() => loadConfig([], { ...required, BRIDGE_LISTENERS: "mllp,amqp" })).toThrow(/unknown listener amqp/);
     expect(() => loadConfig([], { ...required, BRIDGE_LISTENERS: "mllp,mllp" })).toThrow(/twice/);
+  });
+
+  it("configures the MQTT listener: the organization's topic filter and a fixed client id by default", () => {
+    const [mqtt] = loadConfig([], { ...required, BRIDGE_LISTENERS: "mqtt", MQTT_URL: "mqtts://broker.site:8883" }).listeners;
+    expect(mqtt).toMatchObject({ kind: "mqtt", name: "mqtt", url: "mqtts://broker.site:8883", topic: `rpm/${required.BRIDGE_ORG_ID}/devices/+/obs`, clientId: `cdis-bridge-${required.BRIDGE_ORG_ID}` });
+    expect(() => loadConfig([], { ...required, BRIDGE_LISTENERS: "mqtt", MQTT_URL: "http://broker" })).toThrow(/MQTT_URL/);
   });
 });

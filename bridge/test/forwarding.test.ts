@@ -46,8 +46,9 @@ describe("forwarding", () => {
     expect(status.body.worker.reachable).toBe(false);
     expect(status.body.protocols).toEqual({
       hl7v2: { queue_depth: 80, error_queue_depth: 0, worker: expect.objectContaining({ reachable: false }) },
-      // Every protocol the bridge forwards has a lane; X12's is idle here.
+      // Every protocol the bridge forwards has a lane; X12's and the device readings' are idle here.
       x12: { queue_depth: 0, error_queue_depth: 0, worker: expect.objectContaining({ reachable: null }) },
+      "device-readings": { queue_depth: 0, error_queue_depth: 0, worker: expect.objectContaining({ reachable: null }) },
     });
 
     worker.failStatus = 503;

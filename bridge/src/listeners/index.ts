@@ -6,10 +6,12 @@ import type { Listener } from "../listener";
 import type { Logger } from "../log";
 import type { MessageQueue } from "../message-queue";
 import type { Metrics } from "../metrics";
+import { deviceReadingsAdapter } from "../protocols/device-readings/adapter";
 import { hl7Adapter } from "../protocols/hl7/adapter";
 import { x12Adapter } from "../protocols/x12/adapter";
 import { folderListener } from "./folder/listener";
 import { mllpListener } from "./mllp/listener";
+import { mqttListener } from "./mqtt/listener";
 
 export interface ListenerDeps {
   queue: MessageQueue;
@@ -17,10 +19,12 @@ export interface ListenerDeps {
   log: Logger;
   /** Called after each newly queued message, to wake the forwarder. */
   onEnqueued: () => void;
+  /** The organization the bridge serves (MQTT topics name it). */
+  orgId: string;
 }
 
 export function createListener(config: ListenerConfig, deps: ListenerDeps): Listener {
-  const { queue, metrics, log, onEnqueued } = deps;
+  const { queue, metrics, log, onEnqueued, orgId } = deps;
   switch (config.kind) {
     case "mllp": {
       const adapter = hl7Adapter(config.hl7);
@@ -30,6 +34,11 @@ export function createListener(config: ListenerConfig, deps: ListenerDeps): List
     case "x12-folder": {
       const intake = new Intake(queue, metrics, log, x12Adapter, config.name, onEnqueued);
       return folderListener(config, x12Adapter.protocol, intake, log);
+    }
+    case "mqtt": {
+      const adapter = deviceReadingsAdapter({ orgId });
+      const intake = new Intake(queue, metrics, log, adapter, config.name, onEnqueued);
+      return mqttListener(config, adapter.protocol, intake, log);
     }
   }
 }

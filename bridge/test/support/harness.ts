@@ -39,7 +39,7 @@ export async function startTestBridge(
   extra: Record<string, string> = {},
 ): Promise<{ bridge: RunningBridge; dataDir: string; stop(): Promise<void> }> {
   const temp = tempDir();
-  const config = loadConfig([], bridgeEnv(worker, temp.dir, extra));
+  const config = loadConfig([], bridgeEnv(worker, temp.dir, extra) as NodeJS.ProcessEnv);
   const bridge = await startBridge(config, createLogger(config.logLevel));
   return {
     bridge,

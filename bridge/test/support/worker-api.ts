@@ -65,3 +65,44 @@ export async function patientsWithIdentifier(worker: WorkerApi, value: string): 
   const bundle = await call<Bundle>(worker, "GET", `/fhir/r4/${worker.orgId}/Patient?${query}`);
   return (bundle.entry ?? []).flatMap((e) => (e.resource?.resourceType === "Patient" ? [e.resource.id] : []));
 }
+
+/** Creates a Patient in the organization of `worker` and returns its id. */
+export async function createPatient(worker: WorkerApi, family: string): Promise<string> {
+  const patient = { resourceType: "Patient", name: [{ family }] };
+  return (await call<{ id: string }>(worker, "POST", `/fhir/r4/${worker.orgId}/Patient`, patient)).id;
+}
+
+/** Links an MQTT device to a patient; returns the Device id topics name. */
+export async function linkMqttDevice(worker: WorkerApi, patientId: string, name: string): Promise<string> {
+  const link = await call<{ device_id: string }>(worker, "POST", `/api/v1/patients/${patientId}/devices`, { name, platform: "mqtt" });
+  return link.device_id;
+}
+
+export interface DeviceObservation {
+  id: string;
+  /** The reading identifier: `mqtt|<deviceId>:<msgId>|<metric>`. */
+  identifier: string;
+  device: string | undefined;
+  code: string | undefined;
+}
+
+/** Every Observation of a patient, following the search's next links. */
+export async function observationsOf(worker: WorkerApi, patientId: string): Promise<DeviceObservation[]> {
+  const found: DeviceObservation[] = [];
+  let next: string | undefined = `/fhir/r4/${worker.orgId}/Observation?subject=Patient/${patientId}&_count=500`;
+  while (next) {
+    const bundle: Bundle & { link?: { relation: string; url: string }[] } = await call(worker, "GET", next);
+    for (const e of bundle.entry ?? []) {
+      const r = e.resource as unknown as { id: string; identifier?: { value: string }[]; device?: { reference: string }; code?: { coding?: { code: string }[] } };
+      found.push({ id: r.id, identifier: r.identifier?.[0]?.value ?? "", device: r.device?.reference, code: r.code?.coding?.[0]?.code });
+    }
+    const url = bundle.link?.find((l) => l.relation === "next")?.url;
+    next = url ? url.slice(url.indexOf("/fhir/")) : undefined;
+  }
+  return found;
+}
+
+/** A service API key of the organization (what the bridge runs with). */
+export async function createServiceKey(worker: WorkerApi): Promise<string> {
+  return (await call<{ key: string }>(worker, "POST", "/api/api-keys", { name: "bridge", role: "service" })).key;
+}

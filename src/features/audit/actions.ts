@@ -88,6 +88,7 @@ export const MANAGEMENT_ACTIONS = {
   "device.link": rest("device_link", "C"),
   "device.unlink": rest("device_link", "D"),
   "device.sync": rest("device_integration", "E"),
+  "device.source_priority_update": rest("device_source_priority", "U"),
   "copilot.suggestion_apply": rest("pipeline", "U"),
   "alert_rule.create": rest("alert_rule", "C"),
   "alert_rule.update": rest("alert_rule", "U"),

@@ -4,6 +4,9 @@ import { z } from "@hono/zod-openapi";
 import { zodDetails } from "../../platform/http/router";
 import { jsonAtMost } from "../../platform/http/schemas";
 import type { FieldError } from "../../platform/errors";
+import { VITALS_METRIC_NAMES } from "./metrics/table";
+import type { SourcePriority } from "./store/source-priority";
+import { DEFAULT_PRIORITY_KEY } from "./use-cases/source-priority";
 import { MAX_DAYS } from "./use-cases/vitals";
 import type { Reading } from "./reading";
 import type { TypeProgress } from "./store/sync-logs";
@@ -178,6 +181,38 @@ export const presentLink = (r: DeviceLinkRow): z.infer<typeof PatientDevice> => 
 });
 
 // ---- vitals and timeline
+
+// ---- source priority
+
+const PRIORITY_KEYS = [DEFAULT_PRIORITY_KEY, ...VITALS_METRIC_NAMES] as const;
+const PlatformOrder = z
+  .array(z.string().regex(/^[a-z0-9_-]{1,64}$/, "a platform kind (e.g. smart_ring, sports_watch, mqtt, manual)"))
+  .min(1)
+  .max(20)
+  .refine((list) => new Set(list).size === list.length, "a platform is listed twice");
+
+export const SourcePriorityBody = z
+  .object({
+    priorities: z
+      .record(z.string(), PlatformOrder)
+      .superRefine((map, ctx) => {
+        for (const key of Object.keys(map)) {
+          if (!(PRIORITY_KEYS as readonly string[]).includes(key)) ctx.addIssue({ code: "custom", path: [key], message: `allowed keys: ${PRIORITY_KEYS.join(", ")}` });
+        }
+      })
+      .openapi({
+        description: `Per vitals metric (or "${DEFAULT_PRIORITY_KEY}" for the others): device platforms, first wins an hour two sources report. Platforms not listed come after the listed ones. An empty object clears the priority.`,
+        example: { steps: ["smart_ring", "sports_watch"], default: ["mqtt"] },
+      }),
+  })
+  .strict()
+  .openapi("DeviceSourcePriorityInput");
+
+export const SourcePrioritySchema = z
+  .object({ priorities: z.record(z.string(), z.array(z.string())), updated_at: z.string().nullable(), updated_by: z.string().nullable() })
+  .openapi("DeviceSourcePriority");
+
+export const presentSourcePriority = (p: SourcePriority) => ({ priorities: p.priorities, updated_at: p.updatedAt, updated_by: p.updatedBy });
 
 export const VitalsQuery = z.object({
   metric: z.string().max(64).openapi({ description: "heart_rate, spo2, sleep, sleep_efficiency, calories, active_minutes, distance, steps, hrv, stress, body_battery, respiratory_rate, blood_glucose" }),

@@ -95,3 +95,20 @@ export const deviceRollups = sqliteTable(
 export type DeviceIntegrationRow = typeof deviceIntegrations.$inferSelect;
 export type DeviceLinkRow = typeof deviceLinks.$inferSelect;
 export type DeviceSyncLogRow = typeof deviceSyncLogs.$inferSelect;
+
+/**
+ * Each organization's source priority for the vitals query: per vitals metric (or "default"), the
+ * platforms in the order their devices win an hour two sources report. One row per org; absent = none.
+ */
+export const deviceSourcePriorities = sqliteTable(
+  "device_source_priorities",
+  {
+    orgId: text("org_id").notNull(),
+    priorities: text("priorities", { mode: "json" }).$type<Record<string, string[]>>().notNull(),
+    updatedAt: text("updated_at").notNull(),
+    updatedBy: text("updated_by").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId] })],
+);
+
+export type DeviceSourcePriorityRow = typeof deviceSourcePriorities.$inferSelect;

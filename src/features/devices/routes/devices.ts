@@ -18,12 +18,16 @@ import {
   presentLink,
   ReadingsBody,
   ReadingsResult,
+  presentSourcePriority,
+  SourcePriorityBody,
+  SourcePrioritySchema,
   Vitals,
   VitalsQuery,
 } from "../schemas";
 import { receiveReadings } from "../use-cases/receive";
 import { changeIntegration, createIntegration, getIntegration, listDeviceIntegrations, removeIntegration } from "../use-cases/integrations";
 import { linkDevice, listPatientDevices, unlinkDevice } from "../use-cases/links";
+import { getSourcePriority, setSourcePriority } from "../use-cases/source-priority";
 import { patientTimeline, TIMELINE_TYPES } from "../use-cases/timeline";
 import { patientVitals } from "../use-cases/vitals";
 import type { AppEnv } from "../../../app-env";
@@ -117,6 +121,14 @@ export const deviceRoutes = createRouter<AppEnv>()
       await unlinkDevice(c.get("ctx"), c.get("principal"), patientId, deviceId);
       return c.body(null, 204);
     },
+  )
+  .openapi(
+    createRoute({ method: "get", path: "/devices/source-priority", operationId: "getDeviceSourcePriority", tags, summary: "The organization's device source priority for the vitals query (admin)", security, middleware: manage, responses: { 200: { description: "Source priority", content: json(SourcePrioritySchema) }, ...commonErrors } }),
+    async (c) => c.json(presentSourcePriority(await getSourcePriority(c.get("ctx"))), 200),
+  )
+  .openapi(
+    createRoute({ method: "put", path: "/devices/source-priority", operationId: "setDeviceSourcePriority", tags, summary: "Set which platforms count first where two devices report a metric in the same hour (admin)", security, middleware: manage, request: { body: { required: true, content: json(SourcePriorityBody) } }, responses: { 200: { description: "Source priority", content: json(SourcePrioritySchema) }, ...commonErrors } }),
+    async (c) => c.json(presentSourcePriority(await setSourcePriority(c.get("ctx"), c.get("principal"), c.req.valid("json").priorities)), 200),
   )
   .openapi(
     createRoute({ method: "get", path: "/patients/{patientId}/vitals", operationId: "getPatientVitals", tags, summary: "A patient's vitals for one metric over the last days (spec 2.8)", security, middleware: read, request: { params: PatientParam, query: VitalsQuery }, responses: { 200: { description: "Vitals", content: json(Vitals) }, ...commonErrors, ...notFoundError } }),

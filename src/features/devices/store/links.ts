@@ -42,6 +42,15 @@ export async function listPatientLinks(data: OrgData, patientId: string, limit: 
   return { rows, total: totals[0]?.n ?? 0 };
 }
 
+/** The platform of every device ever linked to the patient (unlinked ones too: their readings stay). */
+export async function patientDevicePlatforms(data: OrgData, patientId: string): Promise<Map<string, string>> {
+  const rows = await data.db
+    .select({ deviceId: deviceLinks.deviceId, platform: deviceLinks.platform })
+    .from(deviceLinks)
+    .where(and(eq(deviceLinks.orgId, data.orgId), eq(deviceLinks.patientId, patientId)));
+  return new Map(rows.map((r) => [r.deviceId, r.platform]));
+}
+
 export async function updateLink(data: OrgData, deviceId: string, patch: Partial<Pick<DeviceLinkRow, "status" | "lastSyncAt" | "tokensEnc">>): Promise<void> {
   await data.db.update(deviceLinks).set(patch).where(and(eq(deviceLinks.orgId, data.orgId), eq(deviceLinks.deviceId, deviceId)));
 }

@@ -64,11 +64,18 @@ export async function recordSamples(d1: D1Database, orgId: string, samples: read
 
 /**
  * The hourly rollups of a window, one source per hour: where two devices report the metric in the
- * same hour, the one with more samples (then the lower device id) counts and the other does not,
- * so a watch and a ring never double a patient's steps. The rows come in key order (no sort in
- * SQL); the choice is made here.
+ * same hour, the one ranked first by the org's source priority (`rank`, lower first), then the one
+ * with more samples, then the lower device id counts and the others do not, so a watch and a ring
+ * never double a patient's steps. The rows come in key order (no sort in SQL); the choice is made here.
  */
-export async function chosenRollups(d1: D1Database, orgId: string, patientId: string, metrics: readonly string[], since: number): Promise<Rollup[]> {
+export async function chosenRollups(
+  d1: D1Database,
+  orgId: string,
+  patientId: string,
+  metrics: readonly string[],
+  since: number,
+  rank: (deviceId: string) => number = () => 0,
+): Promise<Rollup[]> {
   const { results } = await d1
     .prepare(
       `SELECT bucket, device_id AS deviceId, n, total, min, max FROM device_rollups
@@ -87,10 +94,18 @@ export async function chosenRollups(d1: D1Database, orgId: string, patientId: st
   const chosen: Rollup[] = [];
   for (const devices of byHour.values()) {
     let best: Rollup | undefined;
-    for (const r of devices.values()) if (!best || r.n > best.n || (r.n === best.n && r.deviceId < best.deviceId)) best = r;
+    for (const r of devices.values()) if (!best || before(r, best, rank)) best = r;
     chosen.push(best!);
   }
   return chosen.sort((a, b) => a.bucket - b.bucket);
+}
+
+/** Whether `a` counts rather than `b` for an hour both report. */
+function before(a: Rollup, b: Rollup, rank: (deviceId: string) => number): boolean {
+  const ra = rank(a.deviceId);
+  const rb = rank(b.deviceId);
+  if (ra !== rb) return ra < rb;
+  return a.n > b.n || (a.n === b.n && a.deviceId < b.deviceId);
 }
 
 export interface WindowStats {

@@ -9,6 +9,7 @@ import type { OrgData } from "../../../platform/org-data";
 import type { FhirPort } from "../../fhir/port";
 import { metricDefinition, VITALS_METRIC_NAMES, VITALS_METRICS, type VitalsMetric } from "../metrics/table";
 import { findLinks } from "../store/links";
+import { sourceRank } from "./source-priority";
 import { chosenRollups, DAY_MS, HOUR_MS, type RawPoint, type Rollup, rawSamples, singleSourceBuckets, windowStats } from "../store/time-series";
 
 
@@ -70,12 +71,14 @@ export async function patientVitals(ctx: OrgData, fhir: FhirPort, patientId: str
   const since = Math.floor((Date.now() - days * DAY_MS) / HOUR_MS) * HOUR_MS;
   const stats = await windowStats(ctx.d1, ctx.orgId, patientId, metrics, since);
 
+  // Only where two sources may overlap does the org's source priority matter.
+  const rank = stats.devices > 1 ? await sourceRank(ctx, patientId, metric) : undefined;
   let resolution: VitalsResult["resolution"];
   let rollups: Rollup[];
   let points: { t: number; deviceId: string; value: number; count?: number; min?: number; max?: number }[];
   if (stats.samples <= RAW_POINTS) {
     resolution = "raw";
-    rollups = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since);
+    rollups = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since, rank);
     const chosen = new Map(rollups.map((r) => [r.bucket, r.deviceId]));
     points = (await rawSamples(ctx.d1, ctx.orgId, patientId, metrics, since)).filter((p: RawPoint) => chosen.get(Math.floor(p.t / HOUR_MS) * HOUR_MS) === p.deviceId);
   } else {
@@ -83,7 +86,7 @@ export async function patientVitals(ctx: OrgData, fhir: FhirPort, patientId: str
     const size = resolution === "hour" ? HOUR_MS : DAY_MS;
     if (stats.devices <= 1) rollups = await singleSourceBuckets(ctx.d1, ctx.orgId, patientId, metrics, since, size);
     else {
-      const hourly = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since);
+      const hourly = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since, rank);
       rollups = resolution === "hour" ? hourly : daily(hourly);
     }
     points = rollups.map((b) => ({ t: b.bucket, deviceId: b.deviceId, value: round(b.total / b.n), count: b.n, min: b.min, max: b.max }));
