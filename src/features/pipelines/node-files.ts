@@ -22,6 +22,8 @@ export interface NodeFiles {
   put(key: string, body: ReadableStream<Uint8Array> | Uint8Array | string, info: { contentType: string }): Promise<StoredFile>;
   /** A stored file; FILE_NOT_FOUND when there is none under the key. */
   get(key: string): Promise<NodeFile>;
+  /** A stored file's size and type with its first `length` bytes (a check before streaming it); FILE_NOT_FOUND when none. */
+  peek(key: string, length: number): Promise<StoredFile & { start: Uint8Array }>;
 }
 
 // Relative keys only: no leading slash, no "." or ".." segments, nothing that could leave the org's folder.
@@ -94,6 +96,14 @@ export function nodeFiles(bucket: R2Bucket, orgId: string, testMode: boolean): N
       const object = await bucket.get(path(key));
       if (!object) throw notFound(`No file ${key}`, "FILE_NOT_FOUND");
       return { key, bytes: object.size, contentType: object.httpMetadata?.contentType ?? "application/octet-stream", body: object.body };
+    },
+    peek: async (key, length) => {
+      const head = await bucket.head(path(key));
+      if (!head) throw notFound(`No file ${key}`, "FILE_NOT_FOUND");
+      const take = Math.min(length, head.size);
+      const part = take > 0 ? await bucket.get(path(key), { range: { offset: 0, length: take } }) : null;
+      const start = part ? new Uint8Array(await part.arrayBuffer()) : new Uint8Array(0);
+      return { key, bytes: head.size, contentType: head.httpMetadata?.contentType ?? "application/octet-stream", start };
     },
   };
 }
