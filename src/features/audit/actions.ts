@@ -82,6 +82,8 @@ export const MANAGEMENT_ACTIONS = {
   "export.start": rest("export", "E"),
   "export.download": rest("export", "R"),
   "export.cancel": rest("export", "D"),
+  "file.download": rest("file", "R"),
+  "file.delete": rest("file", "D"),
   "device.integration_create": rest("device_integration", "C"),
   "device.integration_change": rest("device_integration", "U"),
   "device.integration_delete": rest("device_integration", "D"),

@@ -18,8 +18,11 @@ export interface NodeFile extends StoredFile {
 }
 
 export interface NodeFiles {
-  /** Stores a file; in test mode this throws (nodes report a would-write instead). */
-  put(key: string, body: ReadableStream<Uint8Array> | Uint8Array | string, info: { contentType: string }): Promise<StoredFile>;
+  /**
+   * Stores a file; in test mode this throws (nodes report a would-write instead). `origin`
+   * (the execution and node) goes into the files index the files API lists.
+   */
+  put(key: string, body: ReadableStream<Uint8Array> | Uint8Array | string, info: { contentType: string; origin?: { executionId: string; nodeId: string } }): Promise<StoredFile>;
   /** A stored file; FILE_NOT_FOUND when there is none under the key. */
   get(key: string): Promise<NodeFile>;
   /** A stored file's size and type with its first `length` bytes (a check before streaming it); FILE_NOT_FOUND when none. */
@@ -82,15 +85,23 @@ async function putStream(bucket: R2Bucket, key: string, stream: ReadableStream<U
   }
 }
 
-export function nodeFiles(bucket: R2Bucket, orgId: string, testMode: boolean): NodeFiles {
-  const path = (key: string) => `orgs/${orgId}/files/${checkFileKey(key)}`;
+/** Where a file's R2 object lives: under its organization's folder, always. */
+export const fileObjectKey = (orgId: string, key: string): string => `orgs/${orgId}/files/${checkFileKey(key)}`;
+
+/** Records a stored file in the files index (after R2 has it: a row never names a missing object). */
+export type FileRecorder = (file: StoredFile, origin: { executionId?: string; nodeId?: string }) => Promise<void>;
+
+export function nodeFiles(bucket: R2Bucket, orgId: string, testMode: boolean, record?: FileRecorder): NodeFiles {
+  const path = (key: string) => fileObjectKey(orgId, key);
   return {
-    put: async (key, body, { contentType }) => {
+    put: async (key, body, { contentType, origin }) => {
       const full = path(key);
       if (testMode) throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", "Test mode blocks storing files");
       const bytes =
         body instanceof ReadableStream ? await putStream(bucket, full, body, contentType) : (await bucket.put(full, body, { httpMetadata: { contentType } })).size;
-      return { key, bytes, contentType };
+      const stored = { key, bytes, contentType };
+      await record?.(stored, origin ?? {});
+      return stored;
     },
     get: async (key) => {
       const object = await bucket.get(path(key));
