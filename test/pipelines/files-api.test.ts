@@ -4,6 +4,7 @@
 // Content-Length, and deleted by an admin only; another organization sees none of them.
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import P837 from "../fixtures/x12/837P-subscriber.x12?raw";
 import { eventually } from "../support/eventually";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { authedFetch, createKey, createTenant } from "../support/tenants";
@@ -84,7 +85,7 @@ describe("/api/v1/files", () => {
     for (const action of ["file.download", "file.delete"]) {
       const events = await eventually(
         async () => ((await (await t.fetch(`/api/audit?action=${action}`)).json()) as Json).audit_events as Json[],
-        (l) => l.some((e) => e.entity[0]?.what?.identifier.value === file.id),
+        (l) => l.some((e) => e.entity[0]?.what?.identifier.value === file.id && e.outcome === "0"),
       );
       // The successful one (the 404s after the delete are recorded too, with outcome 4).
       const mine = events.filter((e) => e.entity[0]?.what?.identifier.value === file.id);
@@ -93,6 +94,34 @@ describe("/api/v1/files", () => {
     }
     expect(((await (await t.fetch(`/api/v1/files?execution_id=${first.execution_id}`)).json()) as Json).total_count).toBe(1);
   }, 60_000);
+
+  it("takes an uploaded X12 file that X12 to FHIR then reads by key (837P file in R2 → Claim)", async () => {
+    const t = await createTenant();
+    const up = await t.fetch("/api/v1/files", { method: "POST", json: { key: "claims/batch1.837", content_type: "application/edi-x12", text: P837 } });
+    expect(up.status, await up.clone().text()).toBe(201);
+    const file = (await up.json()) as Json;
+    expect(file).toMatchObject({ key: "claims/batch1.837", bytes: new TextEncoder().encode(P837).byteLength, content_type: "application/edi-x12", pipeline_id: null, execution_id: null });
+    expect(await (await t.fetch(`/api/v1/files/${file.id}/content`)).text()).toBe(P837);
+    // The same key again: the same file, replaced.
+    const again = (await (await t.fetch("/api/v1/files", { method: "POST", json: { key: "claims/batch1.837", content_type: "application/edi-x12", base64: btoa(P837) } })).json()) as Json;
+    expect(again.id).toBe(file.id);
+    const p = await createPipeline(t, definition([trigger(), { id: "fhir", type: "x12.to_fhir" }], [edge("start", "fhir", "event", "interchange")]));
+    const res = (await run(t, p, { key: "claims/batch1.837" })).body;
+    expect(res.status, JSON.stringify(res.node_results)).toBe("completed");
+    const claims = ((await (await t.fetch(`/fhir/r4/${t.orgId}/Claim`)).json()) as Json).entry ?? [];
+    expect(claims.map((e: Json) => e.resource.identifier[0].value)).toEqual(["PCN1001"]);
+    // Another organization cannot read it, by id or through a pipeline by key.
+    const other = await createTenant();
+    expect((await other.fetch(`/api/v1/files/${file.id}/content`)).status).toBe(404);
+    const q = await createPipeline(other, definition([trigger(), { id: "fhir", type: "x12.to_fhir" }], [edge("start", "fhir", "event", "interchange")]));
+    expect((await run(other, q, { key: "claims/batch1.837" })).body.node_results.fhir?.error?.code).toBe("FILE_NOT_FOUND");
+    // Bad uploads: both contents, neither, a key leaving the folder.
+    for (const json of [{ key: "a.x12", text: "x", base64: "eA==" }, { key: "a.x12" }, { key: "../a.x12", text: "x" }, { key: "a.x12", text: "x", extra: 1 }]) {
+      const bad = await t.fetch("/api/v1/files", { method: "POST", json });
+      expect(bad.status, JSON.stringify(json)).toBe(400);
+      expect(await bad.json()).toMatchObject({ error: { status: 400 } });
+    }
+  });
 
   it("answers bad input with 400 in the documented shape", async () => {
     const t = await createTenant();

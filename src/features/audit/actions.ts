@@ -82,6 +82,7 @@ export const MANAGEMENT_ACTIONS = {
   "export.start": rest("export", "E"),
   "export.download": rest("export", "R"),
   "export.cancel": rest("export", "D"),
+  "file.upload": rest("file", "C"),
   "file.download": rest("file", "R"),
   "file.delete": rest("file", "D"),
   "device.integration_create": rest("device_integration", "C"),

@@ -44,6 +44,11 @@ export class FileIndex {
     return row;
   }
 
+  async byKey(orgId: string, key: string): Promise<StoredFileRow | undefined> {
+    const [row] = await this.db.select().from(storedFiles).where(and(eq(storedFiles.orgId, orgId), eq(storedFiles.key, key))).limit(1);
+    return row;
+  }
+
   /** Newest first. */
   async list(orgId: string, filter: FileFilter, limit: number, offset: number): Promise<{ rows: StoredFileRow[]; total: number }> {
     const conditions: SQL[] = [eq(storedFiles.orgId, orgId)];

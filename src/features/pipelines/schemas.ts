@@ -263,6 +263,17 @@ export const FileListQuery = PageQuery.extend({
   execution_id: z.string().max(100).optional().openapi({ description: "Only files stored by this execution" }),
 });
 
+export const FileUploadBody = z
+  .object({
+    key: z.string().min(1).max(512).openapi({ description: "Where nodes find it (relative path of letters, digits, . _ - /)", example: "claims/2026-01/batch1.837" }),
+    content_type: z.string().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/, "a media type").default("application/octet-stream"),
+    text: z.string().optional().openapi({ description: "The content as text (stored as UTF-8): X12, HL7, JSON..." }),
+    base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64").optional().openapi({ description: "The content as base64 (binary files)" }),
+  })
+  .strict()
+  .refine((b) => (b.text === undefined) !== (b.base64 === undefined), { message: "Give the content as exactly one of text or base64" })
+  .openapi("FileUpload");
+
 export const FileIdParam = z.object({ id: z.string().uuid().openapi({ param: { name: "id", in: "path" } }) });
 
 export const presentFile = (r: StoredFileRow): z.infer<typeof FileSummary> => ({

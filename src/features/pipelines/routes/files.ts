@@ -1,14 +1,15 @@
 // /api/v1/files: the files pipeline nodes keep in R2 (retrieved DICOM instances and images,
-// X12 payloads): list by pipeline or execution, metadata, download (streamed), delete (admin).
+// X12 payloads): upload, list by pipeline or execution, metadata, download (streamed), delete (admin).
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
-import { commonErrors, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
+import { commonErrors, json, notFoundError, pageOf, security, tooLargeError } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
-import { FileIdParam, FileListQuery, FileSummary, presentFile } from "../schemas";
-import { deleteFile, getFile, listFiles, openFile } from "../use-cases/files";
+import { FileIdParam, FileListQuery, FileSummary, FileUploadBody, presentFile } from "../schemas";
+import { deleteFile, getFile, listFiles, openFile, uploadFile } from "../use-cases/files";
 
 const tags = ["Files"];
 const read = requirePermission("pipelines:read");
+const write = requirePermission("pipelines:execute");
 const manage = requirePermission("pipelines:manage");
 
 /** A download's file name: the key's last segment, with only characters safe in a quoted header value. */
@@ -32,6 +33,26 @@ export const fileRoutes = createRouter()
       const { limit, offset, pipeline_id, execution_id } = c.req.valid("query");
       const { rows, total } = await listFiles(c.get("ctx"), c.get("principal").orgId, { pipelineId: pipeline_id, executionId: execution_id }, limit, offset);
       return c.json({ files: rows.map(presentFile), total_count: total }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      operationId: "uploadFile",
+      path: "/",
+      tags,
+      summary: "Store a file where nodes read it (e.g. an 837P for X12 to FHIR's {key} input)",
+      description: "The content as `text` or `base64`, within the request body limit (413). The same key again replaces the file and keeps its id.",
+      security,
+      middleware: write,
+      request: { body: { required: true, content: json(FileUploadBody) } },
+      responses: { 201: { description: "Stored", content: json(FileSummary) }, ...commonErrors, ...tooLargeError },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const content = body.text ?? Uint8Array.from(atob(body.base64 ?? ""), (ch) => ch.charCodeAt(0));
+      const row = await uploadFile(c.get("ctx"), c.get("principal").orgId, { key: body.key, contentType: body.content_type, content });
+      return c.json(presentFile(row), 201);
     },
   )
   .openapi(

@@ -5,7 +5,7 @@
 import type { OrgData } from "../../../platform/org-data";
 import { notFound } from "../../../platform/errors";
 import { type FileFilter, FileIndex } from "../file-index";
-import { fileObjectKey } from "../node-files";
+import { fileObjectKey, nodeFiles } from "../node-files";
 import type { StoredFileRow } from "../tables";
 
 const fileNotFound = (id: string) => notFound(`File ${id} not found`, "FILE_NOT_FOUND");
@@ -17,6 +17,19 @@ export function listFiles(data: OrgData, orgId: string, filter: FileFilter, limi
 export async function getFile(data: OrgData, orgId: string, id: string): Promise<StoredFileRow> {
   const row = await new FileIndex(data.db).get(orgId, id);
   if (!row) throw fileNotFound(id);
+  return row;
+}
+
+/**
+ * Stores a file given through the API (an X12 file for X12 to FHIR, a DICOM file for DICOM
+ * store) where nodes read it, and indexes it with no pipeline; the same key again replaces it.
+ */
+export async function uploadFile(data: OrgData, orgId: string, file: { key: string; contentType: string; content: Uint8Array | string }): Promise<StoredFileRow> {
+  const index = new FileIndex(data.db);
+  const files = nodeFiles(data.blobs, orgId, false, (stored, origin) => index.record(orgId, stored, origin));
+  await files.put(file.key, file.content, { contentType: file.contentType });
+  const row = await index.byKey(orgId, file.key);
+  if (!row) throw fileNotFound(file.key);
   return row;
 }
 
