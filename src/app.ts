@@ -29,6 +29,7 @@ import { deviceRoutes } from "./features/devices/routes/devices";
 import { syncRoutes } from "./features/devices/routes/sync";
 import { consentPolicyRoutes } from "./features/consent/routes/policy";
 import { executionRoutes } from "./features/pipelines/routes/executions";
+import { fileRoutes } from "./features/pipelines/routes/files";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
 import { fhirPublicRoutes } from "./features/fhir/routes/fhir-public";
@@ -114,6 +115,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/agents", publicAgentRoutes);
   app.route("/api/pipelines", pipelineRoutes);
   app.route("/api", executionRoutes);
+  app.route("/api/v1/files", fileRoutes);
   app.route("/api/node-catalog", nodeCatalogRoutes);
   app.route("/api/connectors", connectorRoutes);
   app.route("/api/tools", toolRoutes);

@@ -154,11 +154,26 @@ describe("DICOM nodes against Orthanc", () => {
     expect(unlinked.node_results.n?.error?.code).toBe("DICOM_PATIENT_NOT_FOUND");
 
     const to = await connector(t, target.dicomweb);
-    // A file that is not DICOM: the server refuses the STOW, the node says so.
+    // A file that is not DICOM is refused before anything is sent.
     await env.BLOBS.put(`orgs/${t.orgId}/files/not-dicom.dcm`, "hello");
     const refused = await single(t, "dicom.store", { connector_id: to }, "files", { files: ["not-dicom.dcm"] });
-    // Orthanc answers 400, or (streamed body) sometimes drops the connection while refusing it.
-    expect(refused.node_results.n?.error?.code).toMatch(/^DICOMWEB_(REJECTED|UNREACHABLE)$/);
+    expect(refused.node_results.n?.error).toMatchObject({ code: "DICOM_INVALID", message: 'File not-dicom.dcm is not a DICOM Part-10 file (no "DICM" after the 128-byte preamble); nothing was sent' });
+    // Over max_bytes: refused before sending (413), routed to the error port with on_error: route.
+    const got = (await single(t, "dicom.retrieve", { connector_id: id, what: "instances", study_instance_uid: CT_STUDY }, "targets", {})).outputs as Json;
+    const [ct] = got.n.files.files as { key: string; bytes: number }[];
+    const big = await single(t, "dicom.store", { connector_id: to, max_bytes: 1000 }, "files", { files: [ct!.key] });
+    expect(big.node_results.n?.error).toMatchObject({ code: "DICOMWEB_TOO_LARGE", message: `1 files hold ${ct!.bytes} bytes, over max_bytes 1000; nothing was sent (split the files over several stores, or raise max_bytes up to what the server accepts)` });
+    // A connection that drops after sending began: one retryable error.
+    const dropping = await connector(t, `${inject("droppingPeerUrl")}/dicom-web`);
+    const lost = await single(t, "dicom.store", { connector_id: dropping }, "files", { files: [ct!.key] });
+    expect(lost.node_results.n?.error).toMatchObject({ code: "DICOMWEB_CONNECTION_LOST" });
+    // A server that is not there: nothing was sent, so not "lost" but unreachable.
+    const never = await single(t, "dicom.store", { connector_id: down }, "files", { files: [ct!.key] });
+    expect(never.node_results.n?.error?.code).toBe("DICOMWEB_UNREACHABLE");
+    // Into a study the instance is not of: the server refuses it (409, reasons per instance).
+    const conflict = await single(t, "dicom.store", { connector_id: to, study_instance_uid: "1.2.3.4" }, "files", { files: [ct!.key] });
+    expect(conflict.node_results.n?.error).toMatchObject({ code: "DICOMWEB_CONFLICT" });
+    expect((conflict.node_results.n?.error as Json | undefined)?.message).toMatch(/^STOW: HTTP 409, the server stored none of the instances: processing failure \(0x0110\)$/);
     // A thumbnail into the organization's files.
     const thumb = await single(t, "dicom.retrieve", { connector_id: id, what: "thumbnail", study_instance_uid: CT_STUDY }, "targets", {});
     expect(thumb.status, JSON.stringify(thumb.node_results)).toBe("completed");

@@ -30,6 +30,27 @@ describe("node files", () => {
     expect(small.bytes).toBe(10);
   });
 
+  it("peeks at a file's first bytes and size without reading the rest; short and empty files too", async () => {
+    const files = nodeFiles(env.BLOBS, "org-peek", false);
+    await files.put("big.bin", stream(5000), { contentType: "application/octet-stream" });
+    const head = await files.peek("big.bin", 132);
+    expect([head.bytes, head.contentType, head.start.length, head.start[131]]).toEqual([5000, "application/octet-stream", 132, 131 % 251]);
+    await files.put("short.txt", "hello", { contentType: "text/plain" });
+    expect((await files.peek("short.txt", 132)).start).toEqual(new TextEncoder().encode("hello"));
+    await files.put("empty.txt", "", { contentType: "text/plain" });
+    expect(await files.peek("empty.txt", 132)).toMatchObject({ bytes: 0, start: new Uint8Array(0) });
+    await expect(files.peek("missing.bin", 132)).rejects.toMatchObject({ code: "FILE_NOT_FOUND", status: 404 });
+  });
+
+  it("records each stored file with its origin, and nothing in test mode", async () => {
+    const recorded: unknown[] = [];
+    const files = nodeFiles(env.BLOBS, "org-rec", false, async (file, origin) => void recorded.push({ file, origin }));
+    await files.put("x.txt", "abc", { contentType: "text/plain", origin: { executionId: "ex1", nodeId: "n1" } });
+    expect(recorded).toEqual([{ file: { key: "x.txt", bytes: 3, contentType: "text/plain" }, origin: { executionId: "ex1", nodeId: "n1" } }]);
+    await expect(nodeFiles(env.BLOBS, "org-rec", true, async () => void recorded.push("no")).put("y.txt", "abc", { contentType: "text/plain" })).rejects.toMatchObject({ code: "TEST_MODE_WRITE_BLOCKED" });
+    expect(recorded).toHaveLength(1);
+  });
+
   it("keeps keys inside the organization's folder and blocks writes in test mode", async () => {
     const files = nodeFiles(env.BLOBS, "org-b", false);
     for (const key of ["../org-a/files/a.txt", "/abs", "a/../../b", "a//b", ""]) await expect(files.put(key, "x", { contentType: "text/plain" })).rejects.toMatchObject({ code: "FILE_KEY_INVALID" });

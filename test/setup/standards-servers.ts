@@ -2,19 +2,23 @@
 // that reads what it is sent with the X12 codec and answers its 999/TA1 (raw at /raw, JSON
 // {"x12"} at /json, 503 at /down), and a control server that starts real Orthancs (Debian
 // orthanc + orthanc-dicomweb) on demand, seeded with test/fixtures/dicom, so worker tests
-// that need none pay nothing. Every Orthanc started is stopped at teardown.
+// that need none pay nothing; and a peer that drops STOW requests midway. Every Orthanc started is stopped at teardown.
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { readX12 } from "../../src/standards/x12/read";
 import { acknowledgementText } from "../../src/standards/x12/nodes/acknowledgement";
+import { droppingPeer } from "../support/dropping-peer";
 import { freePort, orthancMissing, type RunningOrthanc, startOrthanc } from "../support/orthanc";
 
 declare module "vitest" {
   export interface ProvidedContext {
     clearinghouseUrl: string;
     orthancControlUrl: string;
+    /** A peer that answers GETs with [] and resets a POST after 1 KiB (a STOW dropped mid-request). */
+    droppingPeerUrl: string;
   }
 }
 
@@ -84,8 +88,12 @@ export default async function setup(project: TestProject) {
   });
   project.provide("clearinghouseUrl", await listen(clearinghouse));
   project.provide("orthancControlUrl", await listen(control));
+  const dropping = createNetServer(droppingPeer);
+  await new Promise<void>((resolve) => dropping.listen(0, "127.0.0.1", resolve));
+  project.provide("droppingPeerUrl", `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`);
   return async () => {
     await Promise.all(running.map((o) => o.stop()));
+    dropping.close();
     for (const s of [clearinghouse, control]) s.closeAllConnections();
     await Promise.all([clearinghouse, control].map((s) => new Promise((r) => s.close(r))));
   };

@@ -88,6 +88,9 @@ export const AUDITED_ROUTES: readonly AuditedRoute[] = [
   route("POST", "/fhir/r4/{}/(?:Patient/|Group/[^/]+/)?\\$export", "export.start", { location: true }),
   route("GET", "/fhir/r4/{}/bulkdata/download/{}/{}", "export.download", p2),
   route("DELETE", "/fhir/r4/{}/bulkdata/status/{}", "export.cancel", p2),
+  route("POST", "/api/v1/files", "file.upload", bodyId),
+  route("GET", "/api/v1/files/{}/content", "file.download", p1),
+  route("DELETE", "/api/v1/files/{}", "file.delete", p1),
 ];
 
 export function auditedRoute(method: string, path: string): { route: AuditedRoute; params: string[] } | undefined {

@@ -18,10 +18,15 @@ export interface NodeFile extends StoredFile {
 }
 
 export interface NodeFiles {
-  /** Stores a file; in test mode this throws (nodes report a would-write instead). */
-  put(key: string, body: ReadableStream<Uint8Array> | Uint8Array | string, info: { contentType: string }): Promise<StoredFile>;
+  /**
+   * Stores a file; in test mode this throws (nodes report a would-write instead). `origin`
+   * (the execution and node) goes into the files index the files API lists.
+   */
+  put(key: string, body: ReadableStream<Uint8Array> | Uint8Array | string, info: { contentType: string; origin?: { executionId: string; nodeId: string } }): Promise<StoredFile>;
   /** A stored file; FILE_NOT_FOUND when there is none under the key. */
   get(key: string): Promise<NodeFile>;
+  /** A stored file's size and type with its first `length` bytes (a check before streaming it); FILE_NOT_FOUND when none. */
+  peek(key: string, length: number): Promise<StoredFile & { start: Uint8Array }>;
 }
 
 // Relative keys only: no leading slash, no "." or ".." segments, nothing that could leave the org's folder.
@@ -80,20 +85,36 @@ async function putStream(bucket: R2Bucket, key: string, stream: ReadableStream<U
   }
 }
 
-export function nodeFiles(bucket: R2Bucket, orgId: string, testMode: boolean): NodeFiles {
-  const path = (key: string) => `orgs/${orgId}/files/${checkFileKey(key)}`;
+/** Where a file's R2 object lives: under its organization's folder, always. */
+export const fileObjectKey = (orgId: string, key: string): string => `orgs/${orgId}/files/${checkFileKey(key)}`;
+
+/** Records a stored file in the files index (after R2 has it: a row never names a missing object). */
+export type FileRecorder = (file: StoredFile, origin: { executionId?: string; nodeId?: string }) => Promise<void>;
+
+export function nodeFiles(bucket: R2Bucket, orgId: string, testMode: boolean, record?: FileRecorder): NodeFiles {
+  const path = (key: string) => fileObjectKey(orgId, key);
   return {
-    put: async (key, body, { contentType }) => {
+    put: async (key, body, { contentType, origin }) => {
       const full = path(key);
       if (testMode) throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", "Test mode blocks storing files");
       const bytes =
         body instanceof ReadableStream ? await putStream(bucket, full, body, contentType) : (await bucket.put(full, body, { httpMetadata: { contentType } })).size;
-      return { key, bytes, contentType };
+      const stored = { key, bytes, contentType };
+      await record?.(stored, origin ?? {});
+      return stored;
     },
     get: async (key) => {
       const object = await bucket.get(path(key));
       if (!object) throw notFound(`No file ${key}`, "FILE_NOT_FOUND");
       return { key, bytes: object.size, contentType: object.httpMetadata?.contentType ?? "application/octet-stream", body: object.body };
+    },
+    peek: async (key, length) => {
+      const head = await bucket.head(path(key));
+      if (!head) throw notFound(`No file ${key}`, "FILE_NOT_FOUND");
+      const take = Math.min(length, head.size);
+      const part = take > 0 ? await bucket.get(path(key), { range: { offset: 0, length: take } }) : null;
+      const start = part ? new Uint8Array(await part.arrayBuffer()) : new Uint8Array(0);
+      return { key, bytes: head.size, contentType: head.httpMetadata?.contentType ?? "application/octet-stream", start };
     },
   };
 }

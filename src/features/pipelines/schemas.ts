@@ -1,11 +1,11 @@
 // The pipelines API's zod schemas (validation and OpenAPI: pipelines, executions,
-// step sessions, the node catalog) and how stored rows are presented in responses.
+// step sessions, the node catalog, node files) and how stored rows are presented in responses.
 import { z } from "@hono/zod-openapi";
 import { PageQuery, jsonAtMost } from "../../platform/http/schemas";
 import { DefinitionSchema, MAX_DEFINITION_BYTES } from "./definition";
 import { CATEGORIES, type NodeType } from "./node-type";
 import { categories, configJsonSchema } from "./registry";
-import type { ExecutionRow, PipelineRow, PipelineVersionRow } from "./tables";
+import type { ExecutionRow, PipelineRow, PipelineVersionRow, StoredFileRow } from "./tables";
 
 // Pipelines.
 
@@ -242,4 +242,47 @@ export const presentNodeTypeDetail = (n: NodeType<unknown>): z.infer<typeof Cata
   ...presentNodeType(n),
   documentation: n.documentation,
   error_port: "error (json), emitted when the node's on_error is route",
+});
+
+// Files nodes keep in R2 (/api/v1/files).
+export const FileSummary = z
+  .object({
+    id: z.string().openapi({ description: "The API's id of the file" }),
+    key: z.string().openapi({ description: "The key nodes use (e.g. DICOM store's input)", example: "dicom/ex1/retrieve/1.2.3/1.dcm" }),
+    bytes: z.number().int(),
+    content_type: z.string(),
+    pipeline_id: z.string().nullable(),
+    execution_id: z.string().nullable(),
+    node_id: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("StoredFile");
+
+export const FileListQuery = PageQuery.extend({
+  pipeline_id: z.string().max(100).optional().openapi({ description: "Only files stored by this pipeline's executions" }),
+  execution_id: z.string().max(100).optional().openapi({ description: "Only files stored by this execution" }),
+});
+
+export const FileUploadBody = z
+  .object({
+    key: z.string().min(1).max(512).openapi({ description: "Where nodes find it (relative path of letters, digits, . _ - /)", example: "claims/2026-01/batch1.837" }),
+    content_type: z.string().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/, "a media type").default("application/octet-stream"),
+    text: z.string().optional().openapi({ description: "The content as text (stored as UTF-8): X12, HL7, JSON..." }),
+    base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64").optional().openapi({ description: "The content as base64 (binary files)" }),
+  })
+  .strict()
+  .refine((b) => (b.text === undefined) !== (b.base64 === undefined), { message: "Give the content as exactly one of text or base64" })
+  .openapi("FileUpload");
+
+export const FileIdParam = z.object({ id: z.string().uuid().openapi({ param: { name: "id", in: "path" } }) });
+
+export const presentFile = (r: StoredFileRow): z.infer<typeof FileSummary> => ({
+  id: r.id,
+  key: r.key,
+  bytes: r.bytes,
+  content_type: r.contentType,
+  pipeline_id: r.pipelineId,
+  execution_id: r.executionId,
+  node_id: r.nodeId,
+  created_at: r.createdAt,
 });

@@ -11,6 +11,7 @@ import { ApiError, type OperationOutcome } from "../../platform/errors";
 import { fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
 import type { FhirPort, Resource } from "../fhir/port";
+import { FileIndex } from "./file-index";
 import { type NodeFiles, nodeFiles } from "./node-files";
 import { type ConsentDecider, consentDecider } from "../consent/service";
 
@@ -55,6 +56,9 @@ export function pipelinePrincipal(orgId: string, pipelineId: string): Principal 
   return { orgId, keyId: `pipeline:${pipelineId}`, keyName: "pipeline", role: "service", scopes: [] };
 }
 
+/** The pipeline a pipeline principal runs for; undefined for any other principal. */
+export const pipelineOf = (principal: Principal): string | undefined => (principal.keyId.startsWith("pipeline:") ? principal.keyId.slice("pipeline:".length) : undefined);
+
 export type PipelineServicesFactory = (data: OrgData, principal: Principal, testMode: boolean) => PipelineServices;
 
 export function buildPipelineServices(data: OrgData, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory): PipelineServices {
@@ -72,7 +76,7 @@ export function buildPipelineServices(data: OrgData, principal: Principal, testM
       return b.validate(resource);
     },
     connectors: connectorClient(data, principal.orgId, testMode),
-    files: nodeFiles(data.blobs, principal.orgId, testMode),
+    files: nodeFiles(data.blobs, principal.orgId, testMode, (file, origin) => new FileIndex(data.db).record(principal.orgId, file, { pipelineId: pipelineOf(principal), ...origin })),
     fetch: outboundFetch(env),
     consent: consentDecider(data, () => fhirBinding().port),
     ai: () => ({ env, data, principal, services: agentServicesFor(data, principal, { testMode }) }),

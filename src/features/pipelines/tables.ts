@@ -89,3 +89,33 @@ export type PipelineRow = typeof pipelines.$inferSelect;
 export type PipelineVersionRow = typeof pipelineVersions.$inferSelect;
 export type ExecutionRow = typeof executions.$inferSelect;
 export type PipelineTriggerRow = typeof pipelineTriggers.$inferSelect;
+
+/**
+ * The files pipeline nodes stored in R2 (orgs/<org>/files/<key>: retrieved DICOM instances
+ * and images, X12 payloads), one row each, so the files API can list and page them by
+ * execution or pipeline without listing the bucket.
+ */
+export const storedFiles = sqliteTable(
+  "node_files",
+  {
+    orgId: text("org_id").notNull(),
+    key: text("key").notNull(),
+    /** The API's name for the file (keys hold slashes, which a path segment cannot). */
+    id: text("id").notNull(),
+    bytes: integer("bytes").notNull(),
+    contentType: text("content_type").notNull(),
+    pipelineId: text("pipeline_id"),
+    executionId: text("execution_id"),
+    nodeId: text("node_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.key] }),
+    uniqueIndex("node_files_org_id_idx").on(t.orgId, t.id),
+    index("node_files_org_created_idx").on(t.orgId, t.createdAt),
+    index("node_files_org_execution_idx").on(t.orgId, t.executionId),
+    index("node_files_org_pipeline_idx").on(t.orgId, t.pipelineId, t.createdAt),
+  ],
+);
+
+export type StoredFileRow = typeof storedFiles.$inferSelect;

@@ -123,17 +123,28 @@ export class DicomwebClient {
 
   /**
    * STOW-RS: stores the instances (Part-10 files) in one multipart/related request,
-   * into `study` when given. Answers per instance what was stored and what failed;
-   * a 409 (all failed) is DICOMWEB_CONFLICT with the reasons as details.
+   * into `study` when given. Answers per instance what was stored and what failed (a 409
+   * that stored some, as Orthanc sends for a partial store, is such an answer too); a 409
+   * that stored none is DICOMWEB_CONFLICT with the reasons as details. A connection that
+   * closes after the request started is DICOMWEB_CONNECTION_LOST (retryable).
    */
   async store(instances: Iterable<PartBodySource> | AsyncIterable<PartBodySource>, study?: string): Promise<StowResult> {
     if (Array.isArray(instances) && instances.length === 0) throw invalidRequest("STOW needs at least one instance");
     const path = study === undefined ? "studies" : `studies/${checkUid(study, "study")}`;
     const multipart = writeMultipart(parts(instances), { type: "application/dicom" });
-    const res = await this.send(path, { method: "POST", headers: { accept: DICOM_JSON, "content-type": multipart.contentType }, body: multipart.body });
+    let res: Response;
+    try {
+      res = await this.send(path, { method: "POST", headers: { accept: DICOM_JSON, "content-type": multipart.contentType }, body: multipart.body });
+    } catch (e) {
+      // workerd says "Network connection lost." for a refused connection and for one dropped
+      // mid-request alike (and reads the body ahead either way): a server that answers a
+      // probe now was reached, and dropped this request.
+      if (!(e instanceof DicomwebError) || e.code !== "DICOMWEB_UNREACHABLE" || !(await this.answers())) throw e;
+      throw new DicomwebError("DICOMWEB_CONNECTION_LOST", "STOW: the connection closed before the server answered (the server is up: it answers a query); it may have stored some instances, and sending them again is safe");
+    }
     const text = await res.text();
     const outcome = stowOutcome(res.status, parseStowBody(text, res.ok));
-    if (res.ok) return outcome;
+    if (res.ok || (res.status === 409 && outcome.stored.length > 0)) return outcome;
     // 409 (all refused), 400 (unreadable parts) and others may still say which instance failed and why.
     const why = outcome.failed.map((f) => f.reasonText).join("; ") || said(text);
     const details = outcome.failed.map((f, i) => ({ path: f.sopInstanceUid ?? `instance[${i}]`, message: f.reasonText }));
@@ -151,6 +162,17 @@ export class DicomwebClient {
     if (!res.ok) throw await remoteError(res, what);
     if (!res.body) throw badResponse(`${what}: the server sent no body`, res.status);
     return { contentType: res.headers.get("content-type") ?? accept, body: res.body };
+  }
+
+  /** Whether the server answers at all (any status): a one-study QIDO query. */
+  private async answers(): Promise<boolean> {
+    try {
+      const res = await this.send("studies?limit=1", { headers: { accept: DICOM_JSON } });
+      await res.body?.cancel();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private send(path: string, init: RequestInit): Promise<Response> {

@@ -10,11 +10,17 @@ export type DicomwebErrorCode =
   | "DICOMWEB_NOT_FOUND"
   /** The server refused the credentials (401/403), or no token could be had. */
   | "DICOMWEB_UNAUTHORIZED"
-  /** The server could not be reached (connection refused, DNS, reset). */
+  /** The server could not be reached (connection refused, DNS, reset before anything was sent). */
   | "DICOMWEB_UNREACHABLE"
-  /** STOW: every instance was refused (409), with the per-instance reasons as details. */
+  /**
+   * STOW: the connection closed after part of the request was sent and before the server
+   * answered. Retryable: the server may have stored some instances, and storing an instance
+   * again (same SOP Instance UID) replaces it.
+   */
+  | "DICOMWEB_CONNECTION_LOST"
+  /** STOW: every instance was refused (409, or a failed-SOP list with nothing stored), with the per-instance reasons as details. */
   | "DICOMWEB_CONFLICT"
-  /** STOW: the request was too large for the server (413). */
+  /** STOW: the instances are over the node's max_bytes (nothing sent), or the server answered 413. */
   | "DICOMWEB_TOO_LARGE"
   /** The server does not offer this (e.g. rendered or thumbnail), or refused the media type. */
   | "DICOMWEB_NOT_SUPPORTED"
@@ -35,6 +41,7 @@ const HTTP_STATUS: Record<DicomwebErrorCode, number> = {
   // The remote refused *our* credentials: a gateway problem for our caller, not a 401 of theirs.
   DICOMWEB_UNAUTHORIZED: 502,
   DICOMWEB_UNREACHABLE: 502,
+  DICOMWEB_CONNECTION_LOST: 502,
   DICOMWEB_CONFLICT: 409,
   DICOMWEB_TOO_LARGE: 413,
   DICOMWEB_NOT_SUPPORTED: 501,
@@ -56,6 +63,12 @@ export class DicomwebError extends ApiError {
     super(HTTP_STATUS[code], code, message, details);
     this.name = "DicomwebError";
   }
+}
+
+/** A network failure under a transport (refused, reset, DNS): DICOMWEB_UNREACHABLE naming the origin and the cause. */
+export function networkFailure(url: string, e: unknown): DicomwebError {
+  const message = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
+  return new DicomwebError("DICOMWEB_UNREACHABLE", `${new URL(url).origin} could not be reached: ${message}`);
 }
 
 export const invalidRequest = (message: string) => new DicomwebError("DICOMWEB_INVALID_REQUEST", message);

@@ -31,6 +31,14 @@ const READ: [string, string][] = [
   [TAG.InstanceNumber, "IS"],
 ];
 
+/** Bytes a Part-10 file starts with: a 128-byte preamble, then "DICM" (PS3.10 7.1). */
+export const PART10_HEADER_BYTES = 132;
+
+/** Whether `start` (a file's first PART10_HEADER_BYTES) is the start of a Part-10 file. */
+export function isPart10Start(start: Uint8Array): boolean {
+  return start.byteLength >= PART10_HEADER_BYTES && start[128] === 0x44 && start[129] === 0x49 && start[130] === 0x43 && start[131] === 0x4d;
+}
+
 /** The identifying tags of a Part-10 file as a DICOM JSON dataset; DICOM_INVALID if it is not one. */
 export function part10Dataset(bytes: Uint8Array): DicomJsonDataset {
   let parsed: ReturnType<typeof dicomParser.parseDicom>;

@@ -5,7 +5,7 @@ import { ApiError } from "../../platform/errors";
 import { type TokenCache, clientCredentialsToken } from "../../platform/outbound/client-credentials";
 import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
 import { type OutboundPolicy, outboundPolicyOf } from "../../platform/outbound/policy";
-import { DicomwebError } from "./errors";
+import { DicomwebError, networkFailure } from "./errors";
 
 export type DicomwebAuth =
   | { kind: "none" }
@@ -61,8 +61,7 @@ export function guardedTransport(options: GuardedTransportOptions): DicomwebTran
       return await fetch(url, { ...init, headers });
     } catch (e) {
       if (e instanceof ApiError) throw e; // the guard's refusal, or an auth failure: already typed
-      const cause = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
-      throw new DicomwebError("DICOMWEB_UNREACHABLE", `${new URL(url).origin} could not be reached: ${cause}`);
+      throw networkFailure(url, e);
     }
   };
 }

@@ -23,6 +23,7 @@ const IK4_CODE: Partial<Record<X12ErrorCode, string>> = {
   MISSING_ELEMENT: "1",
   TOO_MANY_ELEMENTS: "3",
   BAD_CODE: "7",
+  BAD_DATE: "8",
   BAD_HL_PARENT: "7",
   TOO_MANY_REPETITIONS: "12",
   ELEMENT_NOT_USED: "I10",

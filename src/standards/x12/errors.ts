@@ -32,6 +32,7 @@ export type X12ErrorCode =
   | "ELEMENT_NOT_USED" // the TR3 marks this element not used, yet it has a value
   | "TOO_MANY_ELEMENTS"
   | "BAD_CODE" // not one of the code values the TR3 fixes here
+  | "BAD_DATE" // a date element that is not a CCYYMMDD day
   | "TOO_MANY_REPETITIONS"
   // building
   | "DELIMITER_IN_DATA" // a value holds a character chosen as a delimiter

@@ -3,7 +3,7 @@
 // it was found, with an issue), so nothing is lost and the builder can write it back.
 
 import { X12Error } from "./errors";
-import { COMPONENT, el, REPETITION, type Segment, type TransactionSet } from "./model";
+import { COMPONENT, el, isCalendarDate, REPETITION, type Segment, type TransactionSet } from "./model";
 import { type ElementRule, isLoop, type LoopRule, type SegmentRule, type SetTable } from "./table";
 
 export interface LoopNode {
@@ -50,6 +50,7 @@ interface CompiledElement {
   req: boolean;
   once: boolean;
   codes?: readonly string[];
+  date?: boolean;
 }
 
 const COMPILED = new WeakMap<SegmentRule, CompiledElement[]>();
@@ -63,8 +64,8 @@ function compiled(rule: SegmentRule): CompiledElement[] {
     if (r === "X") return { n, unused: true, req: false, once: false };
     if (r === "R") return { n, unused: false, req: true, once: false };
     if (Array.isArray(r)) return { n, unused: false, req: true, once: false, codes: r as readonly string[] };
-    const long = r as { codes?: readonly string[]; req?: boolean; once?: boolean };
-    return { n, unused: false, req: !!long.req, once: !!long.once, codes: long.codes };
+    const long = r as { codes?: readonly string[]; req?: boolean; once?: boolean; date?: boolean };
+    return { n, unused: false, req: !!long.req, once: !!long.once, codes: long.codes, date: !!long.date };
   });
   COMPILED.set(rule, c);
   return c;
@@ -101,6 +102,7 @@ export function checkElements(rule: SegmentRule, s: Segment, loopId: string, pos
       if (r.req) issues.push(new X12Error("MISSING_ELEMENT", `${elementName(s, r.n)} is required`, placeOf(s, r.n, loopId, positionInSet)));
       continue;
     }
+    if (r.date && !isCalendarDate(v)) issues.push(new X12Error("BAD_DATE", `${elementName(s, r.n)} '${v}' is not a CCYYMMDD date`, placeOf(s, r.n, loopId, positionInSet)));
     if (!r.codes && !r.once) continue;
     const reps = v.includes(REPETITION) ? v.split(REPETITION) : [v];
     if (r.once && reps.length > 1) issues.push(new X12Error("TOO_MANY_REPETITIONS", `${elementName(s, r.n)} is one element, not repeated (write further values in the next elements)`, placeOf(s, r.n, loopId, positionInSet)));

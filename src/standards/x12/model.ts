@@ -84,3 +84,12 @@ export function segment(id: string, ...elements: (string | number | undefined)[]
   while (e.length && e[e.length - 1] === "") e.pop();
   return { id, elements: e, index: -1 };
 }
+
+/** CCYYMMDD naming a day that exists (20002316 does not). */
+export function isCalendarDate(v: string): boolean {
+  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const at = new Date(Date.UTC(y, mo - 1, d));
+  return at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d;
+}

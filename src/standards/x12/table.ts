@@ -7,7 +7,8 @@
  * (required, one of them), or the long form. Codes apply to component 1 of a composite
  * (the qualifier of HI and similar composites).
  */
-export type ElementRule = "R" | "X" | readonly string[] | { codes?: readonly string[]; req?: boolean; once?: boolean };
+/** "R" required, "X" not used, a code list, or the long form; `date`: a CCYYMMDD calendar date. */
+export type ElementRule = "R" | "X" | readonly string[] | { codes?: readonly string[]; req?: boolean; once?: boolean; date?: boolean };
 
 export interface SegmentRule {
   seg: string;

@@ -6,7 +6,7 @@ import type { NodeContext } from "../../../features/pipelines/node-type";
 import { ApiError } from "../../../platform/errors";
 import { DicomwebClient, type DicomTarget } from "../client";
 import { type DicomJsonDataset, firstText, TAG } from "../dicom-json";
-import { DicomwebError, invalidRequest } from "../errors";
+import { invalidRequest, networkFailure } from "../errors";
 import type { DicomwebTransport } from "../transport";
 
 /** How many studies, series or instances one node run may work on. */
@@ -21,8 +21,7 @@ export async function clientFor(ctx: NodeContext<{ connector_id: string }>): Pro
       return await ctx.services.connectors.fetch(id, url, { ...init, signal: ctx.signal });
     } catch (e) {
       if (e instanceof ApiError) throw e;
-      const cause = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
-      throw new DicomwebError("DICOMWEB_UNREACHABLE", `${new URL(url).origin} could not be reached: ${cause}`);
+      throw networkFailure(url, e);
     }
   };
   return new DicomwebClient(base, transport);

@@ -64,7 +64,7 @@ export const dicomRetrieve = defineNode({
     // Test mode: the bytes are read and counted, not stored.
     const sink: InstanceSink = {
       put: async (key, body, { contentType }) => {
-        if (!ctx.testMode) return void (await ctx.services.files.put(key, body, { contentType }));
+        if (!ctx.testMode) return void (await ctx.services.files.put(key, body, { contentType, origin: { executionId: ctx.executionId, nodeId: ctx.nodeId } }));
         let bytes = 0;
         for await (const chunk of body) bytes += chunk.byteLength;
         ctx.wouldWrite(`files:${key}`, { contentType, bytes });

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { defineNode } from "../../../features/pipelines/node-type";
 import { ApiError } from "../../../platform/errors";
-import { planStow } from "../store-plan";
+import { PART10_HEADER_BYTES } from "../part10";
+import { checkStow, planStow } from "../store-plan";
 import { clientFor, MAX_TARGETS } from "./connection";
 
 /** The file keys of an input value: retrieve's output ({files}), a list of {key} or of keys. */
@@ -17,6 +18,10 @@ export function fileKeys(value: unknown): string[] {
   if (keys.length > MAX_TARGETS * 10) throw new ApiError(400, "DICOM_TOO_MANY_TARGETS", `${keys.length} files; one STOW takes at most ${MAX_TARGETS * 10}`);
   return keys as string[];
 }
+
+/** The default and the largest max_bytes: what one STOW request may carry. */
+export const DEFAULT_STOW_BYTES = 512 * 1024 * 1024;
+export const MAX_STOW_BYTES = 4 * 1024 * 1024 * 1024;
 
 export const dicomStore = defineNode({
   id: "dicom.store",
@@ -32,15 +37,25 @@ export const dicomStore = defineNode({
       connector_id: z.string().min(1).describe("A dicomweb connector"),
       study_instance_uid: z.string().max(64).optional().describe("POST to studies/{uid}: the server refuses instances of another study"),
       fail_on_partial: z.boolean().default(false).describe("Fail with DICOMWEB_CONFLICT when some (not all) instances were refused"),
+      max_bytes: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_STOW_BYTES)
+        .default(DEFAULT_STOW_BYTES)
+        .describe("The most the files may hold together; more fails with DICOMWEB_TOO_LARGE before anything is sent. Keep it under the server's own request limit"),
     })
     .strict(),
   documentation: {
     summary:
-      "A STOW the server refuses entirely fails with DICOMWEB_CONFLICT (409, reasons per instance), DICOMWEB_TOO_LARGE (413) or DICOMWEB_REJECTED. Test mode reports {planned: [{studyInstanceUid, sopInstanceUid, bytes}]} as a would-write to dicomweb:<connector_id>.",
+      "Checked before sending: every file must be Part-10 (else DICOM_INVALID, 400) and all together at most max_bytes (else DICOMWEB_TOO_LARGE, 413); nothing is sent then. A STOW the server refuses entirely fails with DICOMWEB_CONFLICT (409, reasons per instance as details), DICOMWEB_TOO_LARGE (the server's 413) or DICOMWEB_REJECTED; a partial store is an output with `failed` (fail_on_partial turns it into DICOMWEB_CONFLICT). A connection that drops after sending began is DICOMWEB_CONNECTION_LOST (502, retryable: give the node a retry policy), one that cannot be made DICOMWEB_UNREACHABLE. With on_error: route each goes to the error port. Test mode reports {planned: [{studyInstanceUid, sopInstanceUid, bytes}]} as a would-write to dicomweb:<connector_id>.",
     example: { config: { connector_id: "6f1c…" }, outputs: { output: { stored: [{ sopInstanceUid: "1.2.3.4.5.6" }], failed: [] } } },
   },
   run: async (ctx) => {
     const keys = fileKeys(ctx.inputs.files);
+    const heads = [];
+    for (const key of keys) heads.push(await ctx.services.files.peek(key, PART10_HEADER_BYTES));
+    checkStow(heads, ctx.config.max_bytes);
     const client = await clientFor(ctx);
     if (ctx.testMode) {
       const files: Uint8Array[] = [];

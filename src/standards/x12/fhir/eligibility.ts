@@ -2,7 +2,7 @@
 // set asks about (2000C subscriber, or 2000D dependent with the subscriber's coverage).
 
 import type { LoopNode } from "../loops";
-import { el, type Segment } from "../model";
+import { el, repetitions, type Segment } from "../model";
 import { descendants, head, loop1, loops, seg1, segs } from "../query";
 import { EB_BENEFIT_TYPE, SYSTEM } from "./codes";
 import type { FhirOutput, Identifier, Ref } from "./context";
@@ -74,7 +74,8 @@ export async function map270(out: FhirOutput, root: LoopNode, created: string): 
         provider: p.provider,
         insurer: p.insurer,
         insurance: [{ focal: true, coverage: p.coverage }],
-        item: eqs.length ? eqs.map((eq) => ({ category: { coding: [{ system: SYSTEM.serviceType, code: el(eq, 1) || "30" }] } })) : undefined,
+        // EQ01 repeats (up to 99 service types); FHIR's item.category holds one: an item each.
+        item: eqs.length ? eqs.flatMap((eq) => (repetitions(el(eq, 1)).length ? repetitions(el(eq, 1)) : ["30"]).map((code) => ({ category: { coding: [{ system: SYSTEM.serviceType, code }] } }))) : undefined,
       }),
       key,
       p.trace,
@@ -82,7 +83,13 @@ export async function map270(out: FhirOutput, root: LoopNode, created: string): 
   }
 }
 
-function benefitItem(eb: LoopNode): Record<string, unknown> | undefined {
+/** One item per EB03 service type (EB03 repeats; FHIR's item.category holds one), or one with none. */
+function benefitItems(eb: LoopNode): Record<string, unknown>[] {
+  const types = repetitions(el(head(eb), 3));
+  return (types.length ? types : [undefined]).map((t) => benefitItem(eb, t));
+}
+
+function benefitItem(eb: LoopNode, serviceType: string | undefined): Record<string, unknown> {
   const s = head(eb)!;
   const code = el(s, 1);
   const type = EB_BENEFIT_TYPE[code];
@@ -93,7 +100,7 @@ function benefitItem(eb: LoopNode): Record<string, unknown> | undefined {
   const unit = el(s, 2) === "IND" ? "individual" : el(s, 2) === "FAM" ? "family" : undefined;
   const messages = segs(eb, "MSG").map((m) => el(m, 1));
   return clean({
-    category: el(s, 3) ? { coding: [{ system: SYSTEM.serviceType, code: el(s, 3) }] } : undefined,
+    category: serviceType ? { coding: [{ system: SYSTEM.serviceType, code: serviceType }] } : undefined,
     name: el(s, 5) || undefined,
     description: messages.length ? messages.join(" ") : undefined,
     network: network ? { coding: [{ system: SYSTEM.benefitNetwork, code: network }] } : undefined,
@@ -116,7 +123,7 @@ export async function map271(out: FhirOutput, root: LoopNode, created: string): 
     // TRN*2 echoes the request's trace: the request is found by it.
     const request = p.trace ? await out.find("CoverageEligibilityRequest", p.trace) : undefined;
     const benefitPeriod = dtpPeriod(ebs.flatMap((e) => segs(e, "DTP", ["292", "291", "307"]))[0] ?? seg1(member.name, "DTP", ["346", "291", "307"]));
-    const items = ebs.map(benefitItem).filter((x) => x && Object.keys(x).length);
+    const items = ebs.flatMap(benefitItems).filter((x) => Object.keys(x).length);
     out.add(
       clean({
         resourceType: "CoverageEligibilityResponse",

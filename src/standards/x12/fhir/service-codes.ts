@@ -21,6 +21,8 @@ export function diagnoses(claim: LoopNode): { qualifier: string; code: string }[
 /** A service code composite (SV101, SV202, SVC01) as productOrService and modifiers. */
 export function serviceCode(value: string): { productOrService: Record<string, unknown>; modifier?: Record<string, unknown>[] } {
   const [qualifier = "", code = "", ...mods] = components(value);
+  // No code component (a composite written with the wrong separator; the reader reports it): keep the value as text.
+  if (!code) return { productOrService: { text: value } };
   const modifiers = mods.slice(0, 4).filter(Boolean);
   return clean({
     productOrService: { coding: [{ system: serviceSystem(qualifier, code), code }] },

@@ -1,10 +1,11 @@
 // X12 values as FHIR values: dates, periods, money, names, addresses.
-import { comp, el, type Segment } from "../model";
+import { comp, el, isCalendarDate, type Segment } from "../model";
 
 /** CCYYMMDD → YYYY-MM-DD; undefined when it is not a date. */
 export function date(v: string | undefined): string | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})/.exec(v ?? "");
-  return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
+  // A day that does not exist (the reader reports BAD_DATE) is no date rather than an invalid FHIR one.
+  return m && isCalendarDate(`${m[1]}${m[2]}${m[3]}`) ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
 }
 
 /** A DTP/DTM value by its format qualifier: D8 a day, RD8 a range, DT a day and time. */

@@ -4,7 +4,7 @@
 import { req, type SegmentRule, seg } from "../table";
 
 /** BHT with BHT01 (hierarchical structure code) and BHT02 (purpose) fixed by the TR3. */
-export const bht = (structure: string, purposes: readonly string[], more: SegmentRule["els"] = {}): SegmentRule => req("BHT", { els: { 1: [structure], 2: purposes, 4: "R", ...more } });
+export const bht = (structure: string, purposes: readonly string[], more: SegmentRule["els"] = {}): SegmentRule => req("BHT", { els: { 1: [structure], 2: purposes, 4: { req: true, date: true }, ...more } });
 
 export const N3 = seg("N3", { els: { 1: "R" } });
 export const N4 = seg("N4", { els: { 1: "R" } });

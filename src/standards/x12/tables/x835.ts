@@ -3,7 +3,7 @@
 import { loop, req, seg, type SetTable } from "../table";
 import { CAS, N3R, N4R, PER, REF } from "./common";
 
-const DTM = (max: number) => seg("DTM", { max, els: { 1: "R", 2: "R" } });
+const DTM = (max: number) => seg("DTM", { max, els: { 1: "R", 2: { req: true, date: true } } });
 
 export const X835: SetTable = {
   id: "835",
@@ -11,7 +11,7 @@ export const X835: SetTable = {
   version: "005010X221A1",
   st03Unused: true,
   body: [
-    req("BPR", { els: { 1: ["C", "D", "H", "I", "P", "U", "X"], 2: "R", 3: ["C", "D"], 4: ["ACH", "BOP", "CHK", "FWT", "NON"], 16: "R" } }),
+    req("BPR", { els: { 1: ["C", "D", "H", "I", "P", "U", "X"], 2: "R", 3: ["C", "D"], 4: ["ACH", "BOP", "CHK", "FWT", "NON"], 16: { req: true, date: true } } }),
     req("TRN", { els: { 1: ["1"], 2: "R", 3: "R" } }),
     seg("CUR"),
     REF(2),

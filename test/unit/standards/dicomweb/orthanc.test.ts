@@ -4,6 +4,7 @@
 // ImagingStudy mapped from real metadata, and the errors a node must report clearly.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateResource } from "../../../../src/features/fhir/validate";
@@ -19,6 +20,7 @@ import {
   firstText,
 } from "../../../../src/standards/dicomweb";
 import { failure } from "./support";
+import { droppingPeer } from "../../../support/dropping-peer";
 import { freePort, type RunningOrthanc, startOrthanc } from "../../../support/orthanc";
 
 const FIXTURES = path.join(import.meta.dirname, "../../../fixtures/dicom");
@@ -197,6 +199,35 @@ describe("errors against Orthanc", () => {
     expect([err.code, err.remoteStatus]).toEqual(["DICOMWEB_REJECTED", 400]);
     expect(err.message).toMatch(/stored none of the instances/);
     expect(await client(open.dicomweb).searchInstances()).toHaveLength(before.length);
+  });
+
+  it("STOW outcomes are exact: a 409 that stored some is a result, a 409 that stored none DICOMWEB_CONFLICT", async () => {
+    const [ct, mr] = [FILES[0]!, FILES[1]!];
+    // Into the CT study: the CT instance is stored, the MR one (another study) refused; Orthanc answers 409.
+    const partial = await client(open.dicomweb).store([ct, mr], CT_STUDY);
+    expect(partial.status).toBe(409);
+    expect(partial.stored.map((s) => s.sopInstanceUid)).toEqual([firstText(part10Dataset(ct), TAG.SOPInstanceUID)]);
+    expect(partial.failed).toEqual([{ sopClassUid: "1.2.840.10008.5.1.4.1.1.4", sopInstanceUid: MR_INSTANCE_1, reason: 0x0110, reasonText: "processing failure (0x0110)" }]);
+    // Into a study none of them belongs to: all refused.
+    const err = await failure(client(open.dicomweb).store([ct], "1.2.3.4"));
+    expect([err.code, err.status, err.remoteStatus]).toEqual(["DICOMWEB_CONFLICT", 409, 409]);
+    expect(err.details).toEqual([{ path: firstText(part10Dataset(ct), TAG.SOPInstanceUID), message: "processing failure (0x0110)" }]);
+  });
+
+  it("a STOW whose connection drops after sending began is DICOMWEB_CONNECTION_LOST; one never connected DICOMWEB_UNREACHABLE", async () => {
+    // A peer that answers queries but resets a STOW after its first KiB.
+    const server = createServer(droppingPeer);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const lost = await failure(client(`http://127.0.0.1:${port}/dicom-web`).store(FILES));
+      expect([lost.code, lost.status, lost.remoteStatus]).toEqual(["DICOMWEB_CONNECTION_LOST", 502, undefined]);
+      expect(lost.message).toBe("STOW: the connection closed before the server answered (the server is up: it answers a query); it may have stored some instances, and sending them again is safe");
+    } finally {
+      server.close();
+    }
+    const down = await failure(client(`http://127.0.0.1:${await freePort()}/dicom-web`).store(FILES));
+    expect([down.code, down.status]).toEqual(["DICOMWEB_UNREACHABLE", 502]);
   });
 
   it("every request goes through the outbound guard: loopback is refused without OUTBOUND_ALLOW", async () => {
