@@ -17,7 +17,7 @@ const total = numberOption("resources", 5000, { integer: true });
 const runs = numberOption("runs", 20, { integer: true });
 const dir = mkdtempSync(path.join(os.tmpdir(), "ips-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
-d1.applyMigrations(path.join(import.meta.dirname, "../migrations"));
+d1.applyMigrations(path.join(import.meta.dirname, "../migrations/data"));
 const principal = { orgId: "org-ips", keyId: "key-ips", keyName: "bench", role: "service" as const, scopes: [] };
 const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId), principal, { baseUrl: "https://fhir.example.org/fhir/r4/org-ips" });
 

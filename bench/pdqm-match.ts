@@ -19,7 +19,7 @@ const total = numberOption("patients", 100_000, { integer: true });
 const queries = numberOption("queries", 300, { integer: true });
 const dir = mkdtempSync(path.join(os.tmpdir(), "pdqm-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
-d1.applyMigrations(path.join(import.meta.dirname, "../migrations"));
+d1.applyMigrations(path.join(import.meta.dirname, "../migrations/data"));
 
 const storeFor = (orgId: string) => fhirStoreFor(sqliteOrgData(d1, orgId), { orgId, keyId: "k", keyName: "bench", role: "service" as const, scopes: [] });
 const GRADE = "http://hl7.org/fhir/StructureDefinition/match-grade";

@@ -4,27 +4,21 @@
 import { Client } from "fhir-kit-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bundle, Resource } from "../../src/features/fhir/port";
-import { type Tenant, call, createTenant } from "../support/tenants";
+import { type Tenant, createTenant } from "../support/tenants";
+import { routeFetchToWorker } from "../support/worker-fetch";
 
 let t: Tenant;
 let client: Client;
-const realFetch = globalThis.fetch;
+let restoreFetch: () => void;
 
 beforeAll(async () => {
   t = await createTenant();
   // fhir-kit-client calls the global fetch; send its requests to the Worker under test.
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const req = new Request(input, init);
-    const url = new URL(req.url);
-    const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
-    return call(url.pathname + url.search, { method: req.method, headers: req.headers, body });
-  }) as typeof fetch;
+  restoreFetch = routeFetchToWorker();
   client = new Client({ baseUrl: `http://localhost/fhir/r4/${t.orgId}`, customHeaders: { Authorization: `Bearer ${t.key}`, "X-Organization-ID": t.orgId } });
 });
 
-afterAll(() => {
-  globalThis.fetch = realFetch;
-});
+afterAll(() => restoreFetch());
 
 describe("fhir-kit-client", () => {
   it("reads the CapabilityStatement", async () => {

@@ -7,25 +7,19 @@
 import { Client } from "fhir-kit-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
-import { call, createTenant, type Tenant } from "../../support/tenants";
+import { createTenant, type Tenant } from "../../support/tenants";
+import { routeFetchToWorker } from "../../support/worker-fetch";
 import { provideBundle, sha1 } from "./support/mhd-bundle";
 
-const realFetch = globalThis.fetch;
+let restoreFetch: () => void;
 const clientFor = (t: Tenant) => new Client({ baseUrl: `http://localhost/fhir/r4/${t.orgId}`, customHeaders: { Authorization: `Bearer ${t.key}`, "X-Organization-ID": t.orgId } });
 
 beforeAll(() => {
   // fhir-kit-client calls the global fetch; send its requests to the Worker under test.
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const req = new Request(input, init);
-    const url = new URL(req.url);
-    const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
-    return call(url.pathname + url.search, { method: req.method, headers: req.headers, body });
-  }) as typeof fetch;
+  restoreFetch = routeFetchToWorker();
 });
 
-afterAll(() => {
-  globalThis.fetch = realFetch;
-});
+afterAll(() => restoreFetch());
 
 type DocRef = Resource & { status: string; content: { attachment: { url: string; contentType: string; hash: string; size: number } }[] };
 

@@ -135,17 +135,22 @@ export async function provideBundleIssues(bundle: Bundle, patientExists: (id: st
   return issues;
 }
 
+/** Whether the caller can read Patient/`id` in its organization (the store or a pipeline's port). */
+export const patientReadable =
+  (store: { read(type: string, id: string): Promise<unknown> }) =>
+  async (id: string): Promise<boolean> => {
+    try {
+      await store.read("Patient", id);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
 export const provideBundleCheck: BundleCheck = {
   applies: (bundle) => optionOf(bundle) !== undefined,
   async check(bundle, store) {
-    const issues = await provideBundleIssues(bundle, async (id) => {
-      try {
-        await store.read("Patient", id);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const issues = await provideBundleIssues(bundle, patientReadable(store));
     if (issues.length === 0) return undefined;
     return {
       status: 400,
