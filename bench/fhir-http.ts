@@ -29,6 +29,7 @@ interface Meter {
   requests: number;
   gateCalls: number;
   d1Calls: number;
+  roundTrips: number;
   rowsRead: number;
   rowsWritten: number;
 }
@@ -39,6 +40,7 @@ interface Row extends LoadResult {
   rowsReadPerRequest?: number;
   rowsWrittenPerRequest?: number;
   d1CallsPerRequest?: number;
+  roundTripsPerRequest?: number;
 }
 
 const bundles = (): Bundle[] => [...patientBundles({ patients, encountersPerPatient: 5, observationsPerPatient: 80, conditionsPerPatient: 8, medicationsPerPatient: 7, seed: 42 })];
@@ -87,6 +89,7 @@ try {
       row.rowsReadPerRequest = m.rowsRead / m.requests;
       row.rowsWrittenPerRequest = m.rowsWritten / m.requests;
       row.d1CallsPerRequest = m.d1Calls / m.requests;
+      row.roundTripsPerRequest = m.roundTrips / m.requests;
     }
     rows.push(row);
   }
@@ -95,12 +98,12 @@ try {
 
   const floorRps = rows[0]!.rps;
   console.log(`\nfhir-http on ${runtime === "miniflare" ? "npm start's runtime (the bundle on Miniflare directly)" : "wrangler dev"}: ${CONCURRENCY} connections, ${seconds} s per operation, ${data.resources} resources`);
-  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"gate/100".padStart(8)}`);
+  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"D1 stmts".padStart(8)} ${"D1 trips".padStart(8)} ${"gate/100".padStart(8)}`);
   for (const r of rows) {
     const cell = (v: number | undefined, digits: number, width: number) => (v === undefined ? "-" : v.toFixed(digits)).padStart(width);
-    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.gatePer100, 1, 8)}`);
+    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.d1CallsPerRequest, 1, 8)} ${cell(r.roundTripsPerRequest, 1, 8)} ${cell(r.gatePer100, 1, 8)}`);
   }
-  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; gate/100: OrgGate calls per 100 requests at steady state)");
+  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; D1 stmts / trips: statements, and round trips (a batch is one), per request; gate/100: OrgGate calls per 100 requests at steady state)");
   printTargets(rows, ops);
 
   if (medplum) {

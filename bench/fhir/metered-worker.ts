@@ -10,11 +10,13 @@ import type { Env } from "../../src/platform/env";
 
 export * from "../../src/index";
 
-const counters = { requests: 0, gateCalls: 0, d1Calls: 0, rowsRead: 0, rowsWritten: 0 };
+const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0 };
 let metering = false;
 
-function add(meta: D1Meta | undefined) {
+/** One statement's meta; `trip`: it was a round trip of its own (not part of a batch). */
+function add(meta: D1Meta | undefined, trip = true) {
   counters.d1Calls++;
+  if (trip) counters.roundTrips++;
   counters.rowsRead += meta?.rows_read ?? 0;
   counters.rowsWritten += meta?.rows_written ?? 0;
 }
@@ -69,7 +71,10 @@ function meteredD1<T extends D1Database | D1DatabaseSession>(db: T): T {
       if (prop === "batch") {
         return async (statements: D1PreparedStatement[]) => {
           const results = await target.batch(statements.map((s) => real.get(s) ?? s));
-          if (metering) for (const r of results) add(r.meta);
+          if (metering) {
+            counters.roundTrips++;
+            for (const r of results) add(r.meta, false);
+          }
           return results;
         };
       }

@@ -184,7 +184,8 @@ export async function readPage(db: D1Database, orgId: string, req: SearchRequest
   if (walk && (chosen === "walk" || (!chosen && drivers[0] === undefined))) return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
   // A broad driver costs the general plan every match read twice (the set and its check) and
   // sorted, where the walk stops once the page is full: walk first, unless matches prove too sparse.
-  if (walk && !chosen && (await driverReaches(db, orgId, req, scanThreshold(limit - 1)))) {
+  // Ids and references name their resources: no count (one D1 round trip) for those.
+  if (walk && !chosen && !namesItsMatches(req, orgId) && (await driverReaches(db, orgId, req, scanThreshold(limit - 1)))) {
     const rows = await readWalk(db, walk, req, cursor, limit, orgId).catch((e: unknown) => {
       if (e instanceof ApiError && e.code === "TOO_COSTLY") return undefined;
       throw e;
@@ -198,6 +199,9 @@ export async function readPage(db: D1Database, orgId: string, req: SearchRequest
   if (walk && force !== "general") return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
   throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources before sorting; ${narrow}, or sort by _id or _lastUpdated`);
 }
+
+/** Whether the general plan's driver is an _id or a reference (rank 1 or less): a few matches, as a rule. */
+const namesItsMatches = (req: SearchRequest, orgId: string): boolean => (driverOf(req.filters.map((f) => condition(f, "?2", new Args(orgId))))?.rank ?? 9) <= 1;
 
 /** How many sort values a cursor of `req` holds: its sort keys, or the walk's order at system level. */
 export const cursorKeys = (req: SearchRequest): number => (req.types.length === 1 ? req.sort.length : (walkFor(req)?.exprs.length ?? 0));
