@@ -99,12 +99,8 @@ async function summarize(db: D1Database, table: OrgTable, orgId: string, pageRow
   return { table: table.name, rows, checksum };
 }
 
-async function copyTable(from: D1Database, to: D1Database, table: OrgTable, orgId: string, pageRows: number): Promise<void> {
-  const insert = `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(", ")}) VALUES (${table.columns.map((_, i) => `?${i + 1}`).join(", ")})`;
-  for await (const page of pages(from, table, orgId, pageRows)) {
-    await to.batch(page.map((row) => to.prepare(insert).bind(...table.columns.map((c) => row[c] ?? null))));
-  }
-}
+const insertSql = (table: OrgTable) =>
+  `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(", ")}) VALUES (${table.columns.map((_, i) => `?${i + 1}`).join(", ")})`;
 
 /** Copies the rows of `from` that `to` lacks, by primary key (rows appended since the copy). */
 async function catchUp(from: D1Database, to: D1Database, table: OrgTable, orgId: string): Promise<number> {
@@ -115,7 +111,7 @@ async function catchUp(from: D1Database, to: D1Database, table: OrgTable, orgId:
   const missing = (await keysOf(from)).filter((k) => !have.has(JSON.stringify(k)));
   const where = table.order.map((c, i) => `${quote(c)} = ?${i + 2}`).join(" AND ");
   const select = `SELECT ${table.columns.map(quote).join(", ")} FROM ${quote(table.name)} WHERE org_id = ?1 AND ${where}`;
-  const insert = `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(", ")}) VALUES (${table.columns.map((_, i) => `?${i + 1}`).join(", ")})`;
+  const insert = insertSql(table);
   for (const key of missing) {
     const row = await from.prepare(select).bind(orgId, ...key).first<Record<string, unknown>>();
     if (row) await to.prepare(insert).bind(...table.columns.map((c) => row[c] ?? null)).run();
@@ -144,7 +140,7 @@ async function copiedRows(db: D1Database, table: OrgTable, orgId: string): Promi
 
 /** Copies at most `maxPages` pages of `table` from where the copy stands; true when the table is done. */
 async function copyPages(from: D1Database, to: D1Database, table: OrgTable, orgId: string, pageRows: number, maxPages: number): Promise<{ done: boolean; rows: number }> {
-  const insert = `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(", ")}) VALUES (${table.columns.map((_, i) => `?${i + 1}`).join(", ")})`;
+  const insert = insertSql(table);
   const select = `SELECT ${table.columns.map(quote).join(", ")} FROM ${quote(table.name)} WHERE org_id = ?1 ORDER BY ${table.order.map(quote).join(", ")} LIMIT ?2 OFFSET ?3`;
   // The copy itself says how far it got: each page is one batch, so its row count is a page boundary.
   let offset = await copiedRows(to, table, orgId);
