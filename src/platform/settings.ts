@@ -25,6 +25,8 @@ const NAMES = [
   "CORS_ORIGINS",
   "LOG_LEVEL",
   "MANAGEMENT_AUDIT",
+  "CONSOLE_SESSION_IDLE_SECONDS",
+  "CONSOLE_SESSION_MAX_SECONDS",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];
