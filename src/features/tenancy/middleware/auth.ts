@@ -73,14 +73,16 @@ async function keyPrincipal(c: Context<AppEnv>, pathOrganizationId: string | und
  */
 async function sessionPrincipal(c: Context<AppEnv>, sessionId: string, pathOrganizationId: string | undefined, now: number) {
   const store = new ConsoleSessionStore(controlStore(c.env));
+  const lifetimes = sessionLifetimes(c.env);
   const { principal, entry, idHash } = await authenticateSession(
     { sessionId, organizationId: c.req.header("x-organization-id"), pathOrganizationId },
     (hash) => store.findByHash(hash),
-    sessionLifetimes(c.env),
+    lifetimes,
     now,
   );
   assertSameOriginWrite(c);
-  if (now - Date.parse(entry.session.lastSeenAt) > TOUCH_INTERVAL_MS) {
+  // Often enough that a short idle timeout still slides while the user works.
+  if (now - Date.parse(entry.session.lastSeenAt) > Math.min(TOUCH_INTERVAL_MS, (lifetimes.idleSeconds * 1000) / 4)) {
     entry.session.lastSeenAt = new Date(now).toISOString();
     c.executionCtx.waitUntil(store.touch(idHash, entry.session.lastSeenAt));
   }
