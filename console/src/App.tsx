@@ -11,6 +11,7 @@ import { SignIn } from "./pages/SignIn";
 
 const Pipelines = lazy(() => import("./pages/Pipelines").then((m) => ({ default: m.Pipelines })));
 const PipelineDetail = lazy(() => import("./pages/PipelineDetail").then((m) => ({ default: m.PipelineDetail })));
+const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => ({ default: m.PipelineEditor })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -30,6 +31,18 @@ function Console() {
             <Guarded needs="pipelines:read" what="read pipelines">
               <Pipelines />
             </Guarded>
+          </Route>
+          <Route path="/pipelines/new">
+            <Guarded needs="pipelines:manage" what="create pipelines">
+              <PipelineEditor id="new" />
+            </Guarded>
+          </Route>
+          <Route path="/pipelines/:id/edit">
+            {(params) => (
+              <Guarded needs="pipelines:read" what="read pipelines">
+                <PipelineEditor id={params.id} />
+              </Guarded>
+            )}
           </Route>
           <Route path="/pipelines/:id">
             {(params) => (

@@ -29,6 +29,11 @@ export function PipelineDetail({ id }: { id: string }) {
       </p>
       <h1>{p.name}</h1>
       <p>
+        <Link href={`/pipelines/${p.id}/edit`} className="button-link">
+          Open in the editor
+        </Link>
+      </p>
+      <p>
         <span className={`badge ${p.status}`}>{p.status}</span> version {p.version}
         {p.deployed_version !== null && `, version ${p.deployed_version} deployed`}
       </p>

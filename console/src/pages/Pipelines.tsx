@@ -4,6 +4,7 @@ import { Link } from "wouter";
 import { Pager, PAGE_SIZE } from "../components/Pager";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { withQuery } from "../lib/api";
+import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
 
 export interface PipelineSummary {
@@ -18,15 +19,23 @@ export interface PipelineSummary {
 
 export function Pipelines() {
   const [offset, setOffset] = useState(0);
+  const { can } = useSession();
   const { data, error, loading } = useApi<{ pipelines: PipelineSummary[]; total_count: number }>(withQuery("/api/pipelines", { limit: PAGE_SIZE, offset }));
   return (
     <>
       <h1>Pipelines</h1>
+      {can("pipelines:manage") && (
+        <p>
+          <Link href="/pipelines/new" className="button-link">
+            New pipeline
+          </Link>
+        </p>
+      )}
       {error && <ErrorMessage error={error} />}
       {loading && !data && <Loading what="pipelines" />}
       {data && data.total_count === 0 && (
         <EmptyState title="No pipelines yet">
-          <p>Pipelines turn inbound messages, device readings and schedules into FHIR resources. Create one through the API (POST /api/pipelines) or the copilot.</p>
+          <p>Pipelines turn inbound messages, device readings and schedules into FHIR resources. Create one with "New pipeline" above, or through the API (POST /api/pipelines).</p>
         </EmptyState>
       )}
       {data && data.total_count > 0 && (
