@@ -22,7 +22,10 @@ async function addFromCatalog(page: Page, search: string, type: string): Promise
 
 /** Connects two port handles the way React Flow lets a user: click the output, then the input. */
 async function connect(page: Page, fromLabel: string, toLabel: string): Promise<void> {
-  await page.click(`[aria-label='${fromLabel}']`);
+  const from = `[aria-label='${fromLabel}']`;
+  await page.waitForSelector(from, { visible: true });
+  await page.click(from);
+  await page.waitForSelector(`${from}.clickconnecting`, { timeout: 5_000 });
   await page.click(`[aria-label='${toLabel}']`);
 }
 
@@ -83,5 +86,23 @@ describe("pipeline editor", () => {
     expect(statuses).toEqual(["completed", "completed"]);
     await screenshot(page, "editor-run");
     await expectAccessible(page);
+
+    // A changed configuration saves as version 2; version 1's diff names the change; restoring it
+    // saves version 3 with version 1's definition.
+    await page.click(".node-card[data-node-id=transform_1] .node-title");
+    await replaceText(page, ".config-json", '{"expression": "{\\"greeting\\": \\"Hi \\" & name}"}');
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+    await page.evaluate(() => (Array.from(document.querySelectorAll(".editor-bar button")).find((b) => b.textContent === "Save") as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 2"));
+    await (await page.waitForSelector("li[data-version='1'] button"))?.click();
+    const diff = await textOf(page, "ul[aria-label='Changes from version 1 to the canvas']");
+    expect(diff).toContain("/nodes/1/config/expression");
+    expect(diff).toContain("Hi ");
+    await screenshot(page, "editor-versions");
+    await expectAccessible(page);
+    await page.evaluate(() => (Array.from(document.querySelectorAll(".version-diff button")).find((b) => b.textContent === "Restore version 1") as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 3"));
+    await page.click(".node-card[data-node-id=transform_1] .node-title");
+    expect(await page.$eval(".config-json", (el) => (el as HTMLTextAreaElement).value)).toContain("Hello ");
   });
 });

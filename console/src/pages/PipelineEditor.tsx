@@ -13,6 +13,7 @@ import { ConfigPanel } from "../editor/ConfigPanel";
 import { type CanvasNode, type Definition, type DefinitionNode, freshId, type NodeRunStatus, toCanvas, toDefinition } from "../editor/definition";
 import { NodeCard } from "../editor/NodeCard";
 import { Palette } from "../editor/Palette";
+import { VersionsPanel } from "../editor/VersionsPanel";
 import { ApiFailure, api } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
@@ -44,7 +45,7 @@ export function PipelineEditor({ id }: { id: string }) {
   if (catalog.error) return <ErrorMessage error={catalog.error} />;
   if (stored.error) return <ErrorMessage error={stored.error} />;
   if (!catalog.data || (id !== "new" && !stored.data)) return <Loading what="the editor" />;
-  return <Editor key={id} catalog={catalog.data} pipeline={stored.data} onSaved={stored.reload} />;
+  return <Editor key={`${id}@${stored.data?.version ?? 0}`} catalog={catalog.data} pipeline={stored.data} onSaved={stored.reload} />;
 }
 
 function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (PipelineSummary & { definition: Definition }) | undefined; onSaved(): void }) {
@@ -239,6 +240,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
           {selectedNode && manage && (
             <ConfigPanel key={selectedNode.id} spec={selectedNode.data.spec} type={types.get(selectedNode.data.spec.type)} onChange={updateSpec} onRemove={() => removeNode(selectedNode.id)} />
           )}
+          {pipeline && <VersionsPanel key={pipeline.version} pipelineId={pipeline.id} current={definition} canRestore={manage} onRestored={onSaved} />}
           {pipeline && can("pipelines:execute") && (
             <section className="run-panel" aria-label="Run">
               <h2>Run</h2>
