@@ -1,20 +1,14 @@
 // Settings → API keys: a key created in the console is shown once, works, and revoking it stops it.
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { type ConsolePage, expectAccessible, openConsole, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, inject, it } from "vitest";
+import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 
-let open: ConsolePage | undefined;
-afterEach(async () => {
-  expect(open?.cspViolations ?? []).toEqual([]);
-  await open?.close();
-  open = undefined;
-});
+const consolePage = consolePerTest();
 
 describe("API keys page", () => {
   it("creates a key shown once, then revokes it", async () => {
     const { orgId, adminKey } = inject("orgA");
     const base = inject("consoleUrl");
-    open = await openConsole();
-    const { page } = open;
+    const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/settings/api-keys");
     await page.waitForSelector("main table");

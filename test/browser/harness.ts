@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import axe from "axe-core";
 import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
-import { expect, inject } from "vitest";
+import { afterEach, expect, inject } from "vitest";
 
 const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-results/console");
 
@@ -37,6 +37,26 @@ export async function openConsole(base = consoleUrl()): Promise<ConsolePage> {
   await page.setViewport({ width: 1280, height: 800 });
   await page.goto(`${base}/`, { waitUntil: "networkidle0" });
   return { page, context, cspViolations, close: () => context.close() };
+}
+
+/**
+ * For a test file: `open()` gives each test its console page; after each test the page's context
+ * closes and any CSP violation it reported fails the test.
+ */
+export function consolePerTest(): { open(base?: string): Promise<Page> } {
+  let current: ConsolePage | undefined;
+  afterEach(async () => {
+    const violations = current?.cspViolations ?? [];
+    await current?.close();
+    current = undefined;
+    expect(violations).toEqual([]);
+  });
+  return {
+    async open(base?: string) {
+      current = await openConsole(base);
+      return current.page;
+    },
+  };
 }
 
 /** Signs in through the form and waits for the signed-in frame. */

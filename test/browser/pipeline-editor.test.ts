@@ -2,15 +2,10 @@
 // from the catalog, connect their ports, see the validator's error on the node, fix the
 // configuration), save, deploy, run in test mode and read each node's result on the canvas.
 import type { Page } from "puppeteer-core";
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { type ConsolePage, expectAccessible, openConsole, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, inject, it } from "vitest";
+import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 
-let open: ConsolePage | undefined;
-afterEach(async () => {
-  expect(open?.cspViolations ?? []).toEqual([]);
-  await open?.close();
-  open = undefined;
-});
+const consolePage = consolePerTest();
 
 async function addFromCatalog(page: Page, search: string, type: string): Promise<void> {
   const box = "aside[aria-label='Node catalog'] input[type=search]";
@@ -41,8 +36,7 @@ async function replaceText(page: Page, selector: string, text: string): Promise<
 describe("pipeline editor", () => {
   it("builds, validates, saves, deploys and runs a pipeline drawn on the canvas", async () => {
     const { orgId, adminKey } = inject("orgA");
-    open = await openConsole();
-    const { page } = open;
+    const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/pipelines/new");
     await page.waitForSelector("aside[aria-label='Node catalog']");

@@ -1,13 +1,8 @@
 // What a role may not do is hidden and refused, and another organization's ids are not found.
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { type ConsolePage, expectAccessible, navLinks, openConsole, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, inject, it } from "vitest";
+import { consolePerTest, expectAccessible, navLinks, screenshot, signIn, textOf, visit } from "./harness";
 
-let open: ConsolePage | undefined;
-afterEach(async () => {
-  expect(open?.cspViolations ?? []).toEqual([]);
-  await open?.close();
-  open = undefined;
-});
+const consolePage = consolePerTest();
 
 async function createPipeline(base: string, org: { orgId: string; adminKey: string }, name: string): Promise<string> {
   const res = await fetch(`${base}/api/pipelines`, {
@@ -22,8 +17,7 @@ async function createPipeline(base: string, org: { orgId: string; adminKey: stri
 describe("roles and tenancy in the console", () => {
   it("a clinician sees no settings: the link is hidden, the page says not allowed, and the API answers 403", async () => {
     const { orgId, clinicianKey } = inject("orgA");
-    open = await openConsole();
-    const { page } = open;
+    const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
     expect(await navLinks(page)).toEqual(["Overview", "Pipelines"]);
     await visit(page, "/settings/api-keys");
@@ -40,8 +34,7 @@ describe("roles and tenancy in the console", () => {
     const base = inject("consoleUrl");
     const theirs = await createPipeline(base, b, "B's intake");
     const ours = await createPipeline(base, a, "A's intake");
-    open = await openConsole();
-    const { page } = open;
+    const page = await consolePage.open();
     await signIn(page, a.orgId, a.adminKey);
 
     await visit(page, `/pipelines/${theirs}`);

@@ -1,15 +1,10 @@
 // Sign-in and sign-out in a real browser: the key goes to the service once, the browser keeps only
 // an HttpOnly cookie, the console's HTML carries a CSP without inline scripts, and every page
 // passes the accessibility scan.
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { type ConsolePage, consoleUrl, expectAccessible, navLinks, openConsole, screenshot, signIn, textOf } from "./harness";
+import { describe, expect, inject, it } from "vitest";
+import { consolePerTest, consoleUrl, expectAccessible, navLinks, screenshot, signIn, textOf } from "./harness";
 
-let open: ConsolePage | undefined;
-afterEach(async () => {
-  expect(open?.cspViolations ?? []).toEqual([]);
-  await open?.close();
-  open = undefined;
-});
+const consolePage = consolePerTest();
 
 describe("console sign-in", () => {
   it("serves the console with a strict CSP and the usual security headers, and falls back to it for app routes", async () => {
@@ -30,8 +25,7 @@ describe("console sign-in", () => {
 
   it("signs in with org id and key, keeps only an HttpOnly cookie, and signs out", async () => {
     const { orgId, adminKey } = inject("orgA");
-    open = await openConsole();
-    const { page } = open;
+    const page = await consolePage.open();
     await textOf(page, "h1");
     await screenshot(page, "sign-in");
     await expectAccessible(page);
@@ -61,8 +55,7 @@ describe("console sign-in", () => {
 
   it("shows the API's message when the key is wrong and stays on the sign-in page", async () => {
     const { orgId } = inject("orgA");
-    open = await openConsole();
-    const { page } = open;
+    const page = await consolePage.open();
     await page.type("input[name=organization]", orgId);
     await page.type("input[name=api_key]", "cdis_not-a-key");
     await page.click("button[type=submit]");

@@ -111,7 +111,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   function addNode(type: CatalogNode) {
     const id = freshId(type.id, new Set(nodes.map((n) => n.id)));
     const spec: DefinitionNode = { id, type: type.id, config: {} };
-    const position = { x: 40 + (nodes.length % 4) * 280, y: 40 + Math.floor(nodes.length / 4) * 170 };
+    // Columns wider than a node card (max-width 16rem), so new nodes never cover each other's ports.
+    const position = { x: 40 + (nodes.length % 3) * 360, y: 40 + Math.floor(nodes.length / 3) * 200 };
     setNodes((ns) => [...ns, { id, type: "pipeline", position, data: { spec, type, errors: [] } }]);
     setSelected(id);
   }
