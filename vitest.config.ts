@@ -1,6 +1,6 @@
-// Four test projects: the Worker suite inside workerd; pure domain modules in
+// Five test projects: the Worker suite inside workerd; pure domain modules in
 // Node (they read fixture files); npm FHIR clients in Node against `wrangler dev`;
-// and the bridge, which is a Node process.
+// the bridge, which is a Node process; and the web console in a real browser.
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -27,7 +27,7 @@ export default defineConfig(async () => {
           test: {
             name: "worker",
             include: ["test/**/*.test.ts"],
-            exclude: ["test/unit/**", "test/interop/**"],
+            exclude: ["test/unit/**", "test/interop/**", "test/browser/**"],
             // service-profile.ts registers the fakes SERVICE_PROFILE=test selects (src/platform/service-profiles.ts).
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts", "./test/setup/service-profile.ts"],
             // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
@@ -41,6 +41,19 @@ export default defineConfig(async () => {
         // Real npm FHIR clients in Node against the service under `wrangler dev --local`.
         { test: { name: "interop", environment: "node", include: ["test/interop/**/*.test.ts"], hookTimeout: 180_000, testTimeout: 60_000 } },
         { test: { name: "bridge", environment: "node", include: ["bridge/test/**/*.test.ts"] } },
+        // The web console in Debian's Chromium against the service as `npm start` runs it: one
+        // service and one browser for the whole suite (test/browser/setup), files one at a time.
+        {
+          test: {
+            name: "browser",
+            environment: "node",
+            include: ["test/browser/**/*.test.ts"],
+            globalSetup: ["./test/browser/setup/console-server.ts"],
+            fileParallelism: false,
+            hookTimeout: 180_000,
+            testTimeout: 60_000,
+          },
+        },
       ],
     },
   };

@@ -5,6 +5,7 @@
 import { unstable_readConfig } from "wrangler";
 import { startCronTicker } from "./lib/cron-ticker";
 import { localRunSettings, prepareDevState, welcome } from "./lib/dev-state";
+import { buildConsole } from "./lib/console-build";
 import { startWrangler } from "./lib/wrangler";
 
 /** Waits until wrangler dev answers (the first build takes a while); false if it exited. */
@@ -25,6 +26,8 @@ async function main() {
   const { port, stateDir, logLevel } = localRunSettings(process.env, { freePort: false });
   console.log("Applying D1 migrations to the local databases (control and every shard)…");
   const credentials = await prepareDevState(stateDir);
+  console.log("Building the web console (console/ → console/dist)…");
+  buildConsole();
   console.log(welcome(credentials, port));
   const crons: string[] = unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? [];
   const child = startWrangler(["dev", "--local", "--port", String(port), "--persist-to", stateDir, "--log-level", logLevel, "--var", "DEV_MODE:true", "--var", `LOG_LEVEL:${logLevel}`, "--var", `OPERATOR_TOKEN:${credentials.operatorToken}`, "--show-interactive-dev-session=false"]);

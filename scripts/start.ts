@@ -3,6 +3,7 @@
 // the production bundle on Miniflare directly with the cron ticked at each minute
 // (scripts/lib/miniflare-runtime.ts). `npm run dev` (scripts/dev.ts) is wrangler dev, for live reload.
 import { localRunSettings, prepareDevState, welcome } from "./lib/dev-state";
+import { buildConsole } from "./lib/console-build";
 import { startMiniflareRuntime } from "./lib/miniflare-runtime";
 import { stopOnSignals } from "./lib/stop-on-signals";
 
@@ -10,6 +11,8 @@ async function main() {
   const { port, stateDir, logLevel } = localRunSettings(process.env);
   console.log("Applying D1 migrations to the local databases (control and every shard)…");
   const credentials = await prepareDevState(stateDir);
+  console.log("Building the web console (console/ → console/dist)…");
+  buildConsole();
   console.log("Building the Worker bundle…");
   const runtime = await startMiniflareRuntime({ port, stateDir, logLevel, vars: { DEV_MODE: "true", OPERATOR_TOKEN: credentials.operatorToken } });
   console.log(welcome(credentials, new URL(runtime.url).port));

@@ -3,6 +3,7 @@ import type { BucketState } from "./features/tenancy/org-gate";
 import type { Principal } from "./features/tenancy/auth/permissions";
 import type { OrgContext } from "./context";
 import type { Env } from "./platform/env";
+import type { SessionWithKey } from "./features/tenancy/sessions/session-store";
 import type { Limits } from "./features/tenancy/limits/config";
 import type { Placement } from "./platform/directory";
 import type { HttpEnv, HttpVariables } from "./platform/http/http-env";
@@ -18,5 +19,7 @@ export interface AppEnv extends HttpEnv {
     limits: Limits;
     /** The rate-limit bucket that counted this request and its X-RateLimit-* headers show. */
     rateLimit: BucketState;
+    /** Set when a console session cookie (not a Bearer key) authenticated the request. */
+    consoleSession?: { idHash: string; entry: SessionWithKey };
   };
 }

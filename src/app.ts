@@ -43,6 +43,7 @@ import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/ro
 import { INBOUND_ALIASES, inboundAdapters } from "./inbound-protocols";
 import { llmModelRoutes } from "./features/agents/routes/llm-models";
 import { nodeCatalogRoutes } from "./features/pipelines/routes/node-catalog";
+import { consoleSessionRoutes, consoleSignInRoutes } from "./features/tenancy/routes/console-session";
 import { organizationRoutes } from "./features/tenancy/routes/organization";
 import { pipelineRoutes } from "./features/pipelines/routes/pipelines";
 import { toolRoutes } from "./features/agents/routes/tools";
@@ -97,6 +98,11 @@ export function buildApp(options: AppOptions = {}) {
   const operations = options.operations ?? fhirOperationRegistry();
   app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations, FHIR_GUIDE_ACTORS));
 
+  // The console's sign-in carries its API key in the body; the session cookie it sets then
+  // authenticates like a Bearer key (features/tenancy/sessions/).
+  app.openAPIRegistry.registerComponent("securitySchemes", "consoleSession", { type: "apiKey", in: "cookie", name: "cdis_session", description: "The web console's session (POST /api/v1/console/session)" });
+  app.route("/api/v1/console/session", consoleSignInRoutes);
+
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
   app.route("/api", devicePlatformPublicRoutes);
 
@@ -106,6 +112,7 @@ export function buildApp(options: AppOptions = {}) {
   app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, managementAudit);
 
   app.route("/api", organizationRoutes);
+  app.route("/api/v1/console/session", consoleSessionRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/llm-models", llmModelRoutes);
   app.route("/api/agents", agentRoutes);

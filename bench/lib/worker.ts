@@ -9,6 +9,7 @@ import path from "node:path";
 import type { LogLevelName } from "../../scripts/lib/log-level";
 import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
 import { databases } from "../../scripts/lib/shards";
+import { ensureConsoleBuilt } from "../../scripts/lib/console-build";
 import { applyMigrations, execSql, offlineEnv } from "../../scripts/lib/wrangler";
 
 export interface Credentials {
@@ -104,6 +105,7 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
     execSql(seedSql, target);
     if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
   }
+  ensureConsoleBuilt();
   const port = await freePort();
   const logLevel = opts.logLevel ?? "error";
   const vars = { DEV_MODE: "true", LOG_LEVEL: logLevel, ...opts.vars };

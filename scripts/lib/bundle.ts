@@ -3,6 +3,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { type ModuleDefinition, type ModuleRule, globsToRegExps, testRegExps } from "miniflare";
+import { ensureConsoleBuilt } from "./console-build";
 import { wrangler } from "./wrangler";
 
 /** wrangler names each module a rule pulls in `<sha1 of its contents>-<its file name>`. */
@@ -22,6 +23,7 @@ export function moduleType(file: string, rules: ModuleRule[]): ModuleDefinition[
 
 /** Writes the bundle `wrangler deploy` would upload into `outdir` (of `entry` over wrangler.toml's bindings when given). */
 export function writeBundle(outdir: string, entry?: string): void {
+  ensureConsoleBuilt();
   wrangler(["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", outdir], { quiet: true });
 }
 

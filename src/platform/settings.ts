@@ -27,6 +27,8 @@ const NAMES = [
   "MANAGEMENT_AUDIT",
   "SERVICE_PROFILE",
   "ORG_MOVE_SETTLE_MS",
+  "CONSOLE_SESSION_IDLE_SECONDS",
+  "CONSOLE_SESSION_MAX_SECONDS",
 ] as const;
 
 export type SettingName = (typeof NAMES)[number];

@@ -6,22 +6,11 @@ import { validationFailed, type FieldError } from "../../platform/errors";
 import { zodDetails } from "../../platform/http/router";
 import { checkUrl, destinationNotAllowed, type OutboundPolicy } from "../../platform/outbound/policy";
 import { type Definition, DefinitionSchema, type PipelineNode } from "./definition";
-import type { NodeType, PortType } from "./node-type";
-import { type NodeRegistry, outputPorts } from "./registry";
+import type { NodeType } from "./node-type";
+import { portsCompatible } from "./port-compatibility";
 
-/**
- * Whether a value of type `from` may flow into a port of type `to`. JSON ports take
- * any structured value; resource and bundle ports take JSON or a trigger's event
- * (checked when the node runs); a standard's message ports (`<standard>-message`: HL7 v2, X12)
- * take text or a trigger's event; text only meets text. Unknown family types match themselves and any/json.
- */
-export function portsCompatible(from: PortType, to: PortType): boolean {
-  if (from === to || from === "any" || to === "any") return true;
-  if (to === "json") return from !== "text";
-  if (to === "fhir-resource" || to === "fhir-bundle") return from === "json" || from === "trigger-event";
-  if (to.endsWith("-message")) return from === "text" || from === "trigger-event";
-  return false;
-}
+export { portsCompatible };
+import { type NodeRegistry, outputPorts } from "./registry";
 
 export interface CheckedDefinition {
   definition: Definition;

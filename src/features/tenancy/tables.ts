@@ -39,3 +39,30 @@ export const apiKeys = sqliteTable(
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/**
+ * Web console sessions (issue #19): a sign-in with an API key exchanged for a random session id,
+ * kept only as its SHA-256 hash. In the control database beside the keys because a session
+ * authenticates like its key (one joined lookup) and dies with it when the key is revoked.
+ */
+export const consoleSessions = sqliteTable(
+  "console_sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    createdAt: text("created_at").notNull(),
+    /** Sliding expiry: idle longer than CONSOLE_SESSION_IDLE_SECONDS after this and the session is over. */
+    lastSeenAt: text("last_seen_at").notNull(),
+    /** Absolute expiry (CONSOLE_SESSION_MAX_SECONDS after sign-in), however active the session. */
+    expiresAt: text("expires_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("console_sessions_key_idx").on(t.keyId)],
+);
+
+export type ConsoleSessionRow = typeof consoleSessions.$inferSelect;

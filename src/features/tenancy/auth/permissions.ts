@@ -73,6 +73,11 @@ export interface Principal {
   scopes: string[];
 }
 
+/** Every permission `p` holds (the console hides what is not listed; the API still checks). */
+export function permissionsOf(p: Principal): Permission[] {
+  return ALL.filter((permission) => hasPermission(p, permission));
+}
+
 export function hasPermission(p: Principal, permission: Permission): boolean {
   return p.scopes.length === 0 && ROLE_PERMISSIONS[p.role].has(permission);
 }

@@ -2,6 +2,7 @@
 // organization's effective limits on the context. Key lookups are cached briefly
 // per isolate; revocation through the API clears the entry at once here, and
 // other isolates see it within KEY_CACHE_TTL_MS.
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { authenticate } from "../auth/authenticate";
 import { type Permission, type Principal, denial } from "../auth/permissions";
@@ -11,6 +12,9 @@ import { resolveLimits } from "../limits/config";
 import { PLACEMENT_TTL_MS } from "../../../platform/directory";
 import { controlStore } from "../../../platform/org-data";
 import { ApiKeyStore, type KeyWithOrg } from "../api-keys";
+import { ConsoleSessionStore } from "../sessions/session-store";
+import { authenticateSession } from "../sessions/authenticate-session";
+import { assertSameOriginWrite, sessionIdOf, sessionLifetimes } from "../sessions/session-policy";
 
 // Entries carry the org's placement, so the directory's TTL bounds them (a move waits it out).
 const KEY_CACHE_TTL_MS = PLACEMENT_TTL_MS;
@@ -28,34 +32,62 @@ export function forgetCachedKeys(): void {
 
 export function authenticateRequest(pathOrgParam?: string) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const store = new ApiKeyStore(controlStore(c.env));
     const now = Date.now();
-    const { principal, entry, keyHash } = await authenticate(
-      {
-        authorization: c.req.header("authorization"),
-        organizationId: c.req.header("x-organization-id"),
-        pathOrganizationId: pathOrgParam ? c.req.param(pathOrgParam) : undefined,
-      },
-      async (hash) => {
-        const cached = keyCache.get(hash);
-        if (cached && cached.until > now) return cached.entry;
-        const found = await store.findByHash(hash);
-        if (found) keyCache.set(hash, { entry: found, until: now + KEY_CACHE_TTL_MS });
-        return found;
-      },
-    );
+    const pathOrganizationId = pathOrgParam ? c.req.param(pathOrgParam) : undefined;
+    const sessionId = c.req.header("authorization") ? undefined : sessionIdOf(c);
+    const { principal, entry } = sessionId
+      ? await sessionPrincipal(c, sessionId, pathOrganizationId, now)
+      : await keyPrincipal(c, pathOrganizationId, now);
     c.set("principal", principal);
     c.set("limits", resolveLimits(c.env, entry.orgLimits));
     c.set("placement", { orgId: principal.orgId, shard: entry.orgShard, movingTo: entry.orgMovingTo });
-
-    const lastUsed = entry.key.lastUsedAt ? Date.parse(entry.key.lastUsedAt) : 0;
-    if (now - lastUsed > TOUCH_INTERVAL_MS) {
-      const at = new Date(now).toISOString();
-      entry.key.lastUsedAt = at;
-      c.executionCtx.waitUntil(store.touch(entry.key.id, at).catch(() => forgetCachedKey(keyHash)));
-    }
     await next();
   });
+}
+
+/** A Bearer API key (cached briefly per isolate; its last use recorded at most once a minute). */
+async function keyPrincipal(c: Context<AppEnv>, pathOrganizationId: string | undefined, now: number) {
+  const store = new ApiKeyStore(controlStore(c.env));
+  const { principal, entry, keyHash } = await authenticate(
+    { authorization: c.req.header("authorization"), organizationId: c.req.header("x-organization-id"), pathOrganizationId },
+    async (hash) => {
+      const cached = keyCache.get(hash);
+      if (cached && cached.until > now) return cached.entry;
+      const found = await store.findByHash(hash);
+      if (found) keyCache.set(hash, { entry: found, until: now + KEY_CACHE_TTL_MS });
+      return found;
+    },
+  );
+  const lastUsed = entry.key.lastUsedAt ? Date.parse(entry.key.lastUsedAt) : 0;
+  if (now - lastUsed > TOUCH_INTERVAL_MS) {
+    const at = new Date(now).toISOString();
+    entry.key.lastUsedAt = at;
+    c.executionCtx.waitUntil(store.touch(entry.key.id, at).catch(() => forgetCachedKey(keyHash)));
+  }
+  return { principal, entry };
+}
+
+/**
+ * A console session cookie: read uncached, so sign-out and key revocation end it at once; its
+ * idle clock slides at most once a minute. Writes must pass the CSRF rule.
+ */
+async function sessionPrincipal(c: Context<AppEnv>, sessionId: string, pathOrganizationId: string | undefined, now: number) {
+  const store = new ConsoleSessionStore(controlStore(c.env));
+  const lifetimes = sessionLifetimes(c.env);
+  const { principal, entry, idHash } = await authenticateSession(
+    { sessionId, organizationId: c.req.header("x-organization-id"), pathOrganizationId },
+    (hash) => store.findByHash(hash),
+    lifetimes,
+    now,
+  );
+  assertSameOriginWrite(c);
+  // Often enough that a short idle timeout still slides while the user works.
+  if (now - Date.parse(entry.session.lastSeenAt) > Math.min(TOUCH_INTERVAL_MS, (lifetimes.idleSeconds * 1000) / 4)) {
+    entry.session.lastSeenAt = new Date(now).toISOString();
+    c.executionCtx.waitUntil(store.touch(idHash, entry.session.lastSeenAt));
+  }
+  c.set("consoleSession", { idHash, entry });
+  return { principal, entry };
 }
 
 /** Throws 403 naming the missing permission or scope unless `p` has one of them. */

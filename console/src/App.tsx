@@ -1,0 +1,72 @@
+// Routes of the signed-in console. Pages past the first load lazily, so the first route stays
+// small; a page the role may not use shows "not allowed" (and its API answers 403 anyway).
+import { lazy, type ReactNode, Suspense } from "react";
+import { Route, Switch } from "wouter";
+import { Layout } from "./components/Layout";
+import { Loading } from "./components/States";
+import { SessionProvider, useSession } from "./lib/session";
+import { NotAllowed, NotFound } from "./pages/NotFound";
+import { Overview } from "./pages/Overview";
+import { SignIn } from "./pages/SignIn";
+
+const Pipelines = lazy(() => import("./pages/Pipelines").then((m) => ({ default: m.Pipelines })));
+const PipelineDetail = lazy(() => import("./pages/PipelineDetail").then((m) => ({ default: m.PipelineDetail })));
+const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => ({ default: m.PipelineEditor })));
+const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
+
+function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
+  const { can } = useSession();
+  return can(needs) ? children : <NotAllowed what={what} />;
+}
+
+function Console() {
+  const { session } = useSession();
+  if (!session) return <SignIn />;
+  return (
+    <Layout>
+      <Suspense fallback={<Loading what="the page" />}>
+        <Switch>
+          <Route path="/" component={Overview} />
+          <Route path="/pipelines">
+            <Guarded needs="pipelines:read" what="read pipelines">
+              <Pipelines />
+            </Guarded>
+          </Route>
+          <Route path="/pipelines/new">
+            <Guarded needs="pipelines:manage" what="create pipelines">
+              <PipelineEditor id="new" />
+            </Guarded>
+          </Route>
+          <Route path="/pipelines/:id/edit">
+            {(params) => (
+              <Guarded needs="pipelines:read" what="read pipelines">
+                <PipelineEditor id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/pipelines/:id">
+            {(params) => (
+              <Guarded needs="pipelines:read" what="read pipelines">
+                <PipelineDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/settings/api-keys">
+            <Guarded needs="keys:manage" what="manage API keys">
+              <ApiKeys />
+            </Guarded>
+          </Route>
+          <Route component={NotFound} />
+        </Switch>
+      </Suspense>
+    </Layout>
+  );
+}
+
+export function App() {
+  return (
+    <SessionProvider loading={<Loading what="the console" />}>
+      <Console />
+    </SessionProvider>
+  );
+}

@@ -1,0 +1,50 @@
+// The frame of every signed-in page: who is signed in, sign-out, and the navigation, which lists
+// only what the session's role may use (the API refuses the rest regardless).
+import type { ReactNode } from "react";
+import { Link, useLocation } from "wouter";
+import { useSession } from "../lib/session";
+
+interface NavItem {
+  href: string;
+  label: string;
+  /** The permission the page needs; without it the link is not shown. */
+  needs: string;
+}
+
+export const NAV: readonly NavItem[] = [
+  { href: "/", label: "Overview", needs: "org:read" },
+  { href: "/pipelines", label: "Pipelines", needs: "pipelines:read" },
+  { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
+];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { session, signOut, can } = useSession();
+  const [location] = useLocation();
+  if (!session) return null;
+  const active = (href: string) => (href === "/" ? location === "/" : location.startsWith(href));
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <span className="brand">CDIS console</span>
+        <span className="who">
+          {session.organization.name} <span className="muted">({session.organization.id})</span> · {session.key.name} · <span className="role">{session.role}</span>
+        </span>
+        <button type="button" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      <nav className="sidenav" aria-label="Main">
+        <ul>
+          {NAV.filter((item) => can(item.needs)).map((item) => (
+            <li key={item.href}>
+              <Link href={item.href} aria-current={active(item.href) ? "page" : undefined}>
+                {item.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="content">{children}</main>
+    </div>
+  );
+}

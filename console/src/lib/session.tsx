@@ -1,0 +1,70 @@
+// The signed-in session (who am I) for every component, plus sign-in and sign-out. The API key
+// typed at sign-in goes to the service once and is never kept: the browser holds only the
+// HttpOnly cookie the service sets, which scripts cannot read.
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from "react";
+import { ApiFailure, api, SESSION_ENDED } from "./api";
+
+export interface ConsoleSession {
+  organization: { id: string; name: string };
+  role: "admin" | "clinician" | "service";
+  scopes: string[];
+  permissions: string[];
+  key: { id: string; name: string; key_prefix: string };
+  expires_at: string;
+}
+
+interface SessionState {
+  session: ConsoleSession | null;
+  /** Why the last session ended, shown on the sign-in page. */
+  endedBecause: string | null;
+  signIn(organizationId: string, apiKey: string): Promise<void>;
+  signOut(): Promise<void>;
+  can(permission: string): boolean;
+}
+
+const SessionContext = createContext<SessionState | null>(null);
+
+export function useSession(): SessionState {
+  const state = useContext(SessionContext);
+  if (!state) throw new Error("useSession outside SessionProvider");
+  return state;
+}
+
+export function SessionProvider({ children, loading }: { children: ReactNode; loading: ReactNode }) {
+  const [session, setSession] = useState<ConsoleSession | null | undefined>(undefined);
+  const [endedBecause, setEndedBecause] = useState<string | null>(null);
+
+  useEffect(() => {
+    api<ConsoleSession>("/api/v1/console/session", { quiet401: true })
+      .then(setSession)
+      .catch(() => setSession(null));
+    const ended = (e: Event) => {
+      setEndedBecause((e as CustomEvent<string>).detail);
+      setSession(null);
+    };
+    window.addEventListener(SESSION_ENDED, ended);
+    return () => window.removeEventListener(SESSION_ENDED, ended);
+  }, []);
+
+  const signIn = useCallback(async (organizationId: string, apiKey: string) => {
+    const s = await api<ConsoleSession>("/api/v1/console/session", { method: "POST", body: { organization_id: organizationId, api_key: apiKey }, quiet401: true });
+    setEndedBecause(null);
+    setSession(s);
+  }, []);
+
+  const signOut = useCallback(async () => {
+    try {
+      await api("/api/v1/console/session", { method: "DELETE", quiet401: true });
+    } catch (e) {
+      // Already over on the service's side: the outcome the user asked for.
+      if (!(e instanceof ApiFailure && e.status === 401)) throw e;
+    }
+    setEndedBecause("You signed out.");
+    setSession(null);
+  }, []);
+
+  const can = useCallback((permission: string) => session?.permissions.includes(permission) ?? false, [session]);
+
+  if (session === undefined) return <>{loading}</>;
+  return <SessionContext.Provider value={{ session, endedBecause, signIn, signOut, can }}>{children}</SessionContext.Provider>;
+}

@@ -1,0 +1,134 @@
+// Settings → API keys: the organization's keys (never their secrets), a new key shown exactly
+// once after creation, and revocation. Administrators only; the API enforces it too.
+import { type FormEvent, useState } from "react";
+import { Pager, PAGE_SIZE } from "../components/Pager";
+import { EmptyState, ErrorMessage, Loading } from "../components/States";
+import { ApiFailure, api, withQuery } from "../lib/api";
+import { useApi } from "../lib/use-api";
+
+interface ApiKey {
+  id: string;
+  name: string;
+  role: "admin" | "clinician" | "service";
+  key_prefix: string;
+  status: "active" | "revoked";
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export function ApiKeys() {
+  const [offset, setOffset] = useState(0);
+  const keys = useApi<{ api_keys: ApiKey[]; total_count: number }>(withQuery("/api/api-keys", { limit: PAGE_SIZE, offset }));
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<ApiKey["role"]>("clinician");
+  const [created, setCreated] = useState<{ name: string; key: string }>();
+  const [failure, setFailure] = useState<ApiFailure>();
+
+  async function create(e: FormEvent) {
+    e.preventDefault();
+    setFailure(undefined);
+    try {
+      const k = await api<ApiKey & { key: string }>("/api/api-keys", { method: "POST", body: { name: name.trim(), role } });
+      setCreated({ name: k.name, key: k.key });
+      setName("");
+      keys.reload();
+    } catch (err) {
+      if (err instanceof ApiFailure) setFailure(err);
+      else throw err;
+    }
+  }
+
+  async function revoke(k: ApiKey) {
+    if (!window.confirm(`Revoke the key "${k.name}"? Anything using it stops working at once.`)) return;
+    setFailure(undefined);
+    try {
+      await api(`/api/api-keys/${encodeURIComponent(k.id)}`, { method: "DELETE" });
+      keys.reload();
+    } catch (err) {
+      if (err instanceof ApiFailure) setFailure(err);
+      else throw err;
+    }
+  }
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <form className="inline-form" onSubmit={(e) => void create(e)}>
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        </label>
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as ApiKey["role"])}>
+            <option value="admin">Administrator</option>
+            <option value="clinician">Clinician</option>
+            <option value="service">Service (systems)</option>
+          </select>
+        </label>
+        <button type="submit">Create key</button>
+      </form>
+      {created && (
+        <div className="secret" role="status">
+          <p>
+            The key <strong>{created.name}</strong> was created. Copy it now: it is shown only this once.
+          </p>
+          <input className="secret-value" aria-label="New API key" readOnly value={created.key} onFocus={(e) => e.target.select()} />
+          <button type="button" onClick={() => setCreated(undefined)}>
+            Done
+          </button>
+        </div>
+      )}
+      {failure && <ErrorMessage error={failure} />}
+      {keys.error && <ErrorMessage error={keys.error} />}
+      {keys.loading && !keys.data && <Loading what="API keys" />}
+      {keys.data && keys.data.total_count === 0 && (
+        <EmptyState title="No API keys">
+          <p>Create a key above for a system or a colleague.</p>
+        </EmptyState>
+      )}
+      {keys.data && keys.data.total_count > 0 && (
+        <>
+          <table>
+            <caption className="visually-hidden">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Key</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.api_keys.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.name}</td>
+                  <td>{k.role}</td>
+                  <td>
+                    <code>{k.key_prefix}…</code>
+                  </td>
+                  <td>
+                    <span className={`badge ${k.status}`}>{k.status}</span>
+                  </td>
+                  <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : "never"}</td>
+                  <td>
+                    {k.status === "active" && (
+                      <button type="button" onClick={() => void revoke(k)} aria-label={`Revoke ${k.name}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager label="API keys" offset={offset} total={keys.data.total_count} onChange={setOffset} />
+        </>
+      )}
+    </>
+  );
+}

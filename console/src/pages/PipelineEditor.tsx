@@ -1,0 +1,273 @@
+// The pipeline editor: the catalog, the canvas (React Flow) where only compatible ports connect,
+// the selected node's configuration, live validation by the service with errors drawn on the
+// nodes, save (a changed definition becomes a new version), deploy/undeploy, and a run with
+// inputs and test mode whose per-node results are drawn on the canvas.
+import { addEdge, Background, type Connection, Controls, type Edge, ReactFlow, useEdgesState, useNodesState } from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { Link, useLocation } from "wouter";
+import { portsCompatible } from "../../../src/features/pipelines/port-compatibility";
+import { ErrorMessage, Loading } from "../components/States";
+import type { Catalog, CatalogNode } from "../editor/catalog";
+import { ConfigPanel } from "../editor/ConfigPanel";
+import { type CanvasNode, type Definition, type DefinitionNode, freshId, type NodeRunStatus, toCanvas, toDefinition } from "../editor/definition";
+import { NodeCard } from "../editor/NodeCard";
+import { Palette } from "../editor/Palette";
+import { VersionsPanel } from "../editor/VersionsPanel";
+import { ApiFailure, api } from "../lib/api";
+import { useSession } from "../lib/session";
+import { useApi } from "../lib/use-api";
+import type { PipelineSummary } from "./Pipelines";
+
+const NODE_TYPES = { pipeline: NodeCard };
+const VALIDATE_DELAY_MS = 400;
+
+interface Finding {
+  node_id: string | null;
+  message: string;
+  /** Where in the node or definition, e.g. config.expression. */
+  path?: string;
+}
+
+const describe = (f: Finding) => (f.path ? `${f.path}: ${f.message}` : f.message);
+
+interface RunResult {
+  execution_id: string;
+  status: string;
+  outputs?: unknown;
+  node_results?: Record<string, NodeRunStatus>;
+  error?: { message: string };
+}
+
+export function PipelineEditor({ id }: { id: string }) {
+  const catalog = useApi<Catalog>("/api/node-catalog");
+  const stored = useApi<PipelineSummary & { definition: Definition }>(id === "new" ? null : `/api/pipelines/${encodeURIComponent(id)}`);
+  if (catalog.error) return <ErrorMessage error={catalog.error} />;
+  if (stored.error) return <ErrorMessage error={stored.error} />;
+  if (!catalog.data || (id !== "new" && !stored.data)) return <Loading what="the editor" />;
+  return <Editor key={`${id}@${stored.data?.version ?? 0}`} catalog={catalog.data} pipeline={stored.data} onSaved={stored.reload} />;
+}
+
+function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (PipelineSummary & { definition: Definition }) | undefined; onSaved(): void }) {
+  const { can } = useSession();
+  const [, navigate] = useLocation();
+  const types = useMemo(() => new Map(catalog.nodes.map((n) => [n.id, n])), [catalog]);
+  const initial = useMemo(() => toCanvas(pipeline?.definition ?? { nodes: [], connections: [] }, types), [pipeline, types]);
+  const [nodes, setNodes, onNodesChange] = useNodesState<CanvasNode>(initial.nodes);
+  const [edges, setEdges, onEdgesChange] = useEdgesState<Edge>(initial.edges);
+  const [name, setName] = useState(pipeline?.name ?? "");
+  const [selected, setSelected] = useState<string>();
+  const [findings, setFindings] = useState<Finding[]>([]);
+  const [runs, setRuns] = useState<Record<string, NodeRunStatus>>({});
+  const [run, setRun] = useState<RunResult>();
+  const [inputs, setInputs] = useState("{}");
+  const [testMode, setTestMode] = useState(true);
+  const [failure, setFailure] = useState<ApiFailure>();
+  const [notice, setNotice] = useState<string>();
+  const manage = can("pipelines:manage");
+
+  const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
+  // Validation ignores layout: moving a node does not ask the service again.
+  const logical = useMemo(() => JSON.stringify({ ...definition, nodes: definition.nodes.map(({ position: _p, ...n }) => n) }), [definition]);
+
+  useEffect(() => {
+    if (JSON.parse(logical).nodes.length === 0) {
+      setFindings([]);
+      return;
+    }
+    const timer = setTimeout(() => {
+      api<{ errors: Finding[]; warnings: Finding[] }>("/api/copilot/validate/pipeline", { method: "POST", body: { definition: JSON.parse(logical) } })
+        .then((r) => setFindings(r.errors))
+        .catch((e: unknown) => e instanceof ApiFailure && setFindings([{ node_id: null, message: e.message }]));
+    }, VALIDATE_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [logical]);
+
+  const shown = useMemo(
+    () => nodes.map((n) => ({ ...n, data: { ...n.data, errors: findings.filter((f) => f.node_id === n.id).map(describe), run: runs[n.id] } })),
+    [nodes, findings, runs],
+  );
+
+  const portType = useCallback(
+    (nodeId: string, port: string | null | undefined, side: "inputs" | "outputs") => {
+      const node = nodes.find((n) => n.id === nodeId);
+      return node?.data.type?.[side].find((p) => p.name === port)?.type;
+    },
+    [nodes],
+  );
+
+  const isValidConnection = useCallback(
+    (c: Connection | Edge) => {
+      if (c.source === c.target) return false;
+      const from = portType(c.source, c.sourceHandle, "outputs");
+      const to = portType(c.target, c.targetHandle, "inputs");
+      return from !== undefined && to !== undefined && portsCompatible(from, to);
+    },
+    [portType],
+  );
+
+  const onConnect = useCallback((c: Connection) => setEdges((es) => addEdge(c, es)), [setEdges]);
+
+  function addNode(type: CatalogNode) {
+    const id = freshId(type.id, new Set(nodes.map((n) => n.id)));
+    const spec: DefinitionNode = { id, type: type.id, config: {} };
+    // Columns wider than a node card (max-width 16rem), so new nodes never cover each other's ports.
+    const position = { x: 40 + (nodes.length % 3) * 360, y: 40 + Math.floor(nodes.length / 3) * 200 };
+    setNodes((ns) => [...ns, { id, type: "pipeline", position, data: { spec, type, errors: [] } }]);
+    setSelected(id);
+  }
+
+  function updateSpec(next: DefinitionNode) {
+    setNodes((ns) => ns.map((n) => (n.id === next.id ? { ...n, data: { ...n.data, spec: next } } : n)));
+  }
+
+  function removeNode(nodeId: string) {
+    setNodes((ns) => ns.filter((n) => n.id !== nodeId));
+    setEdges((es) => es.filter((e) => e.source !== nodeId && e.target !== nodeId));
+    setSelected(undefined);
+  }
+
+  async function act(what: () => Promise<void>) {
+    setFailure(undefined);
+    setNotice(undefined);
+    try {
+      await what();
+    } catch (e) {
+      if (e instanceof ApiFailure) setFailure(e);
+      else throw e;
+    }
+  }
+
+  const save = () =>
+    act(async () => {
+      const body = { name: name.trim(), description: pipeline?.description ?? "", definition };
+      if (!pipeline) {
+        const created = await api<{ id: string }>("/api/pipelines", { method: "POST", body });
+        navigate(`/pipelines/${created.id}/edit`);
+        return;
+      }
+      const saved = await api<{ version: number }>(`/api/pipelines/${pipeline.id}`, { method: "PUT", body });
+      setNotice(`Saved as version ${saved.version}.`);
+      onSaved();
+    });
+
+  const deploy = (on: boolean) =>
+    act(async () => {
+      if (!pipeline) return;
+      const p = await api<PipelineSummary>(`/api/pipelines/${pipeline.id}/${on ? "deploy" : "undeploy"}`, { method: "POST" });
+      setNotice(on ? `Version ${p.deployed_version} deployed.` : "Undeployed.");
+      onSaved();
+    });
+
+  const execute = () =>
+    act(async () => {
+      if (!pipeline) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(inputs);
+      } catch {
+        throw new ApiFailure(400, "INPUTS", "The run's inputs are not JSON");
+      }
+      const result = await api<RunResult>("/api/execute", { method: "POST", body: { pipeline_id: pipeline.id, inputs: parsed, test_mode: testMode } });
+      setRun(result);
+      setRuns(result.node_results ?? {});
+    });
+
+  const selectedNode = nodes.find((n) => n.id === selected);
+  const generalErrors = findings.filter((f) => f.node_id === null || !nodes.some((n) => n.id === f.node_id));
+
+  return (
+    <div className="editor">
+      <div className="editor-bar">
+        <Link href={pipeline ? `/pipelines/${pipeline.id}` : "/pipelines"}>← Back</Link>
+        <label className="inline">
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} required />
+        </label>
+        {pipeline && (
+          <span>
+            <span className={`badge ${pipeline.status}`}>{pipeline.status}</span> version {pipeline.version}
+          </span>
+        )}
+        <span className={`validity ${findings.length ? "invalid" : "valid"}`} role="status">
+          {nodes.length === 0 ? "Add a trigger from the catalog to start." : findings.length ? `${findings.length} problem${findings.length > 1 ? "s" : ""}` : "Valid"}
+        </span>
+        {manage && (
+          <button type="button" onClick={() => void save()} disabled={!name.trim()}>
+            Save
+          </button>
+        )}
+        {manage && pipeline && (
+          <button type="button" onClick={() => void deploy(pipeline.status !== "deployed")}>
+            {pipeline.status === "deployed" ? "Undeploy" : "Deploy"}
+          </button>
+        )}
+      </div>
+      {failure && <ErrorMessage error={failure} />}
+      {notice && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {generalErrors.length > 0 && (
+        <ul className="error">
+          {generalErrors.map((f) => (
+            <li key={describe(f)}>{describe(f)}</li>
+          ))}
+        </ul>
+      )}
+      <div className="editor-body">
+        {manage && <Palette nodes={catalog.nodes} categories={catalog.categories} onAdd={addNode} />}
+        <section className="canvas" aria-label="Pipeline canvas">
+          <ReactFlow
+            nodes={shown}
+            edges={edges}
+            nodeTypes={NODE_TYPES}
+            onNodesChange={onNodesChange}
+            onEdgesChange={onEdgesChange}
+            onConnect={onConnect}
+            isValidConnection={isValidConnection}
+            onNodeClick={(_, n) => setSelected(n.id)}
+            onPaneClick={() => setSelected(undefined)}
+            nodesConnectable={manage}
+            fitView
+            minZoom={0.1}
+          >
+            <Background />
+            <Controls />
+          </ReactFlow>
+        </section>
+        <div className="side">
+          {selectedNode && manage && (
+            <ConfigPanel key={selectedNode.id} spec={selectedNode.data.spec} type={types.get(selectedNode.data.spec.type)} onChange={updateSpec} onRemove={() => removeNode(selectedNode.id)} />
+          )}
+          {pipeline && <VersionsPanel key={pipeline.version} pipelineId={pipeline.id} current={definition} canRestore={manage} onRestored={onSaved} />}
+          {pipeline && can("pipelines:execute") && (
+            <section className="run-panel" aria-label="Run">
+              <h2>Run</h2>
+              <label>
+                Inputs (JSON)
+                <textarea className="run-inputs" rows={4} value={inputs} onChange={(e) => setInputs(e.target.value)} spellCheck={false} />
+              </label>
+              <label className="checkbox">
+                <input type="checkbox" checked={testMode} onChange={(e) => setTestMode(e.target.checked)} /> Test mode (the latest version; writes are reported, not made)
+              </label>
+              <button type="button" onClick={() => void execute()}>
+                Run
+              </button>
+              {run && (
+                <div className="run-result" data-execution-status={run.status}>
+                  <p>
+                    Execution <code>{run.execution_id}</code>: <strong>{run.status}</strong>
+                    {run.error && ` — ${run.error.message}`}
+                  </p>
+                  {run.outputs !== undefined && <pre>{JSON.stringify(run.outputs, null, 2)}</pre>}
+                </div>
+              )}
+            </section>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

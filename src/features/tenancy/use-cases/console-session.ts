@@ -1,0 +1,59 @@
+// Console sign-in, who-am-I and sign-out. Sign-in checks the key exactly as a Bearer request
+// would, then opens a session for it; the key itself is never returned or kept.
+import { forbidden, notFound } from "../../../platform/errors";
+import type { Env } from "../../../platform/env";
+import { type OrgData, controlStore } from "../../../platform/org-data";
+import { ApiKeyStore } from "../api-keys";
+import { authenticate } from "../auth/authenticate";
+import { type Principal, permissionsOf } from "../auth/permissions";
+import { ConsoleSessionStore, type SessionWithKey } from "../sessions/session-store";
+import { sessionEndsAt, sessionLifetimes } from "../sessions/session-policy";
+import type { ConsoleSessionView } from "../sessions/schemas";
+
+/** Roles that may sign in to the console; service keys are for systems. */
+const CONSOLE_ROLES = new Set(["admin", "clinician"]);
+
+export interface SignedIn {
+  sessionId: string;
+  maxAgeSeconds: number;
+  view: ConsoleSessionView;
+}
+
+export async function signIn(env: Env, input: { organization_id: string; api_key: string }, now = Date.now()): Promise<SignedIn> {
+  const control = controlStore(env);
+  const keys = new ApiKeyStore(control);
+  const { principal } = await authenticate({ authorization: `Bearer ${input.api_key}`, organizationId: input.organization_id }, (hash) => keys.findByHash(hash));
+  if (!CONSOLE_ROLES.has(principal.role)) throw forbidden("Service keys are for systems: sign in to the console with an administrator's or clinician's key");
+  const lifetimes = sessionLifetimes(env);
+  const sessions = new ConsoleSessionStore(control);
+  const { id, row } = await sessions.create(principal.orgId, principal.keyId, now, lifetimes.maxSeconds);
+  const found = await sessions.findByHash(row.idHash);
+  if (!found) throw new Error("the session just created was not found");
+  return { sessionId: id, maxAgeSeconds: lifetimes.maxSeconds, view: presentSession(principal, found, env) };
+}
+
+/** The session authenticating this request, as the console shows it; 404 when a Bearer key did. */
+export function currentSession(data: OrgData, principal: Principal, session: SessionWithKey | undefined): ConsoleSessionView {
+  if (!session) throw notFound("No console session: this request was authenticated with an API key", "NO_CONSOLE_SESSION");
+  return presentSession(principal, session, data.env);
+}
+
+export async function signOut(data: OrgData, idHash: string | undefined): Promise<void> {
+  if (!idHash) throw notFound("No console session: this request was authenticated with an API key", "NO_CONSOLE_SESSION");
+  await new ConsoleSessionStore(data.control).revoke(idHash, new Date().toISOString());
+}
+
+function presentSession(principal: Principal, { session, key, orgName }: SessionWithKey, env: Env): ConsoleSessionView {
+  const lifetimes = sessionLifetimes(env);
+  return {
+    organization: { id: session.orgId, name: orgName },
+    role: principal.role,
+    scopes: principal.scopes,
+    permissions: permissionsOf(principal),
+    key: { id: key.id, name: key.name, key_prefix: key.keyPrefix },
+    created_at: session.createdAt,
+    expires_at: new Date(sessionEndsAt(session, lifetimes)).toISOString(),
+    absolute_expires_at: session.expiresAt,
+    idle_timeout_seconds: lifetimes.idleSeconds,
+  };
+}

@@ -1,0 +1,110 @@
+// What every browser test does: a fresh browser context (its own cookies) on the shared Chromium,
+// sign-in through the form, screenshots as artifacts under test-results/console/, an axe-core scan
+// that fails on serious or critical violations, and a watch for CSP violations.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import axe from "axe-core";
+import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
+import { afterEach, expect, inject } from "vitest";
+
+const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-results/console");
+
+export const consoleUrl = () => inject("consoleUrl");
+
+let shared: Browser | undefined;
+
+async function browser(): Promise<Browser> {
+  shared ??= await puppeteer.connect({ browserWSEndpoint: inject("browserWs") });
+  return shared;
+}
+
+export interface ConsolePage {
+  page: Page;
+  context: BrowserContext;
+  /** Console messages that report a Content-Security-Policy violation. */
+  cspViolations: string[];
+  close(): Promise<void>;
+}
+
+/** A new isolated browser context (no cookies shared with other tests) with one page. */
+export async function openConsole(base = consoleUrl()): Promise<ConsolePage> {
+  const context = await (await browser()).createBrowserContext();
+  const page = await context.newPage();
+  const cspViolations: string[] = [];
+  page.on("console", (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) cspViolations.push(msg.text());
+  });
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.goto(`${base}/`, { waitUntil: "networkidle0" });
+  return { page, context, cspViolations, close: () => context.close() };
+}
+
+/**
+ * For a test file: `open()` gives each test its console page; after each test the page's context
+ * closes and any CSP violation it reported fails the test.
+ */
+export function consolePerTest(): { open(base?: string): Promise<Page> } {
+  let current: ConsolePage | undefined;
+  afterEach(async () => {
+    const violations = current?.cspViolations ?? [];
+    await current?.close();
+    current = undefined;
+    expect(violations).toEqual([]);
+  });
+  return {
+    async open(base?: string) {
+      current = await openConsole(base);
+      return current.page;
+    },
+  };
+}
+
+/** Signs in through the form and waits for the signed-in frame. */
+export async function signIn(page: Page, orgId: string, apiKey: string): Promise<void> {
+  await page.waitForSelector("input[name=organization]");
+  await page.type("input[name=organization]", orgId);
+  await page.type("input[name=api_key]", apiKey);
+  await Promise.all([page.waitForSelector("nav[aria-label=Main]"), page.click("button[type=submit]")]);
+}
+
+/** Follows a link or types an address the way a user would, then waits for the page to settle. */
+export async function visit(page: Page, pathname: string): Promise<void> {
+  await page.goto(`${consoleUrl()}${pathname}`, { waitUntil: "networkidle0" });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * Runs axe-core in the page (evaluated through DevTools, which the page's CSP does not govern)
+ * and fails on any serious or critical violation, naming rule and elements.
+ */
+export async function expectAccessible(page: Page): Promise<void> {
+  await page.evaluate(axe.source);
+  const violations = (await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe.run();
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  })) as AxeViolation[];
+  const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(blocking.map((v) => `${v.impact} ${v.id}: ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`)).toEqual([]);
+}
+
+/** The visible text of the first element matching `selector`. */
+export async function textOf(page: Page, selector: string): Promise<string> {
+  await page.waitForSelector(selector);
+  return page.$eval(selector, (el) => el.textContent ?? "");
+}
+
+/** The texts of the main navigation's links. */
+export async function navLinks(page: Page): Promise<string[]> {
+  return page.$$eval("nav[aria-label=Main] a", (links) => links.map((a) => a.textContent ?? ""));
+}

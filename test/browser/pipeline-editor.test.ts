@@ -1,0 +1,102 @@
+// The pipeline editor in a real browser: build a pipeline from scratch on the canvas (add nodes
+// from the catalog, connect their ports, see the validator's error on the node, fix the
+// configuration), save, deploy, run in test mode and read each node's result on the canvas.
+import type { Page } from "puppeteer-core";
+import { describe, expect, inject, it } from "vitest";
+import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+
+const consolePage = consolePerTest();
+
+async function addFromCatalog(page: Page, search: string, type: string): Promise<void> {
+  const box = "aside[aria-label='Node catalog'] input[type=search]";
+  await page.click(box, { count: 3 });
+  await page.keyboard.press("Backspace");
+  await page.type(box, search);
+  await page.click(`button[data-node-type='${type}']`);
+}
+
+/** Connects two port handles the way React Flow lets a user: click the output, then the input. */
+async function connect(page: Page, fromLabel: string, toLabel: string): Promise<void> {
+  const from = `[aria-label='${fromLabel}']`;
+  await page.waitForSelector(from, { visible: true });
+  await page.click(from);
+  await page.waitForSelector(`${from}.clickconnecting`, { timeout: 5_000 });
+  await page.click(`[aria-label='${toLabel}']`);
+}
+
+async function replaceText(page: Page, selector: string, text: string): Promise<void> {
+  await page.click(selector);
+  await page.keyboard.down("Control");
+  await page.keyboard.press("a");
+  await page.keyboard.up("Control");
+  await page.keyboard.press("Backspace");
+  await page.type(selector, text);
+}
+
+describe("pipeline editor", () => {
+  it("builds, validates, saves, deploys and runs a pipeline drawn on the canvas", async () => {
+    const { orgId, adminKey } = inject("orgA");
+    const page = await consolePage.open();
+    await signIn(page, orgId, adminKey);
+    await visit(page, "/pipelines/new");
+    await page.waitForSelector("aside[aria-label='Node catalog']");
+    await page.type(".editor-bar input", "Greeting");
+
+    await addFromCatalog(page, "manual", "control.manual_trigger");
+    await addFromCatalog(page, "jsonata", "data.transform");
+    await connect(page, "manual_trigger_1 output event (trigger-event)", "transform_1 input input (json)");
+    await page.waitForSelector(".react-flow__edge");
+
+    // The transform has no expression yet: the service's validator says so on the node.
+    await page.waitForSelector(".node-card.invalid[data-node-id=transform_1] .node-error");
+    expect(await textOf(page, ".node-card[data-node-id=transform_1] .node-error")).toMatch(/expression/i);
+    expect(await textOf(page, ".validity")).toMatch(/problem/);
+    await screenshot(page, "editor-invalid");
+
+    // Fix it in the configuration panel; the panel checks the config_schema as you type.
+    await page.click(".node-card[data-node-id=transform_1] .node-title");
+    await page.waitForSelector("section[aria-label='Configure transform_1']");
+    await replaceText(page, ".config-json", '{"expression": "{\\"greeting\\": \\"Hello \\" & name}"}');
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+    expect(await page.$(".node-card.invalid")).toBeNull();
+
+    await page.click(".editor-bar button:not([disabled])");
+    await page.waitForFunction(() => location.pathname.endsWith("/edit") && !location.pathname.includes("/new"));
+    await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 1"));
+    await Promise.all([page.waitForFunction(() => document.querySelector(".notice")?.textContent === "Version 1 deployed."), page.evaluate(() => {
+      const deploy = Array.from(document.querySelectorAll(".editor-bar button")).find((b) => b.textContent === "Deploy") as HTMLButtonElement;
+      deploy.click();
+    })]);
+    await page.waitForFunction(() => document.querySelector(".editor-bar .badge")?.textContent === "deployed");
+
+    await replaceText(page, ".run-inputs", '{"name": "Ada"}');
+    await page.evaluate(() => {
+      const run = Array.from(document.querySelectorAll(".run-panel button")).find((b) => b.textContent === "Run") as HTMLButtonElement;
+      run.click();
+    });
+    await page.waitForSelector("[data-execution-status=completed]");
+    expect(await textOf(page, ".run-result pre")).toContain("Hello Ada");
+    const statuses = await page.$$eval("[data-run-status]", (els) => els.map((e) => e.getAttribute("data-run-status")));
+    expect(statuses).toEqual(["completed", "completed"]);
+    await screenshot(page, "editor-run");
+    await expectAccessible(page);
+
+    // A changed configuration saves as version 2; version 1's diff names the change; restoring it
+    // saves version 3 with version 1's definition.
+    await page.click(".node-card[data-node-id=transform_1] .node-title");
+    await replaceText(page, ".config-json", '{"expression": "{\\"greeting\\": \\"Hi \\" & name}"}');
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+    await page.evaluate(() => (Array.from(document.querySelectorAll(".editor-bar button")).find((b) => b.textContent === "Save") as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 2"));
+    await (await page.waitForSelector("li[data-version='1'] button"))?.click();
+    const diff = await textOf(page, "ul[aria-label='Changes from version 1 to the canvas']");
+    expect(diff).toContain("/nodes/1/config/expression");
+    expect(diff).toContain("Hi ");
+    await screenshot(page, "editor-versions");
+    await expectAccessible(page);
+    await page.evaluate(() => (Array.from(document.querySelectorAll(".version-diff button")).find((b) => b.textContent === "Restore version 1") as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 3"));
+    await page.click(".node-card[data-node-id=transform_1] .node-title");
+    expect(await page.$eval(".config-json", (el) => (el as HTMLTextAreaElement).value)).toContain("Hello ");
+  });
+});
