@@ -2,6 +2,7 @@
 // session cookie), who-am-I and sign-out. Sign-in is public (it carries the key in its body);
 // the other two are authenticated by the cookie like any other route.
 import { createRoute } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, security } from "../../../platform/http/schemas";
 import { clearedSessionCookie, sessionCookie } from "../sessions/session-policy";
@@ -11,7 +12,7 @@ import { currentSession, signIn, signOut } from "../use-cases/console-session";
 const tags = ["Console"];
 const cookieSecurity = [{ consoleSession: [] }, ...security];
 
-export const consoleSignInRoutes = createRouter().openapi(
+export const consoleSignInRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     operationId: "signInToConsole",
@@ -37,7 +38,7 @@ export const consoleSignInRoutes = createRouter().openapi(
   },
 );
 
-export const consoleSessionRoutes = createRouter()
+export const consoleSessionRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({
       method: "get",
