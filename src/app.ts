@@ -44,6 +44,7 @@ import { organizationRoutes } from "./features/tenancy/routes/organization";
 import { pipelineRoutes } from "./features/pipelines/routes/pipelines";
 import { toolRoutes } from "./features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "./device-platforms/routes";
+import { companionPublicRoutes, companionRoutes } from "./device-platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -95,6 +96,7 @@ export function buildApp(options: AppOptions = {}) {
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
   app.route("/api", devicePlatformPublicRoutes);
+  app.route("/api", companionPublicRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once it has answered (features/audit/middleware.ts).
@@ -124,6 +126,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/consent", consentPolicyRoutes);
   app.route("/api/audit", auditRoutes);
   app.route("/api/v1/device-platforms", devicePlatformRoutes);
+  app.route("/api/v1/device-platforms", companionRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

@@ -5,7 +5,8 @@
 import { contextForOrg } from "./context";
 import type { PlatformServices } from "./device-platforms/wiring";
 import { findIntegrationByPlatform, integrationCredentials } from "./features/devices/store/integrations";
-import { updateLink } from "./features/devices/store/links";
+import { findLink, updateLink } from "./features/devices/store/links";
+import { insertSyncLog, updateSyncLog } from "./features/devices/store/sync-logs";
 import { ingestReadings } from "./features/devices/use-cases/ingest";
 import type { Principal } from "./features/tenancy/auth/permissions";
 import { logger } from "./platform/observability/log";
@@ -31,4 +32,17 @@ export const devicePlatformServices: PlatformServices = {
     if (deleted.length) logger(data.env).info("device records deleted at the vendor", { org: data.orgId, platform: kind, count: deleted.length });
   },
   fetch: (env) => outboundFetch(env),
+  async device(data, deviceId) {
+    const row = await findLink(data, deviceId);
+    return row && { deviceId: row.deviceId, patientId: row.patientId, platform: row.platform, status: row.status };
+  },
+  async store(data, kind, readings) {
+    return readings.length ? ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings) : [];
+  },
+  async openSyncLog(data, entry) {
+    const id = crypto.randomUUID();
+    await insertSyncLog(data, { orgId: data.orgId, id, deviceId: entry.deviceId, state: "queued", fromDate: entry.from, toDate: entry.to, progress: entry.progress, requestedBy: entry.requestedBy, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null });
+    return id;
+  },
+  writeSyncLog: (data, id, patch) => updateSyncLog(data, id, patch),
 };

@@ -18,6 +18,7 @@ export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
 export { ExportJob } from "./features/export/export-job";
 export { DeviceSync } from "./features/devices/device-sync";
+export { AppleHealthImport } from "./device-platforms/apple-health/export-job";
 export { MessageRouter } from "./features/inbound/message-router";
 export { OrgGate } from "./features/tenancy/org-gate";
 export { StepSession } from "./features/pipelines/step-session";

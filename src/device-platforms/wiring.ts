@@ -17,6 +17,26 @@ export interface PlatformServices {
   ingest(data: OrgData, kind: string, readings: readonly Reading[], deletedRecordIds: readonly { deviceId: string; sourceRecordId: string }[]): Promise<void>;
   /** The outbound-guarded fetch every vendor call goes through. */
   fetch(env: Env): typeof globalThis.fetch;
+  /** A device link as the device core holds it (companion uploads: whose device a token names), or undefined. */
+  device(data: OrgData, deviceId: string): Promise<DeviceLinkView | undefined>;
+  /** Readings stored with each one's outcome, in order (companion uploads answer per item). */
+  store(data: OrgData, kind: string, readings: readonly Reading[]): Promise<StoreResult[]>;
+  /** The device core's sync log for a long import: opened queued, then written as it goes. */
+  openSyncLog(data: OrgData, entry: { deviceId: string; from: string; to: string; requestedBy: string; progress: Record<string, unknown> }): Promise<string>;
+  writeSyncLog(data: OrgData, id: string, patch: { state: "running" | "completed" | "failed"; progress: Record<string, unknown>; startedAt?: string; finishedAt?: string }): Promise<void>;
+}
+
+export interface DeviceLinkView {
+  readonly deviceId: string;
+  readonly patientId: string;
+  readonly platform: string;
+  readonly status: string;
+}
+
+export interface StoreResult {
+  readonly observationId?: string;
+  readonly duplicate: boolean;
+  readonly errors?: readonly { readonly path: string; readonly message: string }[];
 }
 
 const unwired: PlatformServices = {
@@ -24,6 +44,12 @@ const unwired: PlatformServices = {
   linkStatus: async () => {},
   ingest: async () => {},
   fetch: (env) => outboundFetch(env),
+  device: async () => undefined,
+  store: async (_data, _kind, readings) => readings.map(() => ({ duplicate: false, errors: [{ path: "deviceId", message: "the device core is not wired" }] })),
+  openSyncLog: async () => {
+    throw new Error("the device core is not wired");
+  },
+  writeSyncLog: async () => {},
 };
 
 let current: PlatformServices = unwired;
