@@ -1,8 +1,16 @@
+CREATE TABLE `companion_grants` (
+	`org_id` text NOT NULL,
+	`device_id` text NOT NULL,
+	`first_grant_at` text NOT NULL,
+	PRIMARY KEY(`org_id`, `device_id`)
+);
+--> statement-breakpoint
 CREATE TABLE `companion_record_versions` (
 	`org_id` text NOT NULL,
 	`device_id` text NOT NULL,
 	`record_id` text NOT NULL,
 	`version` integer NOT NULL,
+	`observation_ids` text NOT NULL,
 	`updated_at` text NOT NULL,
 	PRIMARY KEY(`org_id`, `device_id`, `record_id`)
 );

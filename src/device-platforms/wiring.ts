@@ -21,6 +21,8 @@ export interface PlatformServices {
   device(data: OrgData, deviceId: string): Promise<DeviceLinkView | undefined>;
   /** Readings stored with each one's outcome, in order (companion uploads answer per item). */
   store(data: OrgData, kind: string, readings: readonly Reading[]): Promise<StoreResult[]>;
+  /** Observations the source withdrew (a companion record replaced by a newer version): marked entered-in-error, out of the vitals. */
+  retract(data: OrgData, kind: string, observationIds: readonly string[]): Promise<number>;
   /** The device core's sync log for a long import: opened queued, then written as it goes. */
   openSyncLog(data: OrgData, entry: { deviceId: string; from: string; to: string; requestedBy: string; progress: Record<string, unknown> }): Promise<string>;
   writeSyncLog(data: OrgData, id: string, patch: { state: "running" | "completed" | "failed"; progress: Record<string, unknown>; startedAt?: string; finishedAt?: string }): Promise<void>;
@@ -46,6 +48,7 @@ const unwired: PlatformServices = {
   fetch: (env) => outboundFetch(env),
   device: async () => undefined,
   store: async (_data, _kind, readings) => readings.map(() => ({ duplicate: false, errors: [{ path: "deviceId", message: "the device core is not wired" }] })),
+  retract: async () => 0,
   openSyncLog: async () => {
     throw new Error("the device core is not wired");
   },

@@ -12,6 +12,8 @@ import { DeviceIdParam } from "../schemas";
 import { HealthKitSampleInput, HealthKitUploadBody } from "../apple-health/schemas";
 import { startExportImport } from "../apple-health/start-import";
 import { uploadHealthKitSamples } from "../apple-health/upload";
+import { HealthConnectRecordInput, HealthConnectUploadBody } from "../health-connect/schemas";
+import { uploadHealthConnectRecords } from "../health-connect/upload";
 import { IssuedUploadToken, OrgParam, presentToken, TokenParams, UploadAnswer, UploadToken, UploadTokenBody } from "./schemas";
 import { authenticateUpload, issueUploadToken, listUploadTokens, revokeUploadToken } from "./upload-tokens";
 
@@ -71,7 +73,32 @@ export const companionPublicRoutes = createRouter()
     return c.json(await uploadHealthKitSamples(data, device, c.req.valid("json").samples), 200);
   },
 );
+companionPublicRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/companion/{orgId}/health-connect/records",
+    operationId: "uploadHealthConnectRecords",
+    tags,
+    security: uploadSecurity,
+    middleware: bodyLimit,
+    summary: "Upload a batch of Health Connect records from the companion Android app",
+    description:
+      "Authorization: Bearer <upload token>. Each record (HealthConnectRecord) is checked on its own and keyed by `metadata.clientRecordId` " +
+      "(else `metadata.id`) and `metadata.clientRecordVersion`: a version not higher than the stored one is a duplicate; a higher one " +
+      "replaces it (the older version's Observations become entered-in-error). Records ending more than 30 days before the first grant " +
+      "(`granted_at` of the device's first upload) are rejected with that reason.",
+    request: { params: OrgParam, body: { required: true, content: { "application/json": { schema: HealthConnectUploadBody } } } },
+    responses: { 200: { description: "Per-record results", content: json(UploadAnswer) }, ...uploadErrors, ...notFoundError },
+  }),
+  async (c) => {
+    const data = await contextForOrg(c.env, c.req.valid("param").orgId);
+    const device = await authenticateUpload(data, c.req.header("authorization"), "android_health_app");
+    const body = c.req.valid("json");
+    return c.json(await uploadHealthConnectRecords(data, device, body.records, body.granted_at), 200);
+  },
+);
 companionPublicRoutes.openAPIRegistry.register("HealthKitSample", HealthKitSampleInput);
+companionPublicRoutes.openAPIRegistry.register("HealthConnectRecord", HealthConnectRecordInput);
 companionPublicRoutes.openAPIRegistry.registerComponent("securitySchemes", "uploadToken", { type: "http", scheme: "bearer", description: "A companion app's upload token (POST /api/v1/device-platforms/links/{deviceId}/upload-tokens)" });
 
 /** Authenticated routes, under /api/v1/device-platforms. */

@@ -29,9 +29,22 @@ export const companionRecordVersions = sqliteTable(
     /** The app's `clientRecordId`. */
     recordId: text("record_id").notNull(),
     version: integer("version").notNull(),
+    /** The Observations this version became (retracted when a newer version arrives). */
+    observationIds: text("observation_ids", { mode: "json" }).$type<string[]>().notNull(),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.deviceId, t.recordId] })],
 );
 
 export type DeviceUploadTokenRow = typeof deviceUploadTokens.$inferSelect;
+
+/** When the patient first granted the companion app Health Connect access: reads reach back at most 30 days before it. */
+export const companionGrants = sqliteTable(
+  "companion_grants",
+  {
+    orgId: text("org_id").notNull(),
+    deviceId: text("device_id").notNull(),
+    firstGrantAt: text("first_grant_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.deviceId] })],
+);
