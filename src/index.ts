@@ -9,6 +9,8 @@ import { runScheduledWork } from "./scheduled";
 import { devicePlatformServices } from "./device-platform-services";
 import { processDeviceEventBatch } from "./device-platforms/webhooks/queue";
 import { installPlatformServices } from "./device-platforms/wiring";
+import { callWithLinkTokens } from "./device-platforms/oauth/sync-calls";
+import { installLinkedCalls } from "./features/devices/linked-calls";
 import type { DeviceEventMessage } from "./device-platforms/webhooks/receive";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
@@ -25,6 +27,7 @@ export { StepSession } from "./features/pipelines/step-session";
 
 // The wearable platforms reach the device core through the composition root's wiring.
 installPlatformServices(devicePlatformServices);
+installLinkedCalls(callWithLinkTokens);
 
 const app = buildApp();
 

@@ -6,6 +6,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { devicePlatformServices } from "../../src/device-platform-services";
 import { installPlatformServices } from "../../src/device-platforms/wiring";
+import { callWithLinkTokens } from "../../src/device-platforms/oauth/sync-calls";
+import { installLinkedCalls } from "../../src/features/devices/linked-calls";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
 import { createTenant, type Tenant } from "../support/tenants";
@@ -25,6 +27,7 @@ let deviceId: string;
 beforeAll(async () => {
   const network = mockNetwork(mock);
   installPlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
+  installLinkedCalls(callWithLinkTokens);
   t = await createTenant();
   const integration = await t.fetch("/api/v1/device-integrations", {
     method: "POST",
@@ -89,5 +92,24 @@ describe("wearables on the device core", () => {
     expect(mine(after).map((o) => o.status)).toEqual(before.map(() => "entered-in-error"));
     // Not deleted: the count is unchanged, only the status moved.
     expect(after.length).toBe(all.length);
+  });
+
+  it("syncs the OAuth-linked device on demand with the link's tokens, refreshing them on a 401, with the sync log complete", async () => {
+    mock.expireAccessTokens();
+    const refreshesBefore = mock.refreshCalls;
+    const res = await t.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: { data_types: ["daily_sleep"], from_date: "2024-01-01", to_date: "2024-01-31" } });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { sync_id } = (await res.json()) as { sync_id: string };
+    let log: { state: string; data_types: { data_type: string; pages_fetched: number; observations_created: number; duplicates_skipped: number; errors: unknown[] }[] } | undefined;
+    for (let i = 0; i < 150; i++) {
+      log = (await (await t.fetch(`/api/v1/sync-logs/${sync_id}`)).json()) as typeof log;
+      if (log?.state !== "queued" && log?.state !== "running") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(log?.state, JSON.stringify(log)).toBe("completed");
+    expect(log?.data_types[0]).toMatchObject({ data_type: "daily_sleep", pages_fetched: 2, errors: [] });
+    expect((log?.data_types[0]?.observations_created ?? 0) + (log?.data_types[0]?.duplicates_skipped ?? 0)).toBe(2);
+    expect(mock.refreshCalls).toBe(refreshesBefore + 1);
+    expect((await statuses()).some((o) => o.identifier?.[0]?.value.includes("|ds-2|"))).toBe(true);
   });
 });

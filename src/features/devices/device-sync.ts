@@ -9,7 +9,8 @@ import { contextForOrg } from "../../context";
 import { claimFor } from "../../platform/durable-objects/owner";
 import type { Env } from "../../platform/env";
 import { outboundFetch } from "../../platform/outbound/fetch";
-import { PlatformError } from "./platform-adapter";
+import { linkedCall } from "./linked-calls";
+import { type PlatformCall, PlatformError } from "./platform-adapter";
 import { platformAdapter } from "./platforms";
 import { findIntegration, integrationCredentials } from "./store/integrations";
 import { findLink, unsealTokens, updateLink } from "./store/links";
@@ -53,11 +54,11 @@ export class DeviceSync extends DurableObject<Env> {
       const integration = await findIntegration(ctx, job.integrationId);
       const adapter = link && platformAdapter(link.platform);
       if (link?.status !== "active" || !integration || !adapter) throw new PlatformError("revoked", "the device link, its integration or its platform adapter is gone");
-      const page = await adapter.fetchPage(
-        { credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: outboundFetch(this.env) },
-        { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) },
-        { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}) },
-      );
+      const fetchPage = (call: PlatformCall) =>
+        adapter.fetchPage(call, { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) }, { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}) });
+      // An OAuth-linked device is called with its platform link's fresh tokens; others with the device link's own.
+      const viaLink = await linkedCall(ctx, link.deviceId, fetchPage);
+      const page = viaLink.handled ? viaLink.value : await fetchPage({ credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: outboundFetch(this.env) });
       const results = await ingestReadings(ctx, job.principal, page.readings);
       logger(this.env).info("sync page", { org: job.orgId, sync_id: job.syncId, device_id: job.deviceId, data_type: dataType, readings: page.readings.length, more: page.nextCursor !== undefined });
       progress.pages_fetched += 1;

@@ -1,0 +1,16 @@
+// The port through which a sync reaches a platform for a device whose tokens the device core
+// does not hold: OAuth-linked wearables keep theirs (with refresh, its lease and rotation) in
+// their own link table. The composition root installs the wearables' implementation; a device
+// it does not claim is called with the device link's own tokens, as before.
+import type { OrgData } from "../../platform/org-data";
+import type { PlatformCall } from "./platform-adapter";
+
+export type LinkedCall = <T>(data: OrgData, deviceId: string, work: (call: PlatformCall) => Promise<T>) => Promise<{ handled: true; value: T } | { handled: false }>;
+
+let linked: LinkedCall = async () => ({ handled: false });
+
+export function installLinkedCalls(call: LinkedCall): void {
+  linked = call;
+}
+
+export const linkedCall: LinkedCall = (data, deviceId, work) => linked(data, deviceId, work);
