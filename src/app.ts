@@ -49,6 +49,7 @@ import { pipelineRoutes } from "./features/pipelines/routes/pipelines";
 import { toolRoutes } from "./features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "./device-platforms/routes";
 import type { AppEnv } from "./app-env";
+import { companionPublicRoutes, companionRoutes } from "./device-platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -105,6 +106,7 @@ export function buildApp(options: AppOptions = {}) {
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
   app.route("/api", devicePlatformPublicRoutes);
+  app.route("/api", companionPublicRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once it has answered (features/audit/middleware.ts).
@@ -136,6 +138,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/consent", consentPolicyRoutes);
   app.route("/api/audit", auditRoutes);
   app.route("/api/v1/device-platforms", devicePlatformRoutes);
+  app.route("/api/v1/device-platforms", companionRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, guideAudits: FHIR_GUIDE_AUDITS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

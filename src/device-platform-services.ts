@@ -5,8 +5,10 @@
 import { contextForOrg } from "./context";
 import type { PlatformServices } from "./device-platforms/wiring";
 import { findIntegrationByPlatform, integrationCredentials } from "./features/devices/store/integrations";
-import { updateLink } from "./features/devices/store/links";
+import { findLink, updateLink } from "./features/devices/store/links";
+import { insertSyncLog, updateSyncLog } from "./features/devices/store/sync-logs";
 import { ingestReadings } from "./features/devices/use-cases/ingest";
+import { retractObservationIds, retractSourceRecords } from "./features/devices/use-cases/retract";
 import type { Principal } from "./features/tenancy/auth/permissions";
 import { logger } from "./platform/observability/log";
 import { outboundFetch } from "./platform/outbound/fetch";
@@ -27,8 +29,27 @@ export const devicePlatformServices: PlatformServices = {
   },
   async ingest(data, kind, readings, deleted) {
     if (readings.length) await ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings);
-    // Vendor deletions are recorded by the webhook log; the Observations stay (docs/wearables.md).
-    if (deleted.length) logger(data.env).info("device records deleted at the vendor", { org: data.orgId, platform: kind, count: deleted.length });
+    // A vendor's delete marks the record's Observations entered-in-error (never deleted) and takes them out of the vitals.
+    if (deleted.length) {
+      const marked = await retractSourceRecords(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), kind, [...new Set(deleted.map((d) => d.sourceRecordId))]);
+      logger(data.env).info("device records deleted at the vendor", { org: data.orgId, platform: kind, records: deleted.length, observations_marked: marked });
+    }
   },
   fetch: (env) => outboundFetch(env),
+  async device(data, deviceId) {
+    const row = await findLink(data, deviceId);
+    return row && { deviceId: row.deviceId, patientId: row.patientId, platform: row.platform, status: row.status };
+  },
+  async store(data, kind, readings) {
+    return readings.length ? ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings) : [];
+  },
+  async retract(data, kind, ids) {
+    return ids.length ? retractObservationIds(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), ids) : 0;
+  },
+  async openSyncLog(data, entry) {
+    const id = crypto.randomUUID();
+    await insertSyncLog(data, { orgId: data.orgId, id, deviceId: entry.deviceId, state: "queued", fromDate: entry.from, toDate: entry.to, progress: entry.progress, requestedBy: entry.requestedBy, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null });
+    return id;
+  },
+  writeSyncLog: (data, id, patch) => updateSyncLog(data, id, patch),
 };

@@ -8,6 +8,8 @@ import { normalizeFhirBase } from "./features/fhir/routes/fhir";
 import { runScheduledWork } from "./scheduled";
 import { processDeviceEventBatch } from "./device-platforms/webhooks/queue";
 import type { DeviceEventMessage } from "./device-platforms/webhooks/receive";
+import { DeviceSync as DeviceSyncCore } from "./features/devices/device-sync";
+import { callWithLinkTokens } from "./device-platforms/oauth/sync-calls";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
 const DEVICE_EVENTS_QUEUE = "cdis-device-events";
@@ -15,8 +17,12 @@ const DEVICE_EVENTS_QUEUE = "cdis-device-events";
 export { Conversation } from "./features/agents/conversation";
 export { ExecutionRunner } from "./features/pipelines/execution-runner";
 export { ExportJob } from "./features/export/export-job";
-export { DeviceSync } from "./features/devices/device-sync";
+/** A manual sync calls an OAuth-linked wearable with its platform link's fresh tokens (the device core imports no platform). */
+export class DeviceSync extends DeviceSyncCore {
+  protected override readonly linkedCall = callWithLinkTokens;
+}
 export { OrgMover } from "./features/operations/org-mover";
+export { AppleHealthImport } from "./device-platforms/apple-health/export-job";
 export { MessageRouter } from "./features/inbound/message-router";
 export { OrgGate } from "./features/tenancy/org-gate";
 export { StepSession } from "./features/pipelines/step-session";

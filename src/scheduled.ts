@@ -12,8 +12,12 @@ import { controlDatabase, shardDatabase, shardNames } from "./platform/shards";
 import { type DispatchResult, runSchedules } from "./features/pipelines/triggers";
 import { type LastSyncOf, runShardAlertChecks } from "./features/alerts/absence-check";
 import { lastSyncedThrough } from "./features/devices/store/sync-logs";
+import { orgsWithIntegration } from "./features/devices/store/integrations";
+import { RENEWING_KINDS, renewSubscriptions } from "./device-platforms/webhooks/renew-subscriptions";
 
 const AUDIT_FLUSH_BUDGET_MS = 20_000;
+/** Vendor webhook subscriptions (Oura) are checked once an hour, at this minute. */
+export const SUBSCRIPTION_RENEWAL_MINUTE = 7;
 
 /**
  * What the cron started (each shard's due triggers); audit flushing and alert checks (absence of
@@ -31,9 +35,22 @@ export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncO
         return placement && placement.shard === shard && placement.movingTo === null ? contextFor(env, placement) : undefined;
       };
       const paused = new Set((await orgsOn(controlDatabase(env), shard)).filter((p) => p.movingTo !== null).map((p) => p.orgId));
-      const [results] = await Promise.all([runSchedules(database(d1), at, dataFor), flushAllAuditLogs(d1, deadline, paused), runShardAlertChecks(database(d1), at, dataFor, lastSyncOf, logger(env))]);
+      const [results] = await Promise.all([
+        runSchedules(database(d1), at, dataFor),
+        flushAllAuditLogs(d1, deadline, paused),
+        runShardAlertChecks(database(d1), at, dataFor, lastSyncOf, logger(env)),
+        at.getUTCMinutes() === SUBSCRIPTION_RENEWAL_MINUTE ? renewShardSubscriptions(database(d1), at, dataFor) : undefined,
+      ]);
       return results;
     }),
   );
   return started.flat();
+}
+
+/** Every org on the shard with a platform whose webhook subscriptions expire: renew those near expiry. */
+async function renewShardSubscriptions(db: ReturnType<typeof database>, at: Date, dataFor: (orgId: string) => Promise<ReturnType<typeof contextFor> | undefined>): Promise<void> {
+  for (const orgId of await orgsWithIntegration(db, RENEWING_KINDS)) {
+    const data = await dataFor(orgId);
+    if (data) await renewSubscriptions(data, at);
+  }
 }

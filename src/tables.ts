@@ -14,3 +14,4 @@ export * from "./features/consent/tables";
 export * from "./features/audit/tables";
 export * from "./device-platforms/oauth/tables";
 export * from "./device-platforms/webhooks/tables";
+export * from "./device-platforms/companion/tables";

@@ -68,6 +68,13 @@ export interface EventOutcome {
   readonly linkInactive?: string;
 }
 
+/** What a subscription renewal did (the app's vendor-side webhook subscriptions). */
+export interface SubscriptionRenewal {
+  readonly checked: number;
+  readonly renewed: readonly { readonly id: string; readonly expiresAt?: string }[];
+  readonly failed: readonly { readonly id: string; readonly reason: string }[];
+}
+
 export interface DevicePlatform extends PlatformAdapter {
   /** The vendor's product name, for documentation and logs. */
   readonly vendor: string;
@@ -81,6 +88,8 @@ export interface DevicePlatform extends PlatformAdapter {
   beforeUnlink?(call: PlatformCall, device: LinkedDevice): Promise<void>;
   /** Push platforms (Garmin): ask the vendor to push a window again; "duplicate" when already asked for it. */
   backfill?(call: PlatformCall, dataType: string, from: string, to: string): Promise<"accepted" | "duplicate">;
+  /** Vendors whose webhook subscriptions expire (Oura): renew those close to expiry (the hourly cron). */
+  renewSubscriptions?(call: PlatformCall, now: Date): Promise<SubscriptionRenewal>;
   /** One verified event for one linked device → readings (fetching by id or URL when notify-only). */
   handleEvent(call: PlatformCall, device: LinkedDevice, event: PlatformEvent): Promise<EventOutcome>;
 }

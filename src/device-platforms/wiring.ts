@@ -19,6 +19,28 @@ export interface PlatformServices {
   ingest(data: OrgData, kind: string, readings: readonly Reading[], deletedRecordIds: readonly { deviceId: string; sourceRecordId: string }[]): Promise<void>;
   /** The outbound-guarded fetch every vendor call goes through. */
   fetch(env: Env): typeof globalThis.fetch;
+  /** A device link as the device core holds it (companion uploads: whose device a token names), or undefined. */
+  device(data: OrgData, deviceId: string): Promise<DeviceLinkView | undefined>;
+  /** Readings stored with each one's outcome, in order (companion uploads answer per item). */
+  store(data: OrgData, kind: string, readings: readonly Reading[]): Promise<StoreResult[]>;
+  /** Observations the source withdrew (a companion record replaced by a newer version): marked entered-in-error, out of the vitals. */
+  retract(data: OrgData, kind: string, observationIds: readonly string[]): Promise<number>;
+  /** The device core's sync log for a long import: opened queued, then written as it goes. */
+  openSyncLog(data: OrgData, entry: { deviceId: string; from: string; to: string; requestedBy: string; progress: Record<string, unknown> }): Promise<string>;
+  writeSyncLog(data: OrgData, id: string, patch: { state: "running" | "completed" | "failed"; progress: Record<string, unknown>; startedAt?: string; finishedAt?: string }): Promise<void>;
+}
+
+export interface DeviceLinkView {
+  readonly deviceId: string;
+  readonly patientId: string;
+  readonly platform: string;
+  readonly status: string;
+}
+
+export interface StoreResult {
+  readonly observationId?: string;
+  readonly duplicate: boolean;
+  readonly errors?: readonly { readonly path: string; readonly message: string }[];
 }
 
 /** The seams for `env`: the deployment's service profile's, else the device core's (src/device-platform-services.ts). */

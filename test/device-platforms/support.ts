@@ -1,6 +1,7 @@
 // Wiring for the wearable platform tests: the device core's seams (credentials per org and
 // kind, link status, ingest) as in-memory fakes, vendor mocks behind the real outbound guard,
 // and helpers to link a device through the real OAuth endpoints and wait for the queue.
+import { devicePlatformServices } from "../../src/device-platform-services";
 import { env } from "cloudflare:workers";
 import type { PlatformCredentials } from "../../src/features/devices/platform-adapter";
 import type { Reading } from "../../src/features/devices/reading";
@@ -33,6 +34,8 @@ export function installWorld(network: typeof fetch): PlatformWorld {
     readings: (orgId) => world.ingested.filter((i) => i.orgId === orgId).flatMap((i) => i.readings),
   };
   useDevicePlatformServices({
+    // The companion apps' seams stay the device core's; the vendor-facing ones are the fakes below.
+    ...devicePlatformServices,
     credentialsFor: async (data, kind) => world.credentials.get(`${data.orgId}/${kind}`),
     linkStatus: async (data, deviceId, status, reason) => {
       world.statuses.push({ orgId: data.orgId, deviceId, status, reason });

@@ -6,6 +6,7 @@ import { type DevicePlatform, type PlatformEvent, type WebhookDelivery, noOutcom
 import { constantTimeEqual, freshTimestamp, hmacSha256Hex } from "../webhooks/signature";
 import { vendorJson, withQuery } from "../vendor-http";
 import { OURA_KIND, mapOura, ouraMappers } from "./mapping";
+import { renewOuraSubscriptions } from "./subscriptions";
 
 const API = "https://api.ouraring.com";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -27,6 +28,7 @@ export const oura: DevicePlatform = {
   vendor: "Oura",
   dataTypes: Object.keys(ouraMappers),
   maxSyncDays: 365,
+  renewSubscriptions: renewOuraSubscriptions,
   oauth: {
     authorizeUrl: "https://cloud.ouraring.com/oauth/authorize",
     tokenUrl: `${API}/oauth/token`,

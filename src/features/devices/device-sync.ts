@@ -3,13 +3,14 @@
 // progress to the sync log before moving on, so an evicted object resumes at the page it was
 // on (a page fetched twice only meets its own Observations). Rate limits and outages wait and
 // retry; other failures fail the data type and the sync goes on with the next one.
+import type { LinkedCall } from "./linked-calls";
 import { logger } from "../../platform/observability/log";
 import { DurableObject } from "cloudflare:workers";
 import { contextForOrg } from "../../context";
 import { claimFor } from "../../platform/durable-objects/owner";
 import type { Env } from "../../platform/env";
 import { outboundFetch } from "../../platform/outbound/fetch";
-import { PlatformError } from "./platform-adapter";
+import { type PlatformCall, PlatformError } from "./platform-adapter";
 import { platformAdapter } from "./platforms";
 import { findIntegration, integrationCredentials } from "./store/integrations";
 import { findLink, unsealTokens, updateLink } from "./store/links";
@@ -28,6 +29,10 @@ interface Cursor {
 }
 
 export class DeviceSync extends DurableObject<Env> {
+  /** How a sync calls a platform for a device another module holds the link of (OAuth wearables):
+   * none here; the Worker entry binds the wearables' implementation (src/index.ts). */
+  protected readonly linkedCall: LinkedCall = async () => ({ handled: false });
+
   async start(job: SyncJob): Promise<void> {
     await claimFor(this.ctx.storage, job.orgId);
     if (await this.ctx.storage.get("job")) return;
@@ -53,11 +58,11 @@ export class DeviceSync extends DurableObject<Env> {
       const integration = await findIntegration(ctx, job.integrationId);
       const adapter = link && platformAdapter(link.platform);
       if (link?.status !== "active" || !integration || !adapter) throw new PlatformError("revoked", "the device link, its integration or its platform adapter is gone");
-      const page = await adapter.fetchPage(
-        { credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: outboundFetch(this.env) },
-        { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) },
-        { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}) },
-      );
+      const fetchPage = (call: PlatformCall) =>
+        adapter.fetchPage(call, { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) }, { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}) });
+      // An OAuth-linked device is called with its platform link's fresh tokens; others with the device link's own.
+      const viaLink = await this.linkedCall(ctx, link.deviceId, fetchPage);
+      const page = viaLink.handled ? viaLink.value : await fetchPage({ credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: outboundFetch(this.env) });
       const results = await ingestReadings(ctx, job.principal, page.readings);
       logger(this.env).info("sync page", { org: job.orgId, sync_id: job.syncId, device_id: job.deviceId, data_type: dataType, readings: page.readings.length, more: page.nextCursor !== undefined });
       progress.pages_fetched += 1;

@@ -261,6 +261,12 @@ const TypeProgressSchema = z.object({
   readings_rejected: z.number().int(),
   rate_limited: z.number().int(),
   errors: z.array(z.object({ reason: z.string(), record: z.string().optional() })),
+  // A file import (Apple Health export.xml) also reports how far through the file it is.
+  bytes_total: z.number().int().optional(),
+  bytes_processed: z.number().int().optional(),
+  records_read: z.number().int().optional(),
+  records_skipped: z.number().int().optional(),
+  skipped_by_reason: z.record(z.string(), z.number().int()).optional(),
 });
 
 export const SyncLog = z

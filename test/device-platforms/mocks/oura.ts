@@ -35,3 +35,34 @@ export function ouraSignedHeaders(secret: string, body: string, timestamp = Stri
   const signature = createHmac("sha256", secret).update(timestamp + body).digest("hex").toUpperCase();
   return { "content-type": "application/json", "x-oura-signature": signature, "x-oura-timestamp": timestamp };
 }
+
+export interface OuraSubscription {
+  id: string;
+  callback_url: string;
+  event_type: string;
+  data_type: string;
+  expiration_time: string;
+}
+
+/**
+ * Oura's app-level webhook subscription API (`x-client-id` / `x-client-secret`, no user token):
+ * `GET /v2/webhook/subscription` lists, `PUT /v2/webhook/subscription/renew/{id}` moves the
+ * expiry 90 days on. Requests for other paths go to `next`.
+ */
+export function ouraSubscriptionApi(clientId: string, clientSecret: string, subscriptions: OuraSubscription[], next: typeof fetch): { fetch: typeof fetch; renewed: string[] } {
+  const renewed: string[] = [];
+  const handler = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const req = new Request(input, init);
+    const url = new URL(req.url);
+    if (url.origin !== OURA_ORIGIN || !url.pathname.startsWith("/v2/webhook/subscription")) return next(input, init);
+    if (req.headers.get("x-client-id") !== clientId || req.headers.get("x-client-secret") !== clientSecret) return Response.json({ detail: "Unauthorized" }, { status: 401 });
+    if (req.method === "GET" && url.pathname === "/v2/webhook/subscription") return Response.json(subscriptions);
+    const id = /^\/v2\/webhook\/subscription\/renew\/([^/]+)$/.exec(url.pathname)?.[1];
+    const sub = subscriptions.find((s) => s.id === id);
+    if (req.method !== "PUT" || !sub) return Response.json({ detail: "Not Found" }, { status: 404 });
+    sub.expiration_time = new Date(Date.now() + 90 * 86_400_000).toISOString();
+    renewed.push(sub.id);
+    return Response.json(sub);
+  };
+  return { fetch: handler as typeof fetch, renewed };
+}

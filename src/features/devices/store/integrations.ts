@@ -1,6 +1,7 @@
 // Device integrations: an organization's credentials for one platform, sealed like connector
 // credentials (AES-GCM with CONNECTOR_ENCRYPTION_KEY, bound to the row) and never returned.
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, inArray } from "drizzle-orm";
+import type { Database } from "../../../platform/db/client";
 import type { OrgData } from "../../../platform/org-data";
 import { decryptCredentials, encryptCredentials, maskCredentials } from "../../connectors/crypto";
 import { type DeviceIntegrationRow, deviceIntegrations } from "../tables";
@@ -63,4 +64,11 @@ export async function deleteIntegration(data: OrgData, id: string): Promise<bool
 
 export async function integrationCredentials(data: OrgData, row: DeviceIntegrationRow): Promise<Record<string, string>> {
   return row.credentialsEnc ? decryptCredentials(data.env, aad(data.orgId, row.id), row.credentialsEnc) : {};
+}
+
+/** The orgs on a shard with an integration of one of `platforms` (the cron's renewal pass). */
+export async function orgsWithIntegration(db: Database, platforms: readonly string[]): Promise<string[]> {
+  if (!platforms.length) return [];
+  const rows = await db.selectDistinct({ orgId: deviceIntegrations.orgId }).from(deviceIntegrations).where(inArray(deviceIntegrations.platform, [...platforms]));
+  return rows.map((r) => r.orgId);
 }

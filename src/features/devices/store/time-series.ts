@@ -151,3 +151,21 @@ export async function rawSamples(d1: D1Database, orgId: string, patientId: strin
     .all<RawPoint>();
   return results;
 }
+
+/**
+ * Takes samples out of the series (a reading marked entered-in-error): each sample's row goes,
+ * and its hour's rollup for that device is rebuilt from what is left (or removed when nothing is).
+ */
+export async function forgetSamples(d1: D1Database, orgId: string, samples: readonly Omit<Sample, "value">[]): Promise<void> {
+  if (!samples.length) return;
+  await d1.batch(
+    samples.flatMap((s) => {
+      const bucket = Math.floor(s.t / HOUR_MS) * HOUR_MS;
+      return [
+        d1.prepare("DELETE FROM device_samples WHERE org_id = ?1 AND patient_id = ?2 AND metric = ?3 AND t = ?4 AND device_id = ?5").bind(orgId, s.patientId, s.metric, s.t, s.deviceId),
+        d1.prepare("DELETE FROM device_rollups WHERE org_id = ?1 AND patient_id = ?2 AND metric = ?3 AND bucket = ?4 AND device_id = ?5").bind(orgId, s.patientId, s.metric, bucket, s.deviceId),
+        d1.prepare(REFRESH_ROLLUPS).bind(orgId, s.patientId, s.metric, bucket, bucket + HOUR_MS),
+      ];
+    }),
+  );
+}

@@ -1,0 +1,53 @@
+// Readings the source withdrew (a vendor's delete, a companion record replaced by a newer
+// version): their Observations are marked `entered-in-error`, never deleted (the record of what
+// was received stays, and FHIR consumers know to disregard it), and their values leave the time
+// series, so the vitals no longer show them. Alerts are not raised again: nothing is ingested.
+import type { OrgContext } from "../../../context";
+import type { Resource } from "../../fhir/port";
+import type { Principal } from "../../tenancy/auth/permissions";
+import { METRICS } from "../metrics/table";
+import { identifierQuery, READING_IDENTIFIER_SYSTEM } from "../observation";
+import { forgetSamples } from "../store/time-series";
+
+/** Values per identifier search (the store allows 300 per search). */
+const SEARCH_VALUES = 250;
+
+const idOf = (ref: unknown) => (typeof ref === "string" ? ref.split("/")[1] : undefined);
+
+function sampleOf(o: Resource): { patientId: string; metric: string; t: number; deviceId: string } | undefined {
+  const value = (o.identifier as { system?: string; value?: string }[] | undefined)?.find((i) => i.system === READING_IDENTIFIER_SYSTEM)?.value;
+  const metric = value?.slice(value.lastIndexOf("|") + 1);
+  const patientId = idOf((o.subject as { reference?: string } | undefined)?.reference);
+  const deviceId = idOf((o.device as { reference?: string } | undefined)?.reference);
+  const when = (o.effectiveDateTime as string | undefined) ?? (o.effectivePeriod as { start?: string } | undefined)?.start;
+  const t = when ? Date.parse(when) : Number.NaN;
+  return metric && patientId && deviceId && Number.isFinite(t) ? { patientId, metric, t, deviceId } : undefined;
+}
+
+/** Marks the Observations entered-in-error (those not already) and forgets their samples; the count marked. */
+export async function retractObservations(ctx: OrgContext, principal: Principal, observations: readonly Resource[]): Promise<number> {
+  const fhir = ctx.fhir(principal);
+  const live = observations.filter((o) => o.resourceType === "Observation" && o.status !== "entered-in-error");
+  for (const o of live) await fhir.update({ ...o, id: o.id as string, status: "entered-in-error" });
+  await forgetSamples(ctx.d1, ctx.orgId, live.flatMap((o) => sampleOf(o) ?? []));
+  return live.length;
+}
+
+export async function retractObservationIds(ctx: OrgContext, principal: Principal, ids: readonly string[]): Promise<number> {
+  const fhir = ctx.fhir(principal);
+  const found = await Promise.all(ids.map((id) => fhir.read("Observation", id).catch(() => undefined)));
+  return retractObservations(ctx, principal, found.filter((o): o is Resource => o !== undefined));
+}
+
+/** A platform's records by source record id (every metric a record may have become). */
+export async function retractSourceRecords(ctx: OrgContext, principal: Principal, platform: string, sourceRecordIds: readonly string[]): Promise<number> {
+  const identifiers = sourceRecordIds.flatMap((id) => [...METRICS.keys()].map((metric) => `${platform}|${id}|${metric}`));
+  const fhir = ctx.fhir(principal);
+  const found: Resource[] = [];
+  for (let i = 0; i < identifiers.length; i += SEARCH_VALUES) {
+    const values = identifiers.slice(i, i + SEARCH_VALUES).map((v) => identifierQuery(v).slice("identifier=".length));
+    const bundle = await fhir.search("Observation", `identifier=${values.join(",")}&_count=1000`);
+    found.push(...(bundle.entry ?? []).flatMap((e) => (e.resource ? [e.resource] : [])));
+  }
+  return retractObservations(ctx, principal, found);
+}

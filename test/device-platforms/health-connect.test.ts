@@ -1,0 +1,102 @@
+// Health Connect through the companion app: record batches in the Jetpack records' shapes,
+// idempotent on clientRecordId + clientRecordVersion (a higher version replaces: the older
+// Observations become entered-in-error and leave the vitals; a lower or equal one is a
+// duplicate), at most 30 days before the first grant, per-record reasons, tenancy.
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTenant, type Tenant } from "../support/tenants";
+import { codeOf, companionDevice, type CompanionDevice, observations, upload, wireDeviceCore } from "./companion-support";
+
+let t: Tenant;
+let other: Tenant;
+let phone: CompanionDevice;
+
+const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+const meta = (clientRecordId: string, clientRecordVersion = 1) => ({ id: crypto.randomUUID(), clientRecordId, clientRecordVersion, dataOrigin: { packageName: "com.sec.android.app.shealth" }, device: { manufacturer: "Samsung", model: "Galaxy Watch6", type: 1 }, recordingMethod: 2 });
+const post = (records: unknown[], token = phone.token, orgId = t.orgId, granted_at?: string) => upload(orgId, "health-connect/records", token, { json: { records, ...(granted_at ? { granted_at } : {}) } });
+
+type Answer = { results: { status: string; reason?: string; errors?: { path: string; message: string }[] }[]; created: number; duplicates: number; rejected: number; skipped: number };
+
+beforeAll(async () => {
+  wireDeviceCore();
+  t = await createTenant();
+  other = await createTenant();
+  phone = await companionDevice(t, "android_health_app", "Galaxy");
+});
+
+describe("Health Connect records", () => {
+  it("become Observations per record type, with reasons for what is not a reading", async () => {
+    const id = crypto.randomUUID().slice(0, 8);
+    const records = [
+      { recordType: "HeartRateRecord", metadata: meta(`hr-${id}`), startTime: at(30), endTime: at(28), samples: [{ time: at(30), beatsPerMinute: 71 }, { time: at(29), beatsPerMinute: 74 }] },
+      { recordType: "StepsRecord", metadata: meta(`steps-${id}`), startTime: at(120), endTime: at(60), count: 1840 },
+      { recordType: "WeightRecord", metadata: meta(`w-${id}`), time: at(200), weight: { inKilograms: 71.4 } },
+      { recordType: "BloodPressureRecord", metadata: meta(`bp-${id}`), time: at(90), systolic: { inMillimetersOfMercury: 131 }, diastolic: { inMillimetersOfMercury: 84 }, bodyPosition: 1, measurementLocation: 3 },
+      { recordType: "OxygenSaturationRecord", metadata: meta(`o2-${id}`), time: at(95), percentage: { value: 96 } },
+      { recordType: "SleepSessionRecord", metadata: meta(`sleep-${id}`), startTime: at(600), endTime: at(120), stages: [{ startTime: at(600), endTime: at(540), stage: 4 }, { startTime: at(540), endTime: at(480), stage: 5 }, { startTime: at(480), endTime: at(470), stage: 1 }, { startTime: at(470), endTime: at(440), stage: 6 }] },
+      { recordType: "HydrationRecord", metadata: meta(`h2o-${id}`), startTime: at(50), endTime: at(49), volume: { inLiters: 0.3 } },
+      { recordType: "WeightRecord", metadata: { clientRecordVersion: 1 }, time: at(10), weight: { inKilograms: 70 } },
+      { recordType: "WeightRecord", metadata: meta(`w2-${id}`), weight: { inKilograms: 70 } },
+    ];
+    const res = await post(records);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const answer = (await res.json()) as Answer;
+    expect(answer.results.map((r) => r.status)).toEqual(["created", "created", "created", "created", "created", "created", "skipped", "rejected", "rejected"]);
+    expect(answer.results[6]?.reason).toContain("HydrationRecord");
+    expect(answer.results[7]?.errors?.[0]?.path).toBe("records[7].metadata.clientRecordId");
+    expect(answer.results[8]?.errors?.[0]?.path).toBe("records[8].time");
+
+    const obs = await observations(t, phone.patientId);
+    const by = (code: string) => obs.filter((o) => codeOf(o) === code);
+    expect(by("8867-4").map((o) => o.valueQuantity?.value).sort()).toEqual([71, 74]);
+    expect(by("55423-8")[0]?.valueQuantity?.value).toBe(1840);
+    expect(by("29463-7")[0]?.valueQuantity).toMatchObject({ value: 71.4, code: "kg" });
+    expect(by("85354-9")[0]?.component?.map((c) => c.valueQuantity.value)).toEqual([131, 84]);
+    expect(by("2708-6")[0]?.valueQuantity).toMatchObject({ value: 96, code: "%" });
+    expect(by("93832-4")[0]?.valueQuantity?.value).toBe(150); // light 60 + deep 60 + REM 30; awake left out
+    expect(by("93831-6")[0]?.valueQuantity?.value).toBe(60);
+    expect(by("93829-0")[0]?.valueQuantity?.value).toBe(30);
+  });
+
+  it("is idempotent on clientRecordId + clientRecordVersion: equal or lower is a duplicate, higher replaces", async () => {
+    const rid = `spo2-${crypto.randomUUID()}`;
+    const v = (version: number, percent: number) => ({ recordType: "OxygenSaturationRecord", metadata: meta(rid, version), time: at(300), percentage: { value: percent } });
+    expect(((await (await post([v(2, 91)])).json()) as Answer).created).toBe(1);
+    expect(((await (await post([v(2, 91)])).json()) as Answer).results[0]?.status).toBe("duplicate");
+    expect(((await (await post([v(1, 90)])).json()) as Answer).results[0]?.status).toBe("duplicate");
+    expect(((await (await post([v(3, 93)])).json()) as Answer).results[0]?.status).toBe("created");
+
+    const versions = (await observations(t, phone.patientId)).filter((o) => codeOf(o) === "2708-6" && o.identifier?.[0]?.value.includes(rid));
+    expect(versions.map((o) => [o.valueQuantity?.value, o.status]).sort()).toEqual([
+      [91, "entered-in-error"],
+      [93, "final"],
+    ]);
+    const vitals = (await (await t.fetch(`/api/v1/patients/${phone.patientId}/vitals?metric=spo2&days=1`)).json()) as { data_points: { value: number }[] };
+    expect(vitals.data_points.map((p) => p.value)).not.toContain(91);
+    expect(vitals.data_points.map((p) => p.value)).toContain(93);
+  });
+
+  it("refuses records older than 30 days before the first grant, per record", async () => {
+    const fresh = await companionDevice(t, "android_health_app", "Pixel");
+    const grant = at(10 * 24 * 60);
+    const records = [
+      { recordType: "StepsRecord", metadata: meta(`old-${crypto.randomUUID()}`), startTime: at(45 * 24 * 60), endTime: at(45 * 24 * 60 - 60), count: 500 },
+      { recordType: "StepsRecord", metadata: meta(`ok-${crypto.randomUUID()}`), startTime: at(35 * 24 * 60), endTime: at(35 * 24 * 60 - 60), count: 600 },
+    ];
+    const answer = (await (await post(records, fresh.token, t.orgId, grant)).json()) as Answer;
+    expect(answer.results.map((r) => r.status)).toEqual(["rejected", "created"]);
+    expect(answer.results[0]?.errors?.[0]?.message).toContain("30 days before the first Health Connect grant");
+    // The first grant is fixed by the first upload: a later, different granted_at does not move it.
+    const later = (await (await post([{ ...records[0], metadata: meta(`old2-${crypto.randomUUID()}`) }], fresh.token, t.orgId, at(60))).json()) as Answer;
+    expect(later.results[0]?.status).toBe("rejected");
+  });
+
+  it("keeps tenants apart and refuses bad bodies with 4xx", async () => {
+    const rec = { recordType: "WeightRecord", metadata: meta(`x-${crypto.randomUUID()}`), time: at(5), weight: { inKilograms: 70 } };
+    expect((await post([rec], phone.token, other.orgId)).status).toBe(401);
+    expect((await post([rec], "cdt_wrong")).status).toBe(401);
+    const apple = await companionDevice(t, "ios_health_app", "iPhone");
+    expect((await post([rec], apple.token)).status).toBe(403);
+    expect((await upload(t.orgId, "health-connect/records", phone.token, { json: { records: [] } })).status).toBe(400);
+    expect((await upload(t.orgId, "health-connect/records", phone.token, { json: { records: [rec], granted_at: "yesterday" } })).status).toBe(400);
+  });
+});
