@@ -12,3 +12,8 @@ export function moveOrg(opts: { orgId: string; shard: string; url?: string; remo
 export function purgeAudit(opts: { orgId: string; url?: string; remote: boolean }): Promise<unknown> {
   return callOperatorRoute({ command: "purge-audit", path: `organizations/${encodeURIComponent(opts.orgId)}/audit/purge`, url: opts.url, remote: opts.remote });
 }
+
+/** `npm run admin -- set-limits`: replaces the org's limit overrides (src/features/tenancy/use-cases/set-limits.ts), audited. */
+export function setLimits(opts: { orgId: string; limits: unknown; url?: string; remote: boolean }): Promise<unknown> {
+  return callOperatorRoute({ command: "set-limits", path: `organizations/${encodeURIComponent(opts.orgId)}/limits`, body: { limits: opts.limits }, url: opts.url, remote: opts.remote });
+}
