@@ -1,0 +1,1 @@
+ALTER TABLE `consent_policies` ADD `enforce_reads` integer DEFAULT false NOT NULL;
