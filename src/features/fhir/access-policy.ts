@@ -4,7 +4,7 @@
 // in here: a policy that reads the organization's Consent resources and denies or filters
 // what a patient's consent excludes (docs/fhir-store.md, "Access policy").
 import type { Principal } from "../tenancy/auth/permissions";
-import { extractIndex } from "./index-extract";
+import { patientCompartmentOf } from "./index-extract";
 import type { Resource } from "./port";
 
 export type AccessAction = "read" | "search" | "create" | "update" | "delete" | "export";
@@ -54,5 +54,5 @@ export const permitAll: AccessPolicy = {
 
 /** The patients whose compartment holds the resource (the Patient itself included). */
 export function patientsOf(resource: Resource): string[] {
-  return extractIndex(resource).patients;
+  return patientCompartmentOf(resource);
 }
