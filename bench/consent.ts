@@ -97,7 +97,13 @@ for (let i = 0; i < SEARCH_RESULTS; i++) {
   await store.update({ resourceType: "Observation", id: `so${i}`, status: "final", code: { text: "hr" }, subject: { reference: `Patient/${patientIds[i % SEARCH_PATIENTS]}` }, valueQuantity: { value: i } });
 }
 let consentSearches = 0;
-const counting = { ...store, search: (type: string | undefined, q: string) => (type === "Consent" && consentSearches++, store.search(type, q)) } as typeof store;
+const counting = {
+  ...store,
+  search: (type: string | undefined, q: string) => {
+    if (type === "Consent") consentSearches++;
+    return store.search(type, q);
+  },
+} as typeof store;
 const enforced = () =>
   fhirStoreFor(data, principal, {
     policy: consentReadPolicy(principal, [], {
