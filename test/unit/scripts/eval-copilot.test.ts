@@ -3,10 +3,10 @@
 // test_mode, prints its scores and exits non-zero when they are under the minimums. It proves the
 // harness, not a model: real-model figures come only from a real endpoint (docs/copilot.md).
 import { spawn } from "node:child_process";
-import { type Server, createServer } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Brain, fakeOpenAI } from "../../support/fake-openai";
+import { type LoopbackModel, serveOnLoopback } from "../../support/fake-openai-node";
 
 const ROOT = path.join(import.meta.dirname, "../../..");
 const valid = {
@@ -20,22 +20,14 @@ const valid = {
 };
 let brain: Brain = () => ({ content: JSON.stringify(valid) });
 const fake = fakeOpenAI((req, i) => brain(req, i), ["eval-model"]);
-let server: Server;
+let loopback: LoopbackModel;
 let baseURL = "";
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const response = await fake.fetch(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: chunks.length ? Buffer.concat(chunks) : undefined });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  baseURL = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}/v1`;
+  loopback = await serveOnLoopback(fake);
+  baseURL = loopback.baseURL;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => loopback.close());
 
 function evalRun(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
