@@ -2,10 +2,16 @@
 // (each a permit with two nested provisions, one with its own nested deny) is decided by the pure
 // engine (target p50 ≤ 1 ms), and end to end through the real FHIR store on SQLite (Consent search
 // plus decision). Baselines in the same run: the same decision with no Consent (the org default),
-// and a bare FHIR read of one resource from the same store.
+// and a bare FHIR read of one resource from the same store. Search mode: a search returning
+// SEARCH_RESULTS Observations of SEARCH_PATIENTS patients (each with 2 Consents, half denying)
+// through the consent read policy (consent/read-policy.ts, enforce_reads on) vs the same search
+// with the policy off, in the same run; the Consent searches per search are counted (one per
+// CONSENT_SEARCH_PATIENTS patients, never one per result).
 import path from "node:path";
 import { type ConsentRequest, decide } from "../src/features/consent/decide";
-import { activeConsents } from "../src/features/consent/service";
+import { activeConsents, activeConsentsOf, CONSENT_SEARCH_PATIENTS } from "../src/features/consent/service";
+import { DEFAULT_CONSENT_POLICY } from "../src/features/consent/policy-store";
+import { consentReadPolicy } from "../src/features/consent/read-policy";
 import { fhirStoreFor } from "../src/features/fhir/index";
 import type { Resource } from "../src/features/fhir/port";
 import { SqliteD1, sqliteOrgData } from "./fhir/d1-sqlite";
@@ -14,6 +20,9 @@ import { numberOption } from "./lib/options";
 
 const ITERATIONS = numberOption("iterations", 2000, { integer: true });
 const CONSENTS = numberOption("consents", 20, { integer: true });
+const SEARCH_RESULTS = numberOption("search-results", 1000, { integer: true });
+const SEARCH_PATIENTS = numberOption("search-patients", 50, { integer: true });
+const SEARCH_RUNS = numberOption("search-runs", 20, { integer: true });
 const ACT = "http://terminology.hl7.org/CodeSystem/v3-ActReason";
 
 function consent(i: number): Resource {
@@ -61,7 +70,7 @@ const engine = await timeEach("engine", ITERATIONS, () => decide(request, consen
 const engineBase = await timeEach("engine baseline", ITERATIONS, () => decide(request, [], "opt-in"));
 
 const d1 = new SqliteD1(":memory:");
-d1.applyMigrations(path.join(import.meta.dirname, "../migrations"));
+d1.applyMigrations(path.join(import.meta.dirname, "../migrations/data"));
 const data = sqliteOrgData(d1, "bench-org");
 const store = fhirStoreFor(data, { orgId: "bench-org", keyId: "bench", keyName: "bench", role: "admin", scopes: [] });
 for (const c of consents) await store.update(c as Resource & { id: string });
@@ -74,6 +83,44 @@ const storeRuns = Math.max(50, Math.floor(ITERATIONS / 10));
 const viaStore = await timeEach("store", storeRuns, viaStoreDecide);
 const readBase = await timeEach("read baseline", storeRuns, () => store.read("Patient", "p1"));
 
+// Search mode: SEARCH_RESULTS Observations of SEARCH_PATIENTS patients, consent enforced vs off.
+const principal = { orgId: "bench-org", keyId: "bench", keyName: "bench", role: "admin" as const, scopes: [] };
+const patientIds = Array.from({ length: SEARCH_PATIENTS }, (_, i) => `sp${i}`);
+for (const [i, id] of patientIds.entries()) {
+  await store.update({ resourceType: "Patient", id });
+  const permit = { ...consent(1000 + i), id: `sc${i}a`, patient: { reference: `Patient/${id}` } };
+  const deny = { ...consent(2000 + i), id: `sc${i}b`, patient: { reference: `Patient/${id}` }, provision: { type: i % 2 ? "deny" : "permit" } };
+  await store.update(permit as Resource & { id: string });
+  await store.update(deny as Resource & { id: string });
+}
+for (let i = 0; i < SEARCH_RESULTS; i++) {
+  await store.update({ resourceType: "Observation", id: `so${i}`, status: "final", code: { text: "hr" }, subject: { reference: `Patient/${patientIds[i % SEARCH_PATIENTS]}` }, valueQuantity: { value: i } });
+}
+let consentSearches = 0;
+const counting = {
+  ...store,
+  search: (type: string | undefined, q: string) => {
+    if (type === "Consent") consentSearches++;
+    return store.search(type, q);
+  },
+} as typeof store;
+const enforced = () =>
+  fhirStoreFor(data, principal, {
+    policy: consentReadPolicy(principal, [], {
+      policy: async () => ({ ...DEFAULT_CONSENT_POLICY, enforceReads: true }),
+      consentsOf: (patients) => activeConsentsOf(counting, patients),
+    }),
+  });
+const query = `_count=${Math.min(SEARCH_RESULTS, 1000)}`;
+const shownOn = (await enforced().search("Observation", query)).entry?.length ?? 0;
+const shownOff = (await store.search("Observation", query)).entry?.length ?? 0;
+if (shownOff !== Math.min(SEARCH_RESULTS, 1000) || shownOn !== Math.ceil(shownOff / 2)) throw new Error(`search showed ${shownOn} with consent, ${shownOff} without: the bench's data is not what it says`);
+consentSearches = 0;
+const searchOn = await timeEach("search consent on", SEARCH_RUNS, () => enforced().search("Observation", query));
+const perSearch = consentSearches / SEARCH_RUNS;
+if (perSearch !== Math.ceil(SEARCH_PATIENTS / CONSENT_SEARCH_PATIENTS)) throw new Error(`${perSearch} Consent searches per search: decisions are not cached per request`);
+const searchOff = await timeEach("search consent off", SEARCH_RUNS, () => store.search("Observation", query));
+
 const [e50, b50, s50, r50] = allMeasured([
   { label: "engine p50", value: engine.p50 },
   { label: "engine baseline p50", value: engineBase.p50 },
@@ -82,6 +129,13 @@ const [e50, b50, s50, r50] = allMeasured([
 ] as const);
 console.log(`decision over ${CONSENTS} consents, pure engine: p50 ${e50.toFixed(4)} ms, p99 ${engine.p99.toFixed(4)} ms (target p50 ≤ 1 ms) — ${(e50 / b50).toFixed(1)}× the no-consent baseline (p50 ${b50.toFixed(4)} ms)`);
 console.log(`decision through the FHIR store on SQLite (search + decide): p50 ${s50.toFixed(3)} ms, p99 ${viaStore.p99.toFixed(3)} ms — ${(s50 / r50).toFixed(1)}× one FHIR read (p50 ${r50.toFixed(3)} ms)`);
+const [on50, off50] = allMeasured([
+  { label: "search consent on p50", value: searchOn.p50 },
+  { label: "search consent off p50", value: searchOff.p50 },
+] as const);
+console.log(
+  `search of ${shownOff} Observations of ${SEARCH_PATIENTS} patients (${shownOn} shown) with consent enforced: p50 ${on50.toFixed(2)} ms vs ${off50.toFixed(2)} ms with the policy off — ${(on50 / off50).toFixed(2)}×; ${perSearch} Consent search per search`,
+);
 if (e50 > 1) {
   console.error("engine p50 over the 1 ms target");
   process.exit(1);

@@ -1,12 +1,12 @@
 // `npm run admin -- <command> [--flags]`: creates organizations and API keys,
-// lists and revokes keys, sets per-org limits, against local D1 (default) or the
-// deployed database (--remote); moves organizations between shards and purges expired AuditEvents
-// through the service.
+// lists and revokes keys, against local D1 (default) or the deployed database (--remote); sets
+// per-org limits, moves organizations between shards and purges expired AuditEvents through the
+// service (operator routes, so each leaves its AuditEvent).
 import { generateApiKey } from "../src/features/tenancy/auth/api-key-crypto";
 import { type AdminArgs, UsageError, parseAdminArgs } from "./lib/admin-args";
-import { moveOrg, purgeAudit } from "./lib/move-org";
+import { moveOrg, purgeAudit, setLimits } from "./lib/move-org";
 import { stateDirOf } from "./lib/dev-state";
-import { insertApiKeySql, insertOrganizationSql, missingScopedAgents, setLimitsSql } from "./lib/records";
+import { insertApiKeySql, insertOrganizationSql, missingScopedAgents } from "./lib/records";
 import { shardDatabaseName, shardForNewOrg } from "./lib/shards";
 import { applyMigrations, execSql, lit } from "./lib/wrangler";
 
@@ -40,8 +40,8 @@ async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run"
     case "purge-audit":
       return print(await purgeAudit({ orgId: need("org"), url: values.url, remote }));
     case "set-limits":
-      sql(setLimitsSql(need("org"), JSON.parse(need("limits"))));
-      return print(sql(`SELECT id, limits FROM organizations WHERE id = ${lit(need("org"))}`)[0]);
+      // Through the service, so the change leaves its AuditEvent (the operator, before and after).
+      return print(await setLimits({ orgId: need("org"), limits: JSON.parse(need("limits")), url: values.url, remote }));
     case "create-key": {
       const orgId = need("org");
       const dataSql = orgSql(orgId);

@@ -6,7 +6,11 @@
 // Model: LLM_BASE_URL and LLM_MODELS (an OpenAI-compatible endpoint, e.g. llama.cpp or Ollama
 // on loopback); the script starts the service under wrangler dev with them. Or point it at a
 // running service: COPILOT_EVAL_URL, COPILOT_EVAL_API_KEY, COPILOT_EVAL_ORG.
-// Without a model it says so and exits 0. Options: --limit N (first N requests).
+// Without a model it says so and exits 0. Options: --limit N (first N requests), --min-valid and
+// --min-executed (shares 0..1, default 0): below either, or when the harness itself fails, it
+// exits 1. The last line is `EVAL_RESULT {json}` for CI. A smoke test runs it end to end against
+// the fake OpenAI-compatible server (test/unit/scripts/eval-copilot.test.ts); that proves the
+// harness, not a model.
 import { type RunningWorker, startWorker } from "../bench/lib/worker";
 import { EVAL_REQUESTS } from "./eval/copilot-requests";
 
@@ -46,8 +50,14 @@ async function call(t: Target, method: string, path: string, body?: unknown) {
   return { status: res.status, body: json as Record<string, unknown> };
 }
 
-const limitArg = process.argv.indexOf("--limit");
-const requests = limitArg > 0 ? EVAL_REQUESTS.slice(0, Number(process.argv[limitArg + 1])) : EVAL_REQUESTS;
+const option = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : undefined;
+};
+const limit = option("--limit");
+const requests = limit ? EVAL_REQUESTS.slice(0, limit) : EVAL_REQUESTS;
+const minValid = option("--min-valid") ?? 0;
+const minExecuted = option("--min-executed") ?? 0;
 
 const t = await target();
 if (!t) {
@@ -96,6 +106,15 @@ try {
   const pct = (n: number) => `${((n / requests.length) * 100).toFixed(0)}%`;
   console.log(`\nvalidated: ${validated}/${requests.length} (${pct(validated)})`);
   console.log(`executed in test_mode without error: ${executed}/${requests.length} (${pct(executed)})`);
+  const result = { model: model.id, requests: requests.length, validated, executed, validated_share: validated / requests.length, executed_share: executed / requests.length };
+  console.log(`EVAL_RESULT ${JSON.stringify(result)}`);
+  if (result.validated_share < minValid || result.executed_share < minExecuted) {
+    console.error(`eval:copilot FAILED: validated ${pct(validated)} (minimum ${minValid * 100}%), executed ${pct(executed)} (minimum ${minExecuted * 100}%)`);
+    process.exitCode = 1;
+  }
+} catch (err) {
+  console.error(`eval:copilot FAILED: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
 } finally {
   await t.stop();
 }

@@ -3,6 +3,7 @@ import { apiDocsRoutes } from "./platform/http/api-docs";
 import { managementAudit } from "./features/audit/middleware";
 import { auditRoutes } from "./features/audit/routes/audit";
 import { auditAdminRoutes } from "./features/audit/routes/admin";
+import { orgLimitsAdminRoutes } from "./features/tenancy/routes/admin-limits";
 import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
@@ -94,6 +95,7 @@ export function buildApp(options: AppOptions = {}) {
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
   app.route("/admin", adminRoutes);
   app.route("/admin", auditAdminRoutes);
+  app.route("/admin", orgLimitsAdminRoutes);
 
   // A FHIR endpoint's CapabilityStatement and SMART configuration are public (discovery).
   const operations = options.operations ?? fhirOperationRegistry();

@@ -16,6 +16,7 @@ import "./fhir-search-parameters";
 import type { PipelineServices } from "./features/pipelines/services";
 import { evaluateReadings, type StoredReading } from "./features/alerts/evaluate-readings";
 import { agentServicesFor, pipelineServicesFor } from "./service-wiring";
+import { consentReadPolicyFor } from "./features/consent/read-enforcement";
 
 export interface OrgContext extends OrgData {
   readonly placement: Placement;
@@ -36,7 +37,8 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     ...data,
     placement,
     gate: () => orgGate(env, data.orgId),
-    fhir: (principal, options) => fhirStoreFor(data, principal, options),
+    // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
+    fhir: (principal, options) => fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, options?.purposeOfUse), ...options }),
     pipelines: (principal, testMode) => pipelineServicesFor(data, principal, testMode),
     agents: (principal, options) => agentServicesFor(data, principal, options),
     readingsStored: async (stored) => {

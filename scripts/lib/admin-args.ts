@@ -38,10 +38,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
     database: true,
   },
   "set-limits": {
-    args: "--org ID --limits JSON",
-    about: `sets per-org limits, e.g. '{"apiPerMinute":5000,"concurrentExports":10}'`,
+    args: "--org ID --limits JSON [--url URL]",
+    about: `replaces per-org limit overrides through the running service (audited), e.g. '{"apiPerMinute":5000,"concurrentExports":10}'`,
     required: ["org", "limits"],
-    optional: [],
+    optional: ["url"],
     database: true,
   },
   "create-key": {

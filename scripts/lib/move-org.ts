@@ -31,3 +31,8 @@ export async function moveOrg(opts: { orgId: string; shard: string; url?: string
 export function purgeAudit(opts: { orgId: string; url?: string; remote: boolean }): Promise<unknown> {
   return callOperatorRoute({ command: "purge-audit", path: `organizations/${encodeURIComponent(opts.orgId)}/audit/purge`, url: opts.url, remote: opts.remote });
 }
+
+/** `npm run admin -- set-limits`: replaces the org's limit overrides (src/features/tenancy/use-cases/set-limits.ts), audited. */
+export function setLimits(opts: { orgId: string; limits: unknown; url?: string; remote: boolean }): Promise<unknown> {
+  return callOperatorRoute({ command: "set-limits", path: `organizations/${encodeURIComponent(opts.orgId)}/limits`, body: { limits: opts.limits }, url: opts.url, remote: opts.remote });
+}

@@ -10,11 +10,6 @@ export function insertOrganizationSql(id: string, name: string, shard: string, l
   return `INSERT OR IGNORE INTO organizations (id, name, limits, created_at, shard) VALUES (${lit(id)}, ${lit(name)}, ${lit(JSON.stringify(parsed))}, ${lit(new Date().toISOString())}, ${lit(shard)});`;
 }
 
-export function setLimitsSql(id: string, limits: unknown): string {
-  const parsed = limitOverridesSchema.parse(limits);
-  return `UPDATE organizations SET limits = ${lit(JSON.stringify(parsed))} WHERE id = ${lit(id)};`;
-}
-
 export async function insertApiKeySql(input: {
   orgId: string;
   name: string;

@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { describe, expect, inject, it } from "vitest";
 import { purgeExpiredAudits } from "../../src/features/audit/use-cases/purge";
+import { OrganizationStore } from "../../src/features/tenancy/organizations";
 import { eventually } from "../support/eventually";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { authedFetch, call, createKey, createTenant, type Tenant } from "../support/tenants";
@@ -321,5 +322,44 @@ describe("retention and the operator purge", () => {
     expect(left[0]?.outcome).toBe("0");
     // The other organization's trail is untouched.
     expect((await eventually(() => audits(other, "action=pipeline.create"), (l) => l.length > 0)).length).toBe(1);
+  });
+});
+
+describe("organization limits changed by the operator", () => {
+  const setLimits = (orgId: string, limits: unknown, token = "test-operator-token") =>
+    call(`/admin/organizations/${orgId}/limits`, { method: "POST", headers: { authorization: `Bearer ${token}` }, json: { limits } });
+
+  it("records the operator, the organization and the before/after overrides; refusals too; only the operator token", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const res = await setLimits(t.orgId, { apiPerMinute: 1234, concurrentExecutions: 7 });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ org_id: t.orgId, before: {}, after: { apiPerMinute: 1234, concurrentExecutions: 7 }, effective: { apiPerMinute: 1234, concurrentExecutions: 7 } });
+    const changed = await expectAudit(t, "organization.limits_change", { entity: "organization", entityId: t.orgId, keyId: "operator", fhirAction: "U" });
+    const detail = (e: AuditEventBody) => Object.fromEntries(((e.entity[0] as { detail?: { type: string; valueString: string }[] }).detail ?? []).map((d) => [d.type, JSON.parse(d.valueString)]));
+    expect(detail(changed)).toEqual({ before: {}, after: { apiPerMinute: 1234, concurrentExecutions: 7 } });
+
+    // The next change names what it replaced.
+    expect((await setLimits(t.orgId, { apiPerMinute: 99 })).status).toBe(200);
+    const second = await eventually(
+      () => audits(t, "action=organization.limits_change"),
+      (l) => l.length >= 2,
+    );
+    expect(detail(second[0]!)).toEqual({ before: { apiPerMinute: 1234, concurrentExecutions: 7 }, after: { apiPerMinute: 99 } });
+
+    // A refused change: 400 in the documented shape, stored nothing, recorded with its reason.
+    const bad = await setLimits(t.orgId, { apiPerMinute: -5, unknownLimit: 1 });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: "VALIDATION_FAILED" } });
+    const refused = await expectAudit(t, "organization.limits_change", { entity: "organization", entityId: t.orgId, keyId: "operator", outcome: "4" });
+    expect(refused.outcomeDesc).toMatch(/apiPerMinute/);
+    expect((await new OrganizationStore(t.ctx.control).get(t.orgId))?.limits).toEqual({ apiPerMinute: 99 });
+
+    // Only the operator: a wrong token or an org's admin key is refused; an unknown org is 404.
+    expect((await setLimits(t.orgId, {}, "wrong")).status).toBe(401);
+    expect((await t.fetch(`/admin/organizations/${t.orgId}/limits`, { method: "POST", json: { limits: {} } })).status).toBe(401);
+    expect((await setLimits("no-such-org", {})).status).toBe(404);
+    // Tenancy: the other organization's trail holds none of it.
+    expect(await audits(other, "action=organization.limits_change")).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@
 // mistakes), real execution records and real agent conversations; no model needed.
 import { beforeAll, describe, expect, it } from "vitest";
 import { giveModel, installAgentFakes } from "../support/agent-fakes";
+import { lastOf } from "../support/fake-openai";
+import { turnTotals } from "../../src/features/agents/turn-log";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { createKey, authedFetch, createTenant, type Tenant } from "../support/tenants";
 
@@ -127,7 +129,7 @@ describe("analyze", () => {
 });
 
 describe("insights", () => {
-  it("reads the agent's real conversations: tool calls, tool errors, estimated tokens, recommendations", async () => {
+  it("reads the agent's real conversations: tool calls, tool errors, reported tokens, recommendations", async () => {
     const t = await createTenant();
     giveModel(t.orgId, (req, i) => {
       const last = req.messages.at(-1);
@@ -140,13 +142,74 @@ describe("insights", () => {
     expect(sent.status, await sent.clone().text()).toBe(200);
     const res = await t.fetch(`/api/copilot/insights/${agent.id}`);
     expect(res.status).toBe(200);
-    const ins = (await res.json()) as { conversations: { total: number; messages: number }; tool_usage: Record<string, { calls: number }>; unused_tools: string[]; tokens: { estimated: boolean; input: number }; recommendations: string[] };
+    const ins = (await res.json()) as { conversations: { total: number; messages: number }; tool_usage: Record<string, { calls: number }>; unused_tools: string[]; tokens: { estimated: boolean; source: string; input: number; output: number }; recommendations: string[] };
     expect(ins.conversations).toMatchObject({ total: 1, messages: 2 });
     expect(ins.tool_usage.fhir_search?.calls).toBe(1);
     expect(ins.unused_tools).toEqual(["terminology_lookup"]);
-    expect(ins.tokens.estimated).toBe(true);
-    expect(ins.tokens.input).toBeGreaterThan(0);
+    // Two model calls in the turn, each reporting the fake server's default usage (20 prompt, 8 completion tokens).
+    expect(ins.tokens).toMatchObject({ estimated: false, source: "reported", input: 40, output: 16 });
     expect(ins.recommendations.join(" ")).toMatch(/Never used: terminology_lookup/);
+  });
+});
+
+describe("turn accounting", () => {
+  interface Insights {
+    turns: { total: number; completed: number; failed: number; failures: Record<string, number> };
+    tokens: { estimated: boolean; estimated_turns: number; source: string; input: number; output: number };
+    recommendations: string[];
+  }
+  const chat = (t: Tenant, agentId: string, message: string, stream = false) => t.fetch(`/api/agents/${agentId}/chat`, { method: "POST", json: { message, stream } });
+
+  it("records the model's reported usage per turn, streamed or not, and counts failed turns with their reason", async () => {
+    const t = await createTenant();
+    const server = giveModel(t.orgId, (req) => {
+      const text = lastOf(req, "user");
+      if (text.includes("fail")) return { status: 500, body: "upstream exploded" };
+      if (text.includes("quiet")) return { content: "no usage from me", usage: null };
+      return { content: "counted", usage: { prompt_tokens: 100, completion_tokens: 10 } };
+    });
+    const agent = (await (await t.fetch("/api/agents", { method: "POST", json: { template_id: "template-custom" } })).json()) as { id: string };
+
+    expect((await chat(t, agent.id, "hello")).status).toBe(200);
+    const streamed = await chat(t, agent.id, "hello again", true);
+    expect(await streamed.text()).toContain("event: done");
+    expect(server.requests.find((r) => r.stream)?.stream_options?.include_usage).toBe(true);
+    let ins = await (await t.fetch(`/api/copilot/insights/${agent.id}`)).json() as Insights;
+    expect(ins.turns).toEqual({ total: 2, completed: 2, failed: 0, failures: {} });
+    expect(ins.tokens).toMatchObject({ estimated: false, estimated_turns: 0, source: "reported", input: 200, output: 20 });
+
+    expect((await chat(t, agent.id, "please fail")).status).toBe(502);
+    const quiet = await chat(t, agent.id, "be quiet");
+    expect(quiet.status).toBe(200);
+    ins = await (await t.fetch(`/api/copilot/insights/${agent.id}`)).json() as Insights;
+    expect(ins.turns).toEqual({ total: 4, completed: 3, failed: 1, failures: { MODEL_ERROR: 1 } });
+    // The failed call and the quiet answer reported nothing: their counts are estimates, and say so.
+    expect(ins.tokens.estimated).toBe(true);
+    expect(ins.tokens.estimated_turns).toBe(2);
+    expect(ins.tokens.input).toBeGreaterThan(200);
+    expect(ins.tokens.output).toBe(20 + Math.ceil("no usage from me".length / 4));
+    expect(ins.recommendations.join(" ")).toMatch(/1 of 4 turns failed \(MODEL_ERROR ×1\)/);
+
+    // Another organization's insights never see these turns.
+    const other = await createTenant();
+    expect((await other.fetch(`/api/copilot/insights/${agent.id}`)).status).toBe(404);
+  });
+
+  it("records the copilot's chat turns and an agent turn's tool errors", async () => {
+    const t = await createTenant();
+    giveModel(t.orgId, (req) => {
+      if (req.messages.at(-1)?.role === "tool") return { content: "the tool failed", usage: { prompt_tokens: 30, completion_tokens: 4 } };
+      if (lastOf(req, "user").includes("broken tool")) return { tool_calls: [{ name: "fhir_search", arguments: { query: 42 } }], usage: { prompt_tokens: 25, completion_tokens: 5 } };
+      return { content: "fine", usage: { prompt_tokens: 7, completion_tokens: 3 } };
+    });
+    const copilot = await t.fetch("/api/copilot/chat", { method: "POST", json: { message: "hello", stream: false } });
+    expect(copilot.status, await copilot.clone().text()).toBe(200);
+    expect(await turnTotals(t.ctx, "copilot")).toMatchObject({ turns: 1, failed: 0, inputTokens: 7, outputTokens: 3, estimatedTurns: 0 });
+
+    const agent = (await (await t.fetch("/api/agents", { method: "POST", json: { template_id: "template-custom", tools: ["fhir_search"] } })).json()) as { id: string };
+    expect((await chat(t, agent.id, "broken tool")).status).toBe(200);
+    // Two model calls in the turn: their usage is summed; the tool's failure is counted on the turn.
+    expect(await turnTotals(t.ctx, agent.id)).toMatchObject({ turns: 1, failed: 0, inputTokens: 55, outputTokens: 9, toolCalls: 1, toolErrors: 1 });
   });
 });
 

@@ -11,11 +11,15 @@ export interface ChatRequest {
   tool_choice?: unknown;
   temperature?: number;
   max_tokens?: number;
+  stream_options?: { include_usage?: boolean };
 }
 
+/** The `usage` an answer reports (default 20 prompt, 8 completion tokens); null: the answer carries none. */
+export type FakeUsage = { prompt_tokens: number; completion_tokens: number } | null;
+
 export type FakeReply =
-  | { content: string }
-  | { tool_calls: { name: string; arguments: string | Record<string, unknown> }[]; content?: string }
+  | { content: string; usage?: FakeUsage }
+  | { tool_calls: { name: string; arguments: string | Record<string, unknown> }[]; content?: string; usage?: FakeUsage }
   | { status: number; body?: string }
   | { hang: true };
 
@@ -28,6 +32,12 @@ export interface FakeServer {
 }
 
 const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+
+function usageOf(reply: { usage?: FakeUsage }) {
+  if (reply.usage === null) return undefined;
+  const u = reply.usage ?? { prompt_tokens: 20, completion_tokens: 8 };
+  return { ...u, total_tokens: u.prompt_tokens + u.completion_tokens };
+}
 
 function streamBody(reply: Exclude<FakeReply, { status: number } | { hang: true }>, model: string, id: string): string {
   const base = { id, object: "chat.completion.chunk", created: 1_700_000_000, model };
@@ -44,7 +54,8 @@ function streamBody(reply: Exclude<FakeReply, { status: number } | { hang: true 
     out += chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
   });
   out += chunk({}, calls.length ? "tool_calls" : "stop");
-  out += sse({ ...base, choices: [], usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 } });
+  const usage = usageOf(reply);
+  if (usage) out += sse({ ...base, choices: [], usage });
   return `${out}data: [DONE]\n\n`;
 }
 
@@ -74,7 +85,7 @@ function jsonBody(reply: Exclude<FakeReply, { status: number } | { hang: true }>
         finish_reason: calls.length ? "tool_calls" : "stop",
       },
     ],
-    usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 },
+    ...(usageOf(reply) ? { usage: usageOf(reply) } : {}),
   };
 }
 

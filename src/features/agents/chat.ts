@@ -42,7 +42,7 @@ export async function chat(
     const stub = conversationStub(env, principal.orgId, agent.id, req.conversationId);
     return unwrap(await stub.send({ principal, agent, conversationId: req.conversationId, message, stream: req.stream }));
   }
-  const turn = await prepareTurn(env, principal, agentServicesFor(data, principal), { agent, input: req.input });
+  const turn = await prepareTurn(data, principal, agentServicesFor(data, principal), { agent, input: req.input });
   if (req.stream) return { stream: sseStream(turn.events) };
   return { result: { ...(await collectTurn(turn.events, toApiError)), model: turn.modelId } };
 }

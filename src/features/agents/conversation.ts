@@ -151,7 +151,7 @@ export class Conversation extends DurableObject<Env> {
     let org: OrgContext;
     try {
       org = await contextForOrg(this.env, req.principal.orgId);
-      turn = await prepareTurn(this.env, req.principal, org.agents(req.principal), { agent: req.agent, input: req.message, history: await this.history() });
+      turn = await prepareTurn(org, req.principal, org.agents(req.principal), { agent: req.agent, input: req.message, history: await this.history(), conversationId: req.conversationId });
     } catch (err) {
       release();
       return asFailure(err);

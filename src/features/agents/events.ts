@@ -6,8 +6,15 @@ export type AgentEvent =
   | { type: "tool_call"; id: string; tool: string; params: unknown }
   | { type: "tool_result"; id: string; tool: string; result: unknown; is_error: boolean }
   | { type: "message"; content: string }
-  | { type: "done"; steps: number; finish_reason: string }
-  | { type: "error"; code: string; message: string; status: number };
+  | { type: "done"; steps: number; finish_reason: string; usage?: TurnUsage }
+  | { type: "error"; code: string; message: string; status: number; usage?: TurnUsage };
+
+/** Tokens the model reported for a turn's calls (summed over its steps); `reported` is false when any step reported none. */
+export interface TurnUsage {
+  input_tokens: number;
+  output_tokens: number;
+  reported: boolean;
+}
 
 export interface ReasoningStep {
   type: "thinking" | "tool_call" | "tool_result";

@@ -2,7 +2,7 @@
 // (thinking, tool_call, tool_result, message, done | error). Pure of HTTP and
 // storage: callers pass the model, the tools and the history.
 import { type LanguageModel, type ModelMessage, type ToolSet, isStepCount, jsonSchema, streamText, tool } from "ai";
-import type { AgentEvent } from "./events";
+import type { AgentEvent, TurnUsage } from "./events";
 import { classifyModelError } from "./model-errors";
 import { boundResult } from "./tools/bound";
 import type { AgentTool, ToolContext } from "./tools/types";
@@ -49,6 +49,16 @@ function toolSet(tools: AgentTool[], ctx: ToolContext): ToolSet {
   return set;
 }
 
+/** Adds one step's reported usage; a step without counts makes the turn's unreported. */
+function addUsage(total: TurnUsage, step: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined): void {
+  if (step?.inputTokens === undefined || step.outputTokens === undefined) {
+    total.reported = false;
+    return;
+  }
+  total.input_tokens += step.inputTokens;
+  total.output_tokens += step.outputTokens;
+}
+
 const isErrorResult = (r: unknown) => typeof r === "object" && r !== null && "error" in r;
 
 export async function* runAgent(opts: RunOptions): AsyncGenerator<AgentEvent> {
@@ -82,6 +92,8 @@ export async function* runAgent(opts: RunOptions): AsyncGenerator<AgentEvent> {
   let steps = 0;
   let finishReason = "unknown";
   let lastMessage = "";
+  // What the model reported per step (OpenAI-compatible `usage`, streamed with include_usage).
+  const usage: TurnUsage = { input_tokens: 0, output_tokens: 0, reported: true };
   try {
     for await (const part of result.stream) {
       switch (part.type) {
@@ -127,6 +139,7 @@ export async function* runAgent(opts: RunOptions): AsyncGenerator<AgentEvent> {
         case "finish-step": {
           steps += 1;
           finishReason = part.finishReason;
+          addUsage(usage, part.usage);
           const text = stepText.trim();
           // Text of the step that ends the turn (no tool calls) is the answer.
           if (text) {
@@ -155,7 +168,7 @@ export async function* runAgent(opts: RunOptions): AsyncGenerator<AgentEvent> {
   }
   if (failure) {
     const e = classifyModelError(failure, opts.modelId);
-    yield { type: "error", code: e.code, message: e.message, status: e.status };
+    yield { type: "error", code: e.code, message: e.message, status: e.status, usage: steps ? usage : { ...usage, reported: false } };
     return;
   }
   if (!lastMessage) {
@@ -164,8 +177,9 @@ export async function* runAgent(opts: RunOptions): AsyncGenerator<AgentEvent> {
       code: "MODEL_ERROR",
       message: `Model ${opts.modelId} gave no answer within ${maxSteps} steps (finish reason: ${finishReason})`,
       status: 502,
+      usage,
     };
     return;
   }
-  yield { type: "done", steps, finish_reason: finishReason };
+  yield { type: "done", steps, finish_reason: finishReason, usage };
 }

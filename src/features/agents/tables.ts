@@ -74,3 +74,36 @@ export const agentConversations = sqliteTable(
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentVersionRow = typeof agentVersions.$inferSelect;
 export type AgentConversationRow = typeof agentConversations.$inferSelect;
+
+/**
+ * One row per model turn of an agent or the copilot's chat (completed or failed): the tokens the
+ * model reported (or, when it reported none, an estimate, flagged), the outcome and its reason.
+ * GET /api/copilot/insights/{agentId} aggregates it.
+ */
+export const agentTurns = sqliteTable(
+  "agent_turns",
+  {
+    orgId: text("org_id").notNull(),
+    id: text("id").notNull(),
+    /** The agent's id, or "copilot" for the copilot's chat. */
+    agentId: text("agent_id").notNull(),
+    conversationId: text("conversation_id"),
+    keyId: text("key_id").notNull(),
+    model: text("model").notNull(),
+    status: text("status", { enum: ["completed", "failed"] }).notNull(),
+    /** The failure's code (MODEL_ERROR, MODEL_TIMEOUT, TURN_ABORTED...) and message, for failed turns. */
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    inputTokens: integer("input_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    /** 1: the counts are the model's own (`usage`); 0: estimated from the text (about 4 characters a token). */
+    usageReported: integer("usage_reported", { mode: "boolean" }).notNull(),
+    steps: integer("steps").notNull(),
+    toolCalls: integer("tool_calls").notNull(),
+    toolErrors: integer("tool_errors").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.id] }), index("agent_turns_org_agent_created_idx").on(t.orgId, t.agentId, t.createdAt)],
+);
+
+export type AgentTurnRow = typeof agentTurns.$inferSelect;

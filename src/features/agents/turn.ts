@@ -3,7 +3,7 @@
 // the history that fits, then hands over to the tool loop.
 import type { Principal } from "../tenancy/auth/permissions";
 import type { AgentRow } from "./tables";
-import type { Env } from "../../platform/env";
+import type { OrgData } from "../../platform/org-data";
 import type { AgentEvent } from "./events";
 import { fitHistory, type HistoryMessage, historyBudget } from "./history";
 import { resolveModel } from "./models";
@@ -11,12 +11,15 @@ import { renderPrompt } from "./prompt";
 import { runAgent } from "./run";
 import type { AgentServices } from "./services";
 import { agentTools } from "./tools/registry";
+import { recordingTurn } from "./turn-log";
 import { optionalBinding } from "../../platform/settings";
 
 export interface TurnRequest {
   agent: AgentRow;
   input: unknown;
   history?: HistoryMessage[];
+  /** The conversation the turn belongs to, recorded with its usage. */
+  conversationId?: string;
   signal?: AbortSignal;
 }
 
@@ -27,8 +30,10 @@ export interface PreparedTurn {
   events: AsyncGenerator<AgentEvent>;
 }
 
-export async function prepareTurn(env: Env, principal: Principal, services: AgentServices, req: TurnRequest): Promise<PreparedTurn> {
+/** The turn's events; the turn (usage, outcome) is recorded in agent_turns as it ends (turn-log.ts). */
+export async function prepareTurn(data: OrgData, principal: Principal, services: AgentServices, req: TurnRequest): Promise<PreparedTurn> {
   const { agent } = req;
+  const { env } = data;
   const resolved = resolveModel({ ai: optionalBinding<Ai>(env, "AI"), endpoints: await services.modelEndpoints() }, agent.modelConfig.model);
   const tools = await agentTools(agent.tools, services, {
     agentId: agent.id,
@@ -48,7 +53,16 @@ export async function prepareTurn(env: Env, principal: Principal, services: Agen
   return {
     userMessage,
     modelId: resolved.info.id,
-    events: runAgent({
+    events: recordingTurn(
+      data,
+      {
+        agentId: agent.id,
+        keyId: principal.keyId,
+        model: resolved.info.id,
+        promptChars: agent.systemPrompt.length + messages.reduce((n, m) => n + JSON.stringify(m.content).length, 0),
+        ...(req.conversationId ? { conversationId: req.conversationId } : {}),
+      },
+      runAgent({
       model: resolved.model,
       modelId: resolved.info.id,
       system: agent.systemPrompt || undefined,
@@ -59,6 +73,7 @@ export async function prepareTurn(env: Env, principal: Principal, services: Agen
       maxTokens: agent.modelConfig.max_tokens,
       maxSteps: agent.modelConfig.max_steps,
       signal: req.signal,
-    }),
+      }),
+    ),
   };
 }

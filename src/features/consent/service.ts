@@ -44,3 +44,27 @@ export function consentDecider(data: OrgData, fhir: () => FhirPort): ConsentDeci
     },
   };
 }
+
+/** Patients whose Consents one search reads (a comma-separated `patient` parameter). */
+export const CONSENT_SEARCH_PATIENTS = 50;
+
+/**
+ * The active Consents of each patient ("Patient/<id>"), one search per CONSENT_SEARCH_PATIENTS
+ * patients; a group holding more than one page of Consents is read patient by patient instead.
+ */
+export async function activeConsentsOf(fhir: FhirPort, patients: string[]): Promise<Map<string, Resource[]>> {
+  const found = new Map<string, Resource[]>(patients.map((p) => [patientRef(p), []]));
+  for (let i = 0; i < patients.length; i += CONSENT_SEARCH_PATIENTS) {
+    const group = patients.slice(i, i + CONSENT_SEARCH_PATIENTS).map(patientRef);
+    const bundle = await fhir.search("Consent", `patient=${group.map(encodeURIComponent).join(",")}&status=active&_count=${MAX_CONSENTS_PER_PATIENT}`);
+    if (bundle.link?.some((l) => l.relation === "next")) {
+      for (const p of group) found.set(p, await activeConsents(fhir, p));
+      continue;
+    }
+    for (const e of bundle.entry ?? []) {
+      const ref = (e.resource?.patient as { reference?: string } | undefined)?.reference;
+      if (e.resource && ref && (e.search?.mode ?? "match") === "match") found.get(ref)?.push(e.resource);
+    }
+  }
+  return found;
+}

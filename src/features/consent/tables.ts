@@ -10,6 +10,8 @@ export const consentPolicies = sqliteTable(
     defaultPolicy: text("default_policy").notNull(),
     /** 1: every outbound node checks consent before sending; 0: only nodes configured to. */
     enforceOutbound: integer("enforce_outbound", { mode: "boolean" }).notNull(),
+    /** 1: the FHIR API's reads, searches and exports are filtered by patients' Consents (read-policy.ts). */
+    enforceReads: integer("enforce_reads", { mode: "boolean" }).notNull().default(false),
     updatedAt: text("updated_at").notNull(),
     updatedBy: text("updated_by").notNull(),
   },

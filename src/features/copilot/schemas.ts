@@ -166,9 +166,22 @@ export const InsightsSchema = z
     tool_usage: z.record(z.string(), z.object({ calls: z.number().int(), errors: z.number().int() })),
     unused_tools: z.array(z.string()),
     errors: z.object({ tool_errors: z.number().int(), error_rate: z.number().nullable() }),
-    tokens: z.object({ estimated: z.literal(true), input: z.number().int(), output: z.number().int(), average_per_turn: z.number().int() }).openapi({
-      description: "Estimated from the stored text (about 4 characters a token): the service does not record model usage per turn",
-    }),
+    turns: z
+      .object({ total: z.number().int(), completed: z.number().int(), failed: z.number().int(), failures: z.record(z.string(), z.number().int()) })
+      .openapi({ description: "Every recorded model turn (chat, conversation message, invocation, ai.agent node), failed ones by code (MODEL_ERROR, MODEL_TIMEOUT, TURN_ABORTED...)" }),
+    tokens: z
+      .object({
+        estimated: z.boolean(),
+        estimated_turns: z.number().int().openapi({ description: "Turns whose counts are estimates (about 4 characters a token) because the model reported no usage" }),
+        source: z.enum(["reported", "stored_text"]),
+        input: z.number().int(),
+        output: z.number().int(),
+        average_per_turn: z.number().int(),
+      })
+      .openapi({
+        description:
+          "reported: summed from the usage the model returned per turn (OpenAI-compatible usage.prompt_tokens/completion_tokens), `estimated` true when any turn's model returned none; stored_text: an agent with no recorded turns, estimated from its stored conversations",
+      }),
     recommendations: z.array(z.string()),
   })
   .openapi("CopilotAgentInsights");

@@ -4,7 +4,7 @@
 // in here: a policy that reads the organization's Consent resources and denies or filters
 // what a patient's consent excludes (docs/fhir-store.md, "Access policy").
 import type { Principal } from "../tenancy/auth/permissions";
-import { extractIndex } from "./index-extract";
+import { patientCompartmentOf } from "./index-extract";
 import type { Resource } from "./port";
 
 export type AccessAction = "read" | "search" | "create" | "update" | "delete" | "export";
@@ -21,9 +21,19 @@ export interface AccessRequest {
 
 export type AccessDecision = { permit: true } | { permit: false; reason: string };
 
+/** What a policy's decisions rested on, recorded in the interaction's AuditEvent. */
+export interface AccessAuditNote {
+  /** The policy resources that decided (e.g. "Consent/c1"): what withheld, or what break-glass overrode. */
+  basis: string[];
+  /** Purposes of use the request declared (v3 ActReason codes: TREAT, ETREAT, BTG...). */
+  purposes: string[];
+}
+
 export interface AccessPolicy {
   /** True when the policy never denies: the store then skips checks and filters (today's fast paths). */
   readonly permitsAll?: boolean;
+  /** What the decisions so far rested on, for the AuditEvent of the interaction (none: nothing to add). */
+  auditNote?(): AccessAuditNote | undefined;
   check(request: AccessRequest): AccessDecision | Promise<AccessDecision>;
   /**
    * The items among results of `action` (search matches and includes, history, $everything,
@@ -44,5 +54,5 @@ export const permitAll: AccessPolicy = {
 
 /** The patients whose compartment holds the resource (the Patient itself included). */
 export function patientsOf(resource: Resource): string[] {
-  return extractIndex(resource).patients;
+  return patientCompartmentOf(resource);
 }

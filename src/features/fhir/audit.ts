@@ -46,6 +46,8 @@ export interface AuditInput {
   /** 0 success, 4 minor failure (client error), 8 serious failure. */
   outcome: "0" | "4" | "8";
   outcomeDesc?: string;
+  /** The access policy's basis (Consents that withheld or were overridden) and the declared purposes of use. */
+  policy?: { basis: string[]; purposes: string[] };
 }
 
 /** Characters of a query an AuditEvent keeps (about a long URL): a POST _search body can be megabytes. */
@@ -60,6 +62,10 @@ function b64(s: string): string {
 export function auditEvent(principal: Principal, input: AuditInput, recorded: string): Resource {
   const entity: Record<string, unknown>[] = [];
   if (input.what) entity.push({ what: { reference: input.what }, type: { system: "http://terminology.hl7.org/CodeSystem/audit-entity-type", code: "2" } });
+  // Consents that decided: DICOM object role 13 "Security Resource".
+  for (const ref of input.policy?.basis ?? []) {
+    entity.push({ what: { reference: ref }, type: { system: "http://terminology.hl7.org/CodeSystem/audit-entity-type", code: "2" }, role: { system: "http://terminology.hl7.org/CodeSystem/object-role", code: "13" } });
+  }
   if (input.query !== undefined) {
     const query = clip(input.query, MAX_AUDIT_QUERY_CHARS);
     entity.push({ query: b64(query), description: query });
@@ -72,6 +78,7 @@ export function auditEvent(principal: Principal, input: AuditInput, recorded: st
     recorded,
     outcome: input.outcome,
     ...(input.outcomeDesc ? { outcomeDesc: input.outcomeDesc } : {}),
+    ...(input.policy?.purposes.length ? { purposeOfEvent: input.policy.purposes.map((code) => ({ coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ActReason", code }] })) } : {}),
     agent: [
       {
         type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ParticipationType", code: "AUT" }] },

@@ -228,6 +228,15 @@ export function extractIndex(resource: Resource): IndexRows {
   return rows;
 }
 
+/** The patients whose compartment holds the resource, evaluating only the compartment's parameters (what access policies need per result). */
+export function patientCompartmentOf(resource: Resource): string[] {
+  const rows = emptyRows();
+  const keys = Object.keys(resource);
+  const params = new Set(patientCompartmentParams(resource.resourceType));
+  for (const p of searchParamsOf(resource.resourceType)) if (params.has(p.code)) addParam(rows, p, resource, keys);
+  return compartmentPatients(resource, rows.reference);
+}
+
 function compartmentPatients(resource: Resource, refs: ReferenceRow[]): string[] {
   const ids = new Set<string>();
   if (resource.resourceType === "Patient" && resource.id) ids.add(resource.id);

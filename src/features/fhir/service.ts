@@ -42,6 +42,8 @@ export interface FhirStoreOptions {
   waitUntil?: (p: Promise<unknown>) => void;
   /** Who may read, search, write and export what (access-policy.ts); permits everything by default. */
   policy?: AccessPolicy;
+  /** Purposes of use the request declared (v3 ActReason codes, the X-Purpose-Of-Use header): the policy decides with them. */
+  purposeOfUse?: string[];
 }
 
 /** $everything reads at most this many compartment members, and as many referenced resources. */
@@ -97,7 +99,8 @@ export class FhirService implements FhirPort, FhirExportReader {
   // ---- audit
 
   auditWrite(input: AuditInput, now = new Date().toISOString()): AuditWrite {
-    return this.auditEventWrite(auditEvent(this.principal, input, now), now);
+    const policy = this.policy.auditNote?.();
+    return this.auditEventWrite(auditEvent(this.principal, policy ? { ...input, policy } : input, now), now);
   }
 
   private auditEventWrite(event: Resource, now: string): AuditWrite {

@@ -33,7 +33,7 @@ export const agentNode = defineNode({
     const agent = await new AgentStore(ctx.data.db).get(ctx.principal.orgId, config.agent_id);
     if (!agent) throw agentNotFound(config.agent_id);
     if (!agent.deployed) throw agentNotDeployed(config.agent_id);
-    const turn = await prepareTurn(ctx.env, ctx.principal, ctx.services, { agent, input: inputOf(inputs), signal: ctx.signal });
+    const turn = await prepareTurn(ctx.data, ctx.principal, ctx.services, { agent, input: inputOf(inputs), signal: ctx.signal });
     const result = await collectTurn(turn.events, (e) => new ApiError(e.status, e.code, e.message));
     return { outputs: { output: result.response, reasoning_steps: result.reasoning_steps, model: turn.modelId } };
   },

@@ -6,6 +6,6 @@ import type { DefaultPolicy } from "../decide";
 
 export const getConsentPolicy = (data: OrgData): Promise<ConsentPolicy> => readConsentPolicy(data);
 
-export function setConsentPolicy(data: OrgData, principal: Principal, body: { default_policy: DefaultPolicy; enforce_outbound: boolean }): Promise<ConsentPolicy> {
-  return writeConsentPolicy(data, { defaultPolicy: body.default_policy, enforceOutbound: body.enforce_outbound }, principal.keyId);
+export function setConsentPolicy(data: OrgData, principal: Principal, body: { default_policy: DefaultPolicy; enforce_outbound: boolean; enforce_reads?: boolean }): Promise<ConsentPolicy> {
+  return writeConsentPolicy(data, { defaultPolicy: body.default_policy, enforceOutbound: body.enforce_outbound, enforceReads: body.enforce_reads ?? false }, principal.keyId);
 }

@@ -8,6 +8,7 @@ import { ApiError } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { type AgentEvent, collectTurn } from "../../agents/events";
 import { runAgent } from "../../agents/run";
+import { recordingTurn } from "../../agents/turn-log";
 import { sseFrame, ssePayload, sseStream } from "../../agents/sse";
 import { registry } from "../../pipelines/registry";
 import { limitsOfOrg } from "../../tenancy/limits/org-limits";
@@ -82,7 +83,11 @@ export async function copilotChat(ctx: OrgContext, principal: Principal, req: Co
     ? `\nThe user is working on the pipeline "${loaded.name}"${loaded.row ? ` (id ${loaded.row.id}, version ${loaded.row.version})` : ""}:\n${JSON.stringify(loaded.definition)}\nWhen asked to change it, keep its node ids and call propose_pipeline with the complete new definition.`
     : "";
   const system = `You are the copilot of a clinical data integration service: you help integration engineers build pipelines (graphs of nodes) and agents. Use your tools: search_node_catalog and get_node_schema to find node types and their configuration, validate_pipeline to check a definition, propose_pipeline to hand over a complete definition (it must validate), fhir_search to look at the organization's data, execute_test to run a stored pipeline in test_mode.\n${DEFINITION_RULES}\nNode types (id: description):\n${catalogPrompt(registry)}${context}`;
-  const agentEvents = runAgent({ model: model.model, modelId: model.info.id, system, messages: [{ role: "user", content: req.message }], tools, agentId: "copilot", temperature: 0.2, maxSteps: MAX_STEPS });
+  const agentEvents = recordingTurn(
+    ctx,
+    { agentId: "copilot", keyId: principal.keyId, model: model.info.id, promptChars: system.length + req.message.length },
+    runAgent({ model: model.model, modelId: model.info.id, system, messages: [{ role: "user", content: req.message }], tools, agentId: "copilot", temperature: 0.2, maxSteps: MAX_STEPS }),
+  );
 
   // Tool side events (validation, pipeline) go out right after the tool result that produced them.
   async function* events(): AsyncGenerator<CopilotEvent> {

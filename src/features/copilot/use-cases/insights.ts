@@ -1,17 +1,18 @@
 // GET /copilot/insights/{agentId}: how an agent is really used, read from its conversations
 // (the index in D1, each conversation's stored turns with their tool calls and results) and
-// turned into recommendations. The service does not record model token usage per turn, so
-// tokens are estimated from the stored text (about 4 characters a token) and labelled so.
+// turned into recommendations. Tokens and failed turns come from the turn log (agent_turns: the
+// model's reported usage per turn, estimates flagged); an agent whose conversations predate the
+// log gets an estimate from the stored text (about 4 characters a token), labelled so.
 import type { OrgContext } from "../../../context";
 import { loadAgent } from "../../agents/access";
 import { conversationStub } from "../../agents/chat";
 import type { ReasoningStep } from "../../agents/events";
 import { AgentStore } from "../../agents/store";
+import { CHARS_PER_TOKEN, turnTotals } from "../../agents/turn-log";
 
 /** The most recent conversations read for one answer. */
 export const INSIGHT_CONVERSATIONS = 50;
 const MESSAGES_PER_CONVERSATION = 200;
-const CHARS_PER_TOKEN = 4;
 
 export interface ToolUsage {
   calls: number;
@@ -23,8 +24,9 @@ export interface AgentInsights {
   conversations: { total: number; analyzed: number; messages: number; average_turns: number };
   tool_usage: Record<string, ToolUsage>;
   unused_tools: string[];
+  turns: { total: number; completed: number; failed: number; failures: Record<string, number> };
   errors: { tool_errors: number; error_rate: number | null };
-  tokens: { estimated: true; input: number; output: number; average_per_turn: number };
+  tokens: { estimated: boolean; estimated_turns: number; source: "reported" | "stored_text"; input: number; output: number; average_per_turn: number };
   recommendations: string[];
 }
 
@@ -77,8 +79,11 @@ export async function agentInsights(ctx: OrgContext, orgId: string, agentId: str
       }
     }
   }
-  const tokensIn = Math.round(inputChars / CHARS_PER_TOKEN);
-  const tokensOut = Math.round(outputChars / CHARS_PER_TOKEN);
+  const logged = await turnTotals(ctx, agent.id);
+  const fromLog = logged.turns > 0;
+  const tokensIn = fromLog ? logged.inputTokens : Math.round(inputChars / CHARS_PER_TOKEN);
+  const tokensOut = fromLog ? logged.outputTokens : Math.round(outputChars / CHARS_PER_TOKEN);
+  const turnCount = fromLog ? logged.turns : turns;
   const unused = agent.tools.filter((t) => !usage.get(t)?.calls);
   const recommendations: string[] = [];
   if (!total) recommendations.push("No conversations yet: try the agent with POST /api/agents/{id}/chat before deploying it");
@@ -87,7 +92,11 @@ export async function agentInsights(ctx: OrgContext, orgId: string, agentId: str
     if (!agent.tools.includes(tool)) recommendations.push(`${tool} was called but is no longer assigned`);
   }
   if (total && unused.length) recommendations.push(`Never used: ${unused.join(", ")}; unassign them to shorten every prompt`);
-  const perTurn = turns ? Math.round((tokensIn + tokensOut) / turns) : 0;
+  const perTurn = turnCount ? Math.round((tokensIn + tokensOut) / turnCount) : 0;
+  if (logged.failed && logged.failed / logged.turns >= 0.2) {
+    const reasons = Object.entries(logged.failures).map(([code, n]) => `${code} ×${n}`).join(", ");
+    recommendations.push(`${logged.failed} of ${logged.turns} turns failed (${reasons}): check the model endpoint, the timeout and max_steps`);
+  }
   if (perTurn > agent.modelConfig.max_tokens * 4) recommendations.push(`Turns average about ${perTurn} tokens: long histories are trimmed; start new conversations for new topics`);
   return {
     agent_id: agent.id,
@@ -95,7 +104,15 @@ export async function agentInsights(ctx: OrgContext, orgId: string, agentId: str
     tool_usage: Object.fromEntries(usage),
     unused_tools: unused,
     errors: { tool_errors: toolErrors, error_rate: toolCalls ? toolErrors / toolCalls : null },
-    tokens: { estimated: true, input: tokensIn, output: tokensOut, average_per_turn: perTurn },
+    turns: { total: logged.turns, completed: logged.turns - logged.failed, failed: logged.failed, failures: logged.failures },
+    tokens: {
+      estimated: !fromLog || logged.estimatedTurns > 0,
+      estimated_turns: fromLog ? logged.estimatedTurns : turns,
+      source: fromLog ? "reported" : "stored_text",
+      input: tokensIn,
+      output: tokensOut,
+      average_per_turn: perTurn,
+    },
     recommendations,
   };
 }

@@ -7,13 +7,12 @@ import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../../app-env";
 import type { Env } from "../../../platform/env";
-import { notFound, unsupportedMediaType } from "../../../platform/errors";
+import { badRequest, notFound, unsupportedMediaType } from "../../../platform/errors";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { authorize } from "../../tenancy/middleware/auth";
 import type { AccessPolicy } from "../access-policy";
-import { fhirStoreFor } from "../index";
 import type { OperationRegistry } from "../operations/registry";
 import type { Bundle, Resource, WriteResult } from "../port";
 import { type FhirService, failureOf } from "../service";
@@ -34,6 +33,17 @@ export interface FhirRouterOptions {
   bundleChecks?: readonly BundleCheck[];
   /** Implementation guides' AuditEvents for their transactions (guide-audit.ts). */
   guideAudits?: readonly GuideAudit[];
+}
+
+/** Declares why the request reads (v3 ActReason codes, comma-separated: TREAT, ETREAT, BTG, HRESCH...); consent decides with it. */
+export const PURPOSE_OF_USE_HEADER = "X-Purpose-Of-Use";
+
+function purposesOfUse(header: string | undefined): string[] {
+  if (!header?.trim()) return [];
+  const codes = header.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = codes.find((code) => !/^[A-Za-z][A-Za-z0-9_-]{0,31}$/.test(code));
+  if (bad !== undefined || codes.length > 10) throw badRequest(`${PURPOSE_OF_USE_HEADER} takes up to 10 comma-separated v3 ActReason codes, got "${header.slice(0, 100)}"`);
+  return codes;
 }
 
 /** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
@@ -77,9 +87,11 @@ export function fhirRouter(options: FhirRouterOptions) {
   const routes = createRouter<AppEnv>();
   const service = (c: C): FhirService => {
     const principal = c.get("principal");
-    return fhirStoreFor(c.get("ctx"), principal, {
+    // The org's store as the composition root builds it (its access policy: consent enforcement).
+    return c.get("ctx").fhir(principal, {
       baseUrl: fhirBaseUrl(c),
       waitUntil: (p) => c.executionCtx.waitUntil(p),
+      purposeOfUse: purposesOfUse(c.req.header(PURPOSE_OF_USE_HEADER)),
       ...(options.policyFor ? { policy: options.policyFor(c.env, principal) } : {}),
     });
   };
