@@ -3,6 +3,7 @@
 // extras with the non-secret settings), link status is the device link's, and webhook readings
 // go through the device core's ingest (Observations, dedup, threshold alerts) as the platform.
 import { contextForOrg } from "./context";
+import type { Env } from "./platform/env";
 import type { PlatformServices } from "./device-platforms/wiring";
 import { findIntegrationByPlatform, integrationCredentials } from "./features/devices/store/integrations";
 import { findLink, updateLink } from "./features/devices/store/links";
@@ -12,6 +13,8 @@ import { retractObservationIds, retractSourceRecords } from "./features/devices/
 import type { Principal } from "./features/tenancy/auth/permissions";
 import { logger } from "./platform/observability/log";
 import { outboundFetch } from "./platform/outbound/fetch";
+import { serviceProfileOf } from "./platform/service-profiles";
+import type { ServiceProfile } from "./service-profile";
 
 /** Who stores a platform's webhook readings: the platform itself, as a service. */
 const platformPrincipal = (orgId: string, kind: string): Principal => ({ orgId, keyId: `device-platform:${kind}`, keyName: `${kind} webhooks`, role: "service", scopes: [] });
@@ -53,3 +56,8 @@ export const devicePlatformServices: PlatformServices = {
   },
   writeSyncLog: (data, id, patch) => updateSyncLog(data, id, patch),
 };
+
+/** The seams for `env`: the deployment's service profile's (the Worker tests' vendor fakes), else the device core's. */
+export function platformServices(env: Env): PlatformServices {
+  return serviceProfileOf<ServiceProfile>(env)?.devicePlatforms?.(env) ?? devicePlatformServices;
+}

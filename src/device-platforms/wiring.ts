@@ -1,14 +1,11 @@
 // The seams to the device core (src/features/devices), which owns the org's platform client
 // credentials (device integrations), the device links' Active/inactive status and turning
-// readings into Observations. The composition root implements them (src/device-platform-services.ts);
-// a deployment's service profile may replace them (the Worker tests' vendor fakes).
+// readings into Observations. The composition root implements them and answers them per deployment
+// (`platformServices(env)` in src/device-platform-services.ts: a service profile may replace them).
 import type { PlatformCredentials } from "../features/devices/platform-adapter";
 import type { Reading } from "../features/devices/reading";
 import type { Env } from "../platform/env";
 import type { OrgData } from "../platform/org-data";
-import { serviceProfileOf } from "../platform/service-profiles";
-import { devicePlatformServices } from "../device-platform-services";
-import type { ServiceProfile } from "../service-profile";
 
 export interface PlatformServices {
   /** The org's decrypted client credentials for the platform `kind`, or undefined when not configured. */
@@ -41,9 +38,4 @@ export interface StoreResult {
   readonly observationId?: string;
   readonly duplicate: boolean;
   readonly errors?: readonly { readonly path: string; readonly message: string }[];
-}
-
-/** The seams for `env`: the deployment's service profile's, else the device core's (src/device-platform-services.ts). */
-export function platformServices(env: Env): PlatformServices {
-  return serviceProfileOf<ServiceProfile>(env)?.devicePlatforms?.(env) ?? devicePlatformServices;
 }

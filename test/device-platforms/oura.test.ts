@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { oura } from "../../src/device-platforms/oura/adapter";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { freshLink } from "../../src/device-platforms/oauth/tokens";
-import { platformServices } from "../../src/device-platforms/wiring";
+import { platformServices } from "../../src/device-platform-services";
 import { call, createTenant, type Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";

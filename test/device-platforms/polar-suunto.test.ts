@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import created from "../fixtures/wearables/suunto-workout-created.json";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { suunto } from "../../src/device-platforms/suunto/adapter";
-import { platformServices } from "../../src/device-platforms/wiring";
+import { platformServices } from "../../src/device-platform-services";
 import { createTenant, type Tenant } from "../support/tenants";
 import { POLAR_ORIGIN, polarMock, polarSignedHeaders } from "./mocks/polar";
 import { SUBSCRIPTION_KEY, SUUNTO_ORIGIN, suuntoMock, suuntoSignedHeaders } from "./mocks/suunto";

@@ -3,9 +3,11 @@
 // its rows on the new shard; a background write that changed the old copy abandons it with the
 // org left where it was; a step cut short (an eviction between a page and the saved state) and
 // run again neither loses nor doubles rows.
+import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { forgetCachedKeys } from "../../src/features/tenancy/middleware/auth";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { type MoveJob, beginMove, isFinished, stepMove } from "../../src/platform/org-move";
 import { shardDatabase } from "../../src/platform/shards";
 import { call, createTenant, type Tenant } from "../support/tenants";
@@ -26,7 +28,7 @@ interface MoveView {
   error?: { code: string; message: string };
 }
 
-async function until(orgId: string, done: (m: MoveView) => boolean, timeoutMs = 30_000): Promise<MoveView[]> {
+async function until(orgId: string, done: (m: MoveView) => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<MoveView[]> {
   const seen: MoveView[] = [];
   const stop = Date.now() + timeoutMs;
   for (;;) {
@@ -34,7 +36,7 @@ async function until(orgId: string, done: (m: MoveView) => boolean, timeoutMs = 
     expect(res.status).toBe(200);
     const view = (await res.json()) as MoveView;
     seen.push(view);
-    if (done(view)) return seen;
+    if (await done(view)) return seen;
     if (Date.now() > stop) throw new Error(`move not finished: ${JSON.stringify(view)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -78,6 +80,26 @@ describe("moves run by the OrgMover Durable Object", () => {
     const list = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient?_count=50`)).json()) as { entry?: unknown[] };
     expect(list.entry).toHaveLength(6);
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient" } })).status).toBe(201);
+  });
+
+  it("survives evictions while it runs: a new instance resumes from storage and the move completes", { timeout: 60_000 }, async () => {
+    const t = await withPatients(8);
+    const before = await rowsIn(shardDatabase(env, t.shard), t.orgId);
+    expect((await startMove(t.orgId, other(t.shard))).status).toBe(202);
+    const stub = orgObject(env.ORG_MOVER, t.orgId, "move");
+    let evictions = 0;
+    const seen = await until(t.orgId, async (m) => {
+      if (m.phase === "done" || m.phase === "abandoned" || m.phase === "stuck") return true;
+      evictions++;
+      await evictDurableObject(stub);
+      return false;
+    });
+    expect(evictions).toBeGreaterThan(0);
+    expect(seen.at(-1), JSON.stringify(seen.at(-1)?.error)).toMatchObject({ phase: "done" });
+    const moved = await rowsIn(shardDatabase(env, other(t.shard)), t.orgId);
+    expect(moved.fhir_resources).toBe(before.fhir_resources);
+    expect(moved.fhir_history).toBe(before.fhir_history);
+    expect(await rowsIn(shardDatabase(env, t.shard), t.orgId)).toEqual({});
   });
 
   it("refuses a second move while one runs, and answers 404 for an org that never moved", { timeout: 60_000 }, async () => {

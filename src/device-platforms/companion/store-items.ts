@@ -4,7 +4,7 @@
 // rejected (with the field).
 import type { Reading } from "../../features/devices/reading";
 import type { OrgData } from "../../platform/org-data";
-import { platformServices } from "../wiring";
+import { platformServices } from "../../device-platform-services";
 
 export interface FieldProblem {
   readonly path: string;

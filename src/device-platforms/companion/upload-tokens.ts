@@ -6,7 +6,8 @@ import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { ApiError, badRequest, notFound } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
 import { sha256Hex } from "../webhooks/signature";
-import { type DeviceLinkView, platformServices } from "../wiring";
+import type { DeviceLinkView } from "../wiring";
+import { platformServices } from "../../device-platform-services";
 import { type DeviceUploadTokenRow, deviceUploadTokens } from "./tables";
 
 /** The platform kinds that upload through a companion app rather than a vendor cloud. */

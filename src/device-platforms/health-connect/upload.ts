@@ -8,7 +8,8 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { OrgData } from "../../platform/org-data";
 import { type ItemOutcome, storeItems, type UploadAnswer } from "../companion/store-items";
 import { companionGrants, companionRecordVersions } from "../companion/tables";
-import { type DeviceLinkView, platformServices } from "../wiring";
+import type { DeviceLinkView } from "../wiring";
+import { platformServices } from "../../device-platform-services";
 import { HEALTH_CONNECT_KIND, HEALTH_CONNECT_TYPES, mapHealthConnectRecord, recordEnd } from "./mapping";
 import { HealthConnectRecordInput } from "./schemas";
 

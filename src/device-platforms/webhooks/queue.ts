@@ -7,7 +7,7 @@ import type { Env } from "../../platform/env";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import { linksOfUser, setLinkStatus } from "../oauth/link-store";
-import { platformServices } from "../wiring";
+import { platformServices } from "../../device-platform-services";
 import { getEvent, updateEvent } from "./event-store";
 import { handlePlatformEvent } from "./handle-event";
 import type { DeviceEventMessage } from "./receive";

@@ -6,7 +6,7 @@ import { ApiError, badRequest, notFound } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import type { WebhookDelivery } from "../platform";
-import { platformServices } from "../wiring";
+import { platformServices } from "../../device-platform-services";
 import { recordDelivery } from "./event-store";
 import { sha256Hex } from "./signature";
 
