@@ -12,6 +12,9 @@ import { SignIn } from "./pages/SignIn";
 const Pipelines = lazy(() => import("./pages/Pipelines").then((m) => ({ default: m.Pipelines })));
 const PipelineDetail = lazy(() => import("./pages/PipelineDetail").then((m) => ({ default: m.PipelineDetail })));
 const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => ({ default: m.PipelineEditor })));
+const Executions = lazy(() => import("./pages/Executions").then((m) => ({ default: m.Executions })));
+const ExecutionDetail = lazy(() => import("./pages/ExecutionDetail").then((m) => ({ default: m.ExecutionDetail })));
+const StepDebugger = lazy(() => import("./pages/StepDebugger").then((m) => ({ default: m.StepDebugger })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -48,6 +51,23 @@ function Console() {
             {(params) => (
               <Guarded needs="pipelines:read" what="read pipelines">
                 <PipelineDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/executions">
+            <Guarded needs="pipelines:read" what="read executions">
+              <Executions />
+            </Guarded>
+          </Route>
+          <Route path="/executions/debug">
+            <Guarded needs="pipelines:execute" what="run pipelines step by step">
+              <StepDebugger />
+            </Guarded>
+          </Route>
+          <Route path="/executions/:id">
+            {(params) => (
+              <Guarded needs="pipelines:read" what="read executions">
+                <ExecutionDetail id={params.id} />
               </Guarded>
             )}
           </Route>
