@@ -15,6 +15,8 @@ const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => (
 const Executions = lazy(() => import("./pages/Executions").then((m) => ({ default: m.Executions })));
 const ExecutionDetail = lazy(() => import("./pages/ExecutionDetail").then((m) => ({ default: m.ExecutionDetail })));
 const StepDebugger = lazy(() => import("./pages/StepDebugger").then((m) => ({ default: m.StepDebugger })));
+const Messages = lazy(() => import("./pages/Messages").then((m) => ({ default: m.Messages })));
+const MessageDetail = lazy(() => import("./pages/MessageDetail").then((m) => ({ default: m.MessageDetail })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -68,6 +70,18 @@ function Console() {
             {(params) => (
               <Guarded needs="pipelines:read" what="read executions">
                 <ExecutionDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/messages">
+            <Guarded needs="messages:read" what="read messages">
+              <Messages />
+            </Guarded>
+          </Route>
+          <Route path="/messages/:id">
+            {(params) => (
+              <Guarded needs="messages:read" what="read messages">
+                <MessageDetail id={params.id} />
               </Guarded>
             )}
           </Route>

@@ -15,6 +15,7 @@ export const NAV: readonly NavItem[] = [
   { href: "/", label: "Overview", needs: "org:read" },
   { href: "/pipelines", label: "Pipelines", needs: "pipelines:read" },
   { href: "/executions", label: "Executions", needs: "pipelines:read" },
+  { href: "/messages", label: "Messages", needs: "messages:read" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
 ];
 
