@@ -1,5 +1,8 @@
 // The executions API's shapes as the console reads them (GET /api/executions, /api/executions/<id>,
-// the step sessions of /api/execute/step).
+// the step sessions of /api/execute/step). Summaries come from the generated client's types; the
+// per-node record is `unknown` in the document, so its shape is spelled out here.
+import type { components } from "../../../clients/typescript/api.generated";
+
 export interface NodeFailure {
   code: string;
   message: string;
@@ -7,21 +10,8 @@ export interface NodeFailure {
   node_type?: string | null;
 }
 
-export interface ExecutionSummary {
-  execution_id: string;
-  pipeline_id: string;
-  pipeline_version: number;
-  status: string;
-  trigger: string;
-  mode: "sync" | "async";
-  test_mode: boolean;
-  retry_of: string | null;
-  retry_from_node: string | null;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-  error: NodeFailure | null;
-}
+/** As the OpenAPI document (and the generated client) declares it. */
+export type ExecutionSummary = components["schemas"]["ExecutionSummary"];
 
 export interface NodeLog {
   level?: string;
