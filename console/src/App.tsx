@@ -17,6 +17,8 @@ const ExecutionDetail = lazy(() => import("./pages/ExecutionDetail").then((m) =>
 const StepDebugger = lazy(() => import("./pages/StepDebugger").then((m) => ({ default: m.StepDebugger })));
 const Messages = lazy(() => import("./pages/Messages").then((m) => ({ default: m.Messages })));
 const MessageDetail = lazy(() => import("./pages/MessageDetail").then((m) => ({ default: m.MessageDetail })));
+const Agents = lazy(() => import("./pages/Agents").then((m) => ({ default: m.Agents })));
+const AgentDetail = lazy(() => import("./pages/AgentDetail").then((m) => ({ default: m.AgentDetail })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -82,6 +84,18 @@ function Console() {
             {(params) => (
               <Guarded needs="messages:read" what="read messages">
                 <MessageDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/agents">
+            <Guarded needs="agents:read" what="read agents">
+              <Agents />
+            </Guarded>
+          </Route>
+          <Route path="/agents/:id">
+            {(params) => (
+              <Guarded needs="agents:read" what="read agents">
+                <AgentDetail id={params.id} />
               </Guarded>
             )}
           </Route>

@@ -16,6 +16,7 @@ export const NAV: readonly NavItem[] = [
   { href: "/pipelines", label: "Pipelines", needs: "pipelines:read" },
   { href: "/executions", label: "Executions", needs: "pipelines:read" },
   { href: "/messages", label: "Messages", needs: "messages:read" },
+  { href: "/agents", label: "Agents", needs: "agents:read" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
 ];
 
