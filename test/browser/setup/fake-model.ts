@@ -23,7 +23,11 @@ export async function startFakeModel(): Promise<{ baseURL: string; close(): Prom
       headers: req.headers as Record<string, string>,
       body: chunks.length ? Buffer.concat(chunks) : undefined,
     });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    res.writeHead(response.status, headers);
     res.end(Buffer.from(await response.arrayBuffer()));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
