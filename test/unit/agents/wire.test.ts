@@ -1,36 +1,24 @@
 // The real wire format over a real socket: a node:http server on 127.0.0.1
 // speaking chat.completions (SSE chunks, tool_calls deltas), driven through the
 // same model module (@ai-sdk/openai-compatible) and tool loop as production.
-import { type Server, createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentEvent } from "../../../src/features/agents/events";
 import { resolveModel } from "../../../src/features/agents/models";
 import { runAgent } from "../../../src/features/agents/run";
 import { type Brain, fakeOpenAI } from "../../support/fake-openai";
+import { type LoopbackServer, serveOnLoopback } from "../../support/loopback-http";
 
 let brain: Brain = () => ({ content: "unset" });
 const fake = fakeOpenAI((req, i) => brain(req, i), ["wire-model"]);
-let server: Server;
+let server: LoopbackServer;
 let baseURL = "";
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const response = await fake.fetch(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      body: chunks.length ? Buffer.concat(chunks) : undefined,
-    });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const addr = server.address();
-  baseURL = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}/v1`;
+  server = await serveOnLoopback((url, init) => fake.fetch(url, init));
+  baseURL = `${server.origin}/v1`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => server.close());
 
 async function run(opts: { timeoutMs?: number } = {}) {
   const { model, info } = resolveModel({ endpoints: [{ id: "local", baseURL, apiKey: "k", models: [{ name: "wire-model" }] }] }, "local/wire-model");
