@@ -12,6 +12,13 @@ import { SignIn } from "./pages/SignIn";
 const Pipelines = lazy(() => import("./pages/Pipelines").then((m) => ({ default: m.Pipelines })));
 const PipelineDetail = lazy(() => import("./pages/PipelineDetail").then((m) => ({ default: m.PipelineDetail })));
 const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => ({ default: m.PipelineEditor })));
+const Executions = lazy(() => import("./pages/Executions").then((m) => ({ default: m.Executions })));
+const ExecutionDetail = lazy(() => import("./pages/ExecutionDetail").then((m) => ({ default: m.ExecutionDetail })));
+const StepDebugger = lazy(() => import("./pages/StepDebugger").then((m) => ({ default: m.StepDebugger })));
+const Messages = lazy(() => import("./pages/Messages").then((m) => ({ default: m.Messages })));
+const MessageDetail = lazy(() => import("./pages/MessageDetail").then((m) => ({ default: m.MessageDetail })));
+const Agents = lazy(() => import("./pages/Agents").then((m) => ({ default: m.Agents })));
+const AgentDetail = lazy(() => import("./pages/AgentDetail").then((m) => ({ default: m.AgentDetail })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -48,6 +55,47 @@ function Console() {
             {(params) => (
               <Guarded needs="pipelines:read" what="read pipelines">
                 <PipelineDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/executions">
+            <Guarded needs="pipelines:read" what="read executions">
+              <Executions />
+            </Guarded>
+          </Route>
+          <Route path="/executions/debug">
+            <Guarded needs="pipelines:execute" what="run pipelines step by step">
+              <StepDebugger />
+            </Guarded>
+          </Route>
+          <Route path="/executions/:id">
+            {(params) => (
+              <Guarded needs="pipelines:read" what="read executions">
+                <ExecutionDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/messages">
+            <Guarded needs="messages:read" what="read messages">
+              <Messages />
+            </Guarded>
+          </Route>
+          <Route path="/messages/:id">
+            {(params) => (
+              <Guarded needs="messages:read" what="read messages">
+                <MessageDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/agents">
+            <Guarded needs="agents:read" what="read agents">
+              <Agents />
+            </Guarded>
+          </Route>
+          <Route path="/agents/:id">
+            {(params) => (
+              <Guarded needs="agents:read" what="read agents">
+                <AgentDetail id={params.id} />
               </Guarded>
             )}
           </Route>

@@ -108,3 +108,13 @@ export async function textOf(page: Page, selector: string): Promise<string> {
 export async function navLinks(page: Page): Promise<string[]> {
   return page.$$eval("nav[aria-label=Main] a", (links) => links.map((a) => a.textContent ?? ""));
 }
+
+/** Replaces a field's text as a user would: select all, delete, type. */
+export async function replaceText(page: Page, selector: string, text: string): Promise<void> {
+  await page.click(selector);
+  await page.keyboard.down("Control");
+  await page.keyboard.press("a");
+  await page.keyboard.up("Control");
+  await page.keyboard.press("Backspace");
+  await page.type(selector, text);
+}

@@ -3,7 +3,7 @@
 // configuration), save, deploy, run in test mode and read each node's result on the canvas.
 import type { Page } from "puppeteer-core";
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -22,15 +22,6 @@ async function connect(page: Page, fromLabel: string, toLabel: string): Promise<
   await page.click(from);
   await page.waitForSelector(`${from}.clickconnecting`, { timeout: 5_000 });
   await page.click(`[aria-label='${toLabel}']`);
-}
-
-async function replaceText(page: Page, selector: string, text: string): Promise<void> {
-  await page.click(selector);
-  await page.keyboard.down("Control");
-  await page.keyboard.press("a");
-  await page.keyboard.up("Control");
-  await page.keyboard.press("Backspace");
-  await page.type(selector, text);
 }
 
 describe("pipeline editor", () => {

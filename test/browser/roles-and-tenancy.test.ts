@@ -19,13 +19,17 @@ describe("roles and tenancy in the console", () => {
     const { orgId, clinicianKey } = inject("orgA");
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
-    expect(await navLinks(page)).toEqual(["Overview", "Pipelines"]);
+    expect(await navLinks(page)).toEqual(["Overview", "Pipelines", "Executions", "Agents"]);
     await visit(page, "/settings/api-keys");
     expect(await textOf(page, "main h1")).toBe("Not allowed");
     await screenshot(page, "clinician-settings-refused");
     await expectAccessible(page);
     const status = await page.evaluate(async () => (await fetch("/api/api-keys")).status);
     expect(status).toBe(403);
+    // Inbound messages are for administrators: hidden above, refused here and by the API.
+    await visit(page, "/messages");
+    expect(await textOf(page, "main h1")).toBe("Not allowed");
+    expect(await page.evaluate(async () => (await fetch("/api/hl7/messages")).status)).toBe(403);
   });
 
   it("another organization's pipeline id in the URL shows not found; the org's own shows its page", async () => {

@@ -54,9 +54,19 @@ describe("execute", () => {
     const failing = await createPipeline(tenant, definition([trigger(), t("bad", "$error('no good')")], [edge("start", "bad", "event")]));
     const { body } = await run(tenant, failing);
     expect(body).toMatchObject({ status: "failed", error: { code: "EXPRESSION_FAILED", node_id: "bad", node_type: "data.transform" } });
+    // JSONata throws plain objects, not Errors: their message is kept, never "[object Object]".
+    expect((body.error as { message?: string } | undefined)?.message).toMatch(/no good$/);
     const list = (await (await tenant.fetch(`/api/executions?status=failed&pipeline_id=${failing}`)).json()) as { executions: { error: { code: string; node_type: string } }[]; total_count: number };
     expect(list.total_count).toBe(1);
     expect(list.executions[0]?.error).toMatchObject({ code: "EXPRESSION_FAILED", node_type: "data.transform" });
+    // The time filter (the console's executions page): started at or after `since`, at or before `until`.
+    const count = async (q: string) => ((await (await tenant.fetch(`/api/executions?pipeline_id=${failing}&${q}`)).json()) as { total_count: number }).total_count;
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+    expect(await count(`since=${hourAgo}&until=${inAnHour}`)).toBe(1);
+    expect(await count(`since=${inAnHour}`)).toBe(0);
+    expect(await count(`until=${hourAgo}`)).toBe(0);
+    expect((await tenant.fetch(`/api/executions?since=yesterday`)).status).toBe(400);
   });
 
   it("stores large records in R2 and serves them back", async () => {

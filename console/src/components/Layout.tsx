@@ -14,6 +14,9 @@ interface NavItem {
 export const NAV: readonly NavItem[] = [
   { href: "/", label: "Overview", needs: "org:read" },
   { href: "/pipelines", label: "Pipelines", needs: "pipelines:read" },
+  { href: "/executions", label: "Executions", needs: "pipelines:read" },
+  { href: "/messages", label: "Messages", needs: "messages:read" },
+  { href: "/agents", label: "Agents", needs: "agents:read" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
 ];
 

@@ -258,7 +258,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
               {run && (
                 <div className="run-result" data-execution-status={run.status}>
                   <p>
-                    Execution <code>{run.execution_id}</code>: <strong>{run.status}</strong>
+                    Execution <Link href={`/executions/${run.execution_id}`}><code>{run.execution_id}</code></Link>: <strong>{run.status}</strong>
                     {run.error && ` — ${run.error.message}`}
                   </p>
                   {run.outputs !== undefined && <pre>{JSON.stringify(run.outputs, null, 2)}</pre>}

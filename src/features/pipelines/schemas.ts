@@ -180,7 +180,12 @@ export const SessionParam = z.object({ sessionId: z.string().openapi({ param: { 
 
 export const ExecutionIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
-export const ExecutionListQuery = PageQuery.extend({ pipeline_id: z.string().optional(), status: z.string().optional() });
+export const ExecutionListQuery = PageQuery.extend({
+  pipeline_id: z.string().optional(),
+  status: z.string().optional(),
+  since: z.string().datetime().optional().openapi({ description: "Started at or after (ISO 8601, UTC)" }),
+  until: z.string().datetime().optional().openapi({ description: "Started at or before (ISO 8601, UTC)" }),
+});
 
 export const StatsQuery = z.object({
   pipeline_id: z.string().optional(),

@@ -4,6 +4,7 @@
 import puppeteer from "puppeteer-core";
 import type { TestProject } from "vitest/node";
 import { type RunningWorker, startWorker } from "../../../bench/lib/worker";
+import { FAKE_MODEL, startFakeModel } from "./fake-model";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -36,7 +37,8 @@ export function launchChromium() {
 }
 
 export default async function setup(project: TestProject) {
-  let worker: RunningWorker | undefined = await startWorker({ runtime: "miniflare", otherOrgs: 1 });
+  const model = await startFakeModel();
+  let worker: RunningWorker | undefined = await startWorker({ runtime: "miniflare", otherOrgs: 1, vars: { LLM_BASE_URL: model.baseURL, LLM_MODELS: FAKE_MODEL, LLM_API_KEY: "fake" } });
   const browser = await launchChromium();
   const [other] = worker.others;
   if (!other) throw new Error("the second organization was not seeded");
@@ -50,5 +52,6 @@ export default async function setup(project: TestProject) {
     await browser.close();
     await worker?.stop();
     worker = undefined;
+    await model.close();
   };
 }

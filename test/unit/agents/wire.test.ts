@@ -7,18 +7,18 @@ import type { AgentEvent } from "../../../src/features/agents/events";
 import { resolveModel } from "../../../src/features/agents/models";
 import { runAgent } from "../../../src/features/agents/run";
 import { type Brain, fakeOpenAI } from "../../support/fake-openai";
-import { type LoopbackModel, serveOnLoopback } from "../../support/fake-openai-node";
+import { type LoopbackServer, serveOnLoopback } from "../../support/loopback-http";
 
 let brain: Brain = () => ({ content: "unset" });
 const fake = fakeOpenAI((req, i) => brain(req, i), ["wire-model"]);
-let loopback: LoopbackModel;
+let server: LoopbackServer;
 let baseURL = "";
 
 beforeAll(async () => {
-  loopback = await serveOnLoopback(fake);
-  baseURL = loopback.baseURL;
+  server = await serveOnLoopback((url, init) => fake.fetch(url, init));
+  baseURL = `${server.origin}/v1`;
 });
-afterAll(() => loopback.close());
+afterAll(() => server.close());
 
 async function run(opts: { timeoutMs?: number } = {}) {
   const { model, info } = resolveModel({ endpoints: [{ id: "local", baseURL, apiKey: "k", models: [{ name: "wire-model" }] }] }, "local/wire-model");

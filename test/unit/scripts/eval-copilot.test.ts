@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Brain, fakeOpenAI } from "../../support/fake-openai";
-import { type LoopbackModel, serveOnLoopback } from "../../support/fake-openai-node";
+import { type LoopbackServer, serveOnLoopback } from "../../support/loopback-http";
 
 const ROOT = path.join(import.meta.dirname, "../../..");
 const valid = {
@@ -20,12 +20,12 @@ const valid = {
 };
 let brain: Brain = () => ({ content: JSON.stringify(valid) });
 const fake = fakeOpenAI((req, i) => brain(req, i), ["eval-model"]);
-let loopback: LoopbackModel;
+let loopback: LoopbackServer;
 let baseURL = "";
 
 beforeAll(async () => {
-  loopback = await serveOnLoopback(fake);
-  baseURL = loopback.baseURL;
+  loopback = await serveOnLoopback((url, init) => fake.fetch(url, init));
+  baseURL = `${loopback.origin}/v1`;
 });
 afterAll(() => loopback.close());
 

@@ -23,8 +23,14 @@ function syntaxError(expression: string): string | undefined {
     compile(expression);
     return undefined;
   } catch (e) {
-    return e instanceof Error ? e.message : String(e);
+    return jsonataMessage(e);
   }
+}
+
+/** JSONata throws plain objects ({code, message, position}), not Errors: keep their message. */
+function jsonataMessage(e: unknown): string {
+  const message = (e as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? message : String(e);
 }
 
 /** A config field holding a JSONata expression; syntax errors fail validation on save. */
@@ -42,8 +48,7 @@ export async function evaluate(expression: string, input: unknown, bindings: Rec
   try {
     return await compile(expression).evaluate(input, bindings);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    throw new NodeFailure("EXPRESSION_FAILED", `JSONata "${expression}" failed: ${message}`);
+    throw new NodeFailure("EXPRESSION_FAILED", `JSONata "${expression}" failed: ${jsonataMessage(e)}`);
   }
 }
 

@@ -86,8 +86,8 @@ export const executionRoutes = createRouter<AppEnv>()
       responses: { 200: { description: "Page of executions", content: json(pageOf("executions", ExecutionSummary)) }, ...commonErrors },
     }),
     async (c) => {
-      const { limit, offset, pipeline_id, status } = c.req.valid("query");
-      const { rows, total } = await listExecutions(c.get("ctx"), c.get("principal").orgId, { pipelineId: pipeline_id, status }, limit, offset);
+      const { limit, offset, pipeline_id, status, since, until } = c.req.valid("query");
+      const { rows, total } = await listExecutions(c.get("ctx"), c.get("principal").orgId, { pipelineId: pipeline_id, status, since, until }, limit, offset);
       return c.json({ executions: rows.map(presentExecutionSummary), total_count: total }, 200);
     },
   )
