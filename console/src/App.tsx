@@ -12,6 +12,7 @@ import { SignIn } from "./pages/SignIn";
 const Pipelines = lazy(() => import("./pages/Pipelines").then((m) => ({ default: m.Pipelines })));
 const PipelineDetail = lazy(() => import("./pages/PipelineDetail").then((m) => ({ default: m.PipelineDetail })));
 const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => ({ default: m.PipelineEditor })));
+const Devices = lazy(() => import("./pages/Devices").then((m) => ({ default: m.Devices })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -50,6 +51,11 @@ function Console() {
                 <PipelineDetail id={params.id} />
               </Guarded>
             )}
+          </Route>
+          <Route path="/devices">
+            <Guarded needs="fhir:read" what="see devices">
+              <Devices />
+            </Guarded>
           </Route>
           <Route path="/settings/api-keys">
             <Guarded needs="keys:manage" what="manage API keys">

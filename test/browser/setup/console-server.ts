@@ -36,7 +36,7 @@ export function launchChromium() {
 }
 
 export default async function setup(project: TestProject) {
-  let worker: RunningWorker | undefined = await startWorker({ runtime: "miniflare", otherOrgs: 1 });
+  let worker: RunningWorker | undefined = await startWorker({ runtime: "miniflare", otherOrgs: 1, vars: { OUTBOUND_ALLOW: "127.0.0.1" } });
   const browser = await launchChromium();
   const [other] = worker.others;
   if (!other) throw new Error("the second organization was not seeded");
