@@ -13,6 +13,8 @@ const Pipelines = lazy(() => import("./pages/Pipelines").then((m) => ({ default:
 const PipelineDetail = lazy(() => import("./pages/PipelineDetail").then((m) => ({ default: m.PipelineDetail })));
 const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => ({ default: m.PipelineEditor })));
 const Devices = lazy(() => import("./pages/Devices").then((m) => ({ default: m.Devices })));
+const Patients = lazy(() => import("./pages/Patients").then((m) => ({ default: m.Patients })));
+const PatientDetail = lazy(() => import("./pages/PatientDetail").then((m) => ({ default: m.PatientDetail })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -56,6 +58,18 @@ function Console() {
             <Guarded needs="fhir:read" what="see devices">
               <Devices />
             </Guarded>
+          </Route>
+          <Route path="/patients">
+            <Guarded needs="fhir:read" what="see patients">
+              <Patients />
+            </Guarded>
+          </Route>
+          <Route path="/patients/:id">
+            {(params) => (
+              <Guarded needs="fhir:read" what="see patients">
+                <PatientDetail id={params.id} />
+              </Guarded>
+            )}
           </Route>
           <Route path="/settings/api-keys">
             <Guarded needs="keys:manage" what="manage API keys">

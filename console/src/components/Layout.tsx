@@ -14,6 +14,7 @@ interface NavItem {
 export const NAV: readonly NavItem[] = [
   { href: "/", label: "Overview", needs: "org:read" },
   { href: "/pipelines", label: "Pipelines", needs: "pipelines:read" },
+  { href: "/patients", label: "Patients", needs: "fhir:read" },
   { href: "/devices", label: "Devices", needs: "fhir:read" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
 ];
