@@ -15,6 +15,9 @@ const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => (
 const Devices = lazy(() => import("./pages/Devices").then((m) => ({ default: m.Devices })));
 const Patients = lazy(() => import("./pages/Patients").then((m) => ({ default: m.Patients })));
 const PatientDetail = lazy(() => import("./pages/PatientDetail").then((m) => ({ default: m.PatientDetail })));
+const Connectors = lazy(() => import("./pages/Connectors").then((m) => ({ default: m.Connectors })));
+const Organization = lazy(() => import("./pages/Organization").then((m) => ({ default: m.Organization })));
+const AuditLog = lazy(() => import("./pages/AuditLog").then((m) => ({ default: m.AuditLog })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -74,6 +77,21 @@ function Console() {
           <Route path="/settings/api-keys">
             <Guarded needs="keys:manage" what="manage API keys">
               <ApiKeys />
+            </Guarded>
+          </Route>
+          <Route path="/settings/connectors">
+            <Guarded needs="connectors:manage" what="manage connectors">
+              <Connectors />
+            </Guarded>
+          </Route>
+          <Route path="/settings/organization">
+            <Guarded needs="org:read" what="see the organization">
+              <Organization />
+            </Guarded>
+          </Route>
+          <Route path="/settings/audit">
+            <Guarded needs="audit:read" what="read the audit log">
+              <AuditLog />
             </Guarded>
           </Route>
           <Route component={NotFound} />
