@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 const PAGE_DELAY_MS = 300;
@@ -72,6 +72,7 @@ describe("Devices page", () => {
     const heart = rows.find((r) => r[0] === "heartrate");
     expect(heart?.slice(1, 5)).toEqual(["completed", "1", "3", "3"]);
     await screenshot(page, "devices-synced");
+    await docScreenshot(page, "devices");
     await expectAccessible(page);
 
   });

@@ -108,3 +108,15 @@ export async function textOf(page: Page, selector: string): Promise<string> {
 export async function navLinks(page: Page): Promise<string[]> {
   return page.$$eval("nav[aria-label=Main] a", (links) => links.map((a) => a.textContent ?? ""));
 }
+
+const DOC_SCREENSHOTS = path.resolve(import.meta.dirname, "../../docs/screenshots");
+
+/**
+ * The README's screenshots, refreshed only on request (`CONSOLE_DOC_SCREENSHOTS=1 npm run
+ * test:browser`) so ordinary runs never touch committed files: the visible viewport, as PNG.
+ */
+export async function docScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env.CONSOLE_DOC_SCREENSHOTS !== "1") return;
+  mkdirSync(DOC_SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(DOC_SCREENSHOTS, `${name}.png`) });
+}

@@ -2,7 +2,7 @@
 // events of readings posted through POST /api/v1/devices/readings (type filter, paging); the vitals
 // chart draws them with min/max/average; the IPS summary shows its sections; documents list.
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -61,6 +61,7 @@ describe("Patients page", () => {
     expect(first.filter((t) => t.includes("Device reading")).length).toBeGreaterThanOrEqual(19);
     expect(await textOf(page, "nav[aria-label='Timeline pages']")).toMatch(/1–20 of 2[34]/);
     await screenshot(page, "patient-timeline");
+    await docScreenshot(page, "patient-timeline");
     await expectAccessible(page);
 
     await page.click("nav[aria-label='Timeline pages'] button:last-child");
@@ -87,6 +88,7 @@ describe("Patients page", () => {
     expect(figures[3]).toContain(String(HEART_RATES.length));
     expect(await page.$eval(".vitals-chart", (el) => el.getAttribute("aria-label"))).toContain(`${HEART_RATES.length} points`);
     await screenshot(page, "patient-vitals");
+    await docScreenshot(page, "patient-vitals");
     await expectAccessible(page);
 
     await page.select("select[name=metric]", "spo2");
