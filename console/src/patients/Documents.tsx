@@ -82,7 +82,7 @@ export function Documents({ orgId, patientId }: { orgId: string; patientId: stri
               <td>{d.status ?? "—"}</td>
               <td>
                 {(d.content ?? []).map((c, i) => (
-                  <button key={`${d.id}-${i}`} type="button" onClick={() => save(d, c.attachment)}>
+                  <button key={c.attachment.url ?? c.attachment.title ?? c.attachment.contentType ?? i} type="button" onClick={() => save(d, c.attachment)}>
                     Download {c.attachment.title ?? c.attachment.contentType ?? `document ${i + 1}`}
                   </button>
                 ))}
