@@ -8,6 +8,7 @@ import { useSession } from "../lib/session";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
 import { ALERT_KINDS, type AlertKind, type AlertRule, KIND_LABELS } from "./types";
+import { TableHead } from "../components/TableHead";
 
 /** The rule in words, as the list shows it. */
 function describe(r: AlertRule): string {
@@ -90,18 +91,7 @@ export function AlertRules({ patientId, deviceId }: { patientId: string; deviceI
         <>
           <table>
             <caption className="visually-hidden">Alert rules</caption>
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Condition</th>
-                <th scope="col">Recipients</th>
-                <th scope="col">Severity</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Rule", "Kind", "Condition", "Recipients", "Severity"]} actions />
             <tbody>
               {rules.data.alert_rules.map((r) => (
                 <tr key={r.id}>

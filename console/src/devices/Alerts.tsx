@@ -7,6 +7,7 @@ import { useSession } from "../lib/session";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
 import { type Alert, KIND_LABELS } from "./types";
+import { TableHead } from "../components/TableHead";
 
 export function Alerts({ patientId }: { patientId?: string }) {
   const { can } = useSession();
@@ -54,18 +55,7 @@ export function Alerts({ patientId }: { patientId?: string }) {
         <>
           <table>
             <caption className="visually-hidden">Alerts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Since</th>
-                <th scope="col">Patient</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Severity</th>
-                <th scope="col">Message</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Since", "Patient", "Kind", "Severity", "Message"]} actions />
             <tbody>
               {list.data.alerts.map((a) => (
                 <tr key={a.id}>

@@ -7,6 +7,7 @@ import { api, withQuery } from "../lib/api";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
 import type { DeviceIntegration } from "./types";
+import { TableHead } from "../components/TableHead";
 
 const PLATFORMS = ["smart_ring", "recovery_strap", "sports_watch", "training_platform", "outdoor_watch", "activity_tracker", "ios_health_app", "android_health_app"];
 
@@ -70,15 +71,7 @@ export function Integrations() {
         <>
           <table>
             <caption className="visually-hidden">Device integrations</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Platform</th>
-                <th scope="col">Status</th>
-                <th scope="col">Client id</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Name", "Platform", "Status", "Client id", "Created"]} />
             <tbody>
               {list.data.integrations.map((i) => (
                 <tr key={i.id}>

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { ErrorMessage } from "../components/States";
 import { ApiFailure, api } from "../lib/api";
 import type { SyncLog } from "./types";
+import { TableHead } from "../components/TableHead";
 
 const POLL_MS = 750;
 const done = (log: SyncLog) => !["queued", "running"].includes(log.state);
@@ -44,17 +45,7 @@ export function SyncProgress({ syncId, onFinished }: { syncId: string; onFinishe
       <progress max={Math.max(1, log.data_types.length)} value={finished} aria-label="Data types synced" />
       <table>
         <caption className="visually-hidden">Sync progress per data type</caption>
-        <thead>
-          <tr>
-            <th scope="col">Data type</th>
-            <th scope="col">State</th>
-            <th scope="col">Pages</th>
-            <th scope="col">Received</th>
-            <th scope="col">Created</th>
-            <th scope="col">Duplicates</th>
-            <th scope="col">Errors</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Data type", "State", "Pages", "Received", "Created", "Duplicates", "Errors"]} />
         <tbody>
           {log.data_types.map((d) => (
             <tr key={d.data_type}>

@@ -5,6 +5,7 @@ import { PAGE_SIZE, Pager } from "../components/Pager";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { withQuery } from "../lib/api";
 import { useApi } from "../lib/use-api";
+import { TableHead } from "../components/TableHead";
 
 interface AuditEvent {
   id: string;
@@ -69,16 +70,7 @@ export function AuditLog() {
         <>
           <table>
             <caption className="visually-hidden">Audit events</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Event</th>
-                <th scope="col">Action</th>
-                <th scope="col">Entity</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
+            <TableHead columns={["When", "Actor", "Event", "Action", "Entity", "Outcome"]} />
             <tbody>
               {log.data.audit_events.map((a) => (
                 <tr key={a.id}>

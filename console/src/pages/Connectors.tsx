@@ -6,6 +6,7 @@ import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { api, withQuery } from "../lib/api";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
+import { TableHead } from "../components/TableHead";
 
 interface Connector {
   id: string;
@@ -118,17 +119,7 @@ export function Connectors() {
         <>
           <table>
             <caption className="visually-hidden">Connectors</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Credentials</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Name", "Type", "Endpoint", "Credentials"]} actions />
             <tbody>
               {list.data.connectors.map((c) => (
                 <tr key={c.id}>

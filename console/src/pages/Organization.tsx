@@ -3,6 +3,7 @@
 import { ErrorMessage, Loading } from "../components/States";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
+import { TableHead } from "../components/TableHead";
 
 interface Org {
   id: string;
@@ -34,13 +35,7 @@ export function Organization() {
       </p>
       <table>
         <caption>Limits and current usage</caption>
-        <thead>
-          <tr>
-            <th scope="col">Limit</th>
-            <th scope="col">Allowed</th>
-            <th scope="col">In use now</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Limit", "Allowed", "In use now"]} />
         <tbody>
           {LIMITS.map((l) => (
             <tr key={l.key}>

@@ -6,7 +6,9 @@ import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { withQuery } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
-import { type Bundle, fhirBase, linkPath, matches, nameOf, type Patient } from "../patients/fhir";
+import { type Bundle, fhirBase, matches, nameOf, type Patient } from "../patients/fhir";
+import { TableHead } from "../components/TableHead";
+import { LinkPager } from "../patients/LinkPager";
 
 export function Patients() {
   const { session } = useSession();
@@ -22,8 +24,6 @@ export function Patients() {
 
   const bundle = result.data;
   const patients = bundle ? matches(bundle) : [];
-  const next = bundle && linkPath(bundle, "next");
-  const previous = bundle && linkPath(bundle, "previous");
   return (
     <>
       <h1>Patients</h1>
@@ -52,14 +52,7 @@ export function Patients() {
       {patients.length > 0 && (
         <table>
           <caption className="visually-hidden">Patients</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Birth date</th>
-              <th scope="col">Gender</th>
-              <th scope="col">Identifiers</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Birth date", "Gender", "Identifiers"]} />
           <tbody>
             {patients.map((p) => (
               <tr key={p.id}>
@@ -74,16 +67,7 @@ export function Patients() {
           </tbody>
         </table>
       )}
-      {(next || previous) && (
-        <nav className="pager" aria-label="Patients pages">
-          <button type="button" disabled={!previous} onClick={() => previous && setPath(previous)}>
-            Previous
-          </button>
-          <button type="button" disabled={!next} onClick={() => next && setPath(next)}>
-            Next
-          </button>
-        </nav>
-      )}
+      {bundle && <LinkPager bundle={bundle} label="Patients" onChange={setPath} />}
     </>
   );
 }

@@ -5,7 +5,9 @@ import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { ApiFailure, CSRF_HEADER, withQuery } from "../lib/api";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
-import { type Bundle, fhirBase, linkPath, matches } from "./fhir";
+import { type Bundle, fhirBase, matches } from "./fhir";
+import { TableHead } from "../components/TableHead";
+import { LinkPager } from "./LinkPager";
 
 interface Attachment {
   contentType?: string;
@@ -49,8 +51,6 @@ export function Documents({ orgId, patientId }: { orgId: string; patientId: stri
   if (docs.error) return <ErrorMessage error={docs.error} />;
   if (!docs.data) return <Loading what="documents" />;
   const list = matches(docs.data);
-  const next = linkPath(docs.data, "next");
-  const previous = linkPath(docs.data, "previous");
   if (list.length === 0)
     return (
       <EmptyState title="No documents">
@@ -62,17 +62,7 @@ export function Documents({ orgId, patientId }: { orgId: string; patientId: stri
       {download.failure && <ErrorMessage error={download.failure} />}
       <table>
         <caption className="visually-hidden">Documents</caption>
-        <thead>
-          <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Type</th>
-            <th scope="col">Description</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="visually-hidden">Download</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={["Date", "Type", "Description", "Status"]} actions />
         <tbody>
           {list.map((d) => (
             <tr key={d.id}>
@@ -91,16 +81,7 @@ export function Documents({ orgId, patientId }: { orgId: string; patientId: stri
           ))}
         </tbody>
       </table>
-      {(next || previous) && (
-        <nav className="pager" aria-label="Documents pages">
-          <button type="button" disabled={!previous} onClick={() => previous && setPath(previous)}>
-            Previous
-          </button>
-          <button type="button" disabled={!next} onClick={() => next && setPath(next)}>
-            Next
-          </button>
-        </nav>
-      )}
+      {docs.data && <LinkPager bundle={docs.data} label="Documents" onChange={setPath} />}
     </section>
   );
 }

@@ -50,7 +50,7 @@ export function Timeline({ patientId }: { patientId: string }) {
         <>
           <ol className="timeline">
             {list.data.events.map((e) => (
-              <li key={`${e.resource_type}/${e.resource_id}`}>
+              <li key={`${e.resource_type}/${e.resource_id}`} className="timeline-event">
                 <time dateTime={e.timestamp ?? undefined}>{e.timestamp ? new Date(e.timestamp).toLocaleString() : "undated"}</time> <span className="badge">{e.type}</span> {e.title}
               </li>
             ))}
