@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 const PAGE_DELAY_MS = 300;
@@ -23,25 +23,14 @@ function ouraStandIn(): Server {
 let vendor: Server;
 let vendorUrl: string;
 
-async function call(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const { orgId, adminKey } = inject("orgA");
-  const res = await fetch(`${inject("consoleUrl")}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
-
 /** A patient with a linked Oura ring; the org's smart_ring integration points at the stand-in. */
 async function patientWithRing(): Promise<{ patientId: string; deviceId: string }> {
   const { orgId } = inject("orgA");
-  const integrations = (await call("/api/v1/device-integrations")) as { integrations: { platform: string }[] };
+  const integrations = (await adminApi("/api/v1/device-integrations")) as { integrations: { platform: string }[] };
   if (!integrations.integrations.some((i) => i.platform === "smart_ring"))
-    await call("/api/v1/device-integrations", { platform: "smart_ring", name: "Oura", credentials: { client_id: "oura-client", client_secret: "oura-secret", api_base_url: vendorUrl } });
-  const patient = await call(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family: "Ringwearer" }] });
-  const device = await call(`/api/v1/patients/${patient.id}/devices`, { name: "Oura Ring Gen3", platform: "smart_ring", platform_user_id: "oura-user-1", tokens: { access_token: "patient-access-token" } });
+    await adminApi("/api/v1/device-integrations", { platform: "smart_ring", name: "Oura", credentials: { client_id: "oura-client", client_secret: "oura-secret", api_base_url: vendorUrl } });
+  const patient = await adminApi(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family: "Ringwearer" }] });
+  const device = await adminApi(`/api/v1/patients/${patient.id}/devices`, { name: "Oura Ring Gen3", platform: "smart_ring", platform_user_id: "oura-user-1", tokens: { access_token: "patient-access-token" } });
   return { patientId: String(patient.id), deviceId: String(device.device_id) };
 }
 
@@ -129,7 +118,7 @@ describe("Devices page", () => {
     await expectAccessible(page);
 
     // A heart rate of 190 breaks the high rule: the alert shows, is acknowledged, then resolved.
-    await call("/api/v1/devices/readings", {
+    await adminApi("/api/v1/devices/readings", {
       readings: [{ patient_id: patientId, device_id: deviceId, metric: "heart_rate", value: 190, unit: "bpm", time: { at: new Date(Date.now() - 60_000).toISOString() }, platform: "smart_ring", source_record_id: crypto.randomUUID() }],
     });
     await visit(page, `/devices?patient=${patientId}`);

@@ -120,3 +120,15 @@ export async function docScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(DOC_SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(DOC_SCREENSHOTS, `${name}.png`) });
 }
+
+/** The organization A administrator's API call, to set up data a page then shows (GET, or POST with `body`). */
+export async function adminApi(path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const { orgId, adminKey } = inject("orgA");
+  const res = await fetch(`${consoleUrl()}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}

@@ -2,32 +2,21 @@
 // events of readings posted through POST /api/v1/devices/readings (type filter, paging); the vitals
 // chart draws them with min/max/average; the IPS summary shows its sections; documents list.
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
-
-async function call(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const { orgId, adminKey } = inject("orgA");
-  const res = await fetch(`${inject("consoleUrl")}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
 
 const HEART_RATES = [58, 64, 71, 90, 77, 66, 61, 83, 95, 70, 68, 74, 80, 62, 88, 73, 69, 76, 85, 60, 72, 79];
 
 /** A patient with a linked watch, 22 heart-rate readings over the last day and a document. */
 async function patientWithReadings(family: string): Promise<string> {
   const { orgId } = inject("orgA");
-  const patient = await call(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family, given: ["Vera"] }], birthDate: "1961-04-12", gender: "female", identifier: [{ system: "urn:mrn", value: `MRN-${family}` }] });
-  const device = await call(`/api/v1/patients/${patient.id}/devices`, { name: "Polar Vantage", platform: "sports_watch" });
+  const patient = await adminApi(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family, given: ["Vera"] }], birthDate: "1961-04-12", gender: "female", identifier: [{ system: "urn:mrn", value: `MRN-${family}` }] });
+  const device = await adminApi(`/api/v1/patients/${patient.id}/devices`, { name: "Polar Vantage", platform: "sports_watch" });
   const readings = HEART_RATES.map((value, i) => ({ patient_id: patient.id, device_id: device.device_id, metric: "heart_rate", value, unit: "bpm", time: { at: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }, platform: "sports_watch", source_record_id: `${family}-${i}` }));
-  const answer = await call("/api/v1/devices/readings", { readings });
+  const answer = await adminApi("/api/v1/devices/readings", { readings });
   expect(answer.created).toBe(HEART_RATES.length);
-  await call(`/fhir/r4/${orgId}/DocumentReference`, {
+  await adminApi(`/fhir/r4/${orgId}/DocumentReference`, {
     resourceType: "DocumentReference",
     status: "current",
     subject: { reference: `Patient/${patient.id}` },
