@@ -19,6 +19,12 @@ const Messages = lazy(() => import("./pages/Messages").then((m) => ({ default: m
 const MessageDetail = lazy(() => import("./pages/MessageDetail").then((m) => ({ default: m.MessageDetail })));
 const Agents = lazy(() => import("./pages/Agents").then((m) => ({ default: m.Agents })));
 const AgentDetail = lazy(() => import("./pages/AgentDetail").then((m) => ({ default: m.AgentDetail })));
+const Devices = lazy(() => import("./pages/Devices").then((m) => ({ default: m.Devices })));
+const Patients = lazy(() => import("./pages/Patients").then((m) => ({ default: m.Patients })));
+const PatientDetail = lazy(() => import("./pages/PatientDetail").then((m) => ({ default: m.PatientDetail })));
+const Connectors = lazy(() => import("./pages/Connectors").then((m) => ({ default: m.Connectors })));
+const Organization = lazy(() => import("./pages/Organization").then((m) => ({ default: m.Organization })));
+const AuditLog = lazy(() => import("./pages/AuditLog").then((m) => ({ default: m.AuditLog })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -99,9 +105,41 @@ function Console() {
               </Guarded>
             )}
           </Route>
+          <Route path="/devices">
+            <Guarded needs="fhir:read" what="see devices">
+              <Devices />
+            </Guarded>
+          </Route>
+          <Route path="/patients">
+            <Guarded needs="fhir:read" what="see patients">
+              <Patients />
+            </Guarded>
+          </Route>
+          <Route path="/patients/:id">
+            {(params) => (
+              <Guarded needs="fhir:read" what="see patients">
+                <PatientDetail id={params.id} />
+              </Guarded>
+            )}
+          </Route>
           <Route path="/settings/api-keys">
             <Guarded needs="keys:manage" what="manage API keys">
               <ApiKeys />
+            </Guarded>
+          </Route>
+          <Route path="/settings/connectors">
+            <Guarded needs="connectors:manage" what="manage connectors">
+              <Connectors />
+            </Guarded>
+          </Route>
+          <Route path="/settings/organization">
+            <Guarded needs="org:read" what="see the organization">
+              <Organization />
+            </Guarded>
+          </Route>
+          <Route path="/settings/audit">
+            <Guarded needs="audit:read" what="read the audit log">
+              <AuditLog />
             </Guarded>
           </Route>
           <Route component={NotFound} />

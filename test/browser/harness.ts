@@ -118,3 +118,27 @@ export async function replaceText(page: Page, selector: string, text: string): P
   await page.keyboard.press("Backspace");
   await page.type(selector, text);
 }
+
+const DOC_SCREENSHOTS = path.resolve(import.meta.dirname, "../../docs/screenshots");
+
+/**
+ * The README's screenshots, refreshed only on request (`CONSOLE_DOC_SCREENSHOTS=1 npm run
+ * test:browser`) so ordinary runs never touch committed files: the visible viewport, as PNG.
+ */
+export async function docScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env.CONSOLE_DOC_SCREENSHOTS !== "1") return;
+  mkdirSync(DOC_SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(DOC_SCREENSHOTS, `${name}.png`) });
+}
+
+/** The organization A administrator's API call, to set up data a page then shows (GET, or POST with `body`). */
+export async function adminApi(path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const { orgId, adminKey } = inject("orgA");
+  const res = await fetch(`${consoleUrl()}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}

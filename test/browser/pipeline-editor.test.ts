@@ -3,7 +3,7 @@
 // configuration), save, deploy, run in test mode and read each node's result on the canvas.
 import type { Page } from "puppeteer-core";
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -70,6 +70,7 @@ describe("pipeline editor", () => {
     const statuses = await page.$$eval("[data-run-status]", (els) => els.map((e) => e.getAttribute("data-run-status")));
     expect(statuses).toEqual(["completed", "completed"]);
     await screenshot(page, "editor-run");
+    await docScreenshot(page, "editor");
     await expectAccessible(page);
 
     // A changed configuration saves as version 2; version 1's diff names the change; restoring it

@@ -30,7 +30,7 @@ describe("request logs and metrics", () => {
       body: JSON.stringify({ name: "ehr", type: "fhir", endpoint: "https://ehr.example.org/fhir", auth: { kind: "bearer" }, credentials: { token: secret } }),
     });
     expect(connector.status, await connector.clone().text()).toBe(201);
-    const created = await call("/fhir/r4/" + t.orgId + "/Patient", { method: "POST", json: { resourceType: "Patient", name: [{ family: "Quixotic", given: ["Zebulon"] }], birthDate: "1961-07-04" } });
+    const created = await call(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient", name: [{ family: "Quixotic", given: ["Zebulon"] }], birthDate: "1961-07-04" } });
     const patient = (await created.json()) as { id: string };
     await call(`/fhir/r4/${t.orgId}/Patient?family=Quixotic&birthdate=1961-07-04`);
     expect((await call(`/fhir/r4/${t.orgId}/Patient/${patient.id}`)).status).toBe(200);

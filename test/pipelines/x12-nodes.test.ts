@@ -89,7 +89,7 @@ describe("X12 nodes", () => {
     const other = await createTenant();
     const q = await createPipeline(other, definition([trigger(), { id: "fhir", type: "x12.to_fhir" }], [edge("start", "fhir", "event", "interchange")]));
     expect((await run(other, q, { key: "inbox/claims.x12" })).body.node_results.fhir?.error?.code).toBe("FILE_NOT_FOUND");
-    expect((await run(other, q, { key: "../../" + t.orgId + "/files/inbox/claims.x12" })).body.node_results.fhir?.error?.code).toBe("FILE_KEY_INVALID");
+    expect((await run(other, q, { key: `../../${t.orgId}/files/inbox/claims.x12` })).body.node_results.fhir?.error?.code).toBe("FILE_KEY_INVALID");
   });
 
   it("maps an 835 to a PaymentReconciliation and ExplanationOfBenefits; a file with issues fails by default", async () => {

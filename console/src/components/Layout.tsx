@@ -17,7 +17,12 @@ export const NAV: readonly NavItem[] = [
   { href: "/executions", label: "Executions", needs: "pipelines:read" },
   { href: "/messages", label: "Messages", needs: "messages:read" },
   { href: "/agents", label: "Agents", needs: "agents:read" },
+  { href: "/patients", label: "Patients", needs: "fhir:read" },
+  { href: "/devices", label: "Devices", needs: "fhir:read" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
+  { href: "/settings/connectors", label: "Connectors", needs: "connectors:manage" },
+  { href: "/settings/organization", label: "Organization", needs: "org:read" },
+  { href: "/settings/audit", label: "Audit log", needs: "audit:read" },
 ];
 
 export function Layout({ children }: { children: ReactNode }) {

@@ -58,8 +58,10 @@ function safeJson(text: string): unknown {
 
 /** The management API's `{"error":{code,message}}` or a FHIR OperationOutcome, as one failure. */
 function failureOf(status: number, body: unknown): ApiFailure {
-  const b = body as { error?: { code?: string; message?: string }; resourceType?: string; issue?: { diagnostics?: string; details?: { text?: string } }[] } | undefined;
-  if (b?.error?.message) return new ApiFailure(status, b.error.code ?? "ERROR", b.error.message);
+  const b = body as { error?: { code?: string; message?: string; details?: { path: string; message: string }[] }; resourceType?: string; issue?: { diagnostics?: string; details?: { text?: string } }[] } | undefined;
+  // The field errors name what to fix ("pipeline_id: Invalid UUID"), which the summary alone does not.
+  const fields = (b?.error?.details ?? []).map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");
+  if (b?.error?.message) return new ApiFailure(status, b.error.code ?? "ERROR", fields ? `${b.error.message} (${fields})` : b.error.message);
   const issue = b?.resourceType === "OperationOutcome" ? b.issue?.[0] : undefined;
   if (issue) return new ApiFailure(status, "OPERATION_OUTCOME", issue.diagnostics ?? issue.details?.text ?? `HTTP ${status}`);
   return new ApiFailure(status, "HTTP_ERROR", `The service answered HTTP ${status}`);

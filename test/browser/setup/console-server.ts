@@ -38,7 +38,7 @@ export function launchChromium() {
 
 export default async function setup(project: TestProject) {
   const model = await startFakeModel();
-  let worker: RunningWorker | undefined = await startWorker({ runtime: "miniflare", otherOrgs: 1, vars: { LLM_BASE_URL: model.baseURL, LLM_MODELS: FAKE_MODEL, LLM_API_KEY: "fake" } });
+  let worker: RunningWorker | undefined = await startWorker({ runtime: "miniflare", otherOrgs: 1, vars: { LLM_BASE_URL: model.baseURL, LLM_MODELS: FAKE_MODEL, LLM_API_KEY: "fake", OUTBOUND_ALLOW: "127.0.0.1" } });
   const browser = await launchChromium();
   const [other] = worker.others;
   if (!other) throw new Error("the second organization was not seeded");

@@ -1,0 +1,67 @@
+// A patient's linked devices: status and last sync, Sync now (administrators and clinicians; the
+// API refuses others) with the sync's live progress, and the device's alert rules.
+import { useCallback, useState } from "react";
+import { PAGE_SIZE, Pager } from "../components/Pager";
+import { EmptyState, ErrorMessage, Loading } from "../components/States";
+import { api, withQuery } from "../lib/api";
+import { useSession } from "../lib/session";
+import { useAction } from "../lib/use-action";
+import { useApi } from "../lib/use-api";
+import { AlertRules } from "./AlertRules";
+import { SyncProgress } from "./SyncProgress";
+import type { PatientDevice } from "./types";
+
+export function PatientDevices({ patientId }: { patientId: string }) {
+  const { can } = useSession();
+  const [offset, setOffset] = useState(0);
+  const list = useApi<{ devices: PatientDevice[]; total_count: number }>(withQuery(`/api/v1/patients/${encodeURIComponent(patientId)}/devices`, { limit: PAGE_SIZE, offset }));
+  const [syncing, setSyncing] = useState<{ deviceId: string; syncId: string }>();
+  const [open, setOpen] = useState<string>();
+  const sync = useAction();
+  const reload = list.reload;
+  const synced = useCallback(() => reload(), [reload]);
+
+  function syncNow(d: PatientDevice) {
+    void sync.run(async () => {
+      const started = await api<{ sync_id: string }>(`/api/v1/devices/${encodeURIComponent(d.device_id)}/sync`, { method: "POST", body: {} });
+      setSyncing({ deviceId: d.device_id, syncId: started.sync_id });
+    });
+  }
+
+  if (list.error) return <ErrorMessage error={list.error} />;
+  if (!list.data) return <Loading what="the patient's devices" />;
+  if (list.data.total_count === 0)
+    return (
+      <EmptyState title="No devices linked">
+        <p>Link one through the platform's authorization (POST /api/v1/device-platforms/&#123;kind&#125;/authorizations) or the devices API; readings posted for a device appear here.</p>
+      </EmptyState>
+    );
+  return (
+    <>
+      {sync.failure && <ErrorMessage error={sync.failure} />}
+      <ul className="device-list">
+        {list.data.devices.map((d) => (
+          <li key={d.device_id} className="device-panel">
+            <h3>{d.name}</h3>
+            <p>
+              {d.platform} · <span className={`badge ${d.status.toLowerCase()}`}>{d.status}</span> · last sync {d.last_sync_at ? new Date(d.last_sync_at).toLocaleString() : "never"} · <code>{d.device_id}</code>
+            </p>
+            <div className="actions">
+              {can("devices:sync") && (
+                <button type="button" disabled={sync.busy} onClick={() => syncNow(d)} aria-label={`Sync now ${d.name}`}>
+                  Sync now
+                </button>
+              )}
+              <button type="button" aria-expanded={open === d.device_id} onClick={() => setOpen(open === d.device_id ? undefined : d.device_id)}>
+                Alert rules
+              </button>
+            </div>
+            {syncing?.deviceId === d.device_id && <SyncProgress syncId={syncing.syncId} onFinished={synced} />}
+            {open === d.device_id && <AlertRules patientId={patientId} deviceId={d.device_id} />}
+          </li>
+        ))}
+      </ul>
+      <Pager label="Devices" offset={offset} total={list.data.total_count} onChange={setOffset} />
+    </>
+  );
+}

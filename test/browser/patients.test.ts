@@ -1,0 +1,116 @@
+// Patients page: a PDQm-style search finds the patient; the timeline shows the Device reading
+// events of readings posted through POST /api/v1/devices/readings (type filter, paging); the vitals
+// chart draws them with min/max/average; the IPS summary shows its sections; documents list.
+import { describe, expect, inject, it } from "vitest";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+
+const consolePage = consolePerTest();
+
+const HEART_RATES = [58, 64, 71, 90, 77, 66, 61, 83, 95, 70, 68, 74, 80, 62, 88, 73, 69, 76, 85, 60, 72, 79];
+
+/** A patient with a linked watch, 22 heart-rate readings over the last day and a document. */
+async function patientWithReadings(family: string): Promise<string> {
+  const { orgId } = inject("orgA");
+  const patient = await adminApi(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family, given: ["Vera"] }], birthDate: "1961-04-12", gender: "female", identifier: [{ system: "urn:mrn", value: `MRN-${family}` }] });
+  const device = await adminApi(`/api/v1/patients/${patient.id}/devices`, { name: "Polar Vantage", platform: "sports_watch" });
+  const readings = HEART_RATES.map((value, i) => ({ patient_id: patient.id, device_id: device.device_id, metric: "heart_rate", value, unit: "bpm", time: { at: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }, platform: "sports_watch", source_record_id: `${family}-${i}` }));
+  const answer = await adminApi("/api/v1/devices/readings", { readings });
+  expect(answer.created).toBe(HEART_RATES.length);
+  await adminApi(`/fhir/r4/${orgId}/DocumentReference`, {
+    resourceType: "DocumentReference",
+    status: "current",
+    subject: { reference: `Patient/${patient.id}` },
+    date: new Date().toISOString(),
+    description: "Discharge letter",
+    type: { text: "Discharge summary" },
+    content: [{ attachment: { contentType: "text/plain", title: "letter.txt", data: btoa("Discharged in good health.") } }],
+  });
+  return String(patient.id);
+}
+
+describe("Patients page", () => {
+  it("finds a patient by name and shows the timeline with Device reading events, paged and filtered", async () => {
+    const { orgId, clinicianKey } = inject("orgA");
+    const id = await patientWithReadings("Timelineson");
+    const page = await consolePage.open();
+    await signIn(page, orgId, clinicianKey);
+    await visit(page, "/patients");
+    await page.type("form[aria-label='Find patients'] input[name=name]", "Timelineson");
+    await page.click("form[aria-label='Find patients'] button[type=submit]");
+    await page.waitForFunction(() => document.querySelectorAll("main tbody tr").length === 1 && /Timelineson/.test(document.querySelector("main tbody")?.textContent ?? ""));
+    await screenshot(page, "patients-search");
+    await expectAccessible(page);
+
+    await page.click("main tbody a");
+    await page.waitForSelector(".timeline li");
+    expect(await textOf(page, "main h1")).toBe("Vera Timelineson");
+    const first = await page.$$eval(".timeline li", (lis) => lis.map((li) => li.textContent ?? ""));
+    expect(first).toHaveLength(20);
+    // The document (dated now) is the newest event; the rest of the page is readings.
+    expect(first.filter((t) => t.includes("Device reading")).length).toBeGreaterThanOrEqual(19);
+    expect(await textOf(page, "nav[aria-label='Timeline pages']")).toMatch(/1–20 of 2[34]/);
+    await screenshot(page, "patient-timeline");
+    await docScreenshot(page, "patient-timeline");
+    await expectAccessible(page);
+
+    await page.click("nav[aria-label='Timeline pages'] button:last-child");
+    await page.waitForFunction(() => /21–/.test(document.querySelector("nav[aria-label='Timeline pages']")?.textContent ?? ""));
+    await page.select("select[name=event_type]", "Document");
+    await page.waitForFunction(() => document.querySelectorAll(".timeline li").length === 1 && /Document/.test(document.querySelector(".timeline")?.textContent ?? ""));
+    await page.select("select[name=event_type]", "Encounter");
+    await page.waitForFunction(() => /Nothing on the timeline/.test(document.querySelector("main")?.textContent ?? ""));
+    expect(id).toBeTruthy();
+  });
+
+  it("draws the vitals chart with min, max and average; shows the IPS summary and the documents", async () => {
+    const { orgId, clinicianKey } = inject("orgA");
+    const id = await patientWithReadings("Chartwell");
+    const page = await consolePage.open();
+    await signIn(page, orgId, clinicianKey);
+    await visit(page, `/patients/${id}?tab=vitals`);
+    await page.waitForSelector(".vitals-chart canvas");
+    const figures = await page.$$eval(".vitals-summary dd", (dds) => dds.map((d) => d.textContent ?? ""));
+    const average = HEART_RATES.reduce((a, b) => a + b, 0) / HEART_RATES.length;
+    expect(figures[0]).toBe(`${Math.min(...HEART_RATES)} bpm`);
+    expect(figures[1]).toBe(`${Math.max(...HEART_RATES)} bpm`);
+    expect(Number.parseFloat(figures[2] ?? "")).toBeCloseTo(average, 1);
+    expect(figures[3]).toContain(String(HEART_RATES.length));
+    expect(await page.$eval(".vitals-chart", (el) => el.getAttribute("aria-label"))).toContain(`${HEART_RATES.length} points`);
+    await screenshot(page, "patient-vitals");
+    await docScreenshot(page, "patient-vitals");
+    await expectAccessible(page);
+
+    await page.select("select[name=metric]", "spo2");
+    await page.waitForFunction(() => /No spo2 readings/.test(document.querySelector("main")?.textContent ?? ""));
+
+    await page.click("#tab-summary");
+    await page.waitForSelector("section.ips-section");
+    const sections = await page.$$eval("section.ips-section h3", (hs) => hs.map((h) => h.textContent ?? ""));
+    expect(sections.length).toBeGreaterThan(0);
+    await screenshot(page, "patient-summary");
+    await expectAccessible(page);
+
+    await page.click("#tab-documents");
+    await page.waitForSelector("section[aria-label=Documents] tbody tr");
+    expect(await textOf(page, "section[aria-label=Documents] tbody")).toContain("Discharge letter");
+    await page.click("section[aria-label=Documents] tbody button");
+    expect(await page.$("section[aria-label=Documents] [role=alert]")).toBeNull();
+    await screenshot(page, "patient-documents");
+    await expectAccessible(page);
+  });
+
+  it("shows not-found for another organization's patient id", async () => {
+    const { orgId, adminKey } = inject("orgA");
+    const other = inject("orgB");
+    const res = await fetch(`${inject("consoleUrl")}/fhir/r4/${other.orgId}/Patient`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${other.adminKey}`, "x-organization-id": other.orgId, "content-type": "application/fhir+json" },
+      body: JSON.stringify({ resourceType: "Patient", name: [{ family: "Elsewhere" }] }),
+    });
+    const theirs = ((await res.json()) as { id: string }).id;
+    const page = await consolePage.open();
+    await signIn(page, orgId, adminKey);
+    await visit(page, `/patients/${theirs}`);
+    expect(await textOf(page, "main [role=alert]")).toContain("Not found");
+  });
+});
