@@ -76,11 +76,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Operator only: the organization's latest move between shards and its progress */
+        get: operations["getOrganizationMove"];
         put?: never;
         /**
-         * Operator only: move an organization's data to another shard
-         * @description Takes the deployment's OPERATOR_TOKEN as bearer token, never an API key (404 where none is set). Answers when the move is done: writes of the organization answer 503 ORG_MOVING meanwhile; a failed verification (409 MOVE_VERIFICATION_FAILED) leaves it where it was.
+         * Operator only: start moving an organization's data to another shard
+         * @description Takes the deployment's OPERATOR_TOKEN as bearer token, never an API key (404 where none is set). Answers 202 with the move job at once; a Durable Object runs it (GET the Location for its progress). Writes of the organization answer 503 ORG_MOVING until it ends; a failed verification abandons it and leaves the organization where it was.
          */
         post: operations["moveOrganization"];
         delete?: never;
@@ -103,6 +104,26 @@ export interface paths {
          * @description Takes the deployment's OPERATOR_TOKEN (404 where none is set). 409 AUDIT_RETENTION_KEEP when the organization keeps its AuditEvents (the default). The purge leaves its own AuditEvent (action audit.purge), refused or not.
          */
         post: operations["purgeOrganizationAudit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{orgId}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Operator only: replace an organization's limit overrides
+         * @description Takes the deployment's OPERATOR_TOKEN (404 where none is set). Every change, and every refused one (400 VALIDATION_FAILED), leaves an AuditEvent in the organization's trail (action organization.limits_change, agent: the operator, entity: the organization, detail: the before and after overrides as JSON).
+         */
+        post: operations["setOrganizationLimits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -203,6 +224,66 @@ export interface paths {
         get: operations["completeDevicePlatformAuthorization"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/companion/{orgId}/apple-health/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload an Apple Health export.xml (streamed to storage, then imported in chunks)
+         * @description Authorization: Bearer <upload token>. The body is the uncompressed export.xml from Health → Export All Health Data, sent with a Content-Length (411 without; 413 above 4 GiB). It is streamed into R2, never held whole, and imported a chunk at a time by a Durable Object; progress (bytes, records, Observations created, duplicates, skipped by reason) is in the sync log. Records inside a Correlation are read from the correlation only (export.xml repeats them at top level). Re-importing a newer export adds only what is new.
+         */
+        put: operations["uploadAppleHealthExport"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/companion/{orgId}/apple-health/samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a batch of HealthKit samples from the companion iOS app
+         * @description Authorization: Bearer <upload token> (issued for the patient's device). Each sample (HealthKitSample) is checked on its own; samples are idempotent on their HealthKit UUID. OxygenSaturation is HealthKit's fraction (0.97 → 97 %), mass in lb is converted to kg, HeartRateVariabilitySDNN stays SDNN (LOINC 80404-7). Blood pressure comes as an HKCorrelationTypeIdentifierBloodPressure with its two samples in `objects`.
+         */
+        post: operations["uploadHealthKitSamples"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/companion/{orgId}/health-connect/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a batch of Health Connect records from the companion Android app
+         * @description Authorization: Bearer <upload token>. Each record (HealthConnectRecord) is checked on its own and keyed by `metadata.clientRecordId` (else `metadata.id`) and `metadata.clientRecordVersion`: a version not higher than the stored one is a duplicate; a higher one replaces it (the older version's Observations become entered-in-error). Records ending more than 30 days before the first grant (`granted_at` of the device's first upload) are rejected with that reason.
+         */
+        post: operations["uploadHealthConnectRecords"];
         delete?: never;
         options?: never;
         head?: never;
@@ -747,6 +828,65 @@ export interface paths {
         };
         /** Success rate, average duration and error distribution by node type */
         get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Files nodes stored (DICOM instances, images, X12 payloads), newest first
+         * @description Filter by `pipeline_id` or `execution_id`. The bytes are at `/api/v1/files/{id}/content`.
+         */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Store a file where nodes read it (e.g. an 837P for X12 to FHIR's {key} input)
+         * @description The content as `text` or `base64`, within the request body limit (413). The same key again replaces the file and keeps its id.
+         */
+        post: operations["uploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file's metadata */
+        get: operations["getFile"];
+        put?: never;
+        post?: never;
+        /** Delete a file (admin) */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a file (streamed from R2, with its Content-Type and Content-Length) */
+        get: operations["downloadFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1344,6 +1484,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices/source-priority": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's device source priority for the vitals query (admin) */
+        get: operations["getDeviceSourcePriority"];
+        /** Set which platforms count first where two devices report a metric in the same hour (admin) */
+        put: operations["setDeviceSourcePriority"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/patients/{patientId}/vitals": {
         parameters: {
             query?: never;
@@ -1772,6 +1930,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/device-platforms/links/{deviceId}/upload-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A device's upload tokens (never the tokens themselves) */
+        get: operations["listDeviceUploadTokens"];
+        put?: never;
+        /**
+         * Issue an upload token for a companion-app device (Apple Health, Health Connect)
+         * @description Admin and clinician. The token is answered once; only its SHA-256 is stored.
+         */
+        post: operations["issueDeviceUploadToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device-platforms/links/{deviceId}/upload-tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an upload token (at once) */
+        delete: operations["revokeDeviceUploadToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/r4/{orgId}/bulkdata/status/{jobId}": {
         parameters: {
             query?: never;
@@ -2011,6 +2207,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/r4/{orgId}/Binary/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Binary read / IHE MHD ITI-68 Retrieve Document: the raw document in its own content type when Accept names it (or *\/*), the Binary resource for a FHIR JSON Accept; 406 when Accept admits neither */
+        get: operations["retrieveDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/r4/{orgId}": {
         parameters: {
             query?: never;
@@ -2175,6 +2388,72 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        HealthKitSample: {
+            /**
+             * Format: uuid
+             * @description HealthKit's sample UUID: what makes a re-sent sample a duplicate
+             */
+            uuid: string;
+            /** @example HKQuantityTypeIdentifierHeartRate */
+            type: string;
+            /** @description Quantity in `unit` (OxygenSaturation is HealthKit's fraction, 0.97), or a category value (HKCategoryValueSleepAnalysisAsleepREM) */
+            value?: number | string;
+            /** @example count/min */
+            unit?: string;
+            startDate: string;
+            endDate: string;
+            sourceName?: string;
+            /** @description HKDevice name (or its description) */
+            device?: string;
+            /** @description A correlation's samples (HKCorrelationTypeIdentifierBloodPressure: systolic and diastolic) */
+            objects?: {
+                /**
+                 * Format: uuid
+                 * @description HealthKit's sample UUID: what makes a re-sent sample a duplicate
+                 */
+                uuid: string;
+                /** @example HKQuantityTypeIdentifierHeartRate */
+                type: string;
+                /** @description Quantity in `unit` (OxygenSaturation is HealthKit's fraction, 0.97), or a category value (HKCategoryValueSleepAnalysisAsleepREM) */
+                value?: number | string;
+                /** @example count/min */
+                unit?: string;
+                startDate: string;
+                endDate: string;
+                sourceName?: string;
+                /** @description HKDevice name (or its description) */
+                device?: string;
+            }[];
+        };
+        /** @description Plus the record type's own fields (samples, count, weight.inKilograms, systolic.inMillimetersOfMercury, percentage.value, stages …) */
+        HealthConnectRecord: {
+            /** @example HeartRateRecord */
+            recordType: string;
+            metadata: {
+                /** @description Health Connect's own record id (used when there is no clientRecordId) */
+                id?: string;
+                clientRecordId?: string;
+                /** @default 0 */
+                clientRecordVersion?: number;
+                dataOrigin?: {
+                    packageName?: string;
+                };
+                device?: {
+                    manufacturer?: string;
+                    model?: string;
+                    type?: number;
+                };
+                recordingMethod?: number;
+            };
+            /** Format: date-time */
+            time?: string;
+            /** Format: date-time */
+            startTime?: string;
+            /** Format: date-time */
+            endTime?: string;
+        } & {
+            [key: string]: unknown;
+        };
         DeviceReading: {
             patient_id: string;
             /** @description The linked FHIR Device id */
@@ -2226,15 +2505,36 @@ export interface components {
                 error?: string;
             }[];
         };
-        MoveReport: {
+        OrgMove: {
+            id: string;
             orgId: string;
             from: string;
             to: string;
+            /**
+             * @description done: the org is on `to` and its writes resume. abandoned: the move failed before the switch; the org stayed on `from` and its writes resume. stuck: a check failed after the switch; both copies are kept and writes stay paused for an operator.
+             * @enum {string}
+             */
+            phase: "waiting-before-copy" | "copying" | "verifying" | "waiting-after-switch" | "verifying-after-switch" | "done" | "abandoned" | "stuck";
+            progress: {
+                /** @description Org-owned tables to copy and verify */
+                tables: number;
+                /** @description Index of the table being copied or verified */
+                table: number;
+                copiedRows: number;
+                verifiedTables: number;
+            };
+            /** @description The tables verified so far in the current pass (all of them once done) */
             tables: {
                 table: string;
                 rows: number;
                 checksum: string;
             }[];
+            error?: {
+                code: string;
+                message: string;
+            };
+            startedAt: string;
+            updatedAt: string;
         };
         Error: {
             error: {
@@ -2254,6 +2554,22 @@ export interface components {
             retention_days: number;
             before: string;
             purged: number;
+        };
+        OrganizationLimitsChange: {
+            org_id: string;
+            before: {
+                [key: string]: number;
+            };
+            after: {
+                [key: string]: number;
+            };
+            effective: {
+                apiPerMinute: number;
+                agentChatPerMinute: number;
+                copilotPerMinute: number;
+                concurrentExecutions: number;
+                concurrentExports: number;
+            };
         };
         FhirResource: {
             resourceType: string;
@@ -2297,6 +2613,45 @@ export interface components {
             device_id: string;
             patient_id: string;
             platform_user_id: string;
+        };
+        AppleHealthImportStarted: {
+            sync_id: string;
+            /** @enum {string} */
+            state: "queued";
+            bytes: number;
+            /** @description The sync log (API key: admin or clinician) */
+            status_url: string;
+        };
+        CompanionUploadResult: {
+            results: {
+                index: number;
+                /** @enum {string} */
+                status: "created" | "duplicate" | "skipped" | "rejected";
+                observation_ids?: string[];
+                /** @description Why a skipped item is not a reading */
+                reason?: string;
+                errors?: {
+                    path: string;
+                    message: string;
+                }[];
+            }[];
+            created: number;
+            duplicates: number;
+            skipped: number;
+            rejected: number;
+        };
+        HealthKitUpload: {
+            /** @description HealthKitSample items (≤ 1000), each checked on its own */
+            samples: unknown[];
+        };
+        HealthConnectUpload: {
+            /**
+             * Format: date-time
+             * @description When the patient first granted the app Health Connect access (the first upload fixes it; default: now)
+             */
+            granted_at?: string;
+            /** @description HealthConnectRecord items (≤ 1000), each checked on its own */
+            records: unknown[];
         };
         Organization: {
             id: string;
@@ -2693,6 +3048,34 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        StoredFile: {
+            /** @description The API's id of the file */
+            id: string;
+            /**
+             * @description The key nodes use (e.g. DICOM store's input)
+             * @example dicom/ex1/retrieve/1.2.3/1.dcm
+             */
+            key: string;
+            bytes: number;
+            content_type: string;
+            pipeline_id: string | null;
+            execution_id: string | null;
+            node_id: string | null;
+            created_at: string;
+        };
+        FileUpload: {
+            /**
+             * @description Where nodes find it (relative path of letters, digits, . _ - /)
+             * @example claims/2026-01/batch1.837
+             */
+            key: string;
+            /** @default application/octet-stream */
+            content_type?: string;
+            /** @description The content as text (stored as UTF-8): X12, HL7, JSON... */
+            text?: string;
+            /** @description The content as base64 (binary files) */
+            base64?: string;
+        };
         NodeCatalogEntry: {
             id: string;
             name: string;
@@ -2892,10 +3275,22 @@ export interface components {
                 tool_errors: number;
                 error_rate: number | null;
             };
-            /** @description Estimated from the stored text (about 4 characters a token): the service does not record model usage per turn */
+            /** @description Every recorded model turn (chat, conversation message, invocation, ai.agent node), failed ones by code (MODEL_ERROR, MODEL_TIMEOUT, TURN_ABORTED...) */
+            turns: {
+                total: number;
+                completed: number;
+                failed: number;
+                failures: {
+                    [key: string]: number;
+                };
+            };
+            /** @description reported: summed from the usage the model returned per turn (OpenAI-compatible usage.prompt_tokens/completion_tokens), `estimated` true when any turn's model returned none; stored_text: an agent with no recorded turns, estimated from its stored conversations */
             tokens: {
-                /** @enum {boolean} */
-                estimated: true;
+                estimated: boolean;
+                /** @description Turns whose counts are estimates (about 4 characters a token) because the model reported no usage */
+                estimated_turns: number;
+                /** @enum {string} */
+                source: "reported" | "stored_text";
                 input: number;
                 output: number;
                 average_per_turn: number;
@@ -3328,6 +3723,30 @@ export interface components {
                 scope?: string;
             };
         };
+        DeviceSourcePriority: {
+            priorities: {
+                [key: string]: string[];
+            };
+            updated_at: string | null;
+            updated_by: string | null;
+        };
+        DeviceSourcePriorityInput: {
+            /**
+             * @description Per vitals metric (or "default" for the others): device platforms, first wins an hour two sources report. Platforms not listed come after the listed ones. An empty object clears the priority.
+             * @example {
+             *       "steps": [
+             *         "smart_ring",
+             *         "sports_watch"
+             *       ],
+             *       "default": [
+             *         "mqtt"
+             *       ]
+             *     }
+             */
+            priorities: {
+                [key: string]: string[];
+            };
+        };
         VitalsResult: {
             metric: string;
             unit: string;
@@ -3401,6 +3820,13 @@ export interface components {
                     reason: string;
                     record?: string;
                 }[];
+                bytes_total?: number;
+                bytes_processed?: number;
+                records_read?: number;
+                records_skipped?: number;
+                skipped_by_reason?: {
+                    [key: string]: number;
+                };
             }[];
             created_at: string;
             started_at: string | null;
@@ -3598,6 +4024,11 @@ export interface components {
             default_policy: "opt-in" | "opt-out";
             /** @description Every outbound node (HTTP, EHR write, HL7 send) checks consent before sending, unless its consent.check is never */
             enforce_outbound: boolean;
+            /**
+             * @description The FHIR API's reads, searches, history, $everything and Bulk Data exports show a patient's resources only where the patient's Consents (or, with none applying, default_policy) permit the key's access (docs/consent.md, "Enforcement on FHIR reads"); default false
+             * @default false
+             */
+            enforce_reads?: boolean;
         };
         AuditPage: {
             audit_events: components["schemas"]["AuditEventResource"][];
@@ -3676,6 +4107,25 @@ export interface components {
             error: string | null;
             received_at: string;
             processed_at: string | null;
+        };
+        IssuedUploadToken: components["schemas"]["UploadToken"] & {
+            /** @description The bearer token for the companion app: shown once, only its SHA-256 is kept */
+            token: string;
+            /** @description Where the app uploads (…/companion/{orgId}) */
+            upload_base_url: string;
+        };
+        UploadToken: {
+            id: string;
+            device_id: string;
+            label: string | null;
+            created_by: string;
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        UploadTokenRequest: {
+            /** @description Which phone or app install, for the list */
+            label?: string;
         };
     };
     responses: never;
@@ -3775,6 +4225,73 @@ export interface operations {
             };
         };
     };
+    getOrganizationMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgMove"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     moveOrganization: {
         parameters: {
             query?: never;
@@ -3793,13 +4310,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Moved */
-            200: {
+            /** @description Started */
+            202: {
                 headers: {
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MoveReport"];
+                    "application/json": components["schemas"]["OrgMove"];
                 };
             };
             /** @description Invalid request body or parameters */
@@ -3916,6 +4434,88 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setOrganizationLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The organization's limit overrides, replacing the previous ones: any of apiPerMinute, agentChatPerMinute, copilotPerMinute, concurrentExecutions, concurrentExports (positive integers); {} returns to the deployment's defaults
+                     * @example {
+                     *       "apiPerMinute": 2000,
+                     *       "concurrentExecutions": 20
+                     *     }
+                     */
+                    limits: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationLimitsChange"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4356,6 +4956,231 @@ export interface operations {
             };
             /** @description The platform failed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadAppleHealthExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization the device belongs to */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/xml": string;
+            };
+        };
+        responses: {
+            /** @description Import queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppleHealthImportStarted"];
+                };
+            };
+            /** @description Body is not JSON or not a batch */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upload token missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token is for another kind of device */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Length missing */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadHealthKitSamples: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization the device belongs to */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HealthKitUpload"];
+            };
+        };
+        responses: {
+            /** @description Per-sample results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanionUploadResult"];
+                };
+            };
+            /** @description Body is not JSON or not a batch */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upload token missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token is for another kind of device */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadHealthConnectRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization the device belongs to */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HealthConnectUpload"];
+            };
+        };
+        responses: {
+            /** @description Per-record results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanionUploadResult"];
+                };
+            };
+            /** @description Body is not JSON or not a batch */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upload token missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token is for another kind of device */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7545,6 +8370,342 @@ export interface operations {
             };
             /** @description Insufficient permissions, or organization mismatch */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+                /** @description Only files stored by this pipeline's executions */
+                pipeline_id?: string;
+                /** @description Only files stored by this execution */
+                execution_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of files */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        files: components["schemas"]["StoredFile"][];
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FileUpload"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredFile"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description File */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredFile"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10955,6 +12116,122 @@ export interface operations {
             };
         };
     };
+    getDeviceSourcePriority: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Source priority */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceSourcePriority"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setDeviceSourcePriority: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceSourcePriorityInput"];
+            };
+        };
+        responses: {
+            /** @description Source priority */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceSourcePriority"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPatientVitals: {
         parameters: {
             query: {
@@ -12940,6 +14217,218 @@ export interface operations {
             };
         };
     };
+    listDeviceUploadTokens: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tokens: components["schemas"]["UploadToken"][];
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    issueDeviceUploadToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UploadTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Issued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedUploadToken"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeDeviceUploadToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     bulkExportStatus: {
         parameters: {
             query?: never;
@@ -13717,6 +15206,57 @@ export interface operations {
             };
             /** @description OperationOutcome */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    retrieveDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document's bytes (Content-Type: the Binary's contentType), or the Binary resource */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description Unknown (OperationOutcome) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description Accept admits neither the document's type nor FHIR JSON (OperationOutcome) */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description Deleted (OperationOutcome) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
