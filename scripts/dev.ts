@@ -30,7 +30,7 @@ async function main() {
   buildConsole();
   console.log(welcome(credentials, port));
   const crons: string[] = unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? [];
-  const child = startWrangler(["dev", "--local", "--port", String(port), "--persist-to", stateDir, "--log-level", logLevel, "--var", "DEV_MODE:true", "--var", `LOG_LEVEL:${logLevel}`, "--var", `OPERATOR_TOKEN:${credentials.operatorToken}`, "--show-interactive-dev-session=false"]);
+  const child = startWrangler(["dev", "--local", "--port", String(port), "--persist-to", stateDir, "--log-level", logLevel, "--var", "DEV_MODE:true", "--var", `LOG_LEVEL:${logLevel}`, "--var", `OPERATOR_TOKEN:${credentials.operatorToken}`, "--show-interactive-dev-session=false", "--test-scheduled"]);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code) => process.exit(code ?? 0));
   const url = `http://127.0.0.1:${port}`;

@@ -112,7 +112,7 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
   const [command, args] =
     opts.runtime === "miniflare"
       ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars), ...(opts.entry ? ["--entry", opts.entry] : [])]]
-      : ["wrangler", ["dev", ...(opts.entry ? [opts.entry] : []), "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--show-interactive-dev-session=false", "--log-level", logLevel, ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]];
+      : ["wrangler", ["dev", ...(opts.entry ? [opts.entry] : []), "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", logLevel, ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]];
   const child = spawn(command, args, { env: offlineEnv, stdio: ["ignore", "ignore", "inherit"], detached: true });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health`, child);

@@ -2,11 +2,18 @@
 // handler by itself, so at every minute boundary this runs it once per configured cron that
 // matches the minute, with that minute as scheduledTime, as Cloudflare does. How it runs the
 // handler is the runtime's: wrangler dev's trigger endpoint (`npm run dev`), or Miniflare's
-// own API (`npm start`, scripts/lib/miniflare-runtime.ts).
+// own API (`npm start`, scripts/lib/miniflare-runtime.ts), which also honours the minute.
 import { Cron } from "croner";
 
-/** wrangler dev's (miniflare's) endpoint that runs the Worker's scheduled handler. */
-export const SCHEDULED_PATH = "/cdn-cgi/handler/scheduled";
+/**
+ * wrangler dev's `--test-scheduled` endpoint that runs the Worker's scheduled handler. Its
+ * `/cdn-cgi/handler/scheduled` would take a `time`, but with static assets configured it reaches
+ * the assets router, which has no scheduled handler, and answers "exception"
+ * (cloudflare/workers-sdk#9882). This one runs in the Worker itself (wrangler.toml lists it in
+ * `run_worker_first`) with the request's time as scheduledTime: the ticker fires just after the
+ * minute boundary, so that is the minute. The `time` parameter is sent for runtimes that read it.
+ */
+export const SCHEDULED_PATH = "/__scheduled";
 
 export interface CronTicker {
   stop(): void;

@@ -125,7 +125,8 @@ describe("runAgent", () => {
       isRetryable: false,
     });
     const { out } = await events([{ fail }]);
-    expect(out).toEqual([{ type: "error", code: "MODEL_ERROR", status: 502, message: expect.stringContaining("500") }]);
+    // The failed turn still carries its usage (none reported), so the turn accounting counts it.
+    expect(out).toEqual([{ type: "error", code: "MODEL_ERROR", status: 502, message: expect.stringContaining("500"), usage: { input_tokens: 0, output_tokens: 0, reported: false } }]);
   });
 
   it("ends with MODEL_TIMEOUT when the model does not answer in time", async () => {
