@@ -5,19 +5,24 @@
 // Debian's mosquitto is installed, the MQTT path: readings published with mosquitto_pub -q 1 →
 // the bridge (spawned, MQTT listener) → the same endpoint, readings/s from the first publish to
 // the last reading settled, beside the direct POST rate of this run.
-// Usage: npm run bench -- devices-http [--readings 10000] [--mqtt 5000]
+// Usage: npm run bench -- devices-http [--readings 10000] [--mqtt 5000] [--profile <dir>]
+// (--profile writes a V8 CPU profile of the Worker over the comparison and prints its top functions).
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { Reading } from "../src/features/devices/reading";
 import { type ChildBridge, spawnBridge, stopBridge } from "../bridge/test/support/child-bridge";
 import { bridgeEnv, getJson, tempDir, waitFor } from "../bridge/test/support/harness";
 import { Mosquitto, mosquittoAvailable } from "../bridge/test/support/mosquitto";
 import { allMeasured, NothingMeasured } from "./lib/measured";
 import { plainBundle } from "./lib/device-bundles";
-import { numberOption } from "./lib/options";
-import { type RunningWorker, startWorker } from "./lib/worker";
+import { numberOption, option } from "./lib/options";
+import { startProfiler, summarize } from "./lib/profile";
+import { freePort, type RunningWorker, startWorker } from "./lib/worker";
 
 const READINGS = numberOption("readings", 10_000, { integer: true });
 const MQTT_READINGS = numberOption("mqtt", 5_000, { integer: true });
 const CHUNK = 500;
+const PROFILE_DIR = option("profile");
 
 async function api<T>(worker: RunningWorker, method: string, pathname: string, body?: unknown): Promise<T> {
   const response = await fetch(`${worker.url}${pathname}`, { method, headers: { ...worker.headers, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -69,8 +74,17 @@ async function compare(worker: RunningWorker): Promise<number> {
   // A warm-up chunk each (the first request compiles the Worker), not counted.
   await api(worker, "POST", "/api/v1/devices/readings", { readings: heartRate(a, -CHUNK, CHUNK, "warm-a").map(asApiReading) });
   await api(worker, "POST", `/fhir/r4/${worker.orgId}`, plainBundle(heartRate(b, -CHUNK, CHUNK, "warm-b"), { id: b.deviceId, name: b.name }));
+  const profiler = inspectorPort ? await startProfiler(inspectorPort) : undefined;
   for (let from = 0, round = 0; from < READINGS; from += CHUNK, round++) {
     for (const step of round % 2 ? [runIngest, runPlain] : [runPlain, runIngest]) await step(from);
+  }
+  if (profiler && PROFILE_DIR) {
+    const profile = await profiler.stop();
+    profiler.close();
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    const file = path.join(PROFILE_DIR, "devices-http.cpuprofile");
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(`both sides, ${file}:\n${summarize(profile)}`);
   }
   const [ingestRate, plainRate] = allMeasured([
     { label: "readings endpoint readings/s", value: created / (ingestMs / 1000), errors: failures },
@@ -130,7 +144,8 @@ async function mqtt(worker: RunningWorker, directRate: number): Promise<void> {
   }
 }
 
-const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 } });
+const inspectorPort = PROFILE_DIR ? await freePort() : undefined;
+const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 }, ...(inspectorPort ? { inspectorPort } : {}) });
 try {
   const direct = await compare(worker);
   await mqtt(worker, direct);
