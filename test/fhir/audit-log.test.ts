@@ -60,4 +60,28 @@ describe("AuditEvent log", () => {
     expect(await pending(a.orgId)).toBe(0);
     expect(await pending(b.orgId)).toBe(0);
   });
+
+  it("a store holding its flush (device ingest) indexes the log only once released, and then in the background as before", async () => {
+    const t = await createTenant();
+    const principal = { orgId: t.orgId, keyId: t.keyId, keyName: "test", role: "admin" as const, scopes: [] };
+    const started: Promise<unknown>[] = [];
+    const entry = { resource: { resourceType: "Patient" }, request: { method: "POST", url: "Patient" } };
+    // More writes than the flush threshold (200 per isolate and org) in one transaction.
+    const write = (store: ReturnType<typeof t.ctx.fhir>) => store.batch({ resourceType: "Bundle", type: "transaction", entry: Array(210).fill(entry) });
+    const held = t.ctx.fhir(principal, { holdAuditFlush: true, waitUntil: (p) => started.push(p) });
+    await write(held);
+    expect(started).toHaveLength(0);
+    expect(await pending(t.orgId)).toBeGreaterThanOrEqual(210);
+    held.releaseAuditFlush();
+    expect(started).toHaveLength(1);
+    await Promise.all(started);
+    expect(await pending(t.orgId)).toBe(0);
+    // A second release without new writes starts nothing; a store that does not hold starts at once.
+    held.releaseAuditFlush();
+    expect(started).toHaveLength(1);
+    await write(t.ctx.fhir(principal, { waitUntil: (p) => started.push(p) }));
+    expect(started).toHaveLength(2);
+    await Promise.all(started);
+    expect(await pending(t.orgId)).toBe(0);
+  });
 });

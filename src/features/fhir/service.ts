@@ -44,6 +44,12 @@ export interface FhirStoreOptions {
   policy?: AccessPolicy;
   /** Purposes of use the request declared (v3 ActReason codes, the X-Purpose-Of-Use header): the policy decides with them. */
   purposeOfUse?: string[];
+  /**
+   * Holds the background indexing of the pending audit log until `releaseAuditFlush()`: work that
+   * writes more after its FHIR writes (device ingest: the time series, the alert rules) would
+   * otherwise wait behind the flush its own writes started on the same database.
+   */
+  holdAuditFlush?: boolean;
 }
 
 /** $everything reads at most this many compartment members, and as many referenced resources. */
@@ -148,10 +154,24 @@ export class FhirService implements FhirPort, FhirExportReader {
     this.appendedAudits(1);
   }
 
+  private flushHeld = false;
+
   /** Indexes the org's pending AuditEvents in the background once enough have been appended. */
   private appendedAudits(count: number): void {
     // While the org moves between shards its log only grows (the move catches appended rows up).
     if (this.data.movingTo !== null || !noteAudits(this.principal.orgId, count)) return;
+    if (this.options.holdAuditFlush) this.flushHeld = true;
+    else this.startAuditFlush();
+  }
+
+  /** Starts the flush `holdAuditFlush` held, if the writes since asked for one. */
+  releaseAuditFlush(): void {
+    if (!this.flushHeld) return;
+    this.flushHeld = false;
+    this.startAuditFlush();
+  }
+
+  private startAuditFlush(): void {
     const done = flushAuditLog(this.store).catch((e: unknown) => {
       logger(this.data.env).error("audit log flush failed", { org: this.principal.orgId, error_message: String(e) });
     });

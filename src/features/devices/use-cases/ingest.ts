@@ -7,6 +7,7 @@
 import type { OrgContext } from "../../../context";
 import { ApiError, type FieldError } from "../../../platform/errors";
 import type { Bundle, BundleEntry, Resource } from "../../fhir/port";
+import type { FhirService } from "../../fhir";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { type NormalisedReading, normaliseReading } from "../metrics/normalise";
 import { identifierQuery, toObservation } from "../observation";
@@ -57,12 +58,11 @@ function outcomeText(outcome: Resource | undefined): string | undefined {
   return issues.map((i) => i.diagnostics).filter(Boolean).join("; ") || undefined;
 }
 
-async function writeChunk(ctx: OrgContext, principal: Principal, chunk: Accepted[], results: IngestResult[]): Promise<void> {
+async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[], results: IngestResult[]): Promise<void> {
   const entries: BundleEntry[] = chunk.map((a) => ({
     resource: toObservation(a.n, a.device) as Resource,
     request: { method: "POST", url: "Observation", ifNoneExist: identifierQuery(a.n.identifier) },
   }));
-  const fhir = ctx.fhir(principal);
   let response: Bundle;
   try {
     response = await fhir.batch({ resourceType: "Bundle", type: "transaction", entry: entries });
@@ -103,9 +103,16 @@ export async function ingestReadings(ctx: OrgContext, principal: Principal, read
     else first.set(a.n.identifier, a);
   }
   const unique = [...first.values()];
-  for (let i = 0; i < unique.length; i += TRANSACTION_CHUNK) await writeChunk(ctx, principal, unique.slice(i, i + TRANSACTION_CHUNK), results);
-  for (const { index, of } of repeats) results[index] = { observationId: results[of.index]?.observationId, duplicate: true };
-  // New Observations only: a redelivered reading was evaluated when it first arrived.
-  await ctx.readingsStored(readings.flatMap((reading, i) => (results[i]?.observationId && !results[i]?.duplicate ? [{ reading, observationId: results[i]!.observationId! }] : [])));
+  // The audit-log flush the transactions ask for starts once this batch's own writes are done:
+  // started at once, it would hold the shard while the time series and the alerts still write.
+  const fhir = ctx.fhir(principal, { holdAuditFlush: true });
+  try {
+    for (let i = 0; i < unique.length; i += TRANSACTION_CHUNK) await writeChunk(ctx, fhir, unique.slice(i, i + TRANSACTION_CHUNK), results);
+    for (const { index, of } of repeats) results[index] = { observationId: results[of.index]?.observationId, duplicate: true };
+    // New Observations only: a redelivered reading was evaluated when it first arrived.
+    await ctx.readingsStored(readings.flatMap((reading, i) => (results[i]?.observationId && !results[i]?.duplicate ? [{ reading, observationId: results[i]!.observationId! }] : [])));
+  } finally {
+    fhir.releaseAuditFlush();
+  }
   return results;
 }
