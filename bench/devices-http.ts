@@ -20,7 +20,7 @@ import { startProfiler, summarize } from "./lib/profile";
 import { freePort, type RunningWorker, startWorker } from "./lib/worker";
 
 const READINGS = numberOption("readings", 10_000, { integer: true });
-const MQTT_READINGS = numberOption("mqtt", 5_000, { integer: true });
+const MQTT_READINGS = numberOption("mqtt", 5_000, { integer: true, zero: true });
 const CHUNK = 500;
 const PROFILE_DIR = option("profile");
 

@@ -10,11 +10,11 @@ export function option(name: string, argv: readonly string[] = process.argv): st
   return value;
 }
 
-/** A positive number option (`--seconds 2`), `fallback` when absent; `integer`: a count. */
-export function numberOption(name: string, fallback: number, opts: { integer?: boolean; argv?: readonly string[] } = {}): number {
+/** A positive number option (`--seconds 2`), `fallback` when absent; `integer`: a count; `zero`: 0 allowed (a step skipped). */
+export function numberOption(name: string, fallback: number, opts: { integer?: boolean; zero?: boolean; argv?: readonly string[] } = {}): number {
   const raw = option(name, opts.argv);
   const value = raw === undefined ? fallback : Number(raw);
-  const kind = opts.integer ? "a positive integer" : "a positive number";
-  if (!Number.isFinite(value) || value <= 0 || (opts.integer && !Number.isInteger(value))) throw new Error(`--${name} must be ${kind}, not ${raw ?? fallback}`);
+  const kind = `a ${opts.zero ? "non-negative" : "positive"} ${opts.integer ? "integer" : "number"}`;
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !opts.zero) || (opts.integer && !Number.isInteger(value))) throw new Error(`--${name} must be ${kind}, not ${raw ?? fallback}`);
   return value;
 }

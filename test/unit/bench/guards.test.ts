@@ -49,6 +49,11 @@ describe("numberOption", () => {
     expect(() => numberOption("patients", 1000, { integer: true, argv: argv("--patients", "2.5") })).toThrow("--patients must be a positive integer, not 2.5");
   });
 
+  it("takes 0 only where a step may be skipped", () => {
+    expect(numberOption("mqtt", 5000, { integer: true, zero: true, argv: argv("--mqtt", "0") })).toBe(0);
+    expect(() => numberOption("mqtt", 5000, { integer: true, zero: true, argv: argv("--mqtt", "-1") })).toThrow("--mqtt must be a non-negative integer, not -1");
+  });
+
   it.each([[["--seconds"]], [["--seconds", "abc"]], [["--seconds", "0"]], [["--seconds", "--patients", "3"]]])("refuses %j", (args) => {
     expect(() => numberOption("seconds", 10, { argv: argv(...args) })).toThrow(/--seconds/);
   });
