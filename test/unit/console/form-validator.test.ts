@@ -17,7 +17,17 @@ const schema: RJSFSchema = {
   additionalProperties: false,
 };
 
-const validator = new CfworkerValidator();
+interface Config {
+  expression?: string;
+  retries?: number;
+  target?: { "base-url"?: string };
+  tags?: unknown[];
+  extra?: unknown;
+  port?: number;
+  a?: unknown;
+}
+
+const validator = new CfworkerValidator<Config>();
 
 describe("CfworkerValidator", () => {
   it("accepts valid data with no errors", () => {
@@ -56,7 +66,7 @@ describe("CfworkerValidator", () => {
       { expression: "x", retries: 1 },
       schema,
       (data, errors) => {
-        if ((data as { expression?: string }).expression === "x") errors.expression?.addError("not x");
+        if (data?.expression === "x") errors.expression?.addError("not x");
         return errors;
       },
       (errors) => errors,
