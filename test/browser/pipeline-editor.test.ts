@@ -46,6 +46,8 @@ describe("pipeline editor", () => {
 
     await addFromCatalog(page, "manual", "control.manual_trigger");
     await addFromCatalog(page, "jsonata", "data.transform");
+    // The live validation's errors resize the new node's card: connect once they are drawn.
+    await page.waitForSelector(".node-card.invalid[data-node-id=transform_1]");
     await connect(page, "manual_trigger_1 output event (trigger-event)", "transform_1 input input (json)");
     await page.waitForSelector(".react-flow__edge");
 
@@ -111,6 +113,7 @@ describe("pipeline editor", () => {
     await page.type(".editor-bar input", "Configured by form");
     await addFromCatalog(page, "manual", "control.manual_trigger");
     await addFromCatalog(page, "delay", "control.delay");
+    await page.waitForSelector(".node-card.invalid[data-node-id=delay_1]");
     await connect(page, "manual_trigger_1 output event (trigger-event)", "delay_1 input input (json)");
 
     // The delay's `ms` (an integer, 0 to 7 days) is a number field of the form, opened by default.
