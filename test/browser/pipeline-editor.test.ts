@@ -3,7 +3,7 @@
 // configuration), save, deploy, run in test mode and read each node's result on the canvas.
 import type { Page } from "puppeteer-core";
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -24,6 +24,17 @@ async function connect(page: Page, fromLabel: string, toLabel: string): Promise<
   await page.click(`[aria-label='${toLabel}']`);
 }
 
+/** Opens a node's configuration panel, in the JSON view when asked (the form is the default). */
+async function configure(page: Page, nodeId: string, view: "form" | "json" = "form"): Promise<void> {
+  await page.click(`.node-card[data-node-id=${nodeId}] .node-title`);
+  const panel = `section[aria-label='Configure ${nodeId}']`;
+  await page.waitForSelector(panel);
+  if (view === "json") {
+    await page.click(`${panel} .config-view-toggle button:nth-of-type(2)`);
+    await page.waitForSelector(`${panel} .config-json`);
+  }
+}
+
 describe("pipeline editor", () => {
   it("builds, validates, saves, deploys and runs a pipeline drawn on the canvas", async () => {
     const { orgId, adminKey } = inject("orgA");
@@ -35,6 +46,8 @@ describe("pipeline editor", () => {
 
     await addFromCatalog(page, "manual", "control.manual_trigger");
     await addFromCatalog(page, "jsonata", "data.transform");
+    // The live validation's errors resize the new node's card: connect once they are drawn.
+    await page.waitForSelector(".node-card.invalid[data-node-id=transform_1]");
     await connect(page, "manual_trigger_1 output event (trigger-event)", "transform_1 input input (json)");
     await page.waitForSelector(".react-flow__edge");
 
@@ -45,8 +58,7 @@ describe("pipeline editor", () => {
     await screenshot(page, "editor-invalid");
 
     // Fix it in the configuration panel; the panel checks the config_schema as you type.
-    await page.click(".node-card[data-node-id=transform_1] .node-title");
-    await page.waitForSelector("section[aria-label='Configure transform_1']");
+    await configure(page, "transform_1", "json");
     await replaceText(page, ".config-json", '{"expression": "{\\"greeting\\": \\"Hello \\" & name}"}');
     await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
     expect(await page.$(".node-card.invalid")).toBeNull();
@@ -75,7 +87,7 @@ describe("pipeline editor", () => {
 
     // A changed configuration saves as version 2; version 1's diff names the change; restoring it
     // saves version 3 with version 1's definition.
-    await page.click(".node-card[data-node-id=transform_1] .node-title");
+    await configure(page, "transform_1", "json");
     await replaceText(page, ".config-json", '{"expression": "{\\"greeting\\": \\"Hi \\" & name}"}');
     await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
     await page.evaluate(() => (Array.from(document.querySelectorAll(".editor-bar button")).find((b) => b.textContent === "Save") as HTMLButtonElement).click());
@@ -88,7 +100,51 @@ describe("pipeline editor", () => {
     await expectAccessible(page);
     await page.evaluate(() => (Array.from(document.querySelectorAll(".version-diff button")).find((b) => b.textContent === "Restore version 1") as HTMLButtonElement).click());
     await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 3"));
-    await page.click(".node-card[data-node-id=transform_1] .node-title");
+    await configure(page, "transform_1", "json");
     expect(await page.$eval(".config-json", (el) => (el as HTMLTextAreaElement).value)).toContain("Hello ");
+  });
+
+  it("configures a node through the form generated from its config_schema", async () => {
+    const { orgId, adminKey } = inject("orgA");
+    const page = await consolePage.open();
+    await signIn(page, orgId, adminKey);
+    await visit(page, "/pipelines/new");
+    await page.waitForSelector("aside[aria-label='Node catalog']");
+    await page.type(".editor-bar input", "Configured by form");
+    await addFromCatalog(page, "manual", "control.manual_trigger");
+    await addFromCatalog(page, "delay", "control.delay");
+    await page.waitForSelector(".node-card.invalid[data-node-id=delay_1]");
+    await connect(page, "manual_trigger_1 output event (trigger-event)", "delay_1 input input (json)");
+
+    // The delay's `ms` (an integer, 0 to 7 days) is a number field of the form, opened by default.
+    await configure(page, "delay_1");
+    const field = "section[aria-label='Configure delay_1'] .config-form input[type=number]";
+    await page.waitForSelector(field);
+    expect(await page.$eval("section[aria-label='Configure delay_1'] .config-view-toggle button[aria-pressed=true]", (b) => b.textContent)).toBe("Form");
+    expect(await page.$eval(`${field}`, (el) => (el.closest(".form-group")?.textContent ?? ""))).toMatch(/ms/);
+
+    // An invalid value shows its error inline, beside the field.
+    await page.type(field, "-5");
+    const inlineError = "section[aria-label='Configure delay_1'] .config-form .error-detail";
+    await page.waitForSelector(inlineError);
+    expect(await textOf(page, inlineError)).toMatch(/0/);
+    expect(await page.$eval(inlineError, (el) => el.closest(".form-group")?.querySelector("input[type=number]") !== null)).toBe(true);
+    await screenshot(page, "editor-config-form-invalid");
+    await expectAccessible(page);
+
+    // Fixing it clears the error, and the service's validation of the whole definition agrees.
+    await replaceText(page, field, "1500");
+    await page.waitForFunction((sel) => document.querySelector(sel) === null, {}, inlineError);
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+
+    // The JSON view shows what the form set; the saved definition carries it.
+    await page.click("section[aria-label='Configure delay_1'] .config-view-toggle button:nth-of-type(2)");
+    expect(JSON.parse(await page.$eval(".config-json", (el) => (el as HTMLTextAreaElement).value))).toEqual({ ms: 1500 });
+    await screenshot(page, "editor-config-form");
+    await page.evaluate(() => (Array.from(document.querySelectorAll(".editor-bar button")).find((b) => b.textContent === "Save") as HTMLButtonElement).click());
+    await page.waitForFunction(() => location.pathname.endsWith("/edit") && !location.pathname.includes("/new"));
+    const id = await page.evaluate(() => location.pathname.split("/")[2]);
+    const saved = (await adminApi(`/api/pipelines/${id}`)) as { definition: { nodes: { id: string; config: unknown }[] } };
+    expect(saved.definition.nodes.find((n) => n.id === "delay_1")?.config).toEqual({ ms: 1500 });
   });
 });

@@ -1,11 +1,11 @@
 // A pipeline's kept versions: what each changed against the definition on the canvas (an RFC 6902
 // diff, fast-json-patch) and restore, which saves that version's definition as a new version.
-import { compare } from "fast-json-patch";
 import { useState } from "react";
 import { Pager, PAGE_SIZE } from "../components/Pager";
 import { ErrorMessage } from "../components/States";
 import { ApiFailure, api, withQuery } from "../lib/api";
 import { useApi } from "../lib/use-api";
+import { DefinitionDiff } from "./DefinitionDiff";
 import type { Definition } from "./definition";
 
 interface Version {
@@ -14,9 +14,6 @@ interface Version {
   created_at: string;
   definition: Definition;
 }
-
-/** Layout is not a change worth listing. */
-const withoutPositions = (d: Definition) => ({ ...d, nodes: d.nodes.map(({ position: _p, ...n }) => n) });
 
 export function VersionsPanel({ pipelineId, current, canRestore, onRestored }: { pipelineId: string; current: Definition; canRestore: boolean; onRestored(): void }) {
   const [offset, setOffset] = useState(0);
@@ -42,7 +39,6 @@ export function VersionsPanel({ pipelineId, current, canRestore, onRestored }: {
       {failure && <ErrorMessage error={failure} />}
       <ul>
         {versions.data?.versions.map((v) => {
-          const changes = open === v.version ? compare(withoutPositions(v.definition), withoutPositions(current)) : [];
           return (
             <li key={v.version} data-version={v.version}>
               <button type="button" onClick={() => setOpen(open === v.version ? undefined : v.version)} aria-expanded={open === v.version}>
@@ -51,18 +47,7 @@ export function VersionsPanel({ pipelineId, current, canRestore, onRestored }: {
               <span className="muted">{new Date(v.created_at).toLocaleString()}</span>
               {open === v.version && (
                 <div className="version-diff">
-                  {changes.length === 0 ? (
-                    <p className="muted">Same as the canvas.</p>
-                  ) : (
-                    <ul aria-label={`Changes from version ${v.version} to the canvas`}>
-                      {changes.map((c) => (
-                        <li key={`${c.op}${c.path}`}>
-                          <code>{c.op}</code> {c.path}
-                          {"value" in c && <code> = {JSON.stringify(c.value)}</code>}
-                        </li>
-                      ))}
-                    </ul>
-                  )}
+                  <DefinitionDiff from={v.definition} to={current} label={`Changes from version ${v.version} to the canvas`} same="Same as the canvas." />
                   {canRestore && (
                     <button type="button" onClick={() => void restore(v)}>
                       Restore version {v.version}

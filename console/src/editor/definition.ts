@@ -17,6 +17,14 @@ export interface Definition {
   connections: { from: { node: string; port: string }; to: { node: string; port: string } }[];
 }
 
+/** A validation finding of the service (`POST /api/copilot/validate/pipeline`). */
+export interface Finding {
+  node_id: string | null;
+  message: string;
+  /** Where in the node or definition, e.g. config.expression. */
+  path?: string;
+}
+
 export interface NodeRunStatus {
   status: string;
   duration_ms: number;

@@ -1,7 +1,8 @@
 // The pipeline editor: the catalog, the canvas (React Flow) where only compatible ports connect,
 // the selected node's configuration, live validation by the service with errors drawn on the
 // nodes, save (a changed definition becomes a new version), deploy/undeploy, and a run with
-// inputs and test mode whose per-node results are drawn on the canvas.
+// inputs and test mode whose per-node results are drawn on the canvas; the copilot proposes a
+// pipeline or a change, applied to the canvas only on request and undoable until saved.
 import { addEdge, Background, type Connection, Controls, type Edge, ReactFlow, useEdgesState, useNodesState } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useState } from "react";
@@ -10,7 +11,8 @@ import { portsCompatible } from "../../../src/features/pipelines/port-compatibil
 import { ErrorMessage, Loading } from "../components/States";
 import type { Catalog, CatalogNode } from "../editor/catalog";
 import { ConfigPanel } from "../editor/ConfigPanel";
-import { type CanvasNode, type Definition, type DefinitionNode, freshId, type NodeRunStatus, toCanvas, toDefinition } from "../editor/definition";
+import { CopilotPanel, type Proposal } from "../editor/CopilotPanel";
+import { type CanvasNode, type Definition, type DefinitionNode, type Finding, freshId, type NodeRunStatus, toCanvas, toDefinition } from "../editor/definition";
 import { NodeCard } from "../editor/NodeCard";
 import { Palette } from "../editor/Palette";
 import { VersionsPanel } from "../editor/VersionsPanel";
@@ -21,13 +23,6 @@ import type { PipelineSummary } from "./Pipelines";
 
 const NODE_TYPES = { pipeline: NodeCard };
 const VALIDATE_DELAY_MS = 400;
-
-interface Finding {
-  node_id: string | null;
-  message: string;
-  /** Where in the node or definition, e.g. config.expression. */
-  path?: string;
-}
 
 const describe = (f: Finding) => (f.path ? `${f.path}: ${f.message}` : f.message);
 
@@ -64,6 +59,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   const [testMode, setTestMode] = useState(true);
   const [failure, setFailure] = useState<ApiFailure>();
   const [notice, setNotice] = useState<string>();
+  // The canvas before the copilot's proposal was applied; saving makes the proposal the pipeline.
+  const [beforeCopilot, setBeforeCopilot] = useState<{ nodes: CanvasNode[]; edges: Edge[]; name: string }>();
   const manage = can("pipelines:manage");
 
   const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
@@ -125,6 +122,26 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     setNodes((ns) => ns.filter((n) => n.id !== nodeId));
     setEdges((es) => es.filter((e) => e.source !== nodeId && e.target !== nodeId));
     setSelected(undefined);
+  }
+
+  function applyProposal(p: Proposal) {
+    setBeforeCopilot({ nodes, edges, name });
+    const next = toCanvas(p.definition, types);
+    setNodes(next.nodes);
+    setEdges(next.edges);
+    if (!name.trim()) setName(p.name);
+    setSelected(undefined);
+    setRuns({});
+    setNotice("The copilot's proposal is on the canvas: save to keep it, or undo.");
+  }
+
+  function undoCopilot() {
+    if (!beforeCopilot) return;
+    setNodes(beforeCopilot.nodes);
+    setEdges(beforeCopilot.edges);
+    setName(beforeCopilot.name);
+    setBeforeCopilot(undefined);
+    setNotice("The canvas is back as it was before the copilot's proposal.");
   }
 
   async function act(what: () => Promise<void>) {
@@ -197,6 +214,11 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
             Save
           </button>
         )}
+        {manage && beforeCopilot && (
+          <button type="button" onClick={undoCopilot}>
+            Undo copilot
+          </button>
+        )}
         {manage && pipeline && (
           <button type="button" onClick={() => void deploy(pipeline.status !== "deployed")}>
             {pipeline.status === "deployed" ? "Undeploy" : "Deploy"}
@@ -241,6 +263,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
           {selectedNode && manage && (
             <ConfigPanel key={selectedNode.id} spec={selectedNode.data.spec} type={types.get(selectedNode.data.spec.type)} onChange={updateSpec} onRemove={() => removeNode(selectedNode.id)} />
           )}
+          {manage && <CopilotPanel current={definition} onApply={applyProposal} />}
           {pipeline && <VersionsPanel key={pipeline.version} pipelineId={pipeline.id} current={definition} canRestore={manage} onRestored={onSaved} />}
           {pipeline && can("pipelines:execute") && (
             <section className="run-panel" aria-label="Run">
