@@ -1,6 +1,7 @@
-// The queue consumer: each message is one recorded delivery; its events are handled for every
-// active link of the vendor user, the readings handed to the device core, and the row's state
-// moved on. Vendor trouble (429, 5xx) retries with the vendor's delay; after MAX_ATTEMPTS the
+// The queue consumer: each message is one verified delivery, recorded here first when the
+// webhook queued its body (a vendor's byte-identical replay is counted and dropped; a queue
+// redelivery carries on with the same row); its events are handled for every active link of the
+// vendor user, the readings handed to the device core, and the row's state moved on. Vendor trouble (429, 5xx) retries with the vendor's delay; after MAX_ATTEMPTS the
 // row is `dead` and stays visible in the webhook event list.
 import { PlatformError } from "../../features/devices/platform-adapter";
 import type { Env } from "../../platform/env";
@@ -8,9 +9,10 @@ import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import { linksOfUser, setLinkStatus } from "../oauth/link-store";
 import { platformServices } from "../../device-platform-services";
-import { getEvent, updateEvent } from "./event-store";
+import { getEvent, recordDelivery, updateEvent } from "./event-store";
 import { handlePlatformEvent } from "./handle-event";
 import type { DeviceEventMessage } from "./receive";
+import { sha256Hex } from "./signature";
 
 export const MAX_ATTEMPTS = 5;
 const DEFAULT_RETRY_SECONDS = 30;
@@ -56,6 +58,13 @@ export function retryDecision(error: unknown, attempts: number): { retry: true; 
   return { retry: true, delaySeconds: DEFAULT_RETRY_SECONDS * attempts };
 }
 
+/** Records the message's delivery if it carries one; false when it is a replay (nothing to do). */
+async function recordMessage(data: OrgData, { eventId, delivery }: DeviceEventMessage): Promise<boolean> {
+  if (!delivery) return true;
+  const recorded = await recordDelivery(data, { id: eventId, kind: delivery.kind, bodySha256: await sha256Hex(delivery.body), body: delivery.body, receivedAt: delivery.receivedAt });
+  return recorded !== "replay";
+}
+
 export async function processDeviceEventBatch(batch: MessageBatch<DeviceEventMessage>, env: Env, dataFor: (env: Env, orgId: string) => Promise<OrgData>): Promise<void> {
   for (const message of batch.messages) {
     const { orgId, eventId } = message.body;
@@ -67,7 +76,7 @@ export async function processDeviceEventBatch(batch: MessageBatch<DeviceEventMes
       continue;
     }
     try {
-      await processDeviceEvent(data, eventId);
+      if (await recordMessage(data, message.body)) await processDeviceEvent(data, eventId);
       message.ack();
     } catch (e) {
       const decision = retryDecision(e, message.attempts);
