@@ -21,7 +21,7 @@ import { serveOnLoopback } from "../test/support/loopback-http";
 import { formatResult, load, throughput } from "./lib/load";
 import { allMeasured, NothingMeasured } from "./lib/measured";
 import { numberOption } from "./lib/options";
-import { type RunningWorker, startWorker } from "./lib/worker";
+import { startWorker } from "./lib/worker";
 
 const seconds = numberOption("seconds", Number(process.env.BENCH_SECONDS ?? 10));
 const concurrency = numberOption("concurrency", Number(process.env.BENCH_CONCURRENCY ?? 8), { integer: true });
@@ -37,7 +37,7 @@ const vendor = await serveOnLoopback((url, init) => {
   const u = new URL(url);
   return network(`${OURA_ORIGIN}${u.pathname}${u.search}`, init);
 });
-const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 }, vars: { OUTBOUND_ALLOW: "127.0.0.1" } });
+const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 }, vars: { OUTBOUND_ALLOW: "127.0.0.1", LIMIT_PUBLIC_PER_MINUTE: "10000000" } });
 
 async function api<T>(method: string, pathname: string, body?: unknown): Promise<T> {
   const res = await fetch(`${worker.url}${pathname}`, { method, headers: { ...worker.headers, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -101,7 +101,7 @@ async function pool(jobs: (() => Promise<Response>)[]): Promise<number> {
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < jobs.length) {
-        const res = await jobs[next++]!();
+        const res = await noted(jobs[next++]!());
         await res.arrayBuffer();
         if (!res.ok) failures++;
       }
@@ -110,16 +110,24 @@ async function pool(jobs: (() => Promise<Response>)[]): Promise<number> {
   return failures;
 }
 
+/** The first few failed answers, printed when a figure is refused, so a failed run says why. */
+const failures: string[] = [];
+async function noted(response: Promise<Response>): Promise<Response> {
+  const res = await response;
+  if (!res.ok && failures.length < 5) failures.push(`${res.status} ${await res.clone().text()}`.slice(0, 300));
+  return res;
+}
+
 async function acknowledgement(): Promise<void> {
   let n = 0;
   // An unlinked vendor user: the consumer records and settles each delivery without vendor calls.
   const notification = () => signed({ event_type: "create", data_type: "daily_sleep", object_id: `ack-${process.pid}-${n++}`, user_id: "bench-unlinked", event_time: new Date().toISOString() });
   const webhookUrl = `${worker.url}/api/v1/webhooks/devices/smart_ring/${worker.orgId}`;
   const bareUrl = `${worker.url}/api/organization`;
-  await load("warm-up", () => fetch(webhookUrl, notification()), { concurrency, seconds: 2 });
+  await load("warm-up", () => noted(fetch(webhookUrl, notification())), { concurrency, seconds: 2 });
   await load("warm-up", () => fetch(bareUrl, { headers: worker.headers }), { concurrency, seconds: 2 });
   const bare = await load("GET /api/organization (auth+rl)", () => fetch(bareUrl, { headers: worker.headers }), { concurrency, seconds });
-  const hook = await load("POST signed webhook (ack)", () => fetch(webhookUrl, notification()), { concurrency, seconds });
+  const hook = await load("POST signed webhook (ack)", () => noted(fetch(webhookUrl, notification())), { concurrency, seconds });
   allMeasured([throughput(bare), throughput(hook)]);
   console.log(`wrangler dev --local, ${concurrency} concurrent clients, ${seconds} s each`);
   console.log(formatResult(bare));
@@ -151,11 +159,12 @@ async function webhookToObservation(): Promise<void> {
 
   const startHook = performance.now();
   const hookFailures = await pool(hookDocs.map((doc) => () => fetch(`${worker.url}/api/v1/webhooks/devices/smart_ring/${worker.orgId}`, signed({ event_type: "create", data_type: "sleep", object_id: doc.id, user_id: USER.id, event_time: new Date().toISOString() }))));
-  let stored = 0;
   const deadline = Date.now() + 300_000;
-  while ((stored = await observationCount(linked.patientId)) < expected) {
+  let stored = await observationCount(linked.patientId);
+  while (stored < expected) {
     if (Date.now() > deadline) throw new NothingMeasured(`webhook → Observation: ${stored} of ${expected} Observations after 300 s`);
     await new Promise((r) => setTimeout(r, 50));
+    stored = await observationCount(linked.patientId);
   }
   const hookSeconds = (performance.now() - startHook) / 1000;
 
@@ -183,6 +192,9 @@ try {
   });
   await acknowledgement();
   await webhookToObservation();
+} catch (e) {
+  if (failures.length) console.error(`failed answers: ${failures.join(" | ")}`);
+  throw e;
 } finally {
   await worker.stop();
   await vendor.close();
