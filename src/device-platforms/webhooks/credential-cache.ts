@@ -1,4 +1,4 @@
-// The org's platform credentials as the webhook path reads them: cached per isolate for a short
+// The org's platform credentials as the webhook path and its consumer read them: cached per isolate for a short
 // TTL, so an acknowledgement costs no D1 read and no decryption. A delivery that fails
 // verification against cached credentials is checked again against fresh ones (a rotated secret
 // is honoured at once); a tightened requirement (a Garmin signing secret added) applies within

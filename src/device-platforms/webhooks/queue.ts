@@ -9,6 +9,7 @@ import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import { linksOfUser, setLinkStatus } from "../oauth/link-store";
 import { platformServices } from "../../device-platform-services";
+import { webhookCredentials } from "./credential-cache";
 import { getEvent, recordDelivery, updateEvent } from "./event-store";
 import { handlePlatformEvent } from "./handle-event";
 import type { DeviceEventMessage } from "./receive";
@@ -17,13 +18,16 @@ import { sha256Hex } from "./signature";
 export const MAX_ATTEMPTS = 5;
 const DEFAULT_RETRY_SECONDS = 30;
 
-/** Handles one recorded delivery to the end; throws what deserves a retry. */
-export async function processDeviceEvent(data: OrgData, eventId: string): Promise<void> {
-  const row = await getEvent(data, eventId);
-  if (!row || row.status === "processed" || row.status === "dead") return;
+/**
+ * Handles one recorded delivery to the end; throws what deserves a retry. `fresh` is the delivery
+ * this attempt just recorded (no need to read the row back).
+ */
+export async function processDeviceEvent(data: OrgData, eventId: string, fresh?: { kind: string; body: string }): Promise<void> {
+  const row = fresh ?? (await getEvent(data, eventId));
+  if (!row || ("status" in row && (row.status === "processed" || row.status === "dead"))) return;
   const platform = platformOf(row.kind);
   const services = platformServices(data.env);
-  const credentials = await services.credentialsFor(data, row.kind);
+  const { credentials } = await webhookCredentials(data, row.kind);
   if (!platform?.webhook || !credentials) {
     await updateEvent(data, eventId, { status: "dead", error: `the ${row.kind} platform is no longer configured` });
     return;
@@ -58,11 +62,12 @@ export function retryDecision(error: unknown, attempts: number): { retry: true; 
   return { retry: true, delaySeconds: DEFAULT_RETRY_SECONDS * attempts };
 }
 
-/** Records the message's delivery if it carries one; false when it is a replay (nothing to do). */
-async function recordMessage(data: OrgData, { eventId, delivery }: DeviceEventMessage): Promise<boolean> {
-  if (!delivery) return true;
+/** Records the message's delivery if it carries one, then handles it; a replay is only counted. */
+async function handleMessage(data: OrgData, { eventId, delivery }: DeviceEventMessage): Promise<void> {
+  if (!delivery) return processDeviceEvent(data, eventId);
   const recorded = await recordDelivery(data, { id: eventId, kind: delivery.kind, bodySha256: await sha256Hex(delivery.body), body: delivery.body, receivedAt: delivery.receivedAt });
-  return recorded !== "replay";
+  if (recorded === "new") return processDeviceEvent(data, eventId, delivery);
+  if (recorded === "known") return processDeviceEvent(data, eventId);
 }
 
 export async function processDeviceEventBatch(batch: MessageBatch<DeviceEventMessage>, env: Env, dataFor: (env: Env, orgId: string) => Promise<OrgData>): Promise<void> {
@@ -76,7 +81,7 @@ export async function processDeviceEventBatch(batch: MessageBatch<DeviceEventMes
       continue;
     }
     try {
-      if (await recordMessage(data, message.body)) await processDeviceEvent(data, eventId);
+      await handleMessage(data, message.body);
       message.ack();
     } catch (e) {
       const decision = retryDecision(e, message.attempts);
