@@ -23,7 +23,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   audit: { file: "audit.ts", what: "management request latency with the audit trail on vs off, in the same workerd" },
   "pdqm-match": { file: "pdqm-match.ts", what: "PDQm $match precision/recall on the known set, $match/s at 100k patients vs identifier searches" },
   "ips-summary": { file: "ips-summary.ts", what: "IPS $summary latency for a patient with 5,000 resources vs $everything and a compartment search, in-process" },
-  wearables: { file: "wearables.ts", what: "signed wearable webhook acknowledgement p50/p99 through wrangler dev vs a bare authenticated endpoint" },
+  wearables: { file: "wearables.ts", what: "signed wearable webhook acknowledgement p50/p99 through wrangler dev vs a bare authenticated endpoint; readings/s from signed webhook to stored Observation (loopback Oura mock) vs the same readings POSTed directly" },
   console: { file: "console.ts", what: "web console first load (gzip bytes, time to interactive) vs a blank page; 200-node editor render vs 2-node, in Chromium" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };

@@ -195,13 +195,13 @@ export interface paths {
         };
         /**
          * Answer a wearable platform's webhook verification (GET challenge)
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is recorded once and queued; a byte-identical replay answers `duplicate`; unknown event types answer `ignored`.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`.
          */
         get: operations["answerDevicePlatformWebhookChallenge"];
         put?: never;
         /**
          * Receive a wearable platform's webhook
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is recorded once and queued; a byte-identical replay answers `duplicate`; unknown event types answer `ignored`.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`.
          */
         post: operations["receiveDevicePlatformWebhook"];
         delete?: never;
@@ -2603,7 +2603,10 @@ export interface components {
             api_key: string;
         };
         DeviceWebhookAck: {
-            /** @enum {string} */
+            /**
+             * @description `duplicate` only for bodies too large to queue inline, whose replay is found before answering; other replays answer `queued` and the consumer drops them (`replays` on the first delivery)
+             * @enum {string}
+             */
             status: "queued" | "duplicate" | "ignored";
             event_id?: string;
         };
@@ -4104,6 +4107,8 @@ export interface components {
             readings: number;
             /** @description Vendor records whose readings were removed */
             deleted: number;
+            /** @description Byte-identical re-deliveries of this body, acknowledged and dropped */
+            replays: number;
             error: string | null;
             received_at: string;
             processed_at: string | null;

@@ -50,8 +50,9 @@ const webhookDoc = {
   description:
     "No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything " +
     "is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) " +
-    "are answered here. A verified delivery is recorded once and queued; a byte-identical replay answers `duplicate`; unknown " +
-    "event types answer `ignored`.",
+    "are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it " +
+    "once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters " +
+    "is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`.",
   responses: {
     200: { description: "Acknowledged (or a handshake answer)", content: json(WebhookAck) },
     201: { description: "Google Health subscriber verification" },

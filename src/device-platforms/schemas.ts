@@ -71,6 +71,7 @@ export const WebhookEvent = z
     attempts: z.number().int(),
     readings: z.number().int().openapi({ description: "Readings handed to the device core" }),
     deleted: z.number().int().openapi({ description: "Vendor records whose readings were removed" }),
+    replays: z.number().int().openapi({ description: "Byte-identical re-deliveries of this body, acknowledged and dropped" }),
     error: z.string().nullable(),
     received_at: z.string(),
     processed_at: z.string().nullable(),
@@ -82,7 +83,12 @@ export const WebhookEventQuery = z.object({
   status: z.enum(["queued", "processed", "failed", "dead"]).optional(),
 });
 
-export const WebhookAck = z.object({ status: z.enum(["queued", "duplicate", "ignored"]), event_id: z.string().optional() }).openapi("DeviceWebhookAck");
+export const WebhookAck = z
+  .object({
+    status: z.enum(["queued", "duplicate", "ignored"]).openapi({ description: "`duplicate` only for bodies too large to queue inline, whose replay is found before answering; other replays answer `queued` and the consumer drops them (`replays` on the first delivery)" }),
+    event_id: z.string().optional(),
+  })
+  .openapi("DeviceWebhookAck");
 
 export function presentLink(row: Omit<DevicePlatformLinkRow, "tokensEnc" | "refreshLeaseUntil">): z.infer<typeof Link> {
   return {
@@ -106,6 +112,7 @@ export function presentEvent(row: DeviceWebhookEventRow): z.infer<typeof Webhook
     attempts: row.attempts,
     readings: row.readings,
     deleted: row.deleted,
+    replays: row.replays,
     error: row.error,
     received_at: row.receivedAt,
     processed_at: row.processedAt,

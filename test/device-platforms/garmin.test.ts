@@ -5,10 +5,11 @@ import { createHmac } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import dailies from "../fixtures/wearables/garmin-dailies.json";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
+import { INLINE_BODY_MAX_CHARS } from "../../src/device-platforms/webhooks/receive";
 import { createTenant, type Tenant } from "../support/tenants";
 import { GARMIN_ORIGIN, garminMock, garminPushHeaders } from "./mocks/garmin";
 import { mockNetwork } from "./mocks/vendor-mock";
-import { configure, deliver, installWorld, linkDevice, type PlatformWorld, postWebhook, webhookEvents } from "./support";
+import { configure, deliver, installWorld, linkDevice, type PlatformWorld, postWebhook, replay, webhookEvents } from "./support";
 
 const KIND = "sports_watch";
 const CLIENT = "garmin-client";
@@ -78,9 +79,24 @@ describe("Garmin", () => {
     const body = JSON.stringify(dailies);
     expect((await postWebhook(KIND, t.orgId, body, { "content-type": "application/json" })).status).toBe(401);
     expect((await postWebhook(KIND, t.orgId, body, garminPushHeaders("someone-else"))).status).toBe(401);
-    const replay = await postWebhook(KIND, t.orgId, body, garminPushHeaders(CLIENT));
-    expect(((await replay.json()) as { status: string }).status).toBe("duplicate");
+    const readings = world.readings(t.orgId).length;
+    await replay(t, KIND, body, garminPushHeaders(CLIENT));
     expect((await webhookEvents(t)).length).toBe(before);
+    expect(world.readings(t.orgId).length).toBe(readings);
+  });
+
+  it("a push too large for a queue message is recorded before the acknowledgement; its replay answers duplicate", async () => {
+    // A day of per-second heart rate: well over the body size the webhook queues inline.
+    const samples = Object.fromEntries(Array.from({ length: 6000 }, (_, i) => [String(i * 15), 60 + (i % 40)]));
+    const body = JSON.stringify({ dailies: [{ ...dailies.dailies[0], summaryId: "big-day", timeOffsetHeartRateSamples: samples }] });
+    expect(body.length).toBeGreaterThan(INLINE_BODY_MAX_CHARS);
+    const event = await push(body);
+    expect(event.status).toBe("processed");
+    expect(event.readings).toBeGreaterThan(6000);
+    const before = world.readings(t.orgId).length;
+    const again = await postWebhook(KIND, t.orgId, body, garminPushHeaders(CLIENT));
+    expect(await again.json()).toEqual({ status: "duplicate" });
+    expect(world.readings(t.orgId).length).toBe(before);
   });
 
   it("with a signing secret configured, x-garmin-signature (hex HMAC-SHA256 of the body) is required", async () => {

@@ -2,6 +2,9 @@
 // replay adds nothing; bad signatures store nothing; the GET challenge; sync pages; token
 // refresh and rotation; tenancy (a state or a webhook of one org never lands in another).
 import { beforeAll, describe, expect, it } from "vitest";
+import { contextForOrg } from "../../src/context";
+import { processDeviceEventBatch } from "../../src/device-platforms/webhooks/queue";
+import type { DeviceEventMessage } from "../../src/device-platforms/webhooks/receive";
 import { oura } from "../../src/device-platforms/oura/adapter";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { freshLink } from "../../src/device-platforms/oauth/tokens";
@@ -9,7 +12,7 @@ import { platformServices } from "../../src/device-platform-services";
 import { call, createTenant, type Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";
-import { configure, installWorld, linkDevice, type PlatformWorld, postWebhook, settled, webhookEvents } from "./support";
+import { configure, env, installWorld, linkDevice, type PlatformWorld, postWebhook, replay, settled, unconfigure, webhookEvents } from "./support";
 
 const KIND = "smart_ring";
 const SECRET = "oura-secret";
@@ -70,7 +73,7 @@ describe("Oura: linking", () => {
     expect(atA.status).toBe(200);
     const again = await call(`/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback?code=${consent.code}&state=${consent.state}`);
     expect(again.status).toBe(400);
-    world.credentials.delete(`${b.orgId}/${KIND}`);
+    unconfigure(world, b.orgId, KIND);
   });
 
   it("a refused code, a denied consent and a missing state are 4xx in the documented shape", async () => {
@@ -112,10 +115,24 @@ describe("Oura: webhooks", () => {
       ["dev-9", 64, "8f9a5221-639e-4a85-81cb-4065ef23f979"],
     ]);
     const before = world.ingested.length;
-    const replay = await postWebhook(KIND, a.orgId, body, headers);
-    expect(replay.status).toBe(200);
-    expect(((await replay.json()) as { status: string }).status).toBe("duplicate");
+    await replay(a, KIND, body, headers);
     expect(world.ingested.length).toBe(before);
+    expect((await settled(a, ack.event_id)).replays).toBe(1);
+  });
+
+  it("a queue redelivery of a processed message adds nothing and is no replay", async () => {
+    const body = notification("ds-2", "daily_sleep", "update");
+    const ack = (await (await postWebhook(KIND, a.orgId, body, ouraSignedHeaders(SECRET, body))).json()) as { event_id: string };
+    expect(await settled(a, ack.event_id)).toMatchObject({ status: "processed", readings: 2 });
+    const before = world.ingested.length;
+    // The same message as the webhook queued it, delivered to the consumer again (Queues deliver at least once).
+    const message = { orgId: a.orgId, eventId: ack.event_id, delivery: { kind: KIND, body, receivedAt: new Date().toISOString() } };
+    const acked: string[] = [];
+    const batch = { queue: "cdis-device-events", messages: [{ id: "m1", timestamp: new Date(), attempts: 2, body: message, ack: () => acked.push("m1"), retry: () => {} }] } as unknown as MessageBatch<DeviceEventMessage>;
+    await processDeviceEventBatch(batch, env, contextForOrg);
+    expect(acked).toEqual(["m1"]);
+    expect(world.ingested.length).toBe(before);
+    expect(await settled(a, ack.event_id)).toMatchObject({ status: "processed", readings: 2, replays: 0 });
   });
 
   it("wrong secret, tampered body, stale timestamp, missing header → 401 and nothing stored", async () => {
@@ -162,7 +179,7 @@ describe("Oura: webhooks", () => {
     expect(await settled(b, ack.event_id)).toMatchObject({ status: "processed", readings: 0 });
     expect(world.readings(b.orgId)).toEqual([]);
     expect((await webhookEvents(a)).some((e) => e.id === ack.event_id)).toBe(false);
-    world.credentials.delete(`${b.orgId}/${KIND}`);
+    unconfigure(world, b.orgId, KIND);
   });
 
   it("vendor 429s retry in the consumer with the vendor's delay, visible on the event", async () => {

@@ -5,6 +5,7 @@ import { devicePlatformServices } from "../../src/device-platform-services";
 import { env } from "cloudflare:workers";
 import type { PlatformCredentials } from "../../src/features/devices/platform-adapter";
 import type { Reading } from "../../src/features/devices/reading";
+import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
 import { useDevicePlatformServices } from "../support/service-profile";
@@ -48,8 +49,16 @@ export function installWorld(network: typeof fetch): PlatformWorld {
   return world;
 }
 
-export const configure = (world: PlatformWorld, orgId: string, kind: string, credentials: PlatformCredentials) =>
+/** Sets (or replaces) an org's platform credentials; the webhook path's per-isolate cache is dropped with it. */
+export function configure(world: PlatformWorld, orgId: string, kind: string, credentials: PlatformCredentials): void {
   world.credentials.set(`${orgId}/${kind}`, credentials);
+  forgetWebhookCredentials();
+}
+
+export function unconfigure(world: PlatformWorld, orgId: string, kind: string): void {
+  world.credentials.delete(`${orgId}/${kind}`);
+  forgetWebhookCredentials();
+}
 
 /** Links `deviceId` of `patientId` to the vendor user through the real endpoints; the callback's response. */
 export async function linkDevice(t: Tenant, kind: string, mock: VendorMock, user: MockUser, ids = { patientId: "pat-1", deviceId: "dev-1" }) {
@@ -69,6 +78,7 @@ export interface EventView {
   readings: number;
   deleted: number;
   attempts: number;
+  replays: number;
   error: string | null;
 }
 
@@ -86,6 +96,26 @@ export async function settled(t: Tenant, id: string, timeoutMs = 15_000): Promis
     if (Date.now() > until) throw new Error(`event ${id} not settled: ${JSON.stringify(event)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+const replaysSeen = async (t: Tenant) => (await webhookEvents(t)).reduce((n, e) => n + e.replays, 0);
+
+/**
+ * Posts an already delivered body again (a vendor's replay): acknowledged as queued, then dropped by
+ * the consumer, which counts it on the first delivery's row; resolves once the count shows it.
+ */
+export async function replay(t: Tenant, kind: string, body: string, headers: Record<string, string>): Promise<void> {
+  const before = await replaysSeen(t);
+  const res = await postWebhook(kind, t.orgId, body, headers);
+  if (res.status !== 200) throw new Error(`replay answered ${res.status}: ${await res.text()}`);
+  const ack = (await res.json()) as { status: string; event_id: string };
+  if (ack.status !== "queued") throw new Error(`replay acknowledged as ${ack.status}`);
+  const until = Date.now() + 15_000;
+  while ((await replaysSeen(t)) === before) {
+    if (Date.now() > until) throw new Error("the replay was not counted");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if ((await webhookEvents(t)).some((e) => e.id === ack.event_id)) throw new Error("the replay was recorded as a new delivery");
 }
 
 export const postWebhook = (kind: string, orgId: string, body: string, headers: Record<string, string>) =>

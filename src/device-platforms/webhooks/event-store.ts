@@ -1,22 +1,32 @@
 // The webhook event rows: record a verified delivery once, move it through its states, list them.
-import { and, count, desc, eq } from "drizzle-orm";
-import { isUniqueViolation } from "../../platform/db/errors";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { OrgData } from "../../platform/org-data";
 import { type DeviceWebhookEventRow, deviceWebhookEvents } from "./tables";
 
-/** The new event's id, or undefined when the same body was already received (a replay). */
-export async function recordDelivery(data: OrgData, kind: string, bodySha256: string, body: string, now: Date): Promise<string | undefined> {
-  const id = crypto.randomUUID();
-  try {
-    await data.db
-      .insert(deviceWebhookEvents)
-      .values({ orgId: data.orgId, id, kind, bodySha256, body, status: "queued", attempts: 0, readings: 0, deleted: 0, receivedAt: now.toISOString() })
-      .run();
-    return id;
-  } catch (e) {
-    if (isUniqueViolation(e)) return undefined;
-    throw e;
-  }
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly kind: string;
+  readonly bodySha256: string;
+  readonly body: string;
+  readonly receivedAt: string;
+}
+
+/**
+ * Records a verified delivery under its id, in one statement: `new` the first time; `known` when
+ * this id is already recorded (a queue redelivery: carry on with the row); `replay` when the same
+ * body was recorded under another id (the vendor sent it again: counted there, nothing else).
+ */
+export async function recordDelivery(data: OrgData, d: DeliveryRecord): Promise<"new" | "known" | "replay"> {
+  // Both unique keys can conflict for a redelivery; the WHERE keeps that from counting as a replay.
+  const rows = await data.db.all<{ id: string }>(sql`
+    INSERT INTO device_webhook_events (org_id, id, kind, body_sha256, body, status, attempts, readings, deleted, replays, received_at)
+    VALUES (${data.orgId}, ${d.id}, ${d.kind}, ${d.bodySha256}, ${d.body}, 'queued', 0, 0, 0, 0, ${d.receivedAt})
+    ON CONFLICT (org_id, id) DO NOTHING
+    ON CONFLICT (org_id, kind, body_sha256) DO UPDATE SET replays = replays + 1 WHERE device_webhook_events.id <> excluded.id
+    RETURNING id`);
+  const row = rows[0];
+  if (!row) return "known";
+  return row.id === d.id ? "new" : "replay";
 }
 
 export async function getEvent(data: OrgData, id: string): Promise<DeviceWebhookEventRow | undefined> {

@@ -1,18 +1,26 @@
 // A webhook delivery, from the raw request to the queue: the signature is checked over the
 // raw body before anything is parsed or stored; handshakes are answered; a verified delivery
-// is recorded once (a byte-identical replay adds nothing) and queued, and the vendor gets its
-// acknowledgement at once. The work happens in the consumer (queue.ts).
+// is queued with its body and the vendor gets its acknowledgement at once. The consumer
+// (queue.ts) records it (a byte-identical replay adds nothing there) and does the work, so the
+// acknowledgement costs no D1 statement. A body too large for a queue message is recorded here
+// and queued by id.
 import { ApiError, badRequest, notFound } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
-import type { WebhookDelivery } from "../platform";
-import { platformServices } from "../../device-platform-services";
+import type { WebhookDelivery, WebhookSpec } from "../platform";
+import type { PlatformCredentials } from "../../features/devices/platform-adapter";
+import { webhookCredentials } from "./credential-cache";
 import { recordDelivery } from "./event-store";
 import { sha256Hex } from "./signature";
+
+/** A delivery's body travels in the message up to this many UTF-16 units (≤ 96 KiB of UTF-8, under the 128 KB message limit). */
+export const INLINE_BODY_MAX_CHARS = 32_000;
 
 export interface DeviceEventMessage {
   readonly orgId: string;
   readonly eventId: string;
+  /** The verified delivery, for the consumer to record; absent when it is already recorded. */
+  readonly delivery?: { readonly kind: string; readonly body: string; readonly receivedAt: string };
 }
 
 export type DeviceEventQueue = Pick<Queue<DeviceEventMessage>, "send">;
@@ -22,13 +30,8 @@ const ack = (status: 200 | 204, body: Record<string, unknown>) => (status === 20
 export async function receiveWebhook(data: OrgData, kind: string, delivery: WebhookDelivery, queue: DeviceEventQueue): Promise<Response> {
   const spec = platformOf(kind)?.webhook;
   if (!spec) throw notFound(`No webhook for platform kind ${kind}`, "PLATFORM_NOT_FOUND");
-  const credentials = await platformServices(data.env).credentialsFor(data, kind);
-  if (!credentials) throw notFound(`The ${kind} platform is not configured for this organization`, "PLATFORM_NOT_CONFIGURED");
-
-  const handshake = await spec.handshake?.(delivery, credentials);
-  if (handshake) return handshake;
-  const verified = await spec.verify(delivery, credentials);
-  if (!verified.ok) throw new ApiError(401, "SIGNATURE_INVALID", `Webhook signature not accepted: ${verified.reason}`);
+  const verified = await verifiedWith(data, kind, spec, delivery);
+  if (verified instanceof Response) return verified;
 
   let body: unknown;
   try {
@@ -38,8 +41,29 @@ export async function receiveWebhook(data: OrgData, kind: string, delivery: Webh
   }
   const status = spec.ackStatus ?? 200;
   if (spec.events(body).length === 0) return ack(status, { status: "ignored" });
-  const eventId = await recordDelivery(data, kind, await sha256Hex(delivery.body), delivery.body, delivery.receivedAt);
-  if (!eventId) return ack(status, { status: "duplicate" });
+  const eventId = crypto.randomUUID();
+  const receivedAt = delivery.receivedAt.toISOString();
+  if (delivery.body.length <= INLINE_BODY_MAX_CHARS) {
+    await queue.send({ orgId: data.orgId, eventId, delivery: { kind, body: delivery.body, receivedAt } });
+    return ack(status, { status: "queued", event_id: eventId });
+  }
+  const recorded = await recordDelivery(data, { id: eventId, kind, bodySha256: await sha256Hex(delivery.body), body: delivery.body, receivedAt });
+  if (recorded === "replay") return ack(status, { status: "duplicate" });
   await queue.send({ orgId: data.orgId, eventId });
   return ack(status, { status: "queued", event_id: eventId });
+}
+
+/** A handshake's answer, or the credentials the delivery verified against (cached, then fresh on failure); 401 otherwise. */
+async function verifiedWith(data: OrgData, kind: string, spec: WebhookSpec, delivery: WebhookDelivery): Promise<Response | PlatformCredentials> {
+  let read = await webhookCredentials(data, kind);
+  for (;;) {
+    const { credentials, cached } = read;
+    if (!credentials) throw notFound(`The ${kind} platform is not configured for this organization`, "PLATFORM_NOT_CONFIGURED");
+    const handshake = await spec.handshake?.(delivery, credentials);
+    if (handshake) return handshake;
+    const verified = await spec.verify(delivery, credentials);
+    if (verified.ok) return credentials;
+    if (!cached) throw new ApiError(401, "SIGNATURE_INVALID", `Webhook signature not accepted: ${verified.reason}`);
+    read = await webhookCredentials(data, kind, true);
+  }
 }

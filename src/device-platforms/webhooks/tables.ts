@@ -1,6 +1,7 @@
 // Verified webhook deliveries, one row each: the queue's work item and its visible state
-// (queued → processed | failed → … → dead). A byte-identical replay hits the unique index and
-// adds nothing. Rows live on the org's shard.
+// (queued → processed | failed → … → dead). The queue consumer records a delivery (the webhook
+// only queues it); a byte-identical replay hits the unique index, adds nothing and is counted on
+// the first delivery's row. Rows live on the org's shard.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const deviceWebhookEvents = sqliteTable(
@@ -17,6 +18,8 @@ export const deviceWebhookEvents = sqliteTable(
     attempts: integer("attempts").notNull(),
     readings: integer("readings").notNull(),
     deleted: integer("deleted").notNull(),
+    /** Byte-identical re-deliveries from the vendor, dropped by the consumer. */
+    replays: integer("replays").notNull().default(0),
     error: text("error"),
     receivedAt: text("received_at").notNull(),
     processedAt: text("processed_at"),
