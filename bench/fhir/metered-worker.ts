@@ -2,8 +2,10 @@
 // requests use (never deployed). Counted per request path, not the queue consumer: OrgGate calls
 // (always; a Proxy per stub), and, while metering is on, D1 rows read and written as D1 reports
 // them (meta.rows_read / rows_written, also for first() and raw(), which drop meta: see below).
-// `/__bench/floor?id=` is the floor the bench compares with: one D1 point read, no app.
-// `/__bench/meter` answers the counters; `POST /__bench/meter?on=1|0` answers them, resets them
+// `/api/__bench/floor?id=` is the floor the bench compares with: one D1 point read, no app. Both
+// paths sit under /api/ so that they reach the Worker as the service's own do (wrangler.toml
+// [assets] run_worker_first), not the console's assets, and cost the same routing.
+// `/api/__bench/meter` answers the counters; `POST /api/__bench/meter?on=1|0` answers them, resets them
 // and turns D1 metering on or off (off while throughput is measured: metering re-reads raw() selects).
 import worker from "../../src/index";
 import type { Env } from "../../src/platform/env";
@@ -128,11 +130,11 @@ export default {
   ...worker,
   async fetch(request: Request<unknown, IncomingRequestCfProperties>, env: Env, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
-    if (url.pathname === "/__bench/floor") {
+    if (url.pathname === "/api/__bench/floor") {
       const row = await env.DB.prepare("SELECT id, name FROM organizations WHERE id = ?1").bind(url.searchParams.get("id") ?? "").first();
       return Response.json(row ?? {});
     }
-    if (url.pathname === "/__bench/meter") {
+    if (url.pathname === "/api/__bench/meter") {
       const so = { ...counters, metering };
       if (request.method === "POST") {
         for (const k of Object.keys(counters) as (keyof typeof counters)[]) counters[k] = 0;
