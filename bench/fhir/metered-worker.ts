@@ -12,7 +12,7 @@ import type { Env } from "../../src/platform/env";
 
 export * from "../../src/index";
 
-const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0 };
+const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditRowsWritten: 0 };
 let metering = false;
 
 /** One statement's meta; `trip`: it was a round trip of its own (not part of a batch). */
@@ -111,6 +111,40 @@ function countedNamespace(ns: DurableObjectNamespace): DurableObjectNamespace {
   });
 }
 
+/**
+ * The audit consumer's env: its D1 batches timed (wall ms; the longest is what the requests' reads
+ * can wait behind, the shard's writer being single) and their rows written counted.
+ */
+const timedEnvs = new WeakMap<object, Env>();
+function timedBatchesEnv(env: Env): Env {
+  let out = timedEnvs.get(env);
+  if (!out) {
+    const bindings: Record<string, unknown> = { ...env };
+    for (const [name, value] of Object.entries(env)) {
+      if (!(value && typeof value === "object" && "prepare" in value && "batch" in value && "withSession" in value)) continue;
+      const d1 = value as D1Database;
+      bindings[name] = new Proxy(d1, {
+        get(target, prop) {
+          if (prop === "batch") {
+            return async (statements: D1PreparedStatement[]) => {
+              const t0 = performance.now();
+              const results = await target.batch(statements);
+              counters.auditBatchMaxMs = Math.max(counters.auditBatchMaxMs, performance.now() - t0);
+              for (const r of results) counters.auditRowsWritten += r.meta?.rows_written ?? 0;
+              return results;
+            };
+          }
+          const v = Reflect.get(target, prop, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        },
+      });
+    }
+    out = bindings as unknown as Env;
+    timedEnvs.set(env, out);
+  }
+  return out;
+}
+
 const wrapped = new WeakMap<object, Env>();
 function meteredEnv(env: Env): Env {
   let out = wrapped.get(env);
@@ -145,12 +179,12 @@ export default {
     counters.requests++;
     return worker.fetch(request, meteredEnv(env), ctx);
   },
-  // The audit queue's deliveries and how long the longest took (wall time: its D1 writes hold the
-  // shard's single writer, which the requests' reads queue behind: a cause of tail latency).
+  // The audit queue's deliveries, how long the longest took and its longest D1 batch (wall time:
+  // its writes hold the shard's single writer, which the requests' reads queue behind).
   async queue(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
     const t0 = performance.now();
     try {
-      await worker.queue(batch, env, ctx);
+      await worker.queue(batch, batch.queue === "cdis-audit" ? timedBatchesEnv(env) : env, ctx);
     } finally {
       if (batch.queue === "cdis-audit") {
         counters.auditDeliveries++;
