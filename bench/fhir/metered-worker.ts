@@ -181,10 +181,10 @@ export default {
   },
   // The audit queue's deliveries, how long the longest took and its longest D1 batch (wall time:
   // its writes hold the shard's single writer, which the requests' reads queue behind).
-  async queue(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+  async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     const t0 = performance.now();
     try {
-      await worker.queue(batch, batch.queue === "cdis-audit" ? timedBatchesEnv(env) : env, ctx);
+      await worker.queue(batch, batch.queue === "cdis-audit" ? timedBatchesEnv(env) : env);
     } finally {
       if (batch.queue === "cdis-audit") {
         counters.auditDeliveries++;
