@@ -5,14 +5,19 @@
 // per request, D1 rows read and written per request (meta.rows_read / rows_written, metered on a
 // separate pass) and OrgGate calls per 100 requests (bench/fhir/metered-worker.ts counts them).
 // With --medplum, the same workload against Medplum's FHIR router on loopback, as ratios.
-// Usage: npm run bench -- fhir-http [--seconds 10] [--patients 150] [--runtime miniflare|wrangler-dev] [--medplum]
+// --only <regexp>: the operations whose label matches (and the floor); --profile <dir>: after each
+// operation's timed run, a V8 CPU profile of the Worker's isolate over a pass of its own (the timed
+// figures are taken with the profiler off), written to <dir> and summarized.
+// Usage: npm run bench -- fhir-http [--seconds 10] [--patients 150] [--runtime miniflare|wrangler-dev] [--medplum] [--only <regexp>] [--profile <dir>]
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Bundle, type Operation, loadOrganization, operationsFor } from "./fhir/http-workload";
 import { type LoadResult, load, throughput } from "./lib/load";
 import { NothingMeasured, allMeasured } from "./lib/measured";
 import { numberOption, option } from "./lib/options";
 import { cpuMs, workerdPids } from "./lib/rss";
-import { startWorker } from "./lib/worker";
+import { freePort, startWorker } from "./lib/worker";
+import { startProfiler, summarize } from "./lib/profile";
 import { startMedplum } from "./fhir/medplum-peer";
 import { patientBundles } from "./fhir/generate";
 
@@ -21,6 +26,10 @@ const patients = numberOption("patients", 150, { integer: true });
 const meterRequests = numberOption("meter-requests", 60, { integer: true });
 const runtime = (option("runtime") ?? "miniflare") as "miniflare" | "wrangler-dev";
 const withMedplum = process.argv.includes("--medplum");
+const only = option("only") === undefined ? undefined : new RegExp(option("only")!);
+const profileDir = option("profile");
+/** The Worker's inspector target (wrangler.toml's name). */
+const PROFILE_TARGET = "clinical-data-integration";
 const CONCURRENCY = 16;
 
 if (!["miniflare", "wrangler-dev"].includes(runtime)) throw new Error(`--runtime must be miniflare or wrangler-dev, not ${runtime}`);
@@ -32,6 +41,11 @@ interface Meter {
   roundTrips: number;
   rowsRead: number;
   rowsWritten: number;
+  auditDeliveries: number;
+  auditMessages: number;
+  auditMaxMs: number;
+  auditBatchMaxMs: number;
+  auditRowsWritten: number;
 }
 
 interface Row extends LoadResult {
@@ -41,12 +55,20 @@ interface Row extends LoadResult {
   rowsWrittenPerRequest?: number;
   d1CallsPerRequest?: number;
   roundTripsPerRequest?: number;
+  /** Audit queue deliveries during the timed run: messages per delivery, the longest delivery's ms. */
+  auditPerDelivery: number;
+  auditMaxMs: number;
+  /** The consumer's longest D1 batch (ms) and D1 rows it wrote per AuditEvent. */
+  auditBatchMaxMs: number;
+  auditRowsPerEvent: number;
 }
 
 const bundles = (): Bundle[] => [...patientBundles({ patients, encountersPerPatient: 5, observationsPerPatient: 80, conditionsPerPatient: 8, medicationsPerPatient: 7, seed: 42 })];
 
+const inspectorPort = profileDir ? await freePort() : undefined;
 const worker = await startWorker({
   runtime,
+  ...(inspectorPort ? { inspectorPort } : {}),
   logLevel: (option("log-level") ?? "none") as "none" | "error",
   entry: path.join(import.meta.dirname, "fhir/metered-worker.ts"),
   vars: { LIMIT_API_PER_MINUTE: "100000000", LIMIT_PUBLIC_PER_MINUTE: "100000000" },
@@ -54,8 +76,8 @@ const worker = await startWorker({
 const medplum = withMedplum ? await startMedplum() : undefined;
 try {
   const meter = async (on?: boolean): Promise<Meter> => {
-    const res = await fetch(`${worker.url}/__bench/meter${on === undefined ? "" : `?on=${on ? 1 : 0}`}`, { method: on === undefined ? "GET" : "POST" });
-    if (!res.ok) throw new NothingMeasured(`the metered Worker answered ${res.status} at /__bench/meter`);
+    const res = await fetch(`${worker.url}/api/__bench/meter${on === undefined ? "" : `?on=${on ? 1 : 0}`}`, { method: on === undefined ? "GET" : "POST" });
+    if (!res.ok) throw new NothingMeasured(`the metered Worker answered ${res.status} at /api/__bench/meter`);
     return (await res.json()) as Meter;
   };
   const pids = workerdPids(worker.pid!);
@@ -65,8 +87,8 @@ try {
   const data = await loadOrganization(base, worker.headers, bundles());
   const loadSeconds = (performance.now() - t0) / 1000;
   console.log(`loaded ${data.resources} resources in ${loadSeconds.toFixed(1)} s (${(data.resources / loadSeconds).toFixed(0)} resources/s through transactions)`);
-  const floor: Operation = { label: "floor: 1 D1 point read", request: () => fetch(`${worker.url}/__bench/floor?id=${worker.orgId}`), kind: "floor" };
-  const ops = [floor, ...operationsFor(base, worker.headers, data)];
+  const floor: Operation = { label: "floor: 1 D1 point read", request: () => fetch(`${worker.url}/api/__bench/floor?id=${worker.orgId}`), kind: "floor" };
+  const ops = [floor, ...operationsFor(base, worker.headers, data).filter((op) => !only || only.test(op.label))];
 
   const rows: Row[] = [];
   for (const op of ops) {
@@ -84,7 +106,8 @@ try {
       await res.arrayBuffer();
     }
     const m = await meter(false);
-    const row: Row = { ...r, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests) };
+    if (inspectorPort && profileDir) await profile(op, opts, inspectorPort, profileDir);
+    const row: Row = { ...r, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests), auditPerDelivery: gate.auditMessages / Math.max(1, gate.auditDeliveries), auditMaxMs: gate.auditMaxMs, auditBatchMaxMs: gate.auditBatchMaxMs, auditRowsPerEvent: gate.auditRowsWritten / Math.max(1, gate.auditMessages) };
     if (op.kind !== "floor") {
       row.rowsReadPerRequest = m.rowsRead / m.requests;
       row.rowsWrittenPerRequest = m.rowsWritten / m.requests;
@@ -98,12 +121,12 @@ try {
 
   const floorRps = rows[0]!.rps;
   console.log(`\nfhir-http on ${runtime === "miniflare" ? "npm start's runtime (the bundle on Miniflare directly)" : "wrangler dev"}: ${CONCURRENCY} connections, ${seconds} s per operation, ${data.resources} resources`);
-  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"D1 stmts".padStart(8)} ${"D1 trips".padStart(8)} ${"gate/100".padStart(8)}`);
+  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"D1 stmts".padStart(8)} ${"D1 trips".padStart(8)} ${"gate/100".padStart(8)} ${"aud/dlv".padStart(7)} ${"aud ms".padStart(6)} ${"batch ms".padStart(8)} ${"aud rows".padStart(8)}`);
   for (const r of rows) {
     const cell = (v: number | undefined, digits: number, width: number) => (v === undefined ? "-" : v.toFixed(digits)).padStart(width);
-    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.d1CallsPerRequest, 1, 8)} ${cell(r.roundTripsPerRequest, 1, 8)} ${cell(r.gatePer100, 1, 8)}`);
+    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.d1CallsPerRequest, 1, 8)} ${cell(r.roundTripsPerRequest, 1, 8)} ${cell(r.gatePer100, 1, 8)} ${cell(r.auditPerDelivery || undefined, 0, 7)} ${cell(r.auditMaxMs || undefined, 0, 6)} ${cell(r.auditBatchMaxMs || undefined, 0, 8)} ${cell(r.auditRowsPerEvent || undefined, 1, 8)}`);
   }
-  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; D1 stmts / trips: statements, and round trips (a batch is one), per request; gate/100: OrgGate calls per 100 requests at steady state)");
+  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; D1 stmts / trips: statements, and round trips (a batch is one), per request; gate/100: OrgGate calls per 100 requests at steady state; aud/dlv, aud ms: AuditEvents per audit queue delivery during the timed run and the longest delivery's wall ms; batch ms: its longest D1 batch, wall ms; aud rows: D1 rows the consumer wrote per AuditEvent)");
   printTargets(rows, ops);
 
   if (medplum) {
@@ -131,6 +154,21 @@ try {
 } finally {
   await medplum?.stop();
   await worker.stop();
+}
+
+/** A V8 CPU profile of the Worker's isolate over a load pass of `op` (at most 5 s), written and summarized. */
+async function profile(op: Operation, opts: { concurrency: number; seconds: number; expectStatus?: number }, port: number, dir: string) {
+  const profiler = await startProfiler(port, 200, PROFILE_TARGET);
+  try {
+    await load(`${op.label} (profiled)`, op.request, { ...opts, seconds: Math.min(5, opts.seconds) });
+    const result = await profiler.stop();
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${op.label.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "")}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(result));
+    console.log(`${op.label}, ${file}:\n${summarize(result, 20)}`);
+  } finally {
+    profiler.close();
+  }
 }
 
 /** The issue's targets against this run's figures (reported, not enforced: a figure is not a test). */

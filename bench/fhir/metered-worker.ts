@@ -2,15 +2,17 @@
 // requests use (never deployed). Counted per request path, not the queue consumer: OrgGate calls
 // (always; a Proxy per stub), and, while metering is on, D1 rows read and written as D1 reports
 // them (meta.rows_read / rows_written, also for first() and raw(), which drop meta: see below).
-// `/__bench/floor?id=` is the floor the bench compares with: one D1 point read, no app.
-// `/__bench/meter` answers the counters; `POST /__bench/meter?on=1|0` answers them, resets them
+// `/api/__bench/floor?id=` is the floor the bench compares with: one D1 point read, no app. Both
+// paths sit under /api/ so that they reach the Worker as the service's own do (wrangler.toml
+// [assets] run_worker_first), not the console's assets, and cost the same routing.
+// `/api/__bench/meter` answers the counters; `POST /api/__bench/meter?on=1|0` answers them, resets them
 // and turns D1 metering on or off (off while throughput is measured: metering re-reads raw() selects).
 import worker from "../../src/index";
 import type { Env } from "../../src/platform/env";
 
 export * from "../../src/index";
 
-const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0 };
+const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditRowsWritten: 0 };
 let metering = false;
 
 /** One statement's meta; `trip`: it was a round trip of its own (not part of a batch). */
@@ -109,6 +111,40 @@ function countedNamespace(ns: DurableObjectNamespace): DurableObjectNamespace {
   });
 }
 
+/**
+ * The audit consumer's env: its D1 batches timed (wall ms; the longest is what the requests' reads
+ * can wait behind, the shard's writer being single) and their rows written counted.
+ */
+const timedEnvs = new WeakMap<object, Env>();
+function timedBatchesEnv(env: Env): Env {
+  let out = timedEnvs.get(env);
+  if (!out) {
+    const bindings: Record<string, unknown> = { ...env };
+    for (const [name, value] of Object.entries(env)) {
+      if (!(value && typeof value === "object" && "prepare" in value && "batch" in value && "withSession" in value)) continue;
+      const d1 = value as D1Database;
+      bindings[name] = new Proxy(d1, {
+        get(target, prop) {
+          if (prop === "batch") {
+            return async (statements: D1PreparedStatement[]) => {
+              const t0 = performance.now();
+              const results = await target.batch(statements);
+              counters.auditBatchMaxMs = Math.max(counters.auditBatchMaxMs, performance.now() - t0);
+              for (const r of results) counters.auditRowsWritten += r.meta?.rows_written ?? 0;
+              return results;
+            };
+          }
+          const v = Reflect.get(target, prop, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        },
+      });
+    }
+    out = bindings as unknown as Env;
+    timedEnvs.set(env, out);
+  }
+  return out;
+}
+
 const wrapped = new WeakMap<object, Env>();
 function meteredEnv(env: Env): Env {
   let out = wrapped.get(env);
@@ -128,11 +164,11 @@ export default {
   ...worker,
   async fetch(request: Request<unknown, IncomingRequestCfProperties>, env: Env, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
-    if (url.pathname === "/__bench/floor") {
+    if (url.pathname === "/api/__bench/floor") {
       const row = await env.DB.prepare("SELECT id, name FROM organizations WHERE id = ?1").bind(url.searchParams.get("id") ?? "").first();
       return Response.json(row ?? {});
     }
-    if (url.pathname === "/__bench/meter") {
+    if (url.pathname === "/api/__bench/meter") {
       const so = { ...counters, metering };
       if (request.method === "POST") {
         for (const k of Object.keys(counters) as (keyof typeof counters)[]) counters[k] = 0;
@@ -142,5 +178,19 @@ export default {
     }
     counters.requests++;
     return worker.fetch(request, meteredEnv(env), ctx);
+  },
+  // The audit queue's deliveries, how long the longest took and its longest D1 batch (wall time:
+  // its writes hold the shard's single writer, which the requests' reads queue behind).
+  async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+    const t0 = performance.now();
+    try {
+      await worker.queue(batch, batch.queue === "cdis-audit" ? timedBatchesEnv(env) : env);
+    } finally {
+      if (batch.queue === "cdis-audit") {
+        counters.auditDeliveries++;
+        counters.auditMessages += batch.messages.length;
+        counters.auditMaxMs = Math.max(counters.auditMaxMs, performance.now() - t0);
+      }
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -23,10 +23,14 @@ export interface Profiler {
   close(): void;
 }
 
-/** Connects to the inspector on `port` (wrangler dev --inspector-port) and starts sampling. */
-export async function startProfiler(port: number, intervalUs = 200): Promise<Profiler> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
-  const url = targets[0]?.webSocketDebuggerUrl;
+/**
+ * Connects to the inspector on `port` (wrangler dev --inspector-port, or Miniflare's inspectorPort)
+ * and starts sampling the first target, or the first whose title contains `target` (workerd lists
+ * one per Worker, e.g. `core:user:<name>`).
+ */
+export async function startProfiler(port: number, intervalUs = 200, target?: string): Promise<Profiler> {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string; title?: string; id?: string }[];
+  const url = (target ? targets.find((t) => `${t.title ?? ""} ${t.id ?? ""}`.includes(target)) : targets[0])?.webSocketDebuggerUrl;
   if (!url) throw new Error(`no inspector target on port ${port}`);
   // wrangler's inspector proxy accepts only local origins; Node's WebSocket takes headers as a second argument.
   const ws = new WebSocket(url, { headers: { origin: "http://localhost" } } as unknown as string[]);

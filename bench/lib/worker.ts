@@ -62,7 +62,7 @@ export interface StartOptions {
   limits?: Record<string, number>;
   otherOrgs?: number;
   stateDir?: string;
-  /** wrangler dev only. */
+  /** The V8 inspector's port (profiles; both runtimes). */
   inspectorPort?: number;
   /** `wrangler-dev` (`npm run dev`'s runtime, the default) or `miniflare` (`npm start`'s). */
   runtime?: "wrangler-dev" | "miniflare";
@@ -111,7 +111,7 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
   const vars = { DEV_MODE: "true", LOG_LEVEL: logLevel, ...opts.vars };
   const [command, args] =
     opts.runtime === "miniflare"
-      ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars), ...(opts.entry ? ["--entry", opts.entry] : [])]]
+      ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars), ...(opts.entry ? ["--entry", opts.entry] : []), ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]]
       : ["wrangler", ["dev", ...(opts.entry ? [opts.entry] : []), "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", logLevel, ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]];
   const child = spawn(command, args, { env: offlineEnv, stdio: ["ignore", "ignore", "inherit"], detached: true });
   const url = `http://127.0.0.1:${port}`;

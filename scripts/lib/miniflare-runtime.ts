@@ -37,6 +37,8 @@ export interface MiniflareRuntimeOptions {
   clock?: TickerClock;
   /** Another entry module over wrangler.toml's bindings (a benchmark's wiring around src/index.ts). */
   entry?: string;
+  /** Opens workerd's V8 inspector on this port (benchmark profiles; never `npm start`'s request path). */
+  inspectorPort?: number;
 }
 
 export interface MiniflareRuntime {
@@ -84,6 +86,7 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
       defaultPersistRoot: path.join(path.resolve(opts.stateDir), "v3"),
       // Offline: request.cf is Miniflare's built-in placeholder, never fetched from Cloudflare.
       cf: false,
+      ...(opts.inspectorPort ? { inspectorPort: opts.inspectorPort } : {}),
       workers: [
         {
           ...bindings,

@@ -5,9 +5,10 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
-import { type AuditMessage, consumeAudits } from "../../src/features/fhir/audit-queue";
+import { AUDIT_WRITE_CHUNK, type AuditMessage, consumeAudits } from "../../src/features/fhir/audit-queue";
 import type { Bundle } from "../../src/features/fhir/port";
 import type { Env } from "../../src/platform/env";
+import type { OrgData } from "../../src/platform/org-data";
 import worker from "../../src/index";
 import { countingD1 } from "../support/d1-counter";
 import { eventually } from "../support/eventually";
@@ -112,6 +113,43 @@ describe("read audits through the audit queue", () => {
     // Its index rows went in once, with the first delivery.
     expect(rowsAfter[0]).toBeGreaterThan(0);
     expect(new Set(rowsAfter).size).toBe(1);
+  });
+
+  it("stores a delivery larger than one write chunk in chunks, each event once even after a chunk failed", async () => {
+    const t = await createTenant();
+    const count = AUDIT_WRITE_CHUNK * 2 + 3;
+    const now = new Date().toISOString();
+    const events = Array.from({ length: count }, (_, i) => ({ resourceType: "AuditEvent", id: crypto.randomUUID(), recorded: now, meta: { versionId: "1", lastUpdated: now }, source: { site: t.orgId, observer: { display: "test" } }, entity: [{ what: { reference: `Patient/chunked-${i}` } }], subtype: [{ code: "read" }] }));
+    const stored = async () =>
+      (await t.ctx.d1.prepare("SELECT COUNT(*) AS n FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'AuditEvent' AND id IN (SELECT value FROM json_each(?2))").bind(t.orgId, JSON.stringify(events.map((e) => e.id))).first<{ n: number }>())!.n;
+    const indexRows = async () =>
+      (await t.ctx.d1.prepare("SELECT COUNT(*) AS n FROM fhir_idx_reference WHERE org_id = ?1 AND resource_id IN (SELECT value FROM json_each(?2))").bind(t.orgId, JSON.stringify(events.map((e) => e.id))).first<{ n: number }>())!.n;
+    const deliver = async (data: (orgId: string) => Promise<OrgData>) => {
+      const batch = createMessageBatch("cdis-audit", events.map((event) => messageOf({ orgId: t.orgId, event })));
+      const ctx = createExecutionContext();
+      await consumeAudits(batch, data);
+      return getQueueResult(batch, ctx);
+    };
+    // The shard fails on the second chunk's batch: the delivery is retried, the first chunk stays stored.
+    let batches = 0;
+    const withBatch = (batch: (s: D1PreparedStatement[]) => Promise<D1Result[]>): OrgData => ({ ...t.ctx, d1: { prepare: (q: string) => t.ctx.d1.prepare(q), batch } as unknown as D1Database });
+    const failing = withBatch((s) => (++batches === 2 ? Promise.reject(new Error("shard unreachable")) : t.ctx.d1.batch(s)));
+    const first = await deliver(async () => failing);
+    expect(first.explicitAcks).toEqual([]);
+    expect(first.retryMessages).toHaveLength(count);
+    expect(await stored()).toBe(AUDIT_WRITE_CHUNK);
+    // The redelivery stores the rest, in three batches, and adds nothing twice.
+    const rowsOfFirstChunk = await indexRows();
+    batches = 0;
+    const counted = withBatch((s) => {
+      batches++;
+      return t.ctx.d1.batch(s);
+    });
+    const second = await deliver(async () => counted);
+    expect(second.explicitAcks).toHaveLength(count);
+    expect(batches).toBe(3);
+    expect(await stored()).toBe(count);
+    expect(await indexRows()).toBe((rowsOfFirstChunk / AUDIT_WRITE_CHUNK) * count);
   });
 
   it("retries a batch it could not store instead of acknowledging it", async () => {

@@ -26,12 +26,27 @@ export async function enqueueAudits(queue: Queue, orgId: string, events: StoredA
   else if (events.length > 1) await queue.sendBatch(events.map(message));
 }
 
-/** Stores delivered AuditEvents of one org in one D1 batch: indexed, or appended to the pending log while the org moves. */
+/**
+ * AuditEvents stored per D1 batch. A batch holds the shard's single writer while it runs, and the
+ * requests' reads queue behind it: a delivery of 100 (wrangler.toml max_batch_size) indexed in one
+ * batch held it for ~100 ms under load, the tail of every read around it (docs/fhir-hot-path.md).
+ * Chunks of 25 run one after the other, so reads that arrive meanwhile go between them.
+ */
+export const AUDIT_WRITE_CHUNK = 25;
+
+/**
+ * Stores delivered AuditEvents of one org, in batches of AUDIT_WRITE_CHUNK: indexed, or appended
+ * to the pending log while the org moves. A chunk that fails fails the whole call (the delivery
+ * is retried); chunks already stored add nothing then (idempotent on the event id).
+ */
 export async function storeAudits(data: OrgData, events: StoredAudit[]): Promise<void> {
   const store = new ResourceStore(data.d1, data.orgId);
-  // While the org moves between shards its rows may only be appended to (the move catches the log up).
-  const statements = data.movingTo !== null ? store.appendAudits(events) : store.indexAudits(events.map((event) => ({ event, json: JSON.stringify(event) })));
-  await data.d1.batch(statements);
+  for (let i = 0; i < events.length; i += AUDIT_WRITE_CHUNK) {
+    const chunk = events.slice(i, i + AUDIT_WRITE_CHUNK);
+    // While the org moves between shards its rows may only be appended to (the move catches the log up).
+    const statements = data.movingTo !== null ? store.appendAudits(chunk) : store.indexAudits(chunk.map((event) => ({ event, json: JSON.stringify(event) })));
+    await data.d1.batch(statements);
+  }
 }
 
 /** A message this consumer can store: an AuditEvent with an id, recorded for the org it names. */

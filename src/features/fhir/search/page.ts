@@ -9,6 +9,7 @@ import type { Filter, SearchRequest } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
 import { type SortScan, sortScanFor, sortScanPage } from "./sort-scan";
 import { type Walk, walkCount, walkFor, walkPage } from "./walk";
+import { driverDensity } from "./driver-density";
 
 /** One statement and its checks (one-row statements with the same values, see Args.checkSql and fullSql). */
 export interface Checked {
@@ -80,19 +81,32 @@ function generalPage(req: SearchRequest, cursor: Cursor | undefined, backwards: 
  */
 const scanThreshold = (count: number) => Math.min(5000, Math.max(1000, 50 * (count + 1)));
 
-/** Whether the general plan's driver matches at least `threshold` resources (counted on its index, up to that). */
-async function driverReaches(db: D1Database, orgId: string, req: SearchRequest, threshold: number): Promise<boolean> {
+/**
+ * Whether the general plan's driver matches at least `threshold` resources (counted on its index,
+ * up to that). `remembered`: the isolate's recent answer may stand (driver-density.ts); the keys
+ * of answers taken from it are added to `used`, so that a plan they chose can be retried afresh.
+ */
+async function driverReaches(db: D1Database, orgId: string, req: SearchRequest, threshold: number, used?: string[]): Promise<boolean> {
   const ranked = req.filters.map((f) => condition(f, "?2", new Args(orgId)));
   const driver = driverOf(ranked);
   if (!driver) return true;
   const args = new Args(orgId);
   const own = condition(req.filters[ranked.indexOf(driver)]!, args.add(req.types[0]), args);
   const ids = args.bounded(own).replace(/^SELECT \S+ FROM/, "SELECT 1 FROM");
+  const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM (${ids}) LIMIT ${args.add(threshold)})`;
+  const key = `${sql}\u0000${JSON.stringify(args.values)}`;
+  const known = used ? driverDensity.get(key) : undefined;
+  if (known !== undefined) {
+    used!.push(key);
+    return known;
+  }
   const row = await db
-    .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM (${ids}) LIMIT ${args.add(threshold)})`)
+    .prepare(sql)
     .bind(...args.values)
     .first<{ n: number }>();
-  return (row?.n ?? 0) >= threshold;
+  const reaches = (row?.n ?? 0) >= threshold;
+  driverDensity.set(key, reaches);
+  return reaches;
 }
 
 /**
@@ -170,6 +184,18 @@ const readWalk = (db: D1Database, walk: Walk, req: SearchRequest, cursor: Cursor
  * `force` picks a plan where it applies (tests compare them).
  */
 export async function readPage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, limit: number, force?: Plan): Promise<{ rows: Row[]; plan: Plan }> {
+  const used: string[] = [];
+  try {
+    return await choosePage(db, orgId, req, cursor, limit, force, used);
+  } catch (e) {
+    // A remembered density chose a plan the data no longer suits: count afresh and choose again.
+    if (!used.length || !(e instanceof ApiError && e.code === "TOO_COSTLY")) throw e;
+    for (const key of used) driverDensity.forget(key);
+    return choosePage(db, orgId, req, cursor, limit, force);
+  }
+}
+
+async function choosePage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, limit: number, force: Plan | undefined, used?: string[]): Promise<{ rows: Row[]; plan: Plan }> {
   const walk = walkFor(req);
   if (req.types.length !== 1) {
     if (!walk) throw tooCostly("A search over several types sorts by _lastUpdated only; name one _type to sort by anything else");
@@ -177,7 +203,7 @@ export async function readPage(db: D1Database, orgId: string, req: SearchRequest
   }
   const chosen = force ?? cursor?.plan;
   const scan = sortScanFor(req);
-  if (scan && chosen !== "general" && chosen !== "walk" && (chosen === "scan" || (await driverReaches(db, orgId, req, scanThreshold(limit - 1))))) {
+  if (scan && chosen !== "general" && chosen !== "walk" && (chosen === "scan" || (await driverReaches(db, orgId, req, scanThreshold(limit - 1), used)))) {
     return { rows: await readSegments(db, scanSegments(scan, req, cursor, orgId), limit), plan: "scan" };
   }
   const drivers = driversToTry(req, orgId);
@@ -185,7 +211,7 @@ export async function readPage(db: D1Database, orgId: string, req: SearchRequest
   // A broad driver costs the general plan every match read twice (the set and its check) and
   // sorted, where the walk stops once the page is full: walk first, unless matches prove too sparse.
   // Ids and references name their resources: no count (one D1 round trip) for those.
-  if (walk && !chosen && !namesItsMatches(req, orgId) && (await driverReaches(db, orgId, req, scanThreshold(limit - 1)))) {
+  if (walk && !chosen && !namesItsMatches(req, orgId) && (await driverReaches(db, orgId, req, scanThreshold(limit - 1), used))) {
     const rows = await readWalk(db, walk, req, cursor, limit, orgId).catch((e: unknown) => {
       if (e instanceof ApiError && e.code === "TOO_COSTLY") return undefined;
       throw e;
