@@ -8,7 +8,9 @@ import path from "node:path";
 import { flushAuditLog } from "../src/features/fhir/audit-log";
 import { fhirStoreFor } from "../src/features/fhir/index";
 import type { Bundle, Resource } from "../src/features/fhir/port";
+import { buildSummary } from "../src/standards/ips/document";
 import { summaryOperation } from "../src/standards/ips/operation";
+import { recordFromEverything } from "../src/standards/ips/record";
 import { allMeasured, sampled } from "./lib/measured";
 import { numberOption } from "./lib/options";
 import { SqliteD1, sqliteOrgData } from "./fhir/d1-sqlite";
@@ -48,14 +50,22 @@ function resourceAt(i: number, subject: { reference: string }): Resource {
 
 const pct = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
+/** CPU milliseconds (user + system) of each run, beside wall time: on a shared machine wall time includes waiting for a core. */
+const cpuTimes = new Map<string, number[]>();
+
 async function time(label: string, fn: () => Promise<unknown>): Promise<readonly number[]> {
   for (let i = 0; i < 3; i++) await fn(); // warm (JIT, statement cache)
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
     const s = performance.now();
+    const c = process.cpuUsage();
     await fn();
+    const used = process.cpuUsage(c);
     times.push(performance.now() - s);
+    cpu.push((used.user + used.system) / 1000);
   }
+  cpuTimes.set(label, cpu);
   return sampled(label, times);
 }
 
@@ -75,16 +85,30 @@ async function main() {
     entries = bundle.entry!.length;
   });
   const everything = await time("$everything", () => store.everything(patient.id!));
+  // Phases of one $summary: the Device search beside the compartment read, and the pure builder on a record in hand.
+  const devices = await time("Device search", () => store.search("Device", `patient=${subject.reference}&_count=1000`));
+  const { patient: inHand, record } = recordFromEverything(await store.everything(patient.id!), patient.id!);
+  const build = await time("buildSummary", async () => buildSummary({ patient: inHand, record }));
   const search = await time("Observation search", () => store.search("Observation", `patient=${subject.reference}&_count=1000`));
   const [p50, base, plain] = allMeasured([
     { label: "$summary p50 ms", value: pct(summary, 50) },
     { label: "$everything p50 ms", value: pct(everything, 50) },
     { label: "search p50 ms", value: pct(search, 50) },
   ]);
+  const [deviceP50, buildP50] = allMeasured([
+    { label: "Device search p50 ms", value: pct(devices, 50) },
+    { label: "buildSummary p50 ms", value: pct(build, 50) },
+  ]);
   console.log(`\nIPS $summary, one patient with ${total} resources (${entries} document entries), ${runs} runs each, in-process SQLite`);
   console.log(`$summary                          p50 ${p50.toFixed(1)} ms   p99 ${pct(summary, 99).toFixed(1)} ms`);
   console.log(`$everything (its compartment read) p50 ${base.toFixed(1)} ms   ratio $summary/$everything ${(p50 / base).toFixed(2)}`);
   console.log(`Observation?patient&_count=1000    p50 ${plain.toFixed(1)} ms   ratio $summary/search ${(p50 / plain).toFixed(2)}`);
+  const [cpuSummary, cpuEverything] = allMeasured([
+    { label: "$summary CPU p50 ms", value: pct(cpuTimes.get("$summary")!, 50) },
+    { label: "$everything CPU p50 ms", value: pct(cpuTimes.get("$everything")!, 50) },
+  ]);
+  console.log(`CPU time p50: $summary ${cpuSummary.toFixed(1)} ms, $everything ${cpuEverything.toFixed(1)} ms, ratio ${(cpuSummary / cpuEverything).toFixed(2)}`);
+  console.log(`phases: Device?patient p50 ${deviceP50.toFixed(1)} ms, buildSummary (record in hand) p50 ${buildP50.toFixed(1)} ms`);
   rmSync(dir, { recursive: true, force: true });
 }
 

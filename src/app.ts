@@ -29,6 +29,7 @@ import { hl7FieldPaths } from "./standards/hl7v2/field-paths";
 import { deviceRoutes } from "./features/devices/routes/devices";
 import { syncRoutes } from "./features/devices/routes/sync";
 import { consentPolicyRoutes } from "./features/consent/routes/policy";
+import { iheSettingsRoutes } from "./features/ihe/routes/settings";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { fileRoutes } from "./features/pipelines/routes/files";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
@@ -138,6 +139,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/alert-rules", alertRuleRoutes);
   app.route("/api/v1/alerts", alertRoutes);
   app.route("/api/consent", consentPolicyRoutes);
+  app.route("/api/ihe", iheSettingsRoutes);
   app.route("/api/audit", auditRoutes);
   app.route("/api/v1/device-platforms", devicePlatformRoutes);
   app.route("/api/v1/device-platforms", companionRoutes);

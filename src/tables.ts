@@ -11,6 +11,7 @@ export * from "./features/alerts/tables";
 export * from "./features/copilot/tables";
 export * from "./features/devices/tables";
 export * from "./features/consent/tables";
+export * from "./features/ihe/tables";
 export * from "./features/audit/tables";
 export * from "./device-platforms/oauth/tables";
 export * from "./device-platforms/webhooks/tables";

@@ -1804,6 +1804,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ihe/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's IHE settings
+         * @description An organization that never set them has mhd_strict false.
+         */
+        get: operations["listIheSettings"];
+        /** Set the organization's IHE settings (admin) */
+        put: operations["replaceIheSetting"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit": {
         parameters: {
             query?: never;
@@ -4032,6 +4053,15 @@ export interface components {
              * @default false
              */
             enforce_reads?: boolean;
+        };
+        IheSettings: components["schemas"]["IheSettingsBody"] & {
+            updated_at: string | null;
+            /** @description The API key id that last changed them */
+            updated_by: string | null;
+        };
+        IheSettingsBody: {
+            /** @description Hold every DocumentReference and List search on this organization's FHIR base to IHE MHD ITI-67/ITI-66: without patient (or patient.identifier) or status it is a 400 OperationOutcome. A List search for code submissionset/folder is held to it whatever this says. Default false (docs/ihe.md) */
+            mhd_strict: boolean;
         };
         AuditPage: {
             audit_events: components["schemas"]["AuditEventResource"][];
@@ -13646,6 +13676,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsentPolicy"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIheSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IheSettings"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceIheSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IheSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IheSettings"];
                 };
             };
             /** @description Invalid request body or parameters */

@@ -1,7 +1,7 @@
 // The hook implementation guides use to record their own AuditEvent for a FHIR interaction that
-// is one of their transactions (IHE MHD ITI-65/66/67/68, PDQm ITI-78: the IHE audit profiles),
+// is one of their transactions (IHE MHD ITI-65/66/67/68, PDQm ITI-78/119: the IHE audit profiles),
 // beside the store's own REST AuditEvent. The composition root lists the guides' audits;
-// routes/fhir.ts reports each search, transaction and raw Binary read to them, success or failure.
+// routes/fhir.ts reports each search, transaction, raw Binary read and operation to them, success or failure.
 // The events go through the store's audit path (the audit queue), under the caller's organization.
 import type { Principal } from "../tenancy/auth/permissions";
 import type { AuditInput } from "./audit";
@@ -11,7 +11,9 @@ import type { FhirService } from "./service";
 export type GuideInteraction =
   | { kind: "search"; type: string | undefined; params: URLSearchParams }
   | { kind: "transaction"; bundle: Bundle }
-  | { kind: "binary-retrieve"; id: string };
+  | { kind: "binary-retrieve"; id: string }
+  /** A FHIR operation: its name (without $), the type and id it ran on, the query and the POST body. */
+  | { kind: "operation"; name: string; type?: string; id?: string; params: URLSearchParams; body?: unknown };
 
 export type AuditedInteraction = GuideInteraction & {
   outcome: AuditInput["outcome"];

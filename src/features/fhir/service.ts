@@ -246,6 +246,18 @@ export class FhirService implements FhirPort, FhirExportReader {
     return hydrateBinary(this.data.blobs, JSON.parse(content) as Resource);
   }
 
+  /** Many stored rows at once: only Binaries wait on R2, so a large compartment costs no promise per resource. */
+  private async hydrateAll(contents: string[]): Promise<Resource[]> {
+    const resources = contents.map(parsed);
+    const binaries = resources.flatMap((r, i) => (r.resourceType === "Binary" ? [i] : []));
+    await Promise.all(
+      binaries.map(async (i) => {
+        resources[i] = await hydrateBinary(this.data.blobs, resources[i]!);
+      }),
+    );
+    return resources;
+  }
+
   /** A read, then its AuditEvent handed to the audit queue: no D1 write on the way. */
   async readVersioned(type: string, id: string): Promise<Resource> {
     return this.audited("read", { what: `${type}/${id}` }, async () => {
@@ -632,7 +644,7 @@ export class FhirService implements FhirPort, FhirExportReader {
       }
       const members = await this.visible(
         "read",
-        await Promise.all((await this.store.compartmentContents(patientId, EVERYTHING_LIMIT)).map((c) => this.hydrate(c))),
+        await this.hydrateAll(await this.store.compartmentContents(patientId, EVERYTHING_LIMIT)),
         (r) => r,
       );
       const seen = new Set(members.map((m) => `${m.resourceType}/${m.id}`));

@@ -15,15 +15,19 @@ export const EVENT_TYPES = {
   import: { system: DCM, code: "110107", display: "Import" },
   export: { system: DCM, code: "110106", display: "Export" },
   query: { system: DCM, code: "110112", display: "Query" },
+  /** What BALP-based profiles (PDQm 3.2 ITI-119) and the FHIR operation audit use. */
+  rest: { system: "http://terminology.hl7.org/CodeSystem/audit-event-type", code: "rest", display: "RESTful Operation" },
 } as const;
 
 export interface IheAudit {
-  /** The IHE AuditEvent profile the event claims. */
-  profile: string;
+  /** The IHE AuditEvent profile the event claims (none for an operation no profile covers). */
+  profile?: string;
   type: (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
   action: "C" | "R" | "E";
-  /** e.g. ["ITI-65", "Provide Document Bundle"]. */
-  transaction: readonly [string, string];
+  /** e.g. ["ITI-65", "Provide Document Bundle"]; absent for an operation no IHE transaction covers. */
+  transaction?: readonly [string, string];
+  /** The FHIR RESTful interaction as a further subtype (BALP: search for ITI-119, operation for $summary). */
+  interaction?: "search" | "operation";
   entity: Record<string, unknown>[];
 }
 
@@ -37,13 +41,13 @@ export function objectEntity(what: Record<string, unknown>, role: { code: string
   return { what, type: { system: ENTITY_TYPE, code: "2", display: "System Object" }, role: { system: OBJECT_ROLE, ...role } };
 }
 
-/** The query-parameters entity (System Object / Query): the query base64-encoded, and readable in description. */
-export function queryEntity(fullQuery: string): Record<string, unknown> {
+/** The query-parameters entity (System Object / Query): the query base64-encoded, and readable in description; `name` names an operation. */
+export function queryEntity(fullQuery: string, name?: string): Record<string, unknown> {
   // Shortened as the store's own audit shortens it: a POST _search body can be megabytes.
   const query = clip(fullQuery, MAX_AUDIT_QUERY_CHARS);
   let binary = "";
   for (const byte of new TextEncoder().encode(query)) binary += String.fromCharCode(byte);
-  return { type: { system: ENTITY_TYPE, code: "2", display: "System Object" }, role: { system: OBJECT_ROLE, code: "24", display: "Query" }, query: btoa(binary), description: query };
+  return { type: { system: ENTITY_TYPE, code: "2", display: "System Object" }, role: { system: OBJECT_ROLE, code: "24", display: "Query" }, query: btoa(binary), description: query, ...(name ? { name } : {}) };
 }
 
 export function iheAuditEvent(audit: IheAudit, on: AuditedInteraction): Resource {
@@ -51,9 +55,12 @@ export function iheAuditEvent(audit: IheAudit, on: AuditedInteraction): Resource
   const host = new URL(on.baseUrl, "http://localhost").hostname;
   return {
     resourceType: "AuditEvent",
-    meta: { profile: [audit.profile] },
+    ...(audit.profile ? { meta: { profile: [audit.profile] } } : {}),
     type: audit.type,
-    subtype: [{ system: "urn:ihe:event-type-code", code: audit.transaction[0], display: audit.transaction[1] }],
+    subtype: [
+      ...(audit.transaction ? [{ system: "urn:ihe:event-type-code", code: audit.transaction[0], display: audit.transaction[1] }] : []),
+      ...(audit.interaction ? [{ system: "http://hl7.org/fhir/restful-interaction", code: audit.interaction }] : []),
+    ],
     action: audit.action,
     recorded: new Date().toISOString(),
     outcome: on.outcome,

@@ -32,18 +32,17 @@ const EXCLUDED = new Set(["AuditEvent", "Provenance", "Subscription", "Bundle"])
 const uuid = () => crypto.randomUUID();
 const key = (type: string, id: string | undefined) => `${type}/${id ?? ""}`;
 
-/** Every `reference` string inside a resource (contained resources included). */
-function referencesIn(value: unknown, into: string[] = []): string[] {
-  if (Array.isArray(value)) for (const v of value) referencesIn(v, into);
+/** Calls `found` with every `reference` string inside a resource (contained resources included). */
+function eachReference(value: unknown, found: (reference: string) => void): void {
+  if (Array.isArray(value)) for (const v of value) eachReference(v, found);
   else if (value && typeof value === "object") {
     const o = value as Record<string, unknown>;
     for (const k in o) {
       const v = o[k];
-      if (k === "reference" && typeof v === "string") into.push(v);
-      else if (v && typeof v === "object") referencesIn(v, into);
+      if (k === "reference" && typeof v === "string") found(v);
+      else if (v && typeof v === "object") eachReference(v, found);
     }
   }
-  return into;
 }
 
 /** Finds record entries by a reference as written: "Type/id", "Type/id/_history/n", or a fullUrl. */
@@ -160,15 +159,16 @@ export function buildSummary(input: SummaryInput): Bundle {
   if (custodian) frontier.push(custodian);
   while (frontier.length) {
     const next: RecordEntry[] = [];
+    const follow = (ref: string) => {
+      const target = index.find(ref);
+      if (target && !included.has(target) && !EXCLUDED.has(target.resource.resourceType)) {
+        included.add(target);
+        next.push(target);
+      }
+    };
     for (const e of frontier) {
       included.add(e);
-      for (const ref of referencesIn(e.resource)) {
-        const target = index.find(ref);
-        if (target && !included.has(target) && !EXCLUDED.has(target.resource.resourceType)) {
-          included.add(target);
-          next.push(target);
-        }
-      }
+      eachReference(e.resource, follow);
     }
     frontier = next;
   }

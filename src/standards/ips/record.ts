@@ -12,8 +12,8 @@ export interface PatientRecord {
   record: RecordEntry[];
 }
 
-export const entriesOf = (bundle: Bundle): RecordEntry[] =>
-  (bundle.entry ?? []).flatMap((e) => (e.resource && e.fullUrl ? [{ fullUrl: e.fullUrl, resource: e.resource }] : []));
+/** The Bundle's entries with a resource and a fullUrl, as they are (the builder copies what it keeps, so nothing is re-wrapped here). */
+export const entriesOf = (bundle: Bundle): RecordEntry[] => (bundle.entry ?? []).filter((e): e is RecordEntry => e.resource !== undefined && e.fullUrl !== undefined);
 
 /** A Patient/$everything Bundle: the patient is one of its entries. */
 export function recordFromEverything(bundle: Bundle, patientId: string): PatientRecord {

@@ -27,7 +27,13 @@ const codesOf = (value: unknown): string[] => {
   return list.flatMap((c: Coded) => (c.coding ?? []).map((x) => x.code ?? ""));
 };
 
-const codeIn = (value: unknown, codes: ReadonlySet<string>) => codesOf(value).some((c) => codes.has(c));
+/** Whether a CodeableConcept (or a list of them) carries one of `codes`: runs for every record entry, so it builds no arrays. */
+const codeIn = (value: unknown, codes: ReadonlySet<string>) => {
+  for (const c of (Array.isArray(value) ? value : value ? [value] : []) as Coded[]) {
+    for (const x of c.coding ?? []) if (codes.has(x.code ?? "")) return true;
+  }
+  return false;
+};
 const field = (r: Resource, name: string) => r[name] as unknown;
 const status = (r: Resource) => (typeof r.status === "string" ? r.status : undefined);
 const isType = (r: Resource, ...types: string[]) => types.includes(r.resourceType);
@@ -40,7 +46,12 @@ const refuted = (r: Resource) => ["entered-in-error", "refuted"].includes(codesO
 const PAST = new Set(["inactive", "remission", "resolved"]);
 const isCondition = (r: Resource) => isType(r, "Condition") && !refuted(r);
 
-const observationCategory = (r: Resource, ...codes: string[]) => codeIn(field(r, "category"), new Set(codes));
+const observationCategory = (r: Resource, codes: ReadonlySet<string>) => codeIn(field(r, "category"), codes);
+const VITAL_SIGNS = new Set(["vital-signs"]);
+const SOCIAL_HISTORY = new Set(["social-history"]);
+const RESULT_CATEGORIES = new Set(["laboratory", "imaging", "procedure", "exam"]);
+const FUNCTIONAL = new Set(["functional"]);
+const ADVANCE_DIRECTIVE = new Set(["adr"]);
 
 /** IPS ValueSet pregnancy status (82810-3) and the pregnancy-outcome codes IPS lists. */
 const PREGNANCY = new Set(["82810-3", "11636-8", "11637-6", "11638-4", "11639-2", "11640-0", "11612-9", "11613-7", "11614-5", "33065-4"]);
@@ -68,7 +79,7 @@ export const SECTIONS: readonly SectionRule[] = [
     title: "Problem List",
     required: true,
     types: ["Condition"],
-    accepts: (r) => isCondition(r) && !PAST.has(clinical(r) ?? "") && !codeIn(field(r, "category"), new Set(["functional"])),
+    accepts: (r) => isCondition(r) && !PAST.has(clinical(r) ?? "") && !codeIn(field(r, "category"), FUNCTIONAL),
   },
   {
     key: "sectionAllergies",
@@ -115,7 +126,7 @@ export const SECTIONS: readonly SectionRule[] = [
     title: "Vital Signs",
     required: false,
     types: ["Observation"],
-    accepts: (r) => isType(r, "Observation") && notErroneous(r) && observationCategory(r, "vital-signs") && observationHasResult(r),
+    accepts: (r) => isType(r, "Observation") && notErroneous(r) && observationCategory(r, VITAL_SIGNS) && observationHasResult(r),
   },
   {
     key: "sectionSocialHistory",
@@ -124,7 +135,7 @@ export const SECTIONS: readonly SectionRule[] = [
     title: "Social History",
     required: false,
     types: ["Observation"],
-    accepts: (r) => isType(r, "Observation") && notErroneous(r) && observationCategory(r, "social-history") && observationHasResult(r),
+    accepts: (r) => isType(r, "Observation") && notErroneous(r) && observationCategory(r, SOCIAL_HISTORY) && observationHasResult(r),
   },
   {
     key: "sectionResults",
@@ -133,7 +144,7 @@ export const SECTIONS: readonly SectionRule[] = [
     title: "Results",
     required: false,
     types: ["Observation", "DiagnosticReport"],
-    accepts: (r) => isResult(r) && (isType(r, "DiagnosticReport") || observationCategory(r, "laboratory", "imaging", "procedure", "exam")),
+    accepts: (r) => isResult(r) && (isType(r, "DiagnosticReport") || observationCategory(r, RESULT_CATEGORIES)),
   },
   {
     key: "sectionProceduresHx",
@@ -169,7 +180,7 @@ export const SECTIONS: readonly SectionRule[] = [
     title: "Advance Directives",
     required: false,
     types: ["Consent"],
-    accepts: (r) => isType(r, "Consent") && status(r) === "active" && codeIn(field(r, "scope"), new Set(["adr"])),
+    accepts: (r) => isType(r, "Consent") && status(r) === "active" && codeIn(field(r, "scope"), ADVANCE_DIRECTIVE),
   },
   {
     key: "sectionFunctionalStatus",
@@ -180,7 +191,7 @@ export const SECTIONS: readonly SectionRule[] = [
     types: ["ClinicalImpression", "Condition"],
     accepts: (r) =>
       (isType(r, "ClinicalImpression") && status(r) === "completed") ||
-      (isCondition(r) && !PAST.has(clinical(r) ?? "") && codeIn(field(r, "category"), new Set(["functional"]))),
+      (isCondition(r) && !PAST.has(clinical(r) ?? "") && codeIn(field(r, "category"), FUNCTIONAL)),
   },
   {
     key: "sectionPastProblems",

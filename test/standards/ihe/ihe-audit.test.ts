@@ -1,5 +1,6 @@
 // IHE audit profiles: ITI-65 (ProvideBundle Recipient), ITI-66/67 (Find Responder), ITI-68
-// (Retrieve Responder) and PDQm ITI-78 (Query Supplier) each leave their AuditEvent, through
+// (Retrieve Responder), PDQm ITI-78 (Query Supplier), ITI-119 (Match Supplier) and IPS $summary
+// (the FHIR operation audit) each leave their AuditEvent, through
 // the audit queue, with the profile's type, subtype, action, agents and entities; a refused
 // ITI-65 is audited as a failure; another organization sees none of them.
 import { describe, expect, it } from "vitest";
@@ -95,6 +96,51 @@ describe("IHE AuditEvents of MHD and PDQm transactions", () => {
     // Another organization sees none of these.
     const other = await createTenant();
     expect((await search(other, "AuditEvent?subtype=urn:ihe:event-type-code|ITI-65")).entry ?? []).toEqual([]);
+  });
+
+  it("records ITI-119 for $match and the FHIR operation audit for $summary, success and failure", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", identifier: [{ system: "urn:oid:1.2.3", value: "m-1" }], name: [{ family: "Matchable", given: ["Ann"] }], birthDate: "1970-01-02", gender: "female" });
+    const body = { resourceType: "Parameters", parameter: [{ name: "resource", resource: { resourceType: "Patient", identifier: [{ system: "urn:oid:1.2.3", value: "m-1" }], name: [{ family: "Matchable", given: ["Ann"] }], birthDate: "1970-01-02" } }] };
+    const matched = await t.fetch(`/fhir/r4/${t.orgId}/Patient/$match`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/fhir+json" } });
+    expect(matched.status).toBe(200);
+    const [iti119] = await iheAudits(t, "ITI-119");
+    expect(iti119!.meta.profile).toEqual(["https://profiles.ihe.net/ITI/PDQm/StructureDefinition/IHE.PDQm.Match.Audit.Supplier"]);
+    expect(iti119).toMatchObject({ type: { system: "http://terminology.hl7.org/CodeSystem/audit-event-type", code: "rest" }, action: "E", outcome: "0" });
+    expect(iti119!.subtype).toEqual([
+      { system: "urn:ihe:event-type-code", code: "ITI-119", display: "Patient Demographics Match" },
+      { system: "http://hl7.org/fhir/restful-interaction", code: "search" },
+    ]);
+    expectAgents(iti119!, t);
+    expect(JSON.parse(atob(entityOf(iti119!, "24")!.query!))).toEqual(body);
+    expect(iti119!.entity.filter((e) => e.role.code === "1").map((e) => e.what!.reference)).toEqual([`Patient/${p.id}`]);
+    // A refused $match (no resource) is audited as a failure.
+    const refused = await t.fetch(`/fhir/r4/${t.orgId}/Patient/$match`, { method: "POST", body: JSON.stringify({ resourceType: "Parameters", parameter: [] }), headers: { "content-type": "application/fhir+json" } });
+    expect(refused.status).toBe(400);
+    expect((await iheAudits(t, "ITI-119", 2)).map((a) => a.outcome).sort()).toEqual(["0", "4"]);
+
+    const summary = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient/${p.id}/$summary`)).json()) as Bundle;
+    expect(summary.type).toBe("document");
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient/$summary?identifier=urn:oid:1.2.3|nobody`)).status).toBe(404);
+    const operations = async () => {
+      const b = await search(t, "AuditEvent?subtype=http://hl7.org/fhir/restful-interaction|operation&_count=50");
+      return (b.entry ?? []).map((e) => e.resource as Audit).filter((a) => a.entity.some((e) => (e as { name?: string }).name === "$summary"));
+    };
+    const summaries = await eventually(operations, (x: Audit[]) => x.length >= 2);
+    const ok = summaries.find((a) => a.outcome === "0")!;
+    expect(ok).toMatchObject({ type: { code: "rest" }, action: "E", subtype: [{ system: "http://hl7.org/fhir/restful-interaction", code: "operation" }] });
+    expect(ok.meta?.profile).toBeUndefined();
+    expectAgents(ok, t);
+    expect(entityOf(ok, "1")!.what!.reference).toBe(`Patient/${p.id}`);
+    expect(entityOf(ok, "24")!.description).toBe(`Patient/${p.id}/$summary`);
+    expect(entityOf(ok, "3")!.what!.identifier).toEqual(summary.identifier);
+    const failed = summaries.find((a) => a.outcome === "4")!;
+    expect(entityOf(failed, "24")!.description).toBe("Patient/$summary?identifier=urn%3Aoid%3A1.2.3%7Cnobody");
+    expect(entityOf(failed, "1")).toBeUndefined();
+
+    // Another organization sees none of them.
+    const other = await createTenant();
+    expect((await search(other, "AuditEvent?subtype=urn:ihe:event-type-code|ITI-119")).entry ?? []).toEqual([]);
   });
 
   it("audits a refused ITI-65 as a failure, naming the SubmissionSet by its identifier", async () => {

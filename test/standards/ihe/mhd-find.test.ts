@@ -96,6 +96,35 @@ describe("MHD ITI-67 and ITI-66", () => {
     expect(await ids(t, `List?${P}&code=folder`)).toEqual([]);
   });
 
+  it("refuses an ITI-66 query (code submissionset or folder) without patient or status, keeps plain List searches", async () => {
+    const t = await createTenant();
+    const s = await seed(t);
+    const refused = async (query: string, missing: string[], init?: RequestInit) => {
+      const res = await t.fetch(`/fhir/r4/${t.orgId}/${query}`, init);
+      const body = (await res.json()) as { resourceType: string; issue: { code: string; diagnostics: string }[] };
+      expect(res.status, query).toBe(400);
+      expect(body.resourceType).toBe("OperationOutcome");
+      expect(body.issue.map((i) => i.code)).toEqual(missing.map(() => "required"));
+      expect(body.issue.map((i) => i.diagnostics.replace(/.* requires /, ""))).toEqual(missing);
+    };
+    await refused("List?code=submissionset&status=current", ["patient or patient.identifier"]);
+    await refused(`List?code=submissionset&patient=Patient/${s.patient}`, ["status"]);
+    await refused("List?code=folder", ["patient or patient.identifier", "status"]);
+    await refused("List?code=https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes|submissionset&status=current", ["patient or patient.identifier"]);
+    await refused("List?code=urn:x|other,submissionset&patient.identifier=urn:oid:1.2.3|P-1", ["status"]);
+    await refused("List/_search", ["status"], { method: "POST", body: `code=submissionset&patient=Patient/${s.patient}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    // With what ITI-66 requires (modifiers allowed), the query answers; without an MHD list type it is plain FHIR search.
+    expect(await ids(t, `List?code=submissionset&patient:Patient=Patient/${s.patient}&status=current`)).toEqual([s.list]);
+    expect(await ids(t, "List?code=submissionset&patient.identifier=urn:oid:1.2.3|P-1&status=current")).toEqual([s.list]);
+    expect(await ids(t, `List?patient=Patient/${s.patient}`)).toEqual([s.list]);
+    expect(await ids(t, "List?status=current")).toEqual([s.list]);
+    expect(await ids(t, "List?code=urn:x|other")).toEqual([]);
+    // Another organization's ITI-66 query is refused the same way and finds nothing when complete.
+    const other = await createTenant();
+    expect((await other.fetch(`/fhir/r4/${other.orgId}/List?code=submissionset`)).status).toBe(400);
+    expect(await ids(other, "List?code=submissionset&patient.identifier=urn:oid:1.2.3|P-1&status=current")).toEqual([]);
+  });
+
   it("never finds another organization's documents", async () => {
     const a = await createTenant();
     const b = await createTenant();

@@ -122,7 +122,7 @@ export function fhirRouter(options: FhirRouterOptions) {
   const criteria = (c: C) => new URL(c.req.url).search.slice(1);
 
   // Operations first: /$name and /:type/$name would otherwise be searches and reads.
-  mountOperations(routes, options.operations, service);
+  mountOperations(routes, options.operations, service, guideAudited);
   // A Binary read asking for a non-FHIR type gets the raw document (ITI-68), before FHIR-only negotiation.
   routes.get("/Binary/:id", async (c, next) => {
     const id = c.req.param("id");

@@ -9,6 +9,8 @@ import { zodDetails } from "../../../platform/http/router";
 import { authorize } from "../../tenancy/middleware/auth";
 import type { AnyOperation, OperationLevel } from "../operations/operation";
 import type { OperationRegistry } from "../operations/registry";
+import type { GuideInteraction } from "../guide-audit";
+import type { Resource } from "../port";
 import type { FhirService } from "../service";
 import { type C, checkAcceptable, fhirContent, queryRecord, readJson, readParameters, send } from "./fhir-http";
 
@@ -23,8 +25,11 @@ async function readInput(c: C, op: AnyOperation): Promise<unknown> {
   return op.input === "resource" ? readJson(c) : readParameters(c);
 }
 
+/** Runs an operation so the implementation guides can audit it (routes/fhir.ts: guideAudited). */
+export type OperationAuditor = (c: C, store: FhirService, interaction: GuideInteraction, run: () => Promise<{ status: number; body: Resource }>) => Promise<{ status: number; body: Resource }>;
+
 /** Registers every operation route; call before the routes whose /:type and /:type/:id would match `$name`. */
-export function mountOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry, storeOf: (c: C) => FhirService): void {
+export function mountOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry, storeOf: (c: C) => FhirService, audited: OperationAuditor = (_c, _s, _i, run) => run()): void {
   for (const route of registry.routes()) {
     router.on(route.method, HONO_PATHS[route.level](route.name), async (c) => {
       const type = route.level === "system" ? undefined : c.req.param("type");
@@ -33,21 +38,30 @@ export function mountOperations(router: OpenAPIHono<AppEnv>, registry: Operation
       if (!op.negotiatesItself) checkAcceptable(c);
       const principal = c.get("principal");
       authorize(principal, op.permission);
-      const parsed = op.parameters.safeParse(queryRecord(new URL(c.req.url).searchParams));
+      const query = new URL(c.req.url).searchParams;
+      const parsed = op.parameters.safeParse(queryRecord(query));
       if (!parsed.success) throw badRequest(`Invalid parameters for $${op.name}`, zodDetails(parsed.error));
-      const result = await op.handler({
-        store: storeOf(c),
-        env: c.env,
-        principal,
-        limits: c.get("limits"),
-        level: route.level,
-        ...(type !== undefined ? { type } : {}),
-        ...(route.level === "instance" ? { id: c.req.param("id") } : {}),
-        params: parsed.data,
-        body: await readInput(c, op),
-        request: { method: route.method, url: requestUrl(c), path: requestPath(c), headers: c.req.raw.headers },
+      const store = storeOf(c);
+      const id = route.level === "instance" ? c.req.param("id") : undefined;
+      const body = await readInput(c, op);
+      let headers: Record<string, string> | undefined;
+      const { status, body: answer } = await audited(c, store, { kind: "operation", name: op.name, ...(type !== undefined ? { type } : {}), ...(id !== undefined ? { id } : {}), params: query, body }, async () => {
+        const result = await op.handler({
+          store,
+          env: c.env,
+          principal,
+          limits: c.get("limits"),
+          level: route.level,
+          ...(type !== undefined ? { type } : {}),
+          ...(id !== undefined ? { id } : {}),
+          params: parsed.data,
+          body,
+          request: { method: route.method, url: requestUrl(c), path: requestPath(c), headers: c.req.raw.headers },
+        });
+        headers = result.headers;
+        return { status: result.status ?? 200, body: (result.body ?? null) as Resource };
       });
-      return send(c, result.status ?? 200, result.body ?? null, result.headers);
+      return send(c, status, answer, headers);
     });
   }
   documentOperations(router, registry);

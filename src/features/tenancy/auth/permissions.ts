@@ -9,6 +9,7 @@ export type Permission =
   | "keys:manage"
   | "fhir:read"
   | "fhir:write"
+  | "fhir:configure"
   | "export:run"
   | "pipelines:read"
   | "pipelines:manage"
@@ -29,7 +30,7 @@ export type Permission =
   | "audit:manage";
 
 const ALL: readonly Permission[] = [
-  "org:read", "keys:manage", "fhir:read", "fhir:write", "export:run", "pipelines:read",
+  "org:read", "keys:manage", "fhir:read", "fhir:write", "fhir:configure", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
   "alerts:read", "alerts:manage",

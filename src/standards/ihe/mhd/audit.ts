@@ -9,6 +9,7 @@ import type { Bundle, Resource } from "../../../features/fhir/port";
 import type { FhirService } from "../../../features/fhir/service";
 import { EVENT_TYPES, type IheAudit, iheAuditEvent, objectEntity, patientEntity, queryEntity } from "../audit-event";
 import { isSubmissionSet, optionOf } from "./provide-bundle";
+import { isMhdListQuery } from "./query-rules";
 
 const SD = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/";
 type Ref = { reference?: string };
@@ -56,7 +57,7 @@ function findAudit(type: string, params: URLSearchParams): IheAudit | undefined 
     entity: [...queriedPatient(params), queryEntity(`${type}?${params}`)],
   });
   if (type === "DocumentReference") return find(["ITI-67", "Find Document References"], "IHE.MHD.FindDocumentReferences.Audit.Responder");
-  if (type === "List" && /submissionset|folder/.test(params.getAll("code").join(","))) return find(["ITI-66", "Find Document Lists"], "IHE.MHD.FindDocumentLists.Audit.Responder");
+  if (type === "List" && isMhdListQuery(params)) return find(["ITI-66", "Find Document Lists"], "IHE.MHD.FindDocumentLists.Audit.Responder");
   return undefined;
 }
 

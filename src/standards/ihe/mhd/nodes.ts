@@ -8,7 +8,7 @@ import type { Bundle, FhirPort } from "../../../features/fhir/port";
 import { NodeFailure } from "../../../features/pipelines/node-failure";
 import { defineNode } from "../../../features/pipelines/node-type";
 import { buildProvideBundle } from "./build-bundle";
-import { patientReadable, provideBundleIssues } from "./provide-bundle";
+import { provideBundleIssues, storedReader } from "./provide-bundle";
 
 const Coding = z.object({ system: z.string().min(1), code: z.string().min(1), display: z.string().optional() }).strict();
 
@@ -43,7 +43,7 @@ function base64Of(input: z.infer<typeof DocumentInput>): string {
 
 /** Submits to the organization's store after the Document Recipient's own checks. */
 async function provideLocally(port: FhirPort, bundle: Bundle): Promise<Bundle> {
-  const issues = await provideBundleIssues(bundle, patientReadable(port));
+  const issues = await provideBundleIssues(bundle, storedReader(port));
   if (issues.length) throw new NodeFailure("MHD_BUNDLE_INVALID", issues.map((i) => `${i.code}: ${i.message}`).join("; "), { issues });
   return port.batch(bundle);
 }

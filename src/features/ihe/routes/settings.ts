@@ -1,0 +1,38 @@
+// /api/ihe/settings: the organization's IHE conformance settings on its FHIR endpoint.
+import { createRoute } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../app-env";
+import { createRouter } from "../../../platform/http/router";
+import { commonErrors, json, security } from "../../../platform/http/schemas";
+import { requirePermission } from "../../tenancy/middleware/auth";
+import { IheSettingsBody, IheSettingsSchema, presentIheSettings } from "../schemas";
+import { readIheSettings, writeIheSettings } from "../settings-store";
+
+const tags = ["IHE"];
+
+export const iheSettingsRoutes = createRouter<AppEnv>()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/settings",
+      tags,
+      summary: "The organization's IHE settings",
+      description: "An organization that never set them has mhd_strict false.",
+      security,
+      middleware: requirePermission("org:read"),
+      responses: { 200: { description: "Settings", content: json(IheSettingsSchema) }, ...commonErrors },
+    }),
+    async (c) => c.json(presentIheSettings(await readIheSettings(c.get("ctx"), true)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/settings",
+      tags,
+      summary: "Set the organization's IHE settings (admin)",
+      security,
+      middleware: requirePermission("fhir:configure"),
+      request: { body: { required: true, content: json(IheSettingsBody) } },
+      responses: { 200: { description: "Settings", content: json(IheSettingsSchema) }, ...commonErrors },
+    }),
+    async (c) => c.json(presentIheSettings(await writeIheSettings(c.get("ctx"), { mhdStrict: c.req.valid("json").mhd_strict }, c.get("principal").keyId)), 200),
+  );
