@@ -26,6 +26,8 @@ const Connectors = lazy(() => import("./pages/Connectors").then((m) => ({ defaul
 const Organization = lazy(() => import("./pages/Organization").then((m) => ({ default: m.Organization })));
 const AuditLog = lazy(() => import("./pages/AuditLog").then((m) => ({ default: m.AuditLog })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
+const FhirBrowser = lazy(() => import("./pages/FhirBrowser").then((m) => ({ default: m.FhirBrowser })));
+const FhirResource = lazy(() => import("./pages/FhirResource").then((m) => ({ default: m.FhirResource })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
   const { can } = useSession();
@@ -141,6 +143,32 @@ function Console() {
             <Guarded needs="audit:read" what="read the audit log">
               <AuditLog />
             </Guarded>
+          </Route>
+          <Route path="/fhir-browser">
+            <Guarded needs="fhir:read" what="read FHIR resources">
+              <FhirBrowser />
+            </Guarded>
+          </Route>
+          <Route path="/fhir-browser/:type">
+            {(params) => (
+              <Guarded needs="fhir:read" what="read FHIR resources">
+                <FhirBrowser type={params.type} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/fhir-browser/:type/:id">
+            {(params) => (
+              <Guarded needs="fhir:read" what="read FHIR resources">
+                <FhirResource type={params.type} id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/fhir-browser/:type/:id/_history/:vid">
+            {(params) => (
+              <Guarded needs="fhir:read" what="read FHIR resources">
+                <FhirResource key={params.vid} type={params.type} id={params.id} vid={params.vid} />
+              </Guarded>
+            )}
           </Route>
           <Route component={NotFound} />
         </Switch>
