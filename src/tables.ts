@@ -12,6 +12,7 @@ export * from "./features/copilot/tables";
 export * from "./features/devices/tables";
 export * from "./features/consent/tables";
 export * from "./features/audit/tables";
+export * from "./features/export/tables";
 export * from "./device-platforms/oauth/tables";
 export * from "./device-platforms/webhooks/tables";
 export * from "./device-platforms/companion/tables";

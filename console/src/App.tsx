@@ -27,6 +27,7 @@ const Organization = lazy(() => import("./pages/Organization").then((m) => ({ de
 const AuditLog = lazy(() => import("./pages/AuditLog").then((m) => ({ default: m.AuditLog })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 const FhirBrowser = lazy(() => import("./pages/FhirBrowser").then((m) => ({ default: m.FhirBrowser })));
+const Exports = lazy(() => import("./pages/Exports").then((m) => ({ default: m.Exports })));
 const FhirResource = lazy(() => import("./pages/FhirResource").then((m) => ({ default: m.FhirResource })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
@@ -169,6 +170,11 @@ function Console() {
                 <FhirResource key={params.vid} type={params.type} id={params.id} vid={params.vid} />
               </Guarded>
             )}
+          </Route>
+          <Route path="/exports">
+            <Guarded needs="export:run" what="run Bulk Data exports">
+              <Exports />
+            </Guarded>
           </Route>
           <Route component={NotFound} />
         </Switch>
