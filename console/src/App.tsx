@@ -160,14 +160,14 @@ function Console() {
           <Route path="/fhir-browser/:type/:id">
             {(params) => (
               <Guarded needs="fhir:read" what="read FHIR resources">
-                <FhirResource type={params.type} id={params.id} />
+                <FhirResource key={`${params.type}/${params.id}`} type={params.type} id={params.id} />
               </Guarded>
             )}
           </Route>
           <Route path="/fhir-browser/:type/:id/_history/:vid">
             {(params) => (
               <Guarded needs="fhir:read" what="read FHIR resources">
-                <FhirResource key={params.vid} type={params.type} id={params.id} vid={params.vid} />
+                <FhirResource key={`${params.type}/${params.id}/${params.vid}`} type={params.type} id={params.id} vid={params.vid} />
               </Guarded>
             )}
           </Route>

@@ -3,7 +3,7 @@
 // to its Patient, page with the Bundle's links, the OperationOutcome's diagnostics on a bad search,
 // another organization's id not found, and a key without fhir:read refused.
 import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, expectAccessible, navLinks, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, consolePerTest, expectAccessible, navLinks, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -98,6 +98,8 @@ describe("FHIR browser", () => {
     await expectAccessible(page);
     await page.click(`pre.resource-json a[href='/fhir-browser/Patient/${patientId}']`);
     await page.waitForFunction((id) => document.querySelector("main h1")?.textContent === `Patient/${id}`, {}, patientId);
+    // The page is keyed by the resource, so the Observation's JSON never shows under the Patient's heading.
+    await page.waitForSelector("pre.resource-json");
     expect(await textOf(page, "pre.resource-json")).toContain('"family": "Referencer"');
   });
 
@@ -117,13 +119,7 @@ describe("FHIR browser", () => {
 
   it("shows not-found for another organization's resource id", async () => {
     const { orgId, adminKey } = inject("orgA");
-    const other = inject("orgB");
-    const res = await fetch(`${inject("consoleUrl")}/fhir/r4/${other.orgId}/Patient`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${other.adminKey}`, "x-organization-id": other.orgId, "content-type": "application/fhir+json" },
-      body: JSON.stringify({ resourceType: "Patient", name: [{ family: "Elsewhere" }] }),
-    });
-    const theirs = ((await res.json()) as { id: string }).id;
+    const theirs = await otherOrgPatient("Elsewhere");
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, `/fhir-browser/Patient/${theirs}`);

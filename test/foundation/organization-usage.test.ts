@@ -3,16 +3,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { orgGate } from "../../src/features/tenancy/limits/gate";
+import type { Usage } from "../../src/features/tenancy/use-cases/usage";
 import { call, createKey, createTenant, type Tenant } from "../support/tenants";
 
-interface Usage {
-  window: { seconds: number; resets_at: string };
-  requests: { used: number; limit: number };
-  agent_chat: { used: number; limit: number };
-  copilot: { used: number; limit: number };
-  executions: { running: number; limit: number };
-  exports: { running: number; limit: number };
-}
 
 async function usage(t: Tenant): Promise<{ body: Usage; remaining: number; reset: number }> {
   const res = await t.fetch("/api/organization/usage");
