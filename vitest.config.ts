@@ -28,6 +28,9 @@ export default defineConfig(async () => {
             name: "worker",
             include: ["test/**/*.test.ts"],
             exclude: ["test/unit/**", "test/interop/**", "test/browser/**"],
+            // A few tests make hundreds of requests or several exports; on two busy cores they can
+            // need more than vitest's 5 s default, which is a wait, not a failure.
+            testTimeout: 20_000,
             // service-profile.ts registers the fakes SERVICE_PROFILE=test selects (src/platform/service-profiles.ts).
             setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts", "./test/setup/service-profile.ts"],
             // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send

@@ -33,6 +33,7 @@ import { iheSettingsRoutes } from "./features/ihe/routes/settings";
 import { executionRoutes } from "./features/pipelines/routes/executions";
 import { fileRoutes } from "./features/pipelines/routes/files";
 import { bulkExportRoutes } from "./features/export/routes/bulk-export";
+import { bulkExportListRoutes } from "./features/export/routes/export-list";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
 import { fhirPublicRoutes } from "./features/fhir/routes/fhir-public";
 import { fhirOperationRegistry } from "./fhir-operations";
@@ -141,6 +142,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/consent", consentPolicyRoutes);
   app.route("/api/ihe", iheSettingsRoutes);
   app.route("/api/audit", auditRoutes);
+  app.route("/api/v1/bulk-exports", bulkExportListRoutes);
   app.route("/api/v1/device-platforms", devicePlatformRoutes);
   app.route("/api/v1/device-platforms", companionRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.

@@ -13,6 +13,7 @@ export * from "./features/devices/tables";
 export * from "./features/consent/tables";
 export * from "./features/ihe/tables";
 export * from "./features/audit/tables";
+export * from "./features/export/tables";
 export * from "./device-platforms/oauth/tables";
 export * from "./device-platforms/webhooks/tables";
 export * from "./device-platforms/companion/tables";

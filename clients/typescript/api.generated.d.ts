@@ -290,6 +290,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/organization/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the calling organization uses now against its limits (rate window, running executions and exports) */
+        get: operations["getOrganizationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organization": {
         parameters: {
             query?: never;
@@ -1863,6 +1880,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bulk-exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's Bulk Data exports, newest first, with status and progress */
+        get: operations["listBulkExports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/device-platforms/{kind}/authorizations": {
         parameters: {
             query?: never;
@@ -2676,6 +2710,38 @@ export interface components {
             granted_at?: string;
             /** @description HealthConnectRecord items (≤ 1000), each checked on its own */
             records: unknown[];
+        };
+        OrganizationUsage: {
+            /** @description The current rate-limit window (fixed, aligned to the epoch) */
+            window: {
+                seconds: number;
+                resets_at: string;
+            };
+            /** @description Requests the organization's API window granted so far (this one included) against apiPerMinute. Isolates take small shares of the window ahead of use, so this can exceed the requests actually served by the unspent shares (at most limit/40 per isolate) */
+            requests: {
+                used: number;
+                limit: number;
+            };
+            /** @description The calling key's agent chat messages this window against agentChatPerMinute */
+            agent_chat: {
+                used: number;
+                limit: number;
+            };
+            /** @description The calling key's copilot requests this window against copilotPerMinute */
+            copilot: {
+                used: number;
+                limit: number;
+            };
+            /** @description Pipeline executions holding a concurrency slot against concurrentExecutions */
+            executions: {
+                running: number;
+                limit: number;
+            };
+            /** @description Bulk Data exports running against concurrentExports */
+            exports: {
+                running: number;
+                limit: number;
+            };
         };
         Organization: {
             id: string;
@@ -4079,6 +4145,33 @@ export interface components {
             /** @description AuditEvents older than this may be purged by the admin CLI; null keeps them forever (default) */
             retention_days: number | null;
         };
+        BulkExport: {
+            id: string;
+            /** @enum {string} */
+            level: "system" | "patient" | "group";
+            group_id: string | null;
+            types: string[];
+            since: string | null;
+            requested_by: {
+                key_id: string;
+                name: string;
+            };
+            created_at: string;
+            /**
+             * @description expired: the job and its files are gone (past EXPORT_TTL_HOURS, or cancelled a while ago)
+             * @enum {string}
+             */
+            status: "running" | "completed" | "failed" | "cancelled" | "expired";
+            /** @description Percent of the export's resource types written (the status route's X-Progress) */
+            progress: number;
+            /** @description Resources written so far */
+            exported: number;
+            completed_at: string | null;
+            expires_at: string | null;
+            failure: string | null;
+            /** @description The Bulk Data status URL: 202 while running, 200 with the manifest, DELETE to cancel */
+            status_url: string;
+        };
         DevicePlatformAuthorization: {
             /**
              * Format: uri
@@ -5216,6 +5309,62 @@ export interface operations {
             };
             /** @description Body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganizationUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationUsage"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13980,6 +14129,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditRetention"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBulkExports: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bulk_exports: components["schemas"]["BulkExport"][];
+                        total_count: number;
+                    };
                 };
             };
             /** @description Invalid request body or parameters */

@@ -26,6 +26,9 @@ const Connectors = lazy(() => import("./pages/Connectors").then((m) => ({ defaul
 const Organization = lazy(() => import("./pages/Organization").then((m) => ({ default: m.Organization })));
 const AuditLog = lazy(() => import("./pages/AuditLog").then((m) => ({ default: m.AuditLog })));
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
+const FhirBrowser = lazy(() => import("./pages/FhirBrowser").then((m) => ({ default: m.FhirBrowser })));
+const Exports = lazy(() => import("./pages/Exports").then((m) => ({ default: m.Exports })));
+const FhirResource = lazy(() => import("./pages/FhirResource").then((m) => ({ default: m.FhirResource })));
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
   const { can } = useSession();
@@ -140,6 +143,37 @@ function Console() {
           <Route path="/settings/audit">
             <Guarded needs="audit:read" what="read the audit log">
               <AuditLog />
+            </Guarded>
+          </Route>
+          <Route path="/fhir-browser">
+            <Guarded needs="fhir:read" what="read FHIR resources">
+              <FhirBrowser />
+            </Guarded>
+          </Route>
+          <Route path="/fhir-browser/:type">
+            {(params) => (
+              <Guarded needs="fhir:read" what="read FHIR resources">
+                <FhirBrowser type={params.type} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/fhir-browser/:type/:id">
+            {(params) => (
+              <Guarded needs="fhir:read" what="read FHIR resources">
+                <FhirResource key={`${params.type}/${params.id}`} type={params.type} id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/fhir-browser/:type/:id/_history/:vid">
+            {(params) => (
+              <Guarded needs="fhir:read" what="read FHIR resources">
+                <FhirResource key={`${params.type}/${params.id}/${params.vid}`} type={params.type} id={params.id} vid={params.vid} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path="/exports">
+            <Guarded needs="export:run" what="run Bulk Data exports">
+              <Exports />
             </Guarded>
           </Route>
           <Route component={NotFound} />

@@ -3,6 +3,7 @@
 // pipeline node by node with one node's outputs supplied by hand.
 import { describe, expect, inject, it } from "vitest";
 import { consolePerTest, consoleUrl, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { docScreenshot } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -90,6 +91,9 @@ describe("executions pages", () => {
     expect(statuses).toEqual({ start: "reused", double: "completed", label: "completed" });
     expect(await textOf(page, "[data-node-id=label]")).toContain("Result 42");
     await screenshot(page, "execution-retried");
+    // The README's shot shows the execution's header and its first nodes.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await docScreenshot(page, "execution");
 
     // The retry links back to the run it retried.
     await page.click(".facts a[href^='/executions/']");

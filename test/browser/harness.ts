@@ -142,3 +142,15 @@ export async function adminApi(path: string, body?: unknown): Promise<Record<str
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;
 }
+
+/** A Patient created in organization B (with B's key), for tests that open its id as organization A. */
+export async function otherOrgPatient(family: string): Promise<string> {
+  const other = inject("orgB");
+  const res = await fetch(`${consoleUrl()}/fhir/r4/${other.orgId}/Patient`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${other.adminKey}`, "x-organization-id": other.orgId, "content-type": "application/fhir+json" },
+    body: JSON.stringify({ resourceType: "Patient", name: [{ family }] }),
+  });
+  if (res.status !== 201) throw new Error(`creating B's patient answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}

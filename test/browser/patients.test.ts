@@ -2,7 +2,7 @@
 // events of readings posted through POST /api/v1/devices/readings (type filter, paging); the vitals
 // chart draws them with min/max/average; the IPS summary shows its sections; documents list.
 import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -101,13 +101,7 @@ describe("Patients page", () => {
 
   it("shows not-found for another organization's patient id", async () => {
     const { orgId, adminKey } = inject("orgA");
-    const other = inject("orgB");
-    const res = await fetch(`${inject("consoleUrl")}/fhir/r4/${other.orgId}/Patient`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${other.adminKey}`, "x-organization-id": other.orgId, "content-type": "application/fhir+json" },
-      body: JSON.stringify({ resourceType: "Patient", name: [{ family: "Elsewhere" }] }),
-    });
-    const theirs = ((await res.json()) as { id: string }).id;
+    const theirs = await otherOrgPatient("Elsewhere");
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, `/patients/${theirs}`);

@@ -19,6 +19,8 @@ export const NAV: readonly NavItem[] = [
   { href: "/agents", label: "Agents", needs: "agents:read" },
   { href: "/patients", label: "Patients", needs: "fhir:read" },
   { href: "/devices", label: "Devices", needs: "fhir:read" },
+  { href: "/fhir-browser", label: "FHIR browser", needs: "fhir:read" },
+  { href: "/exports", label: "Exports", needs: "export:run" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
   { href: "/settings/connectors", label: "Connectors", needs: "connectors:manage" },
   { href: "/settings/organization", label: "Organization", needs: "org:read" },

@@ -21,10 +21,12 @@ export interface RequestOptions {
   body?: unknown;
   /** Do not announce a 401 as the session's end (sign-in and the first who-am-I). */
   quiet401?: boolean;
+  /** Extra request headers (e.g. a Bulk Data kick-off's Accept and Prefer). */
+  headers?: Record<string, string>;
 }
 
 export async function api<T>(path: string, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { [CSRF_HEADER]: "1", accept: "application/json" };
+  const headers: Record<string, string> = { [CSRF_HEADER]: "1", accept: "application/json", ...opts.headers };
   if (opts.body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {

@@ -1,9 +1,9 @@
-// Settings → Organization: the effective limits and what is in use now where the API tells it
-// (running executions against the concurrency limit).
+// Settings → Organization: the effective limits beside what is in use now, from one endpoint
+// reading the OrgGate's own counters (GET /api/organization/usage): requests of the current
+// rate window, the signed-in key's chat and copilot windows, running executions and exports.
 import { ErrorMessage, Loading } from "../components/States";
-import { useSession } from "../lib/session";
-import { useApi } from "../lib/use-api";
 import { TableHead } from "../components/TableHead";
+import { useApi } from "../lib/use-api";
 
 interface Org {
   id: string;
@@ -12,41 +12,57 @@ interface Org {
   limits: { apiPerMinute: number; agentChatPerMinute: number; copilotPerMinute: number; concurrentExecutions: number; concurrentExports: number };
 }
 
-const LIMITS: { key: keyof Org["limits"]; label: string }[] = [
-  { key: "apiPerMinute", label: "API requests per minute" },
-  { key: "agentChatPerMinute", label: "Agent chat messages per minute" },
-  { key: "copilotPerMinute", label: "Copilot requests per minute" },
-  { key: "concurrentExecutions", label: "Concurrent pipeline executions" },
-  { key: "concurrentExports", label: "Concurrent bulk exports" },
+interface Usage {
+  window: { seconds: number; resets_at: string };
+  requests: { used: number };
+  agent_chat: { used: number };
+  copilot: { used: number };
+  executions: { running: number };
+  exports: { running: number };
+}
+
+const LIMITS: { key: keyof Org["limits"]; label: string; inUse(u: Usage): string }[] = [
+  { key: "apiPerMinute", label: "API requests per minute", inUse: (u) => `${u.requests.used} this minute (whole organization)` },
+  { key: "agentChatPerMinute", label: "Agent chat messages per minute", inUse: (u) => `${u.agent_chat.used} this minute (your key)` },
+  { key: "copilotPerMinute", label: "Copilot requests per minute", inUse: (u) => `${u.copilot.used} this minute (your key)` },
+  { key: "concurrentExecutions", label: "Concurrent pipeline executions", inUse: (u) => `${u.executions.running} running` },
+  { key: "concurrentExports", label: "Concurrent bulk exports", inUse: (u) => `${u.exports.running} running` },
 ];
 
 export function Organization() {
-  const { can } = useSession();
   const org = useApi<Org>("/api/organization");
-  const running = useApi<{ total_count: number }>(can("pipelines:read") ? "/api/executions?status=running&limit=1" : null);
+  const usage = useApi<Usage>("/api/organization/usage");
   if (org.error) return <ErrorMessage error={org.error} />;
   if (!org.data) return <Loading what="the organization" />;
-  const usage: Partial<Record<keyof Org["limits"], number>> = running.data ? { concurrentExecutions: running.data.total_count } : {};
+  const u = usage.data;
   return (
     <>
       <h1>Organization</h1>
       <p>
         {org.data.name} <code>{org.data.id}</code> · since {new Date(org.data.created_at).toLocaleDateString()}
       </p>
-      <table>
+      <table className="usage">
         <caption>Limits and current usage</caption>
         <TableHead columns={["Limit", "Allowed", "In use now"]} />
         <tbody>
           {LIMITS.map((l) => (
-            <tr key={l.key}>
+            <tr key={l.key} data-limit={l.key}>
               <td>{l.label}</td>
               <td>{org.data?.limits[l.key]}</td>
-              <td>{usage[l.key] ?? <span className="muted">not reported by the API</span>}</td>
+              <td>{u ? l.inUse(u) : <span className="muted">—</span>}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      {running.error && <ErrorMessage error={running.error} />}
+      {u && (
+        <p className="muted">
+          The rate window is {u.window.seconds} s long and restarts at {new Date(u.window.resets_at).toLocaleTimeString()}. Requests are counted as the limiter grants them, so the figure can run slightly ahead of the requests served.{" "}
+          <button type="button" onClick={usage.reload} disabled={usage.loading}>
+            Refresh
+          </button>
+        </p>
+      )}
+      {usage.error && <ErrorMessage error={usage.error} />}
     </>
   );
 }

@@ -6,6 +6,7 @@ import { acquireSlotOrThrow, releaseSlot } from "../tenancy/limits/gate";
 import { EXPORT_SLOT_LEASE_MS } from "./export-job";
 import type { ExportJobState } from "./job";
 import { exportJob } from "./jobs";
+import { recordExport } from "./export-index";
 import { type KickoffInput, parseKickoff } from "./kickoff";
 
 export interface KickoffContext {
@@ -55,6 +56,7 @@ export async function startExport(ctx: KickoffContext, input: KickoffInput): Pro
     await releaseSlot(env, principal.orgId, "exports", id);
     throw err;
   }
+  await recordExport(store.data.db, state);
   await store.recordAudit({ interaction: "operation", query: `$export ${ctx.path} → ${id}`, outcome: "0" });
   return id;
 }

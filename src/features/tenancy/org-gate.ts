@@ -41,6 +41,12 @@ export interface LeaseResult extends ConsumeResult {
   windowStarts: number[];
 }
 
+export interface GateUsage {
+  /** Per bucket asked: requests granted in the current window, and when it ends (Unix seconds). */
+  windows: { name: string; used: number; reset: number }[];
+  slots: { kind: string; inUse: number }[];
+}
+
 /** Of what is left of a window, the most one grant takes, so late isolates still find some. */
 const GRANT_FRACTION_OF_REMAINING = 1 / 4;
 
@@ -214,6 +220,25 @@ export class OrgGate extends DurableObject {
     await claimFor(this.ctx.storage, orgId);
     this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
     return this.countSlots(kind);
+  }
+
+  /**
+   * What the org uses now, without counting anything: per bucket, the requests granted in its
+   * current window (0 once the window has rolled over), and per kind, the slots held.
+   */
+  async usage(orgId: string, buckets: { name: string; windowSeconds: number }[], kinds: string[], nowMs: number = Date.now()): Promise<GateUsage> {
+    await claimFor(this.ctx.storage, orgId);
+    const windows = buckets.map((b) => {
+      const windowMs = b.windowSeconds * 1000;
+      const windowStart = Math.floor(nowMs / windowMs) * windowMs;
+      const row = this.sql.exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE bucket = ?", b.name).toArray()[0];
+      return { name: b.name, used: row && row.window_start === windowStart ? row.count : 0, reset: (windowStart + windowMs) / 1000 };
+    });
+    const slots = kinds.map((kind) => {
+      this.sql.exec("DELETE FROM slots WHERE kind = ? AND expires_at <= ?", kind, nowMs);
+      return { kind, inUse: this.countSlots(kind) };
+    });
+    return { windows, slots };
   }
 
   private countSlots(kind: string): number {

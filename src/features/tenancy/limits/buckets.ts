@@ -25,3 +25,11 @@ export function bucketsFor(method: string, path: string, principal: Principal, l
   }
   return buckets;
 }
+
+/** The buckets a principal's usage report reads: the org's API window and the key's own per-route windows. */
+export function usageBuckets(principal: Principal, limits: Limits): (BucketRequest & { id: "api" | "agent-chat" | "copilot" })[] {
+  return [
+    { id: "api", name: "api", limit: limits.apiPerMinute, windowSeconds: MINUTE },
+    ...USER_BUCKETS.map((b) => ({ id: b.bucket as "agent-chat" | "copilot", name: `${b.bucket}:${principal.keyId}`, limit: b.limit(limits), windowSeconds: MINUTE })),
+  ];
+}

@@ -18,6 +18,7 @@ export function orgGate(env: Env, orgId: string) {
     acquireLeases: (keys: string[], holder: string, leaseMs: number, nowMs?: number) => stub.acquireLeases(orgId, keys, holder, leaseMs, nowMs),
     releaseLeases: (keys: string[], holder: string) => stub.releaseLeases(orgId, keys, holder),
     slotsInUse: (kind: string, nowMs?: number) => stub.slotsInUse(orgId, kind, nowMs),
+    usage: (buckets: { name: string; windowSeconds: number }[], kinds: string[], nowMs?: number) => stub.usage(orgId, buckets, kinds, nowMs),
   };
 }
 
