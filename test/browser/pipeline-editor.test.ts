@@ -15,13 +15,30 @@ async function addFromCatalog(page: Page, search: string, type: string): Promise
   await page.click(`button[data-node-type='${type}']`);
 }
 
-/** Connects two port handles the way React Flow lets a user: click the output, then the input. */
+/**
+ * Connects two port handles the way React Flow lets a user: click the output, then the input.
+ * The canvas may still be laying out (a card growing with its validation errors, the
+ * configuration panel opening) between the two clicks, so a click that drew no edge is tried
+ * again, as a user would, a few times.
+ */
 async function connect(page: Page, fromLabel: string, toLabel: string): Promise<void> {
   const from = `[aria-label='${fromLabel}']`;
-  await page.waitForSelector(from, { visible: true });
-  await page.click(from);
-  await page.waitForSelector(`${from}.clickconnecting`, { timeout: 5_000 });
-  await page.click(`[aria-label='${toLabel}']`);
+  const edges = () => page.$$eval(".react-flow__edge", (e) => e.length);
+  const before = await edges();
+  for (let attempt = 1; ; attempt++) {
+    await page.waitForSelector(from, { visible: true });
+    await page.click(from);
+    await page.waitForSelector(`${from}.clickconnecting`, { timeout: 5_000 });
+    await page.click(`[aria-label='${toLabel}']`);
+    const drawn = await page
+      .waitForFunction((n) => document.querySelectorAll(".react-flow__edge").length > n, { timeout: 3_000 }, before)
+      .then(() => true)
+      .catch(() => false);
+    if (drawn) return;
+    if (attempt === 3) throw new Error(`no connection drawn from ${fromLabel} to ${toLabel}`);
+    // Leave click-connect mode before trying again.
+    if (await page.$(`${from}.clickconnecting`)) await page.keyboard.press("Escape");
+  }
 }
 
 /** Opens a node's configuration panel, in the JSON view when asked (the form is the default). */

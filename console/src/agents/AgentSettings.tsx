@@ -9,17 +9,16 @@ import type { Agent } from "../pages/Agents";
 
 type Model = components["schemas"]["LlmModel"];
 
-export function AgentSettings({ agent, canEdit, onSaved }: { agent: Agent; canEdit: boolean; onSaved(a: Agent): void }) {
+/** `saved`: this configuration is the one the user just saved (the page remounts the form on each new version, so the notice lives there). */
+export function AgentSettings({ agent, canEdit, saved, onSaved }: { agent: Agent; canEdit: boolean; saved: boolean; onSaved(a: Agent): void }) {
   const models = useApi<{ models: Model[] }>("/api/llm-models");
   const [model, setModel] = useState(agent.model_config.model);
   const [systemPrompt, setSystemPrompt] = useState(agent.system_prompt);
   const [tools, setTools] = useState(agent.tools.join(", "));
   const [error, setError] = useState<ApiFailure>();
-  const [notice, setNotice] = useState("");
 
   async function save() {
     setError(undefined);
-    setNotice("");
     try {
       const body = {
         model_config: { ...agent.model_config, model },
@@ -29,9 +28,7 @@ export function AgentSettings({ agent, canEdit, onSaved }: { agent: Agent; canEd
           .map((t) => t.trim())
           .filter(Boolean),
       };
-      const saved = await api<Agent>(`/api/agents/${encodeURIComponent(agent.id)}`, { method: "PUT", body });
-      setNotice("Saved.");
-      onSaved(saved);
+      onSaved(await api<Agent>(`/api/agents/${encodeURIComponent(agent.id)}`, { method: "PUT", body }));
     } catch (e) {
       setError(e instanceof ApiFailure ? e : new ApiFailure(0, "CLIENT", String(e)));
     }
@@ -66,9 +63,9 @@ export function AgentSettings({ agent, canEdit, onSaved }: { agent: Agent; canEd
         <input name="tools" value={tools} onChange={(e) => setTools(e.target.value)} readOnly={!canEdit} />
       </label>
       {error && <ErrorMessage error={error} />}
-      {notice && (
+      {saved && !error && (
         <p className="notice" role="status">
-          {notice}
+          Saved.
         </p>
       )}
       {canEdit && <button type="submit">Save</button>}

@@ -14,6 +14,8 @@ export function AgentDetail({ id }: { id: string }) {
   const { can } = useSession();
   const { data, error, loading, reload } = useApi<Agent>(`/api/agents/${encodeURIComponent(id)}`);
   const [conversations, setConversations] = useState(0);
+  /** updated_at of the configuration the user just saved, to say "Saved." on the form it remounts. */
+  const [savedAt, setSavedAt] = useState<string | null>();
   if (error) return <ErrorMessage error={error} />;
   if (loading && !data) return <Loading what="the agent" />;
   if (!data) return null;
@@ -36,7 +38,16 @@ export function AgentDetail({ id }: { id: string }) {
         </div>
         <div>
           <h2>Settings</h2>
-          <AgentSettings key={`${data.id}:${data.updated_at}`} agent={data} canEdit={canEdit} onSaved={reload} />
+          <AgentSettings
+            key={`${data.id}:${data.updated_at}`}
+            agent={data}
+            canEdit={canEdit}
+            saved={savedAt === data.updated_at}
+            onSaved={(a) => {
+              setSavedAt(a.updated_at);
+              reload();
+            }}
+          />
           <AgentVersions agentId={data.id} canEdit={canEdit} onChanged={reload} />
         </div>
       </div>

@@ -8,12 +8,23 @@ import { serveOnLoopback } from "../../support/loopback-http";
 
 export const FAKE_MODEL = "fake-llama";
 
+function parsed(content: string): { total?: number; resources?: unknown[] } {
+  try {
+    return JSON.parse(content) as { total?: number; resources?: unknown[] };
+  } catch {
+    return {};
+  }
+}
+
 function brain(req: ChatRequest): FakeReply {
   const copilot = copilotReply(req);
   if (copilot) return copilot;
   const tool = req.messages.find((m) => m.role === "tool");
   if (!tool) return { content: "Let me look for patients first.", tool_calls: [{ name: "fhir_search", arguments: { resource_type: "Patient", query: "_count=1" } }] };
-  const total = /"total":(\d+)/.exec(String(tool.content))?.[1] ?? "no";
+  // The tool's result carries Bundle.total when the store counted it (a search with more pages
+  // may leave it out): then the model reports the patients it was shown.
+  const result = parsed(String(tool.content));
+  const total = result.total ?? result.resources?.length ?? "no";
   return { content: `The search found ${total} patients.` };
 }
 
