@@ -44,7 +44,7 @@ describe("numberOption", () => {
 
   it("reads the value after the option", () => {
     expect(numberOption("seconds", 10, { argv: argv("--seconds", "2.5") })).toBe(2.5);
-    expect(option("state", argv("--state", "/tmp/x"))).toBe("/tmp/x");
+    expect(option("state", argv("--state", "bench-state"))).toBe("bench-state");
     expect(numberOption("patients", 1000, { integer: true, argv: argv("--patients", "20") })).toBe(20);
     expect(() => numberOption("patients", 1000, { integer: true, argv: argv("--patients", "2.5") })).toThrow("--patients must be a positive integer, not 2.5");
   });

@@ -11,7 +11,7 @@ describe("local run settings", () => {
   it("defaults to port 8787, wrangler's state directory and info", () => {
     expect(localRunSettings({})).toEqual({ port: 8787, stateDir: DEFAULT_STATE_DIR, logLevel: "info" });
     expect(localRunSettings({ PORT: "", STATE_DIR: "", LOG_LEVEL: "" }).port).toBe(8787);
-    expect(localRunSettings({ PORT: "0", STATE_DIR: "/tmp/x/state", LOG_LEVEL: " WARN " })).toEqual({ port: 0, stateDir: "/tmp/x/state", logLevel: "warn" });
+    expect(localRunSettings({ PORT: "0", STATE_DIR: "run/state", LOG_LEVEL: " WARN " })).toEqual({ port: 0, stateDir: "run/state", logLevel: "warn" });
   });
 
   it.each([["PORT", "80a"], ["PORT", "70000"], ["LOG_LEVEL", "verbose"], ["LOG_LEVEL", "silent"]])("refuses %s=%s by name", (name, value) => {
