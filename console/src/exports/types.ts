@@ -1,22 +1,10 @@
-// The export list's items (GET /api/v1/bulk-exports) and a completed export's manifest.
+// The export list's items (GET /api/v1/bulk-exports, the generated client's schema) and a completed
+// export's manifest (Bulk Data's own JSON, not in the OpenAPI document).
+import type { components } from "../../../clients/typescript/api.generated";
+
 export type ExportLevel = "system" | "patient" | "group";
 
-export interface BulkExport {
-  id: string;
-  level: ExportLevel;
-  group_id: string | null;
-  types: string[];
-  since: string | null;
-  requested_by: { key_id: string; name: string };
-  created_at: string;
-  status: "running" | "completed" | "failed" | "cancelled" | "expired";
-  progress: number;
-  exported: number;
-  completed_at: string | null;
-  expires_at: string | null;
-  failure: string | null;
-  status_url: string;
-}
+export type BulkExport = components["schemas"]["BulkExport"];
 
 export interface ManifestFile {
   type: string;
