@@ -5,8 +5,9 @@ import { whoop } from "./whoop/adapter";
 import { garmin } from "./garmin/adapter";
 import { polar } from "./polar/adapter";
 import { suunto } from "./suunto/adapter";
+import { googleHealth } from "./google-health/adapter";
 
-export const devicePlatforms: readonly DevicePlatform[] = [oura, whoop, garmin, polar, suunto];
+export const devicePlatforms: readonly DevicePlatform[] = [oura, whoop, garmin, polar, suunto, googleHealth];
 
 const byKind = new Map(devicePlatforms.map((p) => [p.kind, p]));
 

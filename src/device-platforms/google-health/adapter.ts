@@ -1,0 +1,120 @@
+// Google Health API v4 (activity tracker; the Fitbit Web API's successor): Google's OAuth 2.0
+// with PKCE and offline access (refresh token), revoke on unlink, the user's Google Health id
+// from `users/me/identity`, and `users/me/dataTypes/{type}/dataPoints` lists with AIP-160 time
+// filters and `pageToken` paging for sync and backfill. Webhooks: notifications.ts.
+import { PlatformError, type PlatformCall, type PlatformCredentials } from "../../features/devices/platform-adapter";
+import type { Reading } from "../../features/devices/reading";
+import { type DevicePlatform, type PlatformEvent, urlOf } from "../platform";
+import { vendorJson, withQuery } from "../vendor-http";
+import { GOOGLE_HEALTH_KIND, googleHealthMappers, mapGoogleHealth } from "./mapping";
+import { googleEvents, googleHandshake, googleVerify } from "./notifications";
+
+const API = "https://health.googleapis.com";
+const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
+const dataTypes = Object.keys(googleHealthMappers);
+
+/** How the list filter names a type's time (discovery document, ListDataPointsRequest.filter). */
+type TimeField = "interval" | "sample" | "daily" | "sleep";
+const TIME_FIELD: Readonly<Record<string, TimeField>> = {
+  "heart-rate": "sample",
+  "heart-rate-variability": "sample",
+  "oxygen-saturation": "sample",
+  weight: "sample",
+  steps: "interval",
+  distance: "interval",
+  "daily-resting-heart-rate": "daily",
+  "daily-heart-rate-variability": "daily",
+  "daily-oxygen-saturation": "daily",
+  "daily-respiratory-rate": "daily",
+  sleep: "sleep",
+};
+
+/** The AIP-160 filter for [from, to): `{type}.interval.start_time`, `.sample_time.physical_time`, `.date`, or sleep's `interval.end_time`. */
+export function rangeFilter(dataType: string, from: string, to: string): string {
+  const name = dataType.replace(/-/g, "_");
+  const iso = (t: string) => new Date(t).toISOString();
+  switch (TIME_FIELD[dataType]) {
+    case "daily":
+      // Days are the user's civil dates: the day holding `to` is included.
+      return `${name}.date >= "${iso(from).slice(0, 10)}" AND ${name}.date < "${new Date(Date.parse(iso(to).slice(0, 10)) + 86_400_000).toISOString().slice(0, 10)}"`;
+    case "sample":
+      return `${name}.sample_time.physical_time >= "${iso(from)}" AND ${name}.sample_time.physical_time < "${iso(to)}"`;
+    case "sleep":
+      return `sleep.interval.end_time >= "${iso(from)}" AND sleep.interval.end_time < "${iso(to)}"`;
+    default:
+      return `${name}.interval.start_time >= "${iso(from)}" AND ${name}.interval.start_time < "${iso(to)}"`;
+  }
+}
+
+/** Sleep and exercise pages hold at most 25; others up to 10,000 (fewest calls against the 300/min per-user quota). */
+const pageSizeOf = (dataType: string) => (dataType === "sleep" ? 25 : 10_000);
+
+/** A notification's incremental sync looks this far back and reads at most this many pages per type. */
+export const INCREMENTAL_HOURS = 48;
+export const INCREMENTAL_MAX_PAGES = 10;
+
+interface ListPage {
+  readonly dataPoints?: unknown[];
+  readonly nextPageToken?: string;
+}
+
+async function listPage(call: PlatformCall, device: { deviceId: string; patientId: string; platformUserId?: string }, range: { dataType: string; from: string; to: string; cursor?: string }) {
+  if (!Object.hasOwn(TIME_FIELD, range.dataType)) throw new PlatformError("invalid", `unknown Google Health data type ${range.dataType}`);
+  const url = withQuery(`${api(call.credentials)}/v4/users/me/dataTypes/${range.dataType}/dataPoints`, {
+    filter: rangeFilter(range.dataType, range.from, range.to),
+    pageSize: pageSizeOf(range.dataType),
+    pageToken: range.cursor,
+  });
+  const page = await vendorJson<ListPage>(call, url);
+  return {
+    readings: (page.dataPoints ?? []).flatMap((p) => mapGoogleHealth(device, range.dataType, p)),
+    ...(page.nextPageToken ? { nextCursor: page.nextPageToken } : {}),
+  };
+}
+
+export const googleHealth: DevicePlatform = {
+  kind: GOOGLE_HEALTH_KIND,
+  vendor: "Google Health API",
+  dataTypes,
+  // The list endpoint sets no limit of its own; the device core's 365-day ceiling applies.
+  maxSyncDays: 365,
+  oauth: {
+    authorizeUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    revokeUrl: "https://oauth2.googleapis.com/revoke",
+    scopes: [
+      "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly",
+      "https://www.googleapis.com/auth/googlehealth.health_metrics_and_measurements.readonly",
+      "https://www.googleapis.com/auth/googlehealth.sleep.readonly",
+    ],
+    pkce: true,
+    clientAuth: "post",
+    // A refresh token is only issued for offline access; `consent` makes Google issue one again when a device is re-linked.
+    extraAuthorizeParams: { access_type: "offline", prompt: "consent" },
+  },
+  webhook: {
+    handshake: googleHandshake,
+    verify: googleVerify,
+    events: (body) => googleEvents(body, dataTypes),
+  },
+  async platformUserId(call: PlatformCall) {
+    const identity = await vendorJson<{ healthUserId?: string }>(call, `${api(call.credentials)}/v4/users/me/identity`);
+    if (!identity.healthUserId) throw new PlatformError("invalid", "users/me/identity answered no healthUserId");
+    return identity.healthUserId;
+  },
+  /** A notification: the last INCREMENTAL_HOURS of its data type, page by page (bounded). */
+  async handleEvent(call, device, event: PlatformEvent) {
+    const to = new Date();
+    const from = new Date(to.getTime() - INCREMENTAL_HOURS * 3_600_000);
+    const readings: Reading[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < INCREMENTAL_MAX_PAGES; page++) {
+      const got = await listPage(call, device, { dataType: event.dataType, from: from.toISOString(), to: to.toISOString(), ...(cursor ? { cursor } : {}) });
+      readings.push(...got.readings);
+      cursor = got.nextCursor;
+      if (!cursor) break;
+    }
+    return { readings, deletedRecordIds: [] };
+  },
+  fetchPage: listPage,
+};

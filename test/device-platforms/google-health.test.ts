@@ -1,0 +1,254 @@
+// Google Health API end to end on the device core as the Worker wires it: link through Google's
+// OAuth (PKCE, offline access) → manual sync over the dataPoints list endpoint with paging and a
+// 429 → Observations with LOINC codes and UCUM units → the vitals endpoint and the timeline; the
+// subscriber verification handshake (201 / 401); a notification with the subscriber's
+// Authorization triggers an incremental sync for the linked user it names; a replay adds
+// nothing; a bad Authorization stores nothing; the ECDSA signature when a key is configured;
+// unlink revokes; another org sees none of it. Only Google's cloud is a mock.
+import { beforeAll, describe, expect, it } from "vitest";
+import { devicePlatformServices } from "../../src/device-platform-services";
+import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
+import { guardedFetch } from "../../src/platform/outbound/fetch";
+import { outboundPolicyOf } from "../../src/platform/outbound/policy";
+import { useDevicePlatformServices } from "../support/service-profile";
+import { createTenant, type Tenant } from "../support/tenants";
+import { GOOGLE_ORIGIN, googleHealthMock, googlePoints as P, googleWebhookHeaders } from "./mocks/google-health";
+import { mockNetwork } from "./mocks/vendor-mock";
+import { linkDevice, postWebhook, replay, settled, webhookEvents } from "./support";
+
+const KIND = "activity_tracker";
+const CLIENT = "google-client.apps.googleusercontent.com";
+const SECRET = "google-secret";
+const AUTHORIZATION = "Bearer subscriber-secret-0f3c";
+const mock = googleHealthMock(CLIENT, SECRET);
+const user = { id: "aBcD-1234-health" };
+const settings = { authorize_url: `${GOOGLE_ORIGIN}/o/oauth2/v2/auth`, token_url: `${GOOGLE_ORIGIN}/token`, revoke_url: `${GOOGLE_ORIGIN}/revoke`, api_base_url: GOOGLE_ORIGIN };
+
+const minutesAgo = (m: number) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - m * 60_000).toISOString();
+const daysAgo = (d: number) => minutesAgo(d * 1440);
+
+let a: Tenant;
+let b: Tenant;
+let patientId: string;
+let deviceId: string;
+
+async function integrate(t: Tenant, credentials: Record<string, string>, extra: Record<string, string> = {}) {
+  const res = await t.fetch("/api/v1/device-integrations", { method: "POST", json: { platform: KIND, name: "Google Health", credentials: { client_id: CLIENT, client_secret: SECRET, ...credentials }, settings: { ...settings, ...extra } } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  forgetWebhookCredentials();
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function newPatientDevice(t: Tenant) {
+  const patient = ((await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient", name: [{ family: "Tracker" }] } })).json()) as { id: string }).id;
+  const link = await t.fetch(`/api/v1/patients/${patient}/devices`, { method: "POST", json: { platform: KIND, name: "Pixel Watch" } });
+  expect(link.status, await link.clone().text()).toBe(201);
+  return { patientId: patient, deviceId: ((await link.json()) as { device_id: string }).device_id };
+}
+
+type Obs = { status: string; code: { coding: { system: string; code: string }[] }; valueQuantity?: { value: number; unit: string; code: string; system: string } };
+const observations = async (t: Tenant, patient: string): Promise<Obs[]> =>
+  ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?subject=Patient/${patient}&_count=500`)).json()) as { entry?: { resource: Obs }[] }).entry?.map((e) => e.resource) ?? [];
+const withCode = (list: Obs[], code: string) => list.filter((o) => o.code.coding.some((c) => c.code === code));
+
+async function syncLog(t: Tenant, id: string) {
+  type Log = { state: string; data_types: { data_type: string; state: string; pages_fetched: number; observations_created: number; duplicates_skipped: number; rate_limited: number; errors: { reason: string }[] }[] };
+  for (let i = 0; i < 300; i++) {
+    const log = (await (await t.fetch(`/api/v1/sync-logs/${id}`)).json()) as Log;
+    if (log.state !== "queued" && log.state !== "running") return log;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the sync did not finish");
+}
+
+beforeAll(async () => {
+  const network = mockNetwork(mock);
+  useDevicePlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
+  a = await createTenant();
+  b = await createTenant();
+  await integrate(a, { webhook_authorization: AUTHORIZATION });
+  ({ patientId, deviceId } = await newPatientDevice(a));
+  // A week of the user's data (the sync's default window), in the discovery document's shapes.
+  mock.add(user, "heart-rate", ...[10, 9, 8, 7, 6].map((m, i) => P.heartRate(minutesAgo(60 * 24 + m), 60 + i)));
+  mock.add(user, "steps", P.steps(daysAgo(2), 812), P.steps(daysAgo(3), 95));
+  mock.add(user, "distance", P.distance(daysAgo(2), 640_000));
+  mock.add(user, "weight", P.weight(daysAgo(4), 81_250));
+  mock.add(user, "oxygen-saturation", P.oxygenSaturation(daysAgo(1), 96.5));
+  mock.add(user, "daily-oxygen-saturation", P.dailyOxygenSaturation(daysAgo(1), 95.2));
+  mock.add(user, "daily-resting-heart-rate", P.dailyRestingHeartRate(daysAgo(1), 58));
+  mock.add(user, "daily-heart-rate-variability", P.dailyHeartRateVariability(daysAgo(1), 41.5));
+  mock.add(user, "heart-rate-variability", P.heartRateVariability(daysAgo(1), 38.2, 52.7));
+  mock.add(user, "daily-respiratory-rate", P.dailyRespiratoryRate(daysAgo(1), 14.6));
+  mock.add(user, "sleep", P.sleep(user, "3a7d9f2e-sleep-1", daysAgo(2), { light: 220, deep: 75, rem: 95, awake: 30 }));
+});
+
+describe("Google Health: linking", () => {
+  it("authorizes at Google with PKCE and offline access, and the callback learns the Google Health user id", async () => {
+    const { authorizationUrl, response } = await linkDevice(a, KIND, mock, user, { patientId, deviceId });
+    const url = new URL(authorizationUrl);
+    expect(url.origin + url.pathname).toBe(`${GOOGLE_ORIGIN}/o/oauth2/v2/auth`);
+    expect(url.searchParams.get("client_id")).toBe(CLIENT);
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url.searchParams.get("access_type")).toBe("offline");
+    expect(url.searchParams.get("prompt")).toBe("consent");
+    expect(url.searchParams.get("scope")?.split(" ")).toEqual([
+      "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly",
+      "https://www.googleapis.com/auth/googlehealth.health_metrics_and_measurements.readonly",
+      "https://www.googleapis.com/auth/googlehealth.sleep.readonly",
+    ]);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await response.json()).toMatchObject({ status: "linked", device_id: deviceId, platform_user_id: user.id });
+  });
+});
+
+describe("Google Health: sync and backfill", () => {
+  it("a manual sync reads every type over its range filter, page by page, into coded Observations", async () => {
+    const res = await a.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: {} });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const log = await syncLog(a, ((await res.json()) as { sync_id: string }).sync_id);
+    expect(log.state, JSON.stringify(log)).toBe("completed");
+    const hr = log.data_types.find((d) => d.data_type === "heart-rate");
+    expect(hr).toMatchObject({ state: "completed", pages_fetched: 3, observations_created: 5 });
+    // The filters Google documents per kind of type.
+    expect(mock.filters.some((f) => /^heart_rate\.sample_time\.physical_time >= "[^"]+Z" AND heart_rate\.sample_time\.physical_time < "[^"]+Z"$/.test(f))).toBe(true);
+    expect(mock.filters.some((f) => /^daily_resting_heart_rate\.date >= "\d{4}-\d{2}-\d{2}" AND daily_resting_heart_rate\.date < "\d{4}-\d{2}-\d{2}"$/.test(f))).toBe(true);
+    expect(mock.filters.some((f) => f.startsWith("sleep.interval.end_time >= "))).toBe(true);
+
+    const obs = await observations(a, patientId);
+    const value = (code: string) => withCode(obs, code).map((o) => [o.valueQuantity?.value, o.valueQuantity?.code]);
+    expect(value("8867-4").sort()).toEqual([60, 61, 62, 63, 64].map((v) => [v, "/min"]));
+    expect(value("40443-4")).toEqual([[58, "/min"]]);
+    expect(value("29463-7")).toEqual([[81.25, "kg"]]); // weightGrams → kg
+    expect(value("55423-8").sort()).toEqual([[812, "{steps}"], [95, "{steps}"]].sort());
+    expect(value("2708-6").map(([v]) => v).sort()).toEqual([95.2, 96.5]);
+    expect(value("9279-1")).toEqual([[14.6, "/min"]]);
+    expect(value("80404-7")).toEqual([[52.7, "ms"]]); // SDNN only from standardDeviationMilliseconds
+    expect(value("93832-4")).toEqual([[390, "min"]]); // minutesAsleep
+    expect(value("93831-6")).toEqual([[75, "min"]]);
+    expect(value("93830-8")).toEqual([[220, "min"]]);
+    expect(value("93829-0")).toEqual([[95, "min"]]);
+    expect(obs.every((o) => o.valueQuantity?.system === undefined || o.valueQuantity.system === "http://unitsofmeasure.org")).toBe(true);
+  });
+
+  it("the vitals endpoint and the patient timeline show them", async () => {
+    const res = await a.fetch(`/api/v1/patients/${patientId}/vitals?metric=heart_rate&days=7`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const vitals = (await res.json()) as { unit: string; data_points: { value: number; device: { id: string } }[] };
+    expect(vitals.data_points.map((p) => p.value).sort()).toEqual([60, 61, 62, 63, 64]);
+    expect(vitals.data_points.every((p) => p.device.id === deviceId)).toBe(true);
+    const spo2 = (await (await a.fetch(`/api/v1/patients/${patientId}/vitals?metric=spo2&days=7`)).json()) as { unit: string; data_points: { value: number }[] };
+    expect(spo2.data_points.map((p) => p.value).sort()).toEqual([95.2, 96.5]);
+    const timeline = (await (await a.fetch(`/api/v1/patients/${patientId}/timeline`)).json()) as { events: { type: string }[] };
+    expect(timeline.events.map((e) => e.type)).toContain("Device reading");
+  });
+
+  it("a second sync of the same week adds nothing; a 429 waits for Retry-After and the sync log says so", async () => {
+    const before = (await observations(a, patientId)).length;
+    mock.throttleNext(1, { "retry-after": "1" });
+    const res = await a.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: { data_types: ["heart-rate", "sleep"], days: 7 } });
+    const log = await syncLog(a, ((await res.json()) as { sync_id: string }).sync_id);
+    expect(log.state, JSON.stringify(log)).toBe("completed");
+    expect(log.data_types.find((d) => d.data_type === "heart-rate")).toMatchObject({ rate_limited: 1, observations_created: 0, duplicates_skipped: 5 });
+    expect((await observations(a, patientId)).length).toBe(before);
+  });
+
+  it("an unknown data type is a 400 in the documented shape", async () => {
+    const res = await a.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: { data_types: ["nutrition-log"] } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBeTypeOf("string");
+  });
+});
+
+describe("Google Health: subscriber webhook", () => {
+  const verification = JSON.stringify({ type: "verification" });
+
+  it("answers the verification pair: 201 with the configured Authorization, 401 without or with another", async () => {
+    const ok = await postWebhook(KIND, a.orgId, verification, googleWebhookHeaders(AUTHORIZATION));
+    expect(ok.status).toBe(201);
+    expect((await postWebhook(KIND, a.orgId, verification, googleWebhookHeaders())).status).toBe(401);
+    expect((await postWebhook(KIND, a.orgId, verification, googleWebhookHeaders("Bearer not-it"))).status).toBe(401);
+    expect((await webhookEvents(a)).length).toBe(0);
+  });
+
+  it("a notification naming the linked user syncs the last hours of its type; a replay adds nothing", async () => {
+    mock.add(user, "steps", P.steps(minutesAgo(30), 1234));
+    const before = withCode(await observations(a, patientId), "55423-8").length;
+    // Google does not document the body: whatever its field names, it names the user and the type.
+    const body = JSON.stringify({ data: { user: `users/${user.id}`, type: "steps" } });
+    const res = await postWebhook(KIND, a.orgId, body, googleWebhookHeaders(AUTHORIZATION));
+    expect(res.status, await res.clone().text()).toBe(200);
+    const event = await settled(a, ((await res.json()) as { event_id: string }).event_id);
+    expect(event).toMatchObject({ status: "processed", readings: 1 });
+    const steps = withCode(await observations(a, patientId), "55423-8");
+    expect(steps.length).toBe(before + 1);
+    expect(steps.map((o) => o.valueQuantity?.value)).toContain(1234);
+    await replay(a, KIND, body, googleWebhookHeaders(AUTHORIZATION));
+    expect(withCode(await observations(a, patientId), "55423-8").length).toBe(before + 1);
+  });
+
+  it("a wrong or missing Authorization is 401 and stores nothing; a body naming no linked user is ignored", async () => {
+    mock.add(user, "weight", P.weight(minutesAgo(20), 80_000));
+    const body = JSON.stringify({ user: user.id, dataType: "weight" });
+    const before = (await observations(a, patientId)).length;
+    const events = (await webhookEvents(a)).length;
+    for (const h of [googleWebhookHeaders("Bearer wrong"), googleWebhookHeaders(), googleWebhookHeaders(AUTHORIZATION.toLowerCase())]) {
+      const res = await postWebhook(KIND, a.orgId, body, h);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("SIGNATURE_INVALID");
+    }
+    expect((await webhookEvents(a)).length).toBe(events);
+    expect((await observations(a, patientId)).length).toBe(before);
+    const nobody = JSON.stringify({ ping: true });
+    const ignored = await postWebhook(KIND, a.orgId, nobody, googleWebhookHeaders(AUTHORIZATION));
+    expect(await ignored.json()).toEqual({ status: "ignored" });
+    expect((await postWebhook(KIND, a.orgId, "not json", googleWebhookHeaders(AUTHORIZATION))).status).toBe(400);
+  });
+
+  it("with a public key configured, X-HEALTHAPI-SIGNATURE must verify (ECDSA P-256) as well", async () => {
+    const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const jwk = await crypto.subtle.exportKey("jwk", pair.publicKey);
+    const c = await createTenant();
+    await integrate(c, { webhook_authorization: AUTHORIZATION }, { webhook_public_key: JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }) });
+    const body = JSON.stringify({ user: "someone-not-linked", dataType: "steps" });
+    const sign = async (text: string) => btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, new TextEncoder().encode(text)))));
+    const good = await postWebhook(KIND, c.orgId, body, googleWebhookHeaders(AUTHORIZATION, { "x-healthapi-signature": await sign(body) }));
+    expect(good.status, await good.clone().text()).toBe(200);
+    expect((await postWebhook(KIND, c.orgId, body, googleWebhookHeaders(AUTHORIZATION, { "x-healthapi-signature": await sign(`${body} `) }))).status).toBe(401);
+    expect((await postWebhook(KIND, c.orgId, body, googleWebhookHeaders(AUTHORIZATION))).status).toBe(401);
+    // The verification pair is answered on the Authorization alone.
+    expect((await postWebhook(KIND, c.orgId, verification, googleWebhookHeaders(AUTHORIZATION))).status).toBe(201);
+  });
+});
+
+describe("Google Health: tenancy, retirement and unlink", () => {
+  it("org B never sees A's data: no platform → 404, another secret → 401, same secret but no link → nothing stored", async () => {
+    const body = JSON.stringify({ user: user.id, dataType: "steps" });
+    expect((await postWebhook(KIND, b.orgId, body, googleWebhookHeaders(AUTHORIZATION))).status).toBe(404);
+    await integrate(b, { webhook_authorization: "Bearer b-only" });
+    expect((await postWebhook(KIND, b.orgId, body, googleWebhookHeaders(AUTHORIZATION))).status).toBe(401);
+    const res = await postWebhook(KIND, b.orgId, body, googleWebhookHeaders("Bearer b-only"));
+    expect(res.status).toBe(200);
+    expect(await settled(b, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed", readings: 0 });
+    expect((await webhookEvents(a)).some((e) => e.readings === 0 && e.status === "processed")).toBe(false);
+    expect((await b.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: {} })).status).toBe(404);
+    expect((await b.fetch(`/api/v1/patients/${patientId}/vitals?metric=heart_rate`)).status).toBe(404);
+    expect((await b.fetch("/api/v1/device-platforms/links/" + deviceId, { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("a 410 Gone from a retired endpoint ends the sync as revoked, named in the sync log", async () => {
+    mock.gone.add("distance");
+    const res = await a.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: { data_types: ["distance"] } });
+    const log = await syncLog(a, ((await res.json()) as { sync_id: string }).sync_id);
+    expect(log.state).toBe("failed");
+    expect(log.data_types[0]?.errors[0]?.reason).toMatch(/^revoked: .*HTTP 410/);
+    mock.gone.delete("distance");
+  });
+
+  it("unlinking revokes the grant at Google and forgets the tokens", async () => {
+    const revokedBefore = mock.revoked.length;
+    const res = await a.fetch(`/api/v1/device-platforms/links/${deviceId}`, { method: "DELETE" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(mock.revoked.length).toBe(revokedBefore + 1);
+    expect((await a.fetch(`/api/v1/device-platforms/links/${deviceId}`, { method: "DELETE" })).status).toBe(404);
+  });
+});
