@@ -1,6 +1,6 @@
 // Calls to a vendor's data API: bearer token, JSON answers, and the vendor's failures named
 // as PlatformErrors the sync log understands (429 with Retry-After or the vendor's reset
-// header, 401 → refresh, 403/410 → revoked/retired, 5xx → retry).
+// header, 401 → refresh, 403 → revoked, 410 → platform retired, 5xx → retry).
 import { type PlatformCall, PlatformError } from "../features/devices/platform-adapter";
 
 /** Seconds to wait from a 429: Retry-After, else the vendor's own reset headers (WHOOP, Fitbit). */
@@ -22,7 +22,9 @@ export async function failureOf(res: Response, what: string): Promise<PlatformEr
   const message = `${what}: HTTP ${res.status}${detail ? ` ${detail}` : ""}`;
   if (res.status === 429) return new PlatformError("rate_limited", message, retryAfterSeconds(res.headers) ?? 60);
   if (res.status === 401) return new PlatformError("unauthorized", message);
-  if (res.status === 403 || res.status === 410) return new PlatformError("revoked", message);
+  // 410: the vendor switched the endpoint off for good (the Fitbit Web API after its retirement, reference V5).
+  if (res.status === 410) return new PlatformError("revoked", `platform retired: ${message}`);
+  if (res.status === 403) return new PlatformError("revoked", message);
   if (res.status >= 500 || res.status === 408) return new PlatformError("unavailable", message, retryAfterSeconds(res.headers));
   return new PlatformError("invalid", message);
 }

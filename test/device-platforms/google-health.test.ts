@@ -228,20 +228,12 @@ describe("Google Health: tenancy, retirement and unlink", () => {
     expect((await postWebhook(KIND, b.orgId, body, googleWebhookHeaders(AUTHORIZATION))).status).toBe(401);
     const res = await postWebhook(KIND, b.orgId, body, googleWebhookHeaders("Bearer b-only"));
     expect(res.status).toBe(200);
-    expect(await settled(b, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed", readings: 0 });
-    expect((await webhookEvents(a)).some((e) => e.readings === 0 && e.status === "processed")).toBe(false);
+    const bEvent = ((await res.json()) as { event_id: string }).event_id;
+    expect(await settled(b, bEvent)).toMatchObject({ status: "processed", readings: 0 });
+    expect((await webhookEvents(a)).some((e) => e.id === bEvent)).toBe(false);
     expect((await b.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: {} })).status).toBe(404);
     expect((await b.fetch(`/api/v1/patients/${patientId}/vitals?metric=heart_rate`)).status).toBe(404);
-    expect((await b.fetch("/api/v1/device-platforms/links/" + deviceId, { method: "DELETE" })).status).toBe(404);
-  });
-
-  it("a 410 Gone from a retired endpoint ends the sync as revoked, named in the sync log", async () => {
-    mock.gone.add("distance");
-    const res = await a.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: { data_types: ["distance"] } });
-    const log = await syncLog(a, ((await res.json()) as { sync_id: string }).sync_id);
-    expect(log.state).toBe("failed");
-    expect(log.data_types[0]?.errors[0]?.reason).toMatch(/^revoked: .*HTTP 410/);
-    mock.gone.delete("distance");
+    expect((await b.fetch(`/api/v1/device-platforms/links/${deviceId}`, { method: "DELETE" })).status).toBe(404);
   });
 
   it("unlinking revokes the grant at Google and forgets the tokens", async () => {
@@ -250,5 +242,18 @@ describe("Google Health: tenancy, retirement and unlink", () => {
     expect(res.status, await res.clone().text()).toBe(200);
     expect(mock.revoked.length).toBe(revokedBefore + 1);
     expect((await a.fetch(`/api/v1/device-platforms/links/${deviceId}`, { method: "DELETE" })).status).toBe(404);
+  });
+  it("a 410 Gone (a retired endpoint) fails the sync and ends the link as \"platform retired\"", async () => {
+    const other = { id: "retired-user-77" };
+    const ids = await newPatientDevice(a);
+    expect((await linkDevice(a, KIND, mock, other, ids)).response.status).toBe(200);
+    mock.gone.add("distance");
+    const res = await a.fetch(`/api/v1/devices/${ids.deviceId}/sync`, { method: "POST", json: { data_types: ["distance"] } });
+    const log = await syncLog(a, ((await res.json()) as { sync_id: string }).sync_id);
+    mock.gone.delete("distance");
+    expect(log.state).toBe("failed");
+    expect(log.data_types[0]?.errors[0]?.reason).toMatch(/^revoked: platform retired: .*HTTP 410/);
+    const links = (await (await a.fetch("/api/v1/device-platforms/links")).json()) as { links: { device_id: string; status: string; status_reason: string | null }[] };
+    expect(links.links.find((l) => l.device_id === ids.deviceId)).toMatchObject({ status: "inactive", status_reason: expect.stringContaining("platform retired") });
   });
 });

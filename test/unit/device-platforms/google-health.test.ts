@@ -1,0 +1,113 @@
+// Google Health API pieces without HTTP: data points (test/fixtures/wearables/google-health, in
+// the v4 discovery document's shapes) → readings, the AIP-160 range filters, what a notification
+// names without relying on field names, and the ECDSA P-256 check against Node's crypto (DER and
+// raw r‖s signatures, PEM and JWK keys).
+import { generateKeyPairSync, sign, verify } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { rangeFilter } from "../../../src/device-platforms/google-health/adapter";
+import { derToRaw, verifyEcdsaP256 } from "../../../src/device-platforms/google-health/ecdsa";
+import { googleHealthMappers, int64, mapGoogleHealth, memberOf } from "../../../src/device-platforms/google-health/mapping";
+import { googleEvents } from "../../../src/device-platforms/google-health/notifications";
+
+const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/wearables/google-health", name), "utf8"));
+const device = { deviceId: "dev-1", patientId: "pat-1", platformUserId: "aBcD-1234-health" };
+const types = Object.keys(googleHealthMappers);
+
+describe("Google Health data points → readings", () => {
+  it("heart rate: int64 strings, the instant at the user's offset, a per-user record id", () => {
+    const [first, second] = fixture("heart-rate.json").dataPoints.map((p: unknown) => mapGoogleHealth(device, "heart-rate", p)[0]);
+    expect(first).toMatchObject({ metric: "heart_rate", value: 72, unit: "/min", platform: "activity_tracker", time: { at: "2026-03-14T02:31:05-05:00" } });
+    expect(first.sourceRecordId).toBe("aBcD-1234-health/heart-rate@2026-03-14T02:31:05-05:00");
+    expect(second.value).toBe(70);
+    expect(Date.parse(first.time.at)).toBe(Date.parse("2026-03-14T07:31:05Z"));
+  });
+
+  it("sleep: minutes asleep and the LIGHT/DEEP/REM totals, keyed by the data point's name; AWAKE is not sleep", () => {
+    const readings = mapGoogleHealth(device, "sleep", fixture("sleep.json").dataPoints[0]);
+    const byMetric = Object.fromEntries(readings.map((r) => [r.metric, r.value]));
+    expect(byMetric).toEqual({ sleep: 412, sleep_light: 231, sleep_deep: 82, sleep_rem: 99 });
+    expect(readings.every((r) => r.unit === "min" && r.sourceRecordId === "users/aBcD-1234-health/dataTypes/sleep/dataPoints/a1b2c3d4-e5f6-7890-1234-567890abcdef")).toBe(true);
+    expect(readings[0]?.time).toEqual({ start: "2026-03-13T23:40:00+01:00", end: "2026-03-14T07:10:00+01:00" });
+    expect(readings[0]?.attributes).toEqual({ sleep_type: "STAGES" });
+  });
+
+  it("every other mapped type, with the unit Google sends (grams, millimetres) and RMSSD named as such", () => {
+    const points = fixture("daily.json") as Record<string, unknown>;
+    const one = (type: string) => mapGoogleHealth(device, type, points[type]);
+    expect(one("daily-resting-heart-rate")).toMatchObject([{ metric: "resting_heart_rate", value: 57, unit: "/min", time: { start: "2026-03-14T00:00:00.000Z" } }]);
+    expect(one("daily-heart-rate-variability")).toMatchObject([{ metric: "hrv", value: 44.1, unit: "ms", attributes: { method: "rmssd" } }]);
+    expect(one("daily-oxygen-saturation")).toMatchObject([{ metric: "spo2", value: 95.8, unit: "%" }]);
+    expect(one("daily-respiratory-rate")).toMatchObject([{ metric: "respiratory_rate", value: 15.2, unit: "/min" }]);
+    // No standardDeviationMilliseconds: no SDNN reading.
+    expect(one("heart-rate-variability")).toMatchObject([{ metric: "hrv", value: 39.5, attributes: { method: "rmssd" } }]);
+    expect(one("oxygen-saturation")).toMatchObject([{ metric: "spo2", value: 96, time: { at: "2026-03-14T03:00:00Z" } }]);
+    expect(one("weight")).toMatchObject([{ metric: "weight", value: 72450.5, unit: "g", time: { at: "2026-03-14T07:30:00+01:00" } }]);
+    expect(one("steps")).toMatchObject([{ metric: "steps", value: 104, unit: "steps", time: { start: "2026-03-14T09:00:00+01:00", end: "2026-03-14T09:01:00+01:00" } }]);
+    expect(one("distance")).toMatchObject([{ metric: "distance", value: 81250, unit: "mm" }]);
+  });
+
+  it("a point of another type, a missing value or time, and an unknown type give nothing", () => {
+    const points = fixture("daily.json") as Record<string, unknown>;
+    expect(mapGoogleHealth(device, "steps", points.weight)).toEqual([]);
+    expect(mapGoogleHealth(device, "steps", { steps: { interval: {}, count: "5" } })).toEqual([]);
+    expect(mapGoogleHealth(device, "weight", { weight: { sampleTime: { physicalTime: "2026-03-14T06:30:00Z" } } })).toEqual([]);
+    expect(mapGoogleHealth(device, "nutrition-log", { nutritionLog: { x: 1 } })).toEqual([]);
+    expect([int64("12"), int64(3.5), int64(""), int64("x"), int64(null)]).toEqual([12, 3.5, undefined, undefined, undefined]);
+    expect(memberOf("daily-oxygen-saturation")).toBe("dailyOxygenSaturation");
+  });
+});
+
+describe("range filters (ListDataPointsRequest.filter)", () => {
+  it("names each kind of type's time field as the discovery document lists it", () => {
+    const from = "2026-03-10T00:00:00.000Z";
+    const to = "2026-03-17T12:00:00.000Z";
+    expect(rangeFilter("steps", from, to)).toBe(`steps.interval.start_time >= "${from}" AND steps.interval.start_time < "${to}"`);
+    expect(rangeFilter("heart-rate", from, to)).toBe(`heart_rate.sample_time.physical_time >= "${from}" AND heart_rate.sample_time.physical_time < "${to}"`);
+    expect(rangeFilter("daily-resting-heart-rate", from, to)).toBe('daily_resting_heart_rate.date >= "2026-03-10" AND daily_resting_heart_rate.date < "2026-03-18"');
+    expect(rangeFilter("sleep", from, to)).toBe(`sleep.interval.end_time >= "${from}" AND sleep.interval.end_time < "${to}"`);
+  });
+});
+
+describe("what a notification names", () => {
+  it("users by resource name or bare id, data types by id, snake_case name or resource path, wherever they sit", () => {
+    const events = googleEvents({ a: { b: ["users/u-1/dataTypes/sleep/dataPoints/x"] }, who: "u-2", kind: "heart_rate" }, types);
+    expect(new Set(events.map((e) => e.platformUserId))).toEqual(new Set(["u-1", "u-2"]));
+    expect(new Set(events.map((e) => e.dataType))).toEqual(new Set(["sleep", "heart-rate"]));
+    expect(events.every((e) => e.action === "upsert")).toBe(true);
+  });
+
+  it("no data type named → every mapped type; no user id → no event; `users/me` is nobody", () => {
+    expect(googleEvents({ user: "u-9" }, types).map((e) => e.dataType).sort()).toEqual([...types].sort());
+    expect(googleEvents({ n: 1, flag: true }, types)).toEqual([]);
+    expect(googleEvents({ who: "users/me", type: "steps" }, types).map((e) => e.platformUserId)).not.toContain("me");
+  });
+});
+
+describe("X-HEALTHAPI-SIGNATURE (ECDSA P-256, SHA-256)", () => {
+  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
+  const jwk = JSON.stringify(publicKey.export({ format: "jwk" }));
+  const body = JSON.stringify({ data: { user: "users/u-1" } });
+  const der = sign("sha256", Buffer.from(body), privateKey);
+  const raw = sign("sha256", Buffer.from(body), { key: privateKey, dsaEncoding: "ieee-p1363" });
+
+  it("verifies DER and raw signatures, base64 or base64url, with a PEM or a JWK key", async () => {
+    expect(await verifyEcdsaP256(pem, der.toString("base64"), body)).toBe(true);
+    expect(await verifyEcdsaP256(pem, raw.toString("base64url"), body)).toBe(true);
+    expect(await verifyEcdsaP256(jwk, der.toString("base64url"), body)).toBe(true);
+    // The DER → r‖s conversion gives what Node verifies as an IEEE P1363 signature.
+    expect(verify("sha256", Buffer.from(body), { key: publicKey, dsaEncoding: "ieee-p1363" }, Buffer.from(derToRaw(new Uint8Array(der)) ?? []))).toBe(true);
+  });
+
+  it("refuses a tampered body, another key, garbage and a malformed key", async () => {
+    const other = generateKeyPairSync("ec", { namedCurve: "P-256" }).publicKey.export({ type: "spki", format: "pem" }).toString();
+    expect(await verifyEcdsaP256(pem, der.toString("base64"), `${body} `)).toBe(false);
+    expect(await verifyEcdsaP256(other, der.toString("base64"), body)).toBe(false);
+    expect(await verifyEcdsaP256(pem, "not*base64", body)).toBe(false);
+    expect(await verifyEcdsaP256(pem, Buffer.from("short").toString("base64"), body)).toBe(false);
+    expect(await verifyEcdsaP256("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----", der.toString("base64"), body)).toBe(false);
+    expect(await verifyEcdsaP256("{not json", der.toString("base64"), body)).toBe(false);
+  });
+});
