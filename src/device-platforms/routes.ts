@@ -49,7 +49,8 @@ const webhookDoc = {
   request: { params: OrgKindParams },
   description:
     "No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything " +
-    "is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) " +
+    "is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus " +
+    "`X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) " +
     "are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it " +
     "once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters " +
     "is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`.",

@@ -206,7 +206,7 @@ describe("Google Health: subscriber webhook", () => {
 
   it("with a public key configured, X-HEALTHAPI-SIGNATURE must verify (ECDSA P-256) as well", async () => {
     const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair;
-    const jwk = await crypto.subtle.exportKey("jwk", pair.publicKey);
+    const jwk = (await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey;
     const c = await createTenant();
     await integrate(c, { webhook_authorization: AUTHORIZATION }, { webhook_public_key: JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }) });
     const body = JSON.stringify({ user: "someone-not-linked", dataType: "steps" });

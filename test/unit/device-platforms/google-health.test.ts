@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { rangeFilter } from "../../../src/device-platforms/google-health/adapter";
+import { failureOf } from "../../../src/device-platforms/vendor-http";
 import { derToRaw, verifyEcdsaP256 } from "../../../src/device-platforms/google-health/ecdsa";
 import { googleHealthMappers, int64, mapGoogleHealth, memberOf } from "../../../src/device-platforms/google-health/mapping";
 import { googleEvents } from "../../../src/device-platforms/google-health/notifications";
@@ -67,6 +68,15 @@ describe("range filters (ListDataPointsRequest.filter)", () => {
     expect(rangeFilter("heart-rate", from, to)).toBe(`heart_rate.sample_time.physical_time >= "${from}" AND heart_rate.sample_time.physical_time < "${to}"`);
     expect(rangeFilter("daily-resting-heart-rate", from, to)).toBe('daily_resting_heart_rate.date >= "2026-03-10" AND daily_resting_heart_rate.date < "2026-03-18"');
     expect(rangeFilter("sleep", from, to)).toBe(`sleep.interval.end_time >= "${from}" AND sleep.interval.end_time < "${to}"`);
+  });
+});
+
+describe("Google's failures", () => {
+  it("a 429 without Retry-After waits out the per-minute window (300/min per user); 410 is the platform retired", async () => {
+    const body = JSON.stringify({ error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED" } });
+    expect(await failureOf(new Response(body, { status: 429 }), "GET /v4/users/me/dataTypes/steps/dataPoints")).toMatchObject({ kind: "rate_limited", retryAfterSeconds: 60 });
+    expect(await failureOf(new Response(body, { status: 429, headers: { "retry-after": "12" } }), "GET")).toMatchObject({ kind: "rate_limited", retryAfterSeconds: 12 });
+    expect((await failureOf(new Response("{}", { status: 410 }), "GET")).message).toMatch(/^platform retired: GET: HTTP 410/);
   });
 });
 
