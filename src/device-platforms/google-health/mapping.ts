@@ -66,32 +66,20 @@ type Mapper = (c: Context, value: Doc) => Reading[];
 
 const R = (device: LinkedDevice, input: Parameters<typeof reading>[2]) => reading(GOOGLE_HEALTH_KIND, device, input);
 
-/** One value at a sample time. */
-const sample =
+/** One value (`field`) at the time `timeOf` reads from the point: a sample time, an interval or a day. */
+const valued =
+  (timeOf: (v: Doc) => ReadingTime | undefined) =>
   (metric: string, unit: string, field: string, attributes?: Record<string, string>): Mapper =>
   (c, v) => {
-    const time = sampleAt(v.sampleTime);
+    const time = timeOf(v);
     const value = int64(v[field]);
     return time && value !== undefined ? [R(c.device, { metric, value, unit, time, sourceRecordId: c.recordId(time), attributes })] : [];
   };
 
-/** One value over an observed interval. */
-const interval =
-  (metric: string, unit: string, field: string): Mapper =>
-  (c, v) => {
-    const time = intervalOf(v.interval);
-    const value = int64(v[field]);
-    return time && value !== undefined ? [R(c.device, { metric, value, unit, time, sourceRecordId: c.recordId(time) })] : [];
-  };
-
-/** One value for a day in the user's time zone. */
-const daily =
-  (metric: string, unit: string, field: string, attributes?: Record<string, string>): Mapper =>
-  (c, v) => {
-    const time = dateOf(v.date);
-    const value = int64(v[field]);
-    return time && value !== undefined ? [R(c.device, { metric, value, unit, time, sourceRecordId: c.recordId(time), attributes })] : [];
-  };
+const sample = valued((v) => sampleAt(v.sampleTime));
+const interval = valued((v) => intervalOf(v.interval));
+/** A day in the user's time zone. */
+const daily = valued((v) => dateOf(v.date));
 
 // Google documents every HRV value here as RMSSD, except HeartRateVariability.standardDeviationMilliseconds (SDNN).
 const rmssd = { method: "rmssd" };
