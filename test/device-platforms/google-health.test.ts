@@ -7,6 +7,7 @@
 // unlink revokes; another org sees none of it. Only Google's cloud is a mock.
 import { beforeAll, describe, expect, it } from "vitest";
 import { devicePlatformServices } from "../../src/device-platform-services";
+import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
@@ -150,6 +151,19 @@ describe("Google Health: sync and backfill", () => {
     expect(log.state, JSON.stringify(log)).toBe("completed");
     expect(log.data_types.find((d) => d.data_type === "heart-rate")).toMatchObject({ rate_limited: 1, observations_created: 0, duplicates_skipped: 5 });
     expect((await observations(a, patientId)).length).toBe(before);
+  });
+
+  it("an access token Google expired is refreshed once on the 401; Google's refresh token does not rotate and is kept", async () => {
+    const before = (await getLink(a.ctx, deviceId))!;
+    mock.expireAccessTokens();
+    const refreshes = mock.refreshCalls;
+    const res = await a.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: { data_types: ["weight"], days: 7 } });
+    const log = await syncLog(a, ((await res.json()) as { sync_id: string }).sync_id);
+    expect(log.state, JSON.stringify(log)).toBe("completed");
+    expect(mock.refreshCalls).toBe(refreshes + 1);
+    const after = (await getLink(a.ctx, deviceId))!;
+    expect(after.tokens.accessToken).not.toBe(before.tokens.accessToken);
+    expect(after.tokens.refreshToken).toBe(before.tokens.refreshToken);
   });
 
   it("an unknown data type is a 400 in the documented shape", async () => {

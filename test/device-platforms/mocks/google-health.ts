@@ -1,6 +1,6 @@
 // Google Health API v4 as its discovery document describes it (health/v4/health-api.json in
 // googleapis/google-api-go-client, revision 20260416): Google's OAuth token endpoint (client
-// secret in the body, PKCE S256, refresh tokens that do not rotate, RFC 7009 revoke),
+// secret in the body, PKCE S256, a refresh answered without a new refresh token, RFC 7009 revoke),
 // `GET /v4/users/me/identity` → Identity, and `GET /v4/users/me/dataTypes/{type}/dataPoints`
 // → ListDataPointsResponse {dataPoints, nextPageToken} with the AIP-160 `filter` the discovery
 // document lists per kind of type (400 INVALID_ARGUMENT otherwise), newest first, and pages
@@ -57,7 +57,7 @@ export interface GoogleHealthMock extends VendorMock {
 }
 
 export function googleHealthMock(clientId = "google-client.apps.googleusercontent.com", clientSecret = "google-secret", pageSize = 2): GoogleHealthMock {
-  const base = new VendorMock({ origin: GOOGLE_ORIGIN, tokenPath: "/token", revokePath: "/revoke", clientId, clientSecret, clientAuth: "post", rotate: false, expiresIn: 3599, pkce: true });
+  const base = new VendorMock({ origin: GOOGLE_ORIGIN, tokenPath: "/token", revokePath: "/revoke", clientId, clientSecret, clientAuth: "post", rotate: false, refreshOmitsToken: true, expiresIn: 3599, pkce: true });
   const points = new Map<string, Map<string, Point[]>>();
   const filters: string[] = [];
   const gone = new Set<string>();

@@ -33,6 +33,8 @@ export interface VendorMockOptions {
   readonly accessTokenFor?: (user: MockUser) => string;
   /** No refresh token at all (Polar). */
   readonly noRefresh?: boolean;
+  /** A refresh answers without a refresh_token: the one the client holds stays valid (Google). */
+  readonly refreshOmitsToken?: boolean;
 }
 
 const b64url = (buf: Buffer) => buf.toString("base64url");
@@ -113,11 +115,11 @@ export class VendorMock {
     return form.get("client_id") === this.o.clientId && form.get("client_secret") === this.o.clientSecret;
   }
 
-  private issue(user: MockUser): Response {
+  private issue(user: MockUser, refreshing = false): Response {
     const accessToken = this.o.accessTokenFor?.(user) ?? b64url(randomBytes(18));
     this.access.set(accessToken, { user, expiresAt: Date.now() + this.o.expiresIn * 1000 });
     const body: Record<string, unknown> = { access_token: accessToken, token_type: "bearer", expires_in: this.o.expiresIn, ...this.o.tokenExtras?.(user) };
-    if (!this.o.noRefresh) {
+    if (!this.o.noRefresh && !(refreshing && this.o.refreshOmitsToken)) {
       const refreshToken = b64url(randomBytes(18));
       this.refresh.set(refreshToken, user);
       body.refresh_token = refreshToken;
@@ -145,7 +147,7 @@ export class VendorMock {
       const user = this.refresh.get(token);
       if (!user) return invalidGrant();
       if (this.o.rotate) this.refresh.delete(token);
-      return this.issue(user);
+      return this.issue(user, true);
     }
     return Response.json({ error: "unsupported_grant_type" }, { status: 400 });
   }
