@@ -71,7 +71,9 @@ function stringsOf(value: unknown, out: string[] = [], depth = 0): string[] {
  */
 export function googleEvents(body: unknown, dataTypes: readonly string[]): PlatformEvent[] {
   const strings = stringsOf(body);
-  const users = new Set<string>();
+  // Resource names (`users/{id}`) first: they are ids for certain, bare strings only maybe.
+  const named = new Set<string>();
+  const bare = new Set<string>();
   const types = new Set<string>();
   for (const s of strings) {
     const kebab = s.replace(/_/g, "-");
@@ -79,9 +81,10 @@ export function googleEvents(body: unknown, dataTypes: readonly string[]): Platf
     const typeInName = /\/dataTypes\/([a-z0-9-]+)/.exec(s)?.[1];
     if (typeInName && dataTypes.includes(typeInName)) types.add(typeInName);
     const resourceUser = RESOURCE_USER.exec(s)?.[1];
-    if (resourceUser && resourceUser !== "me") users.add(resourceUser);
-    else if (USER_ID.test(s) && !dataTypes.includes(kebab)) users.add(s);
+    if (resourceUser && resourceUser !== "me") named.add(resourceUser);
+    else if (USER_ID.test(s) && !dataTypes.includes(kebab)) bare.add(s);
   }
   const wanted = types.size ? [...types] : [...dataTypes];
-  return [...users].slice(0, MAX_USERS).flatMap((platformUserId) => wanted.map((dataType) => ({ platformUserId, action: "upsert" as const, dataType })));
+  const users = [...new Set([...named, ...bare])].slice(0, MAX_USERS);
+  return users.flatMap((platformUserId) => wanted.map((dataType) => ({ platformUserId, action: "upsert" as const, dataType })));
 }

@@ -88,6 +88,13 @@ describe("what a notification names", () => {
     expect(events.every((e) => e.action === "upsert")).toBe(true);
   });
 
+  it("a resource name is kept ahead of many bare strings (at most 20 candidates)", () => {
+    const noise = Array.from({ length: 30 }, (_, i) => `2026-03-${String(i + 1).padStart(2, "0")}`);
+    const events = googleEvents({ days: noise, who: "users/real-user", type: "steps" }, types);
+    expect(events[0]?.platformUserId).toBe("real-user");
+    expect(new Set(events.map((e) => e.platformUserId)).size).toBe(20);
+  });
+
   it("no data type named → every mapped type; no user id → no event; `users/me` is nobody", () => {
     expect(googleEvents({ user: "u-9" }, types).map((e) => e.dataType).sort()).toEqual([...types].sort());
     expect(googleEvents({ n: 1, flag: true }, types)).toEqual([]);
