@@ -15,7 +15,7 @@
 //    fetches each document from the mock, maps it and stores the Observations; the clock stops
 //    when the Observation count is complete. Beside: the same readings POSTed to
 //    /api/v1/devices/readings (one request per document, same concurrency) for another device.
-// Usage: npm run bench -- wearables [--seconds 10] [--concurrency 8] [--documents 200]
+// Usage: npm run bench -- wearables [--seconds 10] [--concurrency 8] [--documents 200] [--consumer held|running]
 import { createHmac } from "node:crypto";
 import path from "node:path";
 import { mapOura } from "../src/device-platforms/oura/mapping";
@@ -26,12 +26,15 @@ import sleepFixture from "../test/fixtures/wearables/oura-sleep.json";
 import { serveOnLoopback } from "../test/support/loopback-http";
 import { formatResult, load, throughput } from "./lib/load";
 import { allMeasured, NothingMeasured } from "./lib/measured";
-import { numberOption } from "./lib/options";
+import { numberOption, option } from "./lib/options";
 import { startWorker } from "./lib/worker";
 
 const seconds = numberOption("seconds", Number(process.env.BENCH_SECONDS ?? 10));
 const concurrency = numberOption("concurrency", Number(process.env.BENCH_CONCURRENCY ?? 8), { integer: true });
 const DOCUMENTS = numberOption("documents", 200, { integer: true });
+// `running`: the consumer is not held while acknowledgements are timed (how this bench measured before).
+const consumerMode = option("consumer") ?? "held";
+if (consumerMode !== "held" && consumerMode !== "running") throw new Error(`--consumer must be held or running, not ${consumerMode}`);
 const CLIENT_ID = "bench-oura";
 const SECRET = "bench-oura-secret";
 const USER = { id: "bench-oura-user" };
@@ -147,31 +150,35 @@ async function acknowledgement(): Promise<number> {
     if (res.ok) queued++;
     return res;
   };
-  await consumer(true);
+  await consumer(consumerMode === "held");
   await load("warm-up", deliver, { concurrency, seconds: 2 });
   await load("warm-up", () => fetch(bareUrl, { headers: worker.headers }), { concurrency, seconds: 2 });
   const bare = await load("GET /api/organization (auth+rl)", () => fetch(bareUrl, { headers: worker.headers }), { concurrency, seconds });
   const hook = await load("POST signed webhook (ack)", deliver, { concurrency, seconds });
   allMeasured([throughput(bare), throughput(hook)]);
-  console.log(`wrangler dev --local, ${concurrency} concurrent clients, ${seconds} s each, queue consumer held`);
+  console.log(`wrangler dev --local, ${concurrency} concurrent clients, ${seconds} s each, queue consumer ${consumerMode}`);
   console.log(formatResult(bare));
   console.log(formatResult(hook));
   console.log(`ratio webhook/bare: p50 ${(hook.p50 / bare.p50).toFixed(2)}x, p99 ${(hook.p99 / bare.p99).toFixed(2)}x (target ≤ 1.5x), throughput ${(hook.rps / bare.rps).toFixed(2)}x`);
   return queued;
 }
 
-/** Releases the consumer and times it through the acknowledgement phase's deliveries. */
-async function consumerThroughput(queued: number): Promise<void> {
-  const before = await consumer();
+/**
+ * Releases the consumer and waits until it has settled the acknowledgement phase's deliveries
+ * (`before`: its count when they began); held, that is timed as the consumer's throughput.
+ */
+async function consumerThroughput(before: { messages: number; batches: number }, queued: number): Promise<void> {
+  const released = await consumer();
   const start = performance.now();
   await consumer(false);
   const deadline = Date.now() + 300_000;
-  let done = before;
+  let done = released;
   while (done.messages - before.messages < queued) {
     if (Date.now() > deadline) throw new NothingMeasured(`the consumer settled ${done.messages - before.messages} of ${queued} deliveries in 300 s`);
     await new Promise((r) => setTimeout(r, 50));
     done = await consumer();
   }
+  if (consumerMode !== "held") return;
   const seconds = (performance.now() - start) / 1000;
   const [rate] = allMeasured([{ label: "consumer deliveries/s", value: queued / seconds }]);
   console.log(`queue consumer, released: ${queued} deliveries recorded and settled in ${seconds.toFixed(2)} s, ${rate.toFixed(0)} deliveries/s (${(queued / (done.batches - before.batches)).toFixed(1)} per batch)`);
@@ -219,7 +226,8 @@ try {
     credentials: { client_id: CLIENT_ID, client_secret: SECRET },
     settings: { authorize_url: `${vendor.origin}/oauth/authorize`, token_url: `${vendor.origin}/oauth/token`, revoke_url: `${vendor.origin}/oauth/revoke`, api_base_url: vendor.origin },
   });
-  await consumerThroughput(await acknowledgement());
+  const before = await consumer();
+  await consumerThroughput(before, await acknowledgement());
   await webhookToObservation();
 } catch (e) {
   if (failures.length) console.error(`failed answers: ${failures.join(" | ")}`);
