@@ -1,17 +1,23 @@
-// Wearable webhooks through a real `wrangler dev --local` (src/index.ts as deployed), with the
-// tests' Oura mock served on loopback as the vendor's cloud (OUTBOUND_ALLOW=127.0.0.1) and the
-// org's Oura integration configured through the API (credentials encrypted in D1, as in
-// production). Two figures, each beside a baseline measured in the same run:
+// Wearable webhooks through a real `wrangler dev --local` (src/index.ts as deployed, behind
+// bench/wearables/held-consumer-worker.ts's switch for the queue consumer), with the tests' Oura
+// mock served on loopback as the vendor's cloud (OUTBOUND_ALLOW=127.0.0.1) and the org's Oura
+// integration configured through the API (credentials encrypted in D1, as in production).
+// Three figures, each beside a baseline measured in the same run:
 // 1. Acknowledgement latency: signed notifications (each body distinct, so none is a replay)
 //    POSTed to /api/v1/webhooks/devices/smart_ring/{org} beside GET /api/organization (API key
-//    auth, rate limit, one read). Target: p50 and p99 ≤ 1.5× the bare endpoint's.
-// 2. Readings/s from signed webhook to stored Observation: a device linked through the real OAuth
-//    flow, then one `sleep` notification per vendor document; the queue consumer fetches each
-//    document from the mock, maps it and stores the Observations; the clock stops when the
-//    Observation count is complete. Beside: the same readings POSTed to /api/v1/devices/readings
-//    (one request per document, same concurrency) for another device.
-// Usage: npm run bench -- wearables [--seconds 10] [--concurrency 8] [--documents 200]
+//    auth, rate limit, one read). Target: p50 and p99 ≤ 1.5× the bare endpoint's. The queue
+//    consumer is held meanwhile: under wrangler dev it runs on the requests' workerd thread,
+//    which Cloudflare never does (a consumer is an invocation of its own), so it would time the
+//    consumer's D1 work, not the acknowledgement.
+// 2. Consumer throughput: the held deliveries, once released, recorded and settled per second.
+// 3. Readings/s from signed webhook to stored Observation, consumer running: a device linked
+//    through the real OAuth flow, then one `sleep` notification per vendor document; the consumer
+//    fetches each document from the mock, maps it and stores the Observations; the clock stops
+//    when the Observation count is complete. Beside: the same readings POSTed to
+//    /api/v1/devices/readings (one request per document, same concurrency) for another device.
+// Usage: npm run bench -- wearables [--seconds 10] [--concurrency 8] [--documents 200] [--consumer held|running]
 import { createHmac } from "node:crypto";
+import path from "node:path";
 import { mapOura } from "../src/device-platforms/oura/mapping";
 import type { Reading } from "../src/features/devices/reading";
 import { OURA_ORIGIN, ouraMock } from "../test/device-platforms/mocks/oura";
@@ -20,12 +26,15 @@ import sleepFixture from "../test/fixtures/wearables/oura-sleep.json";
 import { serveOnLoopback } from "../test/support/loopback-http";
 import { formatResult, load, throughput } from "./lib/load";
 import { allMeasured, NothingMeasured } from "./lib/measured";
-import { numberOption } from "./lib/options";
+import { numberOption, option } from "./lib/options";
 import { startWorker } from "./lib/worker";
 
 const seconds = numberOption("seconds", Number(process.env.BENCH_SECONDS ?? 10));
 const concurrency = numberOption("concurrency", Number(process.env.BENCH_CONCURRENCY ?? 8), { integer: true });
 const DOCUMENTS = numberOption("documents", 200, { integer: true });
+// `running`: the consumer is not held while acknowledgements are timed (how this bench measured before).
+const consumerMode = option("consumer") ?? "held";
+if (consumerMode !== "held" && consumerMode !== "running") throw new Error(`--consumer must be held or running, not ${consumerMode}`);
 const CLIENT_ID = "bench-oura";
 const SECRET = "bench-oura-secret";
 const USER = { id: "bench-oura-user" };
@@ -37,7 +46,18 @@ const vendor = await serveOnLoopback((url, init) => {
   const u = new URL(url);
   return network(`${OURA_ORIGIN}${u.pathname}${u.search}`, init);
 });
-const worker = await startWorker({ limits: { apiPerMinute: 10_000_000 }, vars: { OUTBOUND_ALLOW: "127.0.0.1", LIMIT_PUBLIC_PER_MINUTE: "10000000" } });
+const worker = await startWorker({
+  limits: { apiPerMinute: 10_000_000 },
+  entry: path.join(import.meta.dirname, "wearables/held-consumer-worker.ts"),
+  vars: { OUTBOUND_ALLOW: "127.0.0.1", LIMIT_PUBLIC_PER_MINUTE: "10000000", LIMIT_WEBHOOK_PER_MINUTE: "10000000" },
+});
+
+/** Holds or releases the device events' consumer; the batches and messages it has finished. */
+async function consumer(hold?: boolean): Promise<{ held: boolean; batches: number; messages: number }> {
+  const res = await fetch(`${worker.url}/api/__bench/consumer${hold === undefined ? "" : `?hold=${hold ? 1 : 0}`}`, { method: hold === undefined ? "GET" : "POST" });
+  if (!res.ok) throw new NothingMeasured(`the bench Worker answered ${res.status} at /api/__bench/consumer`);
+  return (await res.json()) as { held: boolean; batches: number; messages: number };
+}
 
 async function api<T>(method: string, pathname: string, body?: unknown): Promise<T> {
   const res = await fetch(`${worker.url}${pathname}`, { method, headers: { ...worker.headers, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -118,37 +138,53 @@ async function noted(response: Promise<Response>): Promise<Response> {
   return res;
 }
 
-async function acknowledgement(): Promise<void> {
+async function acknowledgement(): Promise<number> {
   let n = 0;
+  let queued = 0;
   // An unlinked vendor user: the consumer records and settles each delivery without vendor calls.
   const notification = () => signed({ event_type: "create", data_type: "daily_sleep", object_id: `ack-${process.pid}-${n++}`, user_id: "bench-unlinked", event_time: new Date().toISOString() });
   const webhookUrl = `${worker.url}/api/v1/webhooks/devices/smart_ring/${worker.orgId}`;
   const bareUrl = `${worker.url}/api/organization`;
-  await load("warm-up", () => noted(fetch(webhookUrl, notification())), { concurrency, seconds: 2 });
+  const deliver = async () => {
+    const res = await noted(fetch(webhookUrl, notification()));
+    if (res.ok) queued++;
+    return res;
+  };
+  await consumer(consumerMode === "held");
+  await load("warm-up", deliver, { concurrency, seconds: 2 });
   await load("warm-up", () => fetch(bareUrl, { headers: worker.headers }), { concurrency, seconds: 2 });
   const bare = await load("GET /api/organization (auth+rl)", () => fetch(bareUrl, { headers: worker.headers }), { concurrency, seconds });
-  const hook = await load("POST signed webhook (ack)", () => noted(fetch(webhookUrl, notification())), { concurrency, seconds });
+  const hook = await load("POST signed webhook (ack)", deliver, { concurrency, seconds });
   allMeasured([throughput(bare), throughput(hook)]);
-  console.log(`wrangler dev --local, ${concurrency} concurrent clients, ${seconds} s each`);
+  console.log(`wrangler dev --local, ${concurrency} concurrent clients, ${seconds} s each, queue consumer ${consumerMode}`);
   console.log(formatResult(bare));
   console.log(formatResult(hook));
   console.log(`ratio webhook/bare: p50 ${(hook.p50 / bare.p50).toFixed(2)}x, p99 ${(hook.p99 / bare.p99).toFixed(2)}x (target ≤ 1.5x), throughput ${(hook.rps / bare.rps).toFixed(2)}x`);
+  return queued;
 }
 
-/** Waits for the consumer to finish the acknowledgement phase's deliveries, so they do not share the next clock. */
-async function drained(): Promise<void> {
+/**
+ * Releases the consumer and waits until it has settled the acknowledgement phase's deliveries
+ * (`before`: its count when they began); held, that is timed as the consumer's throughput.
+ */
+async function consumerThroughput(before: { messages: number; batches: number }, queued: number): Promise<void> {
+  const released = await consumer();
+  const start = performance.now();
+  await consumer(false);
   const deadline = Date.now() + 300_000;
-  let quiet = 0;
-  while (quiet < 3) {
-    const { total_count } = await api<{ total_count: number }>("GET", "/api/v1/device-platforms/webhook-events?status=queued&limit=1");
-    quiet = total_count === 0 ? quiet + 1 : 0;
-    if (Date.now() > deadline) throw new NothingMeasured("the acknowledgement phase's deliveries were not processed within 300 s");
-    await new Promise((r) => setTimeout(r, 500));
+  let done = released;
+  while (done.messages - before.messages < queued) {
+    if (Date.now() > deadline) throw new NothingMeasured(`the consumer settled ${done.messages - before.messages} of ${queued} deliveries in 300 s`);
+    await new Promise((r) => setTimeout(r, 50));
+    done = await consumer();
   }
+  if (consumerMode !== "held") return;
+  const seconds = (performance.now() - start) / 1000;
+  const [rate] = allMeasured([{ label: "consumer deliveries/s", value: queued / seconds }]);
+  console.log(`queue consumer, released: ${queued} deliveries recorded and settled in ${seconds.toFixed(2)} s, ${rate.toFixed(0)} deliveries/s (${(queued / (done.batches - before.batches)).toFixed(1)} per batch)`);
 }
 
 async function webhookToObservation(): Promise<void> {
-  await drained();
   const linked = await patientWithRing("Webhook");
   await link(linked);
   const direct = await patientWithRing("Direct");
@@ -190,7 +226,8 @@ try {
     credentials: { client_id: CLIENT_ID, client_secret: SECRET },
     settings: { authorize_url: `${vendor.origin}/oauth/authorize`, token_url: `${vendor.origin}/oauth/token`, revoke_url: `${vendor.origin}/oauth/revoke`, api_base_url: vendor.origin },
   });
-  await acknowledgement();
+  const before = await consumer();
+  await consumerThroughput(before, await acknowledgement());
   await webhookToObservation();
 } catch (e) {
   if (failures.length) console.error(`failed answers: ${failures.join(" | ")}`);

@@ -5,6 +5,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { contextForOrg } from "../context";
 import { requirePermission } from "../features/tenancy/middleware/auth";
+import { countWebhookDelivery } from "../features/tenancy/middleware/rate-limit";
 import { ApiError } from "../platform/errors";
 import { bodyLimit } from "../platform/http/body-limit";
 import { absoluteUrl } from "../platform/http/public-url";
@@ -53,13 +54,17 @@ const webhookDoc = {
     "`X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) " +
     "are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it " +
     "once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters " +
-    "is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`.",
+    "is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have " +
+    "their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of " +
+    "public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing " +
+    "is queued. Refused requests (401, 404) count per client IP.",
   responses: {
     200: { description: "Acknowledged (or a handshake answer)", content: json(WebhookAck) },
     201: { description: "Google Health subscriber verification" },
     204: { description: "Acknowledged without a body (platforms that expect it)" },
     400: errorResponse("Body is not JSON"),
     401: errorResponse("Signature missing, wrong or stale"),
+    429: errorResponse("The organization's webhook limit for this platform is spent (Retry-After); nothing was queued"),
     ...notFoundError,
   },
 };
@@ -70,13 +75,13 @@ export const devicePlatformPublicRoutes = createRouter<AppEnv>()
     const { kind, orgId } = c.req.valid("param");
     const data = await contextForOrg(c.env, orgId);
     const delivery = { method: "POST", url: new URL(c.req.url), headers: c.req.raw.headers, body: await c.req.text(), receivedAt: new Date() };
-    return receiveWebhook(data, kind, delivery, c.env.DEVICE_EVENTS);
+    return receiveWebhook(data, kind, delivery, { queue: c.env.DEVICE_EVENTS, admit: () => countWebhookDelivery(c, orgId, kind) });
   })
   .openapi(createRoute({ method: "get", path: webhookPath, operationId: "answerDevicePlatformWebhookChallenge", summary: "Answer a wearable platform's webhook verification (GET challenge)", ...webhookDoc }), async (c) => {
     const { kind, orgId } = c.req.valid("param");
     const data = await contextForOrg(c.env, orgId);
     const delivery = { method: "GET", url: new URL(c.req.url), headers: c.req.raw.headers, body: "", receivedAt: new Date() };
-    return receiveWebhook(data, kind, delivery, c.env.DEVICE_EVENTS);
+    return receiveWebhook(data, kind, delivery, { queue: c.env.DEVICE_EVENTS, admit: () => countWebhookDelivery(c, orgId, kind) });
   })
   .openapi(
     createRoute({

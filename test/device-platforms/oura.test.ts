@@ -135,6 +135,35 @@ describe("Oura: webhooks", () => {
     expect(await settled(a, ack.event_id)).toMatchObject({ status: "processed", readings: 2, replays: 0 });
   });
 
+  it("a batch's deliveries are recorded together, their readings stored in one ingest; a replay in it is counted, a failing one settles alone", async () => {
+    const message = (eventId: string, body: string) => ({ id: eventId, timestamp: new Date(), attempts: 1, body: { orgId: a.orgId, eventId, delivery: { kind: KIND, body, receivedAt: new Date().toISOString() } } });
+    const first = notification();
+    const second = notification("ds-2", "daily_sleep", "update");
+    const unknown = notification("no-such-document");
+    const ids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    const acked: string[] = [];
+    const retried: string[] = [];
+    const messages = [message(ids[0]!, first), message(ids[1]!, first), message(ids[2]!, unknown), message(ids[3]!, second)].map((m) => ({ ...m, ack: () => acked.push(m.id), retry: () => retried.push(m.id) }));
+    const before = world.ingested.length;
+    await processDeviceEventBatch({ queue: "cdis-device-events", messages } as unknown as MessageBatch<DeviceEventMessage>, env, contextForOrg);
+    expect(acked.sort()).toEqual([...ids].sort());
+    expect(retried).toEqual([]);
+    // One ingest for both documents, each for both linked devices.
+    expect(world.ingested.length).toBe(before + 1);
+    expect(world.ingested.at(-1)!.readings.map((r) => [r.deviceId, r.value]).sort()).toEqual([
+      ["dev-1", 64],
+      ["dev-1", 71],
+      ["dev-9", 64],
+      ["dev-9", 71],
+    ]);
+    const events = await webhookEvents(a);
+    const byId = (id: string) => events.find((e) => e.id === id);
+    expect(byId(ids[0]!)).toMatchObject({ status: "processed", readings: 2, replays: 1 });
+    expect(byId(ids[1]!)).toBeUndefined(); // the replay: counted on the first delivery, not recorded
+    expect(byId(ids[2]!)).toMatchObject({ status: "dead" }); // the vendor has no such document (404): not retried
+    expect(byId(ids[3]!)).toMatchObject({ status: "processed", readings: 2 });
+  });
+
   it("wrong secret, tampered body, stale timestamp, missing header → 401 and nothing stored", async () => {
     const body = notification("ds-2");
     const before = (await webhookEvents(a)).length;

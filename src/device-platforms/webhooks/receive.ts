@@ -25,13 +25,21 @@ export interface DeviceEventMessage {
 
 export type DeviceEventQueue = Pick<Queue<DeviceEventMessage>, "send">;
 
+/** Where a verified delivery goes: the queue, once the platform's rate limit admits it (throws 429 otherwise). */
+export interface WebhookSink {
+  readonly queue: DeviceEventQueue;
+  readonly admit: () => Promise<void>;
+}
+
 const ack = (status: 200 | 204, body: Record<string, unknown>) => (status === 204 ? new Response(null, { status }) : Response.json(body, { status }));
 
-export async function receiveWebhook(data: OrgData, kind: string, delivery: WebhookDelivery, queue: DeviceEventQueue): Promise<Response> {
+export async function receiveWebhook(data: OrgData, kind: string, delivery: WebhookDelivery, { queue, admit }: WebhookSink): Promise<Response> {
   const spec = platformOf(kind)?.webhook;
   if (!spec) throw notFound(`No webhook for platform kind ${kind}`, "PLATFORM_NOT_FOUND");
   const verified = await verifiedWith(data, kind, spec, delivery);
   if (verified instanceof Response) return verified;
+  // Counted once verified (an unsigned flood cannot spend the organization's window); a 429 queues nothing.
+  await admit();
 
   let body: unknown;
   try {

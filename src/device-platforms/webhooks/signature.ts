@@ -1,9 +1,27 @@
 // HMAC signatures and constant-time comparison over WebCrypto, for every vendor's scheme.
 const encoder = new TextEncoder();
 
+/**
+ * Imported HMAC keys by hash and secret: every delivery of a platform is checked with the same
+ * secret, so the import is done once per isolate, not per request. Bounded: the oldest goes first.
+ */
+const importedKeys = new Map<string, Promise<CryptoKey>>();
+const MAX_IMPORTED_KEYS = 256;
+
+function hmacKey(hash: "SHA-256" | "SHA-1", secret: string): Promise<CryptoKey> {
+  const id = `${hash}\u0000${secret}`;
+  let key = importedKeys.get(id);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash }, false, ["sign"]);
+    key.catch(() => importedKeys.delete(id));
+    importedKeys.set(id, key);
+    if (importedKeys.size > MAX_IMPORTED_KEYS) importedKeys.delete(importedKeys.keys().next().value as string);
+  }
+  return key;
+}
+
 async function hmac(hash: "SHA-256" | "SHA-1", secret: string, message: string): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message)));
+  return new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(hash, secret), encoder.encode(message)));
 }
 
 export const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");

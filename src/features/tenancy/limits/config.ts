@@ -46,6 +46,16 @@ export function publicPerMinute(vars: object): number {
   return positiveInt(settingsOf(vars).LIMIT_PUBLIC_PER_MINUTE) ?? DEFAULT_PUBLIC_PER_MINUTE;
 }
 
+/**
+ * Verified wearable webhook deliveries per organization and platform per minute: generous, since a
+ * vendor pushes every user's data as it syncs, in bursts (limits/webhook.ts).
+ */
+export const DEFAULT_WEBHOOK_PER_MINUTE = 6000;
+
+export function webhookPerMinute(vars: object): number {
+  return positiveInt(settingsOf(vars).LIMIT_WEBHOOK_PER_MINUTE) ?? DEFAULT_WEBHOOK_PER_MINUTE;
+}
+
 /** `vars` is the Worker env (or any map of its string variables). */
 export function resolveLimits(vars: object, orgOverrides: unknown): Limits {
   const settings = settingsOf(vars);

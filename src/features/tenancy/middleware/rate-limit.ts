@@ -11,7 +11,7 @@ import type { AppEnv } from "../../../app-env";
 import { errorResponse } from "../../../platform/http/error-handler";
 import { bucketsFor } from "../limits/buckets";
 import { ClientWindows } from "../limits/client-windows";
-import { publicPerMinute } from "../limits/config";
+import { publicPerMinute, webhookPerMinute } from "../limits/config";
 import { orgGate } from "../limits/gate";
 import { LeasedWindows } from "../limits/leases";
 
@@ -46,6 +46,23 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (!result.allowed) throw refusal(shown, result.retryAfter);
   await next();
 });
+
+/**
+ * Counts a verified wearable webhook delivery in its organization's bucket for the platform
+ * (`webhook:<kind>`, LIMIT_WEBHOOK_PER_MINUTE), leased from the OrgGate like the API bucket; 429
+ * with Retry-After once the window is spent (vendors retry). The response then shows this bucket,
+ * and the client IP's bucket does not count it: a vendor pushes from a few addresses for all its
+ * users. Called only once the signature verified, so an unsigned flood cannot spend an
+ * organization's window (it counts per client IP, as requests refused by authentication do).
+ */
+export async function countWebhookDelivery(c: Context<AppEnv>, orgId: string, kind: string): Promise<void> {
+  const gate = orgGate(c.env, orgId);
+  const requests = [{ name: `webhook:${kind}`, limit: webhookPerMinute(c.env), windowSeconds: 60 }];
+  const result = await leasedWindows.consume(orgId, requests, (asks, nowMs) => gate.lease(asks, nowMs));
+  const shown = result.buckets[0]!;
+  c.set("rateLimit", shown);
+  if (!result.allowed) throw refusal(shown, result.retryAfter);
+}
 
 const clientWindows = new ClientWindows();
 
