@@ -5,6 +5,7 @@ import { logger } from "../../platform/observability/log";
 import type { Principal } from "../tenancy/auth/permissions";
 import type { Env } from "../../platform/env";
 import type { OrgData } from "../../platform/org-data";
+import { configuredPublicBaseUrl } from "../../platform/http/public-url";
 import {
   ApiError,
   badRequest,
@@ -77,7 +78,9 @@ export class FhirService implements FhirPort, FhirExportReader {
     if (data.orgId !== principal.orgId) throw new Error("FhirService: the principal's organization is not the data's");
     this.db = data.d1;
     this.store = new ResourceStore(this.db, principal.orgId);
-    this.baseUrl = options.baseUrl ?? `/fhir/r4/${principal.orgId}`;
+    // Outside a request (pipelines, Durable Objects) the deployment's public base, so stored
+    // attachment URLs and fullUrls are absolute as a request's are; relative only without one.
+    this.baseUrl = options.baseUrl ?? `${configuredPublicBaseUrl(data.env) ?? ""}/fhir/r4/${principal.orgId}`;
     this.policy = options.policy ?? permitAll;
   }
 
