@@ -33,6 +33,7 @@ import { exportCursor, exportRows, groupPatients } from "./storage/export-read";
 import { checkResourceSize } from "./storage/resource-size";
 import { type AuditWrite, ResourceStore, type Row, type StoredVersion, toVersion } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
+import { checkWrite } from "./write-check";
 import { validateResource } from "./validate";
 import { type PlannedWrite, checkIfMatch, conditionalUpdateTarget, parseVersion, underIfMatch } from "./write-preconditions";
 
@@ -490,6 +491,7 @@ export class FhirService implements FhirPort, FhirExportReader {
     return this.writeAudited("create", undefined, () =>
       this.withConditions(async () => {
         const plan = await this.planCreate(resource, options);
+        if ("write" in plan) await checkWrite(plan.resource, this);
         if (!("write" in plan)) {
           return {
             creates: [],
@@ -522,6 +524,7 @@ export class FhirService implements FhirPort, FhirExportReader {
     return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, () =>
       lastWriterWins(options.ifMatch === undefined, async () => {
         const plan = await this.planUpdate(resource, options);
+        await checkWrite(plan.resource, this);
         await this.commit([plan]);
         return plan.result;
       }),
@@ -547,6 +550,7 @@ export class FhirService implements FhirPort, FhirExportReader {
         finish: async () => {
           // A match is the current version; without one, the body's id may name an existing resource.
           const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
+          await checkWrite(plan.resource, this);
           await this.commit([plan]);
           return plan.result;
         },
@@ -566,6 +570,7 @@ export class FhirService implements FhirPort, FhirExportReader {
       const patched = Array.isArray(operations) ? applyJsonPatch(original, operations) : applyFhirPathPatch(original, operations);
       if (patched.resourceType !== type || patched.id !== id) throw unprocessable("A patch may not change resourceType or id");
       const plan = underIfMatch(await this.planWrite(patched, id, current, "patch"), options.ifMatch);
+      await checkWrite(plan.resource, this);
       await this.commit([plan]);
       return plan.result;
     });

@@ -100,7 +100,7 @@ async function resolve(ref: string, byUrl: ReadonlyMap<string, BundleEntry>, rea
 }
 
 /** Folder rules: status, Comprehensive identifier, the Bundle's patient, and entries that are DocumentReferences of that patient. */
-async function folderIssues(folder: Resource, option: MhdOption, patient: string | undefined, byUrl: ReadonlyMap<string, BundleEntry>, read: ReadStored): Promise<MhdIssue[]> {
+export async function folderIssues(folder: Resource, option: MhdOption, patient: string | undefined, byUrl: ReadonlyMap<string, BundleEntry>, read: ReadStored): Promise<MhdIssue[]> {
   const issues: MhdIssue[] = [];
   const meta = (message: string) => issues.push({ code: "XDSRegistryMetadataError", message });
   if (!folder.status) meta("A Folder lacks status");
