@@ -62,6 +62,8 @@ describe("MHD Folder rules on a Folder written on its own", () => {
       ["XDSRegistryMetadataError", { ...folder, subject: undefined }],
     ];
     for (const [code, body] of cases) await refused(await put(t, body), code);
+    // status is R4's own requirement: the store's validation refuses it first.
+    expect((await put(t, { ...folder, status: undefined })).status).toBe(422);
     // A patch and a conditional update are held to the same rules.
     const patch = await t.fetch(`/fhir/r4/${t.orgId}/List/${s.folder.id}`, {
       method: "PATCH",

@@ -13,14 +13,8 @@ import { provideDocumentNode } from "../../../src/standards/ihe/mhd/nodes";
 import { createPipeline, definition, edge, run, trigger } from "../../support/pipelines";
 import { createTenant, type Tenant } from "../../support/tenants";
 import { post } from "../../fhir/support";
+import { COMPREHENSIVE } from "./support/mhd-bundle";
 
-const coding = (system: string, code: string) => ({ system, code });
-const COMPREHENSIVE = {
-  type: coding("http://loinc.org", "18842-5"),
-  category: coding("http://loinc.org", "11488-4"),
-  facility_type: coding("http://snomed.info/sct", "22232009"),
-  practice_setting: coding("http://snomed.info/sct", "394802001"),
-};
 
 const pipelineOf = (t: Tenant, type: string, config: Record<string, unknown>) => createPipeline(t, definition([trigger(), { id: "mhd", type, config }], [edge("start", "mhd", "event", "input")]));
 

@@ -7,14 +7,8 @@ import { describe, expect, inject, it } from "vitest";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
 import { createPipeline, definition, edge, run, trigger } from "../../support/pipelines";
 import { createTenant, type Tenant } from "../../support/tenants";
+import { COMPREHENSIVE } from "./support/mhd-bundle";
 
-const coding = (system: string, code: string) => ({ system, code });
-const COMPREHENSIVE = {
-  type: coding("http://loinc.org", "18842-5"),
-  category: coding("http://loinc.org", "11488-4"),
-  facility_type: coding("http://snomed.info/sct", "22232009"),
-  practice_setting: coding("http://snomed.info/sct", "394802001"),
-};
 
 let peers = 0;
 /** A fresh Document Recipient/Responder (its own repository on the peer) and a bearer FHIR connector to it. */
