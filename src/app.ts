@@ -40,6 +40,7 @@ import { fhirOperationRegistry } from "./fhir-operations";
 import { FHIR_BUNDLE_CHECKS } from "./fhir-bundle-checks";
 import { FHIR_GUIDE_ACTORS } from "./fhir-guide-actors";
 import { FHIR_GUIDE_AUDITS } from "./fhir-guide-audits";
+import { FHIR_RETRIEVE_CHECKS } from "./fhir-retrieve-checks";
 import { FHIR_SEARCH_REFINEMENTS } from "./fhir-search-parameters";
 import { healthRoutes } from "./features/operations/routes/health";
 import { inboundIngestRoutes, inboundMessageRoutes } from "./features/inbound/routes/messages";
@@ -147,6 +148,6 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/device-platforms", companionRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, guideAudits: FHIR_GUIDE_AUDITS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
+  app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, guideAudits: FHIR_GUIDE_AUDITS, retrieveChecks: FHIR_RETRIEVE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
   return app;
 }

@@ -11,8 +11,9 @@ import { orgGate } from "./features/tenancy/limits/gate";
 import { type Placement, placementOf } from "./platform/directory";
 import { type OrgData, orgData } from "./platform/org-data";
 import { controlDatabase } from "./platform/shards";
-// Implementation guides' search parameters join the store before any store is built.
+// Implementation guides' search parameters and write checks join the store before any store is built.
 import "./fhir-search-parameters";
+import "./fhir-write-checks";
 import type { PipelineServices } from "./features/pipelines/services";
 import { evaluateReadings, type StoredReading } from "./features/alerts/evaluate-readings";
 import { agentServicesFor, pipelineServicesFor } from "./service-wiring";

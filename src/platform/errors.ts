@@ -5,6 +5,8 @@ export interface FieldError {
   /** Dotted path of the offending field (management) or FHIRPath expression (FHIR). */
   path: string;
   message: string;
+  /** A coded reason of its own (e.g. an IHE XDS error code), for the OperationOutcome issue's details. */
+  coding?: { system: string; code: string };
 }
 
 export class ApiError extends Error {
@@ -110,7 +112,7 @@ export function operationOutcome(err: ApiError, requestId?: string): OperationOu
         code,
         diagnostics: d.message,
         expression: [d.path],
-        details,
+        details: d.coding ? { coding: [d.coding], text: d.coding.code } : details,
       }))
     : [{ severity: "error", code, diagnostics: err.message, details }];
   return { resourceType: "OperationOutcome", ...(requestId ? { id: requestId } : {}), issue: issues };

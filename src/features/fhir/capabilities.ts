@@ -22,6 +22,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
         .filter((p) => p.type !== "special" && p.code !== "_id" && p.code !== "_lastUpdated" && (p.expression || p.type === "composite"))
         .map((p) => ({
           name: p.code,
+          ...(p.definition ? { definition: p.definition } : {}),
           type: p.type,
           documentation: `Modifiers: ${(MODIFIERS[p.type] ?? []).map((m) => `:${m}`).join(" ") || "none"}`,
         })),

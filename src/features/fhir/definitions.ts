@@ -21,6 +21,8 @@ export interface SearchParamDef {
   components?: SearchParamComponent[];
   /** Top-level properties the expression starts from (a cheap pre-check before FHIRPath). */
   guard?: string[];
+  /** The canonical URL of an implementation guide's SearchParameter (CapabilityStatement searchParam.definition). */
+  definition?: string;
 }
 
 type RawParam = Omit<SearchParamDef, "code">;
@@ -58,7 +60,7 @@ export function addSearchParameters(params: readonly SearchParameterResource[]):
       if (!isResourceType(base)) throw new Error(`SearchParameter ${p.url}: unknown base ${base}`);
       if (RAW[base]?.[p.code]) throw new Error(`SearchParameter ${p.url}: ${base}.${p.code} is an R4 parameter`);
       const guard = /^\w+\.(\w+)/.exec(p.expression)?.[1];
-      const def: SearchParamDef = { code: p.code, type: p.type, expression: p.expression, ...(p.target ? { targets: p.target } : {}), ...(guard ? { guard: [guard] } : {}) };
+      const def: SearchParamDef = { code: p.code, type: p.type, expression: p.expression, ...(p.target ? { targets: p.target } : {}), ...(guard ? { guard: [guard] } : {}), definition: p.url };
       const byCode = EXTRA.get(base) ?? new Map<string, SearchParamDef>();
       byCode.set(p.code, def);
       EXTRA.set(base, byCode);

@@ -5,6 +5,7 @@ import { logger } from "../../platform/observability/log";
 import type { Principal } from "../tenancy/auth/permissions";
 import type { Env } from "../../platform/env";
 import type { OrgData } from "../../platform/org-data";
+import { configuredPublicBaseUrl } from "../../platform/http/public-url";
 import {
   ApiError,
   badRequest,
@@ -32,6 +33,7 @@ import { exportCursor, exportRows, groupPatients } from "./storage/export-read";
 import { checkResourceSize } from "./storage/resource-size";
 import { type AuditWrite, ResourceStore, type Row, type StoredVersion, toVersion } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
+import { checkWrite } from "./write-check";
 import { validateResource } from "./validate";
 import { type PlannedWrite, checkIfMatch, conditionalUpdateTarget, parseVersion, underIfMatch } from "./write-preconditions";
 
@@ -77,7 +79,9 @@ export class FhirService implements FhirPort, FhirExportReader {
     if (data.orgId !== principal.orgId) throw new Error("FhirService: the principal's organization is not the data's");
     this.db = data.d1;
     this.store = new ResourceStore(this.db, principal.orgId);
-    this.baseUrl = options.baseUrl ?? `/fhir/r4/${principal.orgId}`;
+    // Outside a request (pipelines, Durable Objects) the deployment's public base, so stored
+    // attachment URLs and fullUrls are absolute as a request's are; relative only without one.
+    this.baseUrl = options.baseUrl ?? `${configuredPublicBaseUrl(data.env) ?? ""}/fhir/r4/${principal.orgId}`;
     this.policy = options.policy ?? permitAll;
   }
 
@@ -487,6 +491,7 @@ export class FhirService implements FhirPort, FhirExportReader {
     return this.writeAudited("create", undefined, () =>
       this.withConditions(async () => {
         const plan = await this.planCreate(resource, options);
+        if ("write" in plan) await checkWrite(plan.resource, this);
         if (!("write" in plan)) {
           return {
             creates: [],
@@ -519,6 +524,7 @@ export class FhirService implements FhirPort, FhirExportReader {
     return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, () =>
       lastWriterWins(options.ifMatch === undefined, async () => {
         const plan = await this.planUpdate(resource, options);
+        await checkWrite(plan.resource, this);
         await this.commit([plan]);
         return plan.result;
       }),
@@ -544,6 +550,7 @@ export class FhirService implements FhirPort, FhirExportReader {
         finish: async () => {
           // A match is the current version; without one, the body's id may name an existing resource.
           const plan = await this.planUpdate({ ...resource, id }, options, "update", found[0]);
+          await checkWrite(plan.resource, this);
           await this.commit([plan]);
           return plan.result;
         },
@@ -563,6 +570,7 @@ export class FhirService implements FhirPort, FhirExportReader {
       const patched = Array.isArray(operations) ? applyJsonPatch(original, operations) : applyFhirPathPatch(original, operations);
       if (patched.resourceType !== type || patched.id !== id) throw unprocessable("A patch may not change resourceType or id");
       const plan = underIfMatch(await this.planWrite(patched, id, current, "patch"), options.ifMatch);
+      await checkWrite(plan.resource, this);
       await this.commit([plan]);
       return plan.result;
     });

@@ -7,11 +7,15 @@ import { iheSettings } from "./tables";
 
 export interface IheSettings {
   mhdStrict: boolean;
+  supersededGone: boolean;
   updatedAt: string | null;
   updatedBy: string | null;
 }
 
-export const DEFAULT_IHE_SETTINGS: IheSettings = { mhdStrict: false, updatedAt: null, updatedBy: null };
+export const DEFAULT_IHE_SETTINGS: IheSettings = { mhdStrict: false, supersededGone: false, updatedAt: null, updatedBy: null };
+
+/** The settings an administrator sets; what a change leaves out keeps its value. */
+export type IheSettingsChange = Partial<Pick<IheSettings, "mhdStrict" | "supersededGone">>;
 
 export const SETTINGS_CACHE_MS = 10_000;
 const cached = new Map<string, { settings: IheSettings; until: number }>();
@@ -25,11 +29,13 @@ export async function readIheSettings(data: Pick<OrgData, "db" | "orgId">, fresh
   const known = cached.get(data.orgId);
   if (!fresh && known && known.until > Date.now()) return known.settings;
   const [row] = await data.db.select().from(iheSettings).where(eq(iheSettings.orgId, data.orgId)).limit(1);
-  return remember(data.orgId, row ? { mhdStrict: row.mhdStrict, updatedAt: row.updatedAt, updatedBy: row.updatedBy } : DEFAULT_IHE_SETTINGS);
+  return remember(data.orgId, row ? { mhdStrict: row.mhdStrict, supersededGone: row.supersededGone, updatedAt: row.updatedAt, updatedBy: row.updatedBy } : DEFAULT_IHE_SETTINGS);
 }
 
-export async function writeIheSettings(data: Pick<OrgData, "db" | "orgId">, settings: { mhdStrict: boolean }, by: string): Promise<IheSettings> {
-  const row = { orgId: data.orgId, mhdStrict: settings.mhdStrict, updatedAt: new Date().toISOString(), updatedBy: by };
-  await data.db.insert(iheSettings).values(row).onConflictDoUpdate({ target: iheSettings.orgId, set: { mhdStrict: row.mhdStrict, updatedAt: row.updatedAt, updatedBy: row.updatedBy } });
-  return remember(data.orgId, { mhdStrict: row.mhdStrict, updatedAt: row.updatedAt, updatedBy: by });
+export async function writeIheSettings(data: Pick<OrgData, "db" | "orgId">, change: IheSettingsChange, by: string): Promise<IheSettings> {
+  const current = await readIheSettings(data, true);
+  const row = { orgId: data.orgId, mhdStrict: change.mhdStrict ?? current.mhdStrict, supersededGone: change.supersededGone ?? current.supersededGone, updatedAt: new Date().toISOString(), updatedBy: by };
+  const { orgId: _, ...set } = row;
+  await data.db.insert(iheSettings).values(row).onConflictDoUpdate({ target: iheSettings.orgId, set });
+  return remember(data.orgId, { ...set });
 }

@@ -28,6 +28,16 @@ export function parsePublicBaseUrl(raw: string): string | { error: string } {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
+/**
+ * PUBLIC_BASE_URL (no trailing slash) for work outside a request (pipelines, Durable Objects,
+ * cron): undefined when the deployment has none or a malformed one (its requests already fail).
+ */
+export function configuredPublicBaseUrl(env: object): string | undefined {
+  const raw = settingsOf(env).PUBLIC_BASE_URL;
+  const parsed = raw === undefined ? undefined : parsePublicBaseUrl(raw);
+  return typeof parsed === "string" ? parsed : undefined;
+}
+
 /** The base every absolute URL of this request starts with (no trailing slash). */
 export function publicBaseUrl(env: object, requestUrl: string): string {
   const settings = settingsOf(env);

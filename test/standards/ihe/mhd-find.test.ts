@@ -96,6 +96,63 @@ describe("MHD ITI-67 and ITI-66", () => {
     expect(await ids(t, `List?${P}&code=folder`)).toEqual([]);
   });
 
+  it("finds Lists by designationType, sourceId, source and source.given/family (ITI-66), declared in the CapabilityStatement", async () => {
+    const t = await createTenant();
+    const s = await seed(t);
+    const mhd = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/";
+    const set = await post(t, {
+      resourceType: "List",
+      status: "current",
+      mode: "working",
+      extension: [
+        { url: `${mhd}ihe-designationType`, valueCodeableConcept: coding("http://loinc.org", "57133-1") },
+        { url: `${mhd}ihe-sourceId`, valueIdentifier: { system: "urn:ietf:rfc:3986", value: "urn:oid:1.3.6.1.4.1.21367.9" } },
+      ],
+      code: coding("https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes", "submissionset"),
+      subject: { reference: `Patient/${s.patient}` },
+      source: { reference: `Practitioner/${s.author}` },
+      date: "2024-02-01T10:00:00Z",
+      entry: [{ item: { reference: `DocumentReference/${s.doc}` } }],
+    });
+    const folder = await post(t, {
+      resourceType: "List",
+      status: "current",
+      mode: "working",
+      identifier: [{ system: "urn:ietf:rfc:3986", value: "urn:oid:9.8.7.3" }],
+      extension: [{ url: `${mhd}ihe-designationType`, valueCodeableConcept: coding("http://snomed.info/sct", "118185001") }],
+      code: coding("https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes", "folder"),
+      subject: { reference: `Patient/${s.patient}` },
+      entry: [{ item: { reference: `DocumentReference/${s.doc}` } }],
+    });
+    const P = `patient=Patient/${s.patient}&status=current`;
+    const cases: [string, string[]][] = [
+      [`${P}&code=submissionset&designationType=http://loinc.org|57133-1`, [set.id]],
+      [`${P}&code=submissionset&designationType=57133-1`, [set.id]],
+      [`${P}&code=submissionset&designationType=http://loinc.org|11111-1`, []],
+      [`${P}&code=folder&designationType=http://snomed.info/sct|118185001`, [folder.id]],
+      [`${P}&designationType=57133-1,118185001`, [set.id, folder.id].sort()],
+      [`${P}&code=submissionset&sourceId=urn:ietf:rfc:3986|urn:oid:1.3.6.1.4.1.21367.9`, [set.id]],
+      [`${P}&code=submissionset&sourceId=urn:oid:1.3.6.1.4.1.21367.0`, []],
+      [`${P}&code=submissionset&source=Practitioner/${s.author}`, [set.id]],
+      [`${P}&code=submissionset&source:Practitioner.given=Ann&source:Practitioner.family=Writer`, [set.id]],
+      [`${P}&code=submissionset&source:Practitioner.family=Nobody`, []],
+      [`${P}&code=submissionset&source.given=Ann&source.family=writer`, [set.id]],
+    ];
+    for (const [q, expected] of cases) expect(await ids(t, `List?${q}`), q).toEqual(expected);
+    const posted = await t.fetch(`/fhir/r4/${t.orgId}/List/_search`, { method: "POST", body: `${P}&code=submissionset&designationType=http://loinc.org|57133-1`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(((await posted.json()) as Bundle).entry!.map((e) => e.resource!.id)).toEqual([set.id]);
+    // Another organization's identical query finds nothing.
+    const other = await createTenant();
+    expect(await ids(other, `List?${P}&designationType=57133-1`)).toEqual([]);
+
+    const cs = (await (await t.fetch(`/fhir/r4/${t.orgId}/metadata`)).json()) as { rest: { resource: { type: string; searchParam: { name: string; definition?: string; type: string }[] }[] }[] };
+    const list = cs.rest[0]!.resource.find((r) => r.type === "List")!;
+    const byName = new Map(list.searchParam.map((p) => [p.name, p]));
+    expect(byName.get("designationType")).toMatchObject({ type: "token", definition: "https://profiles.ihe.net/ITI/MHD/SearchParameter/List-DesignationType" });
+    expect(byName.get("sourceId")).toMatchObject({ type: "token", definition: "https://profiles.ihe.net/ITI/MHD/SearchParameter/List-SourceId" });
+    expect(byName.get("source")).toMatchObject({ type: "reference" });
+  });
+
   it("refuses an ITI-66 query (code submissionset or folder) without patient or status, keeps plain List searches", async () => {
     const t = await createTenant();
     const s = await seed(t);

@@ -1,20 +1,20 @@
 // The MHD catalog nodes against the organization's own store: mhd.provide_document builds a
 // valid ITI-65 Bundle (checked by the MHD rules, stored in one transaction, the document
 // retrievable by ITI-68), refuses an incomplete Comprehensive one with the XDS codes and stores
-// nothing; mhd.find_documents finds it by ITI-67; another organization's pipeline finds nothing.
+// nothing; mhd.find_documents finds it by ITI-67; mhd.retrieve_document fetches it; another
+// organization's pipeline finds and retrieves nothing. The stored attachment.url is absolute
+// under PUBLIC_BASE_URL, as an ITI-65 over HTTP stores it.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { contextForOrg } from "../../../src/context";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
+import { pipelinePrincipal } from "../../../src/features/pipelines/services";
+import { provideDocumentNode } from "../../../src/standards/ihe/mhd/nodes";
 import { createPipeline, definition, edge, run, trigger } from "../../support/pipelines";
 import { createTenant, type Tenant } from "../../support/tenants";
 import { post } from "../../fhir/support";
+import { COMPREHENSIVE } from "./support/mhd-bundle";
 
-const coding = (system: string, code: string) => ({ system, code });
-const COMPREHENSIVE = {
-  type: coding("http://loinc.org", "18842-5"),
-  category: coding("http://loinc.org", "11488-4"),
-  facility_type: coding("http://snomed.info/sct", "22232009"),
-  practice_setting: coding("http://snomed.info/sct", "394802001"),
-};
 
 const pipelineOf = (t: Tenant, type: string, config: Record<string, unknown>) => createPipeline(t, definition([trigger(), { id: "mhd", type, config }], [edge("start", "mhd", "event", "input")]));
 
@@ -57,5 +57,59 @@ describe("MHD nodes", () => {
     expect(bad.body.node_results.mhd?.error?.code).toBe("MHD_INPUT_INVALID");
     const count = (await (await t.fetch(`/fhir/r4/${t.orgId}/DocumentReference?_summary=count`)).json()) as Bundle;
     expect(count.total).toBe(0);
+  });
+
+  it("retrieves a stored document by ITI-68 from its DocumentReference, never another organization's", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", name: [{ family: "Node" }] });
+    const done = await run(t, await pipelineOf(t, "mhd.provide_document", COMPREHENSIVE), { patient: `Patient/${p.id}`, text: "Lab report", content_type: "text/plain" });
+    const stored = (done.body.outputs as { mhd: { response: Bundle } }).mhd.response.entry![1]!.resource as Resource & { content: { attachment: { url: string; size: number; hash: string } }[] };
+    const got = await run(t, await pipelineOf(t, "mhd.retrieve_document", {}), stored);
+    expect(got.body.status, JSON.stringify(got.body)).toBe("completed");
+    const doc = (got.body.outputs as { mhd: { document: { data: string; content_type: string; size: number; hash: string } } }).mhd.document;
+    expect(doc).toMatchObject({ content_type: "text/plain", size: stored.content[0]!.attachment.size, hash: stored.content[0]!.attachment.hash });
+    expect(atob(doc.data)).toBe("Lab report");
+    // Another organization's pipeline cannot read it: not its URL, and not its Binary either.
+    const o = await createTenant();
+    const theirs = await run(o, await pipelineOf(o, "mhd.retrieve_document", {}), stored);
+    expect(theirs.body.node_results.mhd?.error?.code).toBe("MHD_URL_NOT_LOCAL");
+    const byId = await run(o, await pipelineOf(o, "mhd.retrieve_document", {}), { url: `Binary/${stored.content[0]!.attachment.url.split("/").pop()}` });
+    expect(byId.body.node_results.mhd?.error?.code).toBe("MHD_DOCUMENT_UNAVAILABLE");
+  });
+
+  it("stores attachment.url as the absolute retrieve URL under PUBLIC_BASE_URL; the Bundle names the Binary by its urn:uuid", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", name: [{ family: "Node" }] });
+    // A deployment's configuration (the suite runs under DEV_MODE without PUBLIC_BASE_URL).
+    const ctx = await contextForOrg({ ...env, PUBLIC_BASE_URL: "https://cdis.example.org/" }, t.orgId);
+    const principal = pipelinePrincipal(t.orgId, "mhd-test");
+    const result = await provideDocumentNode.run({
+      nodeId: "mhd",
+      config: provideDocumentNode.config.parse(COMPREHENSIVE),
+      inputs: { input: { patient: `Patient/${p.id}`, text: "Absolute", content_type: "text/plain" } },
+      orgId: t.orgId,
+      executionId: "x",
+      testMode: false,
+      trigger: { type: "manual" },
+      services: ctx.pipelines(principal, false),
+      signal: new AbortController().signal,
+      resumed: false,
+      log: () => {},
+      wouldWrite: () => {},
+      runBody: async () => ({ outputs: {} }),
+    } as unknown as Parameters<typeof provideDocumentNode.run>[0]);
+    const { response, bundle } = (result as { outputs: { response: Bundle; bundle: Bundle } }).outputs;
+    const binaryEntry = bundle.entry!.find((e) => e.resource?.resourceType === "Binary")!;
+    const sentDoc = bundle.entry!.find((e) => e.resource?.resourceType === "DocumentReference")!.resource as Resource & { content: { attachment: { url: string } }[] };
+    expect(binaryEntry.fullUrl).toMatch(/^urn:uuid:/);
+    expect(sentDoc.content[0]!.attachment.url).toBe(binaryEntry.fullUrl);
+    const binaryId = response.entry![2]!.response!.location!.split("/")[response.entry![2]!.response!.location!.split("/").indexOf("Binary") + 1];
+    const storedDoc = (await (await t.fetch(`/fhir/r4/${t.orgId}/DocumentReference?patient=Patient/${p.id}&status=current`)).json()) as Bundle;
+    const url = (storedDoc.entry![0]!.resource as Resource & { content: { attachment: { url: string } }[] }).content[0]!.attachment.url;
+    expect(url).toBe(`https://cdis.example.org/fhir/r4/${t.orgId}/Binary/${binaryId}`);
+    expect(response.entry![2]!.fullUrl).toBe(`https://cdis.example.org/fhir/r4/${t.orgId}/Binary/${binaryId}`);
+    // That URL's path is the ITI-68 retrieve endpoint.
+    const raw = await t.fetch(new URL(url).pathname, { headers: { accept: "text/plain" } });
+    expect(await raw.text()).toBe("Absolute");
   });
 });

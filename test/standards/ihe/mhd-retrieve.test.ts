@@ -1,12 +1,13 @@
 // MHD ITI-68 Retrieve Document: a document provided with ITI-65 is found through an absolute
 // attachment.url, which serves its original bytes and content type (Accept honoured, 406 when
 // unsatisfiable, 404 unknown, 410 deleted); a large document comes back whole from R2; another
-// organization's URL is 404.
+// organization's URL is 404; a superseded document is 410 only under the organization's
+// mhd_superseded_gone policy.
 import { describe, expect, it } from "vitest";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
 import { createTenant, type Tenant } from "../../support/tenants";
 import { post } from "../../fhir/support";
-import { provide, provideBundle, sha1 } from "./support/mhd-bundle";
+import { docOf, provide, provideBundle, sha1 } from "./support/mhd-bundle";
 
 type DocRef = Resource & { content: { attachment: { url: string; contentType: string; size: number; hash: string } }[] };
 
@@ -91,5 +92,54 @@ describe("MHD ITI-68 Retrieve Document", () => {
     expect(underB.status).toBe(404);
     const searched = (await (await b.fetch(`/fhir/r4/${b.orgId}/DocumentReference?_summary=count`)).json()) as Bundle;
     expect(searched.total).toBe(0);
+  });
+
+  it("answers 410 for a superseded document only when the organization's policy says so", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", name: [{ family: "Replaced" }] });
+    const first = await provide(t, await provideBundle(`Patient/${p.id}`, { bytes: new TextEncoder().encode("version 1"), contentType: "text/plain" }));
+    const oldId = first.body.entry![1]!.response!.location!.split("/")[1]!;
+    const old = (await (await t.fetch(`/fhir/r4/${t.orgId}/DocumentReference/${oldId}`)).json()) as DocRef;
+    const replacement = await provideBundle(`Patient/${p.id}`, { bytes: new TextEncoder().encode("version 2"), contentType: "text/plain" });
+    docOf(replacement).relatesTo = [{ code: "replaces", target: { reference: `DocumentReference/${oldId}` } }];
+    replacement.entry.push({ resource: { ...old, status: "superseded" }, request: { method: "PUT", url: `DocumentReference/${oldId}` } });
+    const replaced = await provide(t, replacement);
+    expect(replaced.status).toBe(200);
+    const newId = replaced.body.entry![1]!.response!.location!.split("/")[1]!;
+    const current = (await (await t.fetch(`/fhir/r4/${t.orgId}/DocumentReference/${newId}`)).json()) as DocRef;
+    const oldUrl = old.content[0]!.attachment.url;
+
+    // Default (policy off): the superseded document is still served.
+    expect(await (await t.fetch("/api/ihe/settings")).json()).toMatchObject({ mhd_superseded_gone: false });
+    const served = await retrieve(t, oldUrl, "text/plain");
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe("version 1");
+
+    // Policy on: 410 with an OperationOutcome; the current document is served; other settings keep their values.
+    const set = await t.fetch("/api/ihe/settings", { method: "PUT", json: { mhd_superseded_gone: true } });
+    expect(await set.json()).toMatchObject({ mhd_superseded_gone: true, mhd_strict: false });
+    const refused = await retrieve(t, oldUrl, "text/plain");
+    expect(refused.status).toBe(410);
+    const outcome = (await refused.json()) as { resourceType: string; issue: { diagnostics?: string }[] };
+    expect(outcome.resourceType).toBe("OperationOutcome");
+    expect(outcome.issue[0]!.diagnostics).toContain("superseded");
+    expect((await retrieve(t, oldUrl, "*/*")).status).toBe(410);
+    expect(await (await retrieve(t, current.content[0]!.attachment.url, "text/plain")).text()).toBe("version 2");
+    // The FHIR read of the Binary resource (not ITI-68) and the DocumentReference itself stay readable.
+    expect((await retrieve(t, oldUrl, "application/fhir+json")).status).toBe(200);
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/DocumentReference/${oldId}`)).status).toBe(200);
+
+    // Another organization's policy is its own: b, policy off, serves its superseded document.
+    const b = await createTenant();
+    const pb = await post(b, { resourceType: "Patient", name: [{ family: "B" }] });
+    const bFirst = await provide(b, await provideBundle(`Patient/${pb.id}`, { bytes: new TextEncoder().encode("b1"), contentType: "text/plain" }));
+    const bOldId = bFirst.body.entry![1]!.response!.location!.split("/")[1]!;
+    const bOld = (await (await b.fetch(`/fhir/r4/${b.orgId}/DocumentReference/${bOldId}`)).json()) as DocRef;
+    expect((await b.fetch(`/fhir/r4/${b.orgId}/DocumentReference/${bOldId}`, { method: "PUT", json: { ...bOld, status: "superseded" } })).status).toBe(200);
+    expect((await retrieve(b, bOld.content[0]!.attachment.url, "text/plain")).status).toBe(200);
+
+    // Policy off again: served again.
+    await t.fetch("/api/ihe/settings", { method: "PUT", json: { mhd_superseded_gone: false } });
+    expect((await retrieve(t, oldUrl, "text/plain")).status).toBe(200);
   });
 });

@@ -22,11 +22,12 @@ describe("mhd_strict: MHD-scoped ITI-67/ITI-66 searches per organization", () =>
     const t = await createTenant();
     const initial = await t.fetch("/api/ihe/settings");
     expect(initial.status).toBe(200);
-    expect(await initial.json()).toEqual({ mhd_strict: false, updated_at: null, updated_by: null });
+    expect(await initial.json()).toEqual({ mhd_strict: false, mhd_superseded_gone: false, updated_at: null, updated_by: null });
     const { key } = await createKey(t.orgId, "service");
     expect((await put({ fetch: authedFetch(t.orgId, key) }, { mhd_strict: true })).status).toBe(403);
     expect((await put(t, { mhd_strict: "yes" })).status).toBe(400);
     expect((await put(t, { mhd_strict: true, other: 1 })).status).toBe(400);
+    expect((await put(t, {})).status).toBe(400);
     const set = await put(t, { mhd_strict: true });
     expect(set.status).toBe(200);
     expect(await set.json()).toMatchObject({ mhd_strict: true, updated_by: t.keyId });

@@ -2,6 +2,7 @@
 // negotiation, headers, Prefer, status codes); everything else is FhirService. Operations
 // ($name) come from the registry the composition root builds (operations/registry.ts).
 import { type BundleCheck, refusalOf } from "../bundle-check";
+import { type RetrieveCheck, checkRetrieval } from "../retrieve-check";
 import { type SearchRefinement, refinedSearch } from "../search-refinement";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
@@ -33,6 +34,8 @@ export interface FhirRouterOptions {
   bundleChecks?: readonly BundleCheck[];
   /** Implementation guides' AuditEvents for their transactions (guide-audit.ts). */
   guideAudits?: readonly GuideAudit[];
+  /** Implementation guides' checks before a Binary's raw document is served (retrieve-check.ts). */
+  retrieveChecks?: readonly RetrieveCheck[];
 }
 
 /** Declares why the request reads (v3 ActReason codes, comma-separated: TREAT, ETREAT, BTG, HRESCH...); consent decides with it. */
@@ -131,6 +134,7 @@ export function fhirRouter(options: FhirRouterOptions) {
     const s = service(c);
     const { body, contentType, bytes } = await guideAudited(c, s, { kind: "binary-retrieve", id }, async () => {
       const binary = await s.read("Binary", id);
+      await checkRetrieval(options.retrieveChecks ?? [], binary, s);
       return { status: 200, body: binary, ...rawBinary(binary, c.req.header("accept") ?? "*/*") };
     });
     return c.body(bytes, 200, { ...versionHeaders(body), "Content-Type": contentType });
@@ -244,7 +248,7 @@ function documentInteractions(router: ReturnType<typeof createRouter<AppEnv>>): 
       200: { description: "The document's bytes (Content-Type: the Binary's contentType), or the Binary resource", content: { "*/*": { schema: z.string().openapi({ format: "binary" }) }, ...fhirContent } },
       404: { description: "Unknown (OperationOutcome)", content: fhirContent },
       406: { description: "Accept admits neither the document's type nor FHIR JSON (OperationOutcome)", content: fhirContent },
-      410: { description: "Deleted (OperationOutcome)", content: fhirContent },
+      410: { description: "Deleted, or (IHE MHD, the organization's mhd_superseded_gone) the document of superseded DocumentReferences only (OperationOutcome)", content: fhirContent },
     },
   });
   for (const d of DOCS) {

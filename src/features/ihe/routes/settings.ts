@@ -28,11 +28,14 @@ export const iheSettingsRoutes = createRouter<AppEnv>()
       method: "put",
       path: "/settings",
       tags,
-      summary: "Set the organization's IHE settings (admin)",
+      summary: "Change the organization's IHE settings (admin); settings left out keep their values",
       security,
       middleware: requirePermission("fhir:configure"),
       request: { body: { required: true, content: json(IheSettingsBody) } },
       responses: { 200: { description: "Settings", content: json(IheSettingsSchema) }, ...commonErrors },
     }),
-    async (c) => c.json(presentIheSettings(await writeIheSettings(c.get("ctx"), { mhdStrict: c.req.valid("json").mhd_strict }, c.get("principal").keyId)), 200),
+    async (c) => {
+      const body = c.req.valid("json");
+      return c.json(presentIheSettings(await writeIheSettings(c.get("ctx"), { mhdStrict: body.mhd_strict, supersededGone: body.mhd_superseded_gone }, c.get("principal").keyId)), 200);
+    },
   );

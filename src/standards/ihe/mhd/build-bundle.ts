@@ -2,7 +2,8 @@
 // SubmissionSet List, the DocumentReference with the option's required metadata, and the Binary
 // holding the bytes, with attachment.size and the base64 SHA-1 hash computed from those bytes.
 import type { Bundle } from "../../../features/fhir/port";
-import { MHD_PROFILES, sizeAndHash } from "./provide-bundle";
+import { sizeAndHash } from "./document-bytes";
+import { MHD_PROFILES } from "./provide-bundle";
 
 export interface Coding {
   system: string;

@@ -2,13 +2,14 @@
 // Document Bundle, to the organization's own store (checked by the same MHD rules as the FHIR
 // endpoint, then one transaction) or to another MHD Document Recipient through a FHIR
 // connector. `mhd.find_documents` runs an ITI-67 Find Document References on the store or a
-// remote Document Responder.
+// remote Document Responder; `mhd.retrieve_document` (retrieve-node.ts) is ITI-68.
 import { z } from "zod";
-import type { Bundle, FhirPort } from "../../../features/fhir/port";
+import type { Bundle, Resource } from "../../../features/fhir/port";
 import { NodeFailure } from "../../../features/pipelines/node-failure";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { type NodeContext, defineNode } from "../../../features/pipelines/node-type";
 import { buildProvideBundle } from "./build-bundle";
-import { provideBundleIssues, storedReader } from "./provide-bundle";
+import { type ReadStored, provideBundleIssues, storedReader } from "./provide-bundle";
+import { retrieveDocumentNode } from "./retrieve-node";
 
 const Coding = z.object({ system: z.string().min(1), code: z.string().min(1), display: z.string().optional() }).strict();
 
@@ -41,12 +42,21 @@ function base64Of(input: z.infer<typeof DocumentInput>): string {
   return btoa(binary);
 }
 
-/** Submits to the organization's store after the Document Recipient's own checks. */
-async function provideLocally(port: FhirPort, bundle: Bundle): Promise<Bundle> {
-  const issues = await provideBundleIssues(bundle, storedReader(port));
+/** The ITI-65 rules before anything is sent: a plain FHIR recipient would store a Bundle that breaks them. */
+async function checkBundle(bundle: Bundle, read: ReadStored): Promise<void> {
+  const issues = await provideBundleIssues(bundle, read);
   if (issues.length) throw new NodeFailure("MHD_BUNDLE_INVALID", issues.map((i) => `${i.code}: ${i.message}`).join("; "), { issues });
-  return port.batch(bundle);
 }
+
+/** Reads the recipient's resources through the connector (its patient, a Folder's documents, recipients). */
+const connectorReader =
+  (connectors: NodeContext<unknown>["services"]["connectors"], connectorId: string, signal: AbortSignal): ReadStored =>
+  async (type, id) => {
+    const res = await connectors.fetch(connectorId, `${type}/${encodeURIComponent(id)}`, { headers: { accept: "application/fhir+json" }, signal });
+    if (res.status === 404 || res.status === 410) return undefined;
+    const body = (await peerJson(res, `reading ${type}/${id}`)) as unknown as Resource;
+    return body.resourceType === type ? body : undefined;
+  };
 
 /** A connector answer as JSON, or a NodeFailure carrying the peer's OperationOutcome. */
 async function peerJson(res: Response, what: string): Promise<Bundle> {
@@ -70,7 +80,8 @@ export const provideDocumentNode = defineNode({
   ],
   config: ProvideConfig,
   documentation: {
-    summary: "Without connector_id the Bundle is checked by the MHD rules (the XDS error codes in the failure) and stored in one transaction.",
+    summary:
+      "The Bundle is checked by the MHD rules first (the XDS error codes in the failure; nothing is sent or stored): without connector_id against the organization's store, then stored in one transaction; with one against the recipient (its Patient must exist there), then POSTed to it.",
     example: { config: { option: "minimal" }, inputs: { input: { patient: "Patient/example", text: "Discharge letter", content_type: "text/plain" } } },
   },
   run: async (ctx) => {
@@ -90,7 +101,13 @@ export const provideDocumentNode = defineNode({
       practiceSetting: c.practice_setting,
       confidentiality: c.confidentiality,
     });
-    if (!c.connector_id) return { outputs: { response: await provideLocally(ctx.services.fhir(), bundle), bundle } };
+    if (!c.connector_id) {
+      const port = ctx.services.fhir();
+      await checkBundle(bundle, storedReader(port));
+      return { outputs: { response: await port.batch(bundle), bundle } };
+    }
+    // The same rules against the recipient: its patient must exist there (XDSUnknownPatientId).
+    await checkBundle(bundle, connectorReader(ctx.services.connectors, c.connector_id, ctx.signal));
     const res = await ctx.services.connectors.fetch(c.connector_id, "", {
       method: "POST",
       headers: { "content-type": "application/fhir+json", accept: "application/fhir+json" },
@@ -137,4 +154,4 @@ export const findDocumentsNode = defineNode({
   },
 });
 
-export const MHD_NODES = [provideDocumentNode, findDocumentsNode];
+export const MHD_NODES = [provideDocumentNode, findDocumentsNode, retrieveDocumentNode];

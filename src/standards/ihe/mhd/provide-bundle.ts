@@ -10,6 +10,7 @@
 // Failures: 400 OperationOutcome with the XDS error codes (ITI TF-3 Table 4.2.4.1-2).
 import type { BundleCheck } from "../../../features/fhir/bundle-check";
 import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import { sizeAndHash } from "./document-bytes";
 
 const BASE = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/";
 export const MHD_PROFILES = {
@@ -68,13 +69,6 @@ export const INTENDED_RECIPIENT = "https://profiles.ihe.net/ITI/MHD/StructureDef
 const RECIPIENT_TYPES = new Set(["Practitioner", "PractitionerRole", "Organization", "Patient", "RelatedPerson", "Group"]);
 const STORED_REF = /^(?:.*\/)?([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})$/;
 
-/** The raw bytes' size and base64 SHA-1, as attachment.size and attachment.hash describe them. */
-export async function sizeAndHash(base64: string): Promise<{ size: number; hash: string }> {
-  const bytes = Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes));
-  return { size: bytes.length, hash: btoa(String.fromCharCode(...digest)) };
-}
-
 /** The required metadata of each option ("XDS DS" for Comprehensive, "XDR MS" for Minimal), as FHIR elements. */
 function missingMetadata(doc: DocRef, option: MhdOption): string[] {
   const need: [string, unknown][] = [
@@ -106,7 +100,7 @@ async function resolve(ref: string, byUrl: ReadonlyMap<string, BundleEntry>, rea
 }
 
 /** Folder rules: status, Comprehensive identifier, the Bundle's patient, and entries that are DocumentReferences of that patient. */
-async function folderIssues(folder: Resource, option: MhdOption, patient: string | undefined, byUrl: ReadonlyMap<string, BundleEntry>, read: ReadStored): Promise<MhdIssue[]> {
+export async function folderIssues(folder: Resource, option: MhdOption, patient: string | undefined, byUrl: ReadonlyMap<string, BundleEntry>, read: ReadStored): Promise<MhdIssue[]> {
   const issues: MhdIssue[] = [];
   const meta = (message: string) => issues.push({ code: "XDSRegistryMetadataError", message });
   if (!folder.status) meta("A Folder lacks status");

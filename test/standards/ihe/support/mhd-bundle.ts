@@ -62,3 +62,10 @@ export async function provide(t: Tenant, bundle: Bundle) {
   return { status: res.status, body: (await res.json()) as Bundle & { issue?: { details: { coding: { code: string }[] }; diagnostics: string }[] } };
 }
 
+/** The Comprehensive codes an mhd.provide_document node's config needs (XDS type, class, facility, practice setting). */
+export const COMPREHENSIVE = {
+  type: { system: "http://loinc.org", code: "18842-5" },
+  category: { system: "http://loinc.org", code: "11488-4" },
+  facility_type: { system: "http://snomed.info/sct", code: "22232009" },
+  practice_setting: { system: "http://snomed.info/sct", code: "394802001" },
+};

@@ -1,0 +1,1 @@
+ALTER TABLE `ihe_settings` ADD `mhd_superseded_gone` integer DEFAULT false NOT NULL;
