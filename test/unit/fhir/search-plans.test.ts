@@ -134,6 +134,42 @@ describe("search query plans per kind", () => {
     });
   }
 
+  it("the first _include round rides in the page's batch: one round trip, each target once, the page's matches only", async () => {
+    const batch = d1.batch.bind(d1);
+    let trips = 0;
+    d1.batch = (statements) => {
+      trips++;
+      return batch(statements);
+    };
+    try {
+      d1.log = [];
+      const bundle = await store.search("Encounter", `patient=${encounterPatient}&_include=Encounter:subject&_include=Encounter:patient`);
+      expect(trips).toBe(1);
+      const included = (bundle.entry ?? []).filter((e) => e.search?.mode === "include").map((e) => `${e.resource!.resourceType}/${e.resource!.id}`);
+      expect(included).toEqual([`Patient/${encounterPatient}`]);
+      expect(matchCount(bundle)).toBeGreaterThan(1);
+      expectIndexed(d1.log.map(({ sql, args }) => ({ sql, plan: d1.explain(sql, args) })));
+      // A page of one (its extra row read, not shown) and a _revinclude: the same entries as without the rider.
+      trips = 0;
+      const one = await store.search("Encounter", `patient=${encounterPatient}&_count=1&_include=Encounter:subject&_revinclude=Observation:encounter`);
+      expect(trips).toBe(2);
+      const firstId = one.entry!.find((e) => e.search?.mode === "match")!.resource!.id;
+      const revs = await store.search("Observation", `encounter=Encounter/${firstId}&_count=1000`);
+      expect(
+        (one.entry ?? [])
+          .filter((e) => e.search?.mode === "include")
+          .map((e) => `${e.resource!.resourceType}/${e.resource!.id}`)
+          .sort(),
+      ).toEqual([`Patient/${encounterPatient}`, ...(revs.entry ?? []).map((e) => `Observation/${e.resource!.id}`)].sort());
+      // Each match names its own encounter: only the shown match's comes, not the extra row's.
+      const obs = await store.search("Observation", `subject=Patient/${patientId}&_count=1&_include=Observation:encounter`);
+      const shownMatch = obs.entry!.find((e) => e.search?.mode === "match")!.resource as { encounter: { reference: string } };
+      expect((obs.entry ?? []).filter((e) => e.search?.mode === "include").map((e) => `${e.resource!.resourceType}/${e.resource!.id}`)).toEqual([shownMatch.encounter.reference]);
+    } finally {
+      d1.batch = batch;
+    }
+  });
+
   // The second page resumes at the cursor through the same indexes (keyset, not OFFSET).
   const paged: [string, string, string][] = [
     ["general plan", "Observation", "code=http://loinc.org|8480-6&_count=5"],
