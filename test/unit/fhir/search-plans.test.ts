@@ -163,7 +163,7 @@ describe("search query plans per kind", () => {
       ).toEqual([`Patient/${encounterPatient}`, ...(revs.entry ?? []).map((e) => `Observation/${e.resource!.id}`)].sort());
       // Each match names its own encounter: only the shown match's comes, not the extra row's.
       const obs = await store.search("Observation", `subject=Patient/${patientId}&_count=1&_include=Observation:encounter`);
-      const shownMatch = obs.entry!.find((e) => e.search?.mode === "match")!.resource as { encounter: { reference: string } };
+      const shownMatch = obs.entry!.find((e) => e.search?.mode === "match")!.resource as unknown as { encounter: { reference: string } };
       expect((obs.entry ?? []).filter((e) => e.search?.mode === "include").map((e) => `${e.resource!.resourceType}/${e.resource!.id}`)).toEqual([shownMatch.encounter.reference]);
     } finally {
       d1.batch = batch;
