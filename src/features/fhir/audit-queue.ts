@@ -26,27 +26,18 @@ export async function enqueueAudits(queue: Queue, orgId: string, events: StoredA
   else if (events.length > 1) await queue.sendBatch(events.map(message));
 }
 
-/**
- * AuditEvents stored per D1 batch. A batch holds the shard's single writer while it runs, and the
- * requests' reads queue behind it: a delivery of 100 (wrangler.toml max_batch_size) indexed in one
- * batch held it for ~100 ms under load, the tail of every read around it (docs/fhir-hot-path.md).
- * Chunks of 25 run one after the other, so reads that arrive meanwhile go between them.
- */
-export const AUDIT_WRITE_CHUNK = 25;
+export { AUDIT_WRITE_CHUNK } from "./storage/resource-store";
 
 /**
- * Stores delivered AuditEvents of one org, in batches of AUDIT_WRITE_CHUNK: indexed, or appended
+ * Stores delivered AuditEvents of one org, AUDIT_WRITE_CHUNK per D1 batch: indexed, or appended
  * to the pending log while the org moves. A chunk that fails fails the whole call (the delivery
  * is retried); chunks already stored add nothing then (idempotent on the event id).
  */
 export async function storeAudits(data: OrgData, events: StoredAudit[]): Promise<void> {
   const store = new ResourceStore(data.d1, data.orgId);
-  for (let i = 0; i < events.length; i += AUDIT_WRITE_CHUNK) {
-    const chunk = events.slice(i, i + AUDIT_WRITE_CHUNK);
-    // While the org moves between shards its rows may only be appended to (the move catches the log up).
-    const statements = data.movingTo !== null ? store.appendAudits(chunk) : store.indexAudits(chunk.map((event) => ({ event, json: JSON.stringify(event) })));
-    await data.d1.batch(statements);
-  }
+  // While the org moves between shards its rows may only be appended to (the move catches the log up).
+  if (data.movingTo !== null) await data.d1.batch(store.appendAudits(events));
+  else await store.storeAudits(events.map((event) => ({ event, json: JSON.stringify(event) })));
 }
 
 /** A message this consumer can store: an AuditEvent with an id, recorded for the org it names. */

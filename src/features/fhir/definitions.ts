@@ -26,7 +26,28 @@ export interface SearchParamDef {
 }
 
 type RawParam = Omit<SearchParamDef, "code">;
-const RAW = lookupTables(searchParamsJson as unknown as Record<string, Record<string, RawParam>>);
+
+/**
+ * Types that serve a subset of R4's search parameters. The service writes an AuditEvent for every
+ * interaction, and each parameter indexed costs its rows and their b-trees on every one of them
+ * (all 18 R4 parameters: ~47 D1 rows an event, the audit consumer's whole cost). These are the
+ * ones its readers use (GET /api/audit's filters, the console, the IHE and FHIR audit tests):
+ * who (agent, altid), what (entity, entity-type, patient), the interaction (subtype, action), the
+ * outcome and the time. Dropped, as no reader filters by them: the source (site and observer are
+ * this organization and this service on every event), type ("rest" on every FHIR interaction;
+ * subtype names it), the agent's and entity's names, roles, network address and policy.
+ */
+const SERVED_PARAMS: Record<string, ReadonlySet<string>> = {
+  AuditEvent: new Set(["_id", "_lastUpdated", "_profile", "_security", "_source", "_tag", "action", "agent", "altid", "date", "entity", "entity-type", "outcome", "patient", "subtype"]),
+};
+
+function served(raw: Record<string, Record<string, RawParam>>): Record<string, Record<string, RawParam>> {
+  const out = { ...raw };
+  for (const [type, codes] of Object.entries(SERVED_PARAMS)) out[type] = Object.fromEntries(Object.entries(raw[type] ?? {}).filter(([code]) => codes.has(code)));
+  return out;
+}
+
+const RAW = lookupTables(served(searchParamsJson as unknown as Record<string, Record<string, RawParam>>));
 const RESOURCE_TYPES = new Set<string>(resourceTypesJson);
 const COMPARTMENT = lookupTable(compartmentJson as Record<string, string[]>);
 

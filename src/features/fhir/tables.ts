@@ -73,9 +73,13 @@ export const fhirIdxString = sqliteTable("fhir_idx_string", { ...owner, value: t
   index("fhir_idx_string_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.valueNorm, t.value),
 ]);
 
-/** token parameters; system is '' when absent so "|code" stays indexable. */
+/**
+ * token parameters; system is '' when absent so "|code" stays indexable. The value indexes of
+ * tokens and references end with the resource id, so one system|code or one Type/id lists its
+ * resources in id order: the walk reads that instead of every resource of the type (walk.ts).
+ */
 export const fhirIdxToken = sqliteTable("fhir_idx_token", { ...owner, system: text("system").notNull(), value: text("value").notNull() }, (t) => [
-  index("fhir_idx_token_value_idx").on(t.orgId, t.resourceType, t.code, t.value, t.system),
+  index("fhir_idx_token_value_idx").on(t.orgId, t.resourceType, t.code, t.value, t.system, t.resourceId),
   index("fhir_idx_token_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.value, t.system),
 ]);
 
@@ -84,7 +88,7 @@ export const fhirIdxReference = sqliteTable(
   "fhir_idx_reference",
   { ...owner, targetType: text("target_type").notNull(), targetId: text("target_id").notNull(), url: text("url").notNull() },
   (t) => [
-    index("fhir_idx_reference_value_idx").on(t.orgId, t.resourceType, t.code, t.targetId, t.targetType),
+    index("fhir_idx_reference_value_idx").on(t.orgId, t.resourceType, t.code, t.targetId, t.targetType, t.resourceId),
     index("fhir_idx_reference_target_idx").on(t.orgId, t.targetType, t.targetId, t.resourceType, t.code),
     index("fhir_idx_reference_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.targetType, t.targetId),
   ],

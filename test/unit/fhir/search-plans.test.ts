@@ -8,6 +8,8 @@ import { MemoryQueue } from "../../../bench/fhir/memory-queue";
 import { SqliteD1, sqliteOrgData } from "../../../bench/fhir/d1-sqlite";
 import { patientBundles } from "../../../bench/fhir/generate";
 import { fhirStoreFor } from "../../../src/features/fhir/index";
+import { executeSearch } from "../../../src/features/fhir/search/execute";
+import { parseSearch } from "../../../src/features/fhir/search/parse";
 import type { Bundle } from "../../../src/features/fhir/port";
 import type { FhirService } from "../../../src/features/fhir/service";
 import { planViolations } from "../../support/query-plan";
@@ -40,6 +42,7 @@ function expectIndexed(plans: { sql: string; plan: string[] }[]) {
   for (const { sql, plan } of plans) expect({ sql, violations: planViolations(plan) }).toEqual({ sql, violations: [] });
 }
 
+const idsOf = (b: Bundle) => (b.entry ?? []).filter((e) => e.search?.mode === "match").map((e) => e.resource!.id);
 const matchCount = (b: Bundle) => (b.entry ?? []).filter((e) => e.search?.mode === "match").length;
 
 describe("search query plans per kind", () => {
@@ -97,6 +100,75 @@ describe("search query plans per kind", () => {
       expectIndexed(plans);
     });
   }
+
+  // The walk in id order over one system|code or one Type/id reads that filter's value index (which
+  // ends with the resource id) from the cursor, not every resource of the type: same entries and
+  // pages as the general plan, in the index's order (no sort), seeks only.
+  const driven: [string, string, () => string][] = [
+    ["one code, the issue's Observation?code&date=ge", "Observation", () => "code=http://loinc.org|8867-4&date=ge2023-01-01&_count=5"],
+    ["one reference, ids descending", "Observation", () => `subject=Patient/${patientId}&_sort=-_id&_count=5`],
+  ];
+  for (const [kind, type, query] of driven) {
+    it(`the walk over ${kind} reads the filter's index in id order, page after page`, async () => {
+      const forced = (q: string, plan?: "general" | "walk") => {
+        const params = new URLSearchParams(q);
+        return executeSearch({ db: d1 as unknown as D1Database, orgId: ORG, baseUrl: "" }, parseSearch(type, params), params, plan);
+      };
+      const nextOf = (b: Bundle) => new URL(b.link!.find((l) => l.relation === "next")!.url, "http://x").searchParams.toString();
+      d1.log = [];
+      const walked = await forced(query(), "walk");
+      const statement = d1.log.find((x) => x.sql.includes("SELECT DISTINCT resource_id AS id"));
+      expect(statement).toBeDefined();
+      const plan = d1.explain(statement!.sql, statement!.args);
+      expect(planViolations(plan)).toEqual([]);
+      expect(plan.join("\n")).not.toMatch(/TEMP B-TREE|fhir_resources_1 \(org_id=\? AND resource_type=\?\)/);
+      const general = await forced(query(), "general");
+      expect(idsOf(walked)).toHaveLength(5);
+      expect(idsOf(walked)).toEqual(idsOf(general));
+      // The next page: each plan's own cursor, the same entries.
+      d1.log = [];
+      const walkedNext = await forced(nextOf(walked));
+      expect(d1.log.some((x) => x.sql.includes("SELECT DISTINCT resource_id AS id") && /resource_id [<>] \?/.test(x.sql))).toBe(true);
+      expect(idsOf(walkedNext)).toEqual(idsOf(await forced(nextOf(general))));
+      expect(idsOf(walkedNext)).toHaveLength(5);
+    });
+  }
+
+  it("the first _include round rides in the page's batch: one round trip, each target once, the page's matches only", async () => {
+    const batch = d1.batch.bind(d1);
+    let trips = 0;
+    d1.batch = (statements) => {
+      trips++;
+      return batch(statements);
+    };
+    try {
+      d1.log = [];
+      const bundle = await store.search("Encounter", `patient=${encounterPatient}&_include=Encounter:subject&_include=Encounter:patient`);
+      expect(trips).toBe(1);
+      const included = (bundle.entry ?? []).filter((e) => e.search?.mode === "include").map((e) => `${e.resource!.resourceType}/${e.resource!.id}`);
+      expect(included).toEqual([`Patient/${encounterPatient}`]);
+      expect(matchCount(bundle)).toBeGreaterThan(1);
+      expectIndexed(d1.log.map(({ sql, args }) => ({ sql, plan: d1.explain(sql, args) })));
+      // A page of one (its extra row read, not shown) and a _revinclude: the same entries as without the rider.
+      trips = 0;
+      const one = await store.search("Encounter", `patient=${encounterPatient}&_count=1&_include=Encounter:subject&_revinclude=Observation:encounter`);
+      expect(trips).toBe(2);
+      const firstId = one.entry!.find((e) => e.search?.mode === "match")!.resource!.id;
+      const revs = await store.search("Observation", `encounter=Encounter/${firstId}&_count=1000`);
+      expect(
+        (one.entry ?? [])
+          .filter((e) => e.search?.mode === "include")
+          .map((e) => `${e.resource!.resourceType}/${e.resource!.id}`)
+          .sort(),
+      ).toEqual([`Patient/${encounterPatient}`, ...(revs.entry ?? []).map((e) => `Observation/${e.resource!.id}`)].sort());
+      // Each match names its own encounter: only the shown match's comes, not the extra row's.
+      const obs = await store.search("Observation", `subject=Patient/${patientId}&_count=1&_include=Observation:encounter`);
+      const shownMatch = obs.entry!.find((e) => e.search?.mode === "match")!.resource as unknown as { encounter: { reference: string } };
+      expect((obs.entry ?? []).filter((e) => e.search?.mode === "include").map((e) => `${e.resource!.resourceType}/${e.resource!.id}`)).toEqual([shownMatch.encounter.reference]);
+    } finally {
+      d1.batch = batch;
+    }
+  });
 
   // The second page resumes at the cursor through the same indexes (keyset, not OFFSET).
   const paged: [string, string, string][] = [

@@ -3,9 +3,9 @@
 import type { Bundle, BundleEntry, Resource } from "../port";
 import { shapeResource } from "../summary";
 import { tooCostly } from "../../../platform/errors";
-import { Args, MAX_CANDIDATES } from "./conditions";
+import { Args, D1_MAX_PARAMS, MAX_CANDIDATES } from "./conditions";
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
-import { type Plan, type Row, countMatches, cursorKeys, readPage, whereClause } from "./page";
+import { type Plan, type Rider, type Row, countMatches, cursorKeys, readPage, whereClause } from "./page";
 import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
 
 export interface SearchTarget {
@@ -49,7 +49,7 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   const countOnly = req.count === 0 || req.summary === "count";
   const wantTotal = req.total === "accurate" || req.total === "estimate" || countOnly;
   const [page, counted] = await Promise.all([
-    countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan),
+    countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan, includeRider(req)),
     wantTotal ? (target.filter ? countVisible(target, req, target.filter) : countMatches(target.db, target.orgId, req)) : undefined,
   ]);
   // An estimate may be left out; an accurate total (or a count alone) past the bound cannot be given.
@@ -64,7 +64,7 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   const matches = await shown(target, rows.map((r) => JSON.parse(r.content) as Resource));
   let total = counted;
   if (total === undefined && !cursor && !more) total = matches.length;
-  const included = await shown(target, await includes(target, req, matches));
+  const included = await shown(target, await includes(target, req, matches, page?.riders && riddenIncludes(page.riders, matches)));
   const entry: BundleEntry[] = [
     ...matches.map((m) => entryOf(target, shapeResource(m, req.summary, req.elements), "match")),
     ...included.map((m) => entryOf(target, m, "include")),
@@ -130,7 +130,7 @@ const key = (r: Resource) => `${r.resourceType}/${r.id}`;
  * _include and _revinclude targets of the matches, then :iterate rounds over what was added.
  * Includes seek the owner index by source id, revincludes the value index by target id.
  */
-async function includes(target: SearchTarget, req: SearchRequest, matches: Resource[]): Promise<Resource[]> {
+async function includes(target: SearchTarget, req: SearchRequest, matches: Resource[], ridden?: Resource[]): Promise<Resource[]> {
   if (matches.length === 0 || (req.include.length === 0 && req.revinclude.length === 0)) return [];
   const seen = new Set(matches.map(key));
   const out: Resource[] = [];
@@ -139,12 +139,54 @@ async function includes(target: SearchTarget, req: SearchRequest, matches: Resou
     const inc = req.include.filter((s) => round === 0 || s.iterate);
     const rev = req.revinclude.filter((s) => round === 0 || s.iterate);
     if (!inc.length && !rev.length) break;
-    const found = await fetchIncludes(target, inc, rev, frontier);
+    // The first round's _include targets may have come with the page (includeRider); its _revinclude did not.
+    const found = round === 0 && ridden ? [...ridden, ...(rev.length ? await fetchIncludes(target, [], rev, frontier) : [])] : await fetchIncludes(target, inc, rev, frontier);
     frontier = found.filter((r) => !seen.has(key(r)));
     for (const r of frontier) seen.add(key(r));
     out.push(...frontier);
   }
   return out.slice(0, MAX_INCLUDED);
+}
+
+/** Bound parameters a rider adds after the page's (type, codes, target type). */
+const RIDER_PARAMS = 3;
+
+/**
+ * The first _include round as statements riding in the page's batch, so `Encounter?patient=…&_include=
+ * Encounter:subject` is one D1 round trip, not two. Each reads the targets of the page statement's
+ * rows (the page as a subquery), tagged with the source's id: only the targets of the matches the
+ * page keeps, and the access policy shows, are used (riddenIncludes). None where the page
+ * statement's arguments leave no room for the rider's (D1 binds 100).
+ */
+function includeRider(req: SearchRequest): Rider | undefined {
+  const type = req.types[0];
+  const specs = req.include.filter((s) => s.sourceType === "*" || s.sourceType === type);
+  if (req.types.length !== 1 || !type || !specs.length) return undefined;
+  return (page) => {
+    const n = page.args.length;
+    if (n + RIDER_PARAMS >= D1_MAX_PARAMS) return [];
+    return specs.map((spec) => ({
+      sql: `SELECT x.resource_id AS source, x.target_type || '/' || x.target_id AS target, r.content FROM fhir_idx_reference x INDEXED BY fhir_idx_reference_owner_idx
+              CROSS JOIN fhir_resources r ON r.org_id = ?1 AND r.resource_type = x.target_type AND r.id = x.target_id
+            WHERE x.org_id = ?1 AND x.resource_type = ?${n + 1} AND x.resource_id IN (SELECT id FROM (${page.sql}))
+              AND x.code IN (SELECT value FROM json_each(?${n + 2})) AND (?${n + 3} IS NULL OR x.target_type = ?${n + 3}) AND r.deleted = 0
+            LIMIT ${MAX_INCLUDED}`,
+      args: [...page.args, type, JSON.stringify(spec.param === "*" ? referenceParams(type).map((p) => p.code) : [spec.param]), spec.targetType ?? null],
+    }));
+  };
+}
+
+/** The targets the rider read for the matches kept (the page's extra row and hidden matches left out). */
+function riddenIncludes(results: Record<string, unknown>[][], matches: Resource[]): Resource[] {
+  const sources = new Set(matches.map((m) => m.id));
+  // One row per source and target: a target several matches name (their Patient) comes once.
+  const targets = new Map<string, Resource>();
+  for (const rows of results) {
+    for (const row of rows) {
+      if (sources.has(row.source as string) && !targets.has(row.target as string)) targets.set(row.target as string, JSON.parse(row.content as string) as Resource);
+    }
+  }
+  return [...targets.values()];
 }
 
 async function fetchIncludes(target: SearchTarget, inc: IncludeSpec[], rev: IncludeSpec[], from: Resource[]): Promise<Resource[]> {

@@ -132,8 +132,17 @@ function scanSegments(scan: SortScan, req: SearchRequest, cursor: Cursor | undef
   return undatedFirst ? [dated(cursor)] : [dated(cursor), undated(undefined)];
 }
 
+/**
+ * Statements that ride in the page's batch (one D1 round trip): built from the page statement
+ * (its SQL, to use as a subquery, and its arguments, which they take first). The search's first
+ * _include round uses it (execute.ts).
+ */
+export type Rider = (page: Checked) => { sql: string; args: unknown[] }[];
+
 interface Outcome {
   rows: Row[];
+  /** The riders' results, in order (only when the page statement carried them). */
+  riders?: Record<string, unknown>[][];
   /** A bounded set overflowed: the rows may be incomplete. */
   over: boolean;
   /** The window was read to its end (asked only with `withFull`). */
@@ -141,11 +150,14 @@ interface Outcome {
 }
 
 /** Runs a statement with its checks in one batch; the window's only when asked. */
-async function run(db: D1Database, s: Checked, withFull = false): Promise<Outcome> {
+async function run(db: D1Database, s: Checked, withFull = false, rider?: Rider): Promise<Outcome> {
   const named = [s.check && ["check", s.check], ["rows", s.sql], withFull && s.full && ["full", s.full]].filter((x): x is [string, string] => Boolean(x));
-  const results = await db.batch<Record<string, unknown>>(named.map(([, sql]) => db.prepare(sql).bind(...s.args)));
+  const riding = rider?.(s) ?? [];
+  const results = await db.batch<Record<string, unknown>>([...named.map(([, sql]) => db.prepare(sql).bind(...s.args)), ...riding.map((r) => db.prepare(r.sql).bind(...r.args))]);
   const of = (name: string) => results[named.findIndex(([n]) => n === name)]?.results;
-  return { rows: (of("rows") ?? []) as Row[], over: Boolean(of("check")?.[0]?.over), full: Boolean(of("full")?.[0]?.full) };
+  const out: Outcome = { rows: (of("rows") ?? []) as Row[], over: Boolean(of("check")?.[0]?.over), full: Boolean(of("full")?.[0]?.full) };
+  if (riding.length) out.riders = results.slice(named.length).map((r) => r.results);
+  return out;
 }
 
 const narrow = "narrow it with a more selective filter";
@@ -183,19 +195,26 @@ const readWalk = (db: D1Database, walk: Walk, req: SearchRequest, cursor: Cursor
  * general plan whose driver proves too broad falls back to the walk where one has its order.
  * `force` picks a plan where it applies (tests compare them).
  */
-export async function readPage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, limit: number, force?: Plan): Promise<{ rows: Row[]; plan: Plan }> {
+export interface Page {
+  rows: Row[];
+  plan: Plan;
+  /** The rider's results, where the plan's statement could carry it (the general plan's). */
+  riders?: Record<string, unknown>[][];
+}
+
+export async function readPage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, limit: number, force?: Plan, rider?: Rider): Promise<Page> {
   const used: string[] = [];
   try {
-    return await choosePage(db, orgId, req, cursor, limit, force, used);
+    return await choosePage(db, orgId, req, cursor, limit, force, used, rider);
   } catch (e) {
     // A remembered density chose a plan the data no longer suits: count afresh and choose again.
     if (!used.length || !(e instanceof ApiError && e.code === "TOO_COSTLY")) throw e;
     for (const key of used) driverDensity.forget(key);
-    return choosePage(db, orgId, req, cursor, limit, force);
+    return choosePage(db, orgId, req, cursor, limit, force, undefined, rider);
   }
 }
 
-async function choosePage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, limit: number, force: Plan | undefined, used?: string[]): Promise<{ rows: Row[]; plan: Plan }> {
+async function choosePage(db: D1Database, orgId: string, req: SearchRequest, cursor: Cursor | undefined, limit: number, force: Plan | undefined, used?: string[], rider?: Rider): Promise<Page> {
   const walk = walkFor(req);
   if (req.types.length !== 1) {
     if (!walk) throw tooCostly("A search over several types sorts by _lastUpdated only; name one _type to sort by anything else");
@@ -219,8 +238,8 @@ async function choosePage(db: D1Database, orgId: string, req: SearchRequest, cur
     if (rows) return { rows, plan: "walk" };
   }
   for (const drive of drivers) {
-    const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId, drive));
-    if (!general.over) return { rows: general.rows, plan: "general" };
+    const general = await run(db, generalPage(req, cursor, cursor?.dir === "p", limit, orgId, drive), false, rider);
+    if (!general.over) return { rows: general.rows, plan: "general", ...(general.riders ? { riders: general.riders } : {}) };
   }
   if (walk && force !== "general") return { rows: await readWalk(db, walk, req, cursor, limit, orgId), plan: "walk" };
   throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources before sorting; ${narrow}, or sort by _id or _lastUpdated`);

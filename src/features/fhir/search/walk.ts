@@ -7,6 +7,7 @@ import { Args, MAX_CANDIDATES, condition, dateRowClause, joinTerms, probe, split
 import type { Cursor } from "./cursor";
 import type { Checked } from "./page";
 import type { Filter, SearchRequest } from "./parse";
+import { parseReference } from "../index-extract";
 import { keysetCondition } from "./sort";
 
 export interface Walk {
@@ -79,6 +80,8 @@ function windowOf(walk: Walk, req: SearchRequest, args: Args, cursor: Cursor | u
 
 /** One page of the walk (up to `limit` rows), selecting the walk's keys as s0, s1, ... */
 export function walkPage(walk: Walk, req: SearchRequest, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): Checked {
+  const driver = idOrderedDriver(walk, req);
+  if (driver !== undefined) return drivenPage(walk, req, driver, cursor, backwards, limit, orgId);
   const args = new Args(orgId);
   const w = windowOf(walk, req, args, cursor, backwards);
   const select = ["r.resource_type", "r.id", "c.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
@@ -95,4 +98,50 @@ export function walkCount(walk: Walk, req: SearchRequest, orgId: string): Checke
   const w = windowOf(walk, req, args, undefined, false);
   const sql = `SELECT COUNT(*) AS n FROM (SELECT ${WINDOW_COLUMNS} FROM ${w.from} LIMIT ${MAX_CANDIDATES + 1}) r WHERE ${joinTerms(w.tests, "AND")}`;
   return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(`SELECT 1 FROM ${w.from}`) };
+}
+
+/**
+ * A filter whose value index lists its matches in id order: one token with system and code, or
+ * one Type/id reference (the index ends with the resource id: tables.ts). References come first
+ * (they name fewer resources, as a rule).
+ */
+function idOrderedDriver(walk: Walk, req: SearchRequest): number | undefined {
+  if (!walk.typed || walk.byUpdated) return undefined;
+  const seeks = (f: Filter, type: string): boolean => {
+    if (f.kind !== "param" || f.modifier !== undefined || f.values.length !== 1 || f.def.type !== type) return false;
+    const v = f.values[0]!;
+    if (type === "token") return v.indexOf("|") > 0 && !v.endsWith("|");
+    return !/^https?:/.test(v) && parseReference(v) !== undefined;
+  };
+  for (const type of ["reference", "token"]) {
+    const i = req.filters.findIndex((f) => seeks(f, type));
+    if (i >= 0) return i;
+  }
+  return undefined;
+}
+
+/**
+ * The walk in id order over one filter's matches instead of the type's resources: the driver's
+ * value index read from the cursor in id order (at most MAX_CANDIDATES + 1 rows), each match
+ * tested against the other filters, stopping once the page is full. The same rows, in the same
+ * order and with the same keys, as the type's walk; it reads a fraction of them (e.g. one LOINC
+ * code of six: a sixth), and refuses only where the type's walk would have too.
+ */
+function drivenPage(walk: Walk, req: SearchRequest, driver: number, cursor: Cursor | undefined, backwards: boolean, limit: number, orgId: string): Checked {
+  const args = new Args(orgId);
+  const typeExpr = args.add(req.types[0]);
+  const dir = (walk.desc[0] ?? false) !== backwards ? "DESC" : "ASC";
+  let lead = condition(req.filters[driver]!, typeExpr, args).sql.replace(/^SELECT \S+ FROM/, "FROM");
+  if (cursor) lead += ` AND resource_id ${dir === "DESC" ? "<" : ">"} ${args.add(cursor.id)}`;
+  const tests = ["r.deleted = 0"];
+  req.filters.forEach((f, i) => {
+    if (i === driver) return;
+    if (f.kind === "param" && f.def.code === "_lastUpdated") tests.push(dateRowClause(f.values, "r.last_updated", "r.last_updated", args));
+    else tests.push(probe(condition(f, typeExpr, args)));
+  });
+  const select = ["r.resource_type", "r.id", "r.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
+  // As in walkPage, the outer ORDER BY repeats the window's, so SQLite stops reading it once the page is full.
+  const window = `SELECT DISTINCT resource_id AS id ${lead} ORDER BY resource_id ${dir} LIMIT ${MAX_CANDIDATES + 1}`;
+  const sql = `SELECT ${select.join(", ")} FROM (${window}) w CROSS JOIN fhir_resources r ON r.org_id = ?1 AND r.resource_type = ${typeExpr} AND r.id = w.id WHERE ${joinTerms(tests, "AND")} ORDER BY w.id ${dir} LIMIT ${args.add(limit)}`;
+  return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(`SELECT 1 ${lead}`) };
 }

@@ -59,8 +59,16 @@ export type VersionWrite = PutVersion | DeleteVersion | AuditWrite;
 /** An audit's row in the pending log: [id, recorded, content]. */
 const pendingRow = (a: AuditWrite): [string, string, string] => [a.event.id, a.event.meta?.lastUpdated ?? "", JSON.stringify(a.event)];
 
-/** AuditEvents indexed per flush: big enough to amortize, small enough for one D1 batch. */
+/** AuditEvents read from the pending log per flush (indexed AUDIT_WRITE_CHUNK at a time). */
 const FLUSH_BATCH = 500;
+
+/**
+ * AuditEvents indexed per D1 batch. A batch holds the shard's single writer while it runs, and the
+ * requests' statements queue behind it: 100 events in one batch held it ~100-200 ms under load, and
+ * a flush of 500 seconds, the tail latency of everything around it (docs/fhir-hot-path.md). Chunks
+ * run one after the other, so requests that arrive meanwhile go between them.
+ */
+export const AUDIT_WRITE_CHUNK = 25;
 
 export interface HistoryQuery {
   type?: string;
@@ -268,8 +276,20 @@ export class ResourceStore {
   }
 
   /**
+   * Stores AuditEvents as searchable resources (indexAudits), AUDIT_WRITE_CHUNK per D1 batch, each
+   * batch with `alongside(chunk)`'s statements. A failing batch fails the call; those before it
+   * stay stored, and storing them again adds nothing.
+   */
+  async storeAudits(events: { event: Resource & { id: string }; json: string }[], alongside: (chunk: typeof events) => D1PreparedStatement[] = () => []): Promise<void> {
+    for (let i = 0; i < events.length; i += AUDIT_WRITE_CHUNK) {
+      const chunk = events.slice(i, i + AUDIT_WRITE_CHUNK);
+      await this.db.batch([...this.indexAudits(chunk), ...alongside(chunk)]);
+    }
+  }
+
+  /**
    * Indexes up to FLUSH_BATCH pending AuditEvents into the store and removes them from the log,
-   * in one batch. Two flushes racing over the same rows are harmless (indexAudits). Returns how many it took.
+   * a chunk per batch. Two flushes racing over the same rows are harmless (indexAudits). Returns how many it took.
    */
   async flushAudits(): Promise<number> {
     const { results } = await this.db
@@ -278,10 +298,8 @@ export class ResourceStore {
       .all<{ content: string }>();
     if (!results.length) return 0;
     const events = results.map((r) => ({ json: r.content, event: JSON.parse(r.content) as Resource & { id: string } }));
-    const ids = JSON.stringify(events.map((e) => e.event.id));
-    await this.db.batch([
-      ...this.indexAudits(events),
-      this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
+    await this.storeAudits(events, (chunk) => [
+      this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, JSON.stringify(chunk.map((e) => e.event.id))),
     ]);
     return events.length;
   }

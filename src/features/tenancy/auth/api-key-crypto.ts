@@ -26,7 +26,13 @@ export function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 
+/** Two hex digits per byte value: every request hashes its key, and this is most of the JavaScript time it takes. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+const encoder = new TextEncoder();
+
 export async function hashApiKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(key)));
+  let hex = "";
+  for (const b of digest) hex += HEX[b];
+  return hex;
 }
