@@ -7,7 +7,7 @@ import type { Resource } from "../port";
 import { isResourceType } from "../definitions";
 import { type Child, childOf, FHIR_NS, isAttribute, type Place, XHTML_NS } from "./structure";
 import { xhtmlString } from "./xhtml";
-import { type XmlElement, isNamespaceDeclaration, parseXml } from "./xml-tree";
+import { type XmlElement, isMarkupAttribute, parseXml } from "./xml-tree";
 
 export class FhirXmlError extends Error {}
 
@@ -52,7 +52,7 @@ function primitiveOf(element: XmlElement, child: Child, where: string): [unknown
   let value: unknown = null;
   const extra: Json = {};
   for (const a of element.attributes) {
-    if (isNamespaceDeclaration(a)) continue;
+    if (isMarkupAttribute(a)) continue;
     if (a.uri === "" && a.local === "value") value = primitiveValue(child.primitive, a.value, where);
     else if (a.uri === "" && a.local === "id") extra.id = a.value;
     else throw new FhirXmlError(`${where}: unexpected attribute ${a.name}`);
@@ -86,7 +86,7 @@ interface Slot {
 
 function fill(out: Json, element: XmlElement, place: Place, where: string): void {
   for (const a of element.attributes) {
-    if (isNamespaceDeclaration(a)) continue;
+    if (isMarkupAttribute(a)) continue;
     if (a.uri === "" && isAttribute(place, a.local)) out[a.local] = a.value;
     else throw new FhirXmlError(`${where}: unexpected attribute ${a.name}`);
   }

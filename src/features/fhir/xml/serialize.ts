@@ -3,6 +3,7 @@
 // and Extension.url as attributes, contained and entry resources wrapped in their element,
 // Narrative.div as XHTML. Properties R4 does not define (the store validates writes, so only data
 // written before a rule existed) are kept, written after the defined ones as plain elements.
+import { isResourceType } from "../definitions";
 import type { Resource } from "../port";
 import { childNames, childOf, FHIR_NS, isAttribute, type Place } from "./structure";
 import { xhtmlXml } from "./xhtml";
@@ -49,8 +50,10 @@ function attributesOf(value: Json, place: Place): string {
 
 function writeContent(out: string[], value: Json, place: Place): void {
   const names = new Set<string>();
+  // A resource's resourceType is its element name; elsewhere (ExampleScenario.instance) it is an element.
+  const resourceRoot = place.path === "" && isResourceType(place.type);
   for (const key of Object.keys(value)) {
-    if (key === "resourceType" || isAttribute(place, key)) continue;
+    if ((resourceRoot && key === "resourceType") || isAttribute(place, key)) continue;
     names.add(key.startsWith("_") ? key.slice(1) : key);
   }
   const ordered = [...names].sort((a, b) => rankOf(place, a) - rankOf(place, b));

@@ -1,12 +1,12 @@
 // Narrative.div: XHTML inside FHIR XML, a string in FHIR JSON (R4 json.html#xhtml: the div element
 // serialised with its XHTML namespace declaration).
 import { XHTML_NS } from "./structure";
-import { type XmlElement, escapeAttribute, escapeText, isNamespaceDeclaration, parseXml } from "./xml-tree";
+import { type XmlElement, escapeAttribute, escapeText, isMarkupAttribute, parseXml } from "./xml-tree";
 
 /** The XHTML element as the string FHIR JSON carries: the root declares the XHTML namespace, no prefixes. */
 export function xhtmlString(element: XmlElement, root = true): string {
   let out = `<${element.local}${root ? ` xmlns="${XHTML_NS}"` : ""}`;
-  for (const a of element.attributes) if (!isNamespaceDeclaration(a)) out += ` ${a.prefix === "xml" ? a.name : a.local}="${escapeAttribute(a.value)}"`;
+  for (const a of element.attributes) if (!isMarkupAttribute(a)) out += ` ${a.prefix === "xml" ? a.name : a.local}="${escapeAttribute(a.value)}"`;
   if (element.children.length === 0) return `${out}/>`;
   out += ">";
   for (const c of element.children) out += typeof c === "string" ? escapeText(c) : xhtmlString(c, false);

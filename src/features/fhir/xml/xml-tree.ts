@@ -72,4 +72,7 @@ const TEXT_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "
 export const escapeAttribute = (v: string) => v.replace(/[&<>"\n\r\t]/g, (c) => ATTRIBUTE_ESCAPES[c]!);
 export const escapeText = (v: string) => v.replace(/[&<>\r]/g, (c) => TEXT_ESCAPES[c]!);
 
-export const isNamespaceDeclaration = (a: XmlAttribute) => a.name === "xmlns" || a.prefix === "xmlns";
+const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
+
+/** Attributes that say how the XML is written, not what it holds: namespace declarations and xsi:schemaLocation. */
+export const isMarkupAttribute = (a: XmlAttribute) => a.name === "xmlns" || a.prefix === "xmlns" || a.uri === XSI_NS;
