@@ -113,10 +113,11 @@ export const fhirXmlResponses: MiddlewareHandler = async (c, next) => {
   }
   if (!resource || typeof resource !== "object" || typeof (resource as { resourceType?: unknown }).resourceType !== "string") return;
   const { resourceToXml } = await import("../xml");
+  const { status } = c.res;
   const headers = new Headers(c.res.headers);
   headers.set("Content-Type", xmlContentType(c));
   headers.delete("Content-Length");
   // Cleared first: Hono's setter would otherwise copy the JSON answer's headers (Content-Length) onto the new one.
   c.res = undefined;
-  c.res = new Response(resourceToXml(resource as { resourceType: string }), { status: c.res.status, headers });
+  c.res = new Response(resourceToXml(resource as { resourceType: string }), { status, headers });
 };
