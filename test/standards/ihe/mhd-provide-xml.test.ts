@@ -59,9 +59,24 @@ describe("MHD ITI-65 in FHIR XML", () => {
     const theirs = await post(other, { resourceType: "Patient", name: [{ family: "Elsewhere" }] });
     const cases: [string, (b: Awaited<ReturnType<typeof provideBundle>>) => void][] = [
       ["XDSMissingDocument", (b) => b.entry.splice(2, 1)],
-      ["XDSNonIdenticalHash", (b) => void (docOf(b).content[0]!.attachment.hash = btoa("not the hash at all!"))],
-      ["XDSNonIdenticalSize", (b) => void (docOf(b).content[0]!.attachment.size = TEXT.length + 1)],
-      ["XDSRegistryMetadataError", (b) => void delete docOf(b).type],
+      [
+        "XDSNonIdenticalHash",
+        (b) => {
+          docOf(b).content[0]!.attachment.hash = btoa("not the hash at all!");
+        },
+      ],
+      [
+        "XDSNonIdenticalSize",
+        (b) => {
+          docOf(b).content[0]!.attachment.size = TEXT.length + 1;
+        },
+      ],
+      [
+        "XDSRegistryMetadataError",
+        (b) => {
+          delete docOf(b).type;
+        },
+      ],
       [
         "XDSUnknownPatientId",
         (b) => {

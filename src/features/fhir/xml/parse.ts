@@ -99,8 +99,8 @@ function fill(out: Json, element: XmlElement, place: Place, where: string): void
     const path = `${where}.${c.local}`;
     const child = c.uri === FHIR_NS || c.uri === XHTML_NS ? childOf(place, c.local) : undefined;
     if (!child || c.uri !== (child.kind === "xhtml" ? XHTML_NS : FHIR_NS) || isAttribute(place, c.local)) throw new FhirXmlError(`${path}: not an element R4 defines here`);
-    let slot = slots.get(child.key);
-    if (!slot) slots.set(child.key, (slot = { child, values: [], extras: [] }));
+    const slot = slots.get(child.key) ?? { child, values: [], extras: [] };
+    slots.set(child.key, slot);
     if (!child.repeats && slot.values.length) throw new FhirXmlError(`${path}: appears more than once but allows one`);
     if (child.kind === "primitive") {
       const [value, extra] = primitiveOf(c, child, path);

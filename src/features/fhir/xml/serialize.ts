@@ -73,15 +73,15 @@ function writeContent(out: string[], value: Json, place: Place): void {
 }
 
 function writeElement(out: string[], name: string, kind: string, place: Place, value: unknown, extra: unknown): void {
-  if (kind === "primitive") return writePrimitive(out, name, value, extra as Json | null | undefined);
-  if (value === null || value === undefined) return;
-  if (kind === "xhtml") {
-    out.push(xhtmlXml(String(value)));
-  } else if (kind === "resource" && typeof value === "object") {
+  if (kind === "primitive") {
+    writePrimitive(out, name, value, extra as Json | null | undefined);
+  } else if (kind === "xhtml") {
+    if (typeof value === "string") out.push(xhtmlXml(value));
+  } else if (value && typeof value === "object" && kind === "resource") {
     out.push(`<${name}>`);
     writeResource(out, value as Json, false);
     out.push(`</${name}>`);
-  } else if (typeof value === "object") {
+  } else if (value && typeof value === "object") {
     const start = out.push(`<${name}${attributesOf(value as Json, place)}>`);
     writeContent(out, value as Json, place);
     if (out.length === start) out[start - 1] = out[start - 1]!.replace(/>$/, "/>");
