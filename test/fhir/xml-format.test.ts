@@ -79,6 +79,14 @@ describe("FHIR XML on the REST API", () => {
     expect(found.type).toBe("searchset");
     expect(found.total).toBe(1);
     expect(found.entry![0]!.resource).toMatchObject({ resourceType: "Observation", valueQuantity: { value: 72.5, unit: "kg" } });
+    // Paging links keep _format, so the next page is XML too.
+    await post(t, { resourceType: "Patient", name: [{ family: "Xml" }] });
+    const first = (await xmlOf(await t.fetch(`/fhir/r4/${t.orgId}/Patient?family=Xml&_count=1&_format=xml`))) as Bundle;
+    const next = first.link!.find((l) => l.relation === "next")!.url;
+    expect(next).toContain("_format=xml");
+    const second = await t.fetch(new URL(next).pathname + new URL(next).search);
+    expect(second.headers.get("content-type")).toContain(FHIR_XML);
+    expect(((await xmlOf(second)) as Bundle).entry).toHaveLength(1);
   });
 
   it("takes operation bodies in XML and answers OperationOutcomes in XML", async () => {
