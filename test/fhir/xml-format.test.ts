@@ -122,7 +122,7 @@ describe("FHIR XML on the REST API", () => {
     expect(issuesOf(await xmlOf(entity))).toMatch(/DOCTYPE/);
     expect(await (await t.fetch(`/fhir/r4/${t.orgId}/Patient?_summary=count`)).json()).toMatchObject({ total: 0 });
 
-    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient?_format=turtle`)).status).toBe(406);
+    for (const format of ["turtle", "constructor", "toString"]) expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient?_format=${format}`)).status, format).toBe(406);
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { headers: { accept: "text/turtle" } })).status).toBe(406);
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { headers: { accept: "text/html, */*;q=0.1" } })).status).toBe(200);
   });

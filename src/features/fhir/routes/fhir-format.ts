@@ -5,25 +5,24 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { parseAccept } from "hono/utils/accept";
 import { badRequest, notAcceptable, unsupportedMediaType } from "../../../platform/errors";
+import { lookupTable } from "../../../platform/object-keys";
 
 export type FhirFormat = "json" | "xml";
 
 const JSON_BODY = /^application\/(fhir\+json|json\+fhir|json)\b/i;
 const XML_BODY = /^(application\/(fhir\+xml|xml\+fhir|xml)|text\/xml)\b/i;
-const FORMAT_PARAM: Record<string, FhirFormat> = {
-  json: "json",
+const MEDIA_TYPES: Record<string, FhirFormat> = {
   "application/json": "json",
   "application/fhir+json": "json",
   "application/json+fhir": "json",
-  xml: "xml",
   "text/xml": "xml",
   "application/xml": "xml",
   "application/fhir+xml": "xml",
   "application/xml+fhir": "xml",
 };
-const ACCEPT_RANGE: Record<string, FhirFormat> = { ...FORMAT_PARAM, "*/*": "json", "application/*": "json", "text/*": "xml" };
-delete ACCEPT_RANGE.json;
-delete ACCEPT_RANGE.xml;
+// Keyed by what the client sent: no prototype, so _format=constructor finds nothing (406).
+const FORMAT_PARAM = lookupTable<FhirFormat>({ ...MEDIA_TYPES, json: "json", xml: "xml" });
+const ACCEPT_RANGE = lookupTable<FhirFormat>({ ...MEDIA_TYPES, "*/*": "json", "application/*": "json", "text/*": "xml" });
 
 /** The format asked for, undefined when the asking admits neither (answered 406 by `responseFormat`). */
 function askedFormat(c: Context): FhirFormat | undefined {
