@@ -5,6 +5,8 @@
 // Run: npx tsx bench/fhir-xml.ts [--seconds N per measurement, default 1] [--document-kb N, default 1024]
 import fs from "node:fs";
 import path from "node:path";
+import type { Context } from "hono";
+import { fhirXmlResponses, responseFormat } from "../src/features/fhir/routes/fhir-format";
 import { resourceFromXml, resourceToXml } from "../src/features/fhir/xml";
 import type { Resource } from "../src/features/fhir/port";
 import { allMeasured } from "./lib/measured";
@@ -68,3 +70,32 @@ for (const [name, resource] of [
   console.log(`  baseline JSON.stringify:  ${fmt(stringifyJson * json.length / 1e6, 1)} MB/s (${fmt(1000 / stringifyJson, 2)} ms)`);
   console.log(`  JSON → XML (write):       ${fmt(writeXml * xml.length / 1e6, 1)} MB/s (${fmt(1000 / writeXml, 2)} ms), ${fmt(stringifyJson / writeXml, 1)} × the time of JSON.stringify`);
 }
+
+// What a JSON request pays for XML support: the format decision and the response middleware's
+// check, per request, against serialising the answer (JSON.stringify of the Patient example).
+const patient = instances.find((r) => r.resourceType === "Patient" && r.id === "example")!;
+const jsonRequest = {
+  req: {
+    query: (name: string) => (name === "_format" ? undefined : undefined),
+    header: (name: string) => ({ accept: "application/fhir+json", "content-type": "application/fhir+json" })[name],
+  },
+  res: new Response("{}", { headers: { "content-type": "application/fhir+json" } }),
+} as unknown as Context;
+const next = async () => {};
+const BATCH = 1000;
+const [stringifyPatient, negotiate] = allMeasured([
+  { label: "JSON.stringify(Patient)/s", value: rate(() => JSON.stringify(patient)) },
+  {
+    label: "JSON request's format work/s",
+    value:
+      BATCH *
+      rate(() => {
+        for (let i = 0; i < BATCH; i++) {
+          responseFormat(jsonRequest);
+          void fhirXmlResponses(jsonRequest, next);
+        }
+      }),
+  },
+]);
+console.log(`\nJSON request (Accept and Content-Type application/fhir+json): format decision + XML middleware check`);
+console.log(`  ${fmt(1e9 / negotiate, 0)} ns per request; the Patient example's JSON.stringify takes ${fmt(1e9 / stringifyPatient, 0)} ns (${fmt((1e9 / negotiate) / (1e9 / stringifyPatient), 3)} × it)`);
