@@ -25,6 +25,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "ips-summary": { file: "ips-summary.ts", what: "IPS $summary latency for a patient with 5,000 resources vs $everything and a compartment search, in-process" },
   wearables: { file: "wearables.ts", what: "signed wearable webhook acknowledgement p50/p99 through wrangler dev vs a bare authenticated endpoint; readings/s from signed webhook to stored Observation (loopback Oura mock) vs the same readings POSTed directly" },
   console: { file: "console.ts", what: "web console first load (gzip bytes, time to interactive) vs a blank page; 200-node editor render vs 2-node, in Chromium" },
+  "fhir-xml": { file: "fhir-xml.ts", what: "FHIR XML read and write MB/s on the R4 example instances and an ITI-65 Bundle with a 1 MB document vs JSON.parse/JSON.stringify of the same content, in-process" },
   "bulk-export": { file: "bulk-export.ts", what: "Bulk Data $export resources/s and workerd peak RSS at ~100k resources vs search paging" },
 };
 

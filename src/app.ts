@@ -36,6 +36,7 @@ import { bulkExportRoutes } from "./features/export/routes/bulk-export";
 import { bulkExportListRoutes } from "./features/export/routes/export-list";
 import { type FhirRouterOptions, fhirRouter } from "./features/fhir/routes/fhir";
 import { fhirPublicRoutes } from "./features/fhir/routes/fhir-public";
+import { fhirXmlResponses } from "./features/fhir/routes/fhir-format";
 import { fhirOperationRegistry } from "./fhir-operations";
 import { FHIR_BUNDLE_CHECKS } from "./fhir-bundle-checks";
 import { FHIR_GUIDE_ACTORS } from "./fhir-guide-actors";
@@ -102,6 +103,7 @@ export function buildApp(options: AppOptions = {}) {
 
   // A FHIR endpoint's CapabilityStatement and SMART configuration are public (discovery).
   const operations = options.operations ?? fhirOperationRegistry();
+  app.use("/fhir/*", fhirXmlResponses);
   app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations, FHIR_GUIDE_ACTORS));
 
   // The console's sign-in carries its API key in the body; the session cookie it sets then

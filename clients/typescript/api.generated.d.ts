@@ -4680,6 +4680,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Unsupported _format or Accept (OperationOutcome) */
@@ -4689,6 +4690,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -14948,6 +14950,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -14958,6 +14961,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -14967,6 +14971,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -14985,6 +14990,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -14995,6 +15001,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15004,6 +15011,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15027,6 +15035,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15036,6 +15045,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15059,6 +15069,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15068,6 +15079,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15113,6 +15125,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Too many concurrent exports for this organization */
@@ -15152,6 +15165,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15169,6 +15183,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Too many concurrent exports for this organization */
@@ -15221,6 +15236,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Too many concurrent exports for this organization */
@@ -15260,6 +15276,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15277,6 +15294,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Too many concurrent exports for this organization */
@@ -15330,6 +15348,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Too many concurrent exports for this organization */
@@ -15370,6 +15389,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15387,6 +15407,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Too many concurrent exports for this organization */
@@ -15421,6 +15442,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description No patient has that id or identifier */
@@ -15449,6 +15471,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15459,6 +15482,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description No patient has that id or identifier */
@@ -15494,6 +15518,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description No patient has that id or identifier */
@@ -15523,6 +15548,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15533,6 +15559,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description No patient has that id or identifier */
@@ -15556,6 +15583,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15566,6 +15594,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15575,6 +15604,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15599,6 +15629,7 @@ export interface operations {
                 content: {
                     "*/*": string;
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Unknown (OperationOutcome) */
@@ -15608,6 +15639,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Accept admits neither the document's type nor FHIR JSON (OperationOutcome) */
@@ -15617,6 +15649,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Deleted (OperationOutcome) */
@@ -15626,6 +15659,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15648,6 +15682,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15657,6 +15692,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15673,6 +15709,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15683,6 +15720,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Created */
@@ -15692,6 +15730,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15701,6 +15740,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15723,6 +15763,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Created */
@@ -15732,6 +15773,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15741,6 +15783,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15763,6 +15806,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15772,6 +15816,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15795,6 +15840,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15804,6 +15850,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15821,6 +15868,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15831,6 +15879,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Created */
@@ -15840,6 +15889,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15849,6 +15899,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15866,6 +15917,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -15876,6 +15928,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Created */
@@ -15885,6 +15938,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15894,6 +15948,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15917,6 +15972,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15926,6 +15982,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15949,6 +16006,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Created */
@@ -15958,6 +16016,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15967,6 +16026,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -15990,6 +16050,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -15999,6 +16060,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -16023,6 +16085,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -16032,6 +16095,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -16050,6 +16114,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/fhir+xml": components["schemas"]["FhirResource"];
             };
         };
         responses: {
@@ -16060,6 +16125,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description Created */
@@ -16069,6 +16135,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -16078,6 +16145,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -16102,6 +16170,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -16111,6 +16180,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -16135,6 +16205,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -16144,6 +16215,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -16168,6 +16240,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -16177,6 +16250,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };
@@ -16202,6 +16276,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
             /** @description OperationOutcome */
@@ -16211,6 +16286,7 @@ export interface operations {
                 };
                 content: {
                     "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
         };

@@ -137,10 +137,10 @@ describe("FHIR CRUD", () => {
     expect(notJson.status).toBe(400);
   });
 
-  it("answers 406 for XML and honours _format=json", async () => {
+  it("answers 406 for a format it cannot write and honours _format=json (XML: xml-format.test.ts)", async () => {
     const t = await createTenant();
-    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient?_format=xml`)).status).toBe(406);
-    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { headers: { accept: "application/fhir+xml" } })).status).toBe(406);
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient?_format=ttl`)).status).toBe(406);
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { headers: { accept: "text/turtle" } })).status).toBe(406);
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient?_format=json`)).status).toBe(200);
   });
 

@@ -15,7 +15,7 @@ describe("public FHIR discovery", () => {
     expect(cs.implementation.url).toMatch(new RegExp(`/fhir/r4/${t.orgId}$`));
     expect(cs.rest[0]!.resource.length).toBeGreaterThan(100);
     // Content negotiation still applies.
-    expect((await call(`/fhir/r4/${t.orgId}/metadata?_format=xml`)).status).toBe(406);
+    expect((await call(`/fhir/r4/${t.orgId}/metadata?_format=ttl`)).status).toBe(406);
   });
 
   it("states bearer API keys in the SMART configuration and claims no OAuth capability", async () => {

@@ -55,8 +55,8 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
     software,
     implementation: { description: "Clinical Data Integration Service FHIR R4 store", url: baseUrl },
     fhirVersion: "4.0.1",
-    format: ["application/fhir+json", "json"],
-    patchFormat: ["application/json-patch+json", "application/fhir+json"],
+    format: ["application/fhir+json", "json", "application/fhir+xml", "xml"],
+    patchFormat: ["application/json-patch+json", "application/fhir+json", "application/fhir+xml"],
     rest: [
       {
         mode: "server",

@@ -7,13 +7,14 @@ import { parseAccept } from "hono/utils/accept";
 import { notAcceptable } from "../../../platform/errors";
 import type { Resource } from "../port";
 
-const FHIR_JSON = /^application\/(fhir\+json|json\+fhir|json)$/i;
+// Plain application/xml and text/xml stay the document's own types (a CDA document is one).
+const FHIR_TYPE = /^application\/(fhir\+json|json\+fhir|json|fhir\+xml|xml\+fhir)$/i;
 
-/** How to answer a Binary read: the resource as FHIR JSON, or its raw bytes. */
+/** How to answer a Binary read: the resource (FHIR JSON or XML), or its raw bytes. */
 export function binaryRepresentation(accept: string | undefined, format: string | undefined): "resource" | "raw" {
   if (format || !accept?.trim()) return "resource";
   const ranges = parseAccept(accept).filter((r) => r.q > 0);
-  return ranges.some((r) => FHIR_JSON.test(r.type)) ? "resource" : "raw";
+  return ranges.some((r) => FHIR_TYPE.test(r.type)) ? "resource" : "raw";
 }
 
 /** Whether one of the Accept ranges (type/subtype, type/*, *\/*) admits `contentType`. */
@@ -29,7 +30,7 @@ export function acceptsType(accept: string, contentType: string): boolean {
 /** The raw document of a Binary read with `accept`; 406 when Accept admits neither its type nor FHIR JSON. */
 export function rawBinary(binary: Resource, accept: string): { contentType: string; bytes: Uint8Array<ArrayBuffer> } {
   const contentType = typeof binary.contentType === "string" && binary.contentType ? binary.contentType : "application/octet-stream";
-  if (!acceptsType(accept, contentType)) throw notAcceptable(`Binary/${binary.id} is ${contentType}; Accept "${accept}" admits neither it nor application/fhir+json`);
+  if (!acceptsType(accept, contentType)) throw notAcceptable(`Binary/${binary.id} is ${contentType}; Accept "${accept}" admits neither it nor a FHIR format`);
   const data = typeof binary.data === "string" ? binary.data : "";
   return { contentType, bytes: Uint8Array.from(atob(data), (c) => c.charCodeAt(0)) };
 }

@@ -1,20 +1,17 @@
-// HTTP concerns the FHIR routes and the operation routes share: content negotiation, reading
-// a body, answering FHIR JSON, version headers.
+// HTTP concerns the FHIR routes and the operation routes share: content negotiation, answering
+// FHIR JSON (fhir-format.ts rewrites it as XML when asked), version headers.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../app-env";
-import { badRequest, notAcceptable, unsupportedMediaType } from "../../../platform/errors";
 import { fhirJsonContentType } from "../../../platform/http/fhir-json";
 import type { Resource } from "../port";
+import { responseFormat } from "./fhir-format";
 
 export type C = Context<AppEnv>;
 
-/** JSON only: an explicit request for XML (by _format or Accept) is answered 406. */
+/** 406 when `_format` or Accept admits neither FHIR JSON nor FHIR XML (fhir-format.ts). */
 export function checkAcceptable(c: C): void {
-  const format = c.req.query("_format");
-  if (format && !/json/i.test(format)) throw notAcceptable(`_format ${format} is not supported; use application/fhir+json`);
-  const accept = c.req.header("accept");
-  if (accept && /xml/i.test(accept) && !/json|\*\/\*/i.test(accept)) throw notAcceptable("Only application/fhir+json is supported");
+  responseFormat(c);
 }
 
 export function send(c: C, status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -31,27 +28,6 @@ export function versionHeaders(r: Resource): Record<string, string> {
   return h;
 }
 
-export async function readJson(c: C, types = /^application\/(fhir\+)?json\b/i): Promise<unknown> {
-  const type = c.req.header("content-type") ?? "";
-  if (!types.test(type)) throw unsupportedMediaType(`Content-Type must be application/fhir+json, got ${type ? `"${type}"` : "none"}`);
-  try {
-    return await c.req.json();
-  } catch {
-    throw badRequest("The body is not valid JSON");
-  }
-}
-
-/** An optional Parameters body, whatever its Content-Type: empty is an empty Parameters. */
-export async function readParameters(c: C): Promise<unknown> {
-  const text = await c.req.text();
-  if (!text.trim()) return { resourceType: "Parameters" };
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw badRequest("The body is not valid JSON");
-  }
-}
-
 /** The query as a record: a repeated parameter is an array of its values. */
 export function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
@@ -64,4 +40,4 @@ export function queryRecord(params: URLSearchParams): Record<string, string | st
 
 /** Any FHIR resource, as the OpenAPI document describes request and response bodies. */
 const FhirResource = z.object({ resourceType: z.string() }).passthrough().openapi("FhirResource");
-export const fhirContent = { "application/fhir+json": { schema: FhirResource } };
+export const fhirContent = { "application/fhir+json": { schema: FhirResource }, "application/fhir+xml": { schema: FhirResource } };

@@ -20,7 +20,8 @@ import { type FhirService, failureOf } from "../service";
 import { type GuideAudit, type GuideInteraction, recordGuideAudits } from "../guide-audit";
 import { conditionalDeleteAt, conditionalUpdateAt, createAt, updateAt } from "../rest-writes";
 import { parseVersion } from "../write-preconditions";
-import { type C, checkAcceptable, fhirContent, readJson, send, versionHeaders } from "./fhir-http";
+import { type C, checkAcceptable, fhirContent, send, versionHeaders } from "./fhir-http";
+import { readResource } from "./fhir-format";
 import { mountOperations } from "./operations";
 import { binaryRepresentation, rawBinary } from "./binary-read";
 
@@ -143,7 +144,7 @@ export function fhirRouter(options: FhirRouterOptions) {
 
   routes.get("/", (c) => search(c, undefined, queryOf(c)));
   routes.post("/", async (c) => {
-    const bundle = (await readJson(c)) as Bundle;
+    const bundle = (await readResource(c)) as Bundle;
     const s = service(c);
     if (!bundle || typeof bundle !== "object") return send(c, 200, await s.batch(bundle));
     const { status, body } = await guideAudited(c, s, { kind: "transaction", bundle }, async () => {
@@ -157,11 +158,11 @@ export function fhirRouter(options: FhirRouterOptions) {
 
   routes.get("/:type", (c) => search(c, c.req.param("type"), queryOf(c)));
   routes.post("/:type", async (c) => {
-    const body = await readJson(c);
+    const body = await readResource(c);
     return write(c, (s) => createAt(s, c.req.param("type"), body, c.req.header("if-none-exist")));
   });
   routes.put("/:type", async (c) => {
-    const body = await readJson(c);
+    const body = await readResource(c);
     return write(c, (s) => conditionalUpdateAt(s, c.req.param("type"), criteria(c), body, c.req.header("if-match")));
   });
   routes.delete("/:type", async (c) => {
@@ -191,14 +192,14 @@ export function fhirRouter(options: FhirRouterOptions) {
 
   routes.put("/:type/:id", async (c) => {
     const { type, id } = c.req.param();
-    const body = await readJson(c);
+    const body = await readResource(c);
     return write(c, (s) => updateAt(s, type, id, body, c.req.header("if-match")));
   });
 
   routes.patch("/:type/:id", async (c) => {
     const { type, id } = c.req.param();
-    // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON.
-    const ops = await readJson(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
+    // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON or XML.
+    const ops = await readResource(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
     return write(c, (s) => s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }));
   });
 

@@ -12,7 +12,8 @@ import type { OperationRegistry } from "../operations/registry";
 import type { GuideInteraction } from "../guide-audit";
 import type { Resource } from "../port";
 import type { FhirService } from "../service";
-import { type C, checkAcceptable, fhirContent, queryRecord, readJson, readParameters, send } from "./fhir-http";
+import { type C, checkAcceptable, fhirContent, queryRecord, send } from "./fhir-http";
+import { readOptionalResource, readResource } from "./fhir-format";
 
 const HONO_PATHS: Record<OperationLevel, (name: string) => string> = {
   system: (name) => `/$${name}`,
@@ -22,7 +23,7 @@ const HONO_PATHS: Record<OperationLevel, (name: string) => string> = {
 
 async function readInput(c: C, op: AnyOperation): Promise<unknown> {
   if (c.req.method !== "POST" || op.input === "none") return undefined;
-  return op.input === "resource" ? readJson(c) : readParameters(c);
+  return op.input === "resource" ? readResource(c) : readOptionalResource(c);
 }
 
 /** Runs an operation so the implementation guides can audit it (routes/fhir.ts: guideAudited). */

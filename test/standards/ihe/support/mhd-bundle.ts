@@ -1,6 +1,7 @@
 // An MHD ITI-65 Provide Document Bundle (Comprehensive by default) for tests: a SubmissionSet,
 // one DocumentReference and its Binary, with the right size and hash; helpers to send it.
 import type { Bundle, BundleEntry, Resource } from "../../../../src/features/fhir/port";
+import { expect } from "vitest";
 import type { Tenant } from "../../../support/tenants";
 
 const BASE = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/";
@@ -69,3 +70,14 @@ export const COMPREHENSIVE = {
   facility_type: { system: "http://snomed.info/sct", code: "22232009" },
   practice_setting: { system: "http://snomed.info/sct", code: "394802001" },
 };
+
+/** An accepted ITI-65: 200 with a transaction-response answering the SubmissionSet, DocumentReference and Binary in request order. */
+export function expectProvided(r: { status: number; body: Bundle }): void {
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body.type).toBe("transaction-response");
+  expect(r.body.entry!.map((e) => [e.response!.status.slice(0, 3), e.response!.location!.split("/")[0]])).toEqual([
+    ["201", "List"],
+    ["201", "DocumentReference"],
+    ["201", "Binary"],
+  ]);
+}
