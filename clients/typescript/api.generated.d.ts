@@ -195,13 +195,13 @@ export interface paths {
         };
         /**
          * Answer a wearable platform's webhook verification (GET challenge)
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404) count per client IP.
          */
         get: operations["answerDevicePlatformWebhookChallenge"];
         put?: never;
         /**
          * Receive a wearable platform's webhook
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404) count per client IP.
          */
         post: operations["receiveDevicePlatformWebhook"];
         delete?: never;
@@ -1833,7 +1833,7 @@ export interface paths {
          * @description An organization that never set them has mhd_strict false.
          */
         get: operations["listIheSettings"];
-        /** Set the organization's IHE settings (admin) */
+        /** Change the organization's IHE settings (admin); settings left out keep their values */
         put: operations["replaceIheSetting"];
         post?: never;
         delete?: never;
@@ -4120,14 +4120,20 @@ export interface components {
              */
             enforce_reads?: boolean;
         };
-        IheSettings: components["schemas"]["IheSettingsBody"] & {
+        IheSettings: {
+            /** @description Hold every DocumentReference and List search on this organization's FHIR base to IHE MHD ITI-67/ITI-66: without patient (or patient.identifier) or status it is a 400 OperationOutcome. A List search for code submissionset/folder is held to it whatever this says. Default false (docs/ihe.md) */
+            mhd_strict: boolean;
+            /** @description IHE MHD ITI-68: a raw document retrieve (Binary read with the document's Accept) of a document whose DocumentReferences are all superseded answers 410 Gone with an OperationOutcome instead of the bytes. Default false: superseded documents stay retrievable (docs/ihe.md) */
+            mhd_superseded_gone: boolean;
             updated_at: string | null;
             /** @description The API key id that last changed them */
             updated_by: string | null;
         };
         IheSettingsBody: {
             /** @description Hold every DocumentReference and List search on this organization's FHIR base to IHE MHD ITI-67/ITI-66: without patient (or patient.identifier) or status it is a 400 OperationOutcome. A List search for code submissionset/folder is held to it whatever this says. Default false (docs/ihe.md) */
-            mhd_strict: boolean;
+            mhd_strict?: boolean;
+            /** @description IHE MHD ITI-68: a raw document retrieve (Binary read with the document's Accept) of a document whose DocumentReferences are all superseded answers 410 Gone with an OperationOutcome instead of the bytes. Default false: superseded documents stay retrievable (docs/ihe.md) */
+            mhd_superseded_gone?: boolean;
         };
         AuditPage: {
             audit_events: components["schemas"]["AuditEventResource"][];
@@ -4972,6 +4978,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The organization's webhook limit for this platform is spent (Retry-After); nothing was queued */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     receiveDevicePlatformWebhook: {
@@ -5030,6 +5045,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's webhook limit for this platform is spent (Retry-After); nothing was queued */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15652,7 +15676,7 @@ export interface operations {
                     "application/fhir+xml": components["schemas"]["FhirResource"];
                 };
             };
-            /** @description Deleted (OperationOutcome) */
+            /** @description Deleted, or (IHE MHD, the organization's mhd_superseded_gone) the document of superseded DocumentReferences only (OperationOutcome) */
             410: {
                 headers: {
                     [name: string]: unknown;
