@@ -1,9 +1,23 @@
 // Five test projects: the Worker suite inside workerd; pure domain modules in
 // Node (they read fixture files); npm FHIR clients in Node against `wrangler dev`;
 // the bridge, which is a Node process; and the web console in a real browser.
+//
+// Wall time (`npm test`, scripts/test.ts): vitest's default maxWorkers is the cores less one, so
+// one file at a time on CI's two cores, while the Worker files mostly wait (loopback peers, queue
+// deliveries, alarms, each file's workerd start). The Worker project runs WORKER_FILES files at
+// once: each file has its own workerd with in-memory storage, and the globalSetup peers are safe to
+// share (fresh ports, per-test names and control ids). Its static assets are a fixed stand-in, so
+// no file's Miniflare reads console/dist while the npm start test rebuilds it. The Node projects
+// (unit, interop, bridge) and the browser project stay one file at a time: they start services
+// over console/dist and the npm start test rebuilds it. scripts/test.ts runs the Worker project
+// beside them, as its own vitest process (vitest runs projects with different maxWorkers one
+// after the other).
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+
+/** Worker test files at once: three keeps two cores busy while files wait; more only queues CPU. */
+const WORKER_FILES = 3;
 
 export default defineConfig(async () => {
   const migrations = async (set: string) => readD1Migrations(path.join(import.meta.dirname, "migrations", set));
@@ -21,11 +35,13 @@ export default defineConfig(async () => {
                 // Queued AuditEvents are delivered within 50 ms here (1 s deployed), so tests that read
                 // audits back wait for a delivery, not for a batch to fill.
                 queueConsumers: { "cdis-audit": { maxBatchTimeout: 0.05 } },
+                assets: { directory: "./test/fixtures/console-stand-in" },
               },
             }),
           ],
           test: {
             name: "worker",
+            maxWorkers: WORKER_FILES,
             include: ["test/**/*.test.ts"],
             exclude: ["test/unit/**", "test/interop/**", "test/browser/**"],
             // A few tests make hundreds of requests or several exports; on two busy cores they can
