@@ -1,12 +1,12 @@
-// `npm test`: the whole suite as two lanes that run at the same time, since most of its wall time
+// `npm test`: the whole suite as two lanes that run at the same time, since much of its wall time
 // is waiting (loopback peers, queue deliveries, alarms, child processes), not computing.
 //   worker: `npm run test:worker`, the Worker project, several files at once (vitest.config.ts).
 //   node:   `npm run test:node`, the Node projects (unit, interop, bridge) one file at a time,
-//           then `npm run test:browser`. They stay in sequence because the npm start test rebuilds
-//           console/dist, which the interop, bridge and browser services serve.
-// The lanes share nothing: the Worker project's Miniflares read no console build (vitest.config.ts)
-// and every loopback peer listens on a port of its own. Each line is prefixed with its lane; the
-// exit code is the first failing lane's.
+//           then `npm run test:browser` (the console build, then the browser project).
+// The lanes share nothing a test depends on: the Worker project's Miniflares serve a fixed
+// stand-in for the console, every loopback peer listens on a port of its own, and a console
+// build in the node lane never leaves console/dist empty (scripts/lib/console-build.ts). Each
+// line is prefixed with its lane; a lane's failure fails the run, after both have finished.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
