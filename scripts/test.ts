@@ -32,7 +32,9 @@ function runScript(lane: string, script: string): Promise<number> {
       console.log(`[${lane}] ${script} did not start: ${err.message}`);
       resolve(1);
     });
-    child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    // "exit", not "close": a process a failed test left behind (a wrangler dev whose start timed
+    // out) can hold the inherited output open long after vitest is done.
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
