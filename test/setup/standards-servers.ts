@@ -11,7 +11,7 @@ import type { TestProject } from "vitest/node";
 import { readX12 } from "../../src/standards/x12/read";
 import { acknowledgementText } from "../../src/standards/x12/nodes/acknowledgement";
 import { droppingPeer } from "../support/dropping-peer";
-import { freePort, orthancMissing, type RunningOrthanc, startOrthanc } from "../support/orthanc";
+import { closedPort, orthancMissing, type RunningOrthanc, startOrthanc } from "../support/orthanc";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -68,7 +68,7 @@ export default async function setup(project: TestProject) {
     const url = new URL(req.url ?? "/", "http://x");
     try {
       if (url.pathname === "/missing") return void res.end(JSON.stringify({ missing: orthancMissing() ?? null }));
-      if (url.pathname === "/free-port") return void res.end(JSON.stringify({ port: await freePort() }));
+      if (url.pathname === "/free-port") return void res.end(JSON.stringify({ port: await closedPort() }));
       if (url.pathname === "/start") {
         const users = url.searchParams.get("user") ? { [url.searchParams.get("user")!]: url.searchParams.get("password") ?? "" } : undefined;
         const o = await startOrthanc(users ? { users } : {});

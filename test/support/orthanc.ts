@@ -43,6 +43,25 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A port nothing listens on, for "server down" tests, that no free-port request will hand out
+ * next: it is below Linux's ephemeral range (32768–60999 by default), where port 0 binds (this
+ * suite's Orthancs, other test files' servers running at the same time) take theirs. A port from
+ * freePort() could be given to an Orthanc another file starts a moment later, and a request
+ * meant for a dead server would reach it.
+ */
+export async function closedPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 /** Why Orthanc cannot run here, or undefined when it can. */
 export function orthancMissing(): string | undefined {
   if (!existsSync(ORTHANC)) return `${ORTHANC} is missing: apt-get install orthanc`;

@@ -21,7 +21,7 @@ import {
 } from "../../../../src/standards/dicomweb";
 import { failure } from "./support";
 import { droppingPeer } from "../../../support/dropping-peer";
-import { freePort, type RunningOrthanc, startOrthanc } from "../../../support/orthanc";
+import { closedPort, type RunningOrthanc, startOrthanc } from "../../../support/orthanc";
 
 const FIXTURES = path.join(import.meta.dirname, "../../../fixtures/dicom");
 const FILES = ["ct-small.dcm", "mr-small-1.dcm", "mr-small-2.dcm"].map((name) => new Uint8Array(readFileSync(path.join(FIXTURES, name))));
@@ -181,7 +181,7 @@ describe("errors against Orthanc", () => {
   });
 
   it("a server that is down is DICOMWEB_UNREACHABLE", async () => {
-    const err = await failure(client(`http://127.0.0.1:${await freePort()}/dicom-web`).searchStudies());
+    const err = await failure(client(`http://127.0.0.1:${await closedPort()}/dicom-web`).searchStudies());
     expect([err.code, err.status]).toEqual(["DICOMWEB_UNREACHABLE", 502]);
   });
 
@@ -226,7 +226,7 @@ describe("errors against Orthanc", () => {
     } finally {
       server.close();
     }
-    const down = await failure(client(`http://127.0.0.1:${await freePort()}/dicom-web`).store(FILES));
+    const down = await failure(client(`http://127.0.0.1:${await closedPort()}/dicom-web`).store(FILES));
     expect([down.code, down.status]).toEqual(["DICOMWEB_UNREACHABLE", 502]);
   });
 
