@@ -19,7 +19,7 @@ async function addFromCatalog(page: Page, search: string, type: string): Promise
  * Connects two port handles the way React Flow lets a user: click the output, then the input.
  * The canvas may still be laying out (a card growing with its validation errors, the
  * configuration panel opening) between the two clicks, so a click that drew no edge is tried
- * again, as a user would, a few times.
+ * again, as a user would, a few times (also when the first click started no click-connect mode).
  */
 async function connect(page: Page, fromLabel: string, toLabel: string): Promise<void> {
   const from = `[aria-label='${fromLabel}']`;
@@ -28,14 +28,20 @@ async function connect(page: Page, fromLabel: string, toLabel: string): Promise<
   for (let attempt = 1; ; attempt++) {
     await page.waitForSelector(from, { visible: true });
     await page.click(from);
-    await page.waitForSelector(`${from}.clickconnecting`, { timeout: 5_000 });
-    await page.click(`[aria-label='${toLabel}']`);
-    const drawn = await page
-      .waitForFunction((n) => document.querySelectorAll(".react-flow__edge").length > n, { timeout: 3_000 }, before)
+    // A click that landed while the handle moved starts no click-connect mode: try it again.
+    const connecting = await page
+      .waitForSelector(`${from}.clickconnecting`, { timeout: 3_000 })
       .then(() => true)
       .catch(() => false);
+    if (connecting) await page.click(`[aria-label='${toLabel}']`);
+    const drawn =
+      connecting &&
+      (await page
+        .waitForFunction((n) => document.querySelectorAll(".react-flow__edge").length > n, { timeout: 3_000 }, before)
+        .then(() => true)
+        .catch(() => false));
     if (drawn) return;
-    if (attempt === 3) throw new Error(`no connection drawn from ${fromLabel} to ${toLabel}`);
+    if (attempt === 4) throw new Error(`no connection drawn from ${fromLabel} to ${toLabel} (click-connect mode ${connecting ? "started" : "never started"})`);
     // Leave click-connect mode before trying again.
     if (await page.$(`${from}.clickconnecting`)) await page.keyboard.press("Escape");
   }
