@@ -8,6 +8,7 @@ import type { Bundle, Resource } from "../../../features/fhir/port";
 import { NodeFailure } from "../../../features/pipelines/node-failure";
 import { type NodeContext, defineNode } from "../../../features/pipelines/node-type";
 import { buildProvideBundle } from "./build-bundle";
+import { toBase64 } from "./document-bytes";
 import { type ReadStored, provideBundleIssues, storedReader } from "./provide-bundle";
 import { retrieveDocumentNode } from "./retrieve-node";
 
@@ -37,9 +38,7 @@ const DocumentInput = z.object({
 function base64Of(input: z.infer<typeof DocumentInput>): string {
   if (input.data !== undefined) return input.data;
   if (input.text === undefined) throw new NodeFailure("MHD_INPUT_INVALID", "The input needs data (base64) or text");
-  let binary = "";
-  for (const byte of new TextEncoder().encode(input.text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
+  return toBase64(new TextEncoder().encode(input.text));
 }
 
 /** The ITI-65 rules before anything is sent: a plain FHIR recipient would store a Bundle that breaks them. */
