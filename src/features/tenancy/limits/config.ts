@@ -48,7 +48,7 @@ export function publicPerMinute(vars: object): number {
 
 /**
  * Verified wearable webhook deliveries per organization and platform per minute: generous, since a
- * vendor pushes every user's data as it syncs, in bursts (limits/webhook.ts).
+ * vendor pushes every user's data as it syncs, in bursts (counted by `countWebhookDelivery`, middleware/rate-limit.ts).
  */
 export const DEFAULT_WEBHOOK_PER_MINUTE = 6000;
 
