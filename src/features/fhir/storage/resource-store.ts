@@ -65,7 +65,7 @@ const FLUSH_BATCH = 500;
 /**
  * AuditEvents indexed per D1 batch. A batch holds the shard's single writer while it runs, and the
  * requests' statements queue behind it: 100 events in one batch held it ~100-200 ms under load, and
- * a flush of 500 seconds, the tail latency of everything around it (docs/fhir-hot-path.md). Chunks
+ * a flush of 500 for seconds: the tail latency of everything around it (docs/fhir-hot-path.md). Chunks
  * run one after the other, so requests that arrive meanwhile go between them.
  */
 export const AUDIT_WRITE_CHUNK = 25;
