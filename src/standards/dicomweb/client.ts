@@ -45,6 +45,12 @@ export interface RenderedImage {
   body: ReadableStream<Uint8Array>;
 }
 
+/**
+ * The instances a STOW sends: bytes, or a function giving them afresh for each attempt
+ * (streams can be read once, and a lost connection is retried).
+ */
+export type StowInstances = readonly Exclude<PartBodySource, ReadableStream<Uint8Array>>[] | (() => Iterable<PartBodySource> | AsyncIterable<PartBodySource>);
+
 export class DicomwebClient {
   readonly baseUrl: string;
 
@@ -126,22 +132,12 @@ export class DicomwebClient {
    * into `study` when given. Answers per instance what was stored and what failed (a 409
    * that stored some, as Orthanc sends for a partial store, is such an answer too); a 409
    * that stored none is DICOMWEB_CONFLICT with the reasons as details. A connection that
-   * closes after the request started is DICOMWEB_CONNECTION_LOST (retryable).
+   * closes after the request started is sent once more, then DICOMWEB_CONNECTION_LOST (retryable).
    */
-  async store(instances: Iterable<PartBodySource> | AsyncIterable<PartBodySource>, study?: string): Promise<StowResult> {
+  async store(instances: StowInstances, study?: string): Promise<StowResult> {
     if (Array.isArray(instances) && instances.length === 0) throw invalidRequest("STOW needs at least one instance");
     const path = study === undefined ? "studies" : `studies/${checkUid(study, "study")}`;
-    const multipart = writeMultipart(parts(instances), { type: "application/dicom" });
-    let res: Response;
-    try {
-      res = await this.send(path, { method: "POST", headers: { accept: DICOM_JSON, "content-type": multipart.contentType }, body: multipart.body });
-    } catch (e) {
-      // workerd says "Network connection lost." for a refused connection and for one dropped
-      // mid-request alike (and reads the body ahead either way): a server that answers a
-      // probe now was reached, and dropped this request.
-      if (!(e instanceof DicomwebError) || e.code !== "DICOMWEB_UNREACHABLE" || !(await this.answers())) throw e;
-      throw new DicomwebError("DICOMWEB_CONNECTION_LOST", "STOW: the connection closed before the server answered (the server is up: it answers a query); it may have stored some instances, and sending them again is safe");
-    }
+    const res = await this.stow(path, typeof instances === "function" ? instances : () => instances);
     const text = await res.text();
     const outcome = stowOutcome(res.status, parseStowBody(text, res.ok));
     if (res.ok || (res.status === 409 && outcome.stored.length > 0)) return outcome;
@@ -149,6 +145,30 @@ export class DicomwebClient {
     const why = outcome.failed.map((f) => f.reasonText).join("; ") || said(text);
     const details = outcome.failed.map((f, i) => ({ path: f.sopInstanceUid ?? `instance[${i}]`, message: f.reasonText }));
     throw errorFor(res.status, `STOW: HTTP ${res.status}, the server stored ${outcome.stored.length ? "only some" : "none"} of the instances${why ? `: ${why}` : ""}`, details);
+  }
+
+  /**
+   * Sends the STOW request; a connection lost on a server that still answers is sent once
+   * more with the bodies made afresh. The first attempt may have gone out on a pooled
+   * connection the server was closing (its keep-alive timeout: Orthanc's is 1 s), which
+   * looks exactly like a drop, and storing the same instances again is safe (a server
+   * keys them by SOP Instance UID).
+   */
+  private async stow(path: string, instances: () => Iterable<PartBodySource> | AsyncIterable<PartBodySource>): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      const multipart = writeMultipart(parts(instances()), { type: "application/dicom" });
+      try {
+        return await this.send(path, { method: "POST", headers: { accept: DICOM_JSON, "content-type": multipart.contentType }, body: multipart.body });
+      } catch (e) {
+        // workerd says "Network connection lost." for a refused connection and for one dropped
+        // mid-request alike (and reads the body ahead either way): a server that answers a
+        // probe now was reached, and dropped this request.
+        if (!(e instanceof DicomwebError) || e.code !== "DICOMWEB_UNREACHABLE" || !(await this.answers())) throw e;
+        if (attempt === 2) {
+          throw new DicomwebError("DICOMWEB_CONNECTION_LOST", "STOW: the connection closed before the server answered, twice (the server is up: it answers a query); it may have stored some instances, and sending them again is safe");
+        }
+      }
+    }
   }
 
   private async image(target: DicomTarget, kind: "rendered" | "thumbnail", accept: string): Promise<RenderedImage> {

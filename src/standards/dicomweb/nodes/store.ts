@@ -68,7 +68,7 @@ export const dicomStore = defineNode({
     async function* bodies() {
       for (const key of keys) yield (await files.get(key)).body;
     }
-    const result = await client.store(bodies(), ctx.config.study_instance_uid);
+    const result = await client.store(bodies, ctx.config.study_instance_uid);
     if (ctx.config.fail_on_partial && result.failed.length) {
       throw new ApiError(409, "DICOMWEB_CONFLICT", `The server refused ${result.failed.length} of ${keys.length} instances: ${result.failed.map((f) => f.reasonText).join("; ")}`);
     }

@@ -176,6 +176,23 @@ describe("STOW answers", () => {
     expect(result.failed).toEqual([{ sopClassUid: "1.2.840.10008.5.1.4.1.1.2", sopInstanceUid: "1.2", reason: 0xa900, reasonText: "data set does not match SOP class (0xA900)" }]);
   });
 
+  it("a connection lost on a server that answers is sent once more with fresh bodies (a pooled connection the server was closing)", async () => {
+    let posts = 0;
+    const { calls, client } = scripted((call) => {
+      if (call.method === "GET") return json([]);
+      if (++posts === 1) throw new TypeError("Network connection lost.");
+      return json({ "00081199": { vr: "SQ", Value: [stored("1.2.3")] } });
+    });
+    let made = 0;
+    const result = await client.store(() => {
+      made++;
+      return [new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array([7, 7])), c.close()) })];
+    });
+    expect(result.stored.map((s) => s.sopInstanceUid)).toEqual(["1.2.3"]);
+    expect([made, calls.map((c) => c.method)]).toEqual([2, ["POST", "GET", "POST"]]);
+    for (const post of [calls[0], calls[2]]) expect(post?.body).toContain("\x07\x07");
+  });
+
   it("409 is DICOMWEB_CONFLICT with each instance's reason; 413 DICOMWEB_TOO_LARGE; 5xx DICOMWEB_SERVER_ERROR", async () => {
     const conflict = await failure(scripted(() => json({ "00081198": { vr: "SQ", Value: [failed("1.5", 0xc409)] } }, 409)).client.store([new Uint8Array(1)]));
     expect([conflict.code, conflict.status, conflict.remoteStatus]).toEqual(["DICOMWEB_CONFLICT", 409, 409]);

@@ -222,7 +222,7 @@ describe("errors against Orthanc", () => {
       const { port } = server.address() as AddressInfo;
       const lost = await failure(client(`http://127.0.0.1:${port}/dicom-web`).store(FILES));
       expect([lost.code, lost.status, lost.remoteStatus]).toEqual(["DICOMWEB_CONNECTION_LOST", 502, undefined]);
-      expect(lost.message).toBe("STOW: the connection closed before the server answered (the server is up: it answers a query); it may have stored some instances, and sending them again is safe");
+      expect(lost.message).toBe("STOW: the connection closed before the server answered, twice (the server is up: it answers a query); it may have stored some instances, and sending them again is safe");
     } finally {
       server.close();
     }
