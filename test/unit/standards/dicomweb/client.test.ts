@@ -186,7 +186,12 @@ describe("STOW answers", () => {
     let made = 0;
     const result = await client.store(() => {
       made++;
-      return [new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array([7, 7])), c.close()) })];
+      return [new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(new Uint8Array([7, 7]));
+            c.close();
+          },
+        })];
     });
     expect(result.stored.map((s) => s.sopInstanceUid)).toEqual(["1.2.3"]);
     expect([made, calls.map((c) => c.method)]).toEqual([2, ["POST", "GET", "POST"]]);
