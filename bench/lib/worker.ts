@@ -40,6 +40,23 @@ export async function freePort(): Promise<number> {
   });
 }
 
+// Runtimes started and not yet exited, by process-group leader. The group is detached (so that a
+// stop reaches workerd too), so nothing else ends it: a caller that gives up before stop() (a test
+// hook's timeout while the runtime was still starting) would leave it running after the process.
+const running = new Set<number>();
+process.once("exit", () => {
+  for (const leader of running) killGroup(leader);
+});
+
+function killGroup(leader: number | undefined): void {
+  if (!leader) return;
+  try {
+    process.kill(-leader, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
 async function waitFor(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -114,8 +131,16 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
       ? ["tsx", [path.join(import.meta.dirname, "miniflare-process.ts"), "--port", String(port), "--state", state, "--log-level", logLevel, "--vars", JSON.stringify(vars), ...(opts.entry ? ["--entry", opts.entry] : []), ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]]
       : ["wrangler", ["dev", ...(opts.entry ? [opts.entry] : []), "--local", "--port", String(port), "--ip", "127.0.0.1", ...persist, ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--show-interactive-dev-session=false", "--test-scheduled", "--log-level", logLevel, ...(opts.inspectorPort ? ["--inspector-port", String(opts.inspectorPort)] : [])]];
   const child = spawn(command, args, { env: offlineEnv, stdio: ["ignore", "ignore", "inherit"], detached: true });
+  const leader = child.pid;
+  if (leader) running.add(leader);
+  child.once("exit", () => leader && running.delete(leader));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/health`, child);
+  try {
+    await waitFor(`${url}/health`, child);
+  } catch (e) {
+    killGroup(leader);
+    throw e;
+  }
   const [first, ...others] = seeded as [Credentials, ...Credentials[]];
   return {
     url,
@@ -124,8 +149,11 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
     ...(child.pid ? { pid: child.pid } : {}),
     stateDir: state,
     async stop() {
-      if (child.pid) process.kill(-child.pid, "SIGTERM");
-      await new Promise((r) => child.once("exit", r));
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        killGroup(leader);
+        await exited;
+      }
       if (!opts.stateDir) rmSync(state, { recursive: true, force: true });
     },
   };
