@@ -75,11 +75,44 @@ export interface SubscriptionRenewal {
   readonly failed: readonly { readonly id: string; readonly reason: string }[];
 }
 
+/** Where the org's webhook endpoint is and the secret the vendor must present there. */
+export interface SubscriberTarget {
+  readonly orgId: string;
+  readonly endpointUri: string;
+}
+
+/** The vendor-side registration of the org's webhook endpoint, as the vendor reports it. */
+export interface SubscriberState {
+  /** The vendor's name for it (Google: projects/{project}/subscribers/{id}). */
+  readonly name: string;
+  /** The vendor's state (Google: UNVERIFIED, ACTIVE, INACTIVE), or PENDING while its operation runs. */
+  readonly state: string;
+  readonly endpointUri?: string;
+  readonly dataTypes: readonly string[];
+  readonly secretSet?: boolean;
+  readonly createdAt?: string;
+  readonly updatedAt?: string;
+}
+
+/**
+ * Vendors whose webhook endpoint the app registers itself with app-level credentials (Google
+ * Health's projects.subscribers with a service account): register or update it, report it, remove it.
+ */
+export interface SubscriberSpec {
+  /** Create the registration, or update it to `target` when it exists; `created` says which. */
+  put(call: PlatformCall, target: SubscriberTarget): Promise<SubscriberState & { readonly created: boolean }>;
+  /** The registration, or undefined when the vendor has none for this org. */
+  get(call: PlatformCall, target: SubscriberTarget): Promise<SubscriberState | undefined>;
+  /** Remove it; false when there was none. */
+  remove(call: PlatformCall, target: SubscriberTarget): Promise<boolean>;
+}
+
 export interface DevicePlatform extends PlatformAdapter {
   /** The vendor's product name, for documentation and logs. */
   readonly vendor: string;
   readonly oauth?: OAuthSpec;
   readonly webhook?: WebhookSpec;
+  readonly subscriber?: SubscriberSpec;
   /** The vendor's id for the user who just linked (after the code exchange). */
   platformUserId?(call: PlatformCall, tokenResponse: Readonly<Record<string, unknown>>): Promise<string>;
   /** Work done once after linking (Polar's user registration). */

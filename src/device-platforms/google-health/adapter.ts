@@ -11,6 +11,7 @@ import { vendorJson, withQuery } from "../vendor-http";
 import { GOOGLE_HEALTH_KIND, googleHealthMappers, mapGoogleHealth } from "./mapping";
 import { googleEvents, googleHandshake, googleVerify } from "./notifications";
 import { ROLLUP_FIELDS, ROLLUP_WINDOWS, rollUpPage } from "./rollup";
+import { googleSubscriber } from "./subscriber";
 
 const API = "https://health.googleapis.com";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -122,6 +123,7 @@ export const googleHealth: DevicePlatform = {
     verify: googleVerify,
     events: (body) => googleEvents(body, dataTypes),
   },
+  subscriber: googleSubscriber,
   async platformUserId(call: PlatformCall) {
     const identity = await vendorJson<{ healthUserId?: string }>(call, `${api(call.credentials)}/v4/users/me/identity`);
     if (!identity.healthUserId) throw new PlatformError("invalid", "users/me/identity answered no healthUserId");
