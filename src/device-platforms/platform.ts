@@ -115,10 +115,10 @@ export interface DevicePlatform extends PlatformAdapter {
   readonly subscriber?: SubscriberSpec;
   /** The vendor's id for the user who just linked (after the code exchange). */
   platformUserId?(call: PlatformCall, tokenResponse: Readonly<Record<string, unknown>>): Promise<string>;
-  /** Work done once after linking (Polar's user registration). */
-  afterLink?(call: PlatformCall, device: LinkedDevice): Promise<void>;
+  /** Work done once after linking (Polar's user registration, Google Health's per-user subscription). */
+  afterLink?(call: PlatformCall, device: LinkedDevice, orgId: string): Promise<void>;
   /** Work done before revoking tokens on unlink (Garmin deregistration, Polar user delete). */
-  beforeUnlink?(call: PlatformCall, device: LinkedDevice): Promise<void>;
+  beforeUnlink?(call: PlatformCall, device: LinkedDevice, orgId: string): Promise<void>;
   /** Push platforms (Garmin): ask the vendor to push a window again; "duplicate" when already asked for it. */
   backfill?(call: PlatformCall, dataType: string, from: string, to: string): Promise<"accepted" | "duplicate">;
   /** Vendors whose webhook subscriptions expire (Oura): renew those close to expiry (the hourly cron). */

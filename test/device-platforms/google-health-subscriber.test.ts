@@ -5,6 +5,8 @@
 // the secret, 401 without); a second PUT patches it; GET reports Google's state; DELETE removes it.
 // Refusals: a key Google does not accept → 400, verification failing → 422, a plain-HTTP endpoint
 // → 400, nothing configured → 400/404; another org never sees or removes this org's subscriber.
+// With `subscription_policy: MANUAL`, Fitbit's semantics: a subscription per user, made on link
+// and removed on unlink.
 import { beforeAll, describe, expect, it } from "vitest";
 import { devicePlatformServices } from "../../src/device-platform-services";
 import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
@@ -15,7 +17,7 @@ import { createTenant, type Tenant } from "../support/tenants";
 import { GOOGLE_ORIGIN, googleHealthMock } from "./mocks/google-health";
 import { addGoogleSubscribers } from "./mocks/google-subscribers";
 import { mockNetwork } from "./mocks/vendor-mock";
-import { postWebhook } from "./support";
+import { linkDevice, postWebhook } from "./support";
 
 const KIND = "activity_tracker";
 const PROJECT = "cdis-health-test";
@@ -37,7 +39,7 @@ const httpsEndpoint = (orgId: string) => `https://cdis.example/api/v1/webhooks/d
 async function integrate(t: Tenant, credentials: Record<string, string>, settings: Record<string, string> = { webhook_url: httpsEndpoint(t.orgId) }) {
   const res = await t.fetch("/api/v1/device-integrations", {
     method: "POST",
-    json: { platform: KIND, name: "Google Health", credentials: { client_id: "c.apps.googleusercontent.com", client_secret: "s", ...credentials }, settings: { token_url: TOKEN_URL, api_base_url: GOOGLE_ORIGIN, ...settings } },
+    json: { platform: KIND, name: "Google Health", credentials: { client_id: "google-client.apps.googleusercontent.com", client_secret: "google-secret", ...credentials }, settings: { authorize_url: `${GOOGLE_ORIGIN}/o/oauth2/v2/auth`, token_url: TOKEN_URL, revoke_url: `${GOOGLE_ORIGIN}/revoke`, api_base_url: GOOGLE_ORIGIN, ...settings } },
   });
   expect(res.status, await res.clone().text()).toBe(201);
   forgetWebhookCredentials();
@@ -146,9 +148,34 @@ describe("Google Health subscriber management", () => {
     expect((await errorOf(res)).code).toBe("SUBSCRIBER_NOT_SUPPORTED");
   });
 
+  it("MANUAL policy: linking a user subscribes them (Fitbit's per-user subscriptions), unlinking removes it", async () => {
+    const m = await createTenant();
+    await integrate(m, { service_account_key: keyFile(pem), webhook_authorization: "Bearer sub-secret-m" }, { webhook_url: httpsEndpoint(m.orgId), subscription_policy: "MANUAL" });
+    const put = await subscriber(m, "PUT");
+    expect(put.status, await put.clone().text()).toBe(200);
+    const created = [...google.subscribers.values()].find((s) => s.endpointUri === httpsEndpoint(m.orgId));
+    expect(created?.subscriberConfigs).toEqual([{ dataTypes: ["altitude", "distance", "floors", "sleep", "steps", "weight"], subscriptionCreatePolicy: "MANUAL" }]);
+    const patient = ((await (await m.fetch(`/fhir/r4/${m.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient" } })).json()) as { id: string }).id;
+    const device = ((await (await m.fetch(`/api/v1/patients/${patient}/devices`, { method: "POST", json: { platform: KIND, name: "Pixel Watch" } })).json()) as { device_id: string }).device_id;
+    const user = { id: "manual-user-1" };
+    const linked = await linkDevice(m, KIND, mock, user, { patientId: patient, deviceId: device });
+    expect(linked.response.status, await linked.response.clone().text()).toBe(200);
+    const subscription = [...google.subscriptions.values()].find((s) => s.user === `users/${user.id}`);
+    expect(subscription).toMatchObject({ name: expect.stringMatching(new RegExp(`^${created?.name}/subscriptions/u-[0-9a-f]{32}$`)), dataTypes: ["altitude", "distance", "floors", "sleep", "steps", "weight"].map((t) => `users/${user.id}/dataTypes/${t}`) });
+    expect((await m.fetch(`/api/v1/device-platforms/links/${device}`, { method: "DELETE" })).status).toBe(200);
+    expect([...google.subscriptions.values()].some((s) => s.user === `users/${user.id}`)).toBe(false);
+    // An unknown policy is refused before Google is asked.
+    const n = await createTenant();
+    await integrate(n, { service_account_key: keyFile(pem), webhook_authorization: "Bearer z" }, { webhook_url: httpsEndpoint(n.orgId), subscription_policy: "SOMETIMES" });
+    const bad = await subscriber(n, "PUT");
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await errorOf(bad))).toContain("settings.subscription_policy");
+  });
+
   it("DELETE removes it at Google; then GET and DELETE are 404", async () => {
+    const before = google.subscribers.size;
     expect((await subscriber(a, "DELETE")).status).toBe(204);
-    expect(google.subscribers.size).toBe(0);
+    expect(google.subscribers.size).toBe(before - 1);
     expect((await subscriber(a)).status).toBe(404);
     expect((await subscriber(a, "DELETE")).status).toBe(404);
   });

@@ -11,7 +11,7 @@ import { vendorJson, withQuery } from "../vendor-http";
 import { GOOGLE_HEALTH_KIND, googleHealthMappers, mapGoogleHealth } from "./mapping";
 import { googleEvents, googleHandshake, googleVerify } from "./notifications";
 import { ROLLUP_FIELDS, ROLLUP_WINDOWS, rollUpPage } from "./rollup";
-import { googleSubscriber } from "./subscriber";
+import { googleSubscriber, subscribeUser, unsubscribeUser } from "./subscriber";
 
 const API = "https://health.googleapis.com";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -124,6 +124,9 @@ export const googleHealth: DevicePlatform = {
     events: (body) => googleEvents(body, dataTypes),
   },
   subscriber: googleSubscriber,
+  afterLink: (call, device, orgId) => subscribeUser(call, orgId, device.platformUserId),
+  // Best effort: revoking the grant (next) stops Google's notifications for the user anyway.
+  beforeUnlink: (call, device, orgId) => unsubscribeUser(call, orgId, device.platformUserId).catch(() => undefined),
   async platformUserId(call: PlatformCall) {
     const identity = await vendorJson<{ healthUserId?: string }>(call, `${api(call.credentials)}/v4/users/me/identity`);
     if (!identity.healthUserId) throw new PlatformError("invalid", "users/me/identity answered no healthUserId");

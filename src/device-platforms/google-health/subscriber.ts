@@ -2,13 +2,15 @@
 // create / list / patch / delete, each answering a long-running Operation except list), called
 // with the org's service account (service-account.ts), never a user's token. One subscriber per
 // org, with a stable id derived from the org, pointing at the org's webhook endpoint with the
-// `webhook_authorization` secret Google must present there; policy AUTOMATIC (notifications for
-// every user who granted this client consent: no per-user subscriptions to keep in step). Google
-// verifies the endpoint during create and patch (the handshake in notifications.ts).
+// `webhook_authorization` secret Google must present there. Policy AUTOMATIC by default
+// (notifications for every user who granted this client consent); with the setting
+// `subscription_policy: MANUAL` Fitbit's semantics instead: one subscription per linked user,
+// created on link and deleted on unlink (projects.subscribers.subscriptions). Google verifies the
+// endpoint during create and patch (the handshake in notifications.ts).
 import { type PlatformCall, type PlatformCredentials, PlatformError } from "../../features/devices/platform-adapter";
 import { badRequest } from "../../platform/errors";
 import { type SubscriberSpec, type SubscriberState, type SubscriberTarget, urlOf } from "../platform";
-import { vendorJson, withQuery } from "../vendor-http";
+import { failureOf, vendorCall, vendorJson, withQuery } from "../vendor-http";
 import { NOTIFIED_DATA_TYPES } from "./notifications";
 import { parseServiceAccountKey, serviceAccountToken } from "./service-account";
 
@@ -18,11 +20,25 @@ const TOKEN_URL = "https://oauth2.googleapis.com/token";
 type Doc = Readonly<Record<string, unknown>>;
 const obj = (v: unknown): Doc => (v && typeof v === "object" && !Array.isArray(v) ? (v as Doc) : {});
 
-/** Subscriber ids are 4-36 of [a-z0-9-], starting with a letter: "org-" and 32 hex digits of the org id's SHA-256. */
-export async function subscriberIdOf(orgId: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(orgId)));
-  return `org-${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+const POLICIES = ["AUTOMATIC", "MANUAL"];
+
+async function hex32(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/** Subscriber ids are 4-36 of [a-z0-9-], starting with a letter: "org-" and 32 hex digits of the org id's SHA-256. */
+export const subscriberIdOf = async (orgId: string): Promise<string> => `org-${await hex32(orgId)}`;
+/** A user's subscription id under the org's subscriber: "u-" and 32 hex digits of the Google Health user id's SHA-256. */
+const subscriptionIdOf = async (healthUserId: string): Promise<string> => `u-${await hex32(healthUserId)}`;
+
+/** The `subscription_policy` setting: AUTOMATIC (default) or MANUAL (a subscription per linked user). */
+function policyOf(c: PlatformCredentials): string {
+  const policy = c.extra?.subscription_policy ?? "AUTOMATIC";
+  if (!POLICIES.includes(policy)) throw badRequest("Unknown subscription policy", [{ path: "settings.subscription_policy", message: `is ${policy}; allowed: ${POLICIES.join(", ")}` }]);
+  return policy;
+}
+const manual = (c: PlatformCredentials) => c.extra?.subscription_policy === "MANUAL";
 
 interface Session {
   readonly call: PlatformCall;
@@ -90,7 +106,7 @@ export const googleSubscriber: SubscriberSpec = {
     const name = await nameOf(s, target.orgId);
     const subscriber = {
       endpointUri: target.endpointUri,
-      subscriberConfigs: [{ dataTypes: [...NOTIFIED_DATA_TYPES], subscriptionCreatePolicy: "AUTOMATIC" }],
+      subscriberConfigs: [{ dataTypes: [...NOTIFIED_DATA_TYPES], subscriptionCreatePolicy: policyOf(call.credentials) }],
       endpointAuthorization: { secret: s.secret },
     };
     const request = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(subscriber) };
@@ -117,3 +133,26 @@ export const googleSubscriber: SubscriberSpec = {
     return true;
   },
 };
+
+/**
+ * MANUAL policy only (else nothing): subscribe a newly linked user to the notified types, as
+ * Fitbit's per-user subscriptions did. Already subscribed (409) is fine: a re-link.
+ */
+export async function subscribeUser(call: PlatformCall, orgId: string, healthUserId: string | undefined): Promise<void> {
+  if (!manual(call.credentials) || !healthUserId) return;
+  const s = await session(call);
+  const parent = await nameOf(s, orgId);
+  const url = withQuery(`${s.api}/v4/${parent}/subscriptions`, { subscriptionId: await subscriptionIdOf(healthUserId) });
+  const body = { user: `users/${healthUserId}`, dataTypes: NOTIFIED_DATA_TYPES.map((t) => `users/${healthUserId}/dataTypes/${t}`) };
+  const res = await vendorCall(s.call, url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!res.ok && res.status !== 409) throw await failureOf(res, `POST ${new URL(url).pathname}`);
+}
+
+/** MANUAL policy only: the user's subscription goes with the link (already gone, 404, is fine). */
+export async function unsubscribeUser(call: PlatformCall, orgId: string, healthUserId: string | undefined): Promise<void> {
+  if (!manual(call.credentials) || !healthUserId) return;
+  const s = await session(call);
+  const url = `${s.api}/v4/${await nameOf(s, orgId)}/subscriptions/${await subscriptionIdOf(healthUserId)}`;
+  const res = await vendorCall(s.call, url, { method: "DELETE" });
+  if (!res.ok && res.status !== 404) throw await failureOf(res, `DELETE ${new URL(url).pathname}`);
+}

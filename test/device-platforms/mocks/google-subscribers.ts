@@ -24,6 +24,8 @@ export interface GoogleSubscribersMock {
   /** The Cloud projects each account may manage. */
   readonly projects: Map<string, string>;
   readonly subscribers: Map<string, Doc>;
+  /** Per-user subscriptions (MANUAL subscribers), by resource name. */
+  readonly subscriptions: Map<string, Doc>;
   /** Every verification POST Google made and the status it got. */
   readonly verifications: { uri: string; withAuthorization: boolean; status: number }[];
   readonly calls: { method: string; path: string; query: string }[];
@@ -33,7 +35,7 @@ export interface GoogleSubscribersMock {
 
 export function addGoogleSubscribers(mock: GoogleHealthMock, tokenUrl: string): GoogleSubscribersMock {
   const tokens = new Map<string, string>();
-  const state: GoogleSubscribersMock = { accounts: new Map(), projects: new Map(), subscribers: new Map(), verifications: [], calls: [], verifyEndpoint: async () => new Response(null, { status: 503 }) };
+  const state: GoogleSubscribersMock = { accounts: new Map(), projects: new Map(), subscribers: new Map(), subscriptions: new Map(), verifications: [], calls: [], verifyEndpoint: async () => new Response(null, { status: 503 }) };
 
   async function jwtGrant(assertion: string): Promise<Response> {
     const [h = "", c = "", sig = ""] = assertion.split(".");
@@ -88,10 +90,11 @@ export function addGoogleSubscribers(mock: GoogleHealthMock, tokenUrl: string): 
     state.calls.push({ method: req.method, path: url.pathname, query: url.search });
     const account = tokens.get(req.headers.get("authorization")?.replace(/^Bearer /, "") ?? "");
     if (!account) return googleError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.");
-    const m = /^\/v4\/projects\/([^/]+)\/subscribers(?:\/([^/]+))?$/.exec(url.pathname);
+    const m = /^\/v4\/projects\/([^/]+)\/subscribers(?:\/([^/]+))?(\/subscriptions(?:\/([^/]+))?)?$/.exec(url.pathname);
     if (!m) return googleError(404, "NOT_FOUND", "Not found");
-    const [, project = "", id] = m;
+    const [, project = "", id, subscriptions, subscriptionId] = m;
     if (state.projects.get(account) !== project) return googleError(403, "PERMISSION_DENIED", `The caller does not have permission on project ${project}`);
+    if (subscriptions) return subscriptionsApi(req, url, `projects/${project}/subscribers/${id}`, subscriptionId);
     const now = new Date().toISOString();
     if (!id && req.method === "GET") {
       const all = [...state.subscribers.values()].filter((s) => String(s.name).startsWith(`projects/${project}/`)).map(visible);
@@ -133,6 +136,36 @@ export function addGoogleSubscribers(mock: GoogleHealthMock, tokenUrl: string): 
     if (req.method === "DELETE") {
       state.subscribers.delete(name);
       return Response.json({ name: `operations/${crypto.randomUUID()}`, done: true, response: { "@type": "type.googleapis.com/google.protobuf.Empty" } });
+    }
+    return googleError(405, "UNIMPLEMENTED", "Method not allowed");
+  }
+
+  /** projects.subscribers.subscriptions: create (MANUAL subscribers only) and delete. */
+  async function subscriptionsApi(req: Request, url: URL, parent: string, id: string | undefined): Promise<Response> {
+    const subscriber = state.subscribers.get(parent);
+    if (!subscriber) return googleError(404, "NOT_FOUND", `Subscriber ${parent} not found`);
+    if (req.method === "POST" && !id) {
+      const configs = (subscriber.subscriberConfigs as Doc[] | undefined) ?? [];
+      if (!configs.some((c) => c.subscriptionCreatePolicy === "MANUAL")) return googleError(400, "FAILED_PRECONDITION", "The subscriber's SubscriptionCreatePolicy is not MANUAL");
+      const subscriptionId = url.searchParams.get("subscriptionId") ?? crypto.randomUUID();
+      if (!SUBSCRIBER_ID.test(subscriptionId)) return googleError(400, "INVALID_ARGUMENT", "subscription_id must match /[a-z]([a-z0-9-]{2,34}[a-z0-9])/");
+      const name = `${parent}/subscriptions/${subscriptionId}`;
+      if (state.subscriptions.has(name)) return googleError(409, "ALREADY_EXISTS", "Subscription already exists");
+      const payload = (await req.json()) as Doc;
+      const user = String(payload.user ?? "");
+      if (!/^users\/[A-Za-z0-9-]{1,63}$/.test(user)) return googleError(400, "INVALID_ARGUMENT", "user must be users/{healthUserId}");
+      const allowed = new Set(configs.flatMap((c) => (c.dataTypes as string[]) ?? []).map((t) => `${user}/dataTypes/${t}`));
+      const types = (payload.dataTypes as string[] | undefined) ?? [];
+      const bad = types.find((t) => !allowed.has(t));
+      if (bad) return googleError(400, "INVALID_ARGUMENT", `A subscription can only subscribe to the subscriber's data types, as users/{user}/dataTypes/{type}: ${bad}`);
+      const subscription = { name, user, dataTypes: types };
+      state.subscriptions.set(name, subscription);
+      return Response.json(subscription);
+    }
+    if (req.method === "DELETE" && id) {
+      const name = `${parent}/subscriptions/${id}`;
+      if (!state.subscriptions.delete(name)) return googleError(404, "NOT_FOUND", `Subscription ${name} not found`);
+      return Response.json({});
     }
     return googleError(405, "UNIMPLEMENTED", "Method not allowed");
   }
