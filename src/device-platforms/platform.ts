@@ -75,17 +75,50 @@ export interface SubscriptionRenewal {
   readonly failed: readonly { readonly id: string; readonly reason: string }[];
 }
 
+/** Where the org's webhook endpoint is and the secret the vendor must present there. */
+export interface SubscriberTarget {
+  readonly orgId: string;
+  readonly endpointUri: string;
+}
+
+/** The vendor-side registration of the org's webhook endpoint, as the vendor reports it. */
+export interface SubscriberState {
+  /** The vendor's name for it (Google: projects/{project}/subscribers/{id}). */
+  readonly name: string;
+  /** The vendor's state (Google: UNVERIFIED, ACTIVE, INACTIVE), or PENDING while its operation runs. */
+  readonly state: string;
+  readonly endpointUri?: string;
+  readonly dataTypes: readonly string[];
+  readonly secretSet?: boolean;
+  readonly createdAt?: string;
+  readonly updatedAt?: string;
+}
+
+/**
+ * Vendors whose webhook endpoint the app registers itself with app-level credentials (Google
+ * Health's projects.subscribers with a service account): register or update it, report it, remove it.
+ */
+export interface SubscriberSpec {
+  /** Create the registration, or update it to `target` when it exists; `created` says which. */
+  put(call: PlatformCall, target: SubscriberTarget): Promise<SubscriberState & { readonly created: boolean }>;
+  /** The registration, or undefined when the vendor has none for this org. */
+  get(call: PlatformCall, target: SubscriberTarget): Promise<SubscriberState | undefined>;
+  /** Remove it; false when there was none. */
+  remove(call: PlatformCall, target: SubscriberTarget): Promise<boolean>;
+}
+
 export interface DevicePlatform extends PlatformAdapter {
   /** The vendor's product name, for documentation and logs. */
   readonly vendor: string;
   readonly oauth?: OAuthSpec;
   readonly webhook?: WebhookSpec;
+  readonly subscriber?: SubscriberSpec;
   /** The vendor's id for the user who just linked (after the code exchange). */
   platformUserId?(call: PlatformCall, tokenResponse: Readonly<Record<string, unknown>>): Promise<string>;
-  /** Work done once after linking (Polar's user registration). */
-  afterLink?(call: PlatformCall, device: LinkedDevice): Promise<void>;
+  /** Work done once after linking (Polar's user registration, Google Health's per-user subscription). */
+  afterLink?(call: PlatformCall, device: LinkedDevice, orgId: string): Promise<void>;
   /** Work done before revoking tokens on unlink (Garmin deregistration, Polar user delete). */
-  beforeUnlink?(call: PlatformCall, device: LinkedDevice): Promise<void>;
+  beforeUnlink?(call: PlatformCall, device: LinkedDevice, orgId: string): Promise<void>;
   /** Push platforms (Garmin): ask the vendor to push a window again; "duplicate" when already asked for it. */
   backfill?(call: PlatformCall, dataType: string, from: string, to: string): Promise<"accepted" | "duplicate">;
   /** Vendors whose webhook subscriptions expire (Oura): renew those close to expiry (the hourly cron). */

@@ -3,6 +3,7 @@
 // the platform redirects the patient's browser to. Authenticated: starting a link, the links,
 // unlinking, and the webhook events with their processing state.
 import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { contextForOrg } from "../context";
 import { requirePermission } from "../features/tenancy/middleware/auth";
 import { countWebhookDelivery } from "../features/tenancy/middleware/rate-limit";
@@ -31,8 +32,12 @@ import {
   WebhookEventQuery,
   presentEvent,
   presentLink,
+  presentSubscriber,
+  Subscriber,
+  SubscriberPut,
 } from "./schemas";
 import { listEvents } from "./webhooks/event-store";
+import { deleteSubscriber, getSubscriber, putSubscriber, subscriberTarget } from "./webhooks/subscriber";
 import { receiveWebhook } from "./webhooks/receive";
 import type { AppEnv } from "../app-env";
 
@@ -42,6 +47,21 @@ const read = requirePermission("devices:sync");
 
 const callbackPath = (kind: string, orgId: string) => `/api/v1/device-platforms/${encodeURIComponent(kind)}/${encodeURIComponent(orgId)}/oauth/callback`;
 const webhookPath = "/v1/webhooks/devices/{kind}/{orgId}";
+const ownWebhookUrl = (c: Context<AppEnv>, kind: string, orgId: string) => absoluteUrl(c, `/api/v1/webhooks/devices/${encodeURIComponent(kind)}/${encodeURIComponent(orgId)}`);
+
+const subscriberErrors = {
+  ...commonErrors,
+  ...notFoundError,
+  422: errorResponse("The platform refused the request (Google: its endpoint verification failed, or the project is wrong)"),
+  502: errorResponse("The platform could not be reached or failed"),
+};
+const subscriberDescription =
+  "Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, " +
+  "called with the service account in the integration's `service_account_key` credential). The registration points at this " +
+  "organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential " +
+  "as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 " +
+  "SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 " +
+  "PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.";
 
 const webhookDoc = {
   tags,
@@ -153,6 +173,32 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
       const result = await backfillLink(c.get("ctx"), c.req.valid("param").deviceId, { dataTypes: body.data_types, from: body.from, to: body.to });
       if (result.requested.length === 0) throw new ApiError(409, "BACKFILL_ALREADY_REQUESTED", `Already requested for this window: ${result.alreadyRequested.join(", ")}`);
       return c.json({ requested: result.requested, already_requested: result.alreadyRequested }, 202);
+    },
+  )
+  .openapi(
+    createRoute({ method: "put", path: "/{kind}/subscriber", operationId: "putDevicePlatformSubscriber", tags, summary: "Register or update the organization's webhook subscriber at the platform", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 200: { description: "Registered or updated, as the platform reports it", content: json(SubscriberPut) }, ...subscriberErrors } }),
+    async (c) => {
+      const { kind } = c.req.valid("param");
+      const ctx = c.get("ctx");
+      const state = await putSubscriber(ctx, kind, await subscriberTarget(ctx, kind, ownWebhookUrl(c, kind, ctx.orgId)));
+      return c.json({ ...presentSubscriber(state), created: state.created }, 200);
+    },
+  )
+  .openapi(
+    createRoute({ method: "get", path: "/{kind}/subscriber", operationId: "getDevicePlatformSubscriber", tags, summary: "The organization's webhook subscriber as the platform reports it", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 200: { description: "The subscriber", content: json(Subscriber) }, ...subscriberErrors } }),
+    async (c) => {
+      const { kind } = c.req.valid("param");
+      const ctx = c.get("ctx");
+      return c.json(presentSubscriber(await getSubscriber(ctx, kind, await subscriberTarget(ctx, kind, ownWebhookUrl(c, kind, ctx.orgId)))), 200);
+    },
+  )
+  .openapi(
+    createRoute({ method: "delete", path: "/{kind}/subscriber", operationId: "deleteDevicePlatformSubscriber", tags, summary: "Remove the organization's webhook subscriber at the platform (notifications stop)", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 204: { description: "Removed" }, ...subscriberErrors } }),
+    async (c) => {
+      const { kind } = c.req.valid("param");
+      const ctx = c.get("ctx");
+      await deleteSubscriber(ctx, kind, await subscriberTarget(ctx, kind, ownWebhookUrl(c, kind, ctx.orgId)));
+      return c.body(null, 204);
     },
   )
   .openapi(

@@ -1,5 +1,6 @@
-// API schemas and presenters of the wearable platforms: linking, links, webhook events.
+// API schemas and presenters of the wearable platforms: linking, links, webhook events, subscribers.
 import { z } from "@hono/zod-openapi";
+import type { SubscriberState } from "./platform";
 import type { DeviceWebhookEventRow } from "./webhooks/tables";
 import type { DevicePlatformLinkRow } from "./oauth/tables";
 
@@ -117,4 +118,24 @@ export function presentEvent(row: DeviceWebhookEventRow): z.infer<typeof Webhook
     received_at: row.receivedAt,
     processed_at: row.processedAt,
   };
+}
+
+// ---- the org's vendor-side webhook registration (Google Health subscriber)
+
+export const Subscriber = z
+  .object({
+    name: z.string().openapi({ description: "The vendor's name for it", example: "projects/my-project/subscribers/org-3f2a9c1e0b7d4a6f8e5c2b1a0d9e8f7c" }),
+    state: z.string().openapi({ description: "As the vendor reports it (Google: UNVERIFIED, ACTIVE, INACTIVE), or PENDING while its operation runs", example: "ACTIVE" }),
+    endpoint_uri: z.string().nullable(),
+    data_types: z.array(z.string()).openapi({ description: "The data types the vendor notifies about" }),
+    secret_set: z.boolean().nullable().openapi({ description: "Whether the vendor holds the endpoint's Authorization secret (the secret itself is never returned)" }),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .openapi("DevicePlatformSubscriber");
+
+export const SubscriberPut = Subscriber.extend({ created: z.boolean().openapi({ description: "True when it was created, false when an existing one was updated" }) }).openapi("DevicePlatformSubscriberPut");
+
+export function presentSubscriber(s: SubscriberState) {
+  return { name: s.name, state: s.state, endpoint_uri: s.endpointUri ?? null, data_types: [...s.dataTypes], secret_set: s.secretSet ?? null, created_at: s.createdAt ?? null, updated_at: s.updatedAt ?? null };
 }

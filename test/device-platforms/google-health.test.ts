@@ -30,6 +30,7 @@ const daysAgo = (d: number) => minutesAgo(d * 1440);
 
 let a: Tenant;
 let b: Tenant;
+let aIntegration: string;
 let patientId: string;
 let deviceId: string;
 
@@ -47,7 +48,14 @@ async function newPatientDevice(t: Tenant) {
   return { patientId: patient, deviceId: ((await link.json()) as { device_id: string }).device_id };
 }
 
-type Obs = { status: string; code: { coding: { system: string; code: string }[] }; valueQuantity?: { value: number; unit: string; code: string; system: string } };
+type Quantity = { value: number; unit: string; code: string; system: string };
+type Obs = {
+  status: string;
+  code: { coding: { system: string; code: string }[] };
+  valueQuantity?: Quantity;
+  effectivePeriod?: { start: string; end: string };
+  component?: { code: { coding: { code: string }[] }; valueQuantity: Quantity }[];
+};
 const observations = async (t: Tenant, patient: string): Promise<Obs[]> =>
   ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?subject=Patient/${patient}&_count=500`)).json()) as { entry?: { resource: Obs }[] }).entry?.map((e) => e.resource) ?? [];
 const withCode = (list: Obs[], code: string) => list.filter((o) => o.code.coding.some((c) => c.code === code));
@@ -67,7 +75,7 @@ beforeAll(async () => {
   useDevicePlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
   a = await createTenant();
   b = await createTenant();
-  await integrate(a, { webhook_authorization: AUTHORIZATION });
+  aIntegration = await integrate(a, { webhook_authorization: AUTHORIZATION });
   ({ patientId, deviceId } = await newPatientDevice(a));
   // A week of the user's data (the sync's default window), in the discovery document's shapes.
   mock.add(user, "heart-rate", ...[10, 9, 8, 7, 6].map((m, i) => P.heartRate(minutesAgo(60 * 24 + m), 60 + i)));
@@ -170,6 +178,107 @@ describe("Google Health: sync and backfill", () => {
     const res = await a.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: { data_types: ["nutrition-log"] } });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBeTypeOf("string");
+  });
+});
+
+describe("Google Health: resolutions and more data types", () => {
+  const rollUser = { id: "rollup-user-5" };
+  // Two whole 5-minute windows two days back (aligned to the epoch, as the sync floors them).
+  const w0 = Math.floor((Date.now() - 2 * 86_400_000) / 900_000) * 900_000;
+  const at = (seconds: number) => new Date(w0 + seconds * 1000).toISOString();
+  let ids: { patientId: string; deviceId: string };
+  const sync = async (json: Record<string, unknown>) => {
+    const res = await a.fetch(`/api/v1/devices/${ids.deviceId}/sync`, { method: "POST", json });
+    expect(res.status, await res.clone().text()).toBe(202);
+    return syncLog(a, ((await res.json()) as { sync_id: string }).sync_id);
+  };
+
+  beforeAll(async () => {
+    ids = await newPatientDevice(a);
+    expect((await linkDevice(a, KIND, mock, rollUser, ids)).response.status).toBe(200);
+    mock.add(rollUser, "heart-rate", P.heartRate(at(0), 60), P.heartRate(at(60), 70), P.heartRate(at(120), 80), P.heartRate(at(330), 90), P.heartRate(at(390), 100));
+    mock.add(rollUser, "steps", P.steps(at(0), 100), P.steps(at(300), 40), P.steps(at(600), 2));
+    mock.add(rollUser, "floors", P.floors(at(0), 2), P.floors(at(420), 1));
+    mock.add(rollUser, "body-fat", P.bodyFat(at(30), 22.5));
+    mock.add(rollUser, "core-body-temperature", P.coreBodyTemperature(at(30), 37.1));
+    mock.add(rollUser, "altitude", P.altitude(at(0), 9000));
+    mock.add(rollUser, "exercise", P.exercise(rollUser, "2026443605080188808", at(0), 45, { caloriesKcal: 455.5, averageHeartRateBeatsPerMinute: "151", distanceMillimeters: 7_250_000, steps: "6912" }));
+  });
+
+  it("a sync at 5 min (heart rate) and 15 min (steps) stores one Observation per window, over the window, with Google's aggregates", async () => {
+    const rollUpsBefore = mock.rollUps.length;
+    const log = await sync({ data_types: ["heart-rate", "steps"], resolution: { "heart-rate": "5m", steps: "15m" } });
+    expect(log.state, JSON.stringify(log)).toBe("completed");
+    expect(log.data_types.find((d) => d.data_type === "heart-rate")).toMatchObject({ observations_created: 2 });
+    const asked = mock.rollUps.slice(rollUpsBefore);
+    expect(asked.map((r) => [r.type, r.body.windowSize])).toEqual([["heart-rate", "300s"], ["steps", "900s"]]);
+    const obs = await observations(a, ids.patientId);
+    const hr = withCode(obs, "8867-4").sort((x, y) => Date.parse(x.effectivePeriod?.start ?? "") - Date.parse(y.effectivePeriod?.start ?? ""));
+    expect(hr.map((o) => [o.effectivePeriod?.start, o.effectivePeriod?.end])).toEqual([
+      [at(0), at(300)],
+      [at(300), at(600)],
+    ]);
+    expect(hr.map((o) => [o.valueQuantity?.value, o.valueQuantity?.code])).toEqual([
+      [70, "/min"],
+      [95, "/min"],
+    ]);
+    expect(hr[0]?.component?.map((c) => [c.code.coding[0]?.code, c.valueQuantity.value])).toEqual([
+      ["minimum", 60],
+      ["maximum", 80],
+    ]);
+    const steps = withCode(obs, "55423-8");
+    expect(steps.map((o) => [o.valueQuantity?.value, o.effectivePeriod?.start, o.effectivePeriod?.end])).toEqual([[142, at(0), at(900)]]);
+  });
+
+  it("the vitals endpoint shows the windows' means; a re-sync of the same windows adds nothing", async () => {
+    const vitals = (await (await a.fetch(`/api/v1/patients/${ids.patientId}/vitals?metric=heart_rate&days=7`)).json()) as { data_points: { value: number }[] };
+    expect(vitals.data_points.map((p) => p.value).sort()).toEqual([70, 95]);
+    const before = (await observations(a, ids.patientId)).length;
+    const log = await sync({ data_types: ["heart-rate"], resolution: { "heart-rate": "5m" } });
+    expect(log.data_types[0]).toMatchObject({ observations_created: 0, duplicates_skipped: 2 });
+    expect((await observations(a, ids.patientId)).length).toBe(before);
+  });
+
+  it("a resolution Google does not offer for a type is a 400 naming what it offers", async () => {
+    const bad = async (resolution: Record<string, string>) => {
+      const res = await a.fetch(`/api/v1/devices/${ids.deviceId}/sync`, { method: "POST", json: { resolution } });
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { error: { code: string; details?: { path: string; message: string }[] } }).error;
+    };
+    expect(JSON.stringify(await bad({ sleep: "5m" }))).toContain("cannot roll sleep up: only raw");
+    expect(JSON.stringify(await bad({ "heart-rate": "2m" }))).toContain("offers raw, 1m, 5m, 15m for heart-rate");
+    expect(JSON.stringify(await bad({ "no-such-type": "5m" }))).toContain("not a data type of this platform");
+    const c = await createTenant();
+    const res = await c.fetch("/api/v1/device-integrations", { method: "POST", json: { platform: KIND, name: "Google Health", credentials: { client_id: CLIENT, client_secret: SECRET }, settings: { "resolution.sleep": "1m" } } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("settings.resolution.sleep");
+  });
+
+  it("the organization's default resolution (`resolution.<type>` setting) applies when the sync names none", async () => {
+    const put = await a.fetch(`/api/v1/device-integrations/${aIntegration}`, { method: "PUT", json: { platform: KIND, name: "Google Health", settings: { ...settings, "resolution.floors": "15m" } } });
+    expect(put.status, await put.clone().text()).toBe(200);
+    const rollUpsBefore = mock.rollUps.length;
+    const log = await sync({ data_types: ["floors"] });
+    expect(log.state, JSON.stringify(log)).toBe("completed");
+    expect(mock.rollUps.slice(rollUpsBefore).map((r) => [r.type, r.body.windowSize])).toEqual([["floors", "900s"]]);
+    expect(withCode(await observations(a, ids.patientId), "floors-climbed").map((o) => [o.valueQuantity?.value, o.valueQuantity?.code])).toEqual([[3, "{floors}"]]);
+    // Raw, asked for explicitly, overrides the default.
+    const raw = await sync({ data_types: ["floors"], resolution: { floors: "raw" } });
+    expect(raw.data_types[0]).toMatchObject({ observations_created: 2 });
+  });
+
+  it("body fat, core temperature, altitude and an exercise session arrive raw with their LOINC/UCUM", async () => {
+    const log = await sync({ data_types: ["body-fat", "core-body-temperature", "altitude", "exercise"] });
+    expect(log.state, JSON.stringify(log)).toBe("completed");
+    expect(mock.filters.some((f) => /^exercise\.interval\.civil_start_time >= "\d{4}-\d{2}-\d{2}" AND exercise\.interval\.civil_start_time < "\d{4}-\d{2}-\d{2}"$/.test(f))).toBe(true);
+    const obs = await observations(a, ids.patientId);
+    const value = (code: string) => withCode(obs, code).map((o) => [o.valueQuantity?.value, o.valueQuantity?.code]);
+    expect(value("41982-0")).toEqual([[22.5, "%"]]);
+    expect(value("8310-5")).toEqual([[37.1, "Cel"]]);
+    expect(value("elevation-gain").sort()).toEqual([[9, "m"]]);
+    expect(value("41981-2")).toEqual([[455.5, "kcal"]]);
+    expect(value("55411-3")).toEqual([[45, "min"]]);
+    expect(value("distance")).toEqual([[7250, "m"]]);
   });
 });
 

@@ -1,20 +1,24 @@
 // Google Health API v4 (activity tracker; the Fitbit Web API's successor): Google's OAuth 2.0
 // with PKCE and offline access (refresh token), revoke on unlink, the user's Google Health id
 // from `users/me/identity`, and `users/me/dataTypes/{type}/dataPoints` lists with AIP-160 time
-// filters and `pageToken` paging for sync and backfill. Webhooks: notifications.ts.
-import { PlatformError, type PlatformCall, type PlatformCredentials } from "../../features/devices/platform-adapter";
+// filters and `pageToken` paging for sync and backfill, or `dataPoints:rollUp` windows
+// (rollup.ts) when the sync or the org's settings ask for a 1/5/15-minute resolution.
+// Webhooks: notifications.ts.
+import { type FetchedPage, type FetchRange, type LinkedDevice, PlatformError, type PlatformCall, type PlatformCredentials } from "../../features/devices/platform-adapter";
 import type { Reading } from "../../features/devices/reading";
 import { type DevicePlatform, type PlatformEvent, urlOf } from "../platform";
 import { vendorJson, withQuery } from "../vendor-http";
 import { GOOGLE_HEALTH_KIND, googleHealthMappers, mapGoogleHealth } from "./mapping";
 import { googleEvents, googleHandshake, googleVerify } from "./notifications";
+import { ROLLUP_FIELDS, ROLLUP_WINDOWS, rollUpPage } from "./rollup";
+import { googleSubscriber, subscribeUser, unsubscribeUser } from "./subscriber";
 
 const API = "https://health.googleapis.com";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
 const dataTypes = Object.keys(googleHealthMappers);
 
 /** How the list filter names a type's time (discovery document, ListDataPointsRequest.filter). */
-type TimeField = "interval" | "sample" | "daily" | "sleep";
+type TimeField = "interval" | "sample" | "daily" | "sleep" | "session";
 const TIME_FIELD: Readonly<Record<string, TimeField>> = {
   "heart-rate": "sample",
   "heart-rate-variability": "sample",
@@ -27,7 +31,21 @@ const TIME_FIELD: Readonly<Record<string, TimeField>> = {
   "daily-oxygen-saturation": "daily",
   "daily-respiratory-rate": "daily",
   sleep: "sleep",
+  "body-fat": "sample",
+  height: "sample",
+  "core-body-temperature": "sample",
+  "blood-glucose": "sample",
+  "active-energy-burned": "interval",
+  floors: "interval",
+  altitude: "interval",
+  exercise: "session",
 };
+
+/** Every type Google can roll up (RollupDataPoint's members) is offered at each of our windows. */
+const resolutions = Object.fromEntries(dataTypes.filter((t) => Object.hasOwn(ROLLUP_FIELDS, t)).map((t) => [t, Object.keys(ROLLUP_WINDOWS)]));
+
+/** The resolution a fetch uses: the sync's, else the org's `resolution.<type>` setting, else raw. */
+const resolutionOf = (call: PlatformCall, dataType: string, asked: string | undefined) => asked ?? call.credentials.extra?.[`resolution.${dataType}`] ?? "raw";
 
 /** The AIP-160 filter for [from, to): `{type}.interval.start_time`, `.sample_time.physical_time`, `.date`, or sleep's `interval.end_time`. */
 export function rangeFilter(dataType: string, from: string, to: string): string {
@@ -41,13 +59,18 @@ export function rangeFilter(dataType: string, from: string, to: string): string 
       return `${name}.sample_time.physical_time >= "${iso(from)}" AND ${name}.sample_time.physical_time < "${iso(to)}"`;
     case "sleep":
       return `sleep.interval.end_time >= "${iso(from)}" AND sleep.interval.end_time < "${iso(to)}"`;
+    case "session": {
+      // Sessions filter on civil (the user's local) start time only: a day either side covers every offset; re-reads are idempotent.
+      const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      return `${name}.interval.civil_start_time >= "${day(Date.parse(iso(from)) - 86_400_000)}" AND ${name}.interval.civil_start_time < "${day(Date.parse(iso(to)) + 2 * 86_400_000)}"`;
+    }
     default:
       return `${name}.interval.start_time >= "${iso(from)}" AND ${name}.interval.start_time < "${iso(to)}"`;
   }
 }
 
 /** Sleep and exercise pages hold at most 25; others up to 10,000 (fewest calls against the 300/min per-user quota). */
-const pageSizeOf = (dataType: string) => (dataType === "sleep" ? 25 : 10_000);
+const pageSizeOf = (dataType: string) => (dataType === "sleep" || dataType === "exercise" ? 25 : 10_000);
 
 /** A notification's incremental sync looks this far back and reads at most this many pages per type. */
 export const INCREMENTAL_HOURS = 48;
@@ -58,8 +81,10 @@ interface ListPage {
   readonly nextPageToken?: string;
 }
 
-async function listPage(call: PlatformCall, device: { deviceId: string; patientId: string; platformUserId?: string }, range: { dataType: string; from: string; to: string; cursor?: string }) {
+async function listPage(call: PlatformCall, device: LinkedDevice, range: FetchRange): Promise<FetchedPage> {
   if (!Object.hasOwn(TIME_FIELD, range.dataType)) throw new PlatformError("invalid", `unknown Google Health data type ${range.dataType}`);
+  const resolution = resolutionOf(call, range.dataType, range.resolution);
+  if (resolution !== "raw") return rollUpPage(call, api(call.credentials), device, { ...range, resolution });
   const url = withQuery(`${api(call.credentials)}/v4/users/me/dataTypes/${range.dataType}/dataPoints`, {
     filter: rangeFilter(range.dataType, range.from, range.to),
     pageSize: pageSizeOf(range.dataType),
@@ -76,6 +101,7 @@ export const googleHealth: DevicePlatform = {
   kind: GOOGLE_HEALTH_KIND,
   vendor: "Google Health API",
   dataTypes,
+  resolutions,
   // The list endpoint sets no limit of its own; the device core's 365-day ceiling applies.
   maxSyncDays: 365,
   oauth: {
@@ -97,6 +123,10 @@ export const googleHealth: DevicePlatform = {
     verify: googleVerify,
     events: (body) => googleEvents(body, dataTypes),
   },
+  subscriber: googleSubscriber,
+  afterLink: (call, device, orgId) => subscribeUser(call, orgId, device.platformUserId),
+  // Best effort: revoking the grant (next) stops Google's notifications for the user anyway.
+  beforeUnlink: (call, device, orgId) => unsubscribeUser(call, orgId, device.platformUserId).catch(() => undefined),
   async platformUserId(call: PlatformCall) {
     const identity = await vendorJson<{ healthUserId?: string }>(call, `${api(call.credentials)}/v4/users/me/identity`);
     if (!identity.healthUserId) throw new PlatformError("invalid", "users/me/identity answered no healthUserId");

@@ -108,6 +108,44 @@ const hrvSample: Mapper = (c, v) => [
   ...sample("hrv_sdnn", "ms", "standardDeviationMilliseconds")(c, v),
 ];
 
+/** google-duration ("2700s", "1800.5s") → minutes; undefined when absent or malformed. */
+function durationMinutes(v: unknown): number | undefined {
+  const m = typeof v === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(v) : null;
+  return m ? Number(m[1]) / 60 : undefined;
+}
+
+/**
+ * An exercise session, stored as the other platforms store workouts: its summary's calories
+ * (kcal), average heart rate, distance (mm), steps, elevation gain (mm) and active duration
+ * (pauses excluded) over the session's interval, each tagged with Google's exercise type.
+ */
+const exercise: Mapper = (c, v) => {
+  const time = intervalOf(v.interval);
+  if (!time) return [];
+  const s = obj(v.metricsSummary);
+  const id = c.recordId(time);
+  const attributes = { activity_type: String(v.exerciseType ?? "EXERCISE_TYPE_UNSPECIFIED") };
+  const parts: [string, unknown, string, Record<string, string>?][] = [
+    ["calories", s.caloriesKcal, "kcal", { kind: "active" }],
+    ["heart_rate", s.averageHeartRateBeatsPerMinute, "/min", { statistic: "average" }],
+    ["distance", s.distanceMillimeters, "mm"],
+    ["steps", s.steps, "steps"],
+    ["elevation_gain", s.elevationGainMillimeters, "mm"],
+    ["active_minutes", durationMinutes(v.activeDuration), "min"],
+  ];
+  return parts.flatMap(([metric, raw, unit, extra]) => {
+    const value = int64(raw);
+    return value === undefined ? [] : [R(c.device, { metric, value, unit, time, sourceRecordId: id, attributes: { ...attributes, ...extra } })];
+  });
+};
+
+/** A blood glucose sample: a CGM's (interstitial fluid) is the CGM metric, a meter's the blood one. */
+const bloodGlucose: Mapper = (c, v) => {
+  const cgm = v.measurementSource === "CONTINUOUS_GLUCOSE_MONITORING" || v.specimen === "INTERSTITIAL_FLUID";
+  const attributes = Object.fromEntries(["mealType", "measurementTiming", "specimen"].flatMap((k) => (typeof v[k] === "string" ? [[k.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`), v[k] as string]] : [])));
+  return sample(cgm ? "cgm_glucose" : "blood_glucose", "mg/dL", "bloodGlucoseMilligramsPerDeciliter", attributes)(c, v);
+};
+
 /** By Google's data type id (kebab-case, as in the dataPoints URL). */
 export const googleHealthMappers: Readonly<Record<string, Mapper>> = {
   "heart-rate": sample("heart_rate", "/min", "beatsPerMinute"),
@@ -121,6 +159,14 @@ export const googleHealthMappers: Readonly<Record<string, Mapper>> = {
   steps: interval("steps", "steps", "count"),
   distance: interval("distance", "mm", "millimeters"),
   sleep,
+  "body-fat": sample("body_fat", "%", "percentage"),
+  height: sample("height", "mm", "heightMillimeters"),
+  "core-body-temperature": sample("body_temperature", "Cel", "temperatureCelsius"),
+  "blood-glucose": bloodGlucose,
+  "active-energy-burned": interval("calories", "kcal", "kcal", { kind: "active" }),
+  floors: interval("floors", "floors", "count"),
+  altitude: interval("elevation_gain", "mm", "gainMillimeters"),
+  exercise,
 };
 
 /** `heart-rate` → `heartRate`: the DataPoint member holding a point of that type. */

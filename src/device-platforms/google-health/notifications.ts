@@ -17,6 +17,8 @@ const SIGNATURE = "x-healthapi-signature";
 const USER_ID = /^[A-Za-z0-9-]{1,63}$/;
 const RESOURCE_USER = /^users\/([A-Za-z0-9-]{1,63})(?:\/|$)/;
 const MAX_STRINGS = 200;
+/** SubscriberConfig.dataTypes: the types Google notifies about (developers.google.com/health/webhooks). */
+export const NOTIFIED_DATA_TYPES: readonly string[] = ["altitude", "distance", "floors", "sleep", "steps", "weight"];
 const MAX_USERS = 20;
 
 const configuredAuthorization = (c: PlatformCredentials) => c.extra?.webhook_authorization ?? "";
@@ -66,7 +68,7 @@ function stringsOf(value: unknown, out: string[] = [], depth = 0): string[] {
 /**
  * The events a notification implies: for each Google Health user id it names, one incremental
  * sync per data type it names (kebab-case ids or their snake_case filter names, or a
- * `users/…/dataTypes/{type}` resource name); all of `dataTypes` when it names none. Only ids
+ * `users/…/dataTypes/{type}` resource name); the types Google notifies about when it names none. Only ids
  * of this org's active links lead anywhere (the consumer looks them up).
  */
 export function googleEvents(body: unknown, dataTypes: readonly string[]): PlatformEvent[] {
@@ -84,7 +86,8 @@ export function googleEvents(body: unknown, dataTypes: readonly string[]): Platf
     if (resourceUser && resourceUser !== "me") named.add(resourceUser);
     else if (USER_ID.test(s) && !dataTypes.includes(kebab)) bare.add(s);
   }
-  const wanted = types.size ? [...types] : [...dataTypes];
+  // Naming none: the types Google sends notifications for (its webhooks guide), those we read.
+  const wanted = types.size ? [...types] : NOTIFIED_DATA_TYPES.filter((t) => dataTypes.includes(t));
   const users = [...new Set([...named, ...bare])].slice(0, MAX_USERS);
   return users.flatMap((platformUserId) => wanted.map((dataType) => ({ platformUserId, action: "upsert" as const, dataType })));
 }

@@ -68,7 +68,7 @@ export async function completeAuthorization(data: OrgData, kind: string, query: 
     const platformUserId = platform.platformUserId ? await platform.platformUserId(call, raw) : "";
     if (!platformUserId) throw new PlatformError("invalid", "the platform did not say who the user is");
     const device = { deviceId: row.deviceId, patientId: row.patientId, platformUserId };
-    await platform.afterLink?.(call, device);
+    await platform.afterLink?.(call, device, data.orgId);
     await saveLink(data, { ...device, kind, tokens });
     await services.linkStatus(data, row.deviceId, "active");
     return device;
@@ -89,7 +89,7 @@ export async function unlinkDevice(data: OrgData, deviceId: string): Promise<{ r
     const fetch = services.fetch(data.env);
     const call = { credentials, tokens: link.tokens, fetch };
     try {
-      await platform.beforeUnlink?.(call, { deviceId, patientId: link.patientId, platformUserId: link.platformUserId });
+      await platform.beforeUnlink?.(call, { deviceId, patientId: link.patientId, platformUserId: link.platformUserId }, data.orgId);
       if (platform.oauth) await revokeToken(platform.oauth, credentials, fetch, link.tokens.refreshToken ?? link.tokens.accessToken);
       revoked = true;
     } catch (e) {

@@ -12,6 +12,7 @@ import type { Env } from "../../platform/env";
 import { outboundFetch } from "../../platform/outbound/fetch";
 import { type PlatformCall, PlatformError } from "./platform-adapter";
 import { platformAdapter } from "./platforms";
+import { RAW } from "./resolutions";
 import { findIntegration, integrationCredentials } from "./store/integrations";
 import { findLink, unsealTokens, updateLink } from "./store/links";
 import { MAX_ERRORS_KEPT, newProgress, type SyncState, type TypeProgress, updateSyncLog } from "./store/sync-logs";
@@ -59,7 +60,7 @@ export class DeviceSync extends DurableObject<Env> {
       const adapter = link && platformAdapter(link.platform);
       if (link?.status !== "active" || !integration || !adapter) throw new PlatformError("revoked", "the device link, its integration or its platform adapter is gone");
       const fetchPage = (call: PlatformCall) =>
-        adapter.fetchPage(call, { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) }, { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}) });
+        adapter.fetchPage(call, { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) }, { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}), resolution: job.resolutions?.[dataType] ?? RAW });
       // An OAuth-linked device is called with its platform link's fresh tokens; others with the device link's own.
       const viaLink = await this.linkedCall(ctx, link.deviceId, fetchPage);
       const page = viaLink.handled ? viaLink.value : await fetchPage({ credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: outboundFetch(this.env) });

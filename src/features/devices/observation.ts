@@ -26,6 +26,10 @@ function valueElement(v: NormalisedValue, display: string | undefined): Record<s
   return { dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON, code: v.absent?.reason ?? "unknown" }] } };
 }
 
+/** FHIR R4's StatisticsCode (observation-statistics): what a component of an aggregate is. */
+const OBSERVATION_STATISTICS = "http://terminology.hl7.org/CodeSystem/observation-statistics";
+const statisticCoding = (key: string) => ({ system: OBSERVATION_STATISTICS, code: key, display: key === "minimum" ? "Minimum" : "Maximum" });
+
 const unitDisplay = (n: NormalisedReading) => (n.definition.ucum === n.ucum ? n.definition.unit : undefined);
 
 function codings(n: NormalisedReading): Coding[] {
@@ -40,6 +44,7 @@ export function toObservation(n: NormalisedReading, device: { id: string; name: 
     code: { coding: [...c.definition.coding] },
     ...valueElement(c, c.ucum === "mm[Hg]" ? "mmHg" : undefined),
   }));
+  for (const [key, v] of Object.entries(n.statistics ?? {})) components.push({ code: { coding: [statisticCoding(key)], text: `${r.metric} ${key}` }, valueQuantity: quantity(v, n.ucum, unitDisplay(n)) });
   const trend = r.attributes?.trend;
   if (trend) components.push({ code: { coding: [local("cgm-trend")] }, valueString: trend });
   const samples = r.samples;

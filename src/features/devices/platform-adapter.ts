@@ -32,6 +32,8 @@ export interface FetchRange {
   readonly to: string;
   /** The vendor's paging cursor from the previous page, if any. */
   readonly cursor?: string;
+  /** A resolution the platform offers for the type (`resolutions`); absent: the org's default, else raw samples. */
+  readonly resolution?: string;
 }
 
 export interface FetchedPage {
@@ -70,6 +72,12 @@ export interface PlatformAdapter {
   readonly dataTypes: readonly string[];
   /** How far back the platform lets a sync reach, in days. */
   readonly maxSyncDays: number;
+  /**
+   * Per data type, the aggregation windows the vendor can roll samples up into (e.g. "5m"), besides
+   * "raw" (the samples as recorded), which every type has. A sync may ask for one per type; an
+   * organization sets its default in the integration's settings as `resolution.<data type>`.
+   */
+  readonly resolutions?: Readonly<Record<string, readonly string[]>>;
   /** One page of one data type for a linked device; throws PlatformError for what the sync log must name. */
   fetchPage(call: PlatformCall, device: LinkedDevice, range: FetchRange): Promise<FetchedPage>;
 }

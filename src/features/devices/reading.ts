@@ -36,6 +36,11 @@ export interface Reading {
   readonly absentReason?: "error" | "not-performed" | "unknown" | "asked-declined";
   /** Extra facts the source gives (CGM trend direction, sleep stage, activity type), kept as text. */
   readonly attributes?: Readonly<Record<string, string>>;
+  /**
+   * When the value aggregates a window of samples (a vendor roll-up's mean): the window's minimum
+   * and maximum in `unit`, kept as components coded with FHIR's observation-statistics.
+   */
+  readonly statistics?: { readonly minimum?: number; readonly maximum?: number };
   /** A waveform (ECG): samples at a fixed period, becomes valueSampledData. */
   readonly samples?: { readonly periodMs: number; readonly values: readonly number[]; readonly origin?: number };
 }

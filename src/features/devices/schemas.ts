@@ -246,6 +246,10 @@ export const SyncBody = z
     data_types: z.array(z.string().max(64)).max(50).optional().openapi({ description: "Omitted: every data type the platform offers" }),
     days: z.number().int().optional().openapi({ description: "Look-back in days (default 7), within the platform's limit" }),
     from_date: z.string().max(40).optional().openapi({ description: "ISO 8601; instead of days" }),
+    resolution: z
+      .record(z.string().max(64), z.string().max(16))
+      .optional()
+      .openapi({ description: 'Per data type, "raw" (the samples as recorded) or a roll-up window the platform offers for it (Google Health: "1m", "5m", "15m"); omitted: the integration\'s `resolution.<data type>` setting, else raw', example: { "heart-rate": "5m" } }),
     to_date: z.string().max(40).optional().openapi({ description: "ISO 8601; default now" }),
   })
   .strict()

@@ -10,7 +10,10 @@ import { rangeFilter } from "../../../src/device-platforms/google-health/adapter
 import { failureOf } from "../../../src/device-platforms/vendor-http";
 import { derToRaw, verifyEcdsaP256 } from "../../../src/device-platforms/google-health/ecdsa";
 import { googleHealthMappers, int64, mapGoogleHealth, memberOf } from "../../../src/device-platforms/google-health/mapping";
-import { googleEvents } from "../../../src/device-platforms/google-health/notifications";
+import { googleEvents, NOTIFIED_DATA_TYPES } from "../../../src/device-platforms/google-health/notifications";
+import { mapRollup, rollUpPage } from "../../../src/device-platforms/google-health/rollup";
+import { normaliseReading } from "../../../src/features/devices/metrics/normalise";
+import { toObservation } from "../../../src/features/devices/observation";
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/wearables/google-health", name), "utf8"));
 const device = { deviceId: "dev-1", patientId: "pat-1", platformUserId: "aBcD-1234-health" };
@@ -80,6 +83,118 @@ describe("Google's failures", () => {
   });
 });
 
+describe("more data types", () => {
+  const at = { physicalTime: "2026-03-14T07:00:00Z", utcOffset: "-18000s" };
+  const interval = { startTime: "2026-03-14T07:00:00Z", startUtcOffset: "0s", endTime: "2026-03-14T07:01:00Z", endUtcOffset: "0s" };
+  const normalised = (type: string, point: unknown) =>
+    mapGoogleHealth(device, type, point).map((r) => {
+      const n = normaliseReading(r);
+      if (!n.ok) throw new Error(JSON.stringify(n.errors));
+      return [r.metric, n.reading.value, n.reading.ucum, n.reading.definition.coding[0]?.code];
+    });
+
+  it("body fat, height (mm → cm), core temperature, glucose (meter vs CGM), active energy, floors, altitude (mm → m)", () => {
+    expect(normalised("body-fat", { bodyFat: { sampleTime: at, percentage: 21.4 } })).toEqual([["body_fat", 21.4, "%", "41982-0"]]);
+    expect(normalised("height", { height: { sampleTime: at, heightMillimeters: "1783" } })).toEqual([["height", 178.3, "cm", "8302-2"]]);
+    expect(normalised("core-body-temperature", { coreBodyTemperature: { sampleTime: at, temperatureCelsius: 37.2, measurementLocation: "EAR" } })).toEqual([["body_temperature", 37.2, "Cel", "8310-5"]]);
+    expect(normalised("blood-glucose", { bloodGlucose: { sampleTime: at, bloodGlucoseMilligramsPerDeciliter: 104, measurementSource: "SELF_MONITORING_BLOOD_GLUCOSE", specimen: "CAPILLARY_BLOOD" } })).toEqual([["blood_glucose", 104, "mg/dL", "2339-0"]]);
+    expect(normalised("blood-glucose", { bloodGlucose: { sampleTime: at, bloodGlucoseMilligramsPerDeciliter: 98, measurementSource: "CONTINUOUS_GLUCOSE_MONITORING" } })).toEqual([["cgm_glucose", 98, "mg/dL", "99504-3"]]);
+    expect(normalised("active-energy-burned", { activeEnergyBurned: { interval, kcal: 12.5 } })).toEqual([["calories", 12.5, "kcal", "41981-2"]]);
+    expect(normalised("floors", { floors: { interval, count: "3" } })).toEqual([["floors", 3, "{floors}", "floors-climbed"]]);
+    expect(normalised("altitude", { altitude: { interval, gainMillimeters: "9144" } })).toEqual([["elevation_gain", 9.144, "m", "elevation-gain"]]);
+    expect(mapGoogleHealth(device, "blood-glucose", { bloodGlucose: { sampleTime: at, bloodGlucoseMilligramsPerDeciliter: 104, mealType: "LUNCH" } })[0]?.attributes).toEqual({ meal_type: "LUNCH" });
+  });
+
+  it("an exercise session: its summary over the session, as the other platforms store workouts", () => {
+    const point = {
+      name: "users/aBcD-1234-health/dataTypes/exercise/dataPoints/2026443605080188808",
+      exercise: {
+        interval: { startTime: "2026-03-14T17:00:00Z", startUtcOffset: "3600s", endTime: "2026-03-14T17:45:00Z", endUtcOffset: "3600s" },
+        exerciseType: "RUNNING",
+        displayName: "Run",
+        activeDuration: "2580s",
+        metricsSummary: { caloriesKcal: 455.5, averageHeartRateBeatsPerMinute: "151", distanceMillimeters: 7_250_000, steps: "6912", elevationGainMillimeters: 42_000 },
+      },
+    };
+    const rows = normalised("exercise", point);
+    expect(rows).toEqual([
+      ["calories", 455.5, "kcal", "41981-2"],
+      ["heart_rate", 151, "/min", "8867-4"],
+      ["distance", 7250, "m", "distance"],
+      ["steps", 6912, "{steps}", "55423-8"],
+      ["elevation_gain", 42, "m", "elevation-gain"],
+      ["active_minutes", 43, "min", "55411-3"],
+    ]);
+    const readings = mapGoogleHealth(device, "exercise", point);
+    expect(readings.every((r) => r.sourceRecordId === point.name && r.attributes?.activity_type === "RUNNING")).toBe(true);
+    expect(readings[0]?.time).toEqual({ start: "2026-03-14T18:00:00+01:00", end: "2026-03-14T18:45:00+01:00" });
+  });
+
+  it("sessions filter on the civil start time, a day either side of the range", () => {
+    expect(rangeFilter("exercise", "2026-03-10T05:00:00Z", "2026-03-14T05:00:00Z")).toBe('exercise.interval.civil_start_time >= "2026-03-09" AND exercise.interval.civil_start_time < "2026-03-16"');
+  });
+});
+
+describe("roll-ups (dataPoints:rollUp)", () => {
+  const window = { startTime: "2026-03-14T07:00:00Z", endTime: "2026-03-14T07:05:00Z" };
+
+  it("heart rate: the mean as the value over the window, min and max as observation-statistics components", () => {
+    const [r] = mapRollup(device, "heart-rate", "5m", { ...window, heartRate: { beatsPerMinuteAvg: 71.4, beatsPerMinuteMin: 64, beatsPerMinuteMax: 83 } });
+    expect(r).toMatchObject({ metric: "heart_rate", value: 71.4, unit: "/min", time: { start: "2026-03-14T07:00:00.000Z", end: "2026-03-14T07:05:00.000Z" }, statistics: { minimum: 64, maximum: 83 } });
+    expect(r?.attributes).toEqual({ statistic: "average", resolution: "5m" });
+    expect(r?.sourceRecordId).toBe("aBcD-1234-health/heart-rate/5m@2026-03-14T07:00:00.000Z");
+    const n = normaliseReading(r!);
+    if (!n.ok) throw new Error("not normalised");
+    const obs = toObservation(n.reading, { id: "dev-1", name: "Pixel Watch" }) as Record<string, unknown>;
+    expect(obs.effectivePeriod).toEqual({ start: "2026-03-14T07:00:00.000Z", end: "2026-03-14T07:05:00.000Z" });
+    expect(obs.valueQuantity).toMatchObject({ value: 71.4, code: "/min" });
+    expect(obs.component).toEqual([
+      { code: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-statistics", code: "minimum", display: "Minimum" }], text: "heart_rate minimum" }, valueQuantity: { value: 64, unit: "bpm", system: "http://unitsofmeasure.org", code: "/min" } },
+      { code: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-statistics", code: "maximum", display: "Maximum" }], text: "heart_rate maximum" }, valueQuantity: { value: 83, unit: "bpm", system: "http://unitsofmeasure.org", code: "/min" } },
+    ]);
+  });
+
+  it("sums and means of the other types, converted; an empty window is no reading", () => {
+    const value = (type: string, member: Record<string, unknown>) => {
+      const [r] = mapRollup(device, type, "15m", { ...window, ...member });
+      const n = r && normaliseReading(r);
+      return n?.ok ? [n.reading.value, n.reading.ucum] : undefined;
+    };
+    expect(value("steps", { steps: { countSum: "412" } })).toEqual([412, "{steps}"]);
+    expect(value("distance", { distance: { millimetersSum: "318000" } })).toEqual([318, "m"]);
+    expect(value("weight", { weight: { weightGramsAvg: 81250 } })).toEqual([81.25, "kg"]);
+    expect(value("core-body-temperature", { coreBodyTemperature: { temperatureCelsiusAvg: 36.9, temperatureCelsiusMin: 36.7, temperatureCelsiusMax: 37.1 } })).toEqual([36.9, "Cel"]);
+    expect(value("altitude", { altitude: { gainMillimetersSum: "6000" } })).toEqual([6, "m"]);
+    expect(value("steps", {})).toBeUndefined();
+    expect(mapRollup(device, "steps", "5m", { startTime: "x", endTime: "y", steps: { countSum: "1" } })).toEqual([]);
+  });
+
+  it("asks for whole windows within Google's range cap, and walks chunks and pages through one cursor", async () => {
+    const bodies: Record<string, unknown>[] = [];
+    const call = {
+      credentials: {},
+      tokens: { accessToken: "t" },
+      fetch: (async (url: string, init: RequestInit) => {
+        expect(url).toBe("https://api.test/v4/users/me/dataTypes/heart-rate/dataPoints:rollUp");
+        expect(init.method).toBe("POST");
+        const body = JSON.parse(String(init.body)) as Record<string, unknown>;
+        bodies.push(body);
+        return Response.json(body.pageToken ? { rollupDataPoints: [] } : { rollupDataPoints: [], nextPageToken: "p2" });
+      }) as typeof fetch,
+    };
+    const range = { dataType: "heart-rate", resolution: "5m", from: "2026-03-01T00:02:30Z", to: "2026-03-20T10:07:00Z" };
+    const first = await rollUpPage(call, "https://api.test", device, range);
+    expect(bodies[0]).toEqual({ range: { startTime: "2026-03-01T00:00:00.000Z", endTime: "2026-03-15T00:00:00.000Z" }, windowSize: "300s", pageSize: 10000 });
+    expect(first.nextCursor).toBe(`${Date.parse("2026-03-01T00:00:00Z")}:p2`);
+    const second = await rollUpPage(call, "https://api.test", device, { ...range, cursor: first.nextCursor });
+    expect(bodies[1]).toMatchObject({ pageToken: "p2" });
+    const third = await rollUpPage(call, "https://api.test", device, { ...range, cursor: second.nextCursor });
+    // The last chunk ends at the last whole window before `to`.
+    expect(bodies[2]).toMatchObject({ range: { startTime: "2026-03-15T00:00:00.000Z", endTime: "2026-03-20T10:05:00.000Z" } });
+    expect(third.nextCursor).toBe(`${Date.parse("2026-03-15T00:00:00Z")}:p2`);
+  });
+});
+
 describe("what a notification names", () => {
   it("users by resource name or bare id, data types by id, snake_case name or resource path, wherever they sit", () => {
     const events = googleEvents({ a: { b: ["users/u-1/dataTypes/sleep/dataPoints/x"] }, who: "u-2", kind: "heart_rate" }, types);
@@ -95,8 +210,8 @@ describe("what a notification names", () => {
     expect(new Set(events.map((e) => e.platformUserId)).size).toBe(20);
   });
 
-  it("no data type named → every mapped type; no user id → no event; `users/me` is nobody", () => {
-    expect(googleEvents({ user: "u-9" }, types).map((e) => e.dataType).sort()).toEqual([...types].sort());
+  it("no data type named → the types Google notifies about; no user id → no event; `users/me` is nobody", () => {
+    expect(googleEvents({ user: "u-9" }, types).map((e) => e.dataType).sort()).toEqual([...NOTIFIED_DATA_TYPES].sort());
     expect(googleEvents({ n: 1, flag: true }, types)).toEqual([]);
     expect(googleEvents({ who: "users/me", type: "steps" }, types).map((e) => e.platformUserId)).not.toContain("me");
   });

@@ -31,6 +31,8 @@ export const LOCAL_CONCEPTS = {
   "recovery-score": "Recovery score (vendor scale 0-100)",
   "sleep-score": "Sleep score (vendor scale 0-100)",
   distance: "Distance covered (LOINC 41953-2 unverified)",
+  "floors-climbed": "Floors climbed (elevation gained, counted in floors)",
+  "elevation-gain": "Elevation gained (altitude climbed, not height above sea level)",
   "skin-temperature-delta": "Skin temperature deviation from the wearer's baseline",
   "cgm-trend": "Glucose trend direction reported by a continuous glucose monitor",
   "ecg-waveform": "ECG waveform, one lead",

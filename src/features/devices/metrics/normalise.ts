@@ -22,6 +22,8 @@ export interface NormalisedComponent extends NormalisedValue {
 
 export interface NormalisedReading extends NormalisedValue {
   readonly reading: Reading;
+  /** The window's minimum / maximum (Reading.statistics), converted like the value; out-of-range ones dropped. */
+  readonly statistics?: { readonly minimum?: number; readonly maximum?: number };
   readonly definition: MetricDefinition;
   readonly components?: readonly NormalisedComponent[];
   /** The sample's instant (the period's start for an interval aggregate), epoch ms. */
@@ -103,6 +105,18 @@ function checkSamples(reading: Reading, errors: FieldError[]): void {
   }
 }
 
+/** Minimum and maximum in the value's canonical unit; a sentinel among them is left out, not stored. */
+function normaliseStatistics(reading: Reading, definition: MetricDefinition, errors: FieldError[]): { minimum?: number; maximum?: number } {
+  const out: { minimum?: number; maximum?: number } = {};
+  for (const key of ["minimum", "maximum"] as const) {
+    const raw = reading.statistics?.[key];
+    if (raw === undefined) continue;
+    const v = normaliseValue(raw, reading.unit, definition, undefined, `statistics.${key}.`, errors);
+    if (v.value !== undefined) out[key] = v.value;
+  }
+  return out;
+}
+
 export function normaliseReading(reading: Reading): Normalised {
   const errors: FieldError[] = [];
   const definition = metricDefinition(reading.metric);
@@ -133,6 +147,7 @@ export function normaliseReading(reading: Reading): Normalised {
   } else {
     value = normaliseValue(reading.absentReason ? undefined : reading.value, reading.unit, definition, reading.absentReason, "", errors);
   }
+  const statistics = value.value !== undefined && reading.statistics ? normaliseStatistics(reading, definition, errors) : undefined;
   if (errors.length) return { ok: false, errors };
   return {
     ok: true,
@@ -141,6 +156,7 @@ export function normaliseReading(reading: Reading): Normalised {
       reading,
       definition,
       ...(components ? { components } : {}),
+      ...(statistics && Object.keys(statistics).length ? { statistics } : {}),
       at,
       ...(end !== undefined ? { end } : {}),
       identifier: `${reading.platform}|${reading.sourceRecordId}|${reading.metric}`,

@@ -71,6 +71,8 @@ const DEFINITIONS: readonly MetricDefinition[] = [
   },
   // Weight / BMI
   { metric: "weight", category: "vital-signs", coding: [loinc("29463-7", "Body weight")], ucum: "kg", unit: "kg", range: [0.2, 700] },
+  { metric: "height", category: "vital-signs", coding: [loinc("8302-2", "Body height")], ucum: "cm", unit: "cm", range: [20, 280] },
+  { metric: "body_fat", category: "vital-signs", coding: [loinc("41982-0", "Percentage of body fat Measured")], ucum: "%", unit: "%", range: [1, 80] },
   { metric: "bmi", category: "vital-signs", coding: [loinc("39156-5", "Body mass index (BMI) [Ratio]")], ucum: "kg/m2", unit: "kg/m2", range: [5, 150] },
   // Glucose: meters (capillary blood) and CGM (interstitial fluid, the CGM IG's code); 14745-4, the spec's code, as extra coding.
   { metric: "blood_glucose", category: "laboratory", coding: [loinc("2339-0", "Glucose [Mass/volume] in Blood"), SPEC_CGM], ucum: "mg/dL", unit: "mg/dL", range: [10, 1500], molecularWeight: GLUCOSE_MW },
@@ -85,6 +87,8 @@ const DEFINITIONS: readonly MetricDefinition[] = [
   { metric: "calories", category: "activity", coding: [loinc("41981-2", "Calories burned")], ucum: "kcal", unit: "kcal", range: [0, 20_000] },
   minutes("active_minutes", loinc("55411-3", "Exercise duration")),
   { metric: "distance", category: "activity", coding: [local("distance")], ucum: "m", unit: "m", range: [0, 1_000_000] },
+  { metric: "floors", category: "activity", coding: [local("floors-climbed")], ucum: "{floors}", unit: "floors", range: [0, 2_000] },
+  { metric: "elevation_gain", category: "activity", coding: [local("elevation-gain")], ucum: "m", unit: "m", range: [0, 20_000] },
   // Sleep (interval aggregates: effectivePeriod)
   minutes("sleep", loinc("93832-4", "Sleep duration")),
   minutes("sleep_deep", loinc("93831-6", "Deep sleep duration")),

@@ -33,6 +33,7 @@ const SPELLINGS: Readonly<Record<string, string>> = Object.freeze(
     step: "{steps}",
     count: "{steps}",
     score: "{score}",
+    floors: "{floors}",
     minutes: "min",
     minute: "min",
     mins: "min",

@@ -6,6 +6,7 @@ import { badRequest, type FieldError, notFound } from "../../../platform/errors"
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { platformAdapter } from "../platforms";
+import { resolutionsFor } from "../resolutions";
 import { findIntegration, findIntegrationByPlatform } from "../store/integrations";
 import { findSyncLog, insertSyncLog, listSyncLogs, newProgress } from "../store/sync-logs";
 import { DAY_MS } from "../store/time-series";
@@ -19,6 +20,7 @@ export interface SyncRequest {
   days?: number;
   from_date?: string;
   to_date?: string;
+  resolution?: Record<string, string>;
 }
 
 export interface SyncJob {
@@ -30,6 +32,8 @@ export interface SyncJob {
   dataTypes: string[];
   from: string;
   to: string;
+  /** The types synced at a roll-up resolution instead of raw samples (resolutions.ts). */
+  resolutions?: Record<string, string>;
 }
 
 function range(body: SyncRequest, maxDays: number, now: number): { from: number; to: number } {
@@ -64,6 +68,7 @@ export async function startSync(ctx: OrgData, principal: Principal, deviceId: st
   const unknown = dataTypes.flatMap((t, i) => (adapter.dataTypes.includes(t) ? [] : [{ path: `data_types[${i}]`, message: `unknown; allowed: ${adapter.dataTypes.join(", ")}` }]));
   if (unknown.length) throw badRequest("Unknown data types", unknown);
   const { from, to } = range(body, adapter.maxSyncDays, Date.now());
+  const resolutions = resolutionsFor(adapter, dataTypes, body.resolution, integration.settings);
 
   const row: DeviceSyncLogRow = {
     orgId: ctx.orgId,
@@ -79,7 +84,7 @@ export async function startSync(ctx: OrgData, principal: Principal, deviceId: st
     finishedAt: null,
   };
   await insertSyncLog(ctx, row);
-  const job: SyncJob = { orgId: ctx.orgId, syncId: row.id, deviceId, integrationId: integration.id, principal, dataTypes, from: row.fromDate, to: row.toDate };
+  const job: SyncJob = { orgId: ctx.orgId, syncId: row.id, deviceId, integrationId: integration.id, principal, dataTypes, from: row.fromDate, to: row.toDate, ...(Object.keys(resolutions).length ? { resolutions } : {}) };
   await orgObject(ctx.env.DEVICE_SYNC, ctx.orgId, "device-sync", row.id).start(job);
   return row;
 }
