@@ -414,13 +414,14 @@ export class FhirService implements FhirPort, FhirExportReader {
     const issues = validateResource(stored);
     if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
     const created = !current || current.deleted;
+    const replaces = created ? undefined : parsed(current.content);
     // An update is judged on the version it replaces as well as on the one it stores.
-    if (!created && !this.policy.permitsAll) await this.mayWrite("update", parsed(current.content));
+    if (replaces && !this.policy.permitsAll) await this.mayWrite("update", replaces);
     await this.mayWrite(created ? "create" : "update", stored);
     const persisted = (await offloadBinary(this.data.blobs, this.principal.orgId, stored)) as Resource & { id: string };
     checkResourceSize(persisted);
     return {
-      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT" },
+      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT", replaces },
       result: { resource: stored, outcome: created ? "created" : "updated" },
       resource: stored,
       type: resource.resourceType,
