@@ -121,7 +121,7 @@ describe("an update rewrites only the index tables that changed", () => {
       subject: { reference: "Patient/p1" },
       valueQuantity: { value: 60, unit: "/min", system: "http://unitsofmeasure.org", code: "/min" },
     };
-    const sqls = await updateAndCompare(obs, { ...obs, valueQuantity: { ...obs.valueQuantity, value: 72 } });
+    const sqls = await updateAndCompare(obs, { ...obs, valueQuantity: { ...(obs.valueQuantity as object), value: 72 } });
     expect(tablesWritten(sqls)).toEqual(["fhir_idx_composite", "fhir_idx_number"]);
   });
 
