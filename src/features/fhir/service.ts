@@ -229,8 +229,8 @@ export class FhirService implements FhirPort, FhirExportReader {
     const { shard } = this.data;
     const write = plans.length === 1 ? plans[0]!.write : undefined;
     if (write?.kind === "put") {
-      const { resource, versionId, lastUpdated } = write;
-      seenVersions.set(shard, this.principal.orgId, { resourceType: resource.resourceType, id: resource.id, versionId, lastUpdated, deleted: false, content: JSON.stringify(resource) });
+      const { resource, versionId, lastUpdated, content = JSON.stringify(resource) } = write;
+      seenVersions.set(shard, this.principal.orgId, { resourceType: resource.resourceType, id: resource.id, versionId, lastUpdated, deleted: false, content });
       return;
     }
     for (const plan of plans) seenVersions.forget(shard, this.principal.orgId, plan.type, plan.id);
@@ -445,9 +445,9 @@ export class FhirService implements FhirPort, FhirExportReader {
     if (replaces && !this.policy.permitsAll) await this.mayWrite("update", replaces);
     await this.mayWrite(created ? "create" : "update", stored);
     const persisted = (await offloadBinary(this.data.blobs, this.principal.orgId, stored)) as Resource & { id: string };
-    checkResourceSize(persisted);
+    const content = checkResourceSize(persisted);
     return {
-      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT", replaces },
+      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT", replaces, content },
       result: { resource: stored, outcome: created ? "created" : "updated" },
       resource: stored,
       type: resource.resourceType,

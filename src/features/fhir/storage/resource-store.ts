@@ -40,6 +40,8 @@ export interface PutVersion {
   method: "POST" | "PUT";
   /** The live version this one replaces (its stored JSON, parsed): only the index rows that differ are rewritten. */
   replaces?: Resource;
+  /** `resource` as JSON, when the caller already has it (the size check made it). */
+  content?: string;
 }
 
 export interface DeleteVersion {
@@ -191,7 +193,7 @@ export class ResourceStore {
     const current: unknown[][] = [];
     for (const w of puts) {
       const { resourceType: type, id } = w.resource;
-      const content = JSON.stringify(w.resource);
+      const content = w.content ?? JSON.stringify(w.resource);
       history.push([type, id, w.versionId, w.lastUpdated, 0, w.method, content]);
       current.push([type, id, w.versionId, w.lastUpdated, content]);
     }
