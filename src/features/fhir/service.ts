@@ -31,6 +31,7 @@ import { parseCount, parseSearch } from "./search/parse";
 import { hydrateBinary, offloadBinary } from "./storage/binary";
 import { exportCursor, exportRows, groupPatients } from "./storage/export-read";
 import { checkResourceSize } from "./storage/resource-size";
+import { seenVersions } from "./storage/seen-versions";
 import { type AuditWrite, ResourceStore, type Row, type StoredVersion, toVersion } from "./storage/resource-store";
 import { executeBundle } from "./transaction";
 import { checkWrite } from "./write-check";
@@ -212,13 +213,37 @@ export class FhirService implements FhirPort, FhirExportReader {
     try {
       await this.db.batch(statements);
       this.appendedAudits(writes.filter((w) => w.kind === "audit").length);
+      this.sawCommitted(plans);
     } catch (e) {
+      for (const plan of plans) seenVersions.forget(this.data.shard, this.principal.orgId, plan.type, plan.id);
       if (!/UNIQUE|PRIMARY KEY|constraint/i.test(String(e))) throw e;
       if (await this.lostPrecondition(plans)) {
         throw preconditionFailed("If-Match no longer holds: another request changed the resource at the same time");
       }
       throw conflict("The resource was changed by another request at the same time; retry with the current version", "VERSION_CONFLICT");
     }
+  }
+
+  /** Remembers a single write's new version for the next update by id (a bundle's writes are forgotten instead). */
+  private sawCommitted(plans: PlannedWrite[]): void {
+    const { shard } = this.data;
+    const write = plans.length === 1 ? plans[0]!.write : undefined;
+    if (write?.kind === "put") {
+      const { resource, versionId, lastUpdated, content = JSON.stringify(resource) } = write;
+      seenVersions.set(shard, this.principal.orgId, { resourceType: resource.resourceType, id: resource.id, versionId, lastUpdated, deleted: false, content });
+      return;
+    }
+    for (const plan of plans) seenVersions.forget(shard, this.principal.orgId, plan.type, plan.id);
+  }
+
+  /**
+   * The current version this isolate last saw, for an update to plan on without reading it: when
+   * there is one and it satisfies If-Match (one that does not is checked against a fresh read). A
+   * stale one makes the commit collide; it is then forgotten and the retry reads.
+   */
+  private seenCurrent(type: string, id: string, ifMatch: string | undefined): StoredVersion | undefined {
+    const seen = seenVersions.get(this.data.shard, this.principal.orgId, type, id);
+    return seen && (ifMatch === undefined || String(seen.versionId) === parseVersion(ifMatch)) ? seen : undefined;
   }
 
   /** Whether a write planned under If-Match collided because its resource moved past that version. */
@@ -275,6 +300,7 @@ export class FhirService implements FhirPort, FhirExportReader {
   private async readChecked(type: string, id: string): Promise<Resource> {
     const row = await this.store.current(type, id);
     if (!row) throw notFound(`${type}/${id} not found`);
+    seenVersions.set(this.data.shard, this.principal.orgId, row);
     // A deleted row keeps its last content: a withheld resource is absent even once deleted, not gone.
     const resource = await this.hydrate(row.content);
     await this.mayRead(resource);
@@ -414,13 +440,14 @@ export class FhirService implements FhirPort, FhirExportReader {
     const issues = validateResource(stored);
     if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
     const created = !current || current.deleted;
+    const replaces = created ? undefined : parsed(current.content);
     // An update is judged on the version it replaces as well as on the one it stores.
-    if (!created && !this.policy.permitsAll) await this.mayWrite("update", parsed(current.content));
+    if (replaces && !this.policy.permitsAll) await this.mayWrite("update", replaces);
     await this.mayWrite(created ? "create" : "update", stored);
     const persisted = (await offloadBinary(this.data.blobs, this.principal.orgId, stored)) as Resource & { id: string };
-    checkResourceSize(persisted);
+    const content = checkResourceSize(persisted);
     return {
-      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT" },
+      write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT", replaces, content },
       result: { resource: stored, outcome: created ? "created" : "updated" },
       resource: stored,
       type: resource.resourceType,
@@ -523,7 +550,8 @@ export class FhirService implements FhirPort, FhirExportReader {
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
     return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, () =>
       lastWriterWins(options.ifMatch === undefined, async () => {
-        const plan = await this.planUpdate(resource, options);
+        const seen = typeof resource?.resourceType === "string" && typeof resource.id === "string" ? this.seenCurrent(resource.resourceType, resource.id, options.ifMatch) : undefined;
+        const plan = await this.planUpdate(resource, options, "update", seen);
         await checkWrite(plan.resource, this);
         await this.commit([plan]);
         return plan.result;

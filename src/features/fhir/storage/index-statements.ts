@@ -6,8 +6,11 @@ import { D1_MAX_VALUE_BYTES, utf8Exceeds } from "../../../platform/db/size";
 import { tooLargeToStore } from "../../../platform/errors";
 import type { IndexRows } from "../index-extract";
 
+type RowKind = Exclude<keyof IndexRows, "patients">;
+
 interface TableSpec {
   table: string;
+  kind: RowKind;
   columns: string[];
   rows: (r: IndexRows) => unknown[][];
 }
@@ -20,25 +23,28 @@ function withSingle<T extends { code: string }>(rows: T[]): (T & { single: numbe
 }
 
 const TABLES: TableSpec[] = [
-  { table: "fhir_idx_string", columns: ["code", "value", "value_norm"], rows: (r) => r.string.map((x) => [x.code, x.value, x.norm]) },
-  { table: "fhir_idx_token", columns: ["code", "system", "value"], rows: (r) => r.token.map((x) => [x.code, x.system, x.value]) },
+  { table: "fhir_idx_string", kind: "string", columns: ["code", "value", "value_norm"], rows: (r) => r.string.map((x) => [x.code, x.value, x.norm]) },
+  { table: "fhir_idx_token", kind: "token", columns: ["code", "system", "value"], rows: (r) => r.token.map((x) => [x.code, x.system, x.value]) },
   {
     table: "fhir_idx_reference",
+    kind: "reference",
     columns: ["code", "target_type", "target_id", "url"],
     rows: (r) => r.reference.map((x) => [x.code, x.targetType, x.targetId, x.url]),
   },
   // single: the resource's only value for that parameter (sort-ordered scans trust such a row alone).
-  { table: "fhir_idx_date", columns: ["code", "low", "high", "single"], rows: (r) => withSingle(r.date).map((x) => [x.code, x.low, x.high, x.single]) },
-  { table: "fhir_idx_number", columns: ["code", "value", "system", "unit"], rows: (r) => r.number.map((x) => [x.code, x.value, x.system, x.unit]) },
-  { table: "fhir_idx_uri", columns: ["code", "value"], rows: (r) => r.uri.map((x) => [x.code, x.value]) },
+  { table: "fhir_idx_date", kind: "date", columns: ["code", "low", "high", "single"], rows: (r) => withSingle(r.date).map((x) => [x.code, x.low, x.high, x.single]) },
+  { table: "fhir_idx_number", kind: "number", columns: ["code", "value", "system", "unit"], rows: (r) => r.number.map((x) => [x.code, x.value, x.system, x.unit]) },
+  { table: "fhir_idx_uri", kind: "uri", columns: ["code", "value"], rows: (r) => r.uri.map((x) => [x.code, x.value]) },
   {
     table: "fhir_idx_composite",
+    kind: "composite",
     columns: ["code", "system1", "value1", "system2", "value2", "num", "low", "high"],
     rows: (r) => r.composite.map((x) => [x.code, x.system1, x.value1, x.system2, x.value2, x.num, x.low, x.high]),
   },
 ];
 
 const INDEX_TABLES = [...TABLES.map((t) => t.table)];
+const COMPARTMENT = "fhir_compartment";
 
 /** A resource's index rows, to insert. */
 export interface IndexedResource {
@@ -85,19 +91,42 @@ export const jsonColumns = (n: number, from = 0) =>
 
 /** Statements removing every index row of the resources of one type whose ids are the JSON array `idsJson`. */
 export function clearIndexOfMany(db: D1Database, orgId: string, type: string, idsJson: string): D1PreparedStatement[] {
-  return [...INDEX_TABLES, "fhir_compartment"].map((t) =>
+  return [...INDEX_TABLES, COMPARTMENT].map((t) =>
     db.prepare(`DELETE FROM ${t} WHERE org_id = ?1 AND resource_type = ?2 AND resource_id IN (SELECT value FROM json_each(?3))`).bind(orgId, type, idsJson),
   );
 }
 
-/** Statements removing every index row of one resource (before reindexing, or on delete). */
-export function clearIndex(db: D1Database, orgId: string, type: string, id: string): D1PreparedStatement[] {
-  return [
-    ...INDEX_TABLES.map((t) =>
-      db.prepare(`DELETE FROM ${t} WHERE org_id = ?1 AND resource_type = ?2 AND resource_id = ?3`).bind(orgId, type, id),
-    ),
-    db.prepare("DELETE FROM fhir_compartment WHERE org_id = ?1 AND resource_type = ?2 AND resource_id = ?3").bind(orgId, type, id),
-  ];
+/**
+ * Statements removing one resource's index rows: from every index table and its compartment
+ * membership (on delete), or from the given tables only (an update's changed ones).
+ */
+export function clearIndex(db: D1Database, orgId: string, type: string, id: string, tables: string[] = [...INDEX_TABLES, COMPARTMENT]): D1PreparedStatement[] {
+  return tables.map((t) => db.prepare(`DELETE FROM ${t} WHERE org_id = ?1 AND resource_type = ?2 AND resource_id = ?3`).bind(orgId, type, id));
+}
+
+/** Rows of one kind as comparable text, in a stable order (the extractor's order is not part of what is stored). */
+const rowsKey = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort().join("\n");
+
+/**
+ * What an update rewrites: the tables (the compartment included) whose rows differ between the
+ * version it replaces and its own, and the new version's rows for those tables only (the others'
+ * are empty). A table whose rows did not change keeps them as stored: deleting and inserting
+ * them again wrote the same rows (each with its b-trees) on every update. A changed table is
+ * replaced whole, so its stored rows end as the extractor derives them, duplicates included.
+ */
+export function indexChanges(before: IndexRows, after: IndexRows): { tables: string[]; rows: IndexRows } {
+  const tables: string[] = [];
+  const rows: IndexRows = { string: [], token: [], reference: [], date: [], number: [], uri: [], composite: [], patients: [] };
+  for (const spec of TABLES) {
+    if (rowsKey(spec.rows(before)) === rowsKey(spec.rows(after))) continue;
+    tables.push(spec.table);
+    (rows[spec.kind] as unknown[]) = after[spec.kind];
+  }
+  if ([...before.patients].sort().join() !== [...after.patients].sort().join()) {
+    tables.push(COMPARTMENT);
+    rows.patients = after.patients;
+  }
+  return { tables, rows };
 }
 
 /**

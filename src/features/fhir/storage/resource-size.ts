@@ -8,10 +8,10 @@ import type { Resource } from "../port";
 /** Bytes of JSON one stored resource may take (as Medplum's default maxJsonSize); Binary.data does not count. */
 export const MAX_RESOURCE_BYTES = 1024 * 1024;
 
-/** Throws 413 when the resource, as stored (Binary data already moved out), is over the limit. */
-export function checkResourceSize(resource: Resource): void {
+/** The resource's JSON as stored (Binary data already moved out); 413 when it is over the limit. */
+export function checkResourceSize(resource: Resource): string {
   const json = JSON.stringify(resource);
-  if (!utf8Exceeds(json, MAX_RESOURCE_BYTES)) return;
+  if (!utf8Exceeds(json, MAX_RESOURCE_BYTES)) return json;
   throw tooLargeToStore(
     `${resource.resourceType} is ${utf8Length(json)} bytes of JSON; the store keeps resources up to ${MAX_RESOURCE_BYTES} bytes. ` +
       "Put large content in a Binary resource (kept in object storage) and reference it from an Attachment.url.",

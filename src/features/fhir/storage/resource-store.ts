@@ -2,7 +2,7 @@
 // first; writes come back as statements so callers can put several in one atomic db.batch.
 import { extractIndex } from "../index-extract";
 import type { Resource } from "../port";
-import { clearIndex, clearIndexOfMany, insertIndex, jsonChunks, jsonColumns } from "./index-statements";
+import { clearIndex, clearIndexOfMany, indexChanges, insertIndex, jsonChunks, jsonColumns } from "./index-statements";
 
 export interface StoredVersion {
   resourceType: string;
@@ -38,6 +38,10 @@ export interface PutVersion {
   versionId: number;
   lastUpdated: string;
   method: "POST" | "PUT";
+  /** The live version this one replaces (its stored JSON, parsed): only the index rows that differ are rewritten. */
+  replaces?: Resource;
+  /** `resource` as JSON, when the caller already has it (the size check made it). */
+  content?: string;
 }
 
 export interface DeleteVersion {
@@ -189,7 +193,7 @@ export class ResourceStore {
     const current: unknown[][] = [];
     for (const w of puts) {
       const { resourceType: type, id } = w.resource;
-      const content = JSON.stringify(w.resource);
+      const content = w.content ?? JSON.stringify(w.resource);
       history.push([type, id, w.versionId, w.lastUpdated, 0, w.method, content]);
       current.push([type, id, w.versionId, w.lastUpdated, content]);
     }
@@ -217,11 +221,18 @@ export class ResourceStore {
           .bind(this.orgId, w.type, w.id, w.versionId, w.lastUpdated),
       );
     }
-    // Old index rows go before any new ones are inserted (a resource appears once per commit).
-    for (const w of [...puts.filter((p) => p.versionId > 1).map((p) => ({ type: p.resource.resourceType, id: p.resource.id })), ...deletes]) {
-      out.push(...clearIndex(this.db, this.orgId, w.type, w.id));
-    }
-    out.push(...insertIndex(this.db, this.orgId, puts.map((w) => ({ type: w.resource.resourceType, id: w.resource.id, rows: extractIndex(w.resource) }))));
+    // Old index rows go before any new ones are inserted (a resource appears once per commit). A
+    // create (a re-create after a delete too: the delete cleared them) has none; an update clears
+    // and refills only the tables whose rows changed.
+    const indexed = puts.map((w) => {
+      const rows = extractIndex(w.resource);
+      if (!w.replaces) return { type: w.resource.resourceType, id: w.resource.id, rows, clear: [] };
+      const changed = indexChanges(extractIndex(w.replaces), rows);
+      return { type: w.resource.resourceType, id: w.resource.id, rows: changed.rows, clear: changed.tables };
+    });
+    for (const r of indexed) if (r.clear.length) out.push(...clearIndex(this.db, this.orgId, r.type, r.id, r.clear));
+    for (const w of deletes) out.push(...clearIndex(this.db, this.orgId, w.type, w.id));
+    out.push(...insertIndex(this.db, this.orgId, indexed));
     for (const chunk of jsonChunks(audits.map(pendingRow))) {
       out.push(
         this.db.prepare(`INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j`).bind(this.orgId, chunk),
