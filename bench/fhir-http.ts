@@ -8,7 +8,9 @@
 // --only <regexp>: the operations whose label matches (and the floor); --profile <dir>: after each
 // operation's timed run, a V8 CPU profile of the Worker's isolate over a pass of its own (the timed
 // figures are taken with the profiler off), written to <dir> and summarized.
-// Usage: npm run bench -- fhir-http [--seconds 10] [--patients 150] [--runtime miniflare|wrangler-dev] [--medplum] [--only <regexp>] [--profile <dir>]
+// --audits stored|acked|unsent attributes the audits' cost (bench/fhir/metered-worker.ts): the real
+// consumer (default), deliveries acknowledged without storing, or no queue send at all.
+// Usage: npm run bench -- fhir-http [--seconds 10] [--patients 150] [--runtime miniflare|wrangler-dev] [--medplum] [--only <regexp>] [--profile <dir>] [--audits stored|acked|unsent]
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Bundle, type Operation, loadOrganization, operationsFor } from "./fhir/http-workload";
@@ -28,6 +30,7 @@ const runtime = (option("runtime") ?? "miniflare") as "miniflare" | "wrangler-de
 const withMedplum = process.argv.includes("--medplum");
 const only = option("only") === undefined ? undefined : new RegExp(option("only")!);
 const profileDir = option("profile");
+const audits = option("audits") ?? "stored";
 /** The Worker's inspector target (wrangler.toml's name). */
 const PROFILE_TARGET = "clinical-data-integration";
 const CONCURRENCY = 16;
@@ -87,6 +90,11 @@ try {
   const data = await loadOrganization(base, worker.headers, bundles());
   const loadSeconds = (performance.now() - t0) / 1000;
   console.log(`loaded ${data.resources} resources in ${loadSeconds.toFixed(1)} s (${(data.resources / loadSeconds).toFixed(0)} resources/s through transactions)`);
+  if (audits !== "stored") {
+    const res = await fetch(`${worker.url}/api/__bench/audits?mode=${encodeURIComponent(audits)}`, { method: "POST" });
+    if (!res.ok) throw new Error(`--audits ${audits}: ${await res.text()}`);
+    console.log(`audits: ${audits} (attribution only: ${audits === "acked" ? "deliveries acknowledged without storing" : "no queue send"})`);
+  }
   const floor: Operation = { label: "floor: 1 D1 point read", request: () => fetch(`${worker.url}/api/__bench/floor?id=${worker.orgId}`), kind: "floor" };
   const ops = [floor, ...operationsFor(base, worker.headers, data).filter((op) => !only || only.test(op.label))];
 
