@@ -8,7 +8,9 @@
 // --only <regexp>: the operations whose label matches (and the floor); --profile <dir>: after each
 // operation's timed run, a V8 CPU profile of the Worker's isolate over a pass of its own (the timed
 // figures are taken with the profiler off), written to <dir> and summarized.
-// Usage: npm run bench -- fhir-http [--seconds 10] [--patients 150] [--runtime miniflare|wrangler-dev] [--medplum] [--only <regexp>] [--profile <dir>]
+// --audits stored|acked|unsent attributes the audits' cost (bench/fhir/metered-worker.ts): the real
+// consumer (default), deliveries acknowledged without storing, or no queue send at all.
+// Usage: npm run bench -- fhir-http [--seconds 10] [--patients 150] [--runtime miniflare|wrangler-dev] [--medplum] [--only <regexp>] [--profile <dir>] [--audits stored|acked|unsent]
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Bundle, type Operation, loadOrganization, operationsFor } from "./fhir/http-workload";
@@ -28,6 +30,7 @@ const runtime = (option("runtime") ?? "miniflare") as "miniflare" | "wrangler-de
 const withMedplum = process.argv.includes("--medplum");
 const only = option("only") === undefined ? undefined : new RegExp(option("only")!);
 const profileDir = option("profile");
+const audits = option("audits") ?? "stored";
 /** The Worker's inspector target (wrangler.toml's name). */
 const PROFILE_TARGET = "clinical-data-integration";
 const CONCURRENCY = 16;
@@ -45,6 +48,7 @@ interface Meter {
   auditMessages: number;
   auditMaxMs: number;
   auditBatchMaxMs: number;
+  auditBatchMaxSqlMs: number;
   auditRowsWritten: number;
 }
 
@@ -60,6 +64,8 @@ interface Row extends LoadResult {
   auditMaxMs: number;
   /** The consumer's longest D1 batch (ms) and D1 rows it wrote per AuditEvent. */
   auditBatchMaxMs: number;
+  /** D1's execution time (meta.duration) of its longest batch: the writer held, without the wait. */
+  auditBatchMaxSqlMs: number;
   auditRowsPerEvent: number;
 }
 
@@ -87,6 +93,11 @@ try {
   const data = await loadOrganization(base, worker.headers, bundles());
   const loadSeconds = (performance.now() - t0) / 1000;
   console.log(`loaded ${data.resources} resources in ${loadSeconds.toFixed(1)} s (${(data.resources / loadSeconds).toFixed(0)} resources/s through transactions)`);
+  if (audits !== "stored") {
+    const res = await fetch(`${worker.url}/api/__bench/audits?mode=${encodeURIComponent(audits)}`, { method: "POST" });
+    if (!res.ok) throw new Error(`--audits ${audits}: ${await res.text()}`);
+    console.log(`audits: ${audits} (attribution only: ${audits === "acked" ? "deliveries acknowledged without storing" : "no queue send"})`);
+  }
   const floor: Operation = { label: "floor: 1 D1 point read", request: () => fetch(`${worker.url}/api/__bench/floor?id=${worker.orgId}`), kind: "floor" };
   const ops = [floor, ...operationsFor(base, worker.headers, data).filter((op) => !only || only.test(op.label))];
 
@@ -107,7 +118,7 @@ try {
     }
     const m = await meter(false);
     if (inspectorPort && profileDir) await profile(op, opts, inspectorPort, profileDir);
-    const row: Row = { ...r, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests), auditPerDelivery: gate.auditMessages / Math.max(1, gate.auditDeliveries), auditMaxMs: gate.auditMaxMs, auditBatchMaxMs: gate.auditBatchMaxMs, auditRowsPerEvent: gate.auditRowsWritten / Math.max(1, gate.auditMessages) };
+    const row: Row = { ...r, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests), auditPerDelivery: gate.auditMessages / Math.max(1, gate.auditDeliveries), auditMaxMs: gate.auditMaxMs, auditBatchMaxMs: gate.auditBatchMaxMs, auditBatchMaxSqlMs: gate.auditBatchMaxSqlMs, auditRowsPerEvent: gate.auditRowsWritten / Math.max(1, gate.auditMessages) };
     if (op.kind !== "floor") {
       row.rowsReadPerRequest = m.rowsRead / m.requests;
       row.rowsWrittenPerRequest = m.rowsWritten / m.requests;
@@ -121,12 +132,12 @@ try {
 
   const floorRps = rows[0]!.rps;
   console.log(`\nfhir-http on ${runtime === "miniflare" ? "npm start's runtime (the bundle on Miniflare directly)" : "wrangler dev"}: ${CONCURRENCY} connections, ${seconds} s per operation, ${data.resources} resources`);
-  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"D1 stmts".padStart(8)} ${"D1 trips".padStart(8)} ${"gate/100".padStart(8)} ${"aud/dlv".padStart(7)} ${"aud ms".padStart(6)} ${"batch ms".padStart(8)} ${"aud rows".padStart(8)}`);
+  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"D1 stmts".padStart(8)} ${"D1 trips".padStart(8)} ${"gate/100".padStart(8)} ${"aud/dlv".padStart(7)} ${"aud ms".padStart(6)} ${"batch ms".padStart(8)} ${"sql ms".padStart(6)} ${"aud rows".padStart(8)}`);
   for (const r of rows) {
     const cell = (v: number | undefined, digits: number, width: number) => (v === undefined ? "-" : v.toFixed(digits)).padStart(width);
-    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.d1CallsPerRequest, 1, 8)} ${cell(r.roundTripsPerRequest, 1, 8)} ${cell(r.gatePer100, 1, 8)} ${cell(r.auditPerDelivery || undefined, 0, 7)} ${cell(r.auditMaxMs || undefined, 0, 6)} ${cell(r.auditBatchMaxMs || undefined, 0, 8)} ${cell(r.auditRowsPerEvent || undefined, 1, 8)}`);
+    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.d1CallsPerRequest, 1, 8)} ${cell(r.roundTripsPerRequest, 1, 8)} ${cell(r.gatePer100, 1, 8)} ${cell(r.auditPerDelivery || undefined, 0, 7)} ${cell(r.auditMaxMs || undefined, 0, 6)} ${cell(r.auditBatchMaxMs || undefined, 0, 8)} ${cell(r.auditBatchMaxSqlMs || undefined, 1, 6)} ${cell(r.auditRowsPerEvent || undefined, 1, 8)}`);
   }
-  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; D1 stmts / trips: statements, and round trips (a batch is one), per request; gate/100: OrgGate calls per 100 requests at steady state; aud/dlv, aud ms: AuditEvents per audit queue delivery during the timed run and the longest delivery's wall ms; batch ms: its longest D1 batch, wall ms; aud rows: D1 rows the consumer wrote per AuditEvent)");
+  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; D1 stmts / trips: statements, and round trips (a batch is one), per request; gate/100: OrgGate calls per 100 requests at steady state; aud/dlv, aud ms: AuditEvents per audit queue delivery during the timed run and the longest delivery's wall ms; batch ms: its longest D1 batch, wall ms; sql ms: D1's execution time of its longest batch (meta.duration: the writer held); aud rows: D1 rows the consumer wrote per AuditEvent)");
   printTargets(rows, ops);
 
   if (medplum) {

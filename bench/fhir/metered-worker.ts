@@ -7,13 +7,18 @@
 // [assets] run_worker_first), not the console's assets, and cost the same routing.
 // `/api/__bench/meter` answers the counters; `POST /api/__bench/meter?on=1|0` answers them, resets them
 // and turns D1 metering on or off (off while throughput is measured: metering re-reads raw() selects).
+// `POST /api/__bench/audits?mode=` attributes the audits' cost (bench only, never a deployment's
+// behaviour): `stored` (the default: the real consumer), `acked` (deliveries acknowledged unstored:
+// the consumer's D1 writes off), `unsent` (AUDIT_QUEUE.send answers at once: no queue either).
 import worker from "../../src/index";
 import type { Env } from "../../src/platform/env";
 
 export * from "../../src/index";
 
-const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditRowsWritten: 0 };
+const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditBatchMaxSqlMs: 0, auditRowsWritten: 0 };
 let metering = false;
+const AUDIT_MODES = ["stored", "acked", "unsent"] as const;
+let auditMode: (typeof AUDIT_MODES)[number] = "stored";
 
 /** One statement's meta; `trip`: it was a round trip of its own (not part of a batch). */
 function add(meta: D1Meta | undefined, trip = true) {
@@ -130,6 +135,8 @@ function timedBatchesEnv(env: Env): Env {
               const t0 = performance.now();
               const results = await target.batch(statements);
               counters.auditBatchMaxMs = Math.max(counters.auditBatchMaxMs, performance.now() - t0);
+              // D1's own execution time of the batch's statements: the writer held, without the wait before it.
+              counters.auditBatchMaxSqlMs = Math.max(counters.auditBatchMaxSqlMs, results.reduce((ms, r) => ms + (r.meta?.duration ?? 0), 0));
               for (const r of results) counters.auditRowsWritten += r.meta?.rows_written ?? 0;
               return results;
             };
@@ -145,6 +152,17 @@ function timedBatchesEnv(env: Env): Env {
   return out;
 }
 
+/** The audit queue, whose sends answer at once without sending in the `unsent` mode. */
+function unsendableQueue(queue: Queue): Queue {
+  return new Proxy(queue, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => (auditMode === "unsent" && (prop === "send" || prop === "sendBatch") ? Promise.resolve() : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+}
+
 const wrapped = new WeakMap<object, Env>();
 function meteredEnv(env: Env): Env {
   let out = wrapped.get(env);
@@ -152,6 +170,7 @@ function meteredEnv(env: Env): Env {
     const bindings: Record<string, unknown> = { ...env };
     for (const [name, value] of Object.entries(env)) {
       if (name === "ORG_GATE") bindings[name] = countedNamespace(value as DurableObjectNamespace);
+      else if (name === "AUDIT_QUEUE") bindings[name] = unsendableQueue(value as Queue);
       else if (value && typeof value === "object" && "prepare" in value && "batch" in value && "withSession" in value) bindings[name] = meteredD1(value as D1Database);
     }
     out = bindings as unknown as Env;
@@ -176,6 +195,12 @@ export default {
       }
       return Response.json(so);
     }
+    if (url.pathname === "/api/__bench/audits" && request.method === "POST") {
+      const mode = url.searchParams.get("mode") as (typeof AUDIT_MODES)[number];
+      if (!AUDIT_MODES.includes(mode)) return Response.json({ error: `mode must be one of ${AUDIT_MODES.join(", ")}` }, { status: 400 });
+      auditMode = mode;
+      return Response.json({ mode });
+    }
     counters.requests++;
     return worker.fetch(request, meteredEnv(env), ctx);
   },
@@ -184,7 +209,8 @@ export default {
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     const t0 = performance.now();
     try {
-      await worker.queue(batch, batch.queue === "cdis-audit" ? timedBatchesEnv(env) : env);
+      if (batch.queue === "cdis-audit" && auditMode !== "stored") batch.ackAll();
+      else await worker.queue(batch, batch.queue === "cdis-audit" ? timedBatchesEnv(env) : env);
     } finally {
       if (batch.queue === "cdis-audit") {
         counters.auditDeliveries++;

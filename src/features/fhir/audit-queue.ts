@@ -26,18 +26,26 @@ export async function enqueueAudits(queue: Queue, orgId: string, events: StoredA
   else if (events.length > 1) await queue.sendBatch(events.map(message));
 }
 
-export { AUDIT_WRITE_CHUNK } from "./storage/resource-store";
+/**
+ * AuditEvents per D1 batch of the consumer. It runs beside the requests, in the same Worker and on
+ * the same shard, whose single writer each batch holds (an event writes ~34 rows): the reads that
+ * arrive meanwhile queue behind it and go before the next chunk, so a short batch bounds their wait.
+ * 5 events: a few ms per batch (25 held the writer 20-75 ms at load; docs/fhir-hot-path.md, session 10).
+ */
+export const AUDIT_WRITE_CHUNK = 5;
 
 /**
- * Stores delivered AuditEvents of one org, AUDIT_WRITE_CHUNK per D1 batch: indexed, or appended
- * to the pending log while the org moves. A chunk that fails fails the whole call (the delivery
- * is retried); chunks already stored add nothing then (idempotent on the event id).
+ * Stores delivered AuditEvents of one org, AUDIT_WRITE_CHUNK per D1 batch, one batch after the
+ * other: indexed, or appended to the pending log while the org moves. A chunk that fails fails the
+ * whole call (the delivery is retried); chunks already stored add nothing then (idempotent on the event id).
  */
 export async function storeAudits(data: OrgData, events: StoredAudit[]): Promise<void> {
   const store = new ResourceStore(data.d1, data.orgId);
   // While the org moves between shards its rows may only be appended to (the move catches the log up).
-  if (data.movingTo !== null) await data.d1.batch(store.appendAudits(events));
-  else await store.storeAudits(events.map((event) => ({ event, json: JSON.stringify(event) })));
+  if (data.movingTo !== null) return void (await data.d1.batch(store.appendAudits(events)));
+  for (let i = 0; i < events.length; i += AUDIT_WRITE_CHUNK) {
+    await store.storeAudits(events.slice(i, i + AUDIT_WRITE_CHUNK).map((event) => ({ event, json: JSON.stringify(event) })));
+  }
 }
 
 /** A message this consumer can store: an AuditEvent with an id, recorded for the org it names. */
