@@ -1968,6 +1968,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/device-platforms/{kind}/subscriber": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's webhook subscriber as the platform reports it
+         * @description Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, called with the service account in the integration's `service_account_key` credential). The registration points at this organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.
+         */
+        get: operations["getDevicePlatformSubscriber"];
+        /**
+         * Register or update the organization's webhook subscriber at the platform
+         * @description Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, called with the service account in the integration's `service_account_key` credential). The registration points at this organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.
+         */
+        put: operations["putDevicePlatformSubscriber"];
+        post?: never;
+        /**
+         * Remove the organization's webhook subscriber at the platform (notifications stop)
+         * @description Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, called with the service account in the integration's `service_account_key` credential). The registration points at this organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.
+         */
+        delete: operations["deleteDevicePlatformSubscriber"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/device-platforms/webhook-events": {
         parameters: {
             query?: never;
@@ -3886,6 +3914,15 @@ export interface components {
             days?: number;
             /** @description ISO 8601; instead of days */
             from_date?: string;
+            /**
+             * @description Per data type, "raw" (the samples as recorded) or a roll-up window the platform offers for it (Google Health: "1m", "5m", "15m"); omitted: the integration's `resolution.<data type>` setting, else raw
+             * @example {
+             *       "heart-rate": "5m"
+             *     }
+             */
+            resolution?: {
+                [key: string]: string;
+            };
             /** @description ISO 8601; default now */
             to_date?: string;
         };
@@ -4225,6 +4262,29 @@ export interface components {
             from: string;
             /** Format: date-time */
             to: string;
+        };
+        DevicePlatformSubscriberPut: components["schemas"]["DevicePlatformSubscriber"] & {
+            /** @description True when it was created, false when an existing one was updated */
+            created: boolean;
+        };
+        DevicePlatformSubscriber: {
+            /**
+             * @description The vendor's name for it
+             * @example projects/my-project/subscribers/org-3f2a9c1e0b7d4a6f8e5c2b1a0d9e8f7c
+             */
+            name: string;
+            /**
+             * @description As the vendor reports it (Google: UNVERIFIED, ACTIVE, INACTIVE), or PENDING while its operation runs
+             * @example ACTIVE
+             */
+            state: string;
+            endpoint_uri: string | null;
+            /** @description The data types the vendor notifies about */
+            data_types: string[];
+            /** @description Whether the vendor holds the endpoint's Authorization secret (the secret itself is never returned) */
+            secret_set: boolean | null;
+            created_at: string | null;
+            updated_at: string | null;
         };
         DeviceWebhookEvent: {
             id: string;
@@ -14532,6 +14592,259 @@ export interface operations {
             };
             /** @description Rate limit exceeded */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDevicePlatformSubscriber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriber */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicePlatformSubscriber"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform refused the request (Google: its endpoint verification failed, or the project is wrong) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform could not be reached or failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putDevicePlatformSubscriber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registered or updated, as the platform reports it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicePlatformSubscriberPut"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform refused the request (Google: its endpoint verification failed, or the project is wrong) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform could not be reached or failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDevicePlatformSubscriber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform refused the request (Google: its endpoint verification failed, or the project is wrong) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform could not be reached or failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
