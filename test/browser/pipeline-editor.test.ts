@@ -47,11 +47,24 @@ async function connect(page: Page, fromLabel: string, toLabel: string): Promise<
   }
 }
 
-/** Opens a node's configuration panel, in the JSON view when asked (the form is the default). */
+/**
+ * Opens a node's configuration panel, in the JSON view when asked (the form is the default). A
+ * click that landed while the card moved (its validation errors drawn, an edge laid out) opens
+ * nothing, so it is tried again, as a user would, a few times.
+ */
 async function configure(page: Page, nodeId: string, view: "form" | "json" = "form"): Promise<void> {
-  await page.click(`.node-card[data-node-id=${nodeId}] .node-title`);
+  const title = `.node-card[data-node-id=${nodeId}] .node-title`;
   const panel = `section[aria-label='Configure ${nodeId}']`;
-  await page.waitForSelector(panel);
+  for (let attempt = 1; ; attempt++) {
+    await page.waitForSelector(title, { visible: true });
+    await page.click(title);
+    const opened = await page
+      .waitForSelector(panel, { timeout: 5_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (opened) break;
+    if (attempt === 4) throw new Error(`clicking ${nodeId}'s title opened no configuration panel`);
+  }
   if (view === "json") {
     await page.click(`${panel} .config-view-toggle button:nth-of-type(2)`);
     await page.waitForSelector(`${panel} .config-json`);
