@@ -42,10 +42,8 @@ export const AUDIT_WRITE_CHUNK = 5;
 export async function storeAudits(data: OrgData, events: StoredAudit[]): Promise<void> {
   const store = new ResourceStore(data.d1, data.orgId);
   // While the org moves between shards its rows may only be appended to (the move catches the log up).
-  if (data.movingTo !== null) return void (await data.d1.batch(store.appendAudits(events)));
-  for (let i = 0; i < events.length; i += AUDIT_WRITE_CHUNK) {
-    await store.storeAudits(events.slice(i, i + AUDIT_WRITE_CHUNK).map((event) => ({ event, json: JSON.stringify(event) })));
-  }
+  if (data.movingTo !== null) await data.d1.batch(store.appendAudits(events));
+  else await store.storeAudits(events.map((event) => ({ event, json: JSON.stringify(event) })), AUDIT_WRITE_CHUNK);
 }
 
 /** A message this consumer can store: an AuditEvent with an id, recorded for the org it names. */

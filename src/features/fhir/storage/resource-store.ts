@@ -287,13 +287,13 @@ export class ResourceStore {
   }
 
   /**
-   * Stores AuditEvents as searchable resources (indexAudits), AUDIT_WRITE_CHUNK per D1 batch, each
+   * Stores AuditEvents as searchable resources (indexAudits), `chunkSize` per D1 batch, each
    * batch with `alongside(chunk)`'s statements. A failing batch fails the call; those before it
    * stay stored, and storing them again adds nothing.
    */
-  async storeAudits(events: { event: Resource & { id: string }; json: string }[], alongside: (chunk: typeof events) => D1PreparedStatement[] = () => []): Promise<void> {
-    for (let i = 0; i < events.length; i += AUDIT_WRITE_CHUNK) {
-      const chunk = events.slice(i, i + AUDIT_WRITE_CHUNK);
+  async storeAudits(events: { event: Resource & { id: string }; json: string }[], chunkSize = AUDIT_WRITE_CHUNK, alongside: (chunk: typeof events) => D1PreparedStatement[] = () => []): Promise<void> {
+    for (let i = 0; i < events.length; i += chunkSize) {
+      const chunk = events.slice(i, i + chunkSize);
       await this.db.batch([...this.indexAudits(chunk), ...alongside(chunk)]);
     }
   }
@@ -309,7 +309,7 @@ export class ResourceStore {
       .all<{ content: string }>();
     if (!results.length) return 0;
     const events = results.map((r) => ({ json: r.content, event: JSON.parse(r.content) as Resource & { id: string } }));
-    await this.storeAudits(events, (chunk) => [
+    await this.storeAudits(events, AUDIT_WRITE_CHUNK, (chunk) => [
       this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, JSON.stringify(chunk.map((e) => e.event.id))),
     ]);
     return events.length;
