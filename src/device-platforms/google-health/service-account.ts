@@ -4,6 +4,7 @@
 // private key (WebCrypto), POSTed as `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`.
 // Subscriber management (projects.subscribers) is called with this token, never a user's.
 import { type PlatformCall, PlatformError } from "../../features/devices/platform-adapter";
+import { base64url } from "../../platform/base64url";
 import { failureOf } from "../vendor-http";
 
 /** The scope the discovery document names for projects.subscribers.* */
@@ -34,7 +35,6 @@ export function parseServiceAccountKey(text: string | undefined): ServiceAccount
   return { clientEmail, privateKey, ...(str("private_key_id") ? { privateKeyId: str("private_key_id") } : {}), ...(str("project_id") ? { projectId: str("project_id") } : {}) };
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const encodeJson = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
 
 async function importPrivateKey(pem: string): Promise<CryptoKey> {

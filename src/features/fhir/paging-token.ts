@@ -2,12 +2,13 @@
 // organization they were issued for. A token comes back from the client, so every field is
 // schema-checked before it reaches SQL: a tampered, truncated or foreign token is a 400.
 import { z } from "zod";
+import { base64url } from "../../platform/base64url";
 import { badRequest } from "../../platform/errors";
 
 /** Longer than any token the server issues (sort keys are index values, which are short). */
 const MAX_TOKEN_LENGTH = 8192;
 
-const b64url = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (s: string) => base64url(new TextEncoder().encode(s));
 const unb64url = (s: string) => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 
 export const encodePagingToken = <T extends object>(org: string, body: T): string => b64url(JSON.stringify({ ...body, org }));

@@ -1,6 +1,7 @@
 // API key format and hashing. Shared by the Worker and the admin/dev scripts.
 // Keys carry 256 random bits, so a fast SHA-256 is a sufficient at-rest hash
 // (slow password hashes guard low-entropy secrets, which these are not).
+import { base64url } from "../../../platform/base64url";
 
 export const API_KEY_PREFIX = "cdis_";
 const KEY_BYTES = 32;
@@ -8,11 +9,6 @@ const KEY_BYTES = 32;
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 const KEY_PATTERN = /^cdis_[A-Za-z0-9_-]{43}$/;
 
-function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
 export function generateApiKey(): string {
   return API_KEY_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(KEY_BYTES)));
