@@ -92,6 +92,47 @@ describe("read audits through the audit queue", () => {
     expect(await auditsOf(t, `Patient/${p.id}`, 2)).toEqual(["create", "read"]);
   });
 
+  it("sends a search's own AuditEvent and the guide's (PDQm ITI-78) in one queue call, before answering, for a refused search too", async () => {
+    const t = await createTenant();
+    await post(t, { resourceType: "Patient", name: [{ family: "Together" }] });
+    const calls: number[] = [];
+    const queue = {
+      send: async (body: unknown, options?: QueueSendOptions) => {
+        await env.AUDIT_QUEUE.send(body, options);
+        calls.push(1);
+      },
+      sendBatch: async (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => {
+        const list = [...messages];
+        await env.AUDIT_QUEUE.sendBatch(list, options);
+        calls.push(list.length);
+      },
+    } as unknown as Queue;
+    const searchWith = (query: string) =>
+      app.fetch(
+        new Request(`http://localhost/fhir/r4/${t.orgId}/Patient?${query}`, { headers: { authorization: `Bearer ${t.key}`, "x-organization-id": t.orgId } }),
+        { ...env, AUDIT_QUEUE: queue } as Env,
+        createExecutionContext(),
+      );
+    expect((await searchWith("family=Together")).status).toBe(200);
+    expect(calls).toEqual([2]);
+    expect((await searchWith("unknown-parameter=1")).status).toBe(200);
+    expect((await searchWith("birthdate=not-a-date")).status).toBe(400);
+    expect(calls).toEqual([2, 2, 2]);
+    // The store's own search audits of the three (the AuditEvent searches below are audited too: told apart by their query).
+    const patientSearches = (b: Bundle) =>
+      (b.entry ?? []).filter((e) => (e.resource as unknown as { entity?: { description?: string }[] }).entity?.some((x) => /family=Together|unknown-parameter|birthdate=not-a-date/.test(x.description ?? "")));
+    const rest = await eventually(
+      () => search(t, "AuditEvent?subtype=search-type&_count=50"),
+      (b: Bundle) => patientSearches(b).length >= 3,
+    );
+    expect(patientSearches(rest)).toHaveLength(3);
+    const iti78 = await eventually(
+      () => search(t, "AuditEvent?subtype=ITI-78&_count=50"),
+      (b: Bundle) => (b.entry?.length ?? 0) >= 3,
+    );
+    expect(iti78.entry).toHaveLength(3);
+  });
+
   it("stores a redelivered batch once, and each event once however many times it comes", async () => {
     const t = await createTenant();
     const event = { resourceType: "AuditEvent", id: crypto.randomUUID(), recorded: new Date().toISOString(), meta: { versionId: "1", lastUpdated: new Date().toISOString() }, source: { site: t.orgId, observer: { display: "test" } }, entity: [{ what: { reference: "Patient/redelivered" } }], subtype: [{ code: "read" }] };

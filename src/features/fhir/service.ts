@@ -140,23 +140,56 @@ export class FhirService implements FhirPort, FhirExportReader {
     await this.sendAudit(this.auditWrite(input).event);
   }
 
+  /** The audits `auditingTogether` holds while its interaction runs; undefined when none is running. */
+  private heldAudits: StoredAudit[] | undefined;
+
   /**
-   * Hands an audit to the audit queue (audit-queue.ts) and returns once the queue holds it, so
+   * Runs `run` with every audit it records held, then sends them in one queue call: an
+   * interaction that an implementation guide audits too (a PDQm search: the REST AuditEvent and
+   * the ITI-78 one) pays one send, not one per event. The audits go out whether `run` succeeds or
+   * fails, and before its result is returned, so nothing is answered unaudited; a failed send
+   * fails the interaction. Nested calls join the outer one.
+   */
+  async auditingTogether<T>(run: () => Promise<T>): Promise<T> {
+    if (this.heldAudits) return run();
+    const held: StoredAudit[] = [];
+    this.heldAudits = held;
+    let result: T;
+    try {
+      result = await run();
+    } catch (e) {
+      this.heldAudits = undefined;
+      await this.sendAudits(held);
+      throw e;
+    }
+    this.heldAudits = undefined;
+    await this.sendAudits(held);
+    return result;
+  }
+
+  private async sendAudit(event: StoredAudit): Promise<void> {
+    if (this.heldAudits) this.heldAudits.push(event);
+    else await this.sendAudits([event]);
+  }
+
+  /**
+   * Hands audits to the audit queue (audit-queue.ts) and returns once the queue holds them, so
    * no response goes out whose audit could still be lost. Where the queue is not bound (the
-   * in-process benchmark) or refuses, the audit is appended to the pending log in D1 instead;
+   * in-process benchmark) or refuses, the audits are appended to the pending log in D1 instead;
    * if that fails too the interaction fails: nothing is served unaudited.
    */
-  private async sendAudit(event: StoredAudit): Promise<void> {
+  private async sendAudits(events: StoredAudit[]): Promise<void> {
+    if (events.length === 0) return;
     const queue = (this.data.env as Partial<Env>).AUDIT_QUEUE;
     if (queue) {
       try {
-        return await enqueueAudits(queue, this.principal.orgId, [event]);
+        return await enqueueAudits(queue, this.principal.orgId, events);
       } catch (e) {
         logger(this.data.env).error("audit queue send failed; appending to the pending log", { org: this.principal.orgId, error_message: String(e) });
       }
     }
-    await this.db.batch(this.store.appendAudits([event]));
-    this.appendedAudits(1);
+    await this.db.batch(this.store.appendAudits(events));
+    this.appendedAudits(events.length);
   }
 
   private flushHeld = false;

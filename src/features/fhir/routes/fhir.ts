@@ -104,14 +104,17 @@ export function fhirRouter(options: FhirRouterOptions) {
     const audits = options.guideAudits ?? [];
     if (audits.length === 0) return run();
     const about = { ...interaction, principal: c.get("principal"), baseUrl: s.baseUrl, clientAddress: c.req.header("cf-connecting-ip") };
-    try {
-      const result = await run();
-      await recordGuideAudits(audits, { ...about, outcome: result.status < 400 ? "0" : "4", response: result.body }, s);
-      return result;
-    } catch (e) {
-      await recordGuideAudits(audits, { ...about, ...failureOf(e) }, s);
-      throw e;
-    }
+    // The store's own AuditEvent and the guides' go to the audit queue in one send.
+    return s.auditingTogether(async () => {
+      try {
+        const result = await run();
+        await recordGuideAudits(audits, { ...about, outcome: result.status < 400 ? "0" : "4", response: result.body }, s);
+        return result;
+      } catch (e) {
+        await recordGuideAudits(audits, { ...about, ...failureOf(e) }, s);
+        throw e;
+      }
+    });
   };
   const search = async (c: C, type: string | undefined, params: URLSearchParams) => {
     const s = service(c);
