@@ -40,6 +40,7 @@ if (!["miniflare", "wrangler-dev"].includes(runtime)) throw new Error(`--runtime
 interface Meter {
   requests: number;
   gateCalls: number;
+  queueSends: number;
   d1Calls: number;
   roundTrips: number;
   rowsRead: number;
@@ -55,6 +56,8 @@ interface Meter {
 interface Row extends LoadResult {
   cpuMsPerRequest: number;
   gatePer100: number;
+  /** Audit queue sends (send or sendBatch calls) per request. */
+  sendsPerRequest: number;
   rowsReadPerRequest?: number;
   rowsWrittenPerRequest?: number;
   d1CallsPerRequest?: number;
@@ -118,7 +121,7 @@ try {
     }
     const m = await meter(false);
     if (inspectorPort && profileDir) await profile(op, opts, inspectorPort, profileDir);
-    const row: Row = { ...r, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests), auditPerDelivery: gate.auditMessages / Math.max(1, gate.auditDeliveries), auditMaxMs: gate.auditMaxMs, auditBatchMaxMs: gate.auditBatchMaxMs, auditBatchMaxSqlMs: gate.auditBatchMaxSqlMs, auditRowsPerEvent: gate.auditRowsWritten / Math.max(1, gate.auditMessages) };
+    const row: Row = { ...r, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests), sendsPerRequest: gate.queueSends / Math.max(1, gate.requests), auditPerDelivery: gate.auditMessages / Math.max(1, gate.auditDeliveries), auditMaxMs: gate.auditMaxMs, auditBatchMaxMs: gate.auditBatchMaxMs, auditBatchMaxSqlMs: gate.auditBatchMaxSqlMs, auditRowsPerEvent: gate.auditRowsWritten / Math.max(1, gate.auditMessages) };
     if (op.kind !== "floor") {
       row.rowsReadPerRequest = m.rowsRead / m.requests;
       row.rowsWrittenPerRequest = m.rowsWritten / m.requests;
@@ -132,12 +135,12 @@ try {
 
   const floorRps = rows[0]!.rps;
   console.log(`\nfhir-http on ${runtime === "miniflare" ? "npm start's runtime (the bundle on Miniflare directly)" : "wrangler dev"}: ${CONCURRENCY} connections, ${seconds} s per operation, ${data.resources} resources`);
-  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"D1 stmts".padStart(8)} ${"D1 trips".padStart(8)} ${"gate/100".padStart(8)} ${"aud/dlv".padStart(7)} ${"aud ms".padStart(6)} ${"batch ms".padStart(8)} ${"sql ms".padStart(6)} ${"aud rows".padStart(8)}`);
+  console.log(`${"operation".padEnd(44)} ${"req/s".padStart(6)} ${"x floor".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"rows read".padStart(9)} ${"D1 writes".padStart(9)} ${"D1 stmts".padStart(8)} ${"D1 trips".padStart(8)} ${"gate/100".padStart(8)} ${"q sends".padStart(7)} ${"aud/dlv".padStart(7)} ${"aud ms".padStart(6)} ${"batch ms".padStart(8)} ${"sql ms".padStart(6)} ${"aud rows".padStart(8)}`);
   for (const r of rows) {
     const cell = (v: number | undefined, digits: number, width: number) => (v === undefined ? "-" : v.toFixed(digits)).padStart(width);
-    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.d1CallsPerRequest, 1, 8)} ${cell(r.roundTripsPerRequest, 1, 8)} ${cell(r.gatePer100, 1, 8)} ${cell(r.auditPerDelivery || undefined, 0, 7)} ${cell(r.auditMaxMs || undefined, 0, 6)} ${cell(r.auditBatchMaxMs || undefined, 0, 8)} ${cell(r.auditBatchMaxSqlMs || undefined, 1, 6)} ${cell(r.auditRowsPerEvent || undefined, 1, 8)}`);
+    console.log(`${r.label.padEnd(44)} ${cell(r.rps, 0, 6)} ${cell(r.rps / floorRps, 2, 7)} ${cell(r.p50, 1, 7)} ${cell(r.p99, 1, 7)} ${cell(r.cpuMsPerRequest, 2, 10)} ${cell(r.rowsReadPerRequest, 1, 9)} ${cell(r.rowsWrittenPerRequest, 1, 9)} ${cell(r.d1CallsPerRequest, 1, 8)} ${cell(r.roundTripsPerRequest, 1, 8)} ${cell(r.gatePer100, 1, 8)} ${cell(r.sendsPerRequest, 2, 7)} ${cell(r.auditPerDelivery || undefined, 0, 7)} ${cell(r.auditMaxMs || undefined, 0, 6)} ${cell(r.auditBatchMaxMs || undefined, 0, 8)} ${cell(r.auditBatchMaxSqlMs || undefined, 1, 6)} ${cell(r.auditRowsPerEvent || undefined, 1, 8)}`);
   }
-  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; D1 stmts / trips: statements, and round trips (a batch is one), per request; gate/100: OrgGate calls per 100 requests at steady state; aud/dlv, aud ms: AuditEvents per audit queue delivery during the timed run and the longest delivery's wall ms; batch ms: its longest D1 batch, wall ms; sql ms: D1's execution time of its longest batch (meta.duration: the writer held); aud rows: D1 rows the consumer wrote per AuditEvent)");
+  console.log("(CPU ms/req: the runtime's workerd processes; rows read / D1 writes: rows per request from D1's meta over a metered pass; D1 stmts / trips: statements, and round trips (a batch is one), per request; gate/100: OrgGate calls per 100 requests at steady state; q sends: audit queue sends per request; aud/dlv, aud ms: AuditEvents per audit queue delivery during the timed run and the longest delivery's wall ms; batch ms: its longest D1 batch, wall ms; sql ms: D1's execution time of its longest batch (meta.duration: the writer held); aud rows: D1 rows the consumer wrote per AuditEvent)");
   printTargets(rows, ops);
 
   if (medplum) {

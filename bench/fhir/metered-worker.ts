@@ -1,6 +1,6 @@
 // The fhir-http bench's Worker: src/index.ts unchanged, with meters around the bindings its
 // requests use (never deployed). Counted per request path, not the queue consumer: OrgGate calls
-// (always; a Proxy per stub), and, while metering is on, D1 rows read and written as D1 reports
+// (always; a Proxy per stub), audit queue sends (always), and, while metering is on, D1 rows read and written as D1 reports
 // them (meta.rows_read / rows_written, also for first() and raw(), which drop meta: see below).
 // `/api/__bench/floor?id=` is the floor the bench compares with: one D1 point read, no app. Both
 // paths sit under /api/ so that they reach the Worker as the service's own do (wrangler.toml
@@ -15,7 +15,7 @@ import type { Env } from "../../src/platform/env";
 
 export * from "../../src/index";
 
-const counters = { requests: 0, gateCalls: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditBatchMaxSqlMs: 0, auditRowsWritten: 0 };
+const counters = { requests: 0, gateCalls: 0, queueSends: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditBatchMaxSqlMs: 0, auditRowsWritten: 0 };
 let metering = false;
 const AUDIT_MODES = ["stored", "acked", "unsent"] as const;
 let auditMode: (typeof AUDIT_MODES)[number] = "stored";
@@ -152,13 +152,17 @@ function timedBatchesEnv(env: Env): Env {
   return out;
 }
 
-/** The audit queue, whose sends answer at once without sending in the `unsent` mode. */
+/** The audit queue, its sends counted (each is a call to the queue), answering at once without sending in the `unsent` mode. */
 function unsendableQueue(queue: Queue): Queue {
   return new Proxy(queue, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => (auditMode === "unsent" && (prop === "send" || prop === "sendBatch") ? Promise.resolve() : (value as (...a: unknown[]) => unknown).apply(target, args));
+      const sending = prop === "send" || prop === "sendBatch";
+      return (...args: unknown[]) => {
+        if (sending) counters.queueSends++;
+        return auditMode === "unsent" && sending ? Promise.resolve() : (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
     },
   });
 }
