@@ -51,10 +51,11 @@ export interface MessageRouting {
   close(): Promise<void>;
 }
 
-export function messageRouting(data: OrgData, orgId: string, adapters: InboundAdapters): MessageRouting {
-  const triggersOf = recentBy((eventType) => eventTriggers(data, orgId, eventType), ROUTING_TTL_MS);
-  const limits = recent(() => limitsOfOrg(data), ROUTING_TTL_MS);
-  const batch = openExecutionBatch(data, orgId, { versionTtlMs: ROUTING_TTL_MS });
+/** `ttlMs`: how long the pass reuses its reads (ROUTING_TTL_MS; a test counting round trips sets it past its own duration). */
+export function messageRouting(data: OrgData, orgId: string, adapters: InboundAdapters, ttlMs = ROUTING_TTL_MS): MessageRouting {
+  const triggersOf = recentBy((eventType) => eventTriggers(data, orgId, eventType), ttlMs);
+  const limits = recent(() => limitsOfOrg(data), ttlMs);
+  const batch = openExecutionBatch(data, orgId, { versionTtlMs: ttlMs });
   const handle: MessageHandler = async (message) => {
     const adapter = adapters.get(message.protocol);
     // Kept as failed, not lost: reprocess it once the protocol is registered again.
