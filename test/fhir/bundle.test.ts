@@ -148,6 +148,39 @@ describe("transactions", () => {
 });
 
 describe("batch", () => {
+  it("PATCH entries take a FHIRPath Patch Parameters or a JSON Patch Binary, in a transaction and a batch", async () => {
+    const t = await createTenant();
+    const p = await post(t, { resourceType: "Patient", active: true, name: [{ family: "Patched" }] });
+    const q = await post(t, { resourceType: "Patient", active: true, name: [{ family: "Other" }] });
+    const fhirPath = (value: boolean) => ({ resourceType: "Parameters", parameter: [{ name: "operation", part: [{ name: "type", valueCode: "replace" }, { name: "path", valueString: "Patient.active" }, { name: "value", valueBoolean: value }] }] });
+    const jsonPatch = { resourceType: "Binary", contentType: "application/json-patch+json", data: btoa(JSON.stringify([{ op: "add", path: "/gender", value: "female" }])) };
+    const read = async (id: string) => (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient/${id}`)).json()) as { active?: boolean; gender?: string; meta: { versionId: string } };
+    const send = (type: string, entry: unknown[]) => t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type, entry } });
+
+    const tx = await send("transaction", [
+      { resource: fhirPath(false), request: { method: "PATCH", url: `Patient/${p.id}` } },
+      { resource: jsonPatch, request: { method: "PATCH", url: `Patient/${q.id}` } },
+    ]);
+    expect(tx.status, await tx.clone().text()).toBe(200);
+    expect(((await tx.json()) as Bundle).entry!.map((e) => e.response!.status)).toEqual(["200 OK", "200 OK"]);
+    expect(await read(p.id!)).toMatchObject({ active: false, meta: { versionId: "2" } });
+    expect(await read(q.id!)).toMatchObject({ gender: "female", meta: { versionId: "2" } });
+
+    // A failing FHIRPath Patch (here one changing the id) rolls the transaction back; a resource of another kind is refused.
+    const failing = { resourceType: "Parameters", parameter: [{ name: "operation", part: [{ name: "type", valueCode: "replace" }, { name: "path", valueString: "Patient.id" }, { name: "value", valueId: "another" }] }] };
+    const rolledBack = await send("transaction", [
+      { resource: fhirPath(true), request: { method: "PATCH", url: `Patient/${q.id}` } },
+      { resource: failing, request: { method: "PATCH", url: `Patient/${p.id}` } },
+    ]);
+    expect(rolledBack.status).toBe(422);
+    expect((await read(q.id!)).active).toBe(true);
+    expect((await send("transaction", [{ resource: { resourceType: "Patient" }, request: { method: "PATCH", url: `Patient/${p.id}` } }])).status).toBe(400);
+
+    const batch = await send("batch", [{ resource: fhirPath(true), request: { method: "PATCH", url: `Patient/${p.id}` } }]);
+    expect(((await batch.json()) as Bundle).entry!.map((e) => e.response!.status)).toEqual(["200 OK"]);
+    expect((await read(p.id!)).active).toBe(true);
+  });
+
   it("runs entries independently, reporting each outcome", async () => {
     const t = await createTenant();
     const p = await post(t, { resourceType: "Patient", name: [{ family: "Batch" }] });

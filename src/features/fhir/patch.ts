@@ -130,3 +130,10 @@ export function applyFhirPathPatch<T extends object>(doc: T, parameters: unknown
   }
   return out;
 }
+
+/** A patch body as either form names it: a JSON Patch array, or a FHIRPath Patch Parameters resource; it may not change resourceType or id. */
+export function applyPatch<T extends { resourceType?: string; id?: string }>(doc: T, operations: unknown): T {
+  const patched = Array.isArray(operations) ? applyJsonPatch(doc, operations) : applyFhirPathPatch(doc, operations);
+  if (patched.resourceType !== doc.resourceType || patched.id !== doc.id) throw unprocessable("A patch may not change resourceType or id");
+  return patched;
+}

@@ -23,7 +23,7 @@ import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";
 import { type StoredAudit, enqueueAudits } from "./audit-queue";
 import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
 import { READ_ONLY_TYPES, isResourceType } from "./definitions";
-import { applyFhirPathPatch, applyJsonPatch } from "./patch";
+import { applyPatch } from "./patch";
 import type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Resource, WriteResult } from "./port";
 import { newResourceId } from "./resource-id";
 import { type SearchTarget, executeSearch, matchStatement } from "./search/execute";
@@ -628,8 +628,7 @@ export class FhirService implements FhirPort, FhirExportReader {
       if (current.deleted) throw gone(`${type}/${id} was deleted`);
       checkIfMatch(options.ifMatch, current);
       const original = await this.hydrate(current.content);
-      const patched = Array.isArray(operations) ? applyJsonPatch(original, operations) : applyFhirPathPatch(original, operations);
-      if (patched.resourceType !== type || patched.id !== id) throw unprocessable("A patch may not change resourceType or id");
+      const patched = applyPatch(original, operations);
       const plan = underIfMatch(await this.planWrite(patched, id, current, "patch"), options.ifMatch);
       await checkWrite(plan.resource, this);
       await this.commit([plan]);

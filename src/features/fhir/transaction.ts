@@ -4,7 +4,7 @@
 // lists results in request order. A batch runs each entry on its own and reports each outcome.
 import { ApiError, badRequest, operationOutcome, preconditionFailed } from "../../platform/errors";
 import { parseReference } from "./index-extract";
-import { applyJsonPatch } from "./patch";
+import { applyPatch } from "./patch";
 import { newResourceId } from "./resource-id";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
 import type { AuditInput } from "./audit";
@@ -154,8 +154,12 @@ function needBody(body: Resource | undefined, p: ParsedEntry): Resource {
   return body;
 }
 
-/** A PATCH entry carries its JSON Patch as a Binary (base64 data), per the FHIR spec. */
+/**
+ * A PATCH entry's operations, as FHIR allows them in a Bundle: a FHIRPath Patch Parameters resource
+ * (MHD ITI-65 marks a replaced DocumentReference superseded so), or a JSON Patch inside a Binary (base64 data).
+ */
 function patchBody(body: Resource | undefined): unknown {
+  if (body?.resourceType === "Parameters") return body;
   if (body?.resourceType === "Binary" && typeof body.data === "string") {
     try {
       return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(body.data), (c) => c.charCodeAt(0))));
@@ -163,7 +167,7 @@ function patchBody(body: Resource | undefined): unknown {
       throw badRequest("The PATCH entry's Binary does not hold a JSON Patch");
     }
   }
-  throw badRequest("A PATCH entry needs a Binary resource holding a JSON Patch");
+  throw badRequest("A PATCH entry needs a FHIRPath Patch Parameters resource or a Binary holding a JSON Patch");
 }
 
 /** The condition an entry may create under: POST's If-None-Exist, or a conditional PUT's query. */
@@ -315,7 +319,7 @@ async function planAndCommit(service: FhirService, parsed: ParsedEntry[], { targ
       const current = currentOf(p);
       if (!current || current.deleted) throw preconditionFailed(`Bundle.entry[${p.index}]: ${p.type}/${target!.id} does not exist`);
       checkIfMatch(ifMatch, current);
-      const patched = applyJsonPatch(await service.hydrate(current.content), patchBody(body));
+      const patched = applyPatch(await service.hydrate(current.content), patchBody(body));
       plans.push({ index: p.index, plan: underIfMatch(await service.planWrite(patched, target!.id, current, "patch"), ifMatch) });
     } else if (p.method === "DELETE") {
       service.deletable(p.type);

@@ -28,12 +28,24 @@ describe("MHD nodes", () => {
     const out = done.body.outputs as { mhd: { response: Bundle; bundle: Bundle } };
     expect(out.mhd.response.type).toBe("transaction-response");
     expect(out.mhd.bundle.meta!.profile).toEqual(["https://profiles.ihe.net/ITI/MHD/StructureDefinition/IHE.MHD.Comprehensive.ProvideBundle"]);
+    // What the Comprehensive profiles require: the SubmissionSet's sourceId (the organization's, stable) and designationType
+    // (the document's type), the DocumentReference's language, creation and the patient as known now, contained.
+    const set = out.mhd.bundle.entry![0]!.resource!;
+    const sent = out.mhd.bundle.entry![1]!.resource!;
+    const ext = (url: string) => (set.extension as unknown as { url: string }[]).filter((e) => e.url.endsWith(url));
+    expect(ext("ihe-sourceId")).toEqual([{ url: "https://profiles.ihe.net/ITI/MHD/StructureDefinition/ihe-sourceId", valueIdentifier: { system: "urn:ietf:rfc:3986", value: expect.stringMatching(/^urn:oid:2\.25\.\d+$/) } }]);
+    expect(ext("ihe-designationType")).toEqual([{ url: "https://profiles.ihe.net/ITI/MHD/StructureDefinition/ihe-designationType", valueCodeableConcept: { coding: [COMPREHENSIVE.type] } }]);
+    expect(sent).toMatchObject({ content: [{ attachment: { language: "en", creation: expect.any(String) } }], context: { sourcePatientInfo: { reference: "#source-patient" } } });
+    expect(sent.contained).toEqual([{ resourceType: "Patient", id: "source-patient", identifier: p.identifier, name: p.name }]);
+    const again = await run(t, provide, { patient: `Patient/${p.id}`, text: "Second letter", content_type: "text/plain" });
+    const againSet = (again.body.outputs as { mhd: { bundle: Bundle } }).mhd.bundle.entry![0]!.resource!;
+    expect((againSet.extension as unknown[])[0]).toEqual(ext("ihe-sourceId")[0]);
 
     const find = await pipelineOf(t, "mhd.find_documents", {});
     const found = await run(t, find, { patient_identifier: "urn:oid:1.2.9|node-1" });
     const docs = (found.body.outputs as { mhd: { documents: Bundle } }).mhd.documents;
-    expect(docs.total).toBe(1);
-    const doc = docs.entry![0]!.resource as Resource & { content: { attachment: { url: string; size: number } }[] };
+    expect(docs.total).toBe(2);
+    const doc = docs.entry!.map((e) => e.resource!).find((d) => (d as { description?: string }).description === "Discharge")! as Resource & { content: { attachment: { url: string; size: number } }[] };
     expect(doc.content[0]!.attachment.size).toBe(new TextEncoder().encode("Discharge letter: all well").length);
     // The stored Binary is the document (ITI-68 through the store's read).
     const binaryId = doc.content[0]!.attachment.url.split("/").pop()!;

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { Bundle, Resource } from "../../../features/fhir/port";
 import { NodeFailure } from "../../../features/pipelines/node-failure";
 import { type NodeContext, defineNode } from "../../../features/pipelines/node-type";
-import { buildProvideBundle } from "./build-bundle";
+import { buildProvideBundle, organizationSourceId } from "./build-bundle";
 import { toBase64 } from "./document-bytes";
 import { type ReadStored, provideBundleIssues, storedReader } from "./provide-bundle";
 import { retrieveDocumentNode } from "./retrieve-node";
@@ -24,6 +24,13 @@ const ProvideConfig = z
     facility_type: Coding.optional().describe("context.facilityType (required for comprehensive)"),
     practice_setting: Coding.optional().describe("context.practiceSetting (required for comprehensive)"),
     confidentiality: Coding.default({ system: "http://terminology.hl7.org/CodeSystem/v3-Confidentiality", code: "N" }),
+    language: z.string().min(2).optional().describe("content.attachment.language, BCP-47 (required for comprehensive)"),
+    designation_type: Coding.optional().describe("The SubmissionSet's ihe-designationType (XDS contentTypeCode); comprehensive defaults it to type"),
+    source_id: z
+      .string()
+      .regex(/^urn:oid:[0-2](\.(0|[1-9]\d*))+$/)
+      .optional()
+      .describe("The SubmissionSet's ihe-sourceId (urn:oid:…); defaults to an OID derived from the organization (2.25 arc)"),
   })
   .strict();
 
@@ -87,6 +94,12 @@ export const provideDocumentNode = defineNode({
     const parsed = DocumentInput.safeParse(ctx.inputs.input);
     if (!parsed.success) throw new NodeFailure("MHD_INPUT_INVALID", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
     const c = ctx.config;
+    // Without a connector the checks read the organization's store, with one the recipient (its patient must exist there).
+    const port = c.connector_id ? undefined : ctx.services.fhir();
+    const read = port ? storedReader(port) : connectorReader(ctx.services.connectors, c.connector_id!, ctx.signal);
+    const patientId = /^(?:.*\/)?Patient\/([A-Za-z0-9\-.]{1,64})$/.exec(parsed.data.patient)?.[1];
+    // Comprehensive keeps the patient as known now, contained (sourcePatientInfo); an unknown patient fails the checks below.
+    const sourcePatient = c.option === "comprehensive" && patientId ? await read("Patient", patientId) : undefined;
     const bundle = await buildProvideBundle({
       patient: parsed.data.patient,
       data: base64Of(parsed.data),
@@ -99,15 +112,14 @@ export const provideDocumentNode = defineNode({
       facilityType: c.facility_type,
       practiceSetting: c.practice_setting,
       confidentiality: c.confidentiality,
+      language: c.language,
+      designationType: c.designation_type,
+      sourceId: c.source_id ?? (await organizationSourceId(ctx.orgId)),
+      sourcePatient,
     });
-    if (!c.connector_id) {
-      const port = ctx.services.fhir();
-      await checkBundle(bundle, storedReader(port));
-      return { outputs: { response: await port.batch(bundle), bundle } };
-    }
-    // The same rules against the recipient: its patient must exist there (XDSUnknownPatientId).
-    await checkBundle(bundle, connectorReader(ctx.services.connectors, c.connector_id, ctx.signal));
-    const res = await ctx.services.connectors.fetch(c.connector_id, "", {
+    await checkBundle(bundle, read);
+    if (port) return { outputs: { response: await port.batch(bundle), bundle } };
+    const res = await ctx.services.connectors.fetch(c.connector_id!, "", {
       method: "POST",
       headers: { "content-type": "application/fhir+json", accept: "application/fhir+json" },
       body: JSON.stringify(bundle),

@@ -1,5 +1,7 @@
 // An MHD ITI-65 Provide Document Bundle (Comprehensive by default) for tests: a SubmissionSet,
-// one DocumentReference and its Binary, with the right size and hash; helpers to send it.
+// one DocumentReference and its Binary, with the right size and hash, each carrying what its
+// profile requires (the SubmissionSet's sourceId and designationType, the DocumentReference's
+// language, creation and contained sourcePatientInfo); helpers to send it.
 import type { Bundle, BundleEntry, Resource } from "../../../../src/features/fhir/port";
 import { expect } from "vitest";
 import type { Tenant } from "../../../support/tenants";
@@ -21,7 +23,7 @@ export function toBase64(bytes: Uint8Array): string {
 
 const coding = (system: string, code: string) => ({ coding: [{ system, code }] });
 
-export async function provideBundle(patientRef: string, opts: { option?: "Comprehensive" | "Minimal"; n?: string; bytes?: Uint8Array; contentType?: string } = {},
+export async function provideBundle(patientRef: string, opts: { option?: "Comprehensive" | "Minimal" | "UnContained.Comprehensive"; n?: string; bytes?: Uint8Array; contentType?: string } = {},
 ): Promise<Bundle & { entry: BundleEntry[] }> {
   const n = opts.n ?? crypto.randomUUID();
   const bytes = opts.bytes ?? new TextEncoder().encode(TEXT);
@@ -35,8 +37,14 @@ export async function provideBundle(patientRef: string, opts: { option?: "Compre
     subject: { reference: patientRef },
     date: "2024-01-02T10:00:00Z",
     securityLabel: [coding("http://terminology.hl7.org/CodeSystem/v3-Confidentiality", "N")],
-    content: [{ attachment: { contentType, url: `urn:uuid:bin-${n}`, size: bytes.length, hash: await sha1(bytes) }, format: { system: "http://ihe.net/fhir/ihe.formatcode.fhir/CodeSystem/formatcode", code: "urn:ihe:iti:xds:2017:mimeTypeSufficient" } }],
-    context: { facilityType: coding("http://snomed.info/sct", "22232009"), practiceSetting: coding("http://snomed.info/sct", "394802001") },
+    contained: [{ resourceType: "Patient", id: "source-patient", identifier: [{ system: "urn:oid:1.2.3.99", value: `MRN-${n}` }], name: [{ family: "Source" }] }],
+    content: [
+      {
+        attachment: { contentType, language: "en", url: `urn:uuid:bin-${n}`, size: bytes.length, hash: await sha1(bytes), creation: "2024-01-02T09:00:00Z" },
+        format: { system: "http://ihe.net/fhir/ihe.formatcode.fhir/CodeSystem/formatcode", code: "urn:ihe:iti:xds:2017:mimeTypeSufficient" },
+      },
+    ],
+    context: { facilityType: coding("http://snomed.info/sct", "22232009"), practiceSetting: coding("http://snomed.info/sct", "394802001"), sourcePatientInfo: { reference: "#source-patient" } },
   };
   return {
     resourceType: "Bundle",
@@ -45,7 +53,20 @@ export async function provideBundle(patientRef: string, opts: { option?: "Compre
     entry: [
       {
         fullUrl: `urn:uuid:ss-${n}`,
-        resource: { resourceType: "List", identifier: [{ system: "urn:ietf:rfc:3986", value: `urn:oid:1.2.4.${n}` }], status: "current", mode: "working", code: coding("https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes", "submissionset"), subject: { reference: patientRef }, date: "2024-01-02T10:00:00Z", entry: [{ item: { reference: `urn:uuid:doc-${n}` } }] },
+        resource: {
+          resourceType: "List",
+          extension: [
+            { url: `${BASE}ihe-sourceId`, valueIdentifier: { system: "urn:ietf:rfc:3986", value: "urn:oid:1.2.3.4" } },
+            { url: `${BASE}ihe-designationType`, valueCodeableConcept: coding("http://snomed.info/sct", "225728007") },
+          ],
+          identifier: [{ system: "urn:ietf:rfc:3986", value: `urn:oid:1.2.4.${n}` }],
+          status: "current",
+          mode: "working",
+          code: coding("https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes", "submissionset"),
+          subject: { reference: patientRef },
+          date: "2024-01-02T10:00:00Z",
+          entry: [{ item: { reference: `urn:uuid:doc-${n}` } }],
+        },
         request: { method: "POST", url: "List" },
       },
       { fullUrl: `urn:uuid:doc-${n}`, resource: doc, request: { method: "POST", url: "DocumentReference" } },
@@ -63,8 +84,9 @@ export async function provide(t: Tenant, bundle: Bundle) {
   return { status: res.status, body: (await res.json()) as Bundle & { issue?: { details: { coding: { code: string }[] }; diagnostics: string }[] } };
 }
 
-/** The Comprehensive codes an mhd.provide_document node's config needs (XDS type, class, facility, practice setting). */
+/** The Comprehensive codes an mhd.provide_document node's config needs (XDS type, class, facility, practice setting; the document's language). */
 export const COMPREHENSIVE = {
+  language: "en",
   type: { system: "http://loinc.org", code: "18842-5" },
   category: { system: "http://loinc.org", code: "11488-4" },
   facility_type: { system: "http://snomed.info/sct", code: "22232009" },
