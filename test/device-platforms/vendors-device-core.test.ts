@@ -459,6 +459,36 @@ describe("WHOOP deletes", () => {
   });
 });
 
+describe("WHOOP: a record announced before it is scored", () => {
+  const SLEEP = "7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a55";
+  const pending = { cycle_id: 184002, sleep_id: SLEEP, user_id: 20451, created_at: at(11), updated_at: at(11), score_state: "PENDING_SCORE" };
+
+  it("the absent readings of PENDING_SCORE do not swallow the scored values that follow; a delete retracts both", async () => {
+    whoop.docs.sleep.set(SLEEP, { ...whoopSleep, id: SLEEP, cycle_id: 184002, user_id: 20451, start: at(3), end: at(10.9), created_at: at(11), updated_at: at(11) });
+    whoop.docs.recovery.set("184002", pending);
+    const t = await createTenant();
+    await integrate(t, "recovery_strap", CASES[0]!.credentials, CASES[0]!.settings);
+    const ids = await newPatientDevice(t, "recovery_strap", "WHOOP wearer");
+    expect((await linkDevice(t, "recovery_strap", whoop, { id: "20451" }, ids)).response.status).toBe(200);
+    const send = (body: string) => deliver(t, "recovery_strap", body, whoopSignedHeaders("whoop-e2e-secret", body));
+    expect(await send(whoopEvent("recovery.updated", SLEEP))).toMatchObject({ status: "processed", readings: 5, rejected: 0 });
+    const absent = await observations(t, ids.patientId);
+    expect(absent.every((o) => o.valueQuantity === undefined && o.dataAbsentReason !== undefined)).toBe(true);
+    expect((await vitalValues(t, ids.patientId, "hrv")).values).toEqual([]);
+    // WHOOP scores it and says so again.
+    whoop.docs.recovery.set("184002", { ...pending, updated_at: at(11.5), score_state: "SCORED", score: { user_calibrating: false, recovery_score: 38, resting_heart_rate: 58, hrv_rmssd_milli: 29.5, spo2_percentage: 95.1, skin_temp_celsius: 33.2 } });
+    expect(await send(whoopEvent("recovery.updated", SLEEP))).toMatchObject({ status: "processed", readings: 5, rejected: 0 });
+    const scored = (await observations(t, ids.patientId)).filter((o) => o.valueQuantity);
+    expect(sortRows(scored.map(rowOf))).toEqual(sortRows([["recovery-score", 38, "{score}"], ["40443-4", 58, "/min"], ["hrv-rmssd", 29.5, "ms"], ["2708-6", 95.1, "%"], ["61008-9", 33.2, "Cel"]]));
+    expect((await vitalValues(t, ids.patientId, "hrv")).values).toEqual([29.5]);
+    whoop.docs.recovery.delete("184002");
+    expect(await send(whoopEvent("recovery.deleted", SLEEP))).toMatchObject({ status: "processed", deleted: 1 });
+    const after = await observations(t, ids.patientId);
+    expect(after.length).toBe(10);
+    expect(after.every((o) => o.status === "entered-in-error")).toBe(true);
+  });
+});
+
 describe("readings the device core refuses are counted, with the reason", () => {
   let t: Tenant;
   let ids: { patientId: string; deviceId: string };

@@ -34,6 +34,8 @@ interface Handled {
   readonly kind: string;
   readonly readings: Reading[];
   readonly deletes: { deviceId: string; sourceRecordId: string }[];
+  /** The vendor's deletes that named a record (one record may span several source record ids). */
+  deletedRecords: number;
   /** Readings the device core refused when they were stored, with the reason. */
   readonly rejected: Rejection[];
   /** Links to end (a revoked grant, a deregistration), after their readings are stored. */
@@ -73,7 +75,7 @@ async function rowsToHandle(data: OrgData, messages: readonly DeviceEvent[]): Pr
 
 /** One delivery's events for every active link of their vendor user: the vendor calls, nothing stored yet. */
 async function handleDelivery(data: OrgData, { kind, body }: { kind: string; body: string }): Promise<Handled> {
-  const handled: Handled = { kind, readings: [], deletes: [], rejected: [], inactive: [] };
+  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], inactive: [] };
   const platform = platformOf(kind);
   const { credentials } = await webhookCredentials(data, kind);
   if (!platform?.webhook || !credentials) return { ...handled, dead: `the ${kind} platform is no longer configured` };
@@ -84,6 +86,7 @@ async function handleDelivery(data: OrgData, { kind, body }: { kind: string; bod
       const outcome = await handlePlatformEvent(c, link, event);
       handled.readings.push(...outcome.readings);
       handled.deletes.push(...outcome.deletedRecordIds.map((sourceRecordId) => ({ deviceId: link.deviceId, sourceRecordId })));
+      if (outcome.deletedRecordIds.length) handled.deletedRecords += 1;
       if (outcome.linkInactive) handled.inactive.push({ deviceId: link.deviceId, reason: outcome.linkInactive });
     }
   }
@@ -185,7 +188,7 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
       id,
       update: h.dead
         ? { status: "dead", error: h.dead }
-        : { status: "processed", readings: h.readings.length - h.rejected.length, deleted: h.deletes.length, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
+        : { status: "processed", readings: h.readings.length - h.rejected.length, deleted: h.deletedRecords, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
     });
   }
   try {

@@ -5,7 +5,7 @@ import type { PlatformCall, PlatformCredentials } from "../../features/devices/p
 import { type DevicePlatform, type PlatformEvent, noOutcome, urlOf } from "../platform";
 import { vendorCall, vendorJson, withQuery, failureOf } from "../vendor-http";
 import { constantTimeEqual, freshTimestamp, hmacSha256Base64 } from "../webhooks/signature";
-import { WHOOP_KIND, mapWhoop, recoveryRecordId, whoopMappers } from "./mapping";
+import { UNSCORED_STATES, WHOOP_KIND, mapWhoop, recoveryRecordId, stateRecordId, whoopMappers } from "./mapping";
 
 const API = "https://api.prod.whoop.com/developer";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -33,8 +33,9 @@ async function recoveryFor(call: PlatformCall, id: string): Promise<unknown> {
  * sleep is gone by then, so it cannot be traced to a recovery: nothing (webhooks must be v2, the default).
  */
 function deletedRecords(dataType: string, id: string): string[] {
-  if (dataType !== "recovery") return id ? [id] : [];
-  return UUID.test(id) ? [recoveryRecordId(id)] : [];
+  const record = dataType !== "recovery" ? id : UUID.test(id) ? recoveryRecordId(id) : "";
+  // The record's absent readings from before it was scored go with it.
+  return record ? [record, ...UNSCORED_STATES.map((state) => stateRecordId(record, state))] : [];
 }
 
 export const whoop: DevicePlatform = {

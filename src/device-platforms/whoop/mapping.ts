@@ -2,7 +2,8 @@
 // RMSSD, and a record whose `score_state` is not SCORED (PENDING_SCORE, UNSCORABLE) gives
 // absent readings, never a number; a cycle still running (`end: null`) is not a reading yet.
 // Record ids: `cycle-<id>` for a cycle, `recovery-<sleep UUID>` for a recovery, the UUID for a
-// sleep or workout, so each delete retracts its own record's readings only.
+// sleep or workout, so each delete retracts its own record's readings only; an unscored record's
+// absent readings add `#<score state>`, so the scored values that follow are not their duplicates.
 import type { LinkedDevice } from "../../features/devices/platform-adapter";
 import type { Reading, ReadingTime } from "../../features/devices/reading";
 import { numberOr, reading } from "../readings";
@@ -18,10 +19,22 @@ interface Field {
   readonly attributes?: Readonly<Record<string, string>>;
 }
 
+/** The states a record is not scored in yet (or cannot be): their absent readings have ids of their own. */
+export const UNSCORED_STATES = ["PENDING_SCORE", "UNSCORABLE"] as const;
+
+/**
+ * The id of a record's readings in a score state: the record's id once SCORED, `<id>#<state>`
+ * before. WHOOP sends `*.updated` when a record is created (often PENDING_SCORE) and again when
+ * it is scored: under one id the scored values would meet the absent readings and be dropped as
+ * their duplicates.
+ */
+export const stateRecordId = (id: string, state: string) => (state === "SCORED" ? id : `${id}#${state || "UNKNOWN"}`);
+
 /** The fields of a scored record, or one absent reading per field when unscored. */
-function scored(device: LinkedDevice, doc: Doc, id: string, time: ReadingTime, fields: readonly Field[], extra?: Record<string, string>): Reading[] {
+function scored(device: LinkedDevice, doc: Doc, recordId: string, time: ReadingTime, fields: readonly Field[], extra?: Record<string, string>): Reading[] {
   const state = String(doc.score_state ?? "");
   const score = state === "SCORED" ? obj(doc.score) : undefined;
+  const id = stateRecordId(recordId, state);
   return fields.map((f) =>
     reading(WHOOP_KIND, device, {
       metric: f.metric,

@@ -65,6 +65,8 @@ describe("WHOOP", () => {
     for (const state of ["PENDING_SCORE", "UNSCORABLE"]) {
       const readings = mapWhoop(device, "recovery", { ...fixture("whoop-recovery.json"), score_state: state, score: undefined });
       expect(readings.every((r) => r.value === undefined && r.absentReason === "not-performed" && r.attributes?.score_state === state)).toBe(true);
+      // Ids of their own: the scored values that follow are not their duplicates.
+      expect(readings[0]?.sourceRecordId).toBe(`recovery-123e4567-e89b-12d3-a456-426614174000#${state}`);
     }
   });
 
