@@ -288,6 +288,16 @@ describe("Google Health: subscriber webhook", () => {
     expect(withCode(await observations(a, patientId), "55423-8").length).toBe(before + 1);
   });
 
+  it("a notification's sync meets the points the manual sync stored: the same ids on both paths, nothing doubled", async () => {
+    const before = withCode(await observations(a, patientId), "8867-4").length;
+    expect(before).toBe(5);
+    const body = JSON.stringify({ data: { user: `users/${user.id}`, type: "heart-rate" } });
+    const res = await postWebhook(KIND, a.orgId, body, googleWebhookHeaders(AUTHORIZATION));
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await settled(a, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed", readings: 5, rejected: 0 });
+    expect(withCode(await observations(a, patientId), "8867-4").length).toBe(before);
+  });
+
   it("a wrong or missing Authorization is 401 and stores nothing; a body naming no linked user is ignored", async () => {
     mock.add(user, "weight", P.weight(minutesAgo(20), 80_000));
     const body = JSON.stringify({ user: user.id, dataType: "weight" });
