@@ -31,12 +31,13 @@ export const devicePlatformServices: PlatformServices = {
     logger(data.env).info("device link status", { org: data.orgId, device_id: deviceId, status, reason });
   },
   async ingest(data, kind, readings, deleted) {
-    if (readings.length) await ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings);
+    const results = readings.length ? await ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings) : [];
     // A vendor's delete marks the record's Observations entered-in-error (never deleted) and takes them out of the vitals.
     if (deleted.length) {
       const marked = await retractSourceRecords(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), kind, [...new Set(deleted.map((d) => d.sourceRecordId))]);
       logger(data.env).info("device records deleted at the vendor", { org: data.orgId, platform: kind, records: deleted.length, observations_marked: marked });
     }
+    return results;
   },
   fetch: (env) => outboundFetch(env),
   async device(data, deviceId) {

@@ -4292,10 +4292,19 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "processed" | "failed" | "dead";
             attempts: number;
-            /** @description Readings handed to the device core */
+            /** @description Readings the device core stored (new, or already stored by an earlier delivery) */
             readings: number;
             /** @description Vendor records whose readings were removed */
             deleted: number;
+            /** @description Readings the device core refused (nothing stored for them); the reasons in `rejections` */
+            rejected: number;
+            /** @description The first 20 refused readings, each with its reason */
+            rejections: {
+                /** @description The vendor's record id */
+                record: string;
+                metric: string;
+                reason: string;
+            }[];
             /** @description Byte-identical re-deliveries of this body, acknowledged and dropped */
             replays: number;
             error: string | null;

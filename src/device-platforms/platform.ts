@@ -62,7 +62,7 @@ export interface WebhookSpec {
 /** What one event turned into. */
 export interface EventOutcome {
   readonly readings: readonly Reading[];
-  /** Vendor record ids whose readings must be removed or marked entered-in-error. */
+  /** Source record ids whose readings must be removed or marked entered-in-error (one vendor record may have several: WHOOP's score states). */
   readonly deletedRecordIds: readonly string[];
   /** The user withdrew consent or was deregistered: the link goes inactive and syncs stop. */
   readonly linkInactive?: string;

@@ -70,8 +70,12 @@ export const WebhookEvent = z
     kind: z.string(),
     status: z.enum(["queued", "processed", "failed", "dead"]),
     attempts: z.number().int(),
-    readings: z.number().int().openapi({ description: "Readings handed to the device core" }),
+    readings: z.number().int().openapi({ description: "Readings the device core stored (new, or already stored by an earlier delivery)" }),
     deleted: z.number().int().openapi({ description: "Vendor records whose readings were removed" }),
+    rejected: z.number().int().openapi({ description: "Readings the device core refused (nothing stored for them); the reasons in `rejections`" }),
+    rejections: z
+      .array(z.object({ record: z.string().openapi({ description: "The vendor's record id" }), metric: z.string(), reason: z.string() }))
+      .openapi({ description: "The first 20 refused readings, each with its reason" }),
     replays: z.number().int().openapi({ description: "Byte-identical re-deliveries of this body, acknowledged and dropped" }),
     error: z.string().nullable(),
     received_at: z.string(),
@@ -113,6 +117,8 @@ export function presentEvent(row: DeviceWebhookEventRow): z.infer<typeof Webhook
     attempts: row.attempts,
     readings: row.readings,
     deleted: row.deleted,
+    rejected: row.rejected,
+    rejections: row.rejections ?? [],
     replays: row.replays,
     error: row.error,
     received_at: row.receivedAt,

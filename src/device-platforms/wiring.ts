@@ -12,8 +12,11 @@ export interface PlatformServices {
   credentialsFor(data: OrgData, kind: string): Promise<PlatformCredentials | undefined>;
   /** The device core marks the device Active or inactive (with the reason, e.g. "revoked"). */
   linkStatus(data: OrgData, deviceId: string, status: "active" | "inactive", reason?: string): Promise<void>;
-  /** Readings to store (the device core's `ingestReadings`: Observations, dedup, alerts) and vendor records to remove. */
-  ingest(data: OrgData, kind: string, readings: readonly Reading[], deletedRecordIds: readonly { deviceId: string; sourceRecordId: string }[]): Promise<void>;
+  /**
+   * Readings to store (the device core's `ingestReadings`: Observations, dedup, alerts) and vendor
+   * records to remove; each reading's outcome, in order (a refused one with its errors).
+   */
+  ingest(data: OrgData, kind: string, readings: readonly Reading[], deletedRecordIds: readonly { deviceId: string; sourceRecordId: string }[]): Promise<readonly StoreResult[]>;
   /** The outbound-guarded fetch every vendor call goes through. */
   fetch(env: Env): typeof globalThis.fetch;
   /** A device link as the device core holds it (companion uploads: whose device a token names), or undefined. */

@@ -11,6 +11,7 @@ import { useDevicePlatformServices } from "../support/service-profile";
 import { createTenant, type Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";
+import { observations } from "./device-core";
 import { linkDevice, postWebhook, replay, settled } from "./support";
 
 const KIND = "smart_ring";
@@ -42,11 +43,7 @@ beforeAll(async () => {
   deviceId = ((await link.json()) as { device_id: string }).device_id;
 });
 
-const statuses = async () =>
-  ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?subject=Patient/${patientId}&_count=100`)).json()) as { entry?: { resource: { status: string; identifier?: { value: string }[] } }[] }).entry?.map((e) => e.resource) ?? [];
-
-const observations = async () =>
-  ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?subject=Patient/${patientId}&_count=100`)).json()) as { entry?: { resource: { device?: { reference: string }; code: { coding: { code: string }[] } } }[] }).entry ?? [];
+const statuses = () => observations(t, patientId);
 
 describe("wearables on the device core", () => {
   it("links through OAuth with the integration's credentials, then a signed webhook becomes Observations of the device", async () => {
@@ -56,21 +53,21 @@ describe("wearables on the device core", () => {
     const res = await postWebhook(KIND, t.orgId, body, ouraSignedHeaders(SECRET, body));
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await settled(t, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed" });
-    const stored = await observations();
+    const stored = await statuses();
     expect(stored.length).toBeGreaterThan(0);
-    expect(stored.every((e) => e.resource.device?.reference === `Device/${deviceId}`)).toBe(true);
+    expect(stored.every((o) => o.device?.reference === `Device/${deviceId}`)).toBe(true);
     const timeline = (await (await t.fetch(`/api/v1/patients/${patientId}/timeline`)).json()) as { events: { type: string }[] };
     expect(timeline.events.map((e) => e.type)).toContain("Device reading");
     // The same delivery again: acknowledged, dropped by the consumer, no new Observation.
     await replay(t, KIND, body, ouraSignedHeaders(SECRET, body));
-    expect((await observations()).length).toBe(stored.length);
+    expect((await statuses()).length).toBe(stored.length);
   });
 
   it("refuses a webhook signed with another secret and stores nothing", async () => {
-    const before = (await observations()).length;
+    const before = (await statuses()).length;
     const body = JSON.stringify({ event_type: "create", data_type: "daily_sleep", object_id: "another", user_id: user.id, event_time: new Date().toISOString() });
     expect((await postWebhook(KIND, t.orgId, body, ouraSignedHeaders("not-the-secret", body))).status).toBe(401);
-    expect((await observations()).length).toBe(before);
+    expect((await statuses()).length).toBe(before);
   });
 
   it("marks a record's Observations entered-in-error when the vendor deletes it, and ingests nothing for the delete", async () => {

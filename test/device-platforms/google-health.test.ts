@@ -15,6 +15,7 @@ import { useDevicePlatformServices } from "../support/service-profile";
 import { createTenant, type Tenant } from "../support/tenants";
 import { GOOGLE_ORIGIN, googleHealthMock, googlePoints as P, googleWebhookHeaders } from "./mocks/google-health";
 import { mockNetwork } from "./mocks/vendor-mock";
+import { observations, syncLog, withCode } from "./device-core";
 import { linkDevice, postWebhook, replay, settled, webhookEvents } from "./support";
 
 const KIND = "activity_tracker";
@@ -46,28 +47,6 @@ async function newPatientDevice(t: Tenant) {
   const link = await t.fetch(`/api/v1/patients/${patient}/devices`, { method: "POST", json: { platform: KIND, name: "Pixel Watch" } });
   expect(link.status, await link.clone().text()).toBe(201);
   return { patientId: patient, deviceId: ((await link.json()) as { device_id: string }).device_id };
-}
-
-type Quantity = { value: number; unit: string; code: string; system: string };
-type Obs = {
-  status: string;
-  code: { coding: { system: string; code: string }[] };
-  valueQuantity?: Quantity;
-  effectivePeriod?: { start: string; end: string };
-  component?: { code: { coding: { code: string }[] }; valueQuantity: Quantity }[];
-};
-const observations = async (t: Tenant, patient: string): Promise<Obs[]> =>
-  ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?subject=Patient/${patient}&_count=500`)).json()) as { entry?: { resource: Obs }[] }).entry?.map((e) => e.resource) ?? [];
-const withCode = (list: Obs[], code: string) => list.filter((o) => o.code.coding.some((c) => c.code === code));
-
-async function syncLog(t: Tenant, id: string) {
-  type Log = { state: string; data_types: { data_type: string; state: string; pages_fetched: number; observations_created: number; duplicates_skipped: number; rate_limited: number; errors: { reason: string }[] }[] };
-  for (let i = 0; i < 300; i++) {
-    const log = (await (await t.fetch(`/api/v1/sync-logs/${id}`)).json()) as Log;
-    if (log.state !== "queued" && log.state !== "running") return log;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the sync did not finish");
 }
 
 beforeAll(async () => {
@@ -307,6 +286,16 @@ describe("Google Health: subscriber webhook", () => {
     expect(steps.map((o) => o.valueQuantity?.value)).toContain(1234);
     await replay(a, KIND, body, googleWebhookHeaders(AUTHORIZATION));
     expect(withCode(await observations(a, patientId), "55423-8").length).toBe(before + 1);
+  });
+
+  it("a notification's sync meets the points the manual sync stored: the same ids on both paths, nothing doubled", async () => {
+    const before = withCode(await observations(a, patientId), "8867-4").length;
+    expect(before).toBe(5);
+    const body = JSON.stringify({ data: { user: `users/${user.id}`, type: "heart-rate" } });
+    const res = await postWebhook(KIND, a.orgId, body, googleWebhookHeaders(AUTHORIZATION));
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await settled(a, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed", readings: 5, rejected: 0 });
+    expect(withCode(await observations(a, patientId), "8867-4").length).toBe(before);
   });
 
   it("a wrong or missing Authorization is 401 and stores nothing; a body naming no linked user is ignored", async () => {

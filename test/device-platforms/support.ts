@@ -43,6 +43,7 @@ export function installWorld(network: typeof fetch): PlatformWorld {
     },
     ingest: async (data, kind, readings, deleted) => {
       world.ingested.push({ orgId: data.orgId, kind, readings, deleted });
+      return readings.map(() => ({ duplicate: false }));
     },
     fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }),
   });
@@ -77,6 +78,8 @@ export interface EventView {
   status: string;
   readings: number;
   deleted: number;
+  rejected: number;
+  rejections: { record: string; metric: string; reason: string }[];
   attempts: number;
   replays: number;
   error: string | null;

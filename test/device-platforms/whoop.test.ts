@@ -57,7 +57,7 @@ describe("WHOOP", () => {
     expect(await send(event("recovery.updated", 93845))).toMatchObject({ status: "processed", readings: 5 });
     expect(await send(event("recovery.updated", SLEEP_ID))).toMatchObject({ status: "processed", readings: 5 });
     const hrv = world.readings(t.orgId).filter((r) => r.metric === "hrv");
-    expect(hrv.at(-1)).toMatchObject({ value: 31.813562, unit: "ms", sourceRecordId: "cycle-93845", attributes: { method: "rmssd" } });
+    expect(hrv.at(-1)).toMatchObject({ value: 31.813562, unit: "ms", sourceRecordId: `recovery-${SLEEP_ID}`, attributes: { method: "rmssd" } });
   });
 
   it("a recovery still PENDING_SCORE gives absent readings, never numbers", async () => {
@@ -69,9 +69,13 @@ describe("WHOOP", () => {
   });
 
   it("*.deleted marks the record for removal; a replay adds nothing; a bad signature stores nothing", async () => {
-    const body = event("recovery.deleted", 93845);
+    // v2: a recovery delete names its sleep, and retracts the recovery's record, not the sleep's.
+    const body = event("recovery.deleted", SLEEP_ID);
     expect(await send(body)).toMatchObject({ status: "processed", deleted: 1 });
-    expect(world.ingested.at(-1)?.deleted).toEqual([{ deviceId: "dev-1", sourceRecordId: "cycle-93845" }]);
+    // With the absent readings it may have had before it was scored.
+    expect(world.ingested.at(-1)?.deleted).toEqual(
+      [`recovery-${SLEEP_ID}`, `recovery-${SLEEP_ID}#PENDING_SCORE`, `recovery-${SLEEP_ID}#UNSCORABLE`].map((sourceRecordId) => ({ deviceId: "dev-1", sourceRecordId })),
+    );
     const before = (await webhookEvents(t)).length;
     const ingested = world.ingested.length;
     await replay(t, KIND, body, whoopSignedHeaders(SECRET, body));

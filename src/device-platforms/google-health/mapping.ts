@@ -179,7 +179,8 @@ export function mapGoogleHealth(device: LinkedDevice, dataType: string, point: u
   const value = obj(p[memberOf(dataType)]);
   if (!mapper || Object.keys(value).length === 0) return [];
   const name = typeof p.name === "string" && p.name ? p.name : undefined;
-  // Most types have no name; a (user, type, time) key keeps two patients' identical timestamps apart.
-  const recordId = (t: ReadingTime) => name ?? `${device.platformUserId ?? device.deviceId}/${dataType}@${timeKey(t)}`;
+  // Most types have no name; a (device, type, time) key keeps two patients' identical timestamps apart. The
+  // device, not the Google user: a manual sync knows only the device, and both paths must give one id.
+  const recordId = (t: ReadingTime) => name ?? `${device.deviceId}/${dataType}@${timeKey(t)}`;
   return mapper({ device, recordId }, value);
 }

@@ -64,8 +64,8 @@ export function mapRollup(device: LinkedDevice, dataType: string, resolution: st
     value,
     unit: field.unit,
     time: { start: startIso, end: new Date(end).toISOString() },
-    // The same window of the same user's type at the same resolution is the same Observation on every sync.
-    sourceRecordId: `${device.platformUserId ?? device.deviceId}/${dataType}/${resolution}@${startIso}`,
+    // The same window of the same device's type at the same resolution is the same Observation on every sync.
+    sourceRecordId: `${device.deviceId}/${dataType}/${resolution}@${startIso}`,
     attributes: { ...field.attributes, resolution },
   });
   return [Object.keys(statistics).length ? { ...r, statistics } : r];

@@ -35,9 +35,10 @@ export const ouraMappers: Readonly<Record<string, (device: LinkedDevice, doc: Do
   daily_sleep: (device, doc) => [score(device, doc, "sleep_score")],
   daily_readiness: (device, doc) => {
     const out = [score(device, doc, "readiness_score")];
+    // The ring's skin temperature against the wearer's baseline, in °C: the device core's skin_temperature_delta.
     const deviation = numberOr(doc.temperature_deviation);
     if (deviation !== undefined)
-      out.push(R(device, { metric: "body_temperature_deviation", value: deviation, unit: "Cel", time: dayInterval(String(doc.day)), sourceRecordId: String(doc.id) }));
+      out.push(R(device, { metric: "skin_temperature_delta", value: deviation, unit: "Cel", time: dayInterval(String(doc.day)), sourceRecordId: String(doc.id) }));
     return out;
   },
   daily_activity: (device, doc) => {
@@ -66,8 +67,9 @@ export const ouraMappers: Readonly<Record<string, (device: LinkedDevice, doc: Do
       ...series(device, id, doc.hrv, "hrv", "ms", rmssd),
     ];
   },
+  // Samples have no id: the instant, scoped to the device, or two patients' samples at the same instant would be one.
   heartrate: (device, doc) => [
-    R(device, { metric: "heart_rate", value: numberOr(doc.bpm), unit: "bpm", time: { at: String(doc.timestamp) }, sourceRecordId: String(doc.timestamp), attributes: str(doc.source) ? { source: String(doc.source) } : undefined }),
+    R(device, { metric: "heart_rate", value: numberOr(doc.bpm), unit: "bpm", time: { at: String(doc.timestamp) }, sourceRecordId: `${device.deviceId}@${String(doc.timestamp)}`, attributes: str(doc.source) ? { source: String(doc.source) } : undefined }),
   ],
 };
 

@@ -34,7 +34,8 @@ export const polarMappers: Readonly<Record<string, (device: LinkedDevice, doc: D
   },
   sleep: (device, doc) => {
     const time = { start: String(doc.sleep_start_time), end: String(doc.sleep_end_time) };
-    const id = `sleep-${String(doc.date)}`;
+    // A night has no id: its date, scoped to the device, or two patients' nights of the same date would be one record.
+    const id = `${device.deviceId}/sleep-${String(doc.date)}`;
     const parts = ["light_sleep", "deep_sleep", "rem_sleep"].map((k) => numberOr(doc[k]));
     return [
       R(device, { metric: "sleep", value: parts.every((p) => p !== undefined) ? parts.reduce((a, b) => (a ?? 0) + (b ?? 0), 0) : undefined, unit: "s", time, sourceRecordId: id }),

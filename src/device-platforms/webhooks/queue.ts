@@ -4,7 +4,8 @@
 // redelivery carries on with its row); each delivery's events are handled for every active link
 // of the vendor user (the vendor calls of the batch's deliveries run concurrently); the readings
 // of consecutive deliveries go to the device core in one ingest (one FHIR transaction) and the
-// rows move to `processed` in one batch. Vendor trouble (429, 5xx) retries the delivery with the
+// rows move to `processed` in one batch, counting the readings stored and those the device core
+// refused (with the reasons). Vendor trouble (429, 5xx) retries the delivery with the
 // vendor's delay; after MAX_ATTEMPTS the row is `dead` and stays visible in the webhook event list.
 import { PlatformError } from "../../features/devices/platform-adapter";
 import type { Reading } from "../../features/devices/reading";
@@ -13,13 +14,17 @@ import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import { linksOfUser, setLinkStatus } from "../oauth/link-store";
 import { platformServices } from "../../device-platform-services";
+import type { StoreResult } from "../wiring";
 import { webhookCredentials } from "./credential-cache";
 import { type EventUpdate, getEvent, type Recorded, recordDeliveries, updateEvent, updateEvents } from "./event-store";
 import { handlePlatformEvent } from "./handle-event";
 import type { DeviceEventMessage } from "./receive";
+import type { Rejection } from "./tables";
 import { sha256Hex } from "./signature";
 
 export const MAX_ATTEMPTS = 5;
+/** Refusals kept on a delivery's row with their reasons (all are counted). */
+export const MAX_REJECTIONS_KEPT = 20;
 const DEFAULT_RETRY_SECONDS = 30;
 
 type DeviceEvent = Message<DeviceEventMessage>;
@@ -29,6 +34,10 @@ interface Handled {
   readonly kind: string;
   readonly readings: Reading[];
   readonly deletes: { deviceId: string; sourceRecordId: string }[];
+  /** The vendor's deletes that named a record (one record may span several source record ids). */
+  deletedRecords: number;
+  /** Readings the device core refused when they were stored, with the reason. */
+  readonly rejected: Rejection[];
   /** Links to end (a revoked grant, a deregistration), after their readings are stored. */
   readonly inactive: { deviceId: string; reason: string }[];
   /** Set when the delivery cannot be handled at all: the row goes dead without a retry. */
@@ -66,7 +75,7 @@ async function rowsToHandle(data: OrgData, messages: readonly DeviceEvent[]): Pr
 
 /** One delivery's events for every active link of their vendor user: the vendor calls, nothing stored yet. */
 async function handleDelivery(data: OrgData, { kind, body }: { kind: string; body: string }): Promise<Handled> {
-  const handled: Handled = { kind, readings: [], deletes: [], inactive: [] };
+  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], inactive: [] };
   const platform = platformOf(kind);
   const { credentials } = await webhookCredentials(data, kind);
   if (!platform?.webhook || !credentials) return { ...handled, dead: `the ${kind} platform is no longer configured` };
@@ -77,16 +86,25 @@ async function handleDelivery(data: OrgData, { kind, body }: { kind: string; bod
       const outcome = await handlePlatformEvent(c, link, event);
       handled.readings.push(...outcome.readings);
       handled.deletes.push(...outcome.deletedRecordIds.map((sourceRecordId) => ({ deviceId: link.deviceId, sourceRecordId })));
+      if (outcome.deletedRecordIds.length) handled.deletedRecords += 1;
       if (outcome.linkInactive) handled.inactive.push({ deviceId: link.deviceId, reason: outcome.linkInactive });
     }
   }
   return handled;
 }
 
+/** The reading the device core refused, as its delivery's row shows it. */
+const rejection = (reading: Reading, result: StoreResult): Rejection => ({
+  record: reading.sourceRecordId,
+  metric: reading.metric,
+  reason: (result.errors ?? []).map((e) => `${e.path}: ${e.message}`).join("; ") || "refused",
+});
+
 /**
  * Stores the handled deliveries in order: the readings of consecutive deliveries together (one
  * ingest per platform), a delivery with deletes on its own (a delete applies after what came
- * before it). The error of each delivery whose storing failed.
+ * before it); each refused reading is put back on its delivery. The error of each delivery
+ * whose storing failed.
  */
 async function store(data: OrgData, handled: readonly (Handled | undefined)[]): Promise<Map<number, unknown>> {
   const services = platformServices(data.env);
@@ -95,16 +113,23 @@ async function store(data: OrgData, handled: readonly (Handled | undefined)[]): 
   const flush = async () => {
     const members = segment;
     segment = [];
-    const byKind = new Map<string, { readings: Reading[]; deletes: Handled["deletes"] }>();
+    const byKind = new Map<string, { readings: Reading[]; owners: Handled[]; deletes: Handled["deletes"] }>();
     for (const i of members) {
       const h = handled[i]!;
-      const group = byKind.get(h.kind) ?? { readings: [], deletes: [] };
+      const group = byKind.get(h.kind) ?? { readings: [], owners: [], deletes: [] };
       group.readings.push(...h.readings);
+      group.owners.push(...h.readings.map(() => h));
       group.deletes.push(...h.deletes);
       byKind.set(h.kind, group);
     }
     try {
-      for (const [kind, { readings, deletes }] of byKind) if (readings.length || deletes.length) await services.ingest(data, kind, readings, deletes);
+      for (const [kind, { readings, owners, deletes }] of byKind) {
+        if (!readings.length && !deletes.length) continue;
+        const results = await services.ingest(data, kind, readings, deletes);
+        results.forEach((result, r) => {
+          if (result.errors?.length) owners[r]!.rejected.push(rejection(readings[r]!, result));
+        });
+      }
       for (const i of members) {
         for (const { deviceId, reason } of handled[i]!.inactive) {
           await setLinkStatus(data, deviceId, "inactive", reason);
@@ -159,7 +184,12 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
   for (const [i, h] of handled.entries()) {
     if (!h || errors.has(i)) continue;
     const id = messages[i]!.body.eventId;
-    settled.push({ id, update: h.dead ? { status: "dead", error: h.dead } : { status: "processed", readings: h.readings.length, deleted: h.deletes.length, error: null, processedAt: now } });
+    settled.push({
+      id,
+      update: h.dead
+        ? { status: "dead", error: h.dead }
+        : { status: "processed", readings: h.readings.length - h.rejected.length, deleted: h.deletedRecords, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
+    });
   }
   try {
     await updateEvents(data, settled);

@@ -1,7 +1,8 @@
 // Verified webhook deliveries, one row each: the queue's work item and its visible state
 // (queued → processed | failed → … → dead). The queue consumer records a delivery (the webhook
 // only queues it); a byte-identical replay hits the unique index, adds nothing and is counted on
-// the first delivery's row. Rows live on the org's shard.
+// the first delivery's row. Readings the device core refuses are counted with their reasons, so a
+// processed delivery never claims readings it did not store. Rows live on the org's shard.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const deviceWebhookEvents = sqliteTable(
@@ -18,6 +19,10 @@ export const deviceWebhookEvents = sqliteTable(
     attempts: integer("attempts").notNull(),
     readings: integer("readings").notNull(),
     deleted: integer("deleted").notNull(),
+    /** Readings the device core refused (unknown metric, bad time, no active device link...): counted, never stored. */
+    rejected: integer("rejected").notNull().default(0),
+    /** The first refusals, each with the vendor record, the metric and the reason. */
+    rejections: text("rejections", { mode: "json" }).$type<Rejection[]>(),
     /** Byte-identical re-deliveries from the vendor, dropped by the consumer. */
     replays: integer("replays").notNull().default(0),
     error: text("error"),
@@ -32,3 +37,9 @@ export const deviceWebhookEvents = sqliteTable(
 );
 
 export type DeviceWebhookEventRow = typeof deviceWebhookEvents.$inferSelect;
+
+export interface Rejection {
+  readonly record: string;
+  readonly metric: string;
+  readonly reason: string;
+}

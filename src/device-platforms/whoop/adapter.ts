@@ -5,7 +5,7 @@ import type { PlatformCall, PlatformCredentials } from "../../features/devices/p
 import { type DevicePlatform, type PlatformEvent, noOutcome, urlOf } from "../platform";
 import { vendorCall, vendorJson, withQuery, failureOf } from "../vendor-http";
 import { constantTimeEqual, freshTimestamp, hmacSha256Base64 } from "../webhooks/signature";
-import { WHOOP_KIND, mapWhoop, whoopMappers } from "./mapping";
+import { UNSCORED_STATES, WHOOP_KIND, mapWhoop, recoveryRecordId, stateRecordId, whoopMappers } from "./mapping";
 
 const API = "https://api.prod.whoop.com/developer";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -24,6 +24,18 @@ async function recoveryFor(call: PlatformCall, id: string): Promise<unknown> {
     cycleId = String(sleep.cycle_id ?? "");
   }
   return vendorJson(call, `${api(call.credentials)}/v2/cycle/${encodeURIComponent(cycleId)}/recovery`);
+}
+
+/**
+ * The records a `*.deleted` event retracts. A v2 recovery delete names the sleep (a recovery is
+ * deleted with its sleep), so it retracts the recovery's readings, not the sleep's: the
+ * `sleep.deleted` that comes with it retracts those. A v1 recovery delete names the cycle, whose
+ * sleep is gone by then, so it cannot be traced to a recovery: nothing (webhooks must be v2, the default).
+ */
+function deletedRecords(dataType: string, id: string): string[] {
+  const record = dataType !== "recovery" ? id : UUID.test(id) ? recoveryRecordId(id) : "";
+  // The record's absent readings from before it was scored go with it.
+  return record ? [record, ...UNSCORED_STATES.map((state) => stateRecordId(record, state))] : [];
 }
 
 export const whoop: DevicePlatform = {
@@ -67,7 +79,7 @@ export const whoop: DevicePlatform = {
   },
   async handleEvent(call, device, event: PlatformEvent) {
     const id = event.objectId ?? "";
-    if (event.action === "delete") return { ...noOutcome, deletedRecordIds: [event.dataType === "recovery" && !UUID.test(id) ? `cycle-${id}` : id] };
+    if (event.action === "delete") return { ...noOutcome, deletedRecordIds: deletedRecords(event.dataType, id) };
     const base = api(call.credentials);
     const doc =
       event.dataType === "recovery"

@@ -13,11 +13,16 @@ const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64ur
 export function suuntoMock(clientId = "suunto-client", clientSecret = "suunto-secret") {
   const jwt = (u: MockUser) => `${b64url({ alg: "RS256", typ: "JWT" })}.${b64url({ user: u.id, sub: `sub-${u.id}`, iat: Math.floor(Date.now() / 1000), rnd: Math.random() })}.c2lnbmF0dXJl`;
   const mock = new VendorMock({ origin: SUUNTO_ORIGIN, tokenPath: "/oauth/token", clientId, clientSecret, clientAuth: "basic", rotate: true, expiresIn: 86_400, accessTokenFor: jwt });
+  // The user's workouts, which tests may add to; listed by `since`/`until` (epoch ms of the start).
+  const workouts: Record<string, unknown>[] = [created.workout];
   mock.route("GET", /^\/v2\/workouts$/, (req) => {
     if (req.headers.get("ocp-apim-subscription-key") !== SUBSCRIPTION_KEY) return Response.json({ statusCode: 401, message: "Access denied due to missing subscription key." }, { status: 401 });
-    return Response.json({ error: null, payload: [created.workout], metadata: {} });
+    const q = new URL(req.url).searchParams;
+    const since = Number(q.get("since") ?? 0);
+    const until = Number(q.get("until") ?? Number.MAX_SAFE_INTEGER);
+    return Response.json({ error: null, payload: workouts.filter((w) => Number(w.startTime) >= since && Number(w.startTime) < until), metadata: {} });
   });
-  return mock;
+  return Object.assign(mock, { workouts });
 }
 
 export const suuntoSignedHeaders = (secret: string, body: string): Record<string, string> => ({

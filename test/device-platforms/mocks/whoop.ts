@@ -1,6 +1,6 @@
 // WHOOP API v2 as documented (reference 1.4): token endpoint with body credentials and rotating
-// refresh tokens (the `offline` scope), profile, sleep by UUID, recovery by cycle, cycle pages
-// with `next_token` (limit ≤ 25), DELETE /v2/user/access, 429 with X-RateLimit-* headers, and
+// refresh tokens (the `offline` scope), profile, sleep and workout by UUID, recovery by cycle,
+// sleep/workout/recovery collections by start and end, cycle pages with `next_token` (limit ≤ 25), DELETE /v2/user/access, 429 with X-RateLimit-* headers, and
 // a webhook sender signing X-WHOOP-Signature = base64 HMAC-SHA256(secret, timestamp ms + body).
 import { createHmac } from "node:crypto";
 import cycles from "../../fixtures/wearables/whoop-cycles.json";
@@ -39,15 +39,47 @@ export const whoopSleep = {
   },
 };
 
-export function whoopMock(clientId = "whoop-client", clientSecret = "whoop-secret"): VendorMock & { accessDeleted: number } {
-  const mock = Object.assign(new VendorMock({ origin: WHOOP_ORIGIN, tokenPath: "/oauth/oauth2/token", clientId, clientSecret, clientAuth: "post", rotate: true, expiresIn: 3600 }), { accessDeleted: 0 });
-  const pending = { ...recovery, cycle_id: 93846, score_state: "PENDING_SCORE", score: undefined };
+type Doc = Record<string, unknown>;
+
+/** The user's records by id (recoveries by cycle id), which tests may add to. */
+export interface WhoopDocs {
+  sleep: Map<string, Doc>;
+  recovery: Map<string, Doc>;
+  workout: Map<string, Doc>;
+}
+
+/** A collection page as WHOOP answers it: records whose `start` (recoveries: `created_at`) is within [start, end). */
+function collection(req: Request, docs: Map<string, Doc>, timeField: string): Response {
+  const q = new URL(req.url).searchParams;
+  if (Number(q.get("limit") ?? 10) > 25) return Response.json({ message: "limit must be ≤ 25" }, { status: 400 });
+  const from = Date.parse(q.get("start") ?? "1970-01-01T00:00:00Z");
+  const to = q.get("end") ? Date.parse(q.get("end") ?? "") : Number.POSITIVE_INFINITY;
+  const records = [...docs.values()].filter((d) => Date.parse(String(d[timeField])) >= from && Date.parse(String(d[timeField])) < to);
+  return Response.json({ records, next_token: null });
+}
+
+export function whoopMock(clientId = "whoop-client", clientSecret = "whoop-secret"): VendorMock & { accessDeleted: number; docs: WhoopDocs } {
+  const docs: WhoopDocs = {
+    sleep: new Map([[SLEEP_ID, whoopSleep]]),
+    recovery: new Map<string, Doc>([
+      ["93845", recovery],
+      ["93846", { ...recovery, cycle_id: 93846, score_state: "PENDING_SCORE", score: undefined }],
+    ]),
+    workout: new Map(),
+  };
+  const mock = Object.assign(new VendorMock({ origin: WHOOP_ORIGIN, tokenPath: "/oauth/oauth2/token", clientId, clientSecret, clientAuth: "post", rotate: true, expiresIn: 3600 }), { accessDeleted: 0, docs });
+  const byId = (map: Map<string, Doc>, id: string | undefined) => {
+    const doc = map.get(id ?? "");
+    return doc ? Response.json(doc) : Response.json({}, { status: 404 });
+  };
   mock
     .route("GET", /^\/developer\/v2\/user\/profile\/basic$/, (_req, user: MockUser) => Response.json({ user_id: Number(user.id), email: "p@example.org", first_name: "P", last_name: "Q" }))
-    .route("GET", /^\/developer\/v2\/activity\/sleep\/([0-9a-f-]+)$/, (_req, _u, m) => (m[1] === SLEEP_ID ? Response.json(whoopSleep) : Response.json({}, { status: 404 })))
-    .route("GET", /^\/developer\/v2\/cycle\/(\d+)\/recovery$/, (_req, _u, m) =>
-      m[1] === "93845" ? Response.json(recovery) : m[1] === "93846" ? Response.json(pending) : m[1] === "666" ? new Response("<html>oops</html>", { status: 200 }) : Response.json({}, { status: 404 }),
-    )
+    .route("GET", /^\/developer\/v2\/activity\/sleep\/([0-9a-f-]+)$/, (_req, _u, m) => byId(docs.sleep, m[1]))
+    .route("GET", /^\/developer\/v2\/activity\/workout\/([0-9a-f-]+)$/, (_req, _u, m) => byId(docs.workout, m[1]))
+    .route("GET", /^\/developer\/v2\/activity\/sleep$/, (req) => collection(req, docs.sleep, "start"))
+    .route("GET", /^\/developer\/v2\/activity\/workout$/, (req) => collection(req, docs.workout, "start"))
+    .route("GET", /^\/developer\/v2\/recovery$/, (req) => collection(req, docs.recovery, "created_at"))
+    .route("GET", /^\/developer\/v2\/cycle\/(\d+)\/recovery$/, (_req, _u, m) => (m[1] === "666" ? new Response("<html>oops</html>", { status: 200 }) : byId(docs.recovery, m[1])))
     .route("GET", /^\/developer\/v2\/cycle$/, (req) => {
       const token = new URL(req.url).searchParams.get("nextToken");
       const limit = Number(new URL(req.url).searchParams.get("limit"));

@@ -20,10 +20,13 @@ const device = { deviceId: "dev-1", patientId: "pat-1", platformUserId: "aBcD-12
 const types = Object.keys(googleHealthMappers);
 
 describe("Google Health data points → readings", () => {
-  it("heart rate: int64 strings, the instant at the user's offset, a per-user record id", () => {
+  it("heart rate: int64 strings, the instant at the user's offset, a per-device record id", () => {
     const [first, second] = fixture("heart-rate.json").dataPoints.map((p: unknown) => mapGoogleHealth(device, "heart-rate", p)[0]);
     expect(first).toMatchObject({ metric: "heart_rate", value: 72, unit: "/min", platform: "activity_tracker", time: { at: "2026-03-14T02:31:05-05:00" } });
-    expect(first.sourceRecordId).toBe("aBcD-1234-health/heart-rate@2026-03-14T02:31:05-05:00");
+    expect(first.sourceRecordId).toBe("dev-1/heart-rate@2026-03-14T02:31:05-05:00");
+    // A manual sync knows the device but not the Google user: the same point gets the same id.
+    const { platformUserId: _, ...syncDevice } = device;
+    expect(mapGoogleHealth(syncDevice, "heart-rate", fixture("heart-rate.json").dataPoints[0])[0]?.sourceRecordId).toBe(first.sourceRecordId);
     expect(second.value).toBe(70);
     expect(Date.parse(first.time.at)).toBe(Date.parse("2026-03-14T07:31:05Z"));
   });
@@ -142,7 +145,7 @@ describe("roll-ups (dataPoints:rollUp)", () => {
     const [r] = mapRollup(device, "heart-rate", "5m", { ...window, heartRate: { beatsPerMinuteAvg: 71.4, beatsPerMinuteMin: 64, beatsPerMinuteMax: 83 } });
     expect(r).toMatchObject({ metric: "heart_rate", value: 71.4, unit: "/min", time: { start: "2026-03-14T07:00:00.000Z", end: "2026-03-14T07:05:00.000Z" }, statistics: { minimum: 64, maximum: 83 } });
     expect(r?.attributes).toEqual({ statistic: "average", resolution: "5m" });
-    expect(r?.sourceRecordId).toBe("aBcD-1234-health/heart-rate/5m@2026-03-14T07:00:00.000Z");
+    expect(r?.sourceRecordId).toBe("dev-1/heart-rate/5m@2026-03-14T07:00:00.000Z");
     const n = normaliseReading(r!);
     if (!n.ok) throw new Error("not normalised");
     const obs = toObservation(n.reading, { id: "dev-1", name: "Pixel Watch" }) as Record<string, unknown>;

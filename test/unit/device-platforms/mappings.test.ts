@@ -36,10 +36,10 @@ describe("Oura", () => {
     expect(hr[2]).toMatchObject({ time: { at: "2024-01-14T23:15:00.000Z" } });
   });
 
-  it("heart rate samples carry their own instant as the record id", () => {
+  it("heart rate samples carry their instant, scoped to the device, as the record id", () => {
     const readings = fixture("oura-heartrate.json").data.flatMap((d: unknown) => mapOura(device, "heartrate", d));
     expect(readings).toHaveLength(2);
-    expect(readings[1]).toMatchObject({ metric: "heart_rate", value: 57, unit: "bpm", time: { at: "2024-01-15T00:05:00+00:00" }, sourceRecordId: "2024-01-15T00:05:00+00:00" });
+    expect(readings[1]).toMatchObject({ metric: "heart_rate", value: 57, unit: "bpm", time: { at: "2024-01-15T00:05:00+00:00" }, sourceRecordId: "dev-1@2024-01-15T00:05:00+00:00" });
   });
 
   it("unknown data types give nothing", () => {
@@ -51,19 +51,22 @@ describe("WHOOP", () => {
   it("a scored recovery → recovery score, resting HR, RMSSD HRV, SpO2, skin temperature", () => {
     const readings = mapWhoop(device, "recovery", fixture("whoop-recovery.json"));
     expect(readings.map((r) => [r.metric, r.value, r.unit])).toEqual([
-      ["recovery_score", 44, "%"],
+      ["recovery_score", 44, "score"],
       ["resting_heart_rate", 64, "bpm"],
       ["hrv", 31.813562, "ms"],
       ["spo2", 95.6875, "%"],
       ["skin_temperature", 33.7, "Cel"],
     ]);
-    expect(readings[0]?.sourceRecordId).toBe("cycle-93845");
+    // The recovery's own record (its sleep's UUID), not the cycle's nor the sleep's.
+    expect(readings[0]?.sourceRecordId).toBe("recovery-123e4567-e89b-12d3-a456-426614174000");
   });
 
   it("PENDING_SCORE and UNSCORABLE are absent readings with their state", () => {
     for (const state of ["PENDING_SCORE", "UNSCORABLE"]) {
       const readings = mapWhoop(device, "recovery", { ...fixture("whoop-recovery.json"), score_state: state, score: undefined });
       expect(readings.every((r) => r.value === undefined && r.absentReason === "not-performed" && r.attributes?.score_state === state)).toBe(true);
+      // Ids of their own: the scored values that follow are not their duplicates.
+      expect(readings[0]?.sourceRecordId).toBe(`recovery-123e4567-e89b-12d3-a456-426614174000#${state}`);
     }
   });
 

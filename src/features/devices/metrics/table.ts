@@ -55,6 +55,8 @@ const DEFINITIONS: readonly MetricDefinition[] = [
   { metric: "spo2", category: "vital-signs", coding: [loinc("2708-6", "Oxygen saturation in Arterial blood"), loinc("59408-5", "Oxygen saturation in Arterial blood by Pulse oximetry")], ucum: "%", unit: "%", range: [50, 100] },
   { metric: "respiratory_rate", category: "vital-signs", coding: [loinc("9279-1", "Respiratory rate")], ucum: "/min", unit: "breaths/min", range: [2, 80] },
   { metric: "body_temperature", category: "vital-signs", coding: [loinc("8310-5", "Body temperature")], ucum: "Cel", unit: "°C", range: [25, 45] },
+  // Wrist skin temperature (WHOOP): a measured quantity. 39106-0 "Temperature of Skin" is a nominal finding (warm, cold), not this.
+  { metric: "skin_temperature", category: "vital-signs", coding: [loinc("61008-9", "Body surface temperature")], ucum: "Cel", unit: "°C", range: [15, 45] },
   // A deviation, not a temperature: °F would convert as an absolute scale, so only Cel (or K) is accepted.
   { metric: "skin_temperature_delta", category: "vital-signs", coding: [local("skin-temperature-delta")], ucum: "Cel", unit: "°C", range: [-10, 10] },
   // Blood pressure: the vital-signs panel; Continua's 55284-4 (the spec's code) and MDC as extra codings.
@@ -95,12 +97,15 @@ const DEFINITIONS: readonly MetricDefinition[] = [
   minutes("sleep_light", loinc("93830-8", "Light sleep duration")),
   minutes("sleep_rem", loinc("93829-0", "REM sleep duration")),
   { metric: "sleep_efficiency", category: "activity", coding: [local("sleep-efficiency")], ucum: "%", unit: "%", range: [0, 100] },
+  { metric: "sleep_performance", category: "activity", coding: [local("sleep-performance")], ucum: "%", unit: "%", range: [0, 100] },
   // Scores (spec 2.2: a wellness score is category activity)
   score("stress", "stress"),
   score("body_battery", "body-battery"),
   score("readiness_score", "readiness-score"),
   score("recovery_score", "recovery-score"),
   score("sleep_score", "sleep-score"),
+  score("activity_score", "activity-score"),
+  { metric: "strain", category: "activity", coding: [local("strain")], ucum: "{score}", unit: "score", range: [0, 21] },
   // Bedside monitor streams: the device's own code (MDC) travels as attributes.mdc_code and is added as an extra coding.
   { metric: "bedside", category: "vital-signs", coding: [local("bedside-stream")], unit: "" },
 ];
