@@ -8,6 +8,7 @@ import { checkIpsDocument } from "../../../src/standards/ips/checks";
 import { MAX_PER_TYPE } from "../../../src/standards/ips/record";
 import { createTenant, shardOf, type Tenant } from "../../support/tenants";
 import { post } from "../../fhir/support";
+import { createPatient, linkDevice, minutesAgo, postReadings, reading } from "../../devices/support";
 
 type Section = { title: string; code: { coding: { code: string }[] }; entry?: { reference: string }[]; emptyReason?: { coding: { code: string }[] }; text: { div: string } };
 const sectionsOf = (b: Bundle) => (b.entry![0]!.resource as unknown as { section: Section[] }).section;
@@ -99,6 +100,10 @@ describe("Patient/$summary", () => {
     expect(b.identifier).toBeDefined();
     expect(b.timestamp).toBeDefined();
     const composition = b.entry![0]!.resource as Resource & Record<string, unknown>;
+    // The document's time: Composition.date is the Bundle's timestamp, a full instant of this very request.
+    expect(composition.date).toBe(b.timestamp);
+    expect(composition.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect(Math.abs(Date.parse(composition.date as string) - Date.now())).toBeLessThan(60_000);
     expect(composition).toMatchObject({ resourceType: "Composition", status: "final", title: "International Patient Summary", type: { coding: [{ code: "60591-5" }] } });
     expect(target(b, (composition.subject as { reference: string }).reference)?.id).toBe(patient.id);
     expect(target(b, (composition.custodian as { reference: string }).reference)?.id).toBe(org.id);
@@ -178,6 +183,33 @@ describe("Patient/$summary", () => {
     const outcome = everything.entry!.find((e) => e.search?.mode === "outcome")!.resource as unknown as { issue: { severity: string; diagnostics: string }[] };
     expect(outcome.issue).toEqual([expect.objectContaining({ severity: "warning", diagnostics: expect.stringContaining("Only the 5000 most recently updated") })]);
   }, 60_000); // fifteen thousand rows and a ten-thousand-entry document
+
+  it("summarises a patient whose data came through the device ingest: vital signs, the device and its use", async () => {
+    const t = await createTenant();
+    const patient = await createPatient(t, "Wearer");
+    const ring = await linkDevice(t, patient);
+    const answer = await postReadings(t, [
+      reading(patient, ring, { metric: "heart_rate", value: 64, unit: "bpm", time: { at: minutesAgo(30) } }),
+      reading(patient, ring, { metric: "spo2", value: 97, unit: "%", time: { at: minutesAgo(20) } }),
+      reading(patient, ring, { metric: "blood_pressure", unit: "mmHg", time: { at: minutesAgo(10) }, components: [{ metric: "systolic", value: 128, unit: "mmHg" }, { metric: "diastolic", value: 82, unit: "mmHg" }] }),
+      reading(patient, ring, { metric: "steps", value: 8000, unit: "steps", time: { at: minutesAgo(5) } }),
+    ]);
+    expect(answer.created).toBe(4);
+    const b = await summary(t, `Patient/${patient}/$summary`);
+    await expectValidDocument(t, b);
+    expect(sectionCodes(b)).toEqual(["11450-4", "48765-2", "10160-0", "8716-3", "46264-8"]);
+    // The three vital signs, each with its value; steps (category activity) are no IPS section's.
+    const vitals = section(b, "8716-3")!.entry!.map((e) => target(b, e.reference) as Resource & { code: { coding: { code: string }[] }; device: { reference: string } });
+    expect(vitals.map((o) => o.code.coding[0]!.code).sort()).toEqual(["2708-6", "85354-9", "8867-4"]);
+    expect(section(b, "8716-3")!.text.div).toContain("128");
+    // The ring the readings name is in the document (their relative "Device/id" references resolve
+    // against the entries' fullUrls, as FHIR resolves them in a document), with a use statement.
+    for (const o of vitals) expect(b.entry!.find((e) => e.fullUrl!.endsWith(`/${o.device.reference}`))?.resource?.id).toBe(ring);
+    const use = target(b, section(b, "46264-8")!.entry![0]!.reference) as Resource & { device: { reference: string } };
+    expect(use.resourceType).toBe("DeviceUseStatement");
+    expect(target(b, use.device.reference)?.id).toBe(ring);
+    expect(b.entry!.filter((e) => e.resource!.resourceType === "Device" && e.resource!.id === ring)).toHaveLength(1);
+  });
 
   it("summarises a patient an HL7 v2 ADT^A01 created", async () => {
     const t = await createTenant();
