@@ -1,6 +1,8 @@
 // IPS $summary latency (in-process, on the same SQLite engine as D1) for one patient with
 // ~5,000 resources, against the compartment read it is built on (Patient/$everything) and a
-// plain one-page search of the patient's Observations, measured in the same run.
+// plain one-page search of the patient's Observations, measured in the same run. Prints the
+// $summary p50 against the issue's target (100 ms, in-process); exits non-zero when it measured
+// nothing or the document left part of the record out (its narrative names a shortfall).
 // Usage: npm run bench -- ips-summary [--resources 5000 --runs 20]
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -48,6 +50,9 @@ function resourceAt(i: number, subject: { reference: string }): Resource {
   }
 }
 
+/** The issue's target for one patient with 5,000 resources, in-process (wall time on a free core). */
+const TARGET_MS = 100;
+
 const pct = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 /** CPU milliseconds (user + system) of each run, beside wall time: on a shared machine wall time includes waiting for a core. */
@@ -80,9 +85,11 @@ async function main() {
 
   const call = { store, env: {} as never, principal, limits: {} as never, level: "instance" as const, type: "Patient", id: patient.id!, params: {}, body: undefined, request: { method: "GET" as const, url: "", path: "", headers: new Headers() } };
   let entries = 0;
+  let incomplete = false;
   const summary = await time("$summary", async () => {
     const bundle = (await summaryOperation.handler(call)).body as Bundle;
     entries = bundle.entry!.length;
+    incomplete = JSON.stringify(bundle.entry![0]!.resource).includes("This summary is incomplete");
   });
   const everything = await time("$everything", () => store.everything(patient.id!));
   // Phases of one $summary: the Device search beside the compartment read, and the pure builder on a record in hand.
@@ -100,7 +107,7 @@ async function main() {
     { label: "buildSummary p50 ms", value: pct(build, 50) },
   ]);
   console.log(`\nIPS $summary, one patient with ${total} resources (${entries} document entries), ${runs} runs each, in-process SQLite`);
-  console.log(`$summary                          p50 ${p50.toFixed(1)} ms   p99 ${pct(summary, 99).toFixed(1)} ms`);
+  console.log(`$summary                          p50 ${p50.toFixed(1)} ms   p99 ${pct(summary, 99).toFixed(1)} ms   (target p50 <= ${TARGET_MS} ms: ${p50 <= TARGET_MS ? "met" : "missed"})`);
   console.log(`$everything (its compartment read) p50 ${base.toFixed(1)} ms   ratio $summary/$everything ${(p50 / base).toFixed(2)}`);
   console.log(`Observation?patient&_count=1000    p50 ${plain.toFixed(1)} ms   ratio $summary/search ${(p50 / plain).toFixed(2)}`);
   const [cpuSummary, cpuEverything] = allMeasured([
@@ -110,6 +117,7 @@ async function main() {
   console.log(`CPU time p50: $summary ${cpuSummary.toFixed(1)} ms, $everything ${cpuEverything.toFixed(1)} ms, ratio ${(cpuSummary / cpuEverything).toFixed(2)}`);
   console.log(`phases: Device?patient p50 ${deviceP50.toFixed(1)} ms, buildSummary (record in hand) p50 ${buildP50.toFixed(1)} ms`);
   rmSync(dir, { recursive: true, force: true });
+  if (incomplete) throw new Error("the document says part of the record was left out: the summary did not see the whole record");
 }
 
 main().catch((e) => {

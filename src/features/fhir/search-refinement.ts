@@ -13,14 +13,18 @@ export type SearchRefined =
 export interface SearchRefinement {
   /** The resource types whose type-level searches it refines. */
   types: readonly string[];
+  /** The query the store runs instead of `params` (e.g. with a result parameter the guide requires); `params` as they are when absent. */
+  query?(params: URLSearchParams): URLSearchParams;
   /** How it refines a search with these parameters, or undefined when it does not. */
   refine(params: URLSearchParams, store: FhirService): Promise<SearchRefined | undefined>;
 }
 
 /** The store's answer to a type search with every refinement that applies. */
-export async function refinedSearch(refinements: readonly SearchRefinement[], store: FhirService, type: string | undefined, params: URLSearchParams, strict: boolean): Promise<{ status: number; body: Resource }> {
+export async function refinedSearch(refinements: readonly SearchRefinement[], store: FhirService, type: string | undefined, asked: URLSearchParams, strict: boolean): Promise<{ status: number; body: Resource }> {
   const shapes: ((bundle: Bundle, store: FhirService) => Promise<Bundle>)[] = [];
-  for (const r of type ? refinements.filter((x) => x.types.includes(type)) : []) {
+  const applicable = type ? refinements.filter((x) => x.types.includes(type)) : [];
+  const params = applicable.reduce((p, r) => r.query?.(p) ?? p, asked);
+  for (const r of applicable) {
     const refined = await r.refine(params, store);
     if (!refined) continue;
     if ("respond" in refined) return refined.respond;

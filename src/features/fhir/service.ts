@@ -55,10 +55,48 @@ export interface FhirStoreOptions {
   holdAuditFlush?: boolean;
 }
 
-/** $everything reads at most this many compartment members, and as many referenced resources. */
-const EVERYTHING_LIMIT = 5000;
+/**
+ * $everything reads at most this many compartment members (the most recently updated), or this
+ * many of each type when it reads chosen types; a read cut short says so (PatientEverything.incomplete
+ * and an OperationOutcome entry), never silently.
+ */
+export const EVERYTHING_LIMIT = 5000;
+
+/** A part of the compartment read cut short: one type's members, or (no type) the whole compartment's. */
+export interface CompartmentShortfall {
+  type?: string;
+  /** Members read: the most recently updated. */
+  included: number;
+  /** Live members there are. */
+  total: number;
+}
+
+export interface EverythingOptions {
+  /** Only these types of the compartment (the Patient's own type included if wanted), each read up to `perType`. */
+  types?: readonly string[];
+  /** At most this many members of each type in `types` (EVERYTHING_LIMIT by default). */
+  perType?: number;
+}
+
+export interface PatientEverything {
+  /** The searchset: members, what they reference, and an OperationOutcome entry when a read was cut short. */
+  bundle: Bundle;
+  incomplete: CompartmentShortfall[];
+}
 
 const parsed = (content: string) => JSON.parse(content) as Resource;
+
+/** The OperationOutcome entry of a compartment read cut short: what was left out, per type. */
+function shortfallOutcome(incomplete: CompartmentShortfall[]): Resource {
+  return {
+    resourceType: "OperationOutcome",
+    issue: incomplete.map((s) => ({
+      severity: "warning",
+      code: "too-costly",
+      diagnostics: `Only the ${s.included} most recently updated of the ${s.total} ${s.type ?? "compartment"} resources of the patient are included`,
+    })),
+  };
+}
 
 export interface UpdateOptions {
   ifMatch?: string;
@@ -702,7 +740,13 @@ export class FhirService implements FhirPort, FhirExportReader {
    * AuditEvents about the patient are in the compartment but are the record's log, not its content.
    */
   async everything(patientId: string): Promise<Bundle> {
-    return this.audited("operation", { what: `Patient/${patientId}`, query: "$everything" }, async () => {
+    return (await this.patientEverything(patientId)).bundle;
+  }
+
+  /** $everything with its shortfalls, optionally of chosen types only (what a summary reads: IPS $summary). */
+  async patientEverything(patientId: string, options: EverythingOptions = {}): Promise<PatientEverything> {
+    const query = options.types ? `$everything?_type=${options.types.join(",")}` : "$everything";
+    return this.audited("operation", { what: `Patient/${patientId}`, query }, async () => {
       const patient = await this.store.current("Patient", patientId);
       if (!patient) throw notFound(`Patient/${patientId} not found`);
       if (patient.deleted) throw gone(`Patient/${patientId} was deleted`);
@@ -710,20 +754,33 @@ export class FhirService implements FhirPort, FhirExportReader {
         const decision = await this.policy.check({ principal: this.principal, action: "read", resourceType: "Patient", resource: parsed(patient.content), patient: patientId });
         if (!decision.permit) throw notFound(`Patient/${patientId} not found`);
       }
-      const members = await this.visible(
-        "read",
-        await this.hydrateAll(await this.store.compartmentContents(patientId, EVERYTHING_LIMIT)),
-        (r) => r,
+      const reads = options.types?.map((type) => ({ type, limit: options.perType ?? EVERYTHING_LIMIT })) ?? [{ type: undefined, limit: EVERYTHING_LIMIT }];
+      const parts = await Promise.all(
+        reads.map(async ({ type, limit }) => {
+          // One row more than the cap tells a whole read from a cut one; only a cut one is read again
+          // newest first (the sort a whole read does not need) and counted.
+          const contents = await this.store.compartmentContents(patientId, limit + 1, { type });
+          if (contents.length <= limit) return { contents };
+          const [newest, total] = await Promise.all([this.store.compartmentContents(patientId, limit, { type, newest: true }), this.store.compartmentCount(patientId, type)]);
+          const shortfall: CompartmentShortfall = { ...(type ? { type } : {}), included: limit, total };
+          return { contents: newest, shortfall };
+        }),
       );
+      const incomplete = parts.flatMap((p) => (p.shortfall ? [p.shortfall] : []));
+      const members = await this.visible("read", await this.hydrateAll(parts.flatMap((p) => p.contents)), (r) => r);
       const seen = new Set(members.map((m) => `${m.resourceType}/${m.id}`));
-      const refs = (await this.store.compartmentReferencedContents(patientId, EVERYTHING_LIMIT)).map(parsed).filter((r) => !seen.has(`${r.resourceType}/${r.id}`));
+      // After a cut read, only what the members read reference; otherwise the index's own join.
+      const from = incomplete.length ? { sources: members.map((m) => ({ type: m.resourceType, id: m.id! })) } : { types: options.types };
+      const refs = (await this.store.referencedContents(patientId, from)).map(parsed).filter((r) => !seen.has(`${r.resourceType}/${r.id}`));
       const referenced = await this.visible("read", refs, (r) => r);
-      const entry = [...members, ...referenced].map((resource) => ({
+      const entry: BundleEntry[] = [...members, ...referenced].map((resource) => ({
         fullUrl: `${this.baseUrl}/${resource.resourceType}/${resource.id}`,
         resource,
         search: { mode: "match" as const },
       }));
-      return { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset", total: entry.length, entry } satisfies Bundle;
+      const total = entry.length;
+      if (incomplete.length) entry.push({ resource: shortfallOutcome(incomplete), search: { mode: "outcome" } });
+      return { bundle: { resourceType: "Bundle", id: crypto.randomUUID(), type: "searchset", total, entry } satisfies Bundle, incomplete };
     });
   }
 

@@ -16,6 +16,15 @@ export interface RecordEntry {
   resource: Resource;
 }
 
+/** A resource type the record reader did not read whole (docs/ips.md: which ones it keeps): said in the narrative, never silent. */
+export interface RecordShortfall {
+  type: string;
+  /** Resources of the type read. */
+  included: number;
+  /** Resources of the type there are, when the reader knows (otherwise: more than `included`). */
+  total?: number;
+}
+
 export interface SummaryInput {
   patient: RecordEntry;
   /** The patient's record: compartment members and what they reference (the patient may be among them). */
@@ -24,7 +33,16 @@ export interface SummaryInput {
   now?: string;
   /** The author's name: the software generating the summary (Composition.author is a Device). */
   generator?: string;
+  /** What the reader left out: named in the Composition's narrative and in each section taking that type. */
+  incomplete?: readonly RecordShortfall[];
 }
+
+const shortfallNote = (s: RecordShortfall) =>
+  `This summary is incomplete: ${s.included} of the ${s.total ?? `more than ${s.included}`} ${s.type} resources in the record were read.`;
+
+/** The notes for a section: the shortfalls of the types it takes (a Device is taken as its generated DeviceUseStatement). */
+const sectionNotes = (rule: SectionRule, incomplete: readonly RecordShortfall[]) =>
+  incomplete.filter((s) => rule.types.includes(s.type) || (s.type === "Device" && rule.types.includes("DeviceUseStatement"))).map(shortfallNote);
 
 /** Resources never put in a summary: the record's audit trail and provenance are not clinical content. */
 const EXCLUDED = new Set(["AuditEvent", "Provenance", "Subscription", "Bundle"]);
@@ -102,7 +120,7 @@ function patientName(patient: Resource): string {
   return name?.text ?? ([...(name?.given ?? []), name?.family].filter(Boolean).join(" ") || "the patient");
 }
 
-function section(rule: SectionRule, entries: RecordEntry[], index: RecordIndex) {
+function section(rule: SectionRule, entries: RecordEntry[], index: RecordIndex, notes: string[]) {
   const display = (ref: unknown) => {
     const r = (ref as { reference?: string } | undefined)?.reference;
     const target = r ? index.find(r)?.resource : undefined;
@@ -115,6 +133,7 @@ function section(rule: SectionRule, entries: RecordEntry[], index: RecordIndex) 
       entries.map((e) => e.resource),
       display,
       `No information about ${rule.title.toLowerCase()} is available.`,
+      notes,
     ),
   };
   if (entries.length) return { ...base, entry: entries.map((e) => ({ reference: e.fullUrl })) };
@@ -149,7 +168,7 @@ export function buildSummary(input: SummaryInput): Bundle {
   }
   const sections = SECTIONS.flatMap((rule) => {
     const entries = bySection.get(rule)!;
-    return entries.length || rule.required ? [section(rule, entries, index)] : [];
+    return entries.length || rule.required ? [section(rule, entries, index, sectionNotes(rule, input.incomplete ?? []))] : [];
   });
 
   // What the section entries reference (medications, devices, practitioners, members), transitively.
@@ -188,7 +207,7 @@ export function buildSummary(input: SummaryInput): Bundle {
     resourceType: "Composition",
     id: compositionId,
     meta: { profile: [IPS_COMPOSITION_PROFILE] },
-    text: compositionNarrative(title, patientName(patient.resource), now),
+    text: compositionNarrative(title, patientName(patient.resource), now, (input.incomplete ?? []).map(shortfallNote)),
     status: "final",
     type: { coding: [{ system: "http://loinc.org", code: "60591-5", display: "Patient summary Document" }] },
     subject: { reference: patient.fullUrl },

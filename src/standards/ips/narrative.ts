@@ -93,17 +93,19 @@ export interface Narrative {
 
 const wrap = (inner: string): Narrative => ({ status: "generated", div: `<div xmlns="${XHTML}">${inner}</div>` });
 
-/** A section's narrative: a table of its entries, or the sentence saying it has none. */
-export function sectionNarrative(entries: Resource[], refDisplay: RefDisplay, emptyText: string): Narrative {
-  if (entries.length === 0) return wrap(`<p>${escapeXml(emptyText)}</p>`);
+const paragraphs = (notes: readonly string[]) => notes.map((n) => `<p>${escapeXml(n)}</p>`).join("");
+
+/** A section's narrative: a table of its entries, or the sentence saying it has none; then its notes (what the record reader left out). */
+export function sectionNarrative(entries: Resource[], refDisplay: RefDisplay, emptyText: string, notes: readonly string[] = []): Narrative {
+  if (entries.length === 0) return wrap(`<p>${escapeXml(emptyText)}</p>${paragraphs(notes)}`);
   let rows = "";
   for (const r of entries) {
     rows += `<tr><td>${escapeXml(what(r, refDisplay))}</td><td>${escapeXml(value(r))}</td><td>${escapeXml(status(r))}</td><td>${escapeXml(when(r))}</td></tr>`;
   }
-  return wrap(`<table><thead><tr><th>Item</th><th>Value</th><th>Status</th><th>Date</th></tr></thead><tbody>${rows}</tbody></table>`);
+  return wrap(`<table><thead><tr><th>Item</th><th>Value</th><th>Status</th><th>Date</th></tr></thead><tbody>${rows}</tbody></table>${paragraphs(notes)}`);
 }
 
-/** The Composition's own narrative: whose summary, when. */
-export function compositionNarrative(title: string, patientName: string, date: string): Narrative {
-  return wrap(`<p>${escapeXml(title)} for ${escapeXml(patientName)}, generated ${escapeXml(date)}.</p>`);
+/** The Composition's own narrative: whose summary, when, and what the record reader left out. */
+export function compositionNarrative(title: string, patientName: string, date: string, notes: readonly string[] = []): Narrative {
+  return wrap(`<p>${escapeXml(title)} for ${escapeXml(patientName)}, generated ${escapeXml(date)}.</p>${paragraphs(notes)}`);
 }

@@ -1,13 +1,15 @@
 // Patient/$summary (IPS OperationDefinition summary-uv-ips): the patient's IPS document, at
 // instance level or at type level with `identifier` (system|value), by GET or POST. The
-// record is the store's $everything, so the access policy and tenancy apply as to any read.
+// record is the store's $everything over the types a summary needs (every member of each, up to
+// MAX_PER_TYPE, a cap the document names when reached), so the access policy and tenancy apply as
+// to any read.
 import { z } from "@hono/zod-openapi";
 import { type AnyOperation, defineOperation } from "../../features/fhir/operations/operation";
 import type { Resource } from "../../features/fhir/port";
 import { badRequest, notFound } from "../../platform/errors";
 import { IPS_BUNDLE_PROFILE, buildSummary } from "./document";
 import { IPS_SERVER } from "./actors";
-import { entriesOf, recordFromEverything } from "./record";
+import { COMPARTMENT_TYPES, MAX_PER_TYPE, recordFromEverything, searchAll, shortfallOf } from "./record";
 
 const SummaryParams = z.object({
   identifier: z.string().min(1).optional().openapi({ description: "The patient's identifier (system|value), at type level" }),
@@ -50,10 +52,11 @@ export const summaryOperation = defineOperation({
       if (found.length > 1) throw badRequest(`Several patients have identifier ${identifier}`);
       patientId = found[0]!;
     }
-    const { patient, record } = recordFromEverything(await store.everything(patientId), patientId);
+    const everything = await store.patientEverything(patientId, { types: COMPARTMENT_TYPES, perType: MAX_PER_TYPE });
+    const { patient, record, incomplete } = recordFromEverything(everything.bundle, patientId, everything.incomplete.map((s) => ({ ...s, type: s.type! })));
     // Device is outside the R4 Patient compartment: the patient's devices (wearables) by Device.patient.
-    const devices = await store.search("Device", `patient=Patient/${encodeURIComponent(patientId)}&_count=1000`);
-    const bundle = buildSummary({ patient, record: [...record, ...entriesOf(devices)], generator: "IPS $summary" });
+    const devices = await searchAll(store, "Device", `patient=Patient/${encodeURIComponent(patientId)}&_sort=-_lastUpdated&_count=1000`, MAX_PER_TYPE);
+    const bundle = buildSummary({ patient, record: [...record, ...devices.entries], generator: "IPS $summary", incomplete: [...incomplete, ...shortfallOf("Device", devices)] });
     await store.recordAudit({ interaction: "operation", what: `Patient/${patientId}`, query: "$summary", outcome: "0" });
     return { body: bundle };
   },

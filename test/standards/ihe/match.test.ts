@@ -49,9 +49,10 @@ describe("Patient/$match", () => {
     }
     const pr = precisionRecall(results);
     expect(pr.withTruth).toBeGreaterThanOrEqual(50);
-    expect(pr.certainCount).toBeGreaterThan(10);
-    expect(pr.certainPrecision).toBe(1);
-    expect(pr.recallProbable).toBeGreaterThanOrEqual(0.9);
+    expect(pr.certain.count).toBeGreaterThan(10);
+    expect(pr.certain.precision).toBe(1);
+    expect(pr.probableOrBetter.recall).toBeGreaterThanOrEqual(0.9);
+    expect(pr.met).toBe(true);
   }, 60_000);
 
   it("honours onlyCertainMatches and count, and takes a bare Patient", async () => {

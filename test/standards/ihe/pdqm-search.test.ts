@@ -1,6 +1,6 @@
 // PDQm ITI-78 on Patient: the parameters the profile requires (each, and the required
-// combinations), :exact on string parameters, mothersMaidenName (the IHE SearchParameter,
-// indexed), Bundle.total, POST _search, and tenancy.
+// combinations), :exact on string parameters (names, address and its parts), mothersMaidenName (the IHE SearchParameter,
+// indexed), Bundle.total (on every page), POST _search, and tenancy.
 import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../../src/features/fhir/port";
 import { convertToFhir } from "../../../src/standards/hl7v2/convert/index";
@@ -67,9 +67,22 @@ describe("PDQm ITI-78 Patient search", () => {
       ["address=springfield", [jo]],
       ["address-city=Shelbyville", [johanna]],
       ["address-city:exact=shelbyville", []],
+      ["address:exact=Springfield", [jo]],
+      ["address:exact=1 Main St", [jo]],
+      ["address:exact=springfield", []],
+      ["address:exact=Spring", []],
       ["address-state=IL", both],
+      ["address-state=il", both],
+      ["address-state:exact=IL", both],
+      ["address-state:exact=il", []],
       ["address-postalcode=62701", [jo]],
+      ["address-postalcode=6270", [jo]],
+      ["address-postalcode:exact=62701", [jo]],
+      ["address-postalcode:exact=6270", []],
       ["address-country=US", both],
+      ["address-country=us", both],
+      ["address-country:exact=US", both],
+      ["address-country:exact=us", []],
       ["gender=female", both],
       ["mothersMaidenName=schneider", both],
       ["mothersMaidenName:exact=Schneider", [jo]],
@@ -82,6 +95,13 @@ describe("PDQm ITI-78 Patient search", () => {
       expect(r.ids, query).toEqual(expected);
       expect(r.total, query).toBe(expected.length);
     }
+    // Bundle.total counts every match, whatever the page holds: both pages of a one-per-page search say 2.
+    const first = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient?family=mul&_count=1`)).json()) as Bundle;
+    expect([first.entry!.length, first.total]).toEqual([1, 2]);
+    const next = first.link!.find((l) => l.relation === "next")!.url;
+    const second = (await (await t.fetch(new URL(next).pathname + new URL(next).search)).json()) as Bundle;
+    expect([second.entry!.length, second.total]).toEqual([1, 2]);
+    expect([first.entry![0]!.resource!.id, second.entry![0]!.resource!.id].sort()).toEqual(both);
     const posted = await t.fetch(`/fhir/r4/${t.orgId}/Patient/_search`, { method: "POST", body: "mothersMaidenName:exact=Schneiderman", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(((await posted.json()) as Bundle).entry!.map((e) => e.resource!.id)).toEqual([johanna]);
   });

@@ -5,8 +5,10 @@ import { describe, expect, it } from "vitest";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
 import { convertToFhir } from "../../../src/standards/hl7v2/convert/index";
 import { checkIpsDocument } from "../../../src/standards/ips/checks";
-import { createTenant, type Tenant } from "../../support/tenants";
+import { MAX_PER_TYPE } from "../../../src/standards/ips/record";
+import { createTenant, shardOf, type Tenant } from "../../support/tenants";
 import { post } from "../../fhir/support";
+import { createPatient, linkDevice, minutesAgo, postReadings, reading } from "../../devices/support";
 
 type Section = { title: string; code: { coding: { code: string }[] }; entry?: { reference: string }[]; emptyReason?: { coding: { code: string }[] }; text: { div: string } };
 const sectionsOf = (b: Bundle) => (b.entry![0]!.resource as unknown as { section: Section[] }).section;
@@ -73,6 +75,21 @@ async function fullRecord(t: Tenant) {
   return { patient, org, med };
 }
 
+/**
+ * `count` members of the patient's compartment written straight into the store's tables (a
+ * recursive CTE, so ten thousand rows cost one statement, not ten thousand writes), updated one
+ * second apart in the order of `i`: `content` is an SQL expression of `i`, `lu` (lastUpdated) and `?2` (the patient id).
+ */
+async function insertMembers(t: Tenant, patientId: string, type: string, prefix: string, count: number, content: string) {
+  const db = await shardOf(t.orgId);
+  const rows = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?3),
+    r(i, id, lu) AS (SELECT i, '${prefix}-' || i, strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '+' || i || ' seconds') FROM n)`;
+  await db.batch([
+    db.prepare(`${rows} INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) SELECT ?1, '${type}', id, 1, lu, 0, ${content} FROM r`).bind(t.orgId, patientId, count),
+    db.prepare(`${rows} INSERT INTO fhir_compartment (org_id, patient_id, resource_type, resource_id) SELECT ?1, ?2, '${type}', id FROM r`).bind(t.orgId, patientId, count),
+  ]);
+}
+
 describe("Patient/$summary", () => {
   it("builds the IPS document from a full record: sections, narrative, references inside the document", async () => {
     const t = await createTenant();
@@ -83,6 +100,10 @@ describe("Patient/$summary", () => {
     expect(b.identifier).toBeDefined();
     expect(b.timestamp).toBeDefined();
     const composition = b.entry![0]!.resource as Resource & Record<string, unknown>;
+    // The document's time: Composition.date is the Bundle's timestamp, a full instant of this very request.
+    expect(composition.date).toBe(b.timestamp);
+    expect(composition.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect(Math.abs(Date.parse(composition.date as string) - Date.now())).toBeLessThan(60_000);
     expect(composition).toMatchObject({ resourceType: "Composition", status: "final", title: "International Patient Summary", type: { coding: [{ code: "60591-5" }] } });
     expect(target(b, (composition.subject as { reference: string }).reference)?.id).toBe(patient.id);
     expect(target(b, (composition.custodian as { reference: string }).reference)?.id).toBe(org.id);
@@ -117,6 +138,77 @@ describe("Patient/$summary", () => {
       expect(s.emptyReason!.coding[0]!.code).toBe("unavailable");
       expect(s.text.div).toContain("No information");
     }
+  });
+
+  it("reads the whole record past $everything's old 5,000-member cap, and names what its per-type cap leaves out", async () => {
+    const t = await createTenant();
+    const { patient } = await fullRecord(t);
+    // Appointments sort before Conditions in the compartment's key: a read of any 5,000 members
+    // in key order (what $summary stood on) held no Condition, allergy or medication at all.
+    await insertMembers(t, patient.id!, "Appointment", "appt", 5100, `json_object('resourceType', 'Appointment', 'id', id, 'meta', json_object('versionId', '1', 'lastUpdated', lu), 'status', 'booked', 'participant', json_array(json_object('actor', json_object('reference', 'Patient/' || ?2), 'status', 'accepted')))`);
+    // One heart rate more than a summary reads of a type, all older than the record's own five Observations.
+    await insertMembers(
+      t,
+      patient.id!,
+      "Observation",
+      "hr",
+      MAX_PER_TYPE + 1,
+      `json_object('resourceType', 'Observation', 'id', id, 'meta', json_object('versionId', '1', 'lastUpdated', lu), 'status', 'final',
+        'category', json_array(json_object('coding', json_array(json_object('system', 'http://terminology.hl7.org/CodeSystem/observation-category', 'code', 'vital-signs')))),
+        'code', json_object('coding', json_array(json_object('system', 'http://loinc.org', 'code', '8867-4', 'display', 'Heart rate'))),
+        'subject', json_object('reference', 'Patient/' || ?2), 'effectiveDateTime', substr(lu, 1, 10), 'valueQuantity', json_object('value', 60 + i % 40, 'unit', '/min'))`,
+    );
+    const b = await summary(t, `Patient/${patient.id}/$summary`);
+    expect(checkIpsDocument(b)).toEqual([]);
+    const ids = (code: string) => section(b, code)!.entry!.map((e) => target(b, e.reference)!.id);
+    expect(section(b, "11450-4")!.entry).toHaveLength(1);
+    expect(section(b, "48765-2")!.entry).toHaveLength(1);
+    expect(section(b, "10160-0")!.entry).toHaveLength(1);
+    // The most recently updated are read: the record's five Observations (one heart rate) and all inserted but the six oldest.
+    const vitals = ids("8716-3");
+    expect(vitals).toHaveLength(1 + MAX_PER_TYPE - 5);
+    expect(vitals).toContain(`hr-${MAX_PER_TYPE + 1}`);
+    expect(vitals).toContain("hr-7");
+    expect(vitals).not.toContain("hr-6");
+    expect(ids("30954-2")).toHaveLength(1); // the record's glucose
+    // The Observations not read are said, in the Composition's narrative and each section taking Observations.
+    const note = `${MAX_PER_TYPE} of the ${MAX_PER_TYPE + 1 + 5} Observation resources in the record were read`;
+    expect((b.entry![0]!.resource as unknown as { text: { div: string } }).text.div).toContain(note);
+    expect(section(b, "8716-3")!.text.div).toContain(note);
+    expect(section(b, "30954-2")!.text.div).toContain(note);
+    expect(section(b, "11450-4")!.text.div).not.toContain("incomplete");
+    // $everything itself keeps its cap, newest first, and says so in an OperationOutcome entry.
+    const res = await t.fetch(`/fhir/r4/${t.orgId}/Patient/${patient.id}/$everything`);
+    const everything = (await res.json()) as Bundle;
+    const outcome = everything.entry!.find((e) => e.search?.mode === "outcome")!.resource as unknown as { issue: { severity: string; diagnostics: string }[] };
+    expect(outcome.issue).toEqual([expect.objectContaining({ severity: "warning", diagnostics: expect.stringContaining("Only the 5000 most recently updated") })]);
+  }, 60_000); // fifteen thousand rows and a ten-thousand-entry document
+
+  it("summarises a patient whose data came through the device ingest: vital signs, the device and its use", async () => {
+    const t = await createTenant();
+    const patient = await createPatient(t, "Wearer");
+    const ring = await linkDevice(t, patient);
+    const answer = await postReadings(t, [
+      reading(patient, ring, { metric: "heart_rate", value: 64, unit: "bpm", time: { at: minutesAgo(30) } }),
+      reading(patient, ring, { metric: "spo2", value: 97, unit: "%", time: { at: minutesAgo(20) } }),
+      reading(patient, ring, { metric: "blood_pressure", unit: "mmHg", time: { at: minutesAgo(10) }, components: [{ metric: "systolic", value: 128, unit: "mmHg" }, { metric: "diastolic", value: 82, unit: "mmHg" }] }),
+      reading(patient, ring, { metric: "steps", value: 8000, unit: "steps", time: { at: minutesAgo(5) } }),
+    ]);
+    expect(answer.created).toBe(4);
+    const b = await summary(t, `Patient/${patient}/$summary`);
+    await expectValidDocument(t, b);
+    expect(sectionCodes(b)).toEqual(["11450-4", "48765-2", "10160-0", "8716-3", "46264-8"]);
+    // The three vital signs, each with its value; steps (category activity) are no IPS section's.
+    const vitals = section(b, "8716-3")!.entry!.map((e) => target(b, e.reference) as Resource & { code: { coding: { code: string }[] }; device: { reference: string } });
+    expect(vitals.map((o) => o.code.coding[0]!.code).sort()).toEqual(["2708-6", "85354-9", "8867-4"]);
+    expect(section(b, "8716-3")!.text.div).toContain("128");
+    // The ring the readings name is in the document (their relative "Device/id" references resolve
+    // against the entries' fullUrls, as FHIR resolves them in a document), with a use statement.
+    for (const o of vitals) expect(b.entry!.find((e) => e.fullUrl!.endsWith(`/${o.device.reference}`))?.resource?.id).toBe(ring);
+    const use = target(b, section(b, "46264-8")!.entry![0]!.reference) as Resource & { device: { reference: string } };
+    expect(use.resourceType).toBe("DeviceUseStatement");
+    expect(target(b, use.device.reference)?.id).toBe(ring);
+    expect(b.entry!.filter((e) => e.resource!.resourceType === "Device" && e.resource!.id === ring)).toHaveLength(1);
   });
 
   it("summarises a patient an HL7 v2 ADT^A01 created", async () => {

@@ -74,6 +74,9 @@ const FLUSH_BATCH = 500;
  */
 export const AUDIT_WRITE_CHUNK = 25;
 
+/** Sources per reference query: their keys travel as one JSON value, well under D1's 2 MB per value. */
+const REFERENCE_SOURCES_PER_QUERY = 5000;
+
 export interface HistoryQuery {
   type?: string;
   id?: string;
@@ -154,30 +157,71 @@ export class ResourceStore {
     return results.map(toVersion);
   }
 
-  /** Live members of a patient's compartment (AuditEvents left out: the record's log, not its content), stored JSON. */
-  async compartmentContents(patientId: string, limit: number): Promise<string[]> {
+  /**
+   * Live members of a patient's compartment, at most `limit`: of one type, or of every type but
+   * AuditEvent (the record's log, not its content). Stored JSON. `newest` orders them most recently
+   * updated first, so a read cut at `limit` keeps the newest (a sort a whole read does not need).
+   */
+  async compartmentContents(patientId: string, limit: number, opts: { type?: string; newest?: boolean } = {}): Promise<string[]> {
+    const { type, newest } = opts;
     const { results } = await this.db
       .prepare(
         `SELECT r.content FROM fhir_compartment c JOIN fhir_resources r ON r.org_id = c.org_id AND r.resource_type = c.resource_type AND r.id = c.resource_id
-         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND c.resource_type != 'AuditEvent' LIMIT ?3`,
+         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND ${type === undefined ? "c.resource_type != 'AuditEvent'" : "c.resource_type = ?4"}
+         ${newest ? "ORDER BY r.last_updated DESC, r.resource_type, r.id" : ""} LIMIT ?3`,
       )
-      .bind(this.orgId, patientId, limit)
+      .bind(this.orgId, patientId, limit, ...(type === undefined ? [] : [type]))
       .all<{ content: string }>();
     return results.map((r) => r.content);
   }
 
-  /** Live resources the members of a patient's compartment reference, stored JSON. */
-  async compartmentReferencedContents(patientId: string, limit: number): Promise<string[]> {
-    const { results } = await this.db
+  /** How many live members of a patient's compartment there are: of one type, or of every type but AuditEvent. */
+  async compartmentCount(patientId: string, type?: string): Promise<number> {
+    const row = await this.db
       .prepare(
-        `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (
-           SELECT x.target_type, x.target_id FROM fhir_compartment c JOIN fhir_idx_reference x
-             ON x.org_id = c.org_id AND x.resource_type = c.resource_type AND x.resource_id = c.resource_id
-           WHERE c.org_id = ?1 AND c.patient_id = ?2 AND c.resource_type != 'AuditEvent') LIMIT ?3`,
+        `SELECT count(*) AS n FROM fhir_compartment c JOIN fhir_resources r ON r.org_id = c.org_id AND r.resource_type = c.resource_type AND r.id = c.resource_id
+         WHERE c.org_id = ?1 AND c.patient_id = ?2 AND r.deleted = 0 AND ${type === undefined ? "c.resource_type != 'AuditEvent'" : "c.resource_type = ?3"}`,
       )
-      .bind(this.orgId, patientId, limit)
-      .all<{ content: string }>();
-    return results.map((r) => r.content);
+      .bind(this.orgId, patientId, ...(type === undefined ? [] : [type]))
+      .first<{ n: number }>();
+    return row?.n ?? 0;
+  }
+
+  /**
+   * Live resources that members of a patient's compartment reference (by the reference index), stored
+   * JSON: of the members of `types` (all but AuditEvent when absent), or exactly of `sources` when the
+   * caller read only some members (in chunks, so any number fits D1's limit on one value).
+   */
+  async referencedContents(patientId: string, from: { types?: readonly string[]; sources?: { type: string; id: string }[] }): Promise<string[]> {
+    const targets = (members: string) =>
+      `SELECT r.content FROM fhir_resources r WHERE r.org_id = ?1 AND r.deleted = 0 AND (r.resource_type, r.id) IN (SELECT x.target_type, x.target_id FROM ${members})`;
+    if (!from.sources) {
+      const { results } = await this.db
+        .prepare(
+          targets(`fhir_compartment c JOIN fhir_idx_reference x ON x.org_id = c.org_id AND x.resource_type = c.resource_type AND x.resource_id = c.resource_id
+             WHERE c.org_id = ?1 AND c.patient_id = ?2 AND ${from.types ? "c.resource_type IN (SELECT value FROM json_each(?3))" : "c.resource_type != 'AuditEvent'"}`),
+        )
+        .bind(this.orgId, patientId, ...(from.types ? [JSON.stringify(from.types)] : []))
+        .all<{ content: string }>();
+      return results.map((r) => r.content);
+    }
+    const chunks: { type: string; id: string }[][] = [];
+    for (let i = 0; i < from.sources.length; i += REFERENCE_SOURCES_PER_QUERY) chunks.push(from.sources.slice(i, i + REFERENCE_SOURCES_PER_QUERY));
+    const pages = await Promise.all(
+      chunks.map(async (chunk) => {
+        // CROSS JOIN keeps the sources as the outer loop (the owner index answers each).
+        const { results } = await this.db
+          .prepare(
+            targets(`json_each(?2) k CROSS JOIN fhir_idx_reference x
+               ON x.org_id = ?1 AND x.resource_type = json_extract(k.value, '$[0]') AND x.resource_id = json_extract(k.value, '$[1]')`),
+          )
+          .bind(this.orgId, JSON.stringify(chunk.map((k) => [k.type, k.id])))
+          .all<{ content: string }>();
+        return results.map((r) => r.content);
+      }),
+    );
+    // Two chunks may reference the same resource: once each.
+    return chunks.length > 1 ? [...new Set(pages.flat())] : (pages[0] ?? []);
   }
 
   /**

@@ -1,8 +1,9 @@
 // MHD catalog nodes. `mhd.provide_document` publishes a document as a valid ITI-65 Provide
 // Document Bundle, to the organization's own store (checked by the same MHD rules as the FHIR
 // endpoint, then one transaction) or to another MHD Document Recipient through a FHIR
-// connector. `mhd.find_documents` runs an ITI-67 Find Document References on the store or a
-// remote Document Responder; `mhd.retrieve_document` (retrieve-node.ts) is ITI-68.
+// connector. `mhd.find_documents` runs an ITI-67 Find Document References and
+// `mhd.find_document_lists` an ITI-66 Find Document Lists on the store or a remote Document
+// Responder; `mhd.retrieve_document` (retrieve-node.ts) is ITI-68.
 import { z } from "zod";
 import type { Bundle, Resource } from "../../../features/fhir/port";
 import { NodeFailure } from "../../../features/pipelines/node-failure";
@@ -141,6 +142,20 @@ const FindInput = z.union([
   z.object({ patient_identifier: z.string().min(1) }).describe("system|value"),
 ]);
 
+/** The patient part of an MHD Find (ITI-66, ITI-67): `patient` or `patient.identifier`, from the node's input. */
+function patientQuery(input: unknown): URLSearchParams {
+  const parsed = FindInput.safeParse(input);
+  if (!parsed.success) throw new NodeFailure("MHD_INPUT_INVALID", "The input needs patient (Patient/id) or patient_identifier (system|value)");
+  return new URLSearchParams("patient" in parsed.data ? { patient: parsed.data.patient } : { "patient.identifier": parsed.data.patient_identifier });
+}
+
+/** An MHD Find's searchset: from the organization's store, or from the Document Responder behind the connector. */
+async function find(ctx: NodeContext<{ connector_id?: string }>, type: "DocumentReference" | "List", transaction: string, query: URLSearchParams): Promise<Bundle> {
+  if (!ctx.config.connector_id) return ctx.services.fhir().search(type, query.toString());
+  const res = await ctx.services.connectors.fetch(ctx.config.connector_id, `${type}?${query}`, { headers: { accept: "application/fhir+json" }, signal: ctx.signal });
+  return peerJson(res, transaction);
+}
+
 export const findDocumentsNode = defineNode({
   id: "mhd.find_documents",
   name: "MHD find documents",
@@ -155,14 +170,43 @@ export const findDocumentsNode = defineNode({
     example: { config: { status: "current" }, inputs: { input: { patient_identifier: "urn:oid:1.2.3|12345" } } },
   },
   run: async (ctx) => {
-    const parsed = FindInput.safeParse(ctx.inputs.input);
-    if (!parsed.success) throw new NodeFailure("MHD_INPUT_INVALID", "The input needs patient (Patient/id) or patient_identifier (system|value)");
-    const query = new URLSearchParams("patient" in parsed.data ? { patient: parsed.data.patient } : { "patient.identifier": parsed.data.patient_identifier });
+    const query = patientQuery(ctx.inputs.input);
     query.set("status", ctx.config.status);
-    if (!ctx.config.connector_id) return { outputs: { documents: await ctx.services.fhir().search("DocumentReference", query.toString()) } };
-    const res = await ctx.services.connectors.fetch(ctx.config.connector_id, `DocumentReference?${query}`, { headers: { accept: "application/fhir+json" }, signal: ctx.signal });
-    return { outputs: { documents: await peerJson(res, "ITI-67") } };
+    return { outputs: { documents: await find(ctx, "DocumentReference", "ITI-67", query) } };
   },
 });
 
-export const MHD_NODES = [provideDocumentNode, findDocumentsNode, retrieveDocumentNode];
+const MHD_LIST_TYPES = "https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes";
+
+const FindListsConfig = z
+  .object({
+    connector_id: z.string().min(1).optional().describe("A FHIR connector to another MHD Document Responder; the organization's own store when absent"),
+    status: z.enum(["current", "retired", "entered-in-error"]).default("current").describe("List.status (an XDS SubmissionSet or Folder's availability)"),
+    list_type: z.enum(["submissionset", "folder"]).optional().describe("SubmissionSets or Folders only; both when absent"),
+  })
+  .strict();
+
+export const findDocumentListsNode = defineNode({
+  id: "mhd.find_document_lists",
+  name: "MHD find document lists",
+  category: "healthcare",
+  description:
+    "Finds a patient's SubmissionSets and Folders (List) by IHE MHD ITI-66 (patient or patient.identifier, status and the MHD list type) in the organization's store or on another MHD Document Responder through a FHIR connector.",
+  keywords: ["mhd", "ihe", "iti-66", "find", "document lists", "submissionset", "folder", "list", "xds"],
+  inputs: [{ name: "input", type: "json", description: "{ patient: 'Patient/id' } or { patient_identifier: 'system|value' }" }],
+  outputs: [{ name: "lists", type: "fhir-bundle", description: "The searchset Bundle of Lists (SubmissionSets, Folders)" }],
+  config: FindListsConfig,
+  documentation: {
+    summary: "Each List's entry.item references the DocumentReferences it holds; mhd.find_documents (ITI-67) and mhd.retrieve_document (ITI-68) take it from there.",
+    example: { config: { list_type: "folder" }, inputs: { input: { patient_identifier: "urn:oid:1.2.3|12345" } } },
+  },
+  run: async (ctx) => {
+    const query = patientQuery(ctx.inputs.input);
+    query.set("status", ctx.config.status);
+    const types = ctx.config.list_type ? [ctx.config.list_type] : ["submissionset", "folder"];
+    query.set("code", types.map((t) => `${MHD_LIST_TYPES}|${t}`).join(","));
+    return { outputs: { lists: await find(ctx, "List", "ITI-66", query) } };
+  },
+});
+
+export const MHD_NODES = [provideDocumentNode, findDocumentsNode, findDocumentListsNode, retrieveDocumentNode];

@@ -3,7 +3,10 @@
 //   carries to the requested domains; a domain no patient of the org has → 404 with a warning
 //   OperationOutcome `not-found`, "targetSystem not found" (ITI-78);
 // - a Patient replaced in a merge (link.type replaced-by, as HL7 A40 leaves it) comes with the
-//   patient that replaces it, as an `include` entry.
+//   patient that replaces it, as an `include` entry;
+// - Bundle.total on every page: a search that does not ask `_total` is counted as `_total=estimate`
+//   (exact up to the store's counting bound of 10,000 matches, left out past it, as FHIR allows);
+//   without it the store gives a total only when one page holds every match.
 import type { SearchRefinement } from "../../../features/fhir/search-refinement";
 import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
 
@@ -75,4 +78,17 @@ export const replacedBy: SearchRefinement = {
   },
 };
 
-export const PDQM_SEARCH_REFINEMENTS: readonly SearchRefinement[] = [identifierDomains, replacedBy];
+export const countedTotals: SearchRefinement = {
+  types: ["Patient"],
+  query(params) {
+    if (params.has("_total")) return params;
+    const counted = new URLSearchParams(params);
+    counted.set("_total", "estimate");
+    return counted;
+  },
+  async refine() {
+    return undefined;
+  },
+};
+
+export const PDQM_SEARCH_REFINEMENTS: readonly SearchRefinement[] = [countedTotals, identifierDomains, replacedBy];
