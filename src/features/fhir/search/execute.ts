@@ -48,16 +48,22 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   // _count=0 and _summary=count ask for the total alone: no page, so no entries and no next link.
   const countOnly = req.count === 0 || req.summary === "count";
   const wantTotal = req.total === "accurate" || req.total === "estimate" || countOnly;
-  const [page, counted] = await Promise.all([
+  const count = () => (target.filter ? countVisible(target, req, target.filter) : countMatches(target.db, target.orgId, req));
+  // A first page that holds every match is its own total: the count (up to ~10,000 index rows
+  // read) runs only when more pages follow. A later page or a count alone is counted beside it.
+  const countBeside = wantTotal && (countOnly || cursor !== undefined);
+  const [page, countedBeside] = await Promise.all([
     countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan, includeRider(req)),
-    wantTotal ? (target.filter ? countVisible(target, req, target.filter) : countMatches(target.db, target.orgId, req)) : undefined,
+    countBeside ? count() : undefined,
   ]);
-  // An estimate may be left out; an accurate total (or a count alone) past the bound cannot be given.
-  if (wantTotal && counted === undefined && (req.total === "accurate" || countOnly)) {
-    throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources, too many to count; ask _total=estimate or narrow it`);
-  }
   let rows = page?.rows ?? [];
   const more = rows.length > req.count;
+  const counting = countBeside || (wantTotal && more);
+  const counted = countBeside ? countedBeside : counting ? await count() : undefined;
+  // An estimate may be left out; an accurate total (or a count alone) past the bound cannot be given.
+  if (counting && counted === undefined && (req.total === "accurate" || countOnly)) {
+    throw tooCostly(`This search matches more than ${MAX_CANDIDATES} resources, too many to count; ask _total=estimate or narrow it`);
+  }
   rows = rows.slice(0, req.count);
   if (cursor?.dir === "p") rows.reverse();
   // Links page over every row read; entries, includes and totals hold what the policy shows.

@@ -151,9 +151,12 @@ const RESULT_PARAMS = new Set(["_count", "_sort", "_include", "_revinclude", "_s
  */
 export const MAX_SEARCH_VALUE_CHARS = 64 * 1024;
 
+/** Single-valued result parameters that add nothing to the statement: not counted against MAX_VALUES (a guide may add `_total`). */
+const UNBOUND_PARAMS = new Set(["_total", "_count", "_summary", "_format", "_pretty"]);
+
 export function parseSearch(type: string | undefined, query: string | URLSearchParams, strict = false): SearchRequest {
   const params = typeof query === "string" ? new URLSearchParams(query) : query;
-  const values = [...params].reduce((n, [, v]) => n + v.split(",").length, 0);
+  const values = [...params].reduce((n, [k, v]) => (UNBOUND_PARAMS.has(k) ? n : n + v.split(",").length), 0);
   // Each value becomes a clause or two of one SQL statement, which D1 caps at 100 KB.
   if (values > MAX_VALUES) throw badRequest(`A search may hold at most ${MAX_VALUES} values (parameters and comma-separated alternatives), got ${values}`);
   const typeParam = params.get("_type");
