@@ -38,6 +38,10 @@ export function installWorld(network: typeof fetch): PlatformWorld {
     // The companion apps' seams stay the device core's; the vendor-facing ones are the fakes below.
     ...devicePlatformServices,
     credentialsFor: async (data, kind) => world.credentials.get(`${data.orgId}/${kind}`),
+    keepCredentials: async (data, kind, kept) => {
+      const current = world.credentials.get(`${data.orgId}/${kind}`);
+      if (current) world.credentials.set(`${data.orgId}/${kind}`, { ...current, extra: { ...current.extra, ...kept } });
+    },
     linkStatus: async (data, deviceId, status, reason) => {
       world.statuses.push({ orgId: data.orgId, deviceId, status, reason });
     },
