@@ -164,6 +164,31 @@ describe("Oura: webhooks", () => {
     expect(byId(ids[3]!)).toMatchObject({ status: "processed", readings: 2 });
   });
 
+  it("a delivery the vendor refuses 5 times is dead, and the linked devices' sync logs show it failed (another org sees nothing)", async () => {
+    const body = notification("ds-2", "daily_sleep", "update");
+    const eventId = crypto.randomUUID();
+    const delivery = { kind: KIND, body, receivedAt: new Date().toISOString() };
+    const retried: number[] = [];
+    mock.throttleNext(100, { "retry-after": "1" });
+    // The queue's 5 deliveries of the message (max_retries = 5), each answered 429 by Oura.
+    for (let attempts = 1; attempts <= 5; attempts++) {
+      const message = { id: eventId, timestamp: new Date(), attempts, body: { orgId: a.orgId, eventId, delivery }, ack: () => {}, retry: () => retried.push(attempts) };
+      await processDeviceEventBatch({ queue: "cdis-device-events", messages: [message] } as unknown as MessageBatch<DeviceEventMessage>, env, contextForOrg);
+    }
+    mock.throttleNext(0);
+    expect(retried).toEqual([1, 2, 3, 4]);
+    expect((await webhookEvents(a)).find((e) => e.id === eventId)).toMatchObject({ status: "dead", attempts: 5 });
+    for (const deviceId of ["dev-1", "dev-9"]) {
+      const res = await a.fetch(`/api/v1/devices/${deviceId}/sync-logs`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      const logs = ((await res.json()) as { sync_logs: { state: string; data_types: { data_type: string; state: string; errors: { reason: string; record: string }[] }[] }[] }).sync_logs;
+      const dead = logs.find((l) => l.data_types.some((t) => t.errors.some((e) => e.record === `webhook-event/${eventId}`)));
+      expect(dead).toMatchObject({ state: "failed", data_types: [{ data_type: "daily_sleep", state: "failed" }] });
+      expect(dead?.data_types[0]?.errors[0]?.reason).toMatch(/dead after 5 attempts: .*HTTP 429/);
+    }
+    expect((await b.fetch("/api/v1/devices/dev-1/sync-logs")).status).toBe(404);
+  });
+
   it("wrong secret, tampered body, stale timestamp, missing header → 401 and nothing stored", async () => {
     const body = notification("ds-2");
     const before = (await webhookEvents(a)).length;
