@@ -4250,6 +4250,13 @@ export interface components {
         DevicePlatformUnlinked: {
             /** @description Whether the platform confirmed the revocation */
             revoked: boolean;
+            /**
+             * @description What happened at the platform: revoked (confirmed: token revocation, deregistration or user deletion), not_supported (the platform has no revocation, e.g. Suunto), failed (it refused or was unreachable), not_configured (the integration is gone). The tokens are forgotten in every case.
+             * @enum {string}
+             */
+            revocation: "revoked" | "not_supported" | "failed" | "not_configured";
+            /** @description The same, in words */
+            detail: string;
         };
         DevicePlatformBackfill: {
             requested: string[];

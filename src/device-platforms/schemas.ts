@@ -50,7 +50,16 @@ export const Link = z
   })
   .openapi("DevicePlatformLink");
 
-export const UnlinkResponse = z.object({ revoked: z.boolean().openapi({ description: "Whether the platform confirmed the revocation" }) }).openapi("DevicePlatformUnlinked");
+export const UnlinkResponse = z
+  .object({
+    revoked: z.boolean().openapi({ description: "Whether the platform confirmed the revocation" }),
+    revocation: z.enum(["revoked", "not_supported", "failed", "not_configured"]).openapi({
+      description:
+        "What happened at the platform: revoked (confirmed: token revocation, deregistration or user deletion), not_supported (the platform has no revocation, e.g. Suunto), failed (it refused or was unreachable), not_configured (the integration is gone). The tokens are forgotten in every case.",
+    }),
+    detail: z.string().openapi({ description: "The same, in words" }),
+  })
+  .openapi("DevicePlatformUnlinked");
 
 export const BackfillBody = z
   .object({

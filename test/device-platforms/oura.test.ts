@@ -298,7 +298,7 @@ describe("Oura: sync pages and tokens", () => {
   it("unlinking revokes at the vendor and forgets the tokens", async () => {
     const res = await a.fetch("/api/v1/device-platforms/links/dev-9", { method: "DELETE" });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ revoked: true });
+    expect(await res.json()).toMatchObject({ revoked: true, revocation: "revoked" });
     expect(mock.revoked.length).toBe(1);
     expect(await getLink(a.ctx, "dev-9")).toBeUndefined();
     expect((await a.fetch("/api/v1/device-platforms/links/dev-9", { method: "DELETE" })).status).toBe(404);

@@ -109,4 +109,13 @@ describe("Suunto", () => {
     const noKey = { ...call, credentials: { ...suuntoCreds, extra: { ...suuntoCreds.extra, subscription_key: "wrong" } } };
     await expect(suunto.fetchPage(noKey, { deviceId: "dev-suunto", patientId: "pat-s" }, { dataType: "workout", from: "2023-12-01T00:00:00Z", to: "2023-12-31T00:00:00Z" })).rejects.toMatchObject({ kind: "unauthorized" });
   });
+
+  it("unlink says what happened: Suunto has no revocation, so nothing is claimed revoked", async () => {
+    const res = await t.fetch("/api/v1/device-platforms/links/dev-suunto", { method: "DELETE" });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { revoked: boolean; revocation: string; detail: string };
+    expect(body).toMatchObject({ revoked: false, revocation: "not_supported" });
+    expect(body.detail).toContain("Suunto offers no revocation");
+    expect(await getLink(t.ctx, "dev-suunto")).toBeUndefined();
+  });
 });
