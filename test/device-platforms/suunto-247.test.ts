@@ -1,7 +1,8 @@
 // Suunto's 24/7 notifications (activity, sleep, recovery samples inline) through the device core
 // as the Worker wires it: the org's integration holds the credentials, the link is made through
 // OAuth, and each signed notification becomes Observations with the metric table's codes and
-// UCUM units (joules → kcal, a fraction → %, seconds → minutes). Only Suunto's cloud is a mock.
+// UCUM units (joules → kcal, a fraction → %, seconds → minutes). A manual sync of the device
+// without a range reads the default 7 days. Only Suunto's cloud is a mock.
 import { beforeAll, describe, expect, it } from "vitest";
 import activity from "../fixtures/wearables/suunto-247-activity.json";
 import recovery from "../fixtures/wearables/suunto-247-recovery.json";
@@ -83,5 +84,26 @@ describe("Suunto 24/7 notifications → Observations", () => {
     // Another delivery of the same samples (Suunto retrying with a new body is idempotent on the record ids).
     expect(await post({ ...recovery, samples: [...recovery.samples], retried: true })).toMatchObject({ status: "processed" });
     expect(withCode(await observations(), "body-battery")).toHaveLength(2);
+  });
+});
+
+describe("a manual sync of the Suunto device", () => {
+  it("without days or dates reads the default 7 days up to now", async () => {
+    const before = Date.now();
+    const res = await t.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: {} });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { sync_id } = (await res.json()) as { sync_id: string };
+    let log: { state: string; from_date: string; to_date: string; data_types: { data_type: string; pages_fetched: number }[] } | undefined;
+    for (let i = 0; i < 150; i++) {
+      log = (await (await t.fetch(`/api/v1/sync-logs/${sync_id}`)).json()) as typeof log;
+      if (log?.state !== "queued" && log?.state !== "running") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(log?.state, JSON.stringify(log)).toBe("completed");
+    const [from, to] = [Date.parse(log?.from_date ?? ""), Date.parse(log?.to_date ?? "")];
+    expect(to).toBeGreaterThanOrEqual(before - 1000);
+    expect(to).toBeLessThanOrEqual(Date.now());
+    expect(to - from).toBe(7 * 86_400_000);
+    expect(log?.data_types).toMatchObject([{ data_type: "workout", pages_fetched: 1 }]);
   });
 });

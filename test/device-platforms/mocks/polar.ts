@@ -10,7 +10,14 @@ export const POLAR_ORIGIN = "http://127.0.0.1:7104";
 export function polarMock(clientId = "polar-client", clientSecret = "polar-secret") {
   const mock = Object.assign(
     new VendorMock({ origin: POLAR_ORIGIN, tokenPath: "/v2/oauth2/token", clientId, clientSecret, clientAuth: "basic", rotate: false, noRefresh: true, expiresIn: 315_360_000, tokenExtras: (u) => ({ x_user_id: Number(u.id) }) }),
-    { registered: [] as string[], deleted: [] as string[] },
+    {
+      registered: [] as string[],
+      deleted: [] as string[],
+      nights: [
+        { polar_user: "https://www.polaraccesslink.com/v3/users/475", date: "2024-01-15", sleep_start_time: "2024-01-14T23:10:00+01:00", sleep_end_time: "2024-01-15T07:05:00+01:00", light_sleep: 15_000, deep_sleep: 5_400, rem_sleep: 6_300, sleep_score: 82 },
+        { polar_user: "https://www.polaraccesslink.com/v3/users/475", date: "2023-11-01", sleep_start_time: "2023-10-31T23:00:00+01:00", sleep_end_time: "2023-11-01T07:00:00+01:00", light_sleep: 14_000, deep_sleep: 5_000, rem_sleep: 6_000, sleep_score: 75 },
+      ] as Record<string, unknown>[],
+    },
   );
   mock
     .route("POST", /^\/v3\/users$/, async (req) => {
@@ -24,7 +31,9 @@ export function polarMock(clientId = "polar-client", clientSecret = "polar-secre
       return new Response(null, { status: 204 });
     })
     .route("GET", /^\/v3\/exercises\/(\w+)$/, (_req, _u, m) => (m[1] === exercise.id ? Response.json(exercise) : Response.json({}, { status: 404 })))
-    .route("GET", /^\/v3\/exercises$/, () => Response.json([exercise]));
+    .route("GET", /^\/v3\/exercises$/, () => Response.json([exercise]))
+    // Nights of the last 28 days (AccessLink's sleep list; field names of its Nights model).
+    .route("GET", /^\/v3\/users\/sleep$/, () => Response.json({ nights: mock.nights }));
   return mock;
 }
 

@@ -15,9 +15,14 @@ export function suuntoMock(clientId = "suunto-client", clientSecret = "suunto-se
   const mock = new VendorMock({ origin: SUUNTO_ORIGIN, tokenPath: "/oauth/token", clientId, clientSecret, clientAuth: "basic", rotate: true, expiresIn: 86_400, accessTokenFor: jwt });
   mock.route("GET", /^\/v2\/workouts$/, (req) => {
     if (req.headers.get("ocp-apim-subscription-key") !== SUBSCRIPTION_KEY) return Response.json({ statusCode: 401, message: "Access denied due to missing subscription key." }, { status: 401 });
-    return Response.json({ error: null, payload: [created.workout], metadata: {} });
+    // Suunto's workout list answers `{error, payload, metadata}`; `limit` and `offset` page it.
+    const q = new URL(req.url).searchParams;
+    const offset = Number(q.get("offset") ?? "0");
+    const limit = Number(q.get("limit") ?? "50");
+    return Response.json({ error: null, payload: workouts.workouts.slice(offset, offset + limit), metadata: {} });
   });
-  return mock;
+  const workouts = Object.assign(mock, { workouts: [created.workout] as Record<string, unknown>[] });
+  return workouts;
 }
 
 export const suuntoSignedHeaders = (secret: string, body: string): Record<string, string> => ({
