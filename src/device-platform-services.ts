@@ -5,7 +5,7 @@
 import { contextForOrg } from "./context";
 import type { Env } from "./platform/env";
 import type { PlatformServices } from "./device-platforms/wiring";
-import { findIntegrationByPlatform, integrationCredentials } from "./features/devices/store/integrations";
+import { findIntegrationByPlatform, integrationCredentials, updateIntegration } from "./features/devices/store/integrations";
 import { findLink, updateLink } from "./features/devices/store/links";
 import { insertSyncLog, updateSyncLog } from "./features/devices/store/sync-logs";
 import { ingestReadings } from "./features/devices/use-cases/ingest";
@@ -25,6 +25,12 @@ export const devicePlatformServices: PlatformServices = {
     if (!row) return undefined;
     const { client_id: clientId, client_secret: clientSecret, ...secrets } = await integrationCredentials(data, row);
     return { ...(clientId ? { clientId } : {}), ...(clientSecret ? { clientSecret } : {}), extra: { ...row.settings, ...secrets } };
+  },
+  async keepCredentials(data, kind, credentials) {
+    const row = await findIntegrationByPlatform(data, kind);
+    if (!row) throw new Error(`no ${kind} integration to keep credentials in`);
+    const current = await integrationCredentials(data, row);
+    await updateIntegration(data, row.id, { platform: row.platform, name: row.name, settings: row.settings, credentials: { ...current, ...credentials } });
   },
   async linkStatus(data, deviceId, status, reason) {
     await updateLink(data, deviceId, { status });

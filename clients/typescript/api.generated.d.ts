@@ -1977,18 +1977,18 @@ export interface paths {
         };
         /**
          * The organization's webhook subscriber as the platform reports it
-         * @description Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, called with the service account in the integration's `service_account_key` credential). The registration points at this organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.
+         * @description Platforms whose webhook endpoint the app registers with app-level credentials, pointed at this organization's webhook endpoint (or the integration's `webhook_url` setting); the platform verifies the endpoint while registering. Google Health: projects.subscribers, called with the service account in the `service_account_key` credential, with the `webhook_authorization` credential as the Authorization value Google must send. Oura: one subscription per data type and event type (create, update, delete) with the app's client credentials and the `webhook_verification_token` credential, which Oura sends back in its GET challenge; the hourly cron renews them. Polar AccessLink: the client's one webhook (EXERCISE, SLEEP), with Basic client credentials; Polar PINGs the endpoint and returns its signature key once, which is kept as the integration's `webhook_signature_secret` (never returned); an existing webhook is updated instead. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the app's credentials, 400 naming a missing credential; 429 with Retry-After on its rate limit.
          */
         get: operations["getDevicePlatformSubscriber"];
         /**
          * Register or update the organization's webhook subscriber at the platform
-         * @description Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, called with the service account in the integration's `service_account_key` credential). The registration points at this organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.
+         * @description Platforms whose webhook endpoint the app registers with app-level credentials, pointed at this organization's webhook endpoint (or the integration's `webhook_url` setting); the platform verifies the endpoint while registering. Google Health: projects.subscribers, called with the service account in the `service_account_key` credential, with the `webhook_authorization` credential as the Authorization value Google must send. Oura: one subscription per data type and event type (create, update, delete) with the app's client credentials and the `webhook_verification_token` credential, which Oura sends back in its GET challenge; the hourly cron renews them. Polar AccessLink: the client's one webhook (EXERCISE, SLEEP), with Basic client credentials; Polar PINGs the endpoint and returns its signature key once, which is kept as the integration's `webhook_signature_secret` (never returned); an existing webhook is updated instead. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the app's credentials, 400 naming a missing credential; 429 with Retry-After on its rate limit.
          */
         put: operations["putDevicePlatformSubscriber"];
         post?: never;
         /**
          * Remove the organization's webhook subscriber at the platform (notifications stop)
-         * @description Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, called with the service account in the integration's `service_account_key` credential). The registration points at this organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.
+         * @description Platforms whose webhook endpoint the app registers with app-level credentials, pointed at this organization's webhook endpoint (or the integration's `webhook_url` setting); the platform verifies the endpoint while registering. Google Health: projects.subscribers, called with the service account in the `service_account_key` credential, with the `webhook_authorization` credential as the Authorization value Google must send. Oura: one subscription per data type and event type (create, update, delete) with the app's client credentials and the `webhook_verification_token` credential, which Oura sends back in its GET challenge; the hourly cron renews them. Polar AccessLink: the client's one webhook (EXERCISE, SLEEP), with Basic client credentials; Polar PINGs the endpoint and returns its signature key once, which is kept as the integration's `webhook_signature_secret` (never returned); an existing webhook is updated instead. 404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 PLATFORM_CREDENTIALS_REJECTED when the platform refuses the app's credentials, 400 naming a missing credential; 429 with Retry-After on its rate limit.
          */
         delete: operations["deleteDevicePlatformSubscriber"];
         options?: never;
@@ -4250,6 +4250,13 @@ export interface components {
         DevicePlatformUnlinked: {
             /** @description Whether the platform confirmed the revocation */
             revoked: boolean;
+            /**
+             * @description What happened at the platform: revoked (confirmed: token revocation, deregistration or user deletion), not_supported (the platform has no revocation, e.g. Suunto), failed (it refused or was unreachable), not_configured (the integration is gone). The tokens are forgotten in every case.
+             * @enum {string}
+             */
+            revocation: "revoked" | "not_supported" | "failed" | "not_configured";
+            /** @description The same, in words */
+            detail: string;
         };
         DevicePlatformBackfill: {
             requested: string[];
@@ -4269,22 +4276,31 @@ export interface components {
         };
         DevicePlatformSubscriber: {
             /**
-             * @description The vendor's name for it
+             * @description The vendor's name for it (Google: the subscriber's resource name; Polar: the webhook id; Oura, which has one subscription per type: the endpoint)
              * @example projects/my-project/subscribers/org-3f2a9c1e0b7d4a6f8e5c2b1a0d9e8f7c
              */
             name: string;
             /**
-             * @description As the vendor reports it (Google: UNVERIFIED, ACTIVE, INACTIVE), or PENDING while its operation runs
+             * @description As the vendor reports it (Google: UNVERIFIED, ACTIVE, INACTIVE, or PENDING while its operation runs; Oura: ACTIVE, or INCOMPLETE while data or event types lack a subscription; Polar: ACTIVE)
              * @example ACTIVE
              */
             state: string;
             endpoint_uri: string | null;
             /** @description The data types the vendor notifies about */
             data_types: string[];
-            /** @description Whether the vendor holds the endpoint's Authorization secret (the secret itself is never returned) */
+            /** @description Google: whether it holds the endpoint's Authorization secret; Polar: whether the integration holds the webhook's signature key (secrets are never returned) */
             secret_set: boolean | null;
             created_at: string | null;
             updated_at: string | null;
+            /** @description When it lapses unless renewed (Oura: its earliest subscription; the hourly cron renews them) */
+            expires_at: string | null;
+            /** @description Platforms that register per data and event type (Oura): each subscription at this organization's endpoint */
+            subscriptions?: {
+                id: string;
+                data_type: string;
+                event_type: string;
+                expires_at: string | null;
+            }[];
         };
         DeviceWebhookEvent: {
             id: string;
@@ -14666,7 +14682,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The platform refused the request (Google: its endpoint verification failed, or the project is wrong) */
+            /** @description Polar: the client's one webhook points at another organization's endpoint */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform refused the request (its verification of the endpoint failed; Google: the project is wrong) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14751,7 +14776,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The platform refused the request (Google: its endpoint verification failed, or the project is wrong) */
+            /** @description Polar: the client's one webhook points at another organization's endpoint */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform refused the request (its verification of the endpoint failed; Google: the project is wrong) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14834,7 +14868,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The platform refused the request (Google: its endpoint verification failed, or the project is wrong) */
+            /** @description Polar: the client's one webhook points at another organization's endpoint */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The platform refused the request (its verification of the endpoint failed; Google: the project is wrong) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -92,15 +92,24 @@ export interface SubscriberState {
   readonly secretSet?: boolean;
   readonly createdAt?: string;
   readonly updatedAt?: string;
+  /** When the registration lapses unless renewed (Oura: the earliest of its subscriptions). */
+  readonly expiresAt?: string;
+  /** Vendors that register per data and event type (Oura): each vendor-side subscription. */
+  readonly subscriptions?: readonly { readonly id: string; readonly dataType: string; readonly eventType: string; readonly expiresAt?: string }[];
 }
 
 /**
  * Vendors whose webhook endpoint the app registers itself with app-level credentials (Google
- * Health's projects.subscribers with a service account): register or update it, report it, remove it.
+ * Health's projects.subscribers with a service account, Oura's webhook subscriptions, Polar's
+ * webhook): register or update it, report it, remove it.
  */
 export interface SubscriberSpec {
-  /** Create the registration, or update it to `target` when it exists; `created` says which. */
-  put(call: PlatformCall, target: SubscriberTarget): Promise<SubscriberState & { readonly created: boolean }>;
+  /**
+   * Create the registration, or update it to `target` when it exists; `created` says which.
+   * `issuedCredentials`: secrets the vendor issued that the org's integration must keep (Polar's
+   * `signature_secret_key`, returned once), never shown to the caller.
+   */
+  put(call: PlatformCall, target: SubscriberTarget): Promise<SubscriberState & { readonly created: boolean; readonly issuedCredentials?: Readonly<Record<string, string>> }>;
   /** The registration, or undefined when the vendor has none for this org. */
   get(call: PlatformCall, target: SubscriberTarget): Promise<SubscriberState | undefined>;
   /** Remove it; false when there was none. */

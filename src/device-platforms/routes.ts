@@ -52,16 +52,22 @@ const ownWebhookUrl = (c: Context<AppEnv>, kind: string, orgId: string) => absol
 const subscriberErrors = {
   ...commonErrors,
   ...notFoundError,
-  422: errorResponse("The platform refused the request (Google: its endpoint verification failed, or the project is wrong)"),
+  409: errorResponse("Polar: the client's one webhook points at another organization's endpoint"),
+  422: errorResponse("The platform refused the request (its verification of the endpoint failed; Google: the project is wrong)"),
   502: errorResponse("The platform could not be reached or failed"),
 };
 const subscriberDescription =
-  "Platforms whose webhook endpoint the app registers with app-level credentials (Google Health: projects.subscribers, " +
-  "called with the service account in the integration's `service_account_key` credential). The registration points at this " +
-  "organization's webhook endpoint (or the integration's `webhook_url` setting) with the `webhook_authorization` credential " +
-  "as the Authorization value the platform must send; the platform verifies the endpoint while registering. 404 " +
-  "SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 " +
-  "PLATFORM_CREDENTIALS_REJECTED when the platform refuses the service account; 429 with Retry-After on its rate limit.";
+  "Platforms whose webhook endpoint the app registers with app-level credentials, pointed at this organization's webhook " +
+  "endpoint (or the integration's `webhook_url` setting); the platform verifies the endpoint while registering. Google Health: " +
+  "projects.subscribers, called with the service account in the `service_account_key` credential, with the " +
+  "`webhook_authorization` credential as the Authorization value Google must send. Oura: one subscription per data type " +
+  "and event type (create, update, delete) with the app's client credentials and the `webhook_verification_token` " +
+  "credential, which Oura sends back in its GET challenge; the hourly cron renews them. Polar AccessLink: the client's one " +
+  "webhook (EXERCISE, SLEEP), with Basic client credentials; Polar PINGs the endpoint and returns its signature key once, " +
+  "which is kept as the integration's `webhook_signature_secret` (never returned); an existing webhook is updated instead. " +
+  "404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 " +
+  "PLATFORM_CREDENTIALS_REJECTED when the platform refuses the app's credentials, 400 naming a missing credential; 429 " +
+  "with Retry-After on its rate limit.";
 
 const webhookDoc = {
   tags,

@@ -50,7 +50,16 @@ export const Link = z
   })
   .openapi("DevicePlatformLink");
 
-export const UnlinkResponse = z.object({ revoked: z.boolean().openapi({ description: "Whether the platform confirmed the revocation" }) }).openapi("DevicePlatformUnlinked");
+export const UnlinkResponse = z
+  .object({
+    revoked: z.boolean().openapi({ description: "Whether the platform confirmed the revocation" }),
+    revocation: z.enum(["revoked", "not_supported", "failed", "not_configured"]).openapi({
+      description:
+        "What happened at the platform: revoked (confirmed: token revocation, deregistration or user deletion), not_supported (the platform has no revocation, e.g. Suunto), failed (it refused or was unreachable), not_configured (the integration is gone). The tokens are forgotten in every case.",
+    }),
+    detail: z.string().openapi({ description: "The same, in words" }),
+  })
+  .openapi("DevicePlatformUnlinked");
 
 export const BackfillBody = z
   .object({
@@ -130,18 +139,33 @@ export function presentEvent(row: DeviceWebhookEventRow): z.infer<typeof Webhook
 
 export const Subscriber = z
   .object({
-    name: z.string().openapi({ description: "The vendor's name for it", example: "projects/my-project/subscribers/org-3f2a9c1e0b7d4a6f8e5c2b1a0d9e8f7c" }),
-    state: z.string().openapi({ description: "As the vendor reports it (Google: UNVERIFIED, ACTIVE, INACTIVE), or PENDING while its operation runs", example: "ACTIVE" }),
+    name: z.string().openapi({ description: "The vendor's name for it (Google: the subscriber's resource name; Polar: the webhook id; Oura, which has one subscription per type: the endpoint)", example: "projects/my-project/subscribers/org-3f2a9c1e0b7d4a6f8e5c2b1a0d9e8f7c" }),
+    state: z.string().openapi({ description: "As the vendor reports it (Google: UNVERIFIED, ACTIVE, INACTIVE, or PENDING while its operation runs; Oura: ACTIVE, or INCOMPLETE while data or event types lack a subscription; Polar: ACTIVE)", example: "ACTIVE" }),
     endpoint_uri: z.string().nullable(),
     data_types: z.array(z.string()).openapi({ description: "The data types the vendor notifies about" }),
-    secret_set: z.boolean().nullable().openapi({ description: "Whether the vendor holds the endpoint's Authorization secret (the secret itself is never returned)" }),
+    secret_set: z.boolean().nullable().openapi({ description: "Google: whether it holds the endpoint's Authorization secret; Polar: whether the integration holds the webhook's signature key (secrets are never returned)" }),
     created_at: z.string().nullable(),
     updated_at: z.string().nullable(),
+    expires_at: z.string().nullable().openapi({ description: "When it lapses unless renewed (Oura: its earliest subscription; the hourly cron renews them)" }),
+    subscriptions: z
+      .array(z.object({ id: z.string(), data_type: z.string(), event_type: z.string(), expires_at: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "Platforms that register per data and event type (Oura): each subscription at this organization's endpoint" }),
   })
   .openapi("DevicePlatformSubscriber");
 
 export const SubscriberPut = Subscriber.extend({ created: z.boolean().openapi({ description: "True when it was created, false when an existing one was updated" }) }).openapi("DevicePlatformSubscriberPut");
 
 export function presentSubscriber(s: SubscriberState) {
-  return { name: s.name, state: s.state, endpoint_uri: s.endpointUri ?? null, data_types: [...s.dataTypes], secret_set: s.secretSet ?? null, created_at: s.createdAt ?? null, updated_at: s.updatedAt ?? null };
+  return {
+    name: s.name,
+    state: s.state,
+    endpoint_uri: s.endpointUri ?? null,
+    data_types: [...s.dataTypes],
+    secret_set: s.secretSet ?? null,
+    created_at: s.createdAt ?? null,
+    updated_at: s.updatedAt ?? null,
+    expires_at: s.expiresAt ?? null,
+    ...(s.subscriptions ? { subscriptions: s.subscriptions.map((x) => ({ id: x.id, data_type: x.dataType, event_type: x.eventType, expires_at: x.expiresAt ?? null })) } : {}),
+  };
 }

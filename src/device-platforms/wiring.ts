@@ -10,6 +10,8 @@ import type { OrgData } from "../platform/org-data";
 export interface PlatformServices {
   /** The org's decrypted client credentials for the platform `kind`, or undefined when not configured. */
   credentialsFor(data: OrgData, kind: string): Promise<PlatformCredentials | undefined>;
+  /** Merges vendor-issued secrets into the org's integration for `kind` (sealed like the others). */
+  keepCredentials(data: OrgData, kind: string, credentials: Readonly<Record<string, string>>): Promise<void>;
   /** The device core marks the device Active or inactive (with the reason, e.g. "revoked"). */
   linkStatus(data: OrgData, deviceId: string, status: "active" | "inactive", reason?: string): Promise<void>;
   /**

@@ -4,15 +4,11 @@
 // core's ingest, shown on the patient's timeline; a replay adds no Observation. Only the vendor's
 // cloud is a mock.
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/device-platform-services";
-import { guardedFetch } from "../../src/platform/outbound/fetch";
-import { outboundPolicyOf } from "../../src/platform/outbound/policy";
-import { useDevicePlatformServices } from "../support/service-profile";
-import { createTenant, type Tenant } from "../support/tenants";
+import type { Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";
 import { observations } from "./device-core";
-import { linkDevice, postWebhook, replay, settled } from "./support";
+import { linkDevice, postWebhook, replay, settled, wiredTenant } from "./support";
 
 const KIND = "smart_ring";
 const SECRET = "oura-wired-secret";
@@ -24,23 +20,15 @@ let patientId: string;
 let deviceId: string;
 
 beforeAll(async () => {
-  const network = mockNetwork(mock);
-  useDevicePlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
-  t = await createTenant();
-  const integration = await t.fetch("/api/v1/device-integrations", {
-    method: "POST",
-    json: {
-      platform: KIND,
-      name: "Oura",
+  ({ t, patientId, deviceId } = await wiredTenant(
+    mockNetwork(mock),
+    KIND,
+    {
       credentials: { client_id: "oura-wired-client", client_secret: SECRET },
       settings: { authorize_url: `${OURA_ORIGIN}/oauth/authorize`, token_url: `${OURA_ORIGIN}/oauth/token`, revoke_url: `${OURA_ORIGIN}/oauth/revoke`, api_base_url: OURA_ORIGIN },
     },
-  });
-  expect(integration.status, await integration.clone().text()).toBe(201);
-  patientId = ((await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient", name: [{ family: "Ring" }] } })).json()) as { id: string }).id;
-  const link = await t.fetch(`/api/v1/patients/${patientId}/devices`, { method: "POST", json: { platform: KIND, name: "Oura ring" } });
-  expect(link.status, await link.clone().text()).toBe(201);
-  deviceId = ((await link.json()) as { device_id: string }).device_id;
+    "Oura ring",
+  ));
 });
 
 const statuses = () => observations(t, patientId);

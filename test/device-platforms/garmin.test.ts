@@ -105,6 +105,9 @@ describe("Garmin", () => {
     const sig = createHmac("sha256", "proxy-secret").update(body).digest("hex");
     expect((await postWebhook(KIND, t.orgId, body, garminPushHeaders(CLIENT))).status).toBe(401);
     expect((await postWebhook(KIND, t.orgId, body, { ...garminPushHeaders(CLIENT), "x-garmin-signature": sig.replace(/^./, "0") })).status).toBe(401);
+    // Signed, but without the client id header or with another client's: still refused.
+    expect((await postWebhook(KIND, t.orgId, body, { "content-type": "application/json", "x-garmin-signature": sig })).status).toBe(401);
+    expect((await postWebhook(KIND, t.orgId, body, { ...garminPushHeaders("another-client"), "x-garmin-signature": sig })).status).toBe(401);
     expect(await push(body, { ...garminPushHeaders(CLIENT), "x-garmin-signature": sig })).toMatchObject({ status: "processed", readings: 1 });
     configure(world, t.orgId, KIND, creds);
   });
@@ -133,9 +136,23 @@ describe("Garmin", () => {
     expect(refused.status).toBe(409);
   });
 
+  it("a deregistration alone makes the link inactive: later pushes for the user store nothing", async () => {
+    const user = "garmin-dereg-user";
+    const { response } = await linkDevice(t, KIND, mock, { id: user }, { patientId: "pat-2", deviceId: "dev-2" });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect((await getLink(t.ctx, "dev-2"))?.status).toBe("active");
+    await push(JSON.stringify({ deregistrations: [{ userId: user }] }));
+    expect((await getLink(t.ctx, "dev-2"))?.status).toBe("inactive");
+    expect(world.statuses.at(-1)).toMatchObject({ deviceId: "dev-2", status: "inactive", reason: expect.stringContaining("deregist") });
+    const before = world.readings(t.orgId).length;
+    expect(await push(JSON.stringify({ dailies: dailies.dailies.map((d) => ({ ...d, userId: user, summaryId: "after-dereg" })) }))).toMatchObject({ status: "processed", readings: 0 });
+    expect(world.readings(t.orgId).length).toBe(before);
+  });
+
   it("unlink deregisters the user at Garmin", async () => {
     const res = await t.fetch("/api/v1/device-platforms/links/dev-1", { method: "DELETE" });
     expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ revoked: true, revocation: "revoked" });
     expect(mock.deregistered).toBe(1);
   });
 });

@@ -143,7 +143,7 @@ describe("Google Health subscriber management", () => {
   });
 
   it("platforms without a subscriber answer 404 SUBSCRIBER_NOT_SUPPORTED", async () => {
-    const res = await a.fetch("/api/v1/device-platforms/smart_ring/subscriber");
+    const res = await a.fetch("/api/v1/device-platforms/recovery_strap/subscriber");
     expect(res.status).toBe(404);
     expect((await errorOf(res)).code).toBe("SUBSCRIBER_NOT_SUPPORTED");
   });

@@ -6,8 +6,11 @@ import { contextForOrg } from "../../src/context";
 import { processDeviceEventBatch } from "../../src/device-platforms/webhooks/queue";
 import type { DeviceEventMessage } from "../../src/device-platforms/webhooks/receive";
 import { oura } from "../../src/device-platforms/oura/adapter";
-import { getLink } from "../../src/device-platforms/oauth/link-store";
-import { freshLink } from "../../src/device-platforms/oauth/tokens";
+import { getLink, swapTokens } from "../../src/device-platforms/oauth/link-store";
+import { freshLink, REFRESH_MARGIN_MS } from "../../src/device-platforms/oauth/tokens";
+import { callWithLinkTokens } from "../../src/device-platforms/oauth/sync-calls";
+import { deviceOAuthStates } from "../../src/device-platforms/oauth/tables";
+import { and, eq } from "drizzle-orm";
 import { platformServices } from "../../src/device-platform-services";
 import { call, createTenant, type Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
@@ -90,6 +93,19 @@ describe("Oura: linking", () => {
     const invalid = await a.fetch(`/api/v1/device-platforms/${KIND}/authorizations`, { method: "POST", json: { patient_id: "" } });
     expect(invalid.status).toBe(400);
   });
+
+  it("a state past its 10 minutes is 400 STATE_EXPIRED, and used up", async () => {
+    const started = await a.fetch(`/api/v1/device-platforms/${KIND}/authorizations`, { method: "POST", json: { patient_id: "pat-3", device_id: "dev-3" } });
+    const { authorization_url } = (await started.json()) as { authorization_url: string };
+    const consent = mock.consent(user, authorization_url);
+    await a.ctx.db.update(deviceOAuthStates).set({ expiresAt: new Date(Date.now() - 1000).toISOString() }).where(and(eq(deviceOAuthStates.orgId, a.orgId), eq(deviceOAuthStates.state, consent.state)));
+    const expired = await call(`/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback?code=${consent.code}&state=${consent.state}`);
+    expect(expired.status).toBe(400);
+    expect(((await expired.json()) as { error: { code: string } }).error.code).toBe("STATE_EXPIRED");
+    const again = await call(`/api/v1/device-platforms/${KIND}/${a.orgId}/oauth/callback?code=${consent.code}&state=${consent.state}`);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe("STATE_INVALID");
+    expect(await getLink(a.ctx, "dev-3")).toBeUndefined();
+  });
 });
 
 describe("Oura: webhooks", () => {
@@ -162,6 +178,31 @@ describe("Oura: webhooks", () => {
     expect(byId(ids[1]!)).toBeUndefined(); // the replay: counted on the first delivery, not recorded
     expect(byId(ids[2]!)).toMatchObject({ status: "dead" }); // the vendor has no such document (404): not retried
     expect(byId(ids[3]!)).toMatchObject({ status: "processed", readings: 2 });
+  });
+
+  it("a delivery the vendor refuses 5 times is dead, and the linked devices' sync logs show it failed (another org sees nothing)", async () => {
+    const body = notification("ds-2", "daily_sleep", "update");
+    const eventId = crypto.randomUUID();
+    const delivery = { kind: KIND, body, receivedAt: new Date().toISOString() };
+    const retried: number[] = [];
+    mock.throttleNext(100, { "retry-after": "1" });
+    // The queue's 5 deliveries of the message (max_retries = 5), each answered 429 by Oura.
+    for (let attempts = 1; attempts <= 5; attempts++) {
+      const message = { id: eventId, timestamp: new Date(), attempts, body: { orgId: a.orgId, eventId, delivery }, ack: () => {}, retry: () => retried.push(attempts) };
+      await processDeviceEventBatch({ queue: "cdis-device-events", messages: [message] } as unknown as MessageBatch<DeviceEventMessage>, env, contextForOrg);
+    }
+    mock.throttleNext(0);
+    expect(retried).toEqual([1, 2, 3, 4]);
+    expect((await webhookEvents(a)).find((e) => e.id === eventId)).toMatchObject({ status: "dead", attempts: 5 });
+    for (const deviceId of ["dev-1", "dev-9"]) {
+      const res = await a.fetch(`/api/v1/devices/${deviceId}/sync-logs`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      const logs = ((await res.json()) as { sync_logs: { state: string; data_types: { data_type: string; state: string; errors: { reason: string; record: string }[] }[] }[] }).sync_logs;
+      const dead = logs.find((l) => l.data_types.some((t) => t.errors.some((e) => e.record === `webhook-event/${eventId}`)));
+      expect(dead).toMatchObject({ state: "failed", data_types: [{ data_type: "daily_sleep", state: "failed" }] });
+      expect(dead?.data_types[0]?.errors[0]?.reason).toMatch(/dead after 5 attempts: .*HTTP 429/);
+    }
+    expect((await b.fetch("/api/v1/devices/dev-1/sync-logs")).status).toBe(404);
   });
 
   it("wrong secret, tampered body, stale timestamp, missing header → 401 and nothing stored", async () => {
@@ -273,10 +314,48 @@ describe("Oura: sync pages and tokens", () => {
   it("unlinking revokes at the vendor and forgets the tokens", async () => {
     const res = await a.fetch("/api/v1/device-platforms/links/dev-9", { method: "DELETE" });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ revoked: true });
+    expect(await res.json()).toMatchObject({ revoked: true, revocation: "revoked" });
     expect(mock.revoked.length).toBe(1);
     expect(await getLink(a.ctx, "dev-9")).toBeUndefined();
     expect((await a.fetch("/api/v1/device-platforms/links/dev-9", { method: "DELETE" })).status).toBe(404);
     expect((await b.fetch("/api/v1/device-platforms/links/dev-1", { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("refreshes before expiry: inside the 5-minute margin, not outside it", async () => {
+    const data = a.ctx;
+    const f = platformServices(data.env).fetch(data.env);
+    const expiringIn = async (ms: number) => {
+      const link = (await getLink(data, "dev-1"))!;
+      expect(await swapTokens(data, "dev-1", link.version, { ...link.tokens, expiresAt: new Date(Date.now() + ms).toISOString() })).toBe(true);
+      return (await getLink(data, "dev-1"))!;
+    };
+    const calls = mock.refreshCalls;
+    const later = await expiringIn(REFRESH_MARGIN_MS + 60_000);
+    expect(await freshLink(data, oura, creds, f, later)).toBe(later);
+    expect(mock.refreshCalls).toBe(calls);
+    const soon = await expiringIn(REFRESH_MARGIN_MS - 60_000);
+    const fresh = await freshLink(data, oura, creds, f, soon);
+    expect(mock.refreshCalls).toBe(calls + 1);
+    expect(fresh.version).toBe(soon.version + 1);
+    expect(Date.parse(fresh.tokens.expiresAt ?? "")).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+  });
+
+  it("a refused refresh (invalid_grant) ends the link: inactive with the reason, and neither webhooks nor syncs call the vendor again", async () => {
+    const data = a.ctx;
+    const link = (await getLink(data, "dev-1"))!;
+    // The vendor no longer knows the refresh token, and the access token has expired.
+    await swapTokens(data, "dev-1", link.version, { accessToken: "expired", refreshToken: "spent-refresh-token", expiresAt: new Date(Date.now() - 60_000).toISOString() });
+    const body = notification("ds-2", "daily_sleep", "update");
+    const ack = (await (await postWebhook(KIND, a.orgId, body, ouraSignedHeaders(SECRET, body))).json()) as { event_id: string };
+    expect(await settled(a, ack.event_id)).toMatchObject({ status: "processed", readings: 0 });
+    expect(await getLink(data, "dev-1")).toMatchObject({ status: "inactive", statusReason: expect.stringContaining("invalid_grant") });
+    expect(world.statuses.at(-1)).toMatchObject({ orgId: a.orgId, deviceId: "dev-1", status: "inactive" });
+    const calls = mock.calls.length;
+    const again = notification("8f9a5221-639e-4a85-81cb-4065ef23f979", "daily_sleep", "update");
+    const next = (await (await postWebhook(KIND, a.orgId, again, ouraSignedHeaders(SECRET, again))).json()) as { event_id: string };
+    expect(await settled(a, next.event_id)).toMatchObject({ status: "processed", readings: 0 });
+    // A manual sync reaches the platform through this port: refused before any vendor call.
+    await expect(callWithLinkTokens(data, "dev-1", async () => "never")).rejects.toMatchObject({ kind: "revoked", message: expect.stringContaining("inactive") });
+    expect(mock.calls.length).toBe(calls);
   });
 });

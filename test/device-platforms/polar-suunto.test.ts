@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import created from "../fixtures/wearables/suunto-workout-created.json";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
+import { polar as polarPlatform } from "../../src/device-platforms/polar/adapter";
 import { suunto } from "../../src/device-platforms/suunto/adapter";
 import { platformServices } from "../../src/device-platform-services";
 import { createTenant, type Tenant } from "../support/tenants";
@@ -72,6 +73,25 @@ describe("Polar AccessLink", () => {
     expect(await settled(t, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed", readings: 0 });
   });
 
+  it("fetchPage: exercises and nights inside the range (AccessLink has no paging), 429 with Polar's delay", async () => {
+    const link = (await getLink(t.ctx, "dev-polar"))!;
+    const call = { credentials: polarCreds, tokens: link.tokens, fetch: platformServices(t.ctx.env).fetch(t.ctx.env) };
+    const device = { deviceId: "dev-polar", patientId: "pat-p" };
+    const january = { from: "2024-01-10T00:00:00Z", to: "2024-01-20T00:00:00Z" };
+    const exercises = await polarPlatform.fetchPage(call, device, { dataType: "exercise", ...january });
+    expect(exercises.readings.find((r) => r.metric === "calories")).toMatchObject({ value: 650, sourceRecordId: "ABC123" });
+    expect(exercises.nextCursor).toBeUndefined();
+    expect((await polarPlatform.fetchPage(call, device, { dataType: "exercise", from: "2024-02-01T00:00:00Z", to: "2024-02-10T00:00:00Z" })).readings).toEqual([]);
+    // Two nights in AccessLink's Nights model: one inside the range, one outside.
+    polar.nights.set("2024-01-15", { polar_user: "https://www.polaraccesslink.com/v3/users/475", date: "2024-01-15", sleep_start_time: "2024-01-14T23:10:00+01:00", sleep_end_time: "2024-01-15T07:05:00+01:00", light_sleep: 15_000, deep_sleep: 5_400, rem_sleep: 6_300, sleep_score: 82 });
+    polar.nights.set("2023-11-01", { polar_user: "https://www.polaraccesslink.com/v3/users/475", date: "2023-11-01", sleep_start_time: "2023-10-31T23:00:00+01:00", sleep_end_time: "2023-11-01T07:00:00+01:00", light_sleep: 14_000, deep_sleep: 5_000, rem_sleep: 6_000, sleep_score: 75 });
+    const nights = await polarPlatform.fetchPage(call, device, { dataType: "sleep", ...january });
+    // The January night only (the November one is outside the range): 15000 + 5400 + 6300 s asleep.
+    expect(nights.readings.filter((r) => r.metric === "sleep").map((r) => [r.value, r.sourceRecordId])).toEqual([[26_700, "sleep-2024-01-15"]]);
+    polar.throttleNext(1, { "retry-after": "15" });
+    await expect(polarPlatform.fetchPage(call, device, { dataType: "exercise", ...january })).rejects.toMatchObject({ kind: "rate_limited", retryAfterSeconds: 15 });
+  });
+
   it("unlink deletes the user registration", async () => {
     expect((await t.fetch("/api/v1/device-platforms/links/dev-polar", { method: "DELETE" })).status).toBe(200);
     expect(polar.deleted).toEqual(["475"]);
@@ -108,5 +128,32 @@ describe("Suunto", () => {
     expect(page.readings.map((r) => r.metric)).toEqual(["calories", "steps", "distance", "heart_rate", "active_minutes"]);
     const noKey = { ...call, credentials: { ...suuntoCreds, extra: { ...suuntoCreds.extra, subscription_key: "wrong" } } };
     await expect(suunto.fetchPage(noKey, { deviceId: "dev-suunto", patientId: "pat-s" }, { dataType: "workout", from: "2023-12-01T00:00:00Z", to: "2023-12-31T00:00:00Z" })).rejects.toMatchObject({ kind: "unauthorized" });
+  });
+
+  it("sync pages of 50 follow the offset to the end; a 429 is rate_limited with Suunto's delay", async () => {
+    const link = (await getLink(t.ctx, "dev-suunto"))!;
+    const call = { credentials: suuntoCreds, tokens: link.tokens, fetch: platformServices(t.ctx.env).fetch(t.ctx.env) };
+    const device = { deviceId: "dev-suunto", patientId: "pat-s" };
+    const range = { dataType: "workout", from: "2023-12-01T00:00:00Z", to: "2023-12-31T00:00:00Z" };
+    const saved = suuntoCloud.workouts;
+    suuntoCloud.workouts = Array.from({ length: 60 }, (_, i) => ({ ...created.workout, workoutKey: `w-${i}` }));
+    const first = await suunto.fetchPage(call, device, range);
+    expect(first.nextCursor).toBe("50");
+    expect(new Set(first.readings.map((r) => r.sourceRecordId)).size).toBe(50);
+    const second = await suunto.fetchPage(call, device, { ...range, cursor: first.nextCursor });
+    expect(new Set(second.readings.map((r) => r.sourceRecordId))).toEqual(new Set(Array.from({ length: 10 }, (_, i) => `w-${50 + i}`)));
+    expect(second.nextCursor).toBeUndefined();
+    suuntoCloud.workouts = saved;
+    suuntoCloud.throttleNext(1, { "retry-after": "9" });
+    await expect(suunto.fetchPage(call, device, range)).rejects.toMatchObject({ kind: "rate_limited", retryAfterSeconds: 9 });
+  });
+
+  it("unlink says what happened: Suunto has no revocation, so nothing is claimed revoked", async () => {
+    const res = await t.fetch("/api/v1/device-platforms/links/dev-suunto", { method: "DELETE" });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { revoked: boolean; revocation: string; detail: string };
+    expect(body).toMatchObject({ revoked: false, revocation: "not_supported" });
+    expect(body.detail).toContain("Suunto offers no revocation");
+    expect(await getLink(t.ctx, "dev-suunto")).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/cr
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
 import { useDevicePlatformServices } from "../support/service-profile";
-import { call, type Tenant } from "../support/tenants";
+import { call, createTenant, type Tenant } from "../support/tenants";
 import type { MockUser, VendorMock } from "./mocks/vendor-mock";
 
 export interface Ingested {
@@ -38,6 +38,10 @@ export function installWorld(network: typeof fetch): PlatformWorld {
     // The companion apps' seams stay the device core's; the vendor-facing ones are the fakes below.
     ...devicePlatformServices,
     credentialsFor: async (data, kind) => world.credentials.get(`${data.orgId}/${kind}`),
+    keepCredentials: async (data, kind, kept) => {
+      const current = world.credentials.get(`${data.orgId}/${kind}`);
+      if (current) world.credentials.set(`${data.orgId}/${kind}`, { ...current, extra: { ...current.extra, ...kept } });
+    },
     linkStatus: async (data, deviceId, status, reason) => {
       world.statuses.push({ orgId: data.orgId, deviceId, status, reason });
     },
@@ -48,6 +52,23 @@ export function installWorld(network: typeof fetch): PlatformWorld {
     fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }),
   });
   return world;
+}
+
+/**
+ * The device core as the Worker wires it, only the vendors' cloud a mock: a tenant whose device
+ * integration for `kind` holds `integration`, and a patient with a device of that platform
+ * (not linked yet).
+ */
+export async function wiredTenant(network: typeof fetch, kind: string, integration: { credentials: Record<string, string>; settings: Record<string, string> }, deviceName: string) {
+  useDevicePlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
+  const t = await createTenant();
+  const created = await t.fetch("/api/v1/device-integrations", { method: "POST", json: { platform: kind, name: deviceName, ...integration } });
+  if (created.status !== 201) throw new Error(`integration: ${created.status} ${await created.text()}`);
+  const patient = await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient", name: [{ family: deviceName }] } });
+  const patientId = ((await patient.json()) as { id: string }).id;
+  const link = await t.fetch(`/api/v1/patients/${patientId}/devices`, { method: "POST", json: { platform: kind, name: deviceName } });
+  if (link.status !== 201) throw new Error(`device: ${link.status} ${await link.text()}`);
+  return { t, patientId, deviceId: ((await link.json()) as { device_id: string }).device_id };
 }
 
 /** Sets (or replaces) an org's platform credentials; the webhook path's per-isolate cache is dropped with it. */

@@ -107,7 +107,7 @@ describe("WHOOP", () => {
 
   it("unlink calls WHOOP's DELETE /v2/user/access", async () => {
     const res = await t.fetch("/api/v1/device-platforms/links/dev-1", { method: "DELETE" });
-    expect(await res.json()).toEqual({ revoked: true });
+    expect(await res.json()).toMatchObject({ revoked: true, revocation: "revoked" });
     expect(mock.accessDeleted).toBe(1);
   });
 });

@@ -65,17 +65,14 @@ export const garmin: DevicePlatform = {
     clientAuth: "post",
   },
   webhook: {
+    // The org's client id in `garmin-client-id` is always required (Garmin signs nothing); with a
+    // signing secret (a signing proxy in front) the body's HMAC is required as well, not instead.
     async verify(delivery, credentials) {
       const clientId = delivery.headers.get("garmin-client-id");
-      const secret = credentials.extra?.webhook_signing_secret;
-      if (secret) {
-        const signed = await verifyHexBodySignature(delivery.headers, "x-garmin-signature", secret, delivery.body);
-        if (!signed.ok) return signed;
-        if (clientId !== null && !constantTimeEqual(clientId, credentials.clientId ?? "")) return { ok: false, reason: "garmin-client-id is not this organization's client" };
-        return { ok: true };
-      }
       if (clientId === null) return { ok: false, reason: "missing garmin-client-id" };
-      return constantTimeEqual(clientId, credentials.clientId ?? "") ? { ok: true } : { ok: false, reason: "garmin-client-id is not this organization's client" };
+      if (!constantTimeEqual(clientId, credentials.clientId ?? "")) return { ok: false, reason: "garmin-client-id is not this organization's client" };
+      const secret = credentials.extra?.webhook_signing_secret;
+      return secret ? verifyHexBodySignature(delivery.headers, "x-garmin-signature", secret, delivery.body) : { ok: true };
     },
     events: eventsOf,
   },

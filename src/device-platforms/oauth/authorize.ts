@@ -78,25 +78,46 @@ export async function completeAuthorization(data: OrgData, kind: string, query: 
 }
 
 /** Revokes at the vendor (best effort: the user may already have) and forgets the tokens. */
-export async function unlinkDevice(data: OrgData, deviceId: string): Promise<{ revoked: boolean }> {
+/**
+ * What unlinking did at the vendor: `revoked` (the vendor confirmed: a revocation, a
+ * deregistration or a user deletion), `not_supported` (the vendor has no way to: Suunto; the
+ * user removes the app in the vendor's own settings), `failed` (the vendor refused or was down),
+ * `not_configured` (the platform's integration is gone). The tokens are forgotten in every case.
+ */
+export type Revocation = "revoked" | "not_supported" | "failed" | "not_configured";
+
+export interface Unlinked {
+  readonly revoked: boolean;
+  readonly revocation: Revocation;
+  readonly detail: string;
+}
+
+export async function unlinkDevice(data: OrgData, deviceId: string): Promise<Unlinked> {
   const link = await getLink(data, deviceId);
   if (!link) throw notFound(`No platform link for device ${deviceId}`, "LINK_NOT_FOUND");
   const platform: DevicePlatform | undefined = platformOf(link.kind);
   const services = platformServices(data.env);
   const credentials = await services.credentialsFor(data, link.kind);
-  let revoked = false;
+  let revocation: Revocation = "not_configured";
+  let detail = `The ${link.kind} platform is not configured: nothing was revoked at the vendor; the tokens were forgotten`;
   if (platform && credentials) {
     const fetch = services.fetch(data.env);
     const call = { credentials, tokens: link.tokens, fetch };
     try {
       await platform.beforeUnlink?.(call, { deviceId, patientId: link.patientId, platformUserId: link.platformUserId }, data.orgId);
-      if (platform.oauth) await revokeToken(platform.oauth, credentials, fetch, link.tokens.refreshToken ?? link.tokens.accessToken);
-      revoked = true;
+      const revokedToken = platform.oauth ? await revokeToken(platform.oauth, credentials, fetch, link.tokens.refreshToken ?? link.tokens.accessToken) : false;
+      const confirmed = Boolean(platform.beforeUnlink) || revokedToken;
+      revocation = confirmed ? "revoked" : "not_supported";
+      detail = confirmed
+        ? `${platform.vendor} confirmed the revocation; the tokens were forgotten`
+        : `${platform.vendor} offers no revocation: the tokens were forgotten here, and access ends when the user removes the app in ${platform.vendor}'s settings`;
     } catch (e) {
       if (!(e instanceof PlatformError)) throw e;
+      revocation = "failed";
+      detail = `${platform.vendor} did not confirm the revocation (${e.message}); the tokens were forgotten`;
     }
   }
   await deleteLink(data, deviceId);
   await services.linkStatus(data, deviceId, "inactive", "unlinked");
-  return { revoked };
+  return { revoked: revocation === "revoked", revocation, detail };
 }

@@ -124,13 +124,14 @@ export async function refreshTokens(spec: OAuthSpec, credentials: PlatformCreden
   }
 }
 
-/** RFC 7009 revocation where the vendor has it; a vendor without it revokes in `beforeUnlink`. */
-export async function revokeToken(spec: OAuthSpec, credentials: PlatformCredentials, fetch: typeof globalThis.fetch, token: string): Promise<void> {
+/** RFC 7009 revocation where the vendor has it (true once it answered); false when it has none (a vendor without it may revoke in `beforeUnlink`). */
+export async function revokeToken(spec: OAuthSpec, credentials: PlatformCredentials, fetch: typeof globalThis.fetch, token: string): Promise<boolean> {
   const e = endpointsOf(spec, credentials);
-  if (!e.revoke) return;
+  if (!e.revoke) return false;
   const { client: c, auth } = client(spec, credentials);
   try {
     await oauth.processRevocationResponse(await oauth.revocationRequest(server(e), c, auth, token, options(e, fetch)));
+    return true;
   } catch (err) {
     throw platformErrorOf(err);
   }

@@ -6,7 +6,7 @@ import { type DevicePlatform, type PlatformEvent, type WebhookDelivery, noOutcom
 import { constantTimeEqual, freshTimestamp, hmacSha256Hex } from "../webhooks/signature";
 import { vendorJson, withQuery } from "../vendor-http";
 import { OURA_KIND, mapOura, ouraMappers } from "./mapping";
-import { renewOuraSubscriptions } from "./subscriptions";
+import { ouraSubscriber, renewOuraSubscriptions } from "./subscriptions";
 
 const API = "https://api.ouraring.com";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -29,6 +29,7 @@ export const oura: DevicePlatform = {
   dataTypes: Object.keys(ouraMappers),
   maxSyncDays: 365,
   renewSubscriptions: renewOuraSubscriptions,
+  subscriber: ouraSubscriber,
   oauth: {
     authorizeUrl: "https://cloud.ouraring.com/oauth/authorize",
     tokenUrl: `${API}/oauth/token`,

@@ -1,13 +1,14 @@
 // Polar AccessLink v3 (training platform): OAuth 2.0 with Basic client authentication and a
 // long-lived token without refresh; the user is registered after consent (POST /v3/users) and
-// deleted on unlink; one webhook per client, signed `Polar-Webhook-Signature` = hex
-// HMAC-SHA256(signature_secret_key, body); the PING on creation may come unsigned (reference
+// deleted on unlink; one webhook per client (subscriber.ts), signed `Polar-Webhook-Signature` =
+// hex HMAC-SHA256(signature_secret_key, body); the PING on creation may come unsigned (reference
 // V9); events are notify-only and their `url` is fetched (reference 1.5).
 import type { PlatformCredentials } from "../../features/devices/platform-adapter";
 import { type DevicePlatform, type PlatformEvent, noOutcome, urlOf } from "../platform";
 import { failureOf, vendorCall, vendorJson, withQuery } from "../vendor-http";
 import { verifyHexBodySignature } from "../webhooks/signature";
 import { POLAR_KIND, mapPolar, polarMappers } from "./mapping";
+import { polarSubscriber } from "./subscriber";
 
 const API = "https://www.polaraccesslink.com";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -29,6 +30,7 @@ export const polar: DevicePlatform = {
   dataTypes: Object.keys(polarMappers),
   // AccessLink keeps about 30 days of exercises and 28 nights of sleep.
   maxSyncDays: 28,
+  subscriber: polarSubscriber,
   oauth: {
     authorizeUrl: "https://flow.polar.com/oauth2/authorization",
     tokenUrl: "https://polarremote.com/v2/oauth2/token",
@@ -38,8 +40,10 @@ export const polar: DevicePlatform = {
   },
   webhook: {
     async handshake(delivery) {
-      // The creation PING may be unsigned: answered 200 only when it carries no signature and is nothing but a PING.
-      if (delivery.headers.has(SIGNATURE)) return undefined;
+      // A PING carries no data and changes nothing, so it is answered 200 signed or not (reference
+      // V9: it may come unsigned); a signed one cannot be checked while the webhook is being
+      // created anyway: Polar answers the key only after the PING succeeded. Only a body that is
+      // nothing but a PING qualifies.
       try {
         const body = JSON.parse(delivery.body) as Record<string, unknown>;
         return body.event === "PING" && Object.keys(body).every((k) => k === "event" || k === "timestamp" || k === "url") ? Response.json({ status: "pong" }) : undefined;

@@ -1,12 +1,13 @@
 // Suunto Cloud API (outdoor watch): OAuth 2.0 (Basic client authentication) whose access token
 // is a JWT naming the user (`user` claim = username, which notifications carry); every API call
 // carries `Ocp-Apim-Subscription-Key`; webhooks are signed `X-HMAC-SHA256-Signature` = hex
-// HMAC-SHA256(notification secret, body) and carry the workout inline (reference 1.6, V10).
+// HMAC-SHA256(notification secret, body) and carry their data inline: the workout
+// (`WORKOUT_CREATED`) or the 24/7 samples (`SUUNTO_247_*_CREATED`; reference 1.6, V10).
 import { type PlatformCall, type PlatformCredentials, PlatformError } from "../../features/devices/platform-adapter";
 import { type DevicePlatform, noOutcome, urlOf } from "../platform";
 import { vendorJson, withQuery } from "../vendor-http";
 import { verifyHexBodySignature } from "../webhooks/signature";
-import { SUUNTO_KIND, mapSuuntoWorkout } from "./mapping";
+import { SUUNTO_247_TYPES, SUUNTO_KIND, mapSuunto247, mapSuuntoWorkout, type Suunto247Type } from "./mapping";
 
 const API = "https://cloudapi.suunto.com";
 const api = (c: PlatformCredentials) => urlOf(c, "api_base_url", API);
@@ -43,8 +44,10 @@ export const suunto: DevicePlatform = {
     verify: (delivery, credentials) => verifyHexBodySignature(delivery.headers, "x-hmac-sha256-signature", credentials.extra?.webhook_secret, delivery.body),
     events(body) {
       const b = (body ?? {}) as Record<string, unknown>;
-      if (b.type !== "WORKOUT_CREATED" || typeof b.username !== "string" || !b.workout) return [];
-      return [{ platformUserId: b.username, action: "upsert", dataType: "workout", inline: b.workout }];
+      if (typeof b.username !== "string") return [];
+      if (b.type === "WORKOUT_CREATED") return b.workout ? [{ platformUserId: b.username, action: "upsert", dataType: "workout", inline: b.workout }] : [];
+      const type = typeof b.type === "string" && Object.hasOwn(SUUNTO_247_TYPES, b.type) ? SUUNTO_247_TYPES[b.type] : undefined;
+      return type && Array.isArray(b.samples) ? [{ platformUserId: b.username, action: "upsert", dataType: type, inline: b.samples }] : [];
     },
   },
   async platformUserId(_call, tokenResponse) {
@@ -52,7 +55,9 @@ export const suunto: DevicePlatform = {
     return String(claims.user ?? tokenResponse.user ?? "");
   },
   async handleEvent(_call, device, event) {
-    return event.inline ? { readings: mapSuuntoWorkout(device, event.inline), deletedRecordIds: [] } : noOutcome;
+    if (!event.inline) return noOutcome;
+    const readings = event.dataType === "workout" ? mapSuuntoWorkout(device, event.inline) : mapSuunto247(device, event.platformUserId, event.dataType as Suunto247Type, event.inline);
+    return { readings, deletedRecordIds: [] };
   },
   async fetchPage(call, device, range) {
     const offset = Number(range.cursor ?? 0);

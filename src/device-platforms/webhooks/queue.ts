@@ -6,8 +6,10 @@
 // of consecutive deliveries go to the device core in one ingest (one FHIR transaction) and the
 // rows move to `processed` in one batch, counting the readings stored and those the device core
 // refused (with the reasons). Vendor trouble (429, 5xx) retries the delivery with the
-// vendor's delay; after MAX_ATTEMPTS the row is `dead` and stays visible in the webhook event list.
+// vendor's delay; after MAX_ATTEMPTS the row is `dead` and stays visible in the webhook event list,
+// and each device its events name gets a `failed` sync log saying so, where the device's history is read.
 import { PlatformError } from "../../features/devices/platform-adapter";
+import { logger } from "../../platform/observability/log";
 import type { Reading } from "../../features/devices/reading";
 import type { Env } from "../../platform/env";
 import type { OrgData } from "../../platform/org-data";
@@ -150,11 +152,42 @@ async function store(data: OrgData, handled: readonly (Handled | undefined)[]): 
   return failed;
 }
 
+/**
+ * A delivery given up (dead): a `failed` sync log for every linked device its events name, each
+ * data type naming the event, the attempts and the error, so the device's sync logs show what
+ * its webhook data lost. Best effort: the dead row in the webhook event list stays the record.
+ */
+async function logDeadLetter(data: OrgData, eventId: string, delivery: { kind: string; body: string; receivedAt?: string } | undefined, attempts: number, error: string): Promise<void> {
+  try {
+    const d = delivery ?? (await getEvent(data, eventId));
+    const spec = d && platformOf(d.kind)?.webhook;
+    if (!d || !spec) return;
+    const types = new Map<string, Set<string>>();
+    for (const event of spec.events(JSON.parse(d.body))) {
+      for (const link of await linksOfUser(data, d.kind, event.platformUserId)) types.set(link.deviceId, (types.get(link.deviceId) ?? new Set()).add(event.dataType));
+    }
+    const services = platformServices(data.env);
+    const at = d.receivedAt ?? new Date().toISOString();
+    const now = new Date().toISOString();
+    const reason = `webhook delivery ${eventId} dead after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${error}`;
+    for (const [deviceId, dataTypes] of types) {
+      const progress = Object.fromEntries(
+        [...dataTypes].map((t) => [t, { state: "failed", pages_fetched: 0, readings_received: 0, observations_created: 0, duplicates_skipped: 0, readings_rejected: 0, errors: [{ reason, record: `webhook-event/${eventId}` }], rate_limited: 0 }]),
+      );
+      const id = await services.openSyncLog(data, { deviceId, from: at, to: at, requestedBy: `webhook:${d.kind}`, progress });
+      await services.writeSyncLog(data, id, { state: "failed", progress, startedAt: at, finishedAt: now });
+    }
+  } catch (e) {
+    logger(data.env).warn("dead webhook delivery not logged to sync logs", { org: data.orgId, event_id: eventId, error: e instanceof Error ? e.message : String(e) });
+  }
+}
+
 /** A failed attempt: the row says so, and the message is retried or, out of attempts, given up. */
 async function failed(data: OrgData, message: DeviceEvent, e: unknown): Promise<void> {
   const decision = retryDecision(e, message.attempts);
   const error = e instanceof Error ? e.message : String(e);
   await updateEvent(data, message.body.eventId, { status: decision.retry ? "failed" : "dead", attempts: message.attempts, error });
+  if (!decision.retry) await logDeadLetter(data, message.body.eventId, message.body.delivery, message.attempts, error);
   if (decision.retry) message.retry({ delaySeconds: decision.delaySeconds });
   else message.ack();
 }
@@ -195,6 +228,10 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
     await updateEvents(data, settled);
   } catch (e) {
     for (const s of settled) errors.set(messages.findIndex((m) => m.body.eventId === s.id), e);
+  }
+  for (const [i, h] of handled.entries()) {
+    const m = messages[i]!;
+    if (h?.dead && !errors.has(i)) await logDeadLetter(data, m.body.eventId, rows[i] && { ...rows[i]!, receivedAt: m.body.delivery?.receivedAt }, m.attempts, h.dead);
   }
   for (const [i, m] of messages.entries()) {
     if (errors.has(i)) await failed(data, m, errors.get(i));

@@ -1,4 +1,5 @@
-// The org's vendor-side webhook registration (platforms with a SubscriberSpec: Google Health):
+// The org's vendor-side webhook registration (platforms with a SubscriberSpec: Google Health,
+// Oura, Polar):
 // register or update it at the org's webhook endpoint, report it, remove it. The vendor's
 // refusals become API errors an administrator can act on: the app credentials refused → 400,
 // the vendor refusing the request (its endpoint verification failed, bad project) → 422,
@@ -39,16 +40,24 @@ async function withSubscriber<T>(data: OrgData, kind: string, work: (spec: Subsc
   }
 }
 
-/** Google accepts only an HTTPS endpoint; saying so here beats its opaque refusal. */
+/** Google (and the other vendors' production hosts) accept only an HTTPS endpoint; saying so here beats an opaque refusal. */
 function checkEndpoint(endpointUri: string): void {
   if (!endpointUri.startsWith("https://")) {
     throw badRequest("The webhook endpoint must be HTTPS", [{ path: "endpoint_uri", message: `${endpointUri} is not HTTPS: set PUBLIC_BASE_URL, or the integration's webhook_url setting` }]);
   }
 }
 
+/**
+ * Registers or updates it; a secret the vendor issued (Polar's) is kept with the integration (the
+ * webhook path, finding its cached credentials fail, reads them afresh).
+ */
 export async function putSubscriber(data: OrgData, kind: string, target: SubscriberTarget): Promise<SubscriberState & { created: boolean }> {
   checkEndpoint(target.endpointUri);
-  return withSubscriber(data, kind, (spec, call) => spec.put(call, target));
+  const { issuedCredentials, ...state } = await withSubscriber(data, kind, (spec, call) => spec.put(call, target));
+  if (issuedCredentials && Object.keys(issuedCredentials).length) {
+    await platformServices(data.env).keepCredentials(data, kind, issuedCredentials);
+  }
+  return state;
 }
 
 export async function getSubscriber(data: OrgData, kind: string, target: SubscriberTarget): Promise<SubscriberState> {

@@ -44,25 +44,71 @@ export interface OuraSubscription {
   expiration_time: string;
 }
 
+const OURA_DATA_TYPES = new Set(["tag", "enhanced_tag", "workout", "session", "sleep", "daily_sleep", "daily_readiness", "daily_activity", "daily_spo2", "sleep_time", "rest_mode_period", "ring_configuration", "daily_stress", "daily_resilience", "daily_cardiovascular_age", "vO2_max", "heartrate"]);
+const OURA_EVENT_TYPES = new Set(["create", "update", "delete"]);
+
+export interface OuraSubscriptionApi {
+  fetch: typeof fetch;
+  renewed: string[];
+  /** Every verification GET Oura made and the status it got. */
+  verifications: { url: string; status: number }[];
+  /** How Oura's verification GET reaches the callback (the test hands it the service). */
+  verifyEndpoint: (url: string) => Promise<Response>;
+}
+
 /**
- * Oura's app-level webhook subscription API (`x-client-id` / `x-client-secret`, no user token):
- * `GET /v2/webhook/subscription` lists, `PUT /v2/webhook/subscription/renew/{id}` moves the
- * expiry 90 days on. Requests for other paths go to `next`.
+ * Oura's app-level webhook subscription API (`x-client-id` / `x-client-secret`, no user token;
+ * reference 1.3 and Oura's OpenAPI): `GET /v2/webhook/subscription` lists the app's
+ * subscriptions; `POST` creates one from `{callback_url, verification_token, event_type,
+ * data_type}` after calling the callback with `GET ?verification_token=…&challenge=…`, which must
+ * answer `{"challenge": …}` (otherwise 400: Oura does not document the refusal's status);
+ * `DELETE /{id}` removes one (204); `PUT /renew/{id}` moves the expiry 90 days on. Requests for
+ * other paths go to `next`.
  */
-export function ouraSubscriptionApi(clientId: string, clientSecret: string, subscriptions: OuraSubscription[], next: typeof fetch): { fetch: typeof fetch; renewed: string[] } {
-  const renewed: string[] = [];
-  const handler = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+export function ouraSubscriptionApi(clientId: string, clientSecret: string, subscriptions: OuraSubscription[], next: typeof fetch): OuraSubscriptionApi {
+  const api: OuraSubscriptionApi = { fetch: next, renewed: [], verifications: [], verifyEndpoint: async () => new Response(null, { status: 503 }) };
+  const validation = (msg: string) => Response.json({ detail: [{ loc: ["body"], msg, type: "value_error" }] }, { status: 422 });
+  async function create(req: Request): Promise<Response> {
+    const body = (await req.json().catch(() => ({}))) as Record<string, string>;
+    if (!OURA_DATA_TYPES.has(body.data_type ?? "")) return validation(`data_type ${body.data_type} is not one of the webhook data types`);
+    if (!OURA_EVENT_TYPES.has(body.event_type ?? "")) return validation(`event_type ${body.event_type} is not create, update or delete`);
+    if (!body.callback_url || !body.verification_token) return validation("callback_url and verification_token are required");
+    const challenge = crypto.randomUUID();
+    const probe = new URL(body.callback_url);
+    probe.searchParams.set("verification_token", body.verification_token);
+    probe.searchParams.set("challenge", challenge);
+    const answer = await api.verifyEndpoint(probe.toString());
+    api.verifications.push({ url: body.callback_url, status: answer.status });
+    const echoed = answer.ok ? ((await answer.json().catch(() => ({}))) as { challenge?: string }).challenge : undefined;
+    if (echoed !== challenge) return Response.json({ detail: "Webhook verification failed: the callback did not return the challenge" }, { status: 400 });
+    const sub = { id: crypto.randomUUID(), callback_url: body.callback_url, event_type: body.event_type!, data_type: body.data_type!, expiration_time: new Date(Date.now() + 90 * 86_400_000).toISOString() };
+    subscriptions.push(sub);
+    return Response.json(sub, { status: 201 });
+  }
+  api.fetch = (async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const req = new Request(input, init);
     const url = new URL(req.url);
     if (url.origin !== OURA_ORIGIN || !url.pathname.startsWith("/v2/webhook/subscription")) return next(input, init);
     if (req.headers.get("x-client-id") !== clientId || req.headers.get("x-client-secret") !== clientSecret) return Response.json({ detail: "Unauthorized" }, { status: 401 });
-    if (req.method === "GET" && url.pathname === "/v2/webhook/subscription") return Response.json(subscriptions);
-    const id = /^\/v2\/webhook\/subscription\/renew\/([^/]+)$/.exec(url.pathname)?.[1];
-    const sub = subscriptions.find((s) => s.id === id);
-    if (req.method !== "PUT" || !sub) return Response.json({ detail: "Not Found" }, { status: 404 });
-    sub.expiration_time = new Date(Date.now() + 90 * 86_400_000).toISOString();
-    renewed.push(sub.id);
-    return Response.json(sub);
-  };
-  return { fetch: handler as typeof fetch, renewed };
+    if (url.pathname === "/v2/webhook/subscription") {
+      if (req.method === "GET") return Response.json(subscriptions);
+      if (req.method === "POST") return create(req);
+    }
+    const renew = /^\/v2\/webhook\/subscription\/renew\/([^/]+)$/.exec(url.pathname)?.[1];
+    const byId = /^\/v2\/webhook\/subscription\/([^/]+)$/.exec(url.pathname)?.[1];
+    const at = subscriptions.findIndex((s) => s.id === (renew ?? byId));
+    if (at < 0) return Response.json({ detail: "Not Found" }, { status: 404 });
+    if (renew && req.method === "PUT") {
+      const sub = subscriptions[at]!;
+      sub.expiration_time = new Date(Date.now() + 90 * 86_400_000).toISOString();
+      api.renewed.push(sub.id);
+      return Response.json(sub);
+    }
+    if (byId && req.method === "DELETE") {
+      subscriptions.splice(at, 1);
+      return new Response(null, { status: 204 });
+    }
+    return Response.json({ detail: "Method Not Allowed" }, { status: 405 });
+  }) as typeof fetch;
+  return api;
 }

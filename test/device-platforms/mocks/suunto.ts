@@ -13,16 +13,20 @@ const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64ur
 export function suuntoMock(clientId = "suunto-client", clientSecret = "suunto-secret") {
   const jwt = (u: MockUser) => `${b64url({ alg: "RS256", typ: "JWT" })}.${b64url({ user: u.id, sub: `sub-${u.id}`, iat: Math.floor(Date.now() / 1000), rnd: Math.random() })}.c2lnbmF0dXJl`;
   const mock = new VendorMock({ origin: SUUNTO_ORIGIN, tokenPath: "/oauth/token", clientId, clientSecret, clientAuth: "basic", rotate: true, expiresIn: 86_400, accessTokenFor: jwt });
-  // The user's workouts, which tests may add to; listed by `since`/`until` (epoch ms of the start).
-  const workouts: Record<string, unknown>[] = [created.workout];
+  // The user's workouts, which tests may add to or replace: Suunto's list answers
+  // `{error, payload, metadata}`, by `since`/`until` (epoch ms of the start), paged by `limit` and `offset`.
+  const withWorkouts = Object.assign(mock, { workouts: [created.workout] as Record<string, unknown>[] });
   mock.route("GET", /^\/v2\/workouts$/, (req) => {
     if (req.headers.get("ocp-apim-subscription-key") !== SUBSCRIPTION_KEY) return Response.json({ statusCode: 401, message: "Access denied due to missing subscription key." }, { status: 401 });
     const q = new URL(req.url).searchParams;
     const since = Number(q.get("since") ?? 0);
     const until = Number(q.get("until") ?? Number.MAX_SAFE_INTEGER);
-    return Response.json({ error: null, payload: workouts.filter((w) => Number(w.startTime) >= since && Number(w.startTime) < until), metadata: {} });
+    const offset = Number(q.get("offset") ?? "0");
+    const limit = Number(q.get("limit") ?? "50");
+    const inRange = withWorkouts.workouts.filter((w) => Number(w.startTime) >= since && Number(w.startTime) < until);
+    return Response.json({ error: null, payload: inRange.slice(offset, offset + limit), metadata: {} });
   });
-  return Object.assign(mock, { workouts });
+  return withWorkouts;
 }
 
 export const suuntoSignedHeaders = (secret: string, body: string): Record<string, string> => ({

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { mapOura } from "../../../src/device-platforms/oura/mapping";
+import { mapSuunto247 } from "../../../src/device-platforms/suunto/mapping";
 import { mapWhoop } from "../../../src/device-platforms/whoop/mapping";
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/wearables", name), "utf8"));
@@ -74,5 +75,59 @@ describe("WHOOP", () => {
     const cycle = fixture("whoop-cycles.json").records[0];
     expect(pick(mapWhoop(device, "cycle", cycle), "calories")[0]).toMatchObject({ value: 8288.297, unit: "kJ" });
     expect(mapWhoop(device, "cycle", { ...cycle, end: null })).toEqual([]);
+  });
+});
+
+describe("Suunto 24/7", () => {
+  const samples = (name: string) => fixture(name).samples;
+  const values = (readings: { metric: string; value?: number; unit: string }[]) => readings.map((r) => [r.metric, r.value, r.unit]);
+
+  it("activity samples → heart rate, steps, energy in joules, SpO2 as percent, RMSSD HRV; a zero HRV and missing keys are no reading", () => {
+    const readings = mapSuunto247(device, "johndoe123", "activity", samples("suunto-247-activity.json"));
+    expect(values(readings)).toEqual([
+      ["heart_rate", 62, "bpm"],
+      ["steps", 412, "steps"],
+      ["calories", 125520, "J"],
+      ["spo2", 97, "%"],
+      ["hrv", 48, "ms"],
+      ["heart_rate", 71, "bpm"],
+      ["steps", 0, "steps"],
+      ["calories", 62760, "J"],
+      ["steps", 35, "steps"],
+    ]);
+    expect(readings[0]).toMatchObject({ platform: "outdoor_watch", time: { at: "2024-01-15T10:00:00.000+02:00" }, sourceRecordId: "johndoe123/247-activity@2024-01-15T10:00:00.000+02:00" });
+    expect(pick(readings, "hrv")[0]).toMatchObject({ attributes: { method: "rmssd" } });
+  });
+
+  it("a sleep → asleep time (the stages' sum), the stages, quality score, average HR and HRV over the bedtime period", () => {
+    const readings = mapSuunto247(device, "johndoe123", "sleep", samples("suunto-247-sleep.json"));
+    expect(values(readings)).toEqual([
+      ["sleep", 24900, "s"],
+      ["sleep_deep", 5400, "s"],
+      ["sleep_light", 14400, "s"],
+      ["sleep_rem", 5100, "s"],
+      ["sleep_score", 81, "score"],
+      ["heart_rate", 54, "bpm"],
+      ["hrv", 52, "ms"],
+    ]);
+    expect(readings.every((r) => r.sourceRecordId === "johndoe123/sleep-1705294800")).toBe(true);
+    expect(readings[0]?.time).toEqual({ start: "2024-01-14T23:40:00.000+02:00", end: "2024-01-15T07:02:00.000+02:00" });
+    expect(pick(readings, "heart_rate")[0]).toMatchObject({ attributes: { statistic: "average" } });
+  });
+
+  it("recovery → the resources balance as a 0–100 score with the stress state; an invalid state (0) is left out", () => {
+    const readings = mapSuunto247(device, "johndoe123", "recovery", samples("suunto-247-recovery.json"));
+    expect(values(readings)).toEqual([
+      ["body_battery", 73, "score"],
+      ["body_battery", 69, "score"],
+    ]);
+    expect(readings[0]?.attributes).toEqual({ suunto_metric: "resources", stress_state: "relaxing" });
+    expect(readings[1]?.attributes).toEqual({ suunto_metric: "resources" });
+  });
+
+  it("samples without a timestamp, a sleep without bedtimes and a body that is not a list give nothing", () => {
+    expect(mapSuunto247(device, "u", "activity", [{ entryData: { HR: 60 } }])).toEqual([]);
+    expect(mapSuunto247(device, "u", "sleep", [{ timestamp: "2024-01-15T07:00:00Z", entryData: { Duration: 100 } }])).toEqual([]);
+    expect(mapSuunto247(device, "u", "recovery", { samples: [] })).toEqual([]);
   });
 });
