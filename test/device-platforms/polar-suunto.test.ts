@@ -87,7 +87,7 @@ describe("Polar AccessLink", () => {
     polar.nights.set("2023-11-01", { polar_user: "https://www.polaraccesslink.com/v3/users/475", date: "2023-11-01", sleep_start_time: "2023-10-31T23:00:00+01:00", sleep_end_time: "2023-11-01T07:00:00+01:00", light_sleep: 14_000, deep_sleep: 5_000, rem_sleep: 6_000, sleep_score: 75 });
     const nights = await polarPlatform.fetchPage(call, device, { dataType: "sleep", ...january });
     // The January night only (the November one is outside the range): 15000 + 5400 + 6300 s asleep.
-    expect(nights.readings.filter((r) => r.metric === "sleep").map((r) => [r.value, r.sourceRecordId])).toEqual([[26_700, "sleep-2024-01-15"]]);
+    expect(nights.readings.filter((r) => r.metric === "sleep").map((r) => [r.value, r.sourceRecordId])).toEqual([[26_700, "dev-polar/sleep-2024-01-15"]]); // a night has no id of its own: the device scopes it
     polar.throttleNext(1, { "retry-after": "15" });
     await expect(polarPlatform.fetchPage(call, device, { dataType: "exercise", ...january })).rejects.toMatchObject({ kind: "rate_limited", retryAfterSeconds: 15 });
   });
