@@ -2,7 +2,7 @@
 // rollups per device, so a year of 1-minute heart rate (525,600 samples) answers a vitals query
 // from 8,760 rollup rows instead of 525,600 Observations. Written by ingest after the FHIR
 // transaction commits (idempotent: a retried batch inserts nothing twice and recomputes the same
-// rollups); read only by the vitals query.
+// rollups; a reading the vendor changed replaces its sample's value); read only by the vitals query.
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -32,7 +32,7 @@ export interface RawPoint {
 
 const INSERT_SAMPLES = `INSERT INTO device_samples (org_id, patient_id, metric, t, device_id, value)
   SELECT ?1, s.value->>'$[0]', s.value->>'$[1]', s.value->>'$[2]', s.value->>'$[3]', s.value->>'$[4]' FROM json_each(?2) AS s WHERE true
-  ON CONFLICT DO NOTHING`;
+  ON CONFLICT DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value`;
 
 // Recomputed from the samples (not incremented), so replays and late data give the same rollups.
 const REFRESH_ROLLUPS = `INSERT INTO device_rollups (org_id, patient_id, metric, bucket, device_id, n, total, min, max)
@@ -41,7 +41,7 @@ const REFRESH_ROLLUPS = `INSERT INTO device_rollups (org_id, patient_id, metric,
   GROUP BY b, device_id
   ON CONFLICT DO UPDATE SET n = excluded.n, total = excluded.total, min = excluded.min, max = excluded.max`;
 
-/** Stores samples and refreshes the rollups of every hour they touch, in one D1 batch. */
+/** Stores samples (a sample already there takes the new value) and refreshes the rollups of every hour they touch, in one D1 batch. */
 export async function recordSamples(d1: D1Database, orgId: string, samples: readonly Sample[]): Promise<void> {
   if (!samples.length) return;
   const spans = new Map<string, { patientId: string; metric: string; from: number; to: number }>();
