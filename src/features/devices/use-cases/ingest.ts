@@ -126,13 +126,11 @@ async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[],
     return old && !(now && now.t === old.t && now.metric === old.metric && now.deviceId === old.deviceId) ? [old] : [];
   });
   await forgetSamples(ctx.d1, ctx.orgId, moved);
-  // Duplicates too: a batch whose transaction committed but whose samples did not is repaired by
-  // its retry (the series takes a changed value in place of the one it holds).
-  await recordSamples(
-    ctx.d1,
-    ctx.orgId,
-    chunk.flatMap((a) => (results[a.index]?.observationId && !retracted.has(a.index) ? (sampleOf(a) ?? []) : [])),
-  );
+  // Duplicates too: a batch whose transaction committed but whose samples did not is repaired by its retry.
+  const stored = chunk.filter((a) => results[a.index]?.observationId && !retracted.has(a.index));
+  const samples = (list: Accepted[]) => list.flatMap((a) => sampleOf(a) ?? []);
+  await recordSamples(ctx.d1, ctx.orgId, samples(stored.filter((a) => !results[a.index]?.updated)));
+  await recordSamples(ctx.d1, ctx.orgId, samples(stored.filter((a) => results[a.index]?.updated)), true);
 }
 
 export async function ingestReadings(ctx: OrgContext, principal: Principal, readings: readonly Reading[]): Promise<IngestResult[]> {
