@@ -3764,8 +3764,11 @@ export interface components {
         DeviceReadingsResult: {
             results: {
                 index: number;
-                /** @enum {string} */
-                status: "created" | "duplicate" | "rejected";
+                /**
+                 * @description `updated`: the reading's Observation existed with other content (a vendor's changed record) and has a new version; `duplicate`: it existed unchanged (or retracted), nothing written
+                 * @enum {string}
+                 */
+                status: "created" | "updated" | "duplicate" | "rejected";
                 observation_id?: string;
                 errors?: {
                     path: string;
@@ -3773,6 +3776,7 @@ export interface components {
                 }[];
             }[];
             created: number;
+            updated: number;
             duplicates: number;
             rejected: number;
         };
@@ -3940,6 +3944,8 @@ export interface components {
                 pages_fetched: number;
                 readings_received: number;
                 observations_created: number;
+                /** @description Readings whose Observation existed with other content and got a new version (absent from logs written before updates were counted, and from file imports, whose samples never change) */
+                observations_updated?: number;
                 duplicates_skipped: number;
                 readings_rejected: number;
                 rate_limited: number;
@@ -4310,6 +4316,8 @@ export interface components {
             attempts: number;
             /** @description Readings the device core stored (new, or already stored by an earlier delivery) */
             readings: number;
+            /** @description Of `readings`, those that changed an Observation already stored (a vendor's updated record): each given a new version */
+            updated: number;
             /** @description Vendor records whose readings were removed */
             deleted: number;
             /** @description Readings the device core refused (nothing stored for them); the reasons in `rejections` */

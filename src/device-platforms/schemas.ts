@@ -80,6 +80,7 @@ export const WebhookEvent = z
     status: z.enum(["queued", "processed", "failed", "dead"]),
     attempts: z.number().int(),
     readings: z.number().int().openapi({ description: "Readings the device core stored (new, or already stored by an earlier delivery)" }),
+    updated: z.number().int().openapi({ description: "Of `readings`, those that changed an Observation already stored (a vendor's updated record): each given a new version" }),
     deleted: z.number().int().openapi({ description: "Vendor records whose readings were removed" }),
     rejected: z.number().int().openapi({ description: "Readings the device core refused (nothing stored for them); the reasons in `rejections`" }),
     rejections: z
@@ -125,6 +126,7 @@ export function presentEvent(row: DeviceWebhookEventRow): z.infer<typeof Webhook
     status: row.status as z.infer<typeof WebhookEvent>["status"],
     attempts: row.attempts,
     readings: row.readings,
+    updated: row.updated,
     deleted: row.deleted,
     rejected: row.rejected,
     rejections: row.rejections ?? [],

@@ -42,5 +42,7 @@ export interface DeviceLinkView {
 export interface StoreResult {
   readonly observationId?: string;
   readonly duplicate: boolean;
+  /** The reading changed its existing Observation (a new version). */
+  readonly updated?: boolean;
   readonly errors?: readonly { readonly path: string; readonly message: string }[];
 }

@@ -98,6 +98,7 @@ export interface EventView {
   id: string;
   status: string;
   readings: number;
+  updated: number;
   deleted: number;
   rejected: number;
   rejections: { record: string; metric: string; reason: string }[];

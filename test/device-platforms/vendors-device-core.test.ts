@@ -544,3 +544,53 @@ describe("two patients' records of the same instant stay two", () => {
     }
   });
 });
+
+describe("Oura: a daily_activity document updated through the day", () => {
+  // Oura re-sends the day's document under the same id as steps and calories grow (event_type "update").
+  const ACT = { id: "e2e-act-growing", day: NIGHT, score: 70, steps: 3100, active_calories: 120, timestamp: `${NIGHT}T04:00:00+00:00` };
+  const put = (doc: typeof ACT) => oura.docs.set("daily_activity", [...(oura.docs.get("daily_activity") ?? []).filter((d) => (d as { id: string }).id !== ACT.id), doc]);
+  let t: Tenant;
+  let ids: { patientId: string; deviceId: string };
+  const send = (eventType: string) => {
+    const body = ouraEvent("daily_activity", ACT.id, eventType);
+    return deliver(t, "smart_ring", body, ouraSignedHeaders("oura-e2e-secret", body));
+  };
+  const steps = async () =>
+    withCode(await observations(t, ids.patientId), "55423-8").filter((o) => (o as { identifier?: { value: string }[] }).identifier?.[0]?.value.includes(`|${ACT.id}|`));
+
+  beforeAll(async () => {
+    put(ACT);
+    t = await createTenant();
+    await integrate(t, "smart_ring", CASES[4]!.credentials, CASES[4]!.settings);
+    ids = await newPatientDevice(t, "smart_ring", "Oura wearer");
+    expect((await linkDevice(t, "smart_ring", oura, { id: "oura-e2e-user" }, ids)).response.status).toBe(200);
+  });
+
+  it("the update gives the Observations new versions and the vitals the new values; the event counts them", async () => {
+    expect(await send("create")).toMatchObject({ status: "processed", readings: 3, updated: 0, rejected: 0 });
+    expect((await vitalValues(t, ids.patientId, "steps")).values).toEqual([3100]);
+    put({ ...ACT, score: 78, steps: 8450, active_calories: 355 });
+    expect(await send("update")).toMatchObject({ status: "processed", readings: 3, updated: 3, rejected: 0 });
+    const [obs] = await steps();
+    expect(obs).toMatchObject({ status: "final", valueQuantity: { value: 8450 } });
+    const versions = ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation/${(obs as { id: string }).id}/_history`)).json()) as { entry: { resource: { valueQuantity: { value: number } } }[] }).entry;
+    expect(versions.map((e) => e.resource.valueQuantity.value).sort((a, b) => a - b)).toEqual([3100, 8450]);
+    expect((await vitalValues(t, ids.patientId, "steps")).values).toEqual([8450]);
+    // The same document announced again, and a manual sync: nothing changes (the sync creates the case's own e2e-act-1).
+    expect(await send("update")).toMatchObject({ status: "processed", readings: 3, updated: 0 });
+    expect((await syncAndWait(t, ids.deviceId, { data_types: ["daily_activity"], ...around })).data_types.find((d) => d.data_type === "daily_activity")).toMatchObject({
+      observations_created: 3,
+      observations_updated: 0,
+      duplicates_skipped: 3,
+    });
+  });
+
+  it("a deleted document stays deleted when a changed copy arrives late", async () => {
+    expect(await send("delete")).toMatchObject({ status: "processed", deleted: 1 });
+    put({ ...ACT, score: 80, steps: 9999, active_calories: 400 });
+    expect(await send("update")).toMatchObject({ status: "processed", updated: 0 });
+    expect((await steps()).map((o) => o.status)).toEqual(["entered-in-error"]);
+    expect((await vitalValues(t, ids.patientId, "steps")).values).toEqual([]);
+    oura.docs.set("daily_activity", (oura.docs.get("daily_activity") ?? []).filter((d) => (d as { id: string }).id !== ACT.id));
+  });
+});

@@ -23,6 +23,7 @@ export function reading(patientId: string, deviceId: string, over: Record<string
 export interface ReadingsAnswer {
   results: { index: number; status: string; observation_id?: string; errors?: { path: string; message: string }[] }[];
   created: number;
+  updated: number;
   duplicates: number;
   rejected: number;
 }

@@ -13,6 +13,9 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const limited = new Set<string>();
+  // A record keeps its time whatever window asks for it (a vendor's record id names one record):
+  // an hour before the run began, inside every window the tests ask for.
+  const anchor = Date.now() - 3_600_000;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const [, , user, dataType] = url.pathname.split("/");
@@ -24,8 +27,7 @@ export default async function setup(project: TestProject) {
       return void res.writeHead(429, { "retry-after": "1" }).end(JSON.stringify({ error: "rate limited" }));
     }
     const page = Number(url.searchParams.get("page") ?? "0");
-    const start = Date.parse(url.searchParams.get("start") ?? "");
-    const items = Array.from({ length: 3 }, (_, i) => ({ id: `${dataType}-${page}-${i}`, ts: new Date(start + (page * 3 + i + 1) * 60_000).toISOString(), value: dataType === "spo2" ? 0.96 : 60 + page * 3 + i }));
+    const items = Array.from({ length: 3 }, (_, i) => ({ id: `${dataType}-${page}-${i}`, ts: new Date(anchor + (page * 3 + i + 1) * 60_000).toISOString(), value: dataType === "spo2" ? 0.96 : 60 + page * 3 + i }));
     if (dataType === "heart_rate" && page === 0) items.push({ id: "hr-bad", ts: "not a time", value: 70 });
     res.end(JSON.stringify({ data: items, next_page: page < 1 ? page + 1 : null }));
   });

@@ -46,7 +46,7 @@ export async function getEvent(data: OrgData, id: string): Promise<DeviceWebhook
   return data.db.select().from(deviceWebhookEvents).where(and(eq(deviceWebhookEvents.orgId, data.orgId), eq(deviceWebhookEvents.id, id))).get();
 }
 
-export type EventUpdate = Partial<Pick<DeviceWebhookEventRow, "status" | "attempts" | "readings" | "deleted" | "rejected" | "rejections" | "error" | "processedAt">>;
+export type EventUpdate = Partial<Pick<DeviceWebhookEventRow, "status" | "attempts" | "readings" | "deleted" | "rejected" | "updated" | "rejections" | "error" | "processedAt">>;
 
 const eventUpdate = (data: OrgData, id: string, update: EventUpdate) =>
   data.db.update(deviceWebhookEvents).set(update).where(and(eq(deviceWebhookEvents.orgId, data.orgId), eq(deviceWebhookEvents.id, id)));

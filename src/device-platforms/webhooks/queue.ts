@@ -40,6 +40,8 @@ interface Handled {
   deletedRecords: number;
   /** Readings the device core refused when they were stored, with the reason. */
   readonly rejected: Rejection[];
+  /** Readings that changed their stored Observation (a new version). */
+  updated: number;
   /** Links to end (a revoked grant, a deregistration), after their readings are stored. */
   readonly inactive: { deviceId: string; reason: string }[];
   /** Set when the delivery cannot be handled at all: the row goes dead without a retry. */
@@ -77,7 +79,7 @@ async function rowsToHandle(data: OrgData, messages: readonly DeviceEvent[]): Pr
 
 /** One delivery's events for every active link of their vendor user: the vendor calls, nothing stored yet. */
 async function handleDelivery(data: OrgData, { kind, body }: { kind: string; body: string }): Promise<Handled> {
-  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], inactive: [] };
+  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], updated: 0, inactive: [] };
   const platform = platformOf(kind);
   const { credentials } = await webhookCredentials(data, kind);
   if (!platform?.webhook || !credentials) return { ...handled, dead: `the ${kind} platform is no longer configured` };
@@ -130,6 +132,7 @@ async function store(data: OrgData, handled: readonly (Handled | undefined)[]): 
         const results = await services.ingest(data, kind, readings, deletes);
         results.forEach((result, r) => {
           if (result.errors?.length) owners[r]!.rejected.push(rejection(readings[r]!, result));
+          else if (result.updated) owners[r]!.updated += 1;
         });
       }
       for (const i of members) {
@@ -221,7 +224,7 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
       id,
       update: h.dead
         ? { status: "dead", error: h.dead }
-        : { status: "processed", readings: h.readings.length - h.rejected.length, deleted: h.deletedRecords, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
+        : { status: "processed", readings: h.readings.length - h.rejected.length, updated: h.updated, deleted: h.deletedRecords, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
     });
   }
   try {

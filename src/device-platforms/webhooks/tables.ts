@@ -21,6 +21,8 @@ export const deviceWebhookEvents = sqliteTable(
     deleted: integer("deleted").notNull(),
     /** Readings the device core refused (unknown metric, bad time, no active device link...): counted, never stored. */
     rejected: integer("rejected").notNull().default(0),
+    /** Of `readings`, those that changed an Observation already stored (a vendor's updated record): each a new version. */
+    updated: integer("updated").notNull().default(0),
     /** The first refusals, each with the vendor record, the metric and the reason. */
     rejections: text("rejections", { mode: "json" }).$type<Rejection[]>(),
     /** Byte-identical re-deliveries from the vendor, dropped by the consumer. */

@@ -2,7 +2,8 @@
 // rule of the readings' patients sees the readings it watches, in time order (a week synced at
 // once is replayed as it happened), and opens or ends episodes. Sentinel and absent values are
 // never evaluated. Readings at or behind what a rule already evaluated are skipped, so a
-// redelivery evaluates nothing twice (docs/alerts.md, "Late data").
+// redelivery evaluates nothing twice (docs/alerts.md, "Late data"); an Observation's new version
+// (a vendor's changed record) is a reading not yet seen.
 import type { OrgContext } from "../../context";
 import type { Reading } from "../devices/reading";
 import { type Point, stepEpisodes } from "./episodes";
@@ -16,6 +17,8 @@ export interface StoredReading {
   reading: Reading;
   /** The Observation the reading became. */
   observationId: string;
+  /** Its version when the reading changed an Observation already stored (absent for a new one). */
+  version?: string;
 }
 
 /** One numeric value of a reading: the reading's own, or one component's (systolic, FEV1). */
@@ -24,6 +27,8 @@ export interface Sample extends Point {
   deviceId: string;
   metric: string;
   unit: string;
+  /** What the watermark remembers it by: the Observation, and its version after an update. */
+  mark: string;
 }
 
 export interface EvaluationResult {
@@ -39,7 +44,7 @@ const timeOf = (r: Reading) => Date.parse("at" in r.time ? r.time.at : r.time.en
 export function samplesOf(stored: readonly StoredReading[]): Sample[] {
   const seen = new Set<string>();
   const out: Sample[] = [];
-  for (const { reading: r, observationId } of stored) {
+  for (const { reading: r, observationId, version } of stored) {
     const t = timeOf(r);
     if (r.absentReason || !Number.isFinite(t)) continue;
     const values = [{ metric: r.metric, value: r.value, unit: r.unit }, ...(r.components ?? [])];
@@ -48,7 +53,7 @@ export function samplesOf(stored: readonly StoredReading[]): Sample[] {
       const key = `${observationId}\n${metric}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ patientId: r.patientId, deviceId: r.deviceId, metric, unit, t, v: value, observationId });
+      out.push({ patientId: r.patientId, deviceId: r.deviceId, metric, unit, t, v: value, observationId, mark: version ? `${observationId}/_history/${version}` : observationId });
     }
   }
   return out.sort((a, b) => a.t - b.t || (a.observationId < b.observationId ? -1 : a.observationId > b.observationId ? 1 : 0));
@@ -76,13 +81,13 @@ function fresh(state: AlertRuleStateRow, samples: Sample[]): Sample[] {
   const w = state.watermark;
   if (w === null) return samples;
   const atMark = new Set(state.watermarkIds);
-  return samples.filter((s) => s.t > w || (s.t === w && !atMark.has(s.observationId)));
+  return samples.filter((s) => s.t > w || (s.t === w && !atMark.has(s.mark)));
 }
 
 /** The state every kind keeps: watermark, latest reading, devices seen; absence's next look. */
 function advanced(rule: AlertRuleRow, state: AlertRuleStateRow, samples: Sample[]): RuleState {
   const last = samples[samples.length - 1] as Sample;
-  const atLast = samples.filter((s) => s.t === last.t).map((s) => s.observationId);
+  const atLast = samples.filter((s) => s.t === last.t).map((s) => s.mark);
   const watermarkIds = state.watermark === last.t ? [...new Set([...state.watermarkIds, ...atLast])] : [...new Set(atLast)];
   const spanMs = (rule.params.span_minutes ?? 0) * 60_000;
   return {

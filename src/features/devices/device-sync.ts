@@ -71,6 +71,7 @@ export class DeviceSync extends DurableObject<Env> {
       for (const r of results) {
         if (r.errors) progress.readings_rejected += 1;
         else if (r.duplicate) progress.duplicates_skipped += 1;
+        else if (r.updated) progress.observations_updated += 1;
         else progress.observations_created += 1;
       }
       const reasons = [

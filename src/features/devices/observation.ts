@@ -68,3 +68,35 @@ export function toObservation(n: NormalisedReading, device: { id: string; name: 
     ...(notes.length ? { note: notes.map((text) => ({ text })) } : {}),
   };
 }
+
+const idOf = (ref: unknown) => (typeof ref === "string" ? ref.split("/")[1] : undefined);
+
+/** Where a stored reading's Observation sits in the time series (patient, metric, time, device), read back from the Observation. */
+export function sampleKeyOf(o: Resource): { patientId: string; metric: string; t: number; deviceId: string } | undefined {
+  const value = (o.identifier as { system?: string; value?: string }[] | undefined)?.find((i) => i.system === READING_IDENTIFIER_SYSTEM)?.value;
+  const metric = value?.slice(value.lastIndexOf("|") + 1);
+  const patientId = idOf((o.subject as { reference?: string } | undefined)?.reference);
+  const deviceId = idOf((o.device as { reference?: string } | undefined)?.reference);
+  const when = (o.effectiveDateTime as string | undefined) ?? (o.effectivePeriod as { start?: string } | undefined)?.start;
+  const t = when ? Date.parse(when) : Number.NaN;
+  return metric && patientId && deviceId && Number.isFinite(t) ? { patientId, metric, t, deviceId } : undefined;
+}
+
+/** What a re-sent reading may change: the elements compared to decide whether its Observation gets a new version. */
+const CONTENT = ["status", "effectiveDateTime", "effectivePeriod", "valueQuantity", "valueSampledData", "dataAbsentReason", "component", "note"] as const;
+
+/** JSON with object keys sorted, so a stored resource and a fresh one compare by content. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object")
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(v) ?? "null";
+}
+
+/** Whether a reading's Observation says something other than the stored one (value, unit, components, time, status). */
+export function contentDiffers(stored: Resource, fresh: Resource): boolean {
+  return CONTENT.some((k) => canonical(stored[k]) !== canonical(fresh[k]));
+}

@@ -56,12 +56,15 @@ export const ReadingsResult = z
     results: z.array(
       z.object({
         index: z.number().int(),
-        status: z.enum(["created", "duplicate", "rejected"]),
+        status: z.enum(["created", "updated", "duplicate", "rejected"]).openapi({
+          description: "`updated`: the reading's Observation existed with other content (a vendor's changed record) and has a new version; `duplicate`: it existed unchanged (or retracted), nothing written",
+        }),
         observation_id: z.string().optional(),
         errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
       }),
     ),
     created: z.number().int(),
+    updated: z.number().int(),
     duplicates: z.number().int(),
     rejected: z.number().int(),
   })
@@ -261,6 +264,11 @@ const TypeProgressSchema = z.object({
   pages_fetched: z.number().int(),
   readings_received: z.number().int(),
   observations_created: z.number().int(),
+  observations_updated: z
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: "Readings whose Observation existed with other content and got a new version (absent from logs written before updates were counted, and from file imports, whose samples never change)" }),
   duplicates_skipped: z.number().int(),
   readings_rejected: z.number().int(),
   rate_limited: z.number().int(),

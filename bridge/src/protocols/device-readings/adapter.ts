@@ -29,7 +29,8 @@ export const deviceReadingsTarget: ForwardTarget = {
       const message = typeof r.index === "number" ? messages[r.index] : undefined;
       if (!message) return [];
       const observation = typeof r.observation_id === "string" ? r.observation_id : null;
-      if (r.status === "created") return [{ id: message.id, status: "accepted", serverMessageId: observation }];
+      // "updated": the reading changed its stored Observation (a new version); stored all the same.
+      if (r.status === "created" || r.status === "updated") return [{ id: message.id, status: "accepted", serverMessageId: observation }];
       if (r.status === "duplicate") return [{ id: message.id, status: "duplicate", serverMessageId: observation }];
       if (r.status !== "rejected") return [];
       const reasons = (r.errors ?? []).map((e) => `${String(e.path)}: ${String(e.message)}`).join("; ");

@@ -11,6 +11,7 @@ export interface TypeProgress {
   pages_fetched: number;
   readings_received: number;
   observations_created: number;
+  observations_updated: number;
   duplicates_skipped: number;
   readings_rejected: number;
   /** Vendor records that were not readings, and rejected readings: reason per record (first 20 kept). */
@@ -20,7 +21,7 @@ export interface TypeProgress {
 
 export const MAX_ERRORS_KEPT = 20;
 
-export const newProgress = (): TypeProgress => ({ state: "pending", pages_fetched: 0, readings_received: 0, observations_created: 0, duplicates_skipped: 0, readings_rejected: 0, errors: [], rate_limited: 0 });
+export const newProgress = (): TypeProgress => ({ state: "pending", pages_fetched: 0, readings_received: 0, observations_created: 0, observations_updated: 0, duplicates_skipped: 0, readings_rejected: 0, errors: [], rate_limited: 0 });
 
 export async function insertSyncLog(data: OrgData, row: DeviceSyncLogRow): Promise<void> {
   await data.db.insert(deviceSyncLogs).values(row);

@@ -2,7 +2,7 @@
 // rollups per device, so a year of 1-minute heart rate (525,600 samples) answers a vitals query
 // from 8,760 rollup rows instead of 525,600 Observations. Written by ingest after the FHIR
 // transaction commits (idempotent: a retried batch inserts nothing twice and recomputes the same
-// rollups); read only by the vitals query.
+// rollups; a reading the vendor changed replaces its sample's value); read only by the vitals query.
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -31,8 +31,11 @@ export interface RawPoint {
 }
 
 const INSERT_SAMPLES = `INSERT INTO device_samples (org_id, patient_id, metric, t, device_id, value)
-  SELECT ?1, s.value->>'$[0]', s.value->>'$[1]', s.value->>'$[2]', s.value->>'$[3]', s.value->>'$[4]' FROM json_each(?2) AS s WHERE true
-  ON CONFLICT DO NOTHING`;
+  SELECT ?1, s.value->>'$[0]', s.value->>'$[1]', s.value->>'$[2]', s.value->>'$[3]', s.value->>'$[4]' FROM json_each(?2) AS s WHERE true`;
+// A new or re-sent reading keeps the value already in its place (another record of the same
+// instant stays as first stored, and a retry changes nothing); an updated reading replaces it.
+const KEEP = `${INSERT_SAMPLES} ON CONFLICT DO NOTHING`;
+const REPLACE = `${INSERT_SAMPLES} ON CONFLICT DO UPDATE SET value = excluded.value`;
 
 // Recomputed from the samples (not incremented), so replays and late data give the same rollups.
 const REFRESH_ROLLUPS = `INSERT INTO device_rollups (org_id, patient_id, metric, bucket, device_id, n, total, min, max)
@@ -41,8 +44,8 @@ const REFRESH_ROLLUPS = `INSERT INTO device_rollups (org_id, patient_id, metric,
   GROUP BY b, device_id
   ON CONFLICT DO UPDATE SET n = excluded.n, total = excluded.total, min = excluded.min, max = excluded.max`;
 
-/** Stores samples and refreshes the rollups of every hour they touch, in one D1 batch. */
-export async function recordSamples(d1: D1Database, orgId: string, samples: readonly Sample[]): Promise<void> {
+/** Stores samples and refreshes the rollups of every hour they touch, in one D1 batch; `replace`: a sample already in a place takes the new value. */
+export async function recordSamples(d1: D1Database, orgId: string, samples: readonly Sample[], replace = false): Promise<void> {
   if (!samples.length) return;
   const spans = new Map<string, { patientId: string; metric: string; from: number; to: number }>();
   for (const s of samples) {
@@ -57,7 +60,7 @@ export async function recordSamples(d1: D1Database, orgId: string, samples: read
   }
   const rows = JSON.stringify(samples.map((s) => [s.patientId, s.metric, s.t, s.deviceId, s.value]));
   await d1.batch([
-    d1.prepare(INSERT_SAMPLES).bind(orgId, rows),
+    d1.prepare(replace ? REPLACE : KEEP).bind(orgId, rows),
     ...[...spans.values()].map((s) => d1.prepare(REFRESH_ROLLUPS).bind(orgId, s.patientId, s.metric, s.from, s.to)),
   ]);
 }

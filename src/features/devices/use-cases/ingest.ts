@@ -3,22 +3,32 @@
 // reading's patient in this org), deduplicated within the batch, then written as one FHIR
 // transaction per chunk with a conditional create on the reading's identifier: a reading
 // delivered twice (webhook retry, overlapping backfill, MQTT redelivery) meets its Observation
-// and is answered as a duplicate. Numeric values then go to the time series the vitals query reads.
+// and is answered as a duplicate. A reading that meets its Observation with other content (a
+// vendor's record re-sent with grown steps, a re-score) gives it a new version instead: the
+// conditional create answers the stored Observation, so telling the two apart costs no extra
+// read, and only the changed ones go in a second transaction (version-checked, so an Observation
+// retracted meanwhile is not overwritten). A retracted (entered-in-error) Observation is never
+// revived. Numeric values then go to the time series the vitals query reads.
 import type { OrgContext } from "../../../context";
 import { ApiError, type FieldError } from "../../../platform/errors";
 import type { Bundle, BundleEntry, Resource } from "../../fhir/port";
 import type { FhirService } from "../../fhir";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { type NormalisedReading, normaliseReading } from "../metrics/normalise";
-import { identifierQuery, toObservation } from "../observation";
+import { contentDiffers, identifierQuery, sampleKeyOf, toObservation } from "../observation";
 import type { Reading } from "../reading";
 import { findLinks } from "../store/links";
-import { recordSamples, type Sample } from "../store/time-series";
+import { forgetSamples, recordSamples, type Sample } from "../store/time-series";
 
 export interface IngestResult {
-  /** The reading's Observation (new or the one it duplicates); absent when rejected. */
+  /** The reading's Observation (new, updated or the one it duplicates); absent when rejected. */
   readonly observationId?: string;
+  /** The reading met its Observation unchanged (or retracted): nothing was written. */
   readonly duplicate: boolean;
+  /** The reading met its Observation with other content: the Observation has a new version. */
+  readonly updated?: boolean;
+  /** The Observation's new version, when updated. */
+  readonly version?: string;
   /** Why the reading was rejected, by field of the reading. */
   readonly errors?: readonly FieldError[];
 }
@@ -58,31 +68,69 @@ function outcomeText(outcome: Resource | undefined): string | undefined {
   return issues.map((i) => i.diagnostics).filter(Boolean).join("; ") || undefined;
 }
 
-async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[], results: IngestResult[]): Promise<void> {
-  const entries: BundleEntry[] = chunk.map((a) => ({
-    resource: toObservation(a.n, a.device) as Resource,
-    request: { method: "POST", url: "Observation", ifNoneExist: identifierQuery(a.n.identifier) },
-  }));
-  let response: Bundle;
+/** One chunk's entries as a transaction; refused as a whole (4xx), again as a batch, entry by entry. */
+async function commit(fhir: FhirService, entries: BundleEntry[]): Promise<Bundle> {
   try {
-    response = await fhir.batch({ resourceType: "Bundle", type: "transaction", entry: entries });
+    return await fhir.batch({ resourceType: "Bundle", type: "transaction", entry: entries });
   } catch (e) {
-    // One Observation the store refuses must not sink the others: the chunk again as a batch, entry by entry.
+    // One Observation the store refuses must not sink the others.
     if (!(e instanceof ApiError) || e.status >= 500) throw e;
-    response = await fhir.batch({ resourceType: "Bundle", type: "batch", entry: entries });
+    return fhir.batch({ resourceType: "Bundle", type: "batch", entry: entries });
   }
+}
+
+const refusal = (entry: BundleEntry | undefined, status: string) => rejected([{ path: "reading", message: outcomeText(entry?.response?.outcome) ?? `the FHIR store answered ${status}` }]);
+
+type Changed = { a: Accepted; stored: Resource & { id: string }; fresh: Resource };
+
+async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[], results: IngestResult[]): Promise<void> {
+  const fresh = chunk.map((a) => toObservation(a.n, a.device) as Resource);
+  const response = await commit(
+    fhir,
+    chunk.map((a, i) => ({ resource: fresh[i], request: { method: "POST", url: "Observation", ifNoneExist: identifierQuery(a.n.identifier) } })),
+  );
+  const changed: Changed[] = [];
+  const retracted = new Set<number>();
   chunk.forEach((a, i) => {
     const entry = response.entry?.[i];
     const status = entry?.response?.status ?? "500";
-    if (/^2/.test(status)) results[a.index] = { observationId: entry?.resource?.id, duplicate: !status.startsWith("201") };
-    else results[a.index] = rejected([{ path: "reading", message: outcomeText(entry?.response?.outcome) ?? `the FHIR store answered ${status}` }]);
+    const stored = entry?.resource;
+    if (!/^2/.test(status)) results[a.index] = refusal(entry, status);
+    else if (status.startsWith("201") || !stored?.id) results[a.index] = { observationId: stored?.id, duplicate: !status.startsWith("201") };
+    else if (stored.status === "entered-in-error") {
+      // The vendor deleted it: a late copy neither revives the Observation nor its sample.
+      retracted.add(a.index);
+      results[a.index] = { observationId: stored.id, duplicate: true };
+    } else if (contentDiffers(stored, fresh[i]!)) changed.push({ a, stored: stored as Resource & { id: string }, fresh: fresh[i]! });
+    else results[a.index] = { observationId: stored.id, duplicate: true };
   });
+  if (changed.length) {
+    const updates = await commit(
+      fhir,
+      changed.map(({ stored, fresh }) => ({
+        resource: { ...fresh, id: stored.id },
+        request: { method: "PUT", url: `Observation/${stored.id}`, ifMatch: `W/"${stored.meta?.versionId}"` },
+      })),
+    );
+    changed.forEach(({ a, stored }, i) => {
+      const entry = updates.entry?.[i];
+      const status = entry?.response?.status ?? "500";
+      const version = entry?.resource?.meta?.versionId;
+      results[a.index] = /^2/.test(status) ? { observationId: stored.id, duplicate: false, updated: true, ...(version ? { version } : {}) } : refusal(entry, status);
+    });
+  }
+  // An updated reading whose sample moved (another time) or went (no value now) leaves its old place.
+  const moved = changed.flatMap(({ a, stored }) => {
+    const old = results[a.index]?.updated ? sampleKeyOf(stored) : undefined;
+    const now = sampleOf(a);
+    return old && !(now && now.t === old.t && now.metric === old.metric && now.deviceId === old.deviceId) ? [old] : [];
+  });
+  await forgetSamples(ctx.d1, ctx.orgId, moved);
   // Duplicates too: a batch whose transaction committed but whose samples did not is repaired by its retry.
-  await recordSamples(
-    ctx.d1,
-    ctx.orgId,
-    chunk.flatMap((a) => (results[a.index]?.observationId ? (sampleOf(a) ?? []) : [])),
-  );
+  const stored = chunk.filter((a) => results[a.index]?.observationId && !retracted.has(a.index));
+  const samples = (list: Accepted[]) => list.flatMap((a) => sampleOf(a) ?? []);
+  await recordSamples(ctx.d1, ctx.orgId, samples(stored.filter((a) => !results[a.index]?.updated)));
+  await recordSamples(ctx.d1, ctx.orgId, samples(stored.filter((a) => results[a.index]?.updated)), true);
 }
 
 export async function ingestReadings(ctx: OrgContext, principal: Principal, readings: readonly Reading[]): Promise<IngestResult[]> {
@@ -94,13 +142,16 @@ export async function ingestReadings(ctx: OrgContext, principal: Principal, read
     else results[index] = rejected(n.errors);
   });
   const accepted = await withDevices(ctx, normalised, results);
-  // The same reading twice in one batch: written once, the second answered as its duplicate.
+  // The same reading twice in one batch: written once (answered on the first), the others as its
+  // duplicates; the content written is the last one sent, a vendor's latest version of the record.
   const first = new Map<string, Accepted>();
   const repeats: { index: number; of: Accepted }[] = [];
   for (const a of accepted) {
     const seen = first.get(a.n.identifier);
-    if (seen) repeats.push({ index: a.index, of: seen });
-    else first.set(a.n.identifier, a);
+    if (seen) {
+      repeats.push({ index: a.index, of: seen });
+      first.set(a.n.identifier, { ...a, index: seen.index });
+    } else first.set(a.n.identifier, a);
   }
   const unique = [...first.values()];
   // The audit-log flush the transactions ask for starts once this batch's own writes are done:
@@ -109,8 +160,13 @@ export async function ingestReadings(ctx: OrgContext, principal: Principal, read
   try {
     for (let i = 0; i < unique.length; i += TRANSACTION_CHUNK) await writeChunk(ctx, fhir, unique.slice(i, i + TRANSACTION_CHUNK), results);
     for (const { index, of } of repeats) results[index] = { observationId: results[of.index]?.observationId, duplicate: true };
-    // New Observations only: a redelivered reading was evaluated when it first arrived.
-    await ctx.readingsStored(readings.flatMap((reading, i) => (results[i]?.observationId && !results[i]?.duplicate ? [{ reading, observationId: results[i]!.observationId! }] : [])));
+    // New and changed Observations only: an unchanged redelivery was evaluated when it first arrived.
+    await ctx.readingsStored(
+      unique.flatMap(({ index, n }) => {
+        const r = results[index];
+        return r?.observationId && !r.duplicate ? [{ reading: n.reading, observationId: r.observationId, ...(r.version ? { version: r.version } : {}) }] : [];
+      }),
+    );
   } finally {
     fhir.releaseAuditFlush();
   }

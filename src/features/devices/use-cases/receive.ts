@@ -6,7 +6,7 @@ import type { Reading } from "../reading";
 import { readReadings } from "../schemas";
 import { ingestReadings } from "./ingest";
 
-type Status = "created" | "duplicate" | "rejected";
+type Status = "created" | "updated" | "duplicate" | "rejected";
 
 export async function receiveReadings(ctx: OrgContext, principal: Principal, items: readonly unknown[]) {
   const read = readReadings(items);
@@ -23,8 +23,8 @@ export async function receiveReadings(ctx: OrgContext, principal: Principal, ite
       const details = errors ?? (result?.errors ?? []).map((e) => ({ ...e, path: `readings[${index}].${e.path}` }));
       return { index, status: "rejected" as Status, errors: details };
     }
-    return { index, status: (result.duplicate ? "duplicate" : "created") as Status, ...(result.observationId ? { observation_id: result.observationId } : {}) };
+    return { index, status: (result.duplicate ? "duplicate" : result.updated ? "updated" : "created") as Status, ...(result.observationId ? { observation_id: result.observationId } : {}) };
   });
   const count = (s: Status) => results.filter((r) => r.status === s).length;
-  return { results, created: count("created"), duplicates: count("duplicate"), rejected: count("rejected") };
+  return { results, created: count("created"), updated: count("updated"), duplicates: count("duplicate"), rejected: count("rejected") };
 }

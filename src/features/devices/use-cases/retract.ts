@@ -6,30 +6,18 @@ import type { OrgContext } from "../../../context";
 import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { METRICS } from "../metrics/table";
-import { identifierQuery, READING_IDENTIFIER_SYSTEM } from "../observation";
+import { identifierQuery, sampleKeyOf } from "../observation";
 import { forgetSamples } from "../store/time-series";
 
 /** Values per identifier search (the store allows 300 per search). */
 const SEARCH_VALUES = 250;
-
-const idOf = (ref: unknown) => (typeof ref === "string" ? ref.split("/")[1] : undefined);
-
-function sampleOf(o: Resource): { patientId: string; metric: string; t: number; deviceId: string } | undefined {
-  const value = (o.identifier as { system?: string; value?: string }[] | undefined)?.find((i) => i.system === READING_IDENTIFIER_SYSTEM)?.value;
-  const metric = value?.slice(value.lastIndexOf("|") + 1);
-  const patientId = idOf((o.subject as { reference?: string } | undefined)?.reference);
-  const deviceId = idOf((o.device as { reference?: string } | undefined)?.reference);
-  const when = (o.effectiveDateTime as string | undefined) ?? (o.effectivePeriod as { start?: string } | undefined)?.start;
-  const t = when ? Date.parse(when) : Number.NaN;
-  return metric && patientId && deviceId && Number.isFinite(t) ? { patientId, metric, t, deviceId } : undefined;
-}
 
 /** Marks the Observations entered-in-error (those not already) and forgets their samples; the count marked. */
 export async function retractObservations(ctx: OrgContext, principal: Principal, observations: readonly Resource[]): Promise<number> {
   const fhir = ctx.fhir(principal);
   const live = observations.filter((o) => o.resourceType === "Observation" && o.status !== "entered-in-error");
   for (const o of live) await fhir.update({ ...o, id: o.id as string, status: "entered-in-error" });
-  await forgetSamples(ctx.d1, ctx.orgId, live.flatMap((o) => sampleOf(o) ?? []));
+  await forgetSamples(ctx.d1, ctx.orgId, live.flatMap((o) => sampleKeyOf(o) ?? []));
   return live.length;
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE `device_webhook_events` ADD `updated` integer DEFAULT 0 NOT NULL;
