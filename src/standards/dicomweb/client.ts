@@ -195,8 +195,22 @@ export class DicomwebClient {
     }
   }
 
-  private send(path: string, init: RequestInit): Promise<Response> {
-    return this.transport(`${this.baseUrl}/${path}`, init);
+  /**
+   * Sends one request. A bodyless one (QIDO, WADO, the probe) that did not reach the server is
+   * sent once more at once: the first may have gone out on a pooled keep-alive connection the
+   * server was closing (Orthanc closes idle ones after 1 s), which workerd reports exactly as a
+   * refused connection ("Network connection lost."). Browsers and Go's HTTP client retry an
+   * idempotent request on a reused connection the same way; a STOW has its own rule (stow).
+   */
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    const url = `${this.baseUrl}/${path}`;
+    if (init.body !== undefined && init.body !== null) return this.transport(url, init);
+    try {
+      return await this.transport(url, init);
+    } catch (e) {
+      if (!(e instanceof DicomwebError) || e.code !== "DICOMWEB_UNREACHABLE") throw e;
+      return this.transport(url, init);
+    }
   }
 
   /** Sends and answers a 2xx response; anything else is the typed error for its status. */

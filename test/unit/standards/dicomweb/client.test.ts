@@ -176,6 +176,21 @@ describe("STOW answers", () => {
     expect(result.failed).toEqual([{ sopClassUid: "1.2.840.10008.5.1.4.1.1.2", sopInstanceUid: "1.2", reason: 0xa900, reasonText: "data set does not match SOP class (0xA900)" }]);
   });
 
+  it("a query or retrieve whose connection was lost is sent once more at once (a pooled connection the server was closing); twice lost is unreachable", async () => {
+    let gets = 0;
+    const once = scripted(() => {
+      if (++gets === 1) throw new TypeError("Network connection lost.");
+      return json([]);
+    });
+    expect(await once.client.searchStudies({})).toEqual([]);
+    expect(once.calls.map((c) => c.method)).toEqual(["GET", "GET"]);
+    const never = scripted(() => {
+      throw new TypeError("Network connection lost.");
+    });
+    expect((await failure(never.client.searchStudies({}))).code).toBe("DICOMWEB_UNREACHABLE");
+    expect(never.calls).toHaveLength(2);
+  });
+
   it("a connection lost on a server that answers is sent once more with fresh bodies (a pooled connection the server was closing)", async () => {
     let posts = 0;
     const { calls, client } = scripted((call) => {
