@@ -7,12 +7,27 @@ import { adminApi, consolePerTest, docScreenshot, expectAccessible, replaceText,
 
 const consolePage = consolePerTest();
 
+/**
+ * Adds a node from the catalog as a user would: search, click its entry. A click that landed
+ * while the catalog's list was still re-rendering (its first load, or the search's filter) adds
+ * nothing (CI saw the trigger missing from the canvas), so it is tried again until a card appears.
+ */
 async function addFromCatalog(page: Page, search: string, type: string): Promise<void> {
   const box = "aside[aria-label='Node catalog'] input[type=search]";
-  await page.click(box, { count: 3 });
-  await page.keyboard.press("Backspace");
-  await page.type(box, search);
-  await page.click(`button[data-node-type='${type}']`);
+  const cards = () => page.evaluate(() => document.querySelectorAll(".node-card").length);
+  const before = await cards();
+  for (let attempt = 1; ; attempt++) {
+    await page.click(box, { count: 3 });
+    await page.keyboard.press("Backspace");
+    await page.type(box, search);
+    await page.click(`button[data-node-type='${type}']`);
+    const added = await page
+      .waitForFunction((n) => document.querySelectorAll(".node-card").length > n, { timeout: 5_000 }, before)
+      .then(() => true)
+      .catch(() => false);
+    if (added) return;
+    if (attempt === 4) throw new Error(`clicking ${type} in the catalog added no node`);
+  }
 }
 
 /**
