@@ -15,8 +15,8 @@ export interface SearchRefinement {
   types: readonly string[];
   /** The query the store runs instead of `params` (e.g. with a result parameter the guide requires); `params` as they are when absent. */
   query?(params: URLSearchParams): URLSearchParams;
-  /** How it refines a search with these parameters, or undefined when it does not. */
-  refine(params: URLSearchParams, store: FhirService): Promise<SearchRefined | undefined>;
+  /** How it refines a search with these parameters, or undefined when it does not (absent: a query rewrite only). */
+  refine?(params: URLSearchParams, store: FhirService): Promise<SearchRefined | undefined>;
 }
 
 /** The store's answer to a type search with every refinement that applies. */
@@ -25,7 +25,7 @@ export async function refinedSearch(refinements: readonly SearchRefinement[], st
   const applicable = type ? refinements.filter((x) => x.types.includes(type)) : [];
   const params = applicable.reduce((p, r) => r.query?.(p) ?? p, asked);
   for (const r of applicable) {
-    const refined = await r.refine(params, store);
+    const refined = await r.refine?.(params, store);
     if (!refined) continue;
     if ("respond" in refined) return refined.respond;
     shapes.push(refined.shape);

@@ -86,9 +86,6 @@ export const countedTotals: SearchRefinement = {
     counted.set("_total", "estimate");
     return counted;
   },
-  async refine() {
-    return undefined;
-  },
 };
 
 export const PDQM_SEARCH_REFINEMENTS: readonly SearchRefinement[] = [countedTotals, identifierDomains, replacedBy];
