@@ -192,17 +192,14 @@ export class FhirService implements FhirPort, FhirExportReader {
     if (this.heldAudits) return run();
     const held: StoredAudit[] = [];
     this.heldAudits = held;
-    let result: T;
-    try {
-      result = await run();
-    } catch (e) {
-      this.heldAudits = undefined;
-      await this.sendAudits(held);
-      throw e;
-    }
+    const outcome = await run().then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
     this.heldAudits = undefined;
     await this.sendAudits(held);
-    return result;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   }
 
   private async sendAudit(event: StoredAudit): Promise<void> {
