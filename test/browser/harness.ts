@@ -110,6 +110,46 @@ export async function navLinks(page: Page): Promise<string[]> {
 }
 
 /** Replaces a field's text as a user would: select all, delete, type. */
+/**
+ * Clicks an element with the mouse once it has stopped moving and is the topmost element at its
+ * centre. A plain `page.click` measures the element and then moves the mouse; a layout change
+ * in between (a panel swapped by the click before, a card growing with its errors) lands the
+ * click on whatever moved there instead (CI saw a port click press "Remove node").
+ */
+export async function clickWhenStill(page: Page, selector: string): Promise<void> {
+  await page.waitForSelector(selector, { visible: true });
+  await page.$eval(
+    selector,
+    (el, sel) => {
+      const r = el.getBoundingClientRect();
+      if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) el.scrollIntoView({ block: "center", inline: "nearest" });
+      delete (window as unknown as { __still?: Record<string, string> }).__still?.[sel];
+    },
+    selector,
+  );
+  const point = await page.waitForFunction(
+    (sel) => {
+      const el = document.querySelector(sel);
+      if (!el) return false;
+      const w = window as unknown as { __still?: Record<string, string> };
+      w.__still ??= {};
+      const r = el.getBoundingClientRect();
+      const box = `${r.x},${r.y},${r.width},${r.height}`;
+      const wasStill = w.__still[sel] === box;
+      w.__still[sel] = box;
+      if (!wasStill || r.width === 0) return false;
+      const x = r.x + r.width / 2;
+      const y = r.y + r.height / 2;
+      const top = document.elementFromPoint(x, y);
+      return top !== null && (top === el || el.contains(top)) ? { x, y } : false;
+    },
+    { polling: "raf" },
+    selector,
+  );
+  const { x, y } = (await point.jsonValue()) as { x: number; y: number };
+  await page.mouse.click(x, y);
+}
+
 export async function replaceText(page: Page, selector: string, text: string): Promise<void> {
   await page.click(selector);
   await page.keyboard.down("Control");

@@ -3,7 +3,7 @@
 // configuration), save, deploy, run in test mode and read each node's result on the canvas.
 import type { Page } from "puppeteer-core";
 import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, clickWhenStill, consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -32,23 +32,22 @@ async function addFromCatalog(page: Page, search: string, type: string): Promise
 
 /**
  * Connects two port handles the way React Flow lets a user: click the output, then the input.
- * The canvas may still be laying out (a card growing with its validation errors, the
- * configuration panel opening) between the two clicks, so a click that drew no edge is tried
- * again, as a user would, a few times (also when the first click started no click-connect mode).
+ * Clicking the output selects its node, which swaps the configuration panel and can move the
+ * canvas, so each click waits for its handle to stand still (`clickWhenStill`). A click that
+ * drew no edge is tried again, as a user would, a few times.
  */
 async function connect(page: Page, fromLabel: string, toLabel: string): Promise<void> {
   const from = `[aria-label='${fromLabel}']`;
   const edges = () => page.$$eval(".react-flow__edge", (e) => e.length);
   const before = await edges();
   for (let attempt = 1; ; attempt++) {
-    await page.waitForSelector(from, { visible: true });
-    await page.click(from);
+    await clickWhenStill(page, from);
     // A click that landed while the handle moved starts no click-connect mode: try it again.
     const connecting = await page
       .waitForSelector(`${from}.clickconnecting`, { timeout: 3_000 })
       .then(() => true)
       .catch(() => false);
-    if (connecting) await page.click(`[aria-label='${toLabel}']`);
+    if (connecting) await clickWhenStill(page, `[aria-label='${toLabel}']`);
     const drawn =
       connecting &&
       (await page

@@ -3,9 +3,9 @@
 // nodes, save (a changed definition becomes a new version), deploy/undeploy, and a run with
 // inputs and test mode whose per-node results are drawn on the canvas; the copilot proposes a
 // pipeline or a change, applied to the canvas only on request and undoable until saved.
-import { addEdge, Background, type Connection, Controls, type Edge, ReactFlow, useEdgesState, useNodesState } from "@xyflow/react";
+import { addEdge, Background, type Connection, Controls, type Edge, type FitViewOptions, ReactFlow, type ReactFlowInstance, useEdgesState, useNodesState } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { portsCompatible } from "../../../src/features/pipelines/port-compatibility";
 import { ErrorMessage, Loading } from "../components/States";
@@ -23,6 +23,9 @@ import type { PipelineSummary } from "./Pipelines";
 
 const NODE_TYPES = { pipeline: NodeCard };
 const VALIDATE_DELAY_MS = 400;
+// The view fits the whole pipeline, never zoomed past 100%: fitted to one node, the canvas
+// would be zoomed 2x and the next node added would land outside it, under the side panel.
+const FIT_VIEW: FitViewOptions<CanvasNode> = { padding: 0.2, maxZoom: 1 };
 
 const describe = (f: Finding) => (f.path ? `${f.path}: ${f.message}` : f.message);
 
@@ -62,6 +65,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   // The canvas before the copilot's proposal was applied; saving makes the proposal the pipeline.
   const [beforeCopilot, setBeforeCopilot] = useState<{ nodes: CanvasNode[]; edges: Edge[]; name: string }>();
   const manage = can("pipelines:manage");
+  const flow = useRef<ReactFlowInstance<CanvasNode, Edge>>(undefined);
 
   const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
   // Validation ignores layout: moving a node does not ask the service again.
@@ -80,7 +84,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     return () => clearTimeout(timer);
   }, [logical]);
 
-  const shown = useMemo(
+  const shown = useMemo<CanvasNode[]>(
     () => nodes.map((n) => ({ ...n, data: { ...n.data, errors: findings.filter((f) => f.node_id === n.id).map(describe), run: runs[n.id] } })),
     [nodes, findings, runs],
   );
@@ -112,6 +116,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     const position = { x: 40 + (nodes.length % 3) * 360, y: 40 + Math.floor(nodes.length / 3) * 200 };
     setNodes((ns) => [...ns, { id, type: "pipeline", position, data: { spec, type, errors: [] } }]);
     setSelected(id);
+    // React Flow queues the fit until the new node is measured, so it is in view with its ports.
+    void flow.current?.fitView(FIT_VIEW);
   }
 
   function updateSpec(next: DefinitionNode) {
@@ -252,7 +258,11 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
             onNodeClick={(_, n) => setSelected(n.id)}
             onPaneClick={() => setSelected(undefined)}
             nodesConnectable={manage}
+            onInit={(instance) => {
+              flow.current = instance;
+            }}
             fitView
+            fitViewOptions={FIT_VIEW}
             minZoom={0.1}
           >
             <Background />
