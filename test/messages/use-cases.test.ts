@@ -1,8 +1,10 @@
 // The inbound use cases without HTTP: ingestion of a batch, listing, viewing and reprocessing,
 // each scoped to the organization it is given.
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../../src/features/inbound/use-cases/messages";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { orgData } from "../../src/platform/org-data";
 import { hl7InboundAdapter } from "../../src/standards/hl7v2/inbound";
 
@@ -34,5 +36,15 @@ describe("inbound use cases", () => {
     ]);
     await expect(reprocessMessage(dataOf(a), a, waiting!.message_id)).rejects.toMatchObject({ status: 409, code: "MESSAGE_PENDING" });
     await expect(reprocessMessage(dataOf(a), a, rejected!.message_id)).rejects.toMatchObject({ status: 409, code: "MESSAGE_NOT_REPROCESSABLE" });
+  });
+
+  it("stop draining a sender of an organization the directory does not know, instead of failing every alarm", async () => {
+    const a = org();
+    await ingestBatch(dataOf(a), a, hl7InboundAdapter, [{ id: "1", raw: ADT }]);
+    const router = orgObject(env.MESSAGE_ROUTER, a, "hl7v2:UCSYS|HOSP");
+    await router.kick(a, "hl7v2:UCSYS|HOSP");
+    // The alarm runs without throwing and leaves no alarm or state behind to retry.
+    expect(await runDurableObjectAlarm(router)).toBe(true);
+    expect(await runDurableObjectAlarm(router)).toBe(false);
   });
 });

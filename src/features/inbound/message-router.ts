@@ -2,6 +2,7 @@
 // sender's inbound messages in order, whatever their protocol (each message's
 // adapter says which pipelines it triggers). Alarms make it durable: if the object is
 // evicted or crashes mid-drain, the alarm fires again and it resumes at the FIFO head.
+import { ApiError } from "../../platform/errors";
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
 import { DurableObject } from "cloudflare:workers";
@@ -34,7 +35,16 @@ export class MessageRouter extends DurableObject<Env> {
       sender?: string;
     };
     if (!orgId || !sender) return;
-    const org = await contextForOrg(this.env, orgId);
+    const org = await contextForOrg(this.env, orgId).catch((e: unknown) => {
+      if (e instanceof ApiError && e.code === "ORGANIZATION_NOT_FOUND") return undefined;
+      throw e;
+    });
+    if (!org) {
+      // No organization, so no messages of it to drain: forget the line rather than fail every retry.
+      logger(this.env).warn("inbound drain for an unknown organization stopped", { org: orgId, sender });
+      await this.ctx.storage.deleteAll();
+      return;
+    }
     const store = new InboundMessageStore(org.db, orgId, org.blobs);
     const routing = messageRouting(org, orgId, this.adapters);
     let outcome: DrainOutcome;
