@@ -36,8 +36,8 @@ export const devicePlatformServices: PlatformServices = {
     await updateLink(data, deviceId, { status });
     logger(data.env).info("device link status", { org: data.orgId, device_id: deviceId, status, reason });
   },
-  async ingest(data, kind, readings, deleted) {
-    const results = readings.length ? await ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings) : [];
+  async ingest(data, kind, readings, deleted, outcomes) {
+    const results = readings.length ? await ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings, outcomes) : [];
     // A vendor's delete marks the record's Observations entered-in-error (never deleted) and takes them out of the vitals.
     if (deleted.length) {
       const marked = await retractSourceRecords(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), kind, [...new Set(deleted.map((d) => d.sourceRecordId))]);
@@ -53,8 +53,8 @@ export const devicePlatformServices: PlatformServices = {
   async store(data, kind, readings) {
     return readings.length ? ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings) : [];
   },
-  async retract(data, kind, ids) {
-    return ids.length ? retractObservationIds(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), ids) : 0;
+  async retract(data, kind, ids, keep = []) {
+    return ids.length ? retractObservationIds(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), ids, new Set(keep)) : 0;
   },
   async openSyncLog(data, entry) {
     const id = crypto.randomUUID();

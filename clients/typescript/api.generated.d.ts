@@ -2711,8 +2711,11 @@ export interface components {
         CompanionUploadResult: {
             results: {
                 index: number;
-                /** @enum {string} */
-                status: "created" | "duplicate" | "skipped" | "rejected";
+                /**
+                 * @description updated: a record already stored changed (a higher Health Connect clientRecordVersion, a HealthKit sample re-sent under its UUID with another value): its Observations have new versions, those the new version no longer has are entered-in-error
+                 * @enum {string}
+                 */
+                status: "created" | "updated" | "duplicate" | "skipped" | "rejected";
                 observation_ids?: string[];
                 /** @description Why a skipped item is not a reading */
                 reason?: string;
@@ -2722,6 +2725,7 @@ export interface components {
                 }[];
             }[];
             created: number;
+            updated: number;
             duplicates: number;
             skipped: number;
             rejected: number;
@@ -3878,6 +3882,7 @@ export interface components {
              * @enum {string}
              */
             resolution: "raw" | "hour" | "day";
+            /** @description The metric's samples (a vendor's aggregates are in `aggregates`, never here) */
             data_points: {
                 timestamp: string;
                 value: number;
@@ -3895,6 +3900,33 @@ export interface components {
                 average: number | null;
                 count: number;
             };
+            /** @description A vendor's aggregates of the metric (a day's average heart rate, the night's lowest body battery, a workout's average), one series per statistic the window holds, each at its window's start and folded like the samples; empty when there are none */
+            aggregates: {
+                /** @enum {string} */
+                statistic: "average" | "minimum" | "maximum" | "sum";
+                /**
+                 * @description raw samples, or hourly/daily averages when the window holds more than 2000 samples
+                 * @enum {string}
+                 */
+                resolution: "raw" | "hour" | "day";
+                data_points: {
+                    timestamp: string;
+                    value: number;
+                    device: {
+                        id: string;
+                        name: string | null;
+                    };
+                    count?: number;
+                    min?: number;
+                    max?: number;
+                }[];
+                summary: {
+                    min: number | null;
+                    max: number | null;
+                    average: number | null;
+                    count: number;
+                };
+            }[];
         };
         TimelineEvent: {
             type: string;
@@ -4316,7 +4348,7 @@ export interface components {
             attempts: number;
             /** @description Readings the device core stored (new, or already stored by an earlier delivery) */
             readings: number;
-            /** @description Of `readings`, those that changed an Observation already stored (a vendor's updated record): each given a new version */
+            /** @description Observations the delivery changed (a vendor's updated record: each given a new version), over all its attempts: one changed by an attempt that failed afterwards counts, and is current (a duplicate) on the retry */
             updated: number;
             /** @description Vendor records whose readings were removed */
             deleted: number;

@@ -80,7 +80,10 @@ export const WebhookEvent = z
     status: z.enum(["queued", "processed", "failed", "dead"]),
     attempts: z.number().int(),
     readings: z.number().int().openapi({ description: "Readings the device core stored (new, or already stored by an earlier delivery)" }),
-    updated: z.number().int().openapi({ description: "Of `readings`, those that changed an Observation already stored (a vendor's updated record): each given a new version" }),
+    updated: z.number().int().openapi({
+      description:
+        "Observations the delivery changed (a vendor's updated record: each given a new version), over all its attempts: one changed by an attempt that failed afterwards counts, and is current (a duplicate) on the retry",
+    }),
     deleted: z.number().int().openapi({ description: "Vendor records whose readings were removed" }),
     rejected: z.number().int().openapi({ description: "Readings the device core refused (nothing stored for them); the reasons in `rejections`" }),
     rejections: z

@@ -16,17 +16,28 @@ export interface PlatformServices {
   linkStatus(data: OrgData, deviceId: string, status: "active" | "inactive", reason?: string): Promise<void>;
   /**
    * Readings to store (the device core's `ingestReadings`: Observations, dedup, alerts) and vendor
-   * records to remove; each reading's outcome, in order (a refused one with its errors).
+   * records to remove; each reading's outcome, in order (a refused one with its errors). `outcomes`,
+   * when given, is filled in place as readings are stored: after a throw it holds what was stored.
    */
-  ingest(data: OrgData, kind: string, readings: readonly Reading[], deletedRecordIds: readonly { deviceId: string; sourceRecordId: string }[]): Promise<readonly StoreResult[]>;
+  ingest(
+    data: OrgData,
+    kind: string,
+    readings: readonly Reading[],
+    deletedRecordIds: readonly { deviceId: string; sourceRecordId: string }[],
+    outcomes?: StoreResult[],
+  ): Promise<readonly StoreResult[]>;
   /** The outbound-guarded fetch every vendor call goes through. */
   fetch(env: Env): typeof globalThis.fetch;
   /** A device link as the device core holds it (companion uploads: whose device a token names), or undefined. */
   device(data: OrgData, deviceId: string): Promise<DeviceLinkView | undefined>;
   /** Readings stored with each one's outcome, in order (companion uploads answer per item). */
   store(data: OrgData, kind: string, readings: readonly Reading[]): Promise<StoreResult[]>;
-  /** Observations the source withdrew (a companion record replaced by a newer version): marked entered-in-error, out of the vitals. */
-  retract(data: OrgData, kind: string, observationIds: readonly string[]): Promise<number>;
+  /**
+   * Observations the source withdrew (a companion record replaced by a newer version): marked
+   * entered-in-error, out of the vitals; those whose reading identifier is in `keep` stay (the new
+   * version re-sends that reading: it updates the Observation instead).
+   */
+  retract(data: OrgData, kind: string, observationIds: readonly string[], keep?: readonly string[]): Promise<number>;
   /** The device core's sync log for a long import: opened queued, then written as it goes. */
   openSyncLog(data: OrgData, entry: { deviceId: string; from: string; to: string; requestedBy: string; progress: Record<string, unknown> }): Promise<string>;
   writeSyncLog(data: OrgData, id: string, patch: { state: "running" | "completed" | "failed"; progress: Record<string, unknown>; startedAt?: string; finishedAt?: string }): Promise<void>;

@@ -82,6 +82,17 @@ describe("Patients page", () => {
 
     await page.select("select[name=metric]", "spo2");
     await page.waitForFunction(() => /No spo2 readings/.test(document.querySelector("main")?.textContent ?? ""));
+    // A vendor's daily average is charted apart from the samples (there are none here), not as one of them.
+    const device = (await adminApi(`/api/v1/patients/${id}/devices`, { name: "Garmin Venu", platform: "sports_watch" })).device_id;
+    const day = { start: new Date(Date.now() - 20 * 3_600_000).toISOString(), end: new Date(Date.now() - 2 * 3_600_000).toISOString() };
+    const reading = { patient_id: id, device_id: device, metric: "spo2", value: 96, unit: "%", time: day, platform: "sports_watch", source_record_id: `${id}-daily`, attributes: { statistic: "average" } };
+    expect((await adminApi("/api/v1/devices/readings", { readings: [reading] })).created).toBe(1);
+    await page.select("select[name=metric]", "heart_rate");
+    await page.waitForSelector(".vitals-summary");
+    await page.select("select[name=metric]", "spo2");
+    await page.waitForSelector("section[aria-label='spo2 average'] .vitals-chart canvas");
+    expect(await textOf(page, "section[aria-label='spo2 average'] h3")).toBe("spo2 average, as the vendor reports it (1 value)");
+    expect(await page.$(".vitals-summary")).toBeNull();
 
     await page.click("#tab-summary");
     await page.waitForSelector("section.ips-section");

@@ -117,6 +117,26 @@ describe("HealthKit sample batches", () => {
     expect((await observations(t, phone.patientId)).length).toBe(obs.length);
   });
 
+  it("a sample re-sent under its UUID with another value is updated: a new version of its Observation, the new value in the vitals", async () => {
+    const hr = { ...sample({}), type: "HKQuantityTypeIdentifierHeartRate", value: 66, unit: "count/min", startDate: at(40), endDate: at(40) };
+    const send = async (s: typeof hr) =>
+      (await (await upload(t.orgId, "apple-health/samples", phone.token, { json: { samples: [s] } })).json()) as {
+        results: { status: string; observation_ids?: string[] }[];
+        created: number;
+        updated: number;
+        duplicates: number;
+      };
+    const id = (await send(hr)).results[0]?.observation_ids?.[0];
+    const changed = await send({ ...hr, value: 69 });
+    expect(changed).toMatchObject({ created: 0, updated: 1, duplicates: 0 });
+    expect(changed.results[0]).toEqual({ index: 0, status: "updated", observation_ids: [id] });
+    expect(await send({ ...hr, value: 69 })).toMatchObject({ created: 0, updated: 0, duplicates: 1 });
+    const versions = ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation/${id}/_history`)).json()) as { entry: { resource: { valueQuantity: { value: number } } }[] }).entry;
+    expect(versions.map((e) => e.resource.valueQuantity.value).sort()).toEqual([66, 69]);
+    const vitals = (await (await t.fetch(`/api/v1/patients/${phone.patientId}/vitals?metric=heart_rate&days=1`)).json()) as { data_points: { timestamp: string; value: number }[] };
+    expect(vitals.data_points.filter((p) => p.timestamp === new Date(hr.startDate).toISOString()).map((p) => p.value)).toEqual([69]);
+  });
+
   it("answers 400 for a body that is not a batch, never 500", async () => {
     expect((await upload(t.orgId, "apple-health/samples", phone.token, { json: { samples: [] } })).status).toBe(400);
     expect((await upload(t.orgId, "apple-health/samples", phone.token, { body: "{not json", headers: { "content-type": "application/json" } })).status).toBe(400);

@@ -65,12 +65,24 @@ export async function syncLog(t: Tenant, id: string): Promise<SyncLogView> {
   throw new Error("the sync did not finish");
 }
 
-/** The vitals endpoint's values for one metric over the last week, sorted. */
-export async function vitalValues(t: Tenant, patientId: string, metric: string): Promise<{ unit: string; values: number[]; devices: string[] }> {
+/** The vitals endpoint's values for one metric over the last week, sorted: the samples, and the vendor's aggregates by statistic. */
+export async function vitalValues(
+  t: Tenant,
+  patientId: string,
+  metric: string,
+): Promise<{ unit: string; values: number[]; devices: string[]; aggregates: Record<string, number[]> }> {
   const res = await t.fetch(`/api/v1/patients/${patientId}/vitals?metric=${metric}&days=7`);
   if (res.status !== 200) throw new Error(`vitals ${metric}: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { unit: string; data_points: { value: number; device: { id: string } }[] };
-  return { unit: body.unit, values: body.data_points.map((p) => p.value).sort((x, y) => x - y), devices: [...new Set(body.data_points.map((p) => p.device.id))] };
+  type Points = { value: number; device: { id: string } }[];
+  const body = (await res.json()) as { unit: string; data_points: Points; aggregates: { statistic: string; data_points: Points }[] };
+  const sorted = (points: Points) => points.map((p) => p.value).sort((x, y) => x - y);
+  const all = [...body.data_points, ...body.aggregates.flatMap((a) => a.data_points)];
+  return {
+    unit: body.unit,
+    values: sorted(body.data_points),
+    devices: [...new Set(all.map((p) => p.device.id))],
+    aggregates: Object.fromEntries(body.aggregates.map((a) => [a.statistic, sorted(a.data_points)])),
+  };
 }
 
 /** The ids of the patient's timeline events of type "Device reading" (the newest 100). */

@@ -1,7 +1,8 @@
 // Health Connect through the companion app: record batches in the Jetpack records' shapes,
-// idempotent on clientRecordId + clientRecordVersion (a higher version replaces: the older
-// Observations become entered-in-error and leave the vitals; a lower or equal one is a
-// duplicate), at most 30 days before the first grant, per-record reasons, tenancy.
+// idempotent on clientRecordId + clientRecordVersion (a higher version is `updated`: its changed
+// readings give their Observations new versions, those it no longer has become entered-in-error and
+// leave the vitals; a lower or equal one is a duplicate), at most 30 days before the first grant,
+// per-record reasons, tenancy.
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type Tenant } from "../support/tenants";
 import { codeOf, companionDevice, type CompanionDevice, observations, upload, wireDeviceCore } from "./companion-support";
@@ -14,7 +15,20 @@ const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).to
 const meta = (clientRecordId: string, clientRecordVersion = 1) => ({ id: crypto.randomUUID(), clientRecordId, clientRecordVersion, dataOrigin: { packageName: "com.sec.android.app.shealth" }, device: { manufacturer: "Samsung", model: "Galaxy Watch6", type: 1 }, recordingMethod: 2 });
 const post = (records: unknown[], token = phone.token, orgId = t.orgId, granted_at?: string) => upload(orgId, "health-connect/records", token, { json: { records, ...(granted_at ? { granted_at } : {}) } });
 
-type Answer = { results: { status: string; reason?: string; errors?: { path: string; message: string }[] }[]; created: number; duplicates: number; rejected: number; skipped: number };
+type Answer = {
+  results: { status: string; reason?: string; observation_ids?: string[]; errors?: { path: string; message: string }[] }[];
+  created: number;
+  updated: number;
+  duplicates: number;
+  rejected: number;
+  skipped: number;
+};
+
+/** An Observation's versions as [versionId, value], oldest first. */
+const history = async (id: string) =>
+  ((await (await t.fetch(`/fhir/r4/${t.orgId}/Observation/${id}/_history`)).json()) as { entry: { resource: { meta: { versionId: string }; valueQuantity?: { value: number } } }[] }).entry
+    .map((e) => [e.resource.meta.versionId, e.resource.valueQuantity?.value] as const)
+    .sort((a, b) => Number(a[0]) - Number(b[0]));
 
 beforeAll(async () => {
   wireDeviceCore();
@@ -57,22 +71,54 @@ describe("Health Connect records", () => {
     expect(by("93829-0")[0]?.valueQuantity?.value).toBe(30);
   });
 
-  it("is idempotent on clientRecordId + clientRecordVersion: equal or lower is a duplicate, higher replaces", async () => {
+  it("is idempotent on clientRecordId + clientRecordVersion: equal or lower is a duplicate, higher updates the Observation", async () => {
     const rid = `spo2-${crypto.randomUUID()}`;
     const v = (version: number, percent: number) => ({ recordType: "OxygenSaturationRecord", metadata: meta(rid, version), time: at(300), percentage: { value: percent } });
     expect(((await (await post([v(2, 91)])).json()) as Answer).created).toBe(1);
     expect(((await (await post([v(2, 91)])).json()) as Answer).results[0]?.status).toBe("duplicate");
     expect(((await (await post([v(1, 90)])).json()) as Answer).results[0]?.status).toBe("duplicate");
-    expect(((await (await post([v(3, 93)])).json()) as Answer).results[0]?.status).toBe("created");
+    const third = (await (await post([v(3, 93)])).json()) as Answer;
+    expect(third).toMatchObject({ created: 0, updated: 1, duplicates: 0 });
+    expect(third.results[0]?.status).toBe("updated");
+    // The same version again changes nothing.
+    expect(((await (await post([v(3, 93)])).json()) as Answer).results[0]?.status).toBe("duplicate");
 
-    const versions = (await observations(t, phone.patientId)).filter((o) => codeOf(o) === "2708-6" && o.identifier?.[0]?.value.includes(rid));
-    expect(versions.map((o) => [o.valueQuantity?.value, o.status]).sort()).toEqual([
-      [91, "entered-in-error"],
-      [93, "final"],
+    const stored = (await observations(t, phone.patientId)).filter((o) => codeOf(o) === "2708-6" && o.identifier?.[0]?.value.includes(rid));
+    expect(stored.map((o) => [o.valueQuantity?.value, o.status])).toEqual([[93, "final"]]);
+    expect(third.results[0]?.observation_ids).toEqual([stored[0]?.id]);
+    expect(await history(stored[0]!.id)).toEqual([
+      ["1", 91],
+      ["2", 93],
     ]);
     const vitals = (await (await t.fetch(`/api/v1/patients/${phone.patientId}/vitals?metric=spo2&days=1`)).json()) as { data_points: { value: number }[] };
     expect(vitals.data_points.map((p) => p.value)).not.toContain(91);
     expect(vitals.data_points.map((p) => p.value)).toContain(93);
+  });
+
+  it("a higher version that drops a sample and changes another: the changed one gets a new version, the dropped one is entered-in-error", async () => {
+    const rid = `hr-${crypto.randomUUID()}`;
+    const [t1, t2, t3] = [at(80), at(79), at(78)];
+    const v = (version: number, samples: { time: string; beatsPerMinute: number }[]) => ({ recordType: "HeartRateRecord", metadata: meta(rid, version), startTime: t1, endTime: t3, samples });
+    const first = (await (await post([v(1, [{ time: t1, beatsPerMinute: 101 }, { time: t2, beatsPerMinute: 102 }, { time: t3, beatsPerMinute: 103 }])])).json()) as Answer;
+    expect(first.results[0]?.status).toBe("created");
+    const second = (await (await post([v(2, [{ time: t1, beatsPerMinute: 101 }, { time: t3, beatsPerMinute: 113 }])])).json()) as Answer;
+    expect(second).toMatchObject({ created: 0, updated: 1 });
+    const mine = (await observations(t, phone.patientId)).filter((o) => o.identifier?.[0]?.value.includes(rid));
+    const byValue = new Map(mine.map((o) => [o.valueQuantity?.value, o]));
+    expect(mine.map((o) => [o.valueQuantity?.value, o.status]).sort()).toEqual([
+      [101, "final"],
+      [102, "entered-in-error"],
+      [113, "final"],
+    ]);
+    expect(second.results[0]?.observation_ids?.sort()).toEqual([byValue.get(101)!.id, byValue.get(113)!.id].sort());
+    expect((await history(byValue.get(101)!.id)).length).toBe(1);
+    expect(await history(byValue.get(113)!.id)).toEqual([
+      ["1", 103],
+      ["2", 113],
+    ]);
+    const hr = (await (await t.fetch(`/api/v1/patients/${phone.patientId}/vitals?metric=heart_rate&days=1`)).json()) as { data_points: { timestamp: string; value: number }[] };
+    const inRecord = hr.data_points.filter((p) => [t1, t2, t3].map((x) => new Date(x).toISOString()).includes(p.timestamp)).map((p) => p.value);
+    expect(inRecord.sort()).toEqual([101, 113]);
   });
 
   it("refuses records older than 30 days before the first grant, per record", async () => {

@@ -14,7 +14,11 @@ import created from "../fixtures/wearables/suunto-workout-created.json";
 import dailies from "../fixtures/wearables/garmin-dailies.json";
 import polarExercise from "../fixtures/wearables/polar-exercise.json";
 import ouraSleep from "../fixtures/wearables/oura-sleep.json";
+import { env } from "cloudflare:workers";
+import { contextForOrg } from "../../src/context";
 import { devicePlatformServices } from "../../src/device-platform-services";
+import { processDeviceEventBatch } from "../../src/device-platforms/webhooks/queue";
+import type { DeviceEventMessage } from "../../src/device-platforms/webhooks/receive";
 import { DEVICE_METRICS_SYSTEM, LOINC, UCUM } from "../../src/features/devices/metrics/codes";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
@@ -135,8 +139,10 @@ interface VendorCase {
   readonly forge: (body: string) => Record<string, string>;
   /** Every Observation the deliveries make. */
   readonly expected: readonly Expected[];
-  /** Vitals metric → its values (the vitals endpoint's units). */
+  /** Vitals metric → its samples' values (the vitals endpoint's units). */
   readonly vitals: Readonly<Record<string, readonly number[]>>;
+  /** Vitals metric → statistic → the vendor's aggregates (the vitals endpoint's `aggregates`); none where not listed. */
+  readonly aggregates: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>;
   /** A manual sync over the records' days, and what its log says. */
   readonly sync: { readonly body: Record<string, unknown>; readonly check: (log: SyncLogView) => void };
 }
@@ -173,7 +179,9 @@ const CASES: readonly VendorCase[] = [
       ["8867-4", 138, "/min"],
       ["distance", 8000, "m"],
     ],
-    vitals: { heart_rate: [138], hrv: [48.2], spo2: [96.4], respiratory_rate: [16.1133], sleep: [456.9299], sleep_efficiency: [91.6953], calories: [501.912], distance: [8000] },
+    // The workout's average heart rate is an aggregate: no heart-rate sample, the average beside them.
+    vitals: { heart_rate: [], hrv: [48.2], spo2: [96.4], respiratory_rate: [16.1133], sleep: [456.9299], sleep_efficiency: [91.6953], calories: [501.912], distance: [8000] },
+    aggregates: { heart_rate: { average: [138] } },
     sync: {
       body: { data_types: ["sleep", "recovery", "workout"], ...around },
       check(log) {
@@ -210,10 +218,11 @@ const CASES: readonly VendorCase[] = [
       ["8867-4", 59, "/min"],
       ["hrv-rmssd", 44, "ms"],
     ],
-    // The vitals series holds one value per device, metric and instant (docs/devices.md): the day's average
-    // heart rate (64) starts at 00:00, where the first sample (58) is, and was stored first; so do the
-    // day's highest (92) and lowest (21) body battery.
-    vitals: { heart_rate: [57, 59, 64], steps: [8421], stress: [32], body_battery: [92], hrv: [44], active_minutes: [31] },
+    // The day's average heart rate (64) starts at 00:00, where the first sample (58) is: both stay, the
+    // average as an aggregate beside the samples (docs/devices.md); so do the day's highest (92) and
+    // lowest (21) body battery, which share 00:00 too.
+    vitals: { heart_rate: [57, 58, 59], steps: [8421], stress: [], body_battery: [], hrv: [], active_minutes: [31] },
+    aggregates: { heart_rate: { average: [64] }, stress: { average: [32] }, body_battery: { maximum: [92], minimum: [21] }, hrv: { average: [44] }, spo2: { average: [96] } },
     sync: {
       // Garmin has no pull: the sync asks for a backfill per type, which Garmin pushes later.
       body: { data_types: ["dailies", "hrv"], ...around },
@@ -243,7 +252,8 @@ const CASES: readonly VendorCase[] = [
       ["93832-4", 410, "min"],
       ["sleep-score", 82, "{score}"],
     ],
-    vitals: { heart_rate: [142], calories: [540], active_minutes: [45], sleep: [410], distance: [7500] },
+    vitals: { heart_rate: [], calories: [540], active_minutes: [45], sleep: [410], distance: [7500] },
+    aggregates: { heart_rate: { average: [142] } },
     sync: {
       body: { data_types: ["exercise", "sleep"], ...around },
       check(log) {
@@ -270,7 +280,8 @@ const CASES: readonly VendorCase[] = [
       ["8867-4", 131, "/min"],
       ["55411-3", 90, "min"],
     ],
-    vitals: { heart_rate: [131], steps: [9100], distance: [12000], active_minutes: [90], calories: [620] },
+    vitals: { heart_rate: [], steps: [9100], distance: [12000], active_minutes: [90], calories: [620] },
+    aggregates: { heart_rate: { average: [131] } },
     sync: {
       body: { data_types: ["workout"], ...around },
       check(log) {
@@ -309,8 +320,9 @@ const CASES: readonly VendorCase[] = [
       ["hrv-rmssd", 45, "ms"],
       ["hrv-rmssd", 47, "ms"],
     ],
-    // One value per device, metric and instant: the night's average HRV (45) and the series' first sample (41) share bedtime.
-    vitals: { steps: [9120], spo2: [97.1], sleep: [450], hrv: [45, 45, 47], heart_rate: [54, 55, 56], respiratory_rate: [15.5] },
+    // The night's average HRV (45) and the series' first sample (41) share bedtime: both stay, the average as an aggregate.
+    vitals: { steps: [9120], spo2: [97.1], sleep: [450], hrv: [41, 45, 47], heart_rate: [54, 55, 56], respiratory_rate: [15.5] },
+    aggregates: { hrv: { average: [45] } },
     sync: {
       // Heart rate is a time series read by range; the daily documents are met again.
       body: { data_types: ["heartrate", "daily_activity"], ...around },
@@ -327,10 +339,23 @@ const sortRows = (rows: (readonly [string, number, string])[]) => [...rows].map(
 const rowOf = (o: Obs) => [o.code.coding[0]!.code, o.valueQuantity?.value ?? Number.NaN, o.valueQuantity?.code ?? ""] as const;
 
 let other: Tenant;
+/** How many ingests to fail after they stored everything (a shard lost after the commit, a later step failing). */
+let failAfterStoring = 0;
 
 beforeAll(async () => {
   const network = mockNetwork(...CASES.map((c) => c.mock));
-  useDevicePlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }) });
+  useDevicePlatformServices({
+    ...devicePlatformServices,
+    fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: network }),
+    async ingest(...args) {
+      const results = await devicePlatformServices.ingest(...args);
+      if (failAfterStoring > 0) {
+        failAfterStoring -= 1;
+        throw new Error("the shard went away after storing");
+      }
+      return results;
+    },
+  });
   other = await createTenant();
 });
 
@@ -371,9 +396,11 @@ describe.each(CASES)("$vendor on the device core", (c) => {
   });
 
   it("the vitals endpoint and the patient timeline show them", async () => {
-    for (const [metric, values] of Object.entries(c.vitals)) {
+    for (const metric of new Set([...Object.keys(c.vitals), ...Object.keys(c.aggregates)])) {
       const vitals = await vitalValues(t, patientId, metric);
-      expect(vitals.values.map(round), metric).toEqual([...values].sort((x, y) => x - y));
+      expect(vitals.values.map(round), metric).toEqual([...(c.vitals[metric] ?? [])].sort((x, y) => x - y));
+      const aggregates = Object.fromEntries(Object.entries(c.aggregates[metric] ?? {}).map(([s, v]) => [s, [...v].sort((x, y) => x - y)]));
+      expect(Object.fromEntries(Object.entries(vitals.aggregates).map(([s, v]) => [s, v.map(round)])), metric).toEqual(aggregates);
       expect(vitals.devices).toEqual([deviceId]);
     }
     const timeline = await timelineReadings(t, patientId);
@@ -583,6 +610,36 @@ describe("Oura: a daily_activity document updated through the day", () => {
       observations_updated: 0,
       duplicates_skipped: 3,
     });
+  });
+
+  it("a delivery that fails after updating and succeeds on its retry counts the updates of both attempts", async () => {
+    put({ ...ACT, score: 74, steps: 6000, active_calories: 250 });
+    const body = ouraEvent("daily_activity", ACT.id, "update");
+    const eventId = crypto.randomUUID();
+    const outcome: string[] = [];
+    const attempt = (attempts: number) =>
+      processDeviceEventBatch(
+        {
+          queue: "cdis-device-events",
+          messages: [{ id: eventId, timestamp: new Date(), attempts, body: { orgId: t.orgId, eventId, delivery: { kind: "smart_ring", body, receivedAt: new Date().toISOString() } }, ack: () => outcome.push(`ack ${attempts}`), retry: () => outcome.push(`retry ${attempts}`) }],
+        } as unknown as MessageBatch<DeviceEventMessage>,
+        env,
+        contextForOrg,
+      );
+    failAfterStoring = 1;
+    await attempt(1);
+    const row = async () => (await webhookEvents(t)).find((e) => e.id === eventId);
+    // The first attempt updated the three Observations, then failed: the row keeps that count.
+    expect(await row()).toMatchObject({ status: "failed", attempts: 1, updated: 3 });
+    await attempt(2);
+    expect(outcome).toEqual(["retry 1", "ack 2"]);
+    // The retry meets them as current (duplicates): the count stays the delivery's, not the last attempt's.
+    expect(await row()).toMatchObject({ status: "processed", readings: 3, updated: 3, rejected: 0 });
+    const [obs] = await steps();
+    expect(obs).toMatchObject({ valueQuantity: { value: 6000 }, meta: { versionId: "3" } });
+    // A queue redelivery of the processed message changes nothing.
+    await attempt(3);
+    expect(await row()).toMatchObject({ status: "processed", updated: 3 });
   });
 
   it("a deleted document stays deleted when a changed copy arrives late", async () => {

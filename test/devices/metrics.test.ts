@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { DEVICE_METRICS_SYSTEM, deviceMetricsCodeSystem, LOINC, MDC } from "../../src/features/devices/metrics/codes";
 import { normaliseReading } from "../../src/features/devices/metrics/normalise";
 import { METRICS, VITALS_METRIC_NAMES } from "../../src/features/devices/metrics/table";
-import { toObservation } from "../../src/features/devices/observation";
+import { sampleKeyOf, toObservation } from "../../src/features/devices/observation";
 import type { Reading } from "../../src/features/devices/reading";
 
 const base = { patientId: "p1", deviceId: "d1", platform: "smart_ring", sourceRecordId: "r1", time: { at: "2026-01-15T08:00:00Z" } };
@@ -130,5 +130,22 @@ describe("sentinels and bad readings", () => {
     expect(errors(reading({ metric: "heart_rate", value: 70, unit: "bpm", time: { at: "yesterday" } }))).toEqual(["time.at"]);
     expect(errors(reading({ metric: "blood_pressure", unit: "mmHg", components: [{ metric: "pulse", value: 1, unit: "mmHg" }] }))).toContain("components[0].metric");
     expect(errors(reading({ metric: "ecg", unit: "mV" }))).toEqual(["samples"]);
+  });
+});
+
+describe("a vendor's aggregates", () => {
+  it("say their statistic on the Observation (method) and sit in their own series; samples and chosen roll-up windows do not", () => {
+    const day = { start: "2026-01-15T00:00:00Z", end: "2026-01-16T00:00:00Z" };
+    const average = observe(reading({ metric: "heart_rate", value: 64, unit: "bpm", time: day, attributes: { statistic: "average" } }));
+    expect(average.method).toEqual({ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-statistics", code: "average", display: "Average" }], text: "average" });
+    expect(sampleKeyOf(average)).toEqual({ patientId: "p1", metric: "heart_rate@average", t: Date.parse(day.start), deviceId: "d1" });
+    const sample = observe(reading({ metric: "heart_rate", value: 58, unit: "bpm", time: { at: day.start } }));
+    expect(sample.method).toBeUndefined();
+    expect(sampleKeyOf(sample)).toMatchObject({ metric: "heart_rate", t: Date.parse(day.start) });
+    // A Google Health 5-minute window the organization chose as the resolution stands for the samples.
+    const window = observe(reading({ metric: "heart_rate", value: 70, unit: "bpm", time: day, attributes: { statistic: "average", resolution: "5m" } }));
+    expect(sampleKeyOf(window)?.metric).toBe("heart_rate");
+    // A statistic the series does not know is an attribute only.
+    expect(sampleKeyOf(observe(reading({ metric: "heart_rate", value: 70, unit: "bpm", attributes: { statistic: "median" } })))?.metric).toBe("heart_rate");
   });
 });

@@ -1,4 +1,5 @@
-// Vitals per metric: the chart and the window's minimum, maximum and average.
+// Vitals per metric: the chart and the window's minimum, maximum and average, and the vendor's
+// summaries of the metric (a day's average, a workout's average) charted apart from the samples.
 import { useState } from "react";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { withQuery } from "../lib/api";
@@ -13,6 +14,7 @@ interface VitalsResult {
   resolution: string;
   data_points: { timestamp: string; value: number }[];
   summary: { min: number | null; max: number | null; average: number | null; count: number };
+  aggregates: { statistic: string; resolution: string; data_points: { timestamp: string; value: number }[] }[];
 }
 
 const fmt = (n: number | null) => (n === null ? "—" : Number(n.toFixed(2)).toString());
@@ -46,7 +48,7 @@ export function Vitals({ patientId }: { patientId: string }) {
       </div>
       {vitals.error && <ErrorMessage error={vitals.error} />}
       {vitals.loading && !v && <Loading what="vitals" />}
-      {v && v.data_points.length === 0 && (
+      {v && v.data_points.length === 0 && v.aggregates.length === 0 && (
         <EmptyState title={`No ${metric} readings in the last ${days} days`}>
           <p>Choose another metric or a longer window, or sync the patient's devices on the Devices page.</p>
         </EmptyState>
@@ -74,6 +76,14 @@ export function Vitals({ patientId }: { patientId: string }) {
           <VitalsChart label={v.metric} unit={v.unit} points={v.data_points} />
         </>
       )}
+      {v?.aggregates.map((a) => (
+        <section key={a.statistic} aria-label={`${v.metric} ${a.statistic}`}>
+          <h3>
+            {v.metric} {a.statistic}, as the vendor reports it ({a.data_points.length} {a.resolution === "raw" ? (a.data_points.length === 1 ? "value" : "values") : `${a.resolution}ly points`})
+          </h3>
+          <VitalsChart label={`${v.metric} ${a.statistic}`} unit={v.unit} points={a.data_points} />
+        </section>
+      ))}
     </section>
   );
 }

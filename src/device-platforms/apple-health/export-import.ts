@@ -100,7 +100,7 @@ export async function importStep(data: OrgData, bucket: R2Bucket, state: ExportI
   const answer = await storeItems(data, APPLE_HEALTH_KIND, samples.map((sample) => mapHealthKitSample(device, sample)), "records");
   s.steps += 1;
   s.records += chunk.elements.length;
-  s.readings += answer.created + answer.duplicates + answer.rejected;
+  s.readings += answer.created + answer.updated + answer.duplicates + answer.rejected;
   s.created += answer.created;
   s.duplicates += answer.duplicates;
   s.rejected += answer.rejected;

@@ -28,13 +28,17 @@ export const UploadAnswer = z
     results: z.array(
       z.object({
         index: z.number().int(),
-        status: z.enum(["created", "duplicate", "skipped", "rejected"]),
+        status: z.enum(["created", "updated", "duplicate", "skipped", "rejected"]).openapi({
+          description:
+            "updated: a record already stored changed (a higher Health Connect clientRecordVersion, a HealthKit sample re-sent under its UUID with another value): its Observations have new versions, those the new version no longer has are entered-in-error",
+        }),
         observation_ids: z.array(z.string()).optional(),
         reason: z.string().optional().openapi({ description: "Why a skipped item is not a reading" }),
         errors: z.array(FieldProblem).optional(),
       }),
     ),
     created: z.number().int(),
+    updated: z.number().int(),
     duplicates: z.number().int(),
     skipped: z.number().int(),
     rejected: z.number().int(),

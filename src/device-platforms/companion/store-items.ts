@@ -1,20 +1,30 @@
 // A companion upload's items (HealthKit samples, Health Connect records) → the device core's
-// ingest, answered per item in the order sent: each item became readings (created or
+// ingest, answered per item in the order sent: each item became readings (created, updated or
 // duplicate), was skipped (a type or value that is not a reading, with the reason), or was
-// rejected (with the field).
+// rejected (with the field). `updated`: a record already stored changed (a Health Connect record's
+// higher clientRecordVersion, a HealthKit sample re-sent under its UUID with another value): its
+// Observations got new versions, or the previous version's were withdrawn.
 import type { Reading } from "../../features/devices/reading";
 import type { OrgData } from "../../platform/org-data";
 import { platformServices } from "../../device-platform-services";
+import type { StoreResult } from "../wiring";
 
 export interface FieldProblem {
   readonly path: string;
   readonly message: string;
 }
 
-/** What one uploaded item turned into before storing. */
-export type ItemOutcome = { readonly readings: readonly Reading[] } | { readonly skipped: string } | { readonly errors: readonly FieldProblem[] } | { readonly duplicate: true };
+/**
+ * What one uploaded item turned into before storing. `replaces`: the Observations of the record's
+ * previous version (those the new readings do not meet again were withdrawn before storing).
+ */
+export type ItemOutcome =
+  | { readonly readings: readonly Reading[]; readonly replaces?: readonly string[] }
+  | { readonly skipped: string }
+  | { readonly errors: readonly FieldProblem[] }
+  | { readonly duplicate: true };
 
-export type ItemStatus = "created" | "duplicate" | "skipped" | "rejected";
+export type ItemStatus = "created" | "updated" | "duplicate" | "skipped" | "rejected";
 
 export interface ItemResult {
   readonly index: number;
@@ -27,6 +37,7 @@ export interface ItemResult {
 export interface UploadAnswer {
   readonly results: ItemResult[];
   readonly created: number;
+  readonly updated: number;
   readonly duplicates: number;
   readonly skipped: number;
   readonly rejected: number;
@@ -45,8 +56,17 @@ export async function storeItems(data: OrgData, kind: string, items: readonly It
     const errors = mine.flatMap((r) => (r.errors ?? []).map((e) => ({ path: `${field}[${index}].${e.path}`, message: e.message })));
     const ids = mine.flatMap((r) => (r.observationId ? [r.observationId] : []));
     if (!ids.length) return errors.length ? { index, status: "rejected", errors } : { index, status: "skipped", reason: "no readings" };
-    return { index, status: mine.every((r) => r.duplicate || r.errors) ? "duplicate" : "created", observation_ids: ids, ...(errors.length ? { errors } : {}) };
+    return { index, status: statusOf(mine, ids, "replaces" in o ? o.replaces : undefined), observation_ids: ids, ...(errors.length ? { errors } : {}) };
   });
   const count = (s: ItemStatus) => results.filter((r) => r.status === s).length;
-  return { results, created: count("created"), duplicates: count("duplicate"), skipped: count("skipped"), rejected: count("rejected") };
+  return { results, created: count("created"), updated: count("updated"), duplicates: count("duplicate"), skipped: count("skipped"), rejected: count("rejected") };
+}
+
+/** An item's status from its readings' outcomes: a changed record is `updated`, one where nothing changed a `duplicate`. */
+function statusOf(mine: readonly StoreResult[], ids: readonly string[], replaces: readonly string[] | undefined): ItemStatus {
+  const written = mine.filter((r) => !r.duplicate && !r.errors);
+  const withdrawn = replaces?.some((id) => !ids.includes(id)) ?? false;
+  if (replaces && (written.length || withdrawn)) return "updated";
+  if (written.some((r) => r.updated)) return "updated";
+  return written.length ? "created" : "duplicate";
 }

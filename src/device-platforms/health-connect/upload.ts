@@ -1,7 +1,9 @@
 // Health Connect record batches from the companion app. Each record is checked on its own and
 // keyed by clientRecordId (else Health Connect's id) and clientRecordVersion: a version not
-// higher than the one stored is a duplicate and changes nothing; a higher one replaces it (the
-// older version's Observations are marked entered-in-error, then the new ones stored). Records
+// higher than the one stored is a duplicate and changes nothing; a higher one is answered
+// `updated`: its readings meet the older version's Observations (same identifiers) and give the
+// changed ones new versions, and the older version's Observations it no longer has (a sample
+// gone, a record stored before versions were updated in place) are marked entered-in-error. Records
 // ending more than 30 days before the patient's first grant are refused with the reason, as
 // Health Connect itself reads no further back.
 import { and, eq, inArray } from "drizzle-orm";
@@ -9,6 +11,7 @@ import type { OrgData } from "../../platform/org-data";
 import { type ItemOutcome, storeItems, type UploadAnswer } from "../companion/store-items";
 import { companionGrants, companionRecordVersions } from "../companion/tables";
 import type { DeviceLinkView } from "../wiring";
+import { readingIdentifier } from "../../features/devices/reading";
 import { platformServices } from "../../device-platform-services";
 import { HEALTH_CONNECT_KIND, HEALTH_CONNECT_TYPES, mapHealthConnectRecord, recordEnd } from "./mapping";
 import { HealthConnectRecordInput } from "./schemas";
@@ -57,7 +60,7 @@ export async function uploadHealthConnectRecords(data: OrgData, device: DeviceLi
   const stored = await storedVersions(data, device.deviceId, [...new Set(parsed.flatMap((p) => (p.result.success ? [keyOf(p.result.data.metadata)] : [])))]);
   const linked = { deviceId: device.deviceId, patientId: device.patientId };
 
-  const writes: { index: number; key: string; version: number; replaces?: string[] }[] = [];
+  const writes: { index: number; key: string; version: number; replaces?: string[]; identifiers?: string[] }[] = [];
   const outcomes = parsed.map(({ i, result }): ItemOutcome => {
     const path = `records[${i}]`;
     if (!result.success) return { errors: result.error.issues.map((e) => ({ path: [path, ...e.path].join(".").replace(/\.(\d+)/g, "[$1]"), message: e.message })) };
@@ -74,15 +77,22 @@ export async function uploadHealthConnectRecords(data: OrgData, device: DeviceLi
     stored.set(key, { version, observationIds: [] });
     const mapped = mapHealthConnectRecord(r.recordType, r, {
       device: linked,
-      sourceId: `${key}@v${version}`,
+      sourceId: key,
       attributes: { health_connect_type: r.recordType, ...(r.metadata.dataOrigin?.packageName ? { data_origin: r.metadata.dataOrigin.packageName } : {}), ...(r.metadata.device?.model ? { source_device: r.metadata.device.model } : {}) },
     });
-    if ("readings" in mapped) writes.push({ index: i, key, version, ...(known ? { replaces: known.observationIds } : {}) });
-    return mapped;
+    if (!("readings" in mapped)) return mapped;
+    writes.push({ index: i, key, version, ...(known ? { replaces: known.observationIds, identifiers: mapped.readings.map(readingIdentifier) } : {}) });
+    return known ? { ...mapped, replaces: known.observationIds } : mapped;
   });
 
-  // The replaced versions go first: a new value at the same instant must not meet the old one in the time series.
-  await platformServices(data.env).retract(data, HEALTH_CONNECT_KIND, writes.flatMap((w) => w.replaces ?? []));
+  // What the new versions no longer have goes first: a value of theirs at the same instant must not
+  // meet it in the time series. What they re-send stays, to be updated in place.
+  await platformServices(data.env).retract(
+    data,
+    HEALTH_CONNECT_KIND,
+    writes.flatMap((w) => w.replaces ?? []),
+    writes.flatMap((w) => w.identifiers ?? []),
+  );
   const answer = await storeItems(data, HEALTH_CONNECT_KIND, outcomes, "records");
   const now = new Date().toISOString();
   for (const w of writes) {

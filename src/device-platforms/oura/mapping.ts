@@ -61,7 +61,8 @@ export const ouraMappers: Readonly<Record<string, (device: LinkedDevice, doc: Do
       R(device, { metric: "sleep", value: numberOr(doc.total_sleep_duration), unit: "s", time, sourceRecordId: id, attributes: stage }),
       R(device, { metric: "sleep_efficiency", value: numberOr(doc.efficiency), unit: "%", time, sourceRecordId: id }),
       R(device, { metric: "resting_heart_rate", value: numberOr(doc.lowest_heart_rate), unit: "bpm", time, sourceRecordId: id }),
-      R(device, { metric: "hrv", value: numberOr(doc.average_hrv), unit: "ms", time, sourceRecordId: id, attributes: rmssd }),
+      // The night's average beside the night's samples (below): an aggregate, its own vitals series.
+      R(device, { metric: "hrv", value: numberOr(doc.average_hrv), unit: "ms", time, sourceRecordId: id, attributes: { ...rmssd, statistic: "average" } }),
       R(device, { metric: "respiratory_rate", value: numberOr(doc.average_breath), unit: "/min", time, sourceRecordId: id }),
       ...series(device, id, doc.heart_rate, "heart_rate", "bpm"),
       ...series(device, id, doc.hrv, "hrv", "ms", rmssd),

@@ -40,8 +40,10 @@ interface Handled {
   deletedRecords: number;
   /** Readings the device core refused when they were stored, with the reason. */
   readonly rejected: Rejection[];
-  /** Readings that changed their stored Observation (a new version). */
+  /** Readings that changed their stored Observation (a new version), in this attempt. */
   updated: number;
+  /** Those counted by the delivery's earlier attempts that failed after storing them (the row's `updated`). */
+  readonly updatedBefore: number;
   /** Links to end (a revoked grant, a deregistration), after their readings are stored. */
   readonly inactive: { deviceId: string; reason: string }[];
   /** Set when the delivery cannot be handled at all: the row goes dead without a retry. */
@@ -62,14 +64,14 @@ export function retryDecision(error: unknown, attempts: number): { retry: true; 
  * The body each message's delivery is to be handled with: recorded first when the message
  * carries it; `undefined` when there is nothing to do (a replay, a row already settled or gone).
  */
-async function rowsToHandle(data: OrgData, messages: readonly DeviceEvent[]): Promise<({ kind: string; body: string } | undefined)[]> {
+async function rowsToHandle(data: OrgData, messages: readonly DeviceEvent[]): Promise<({ kind: string; body: string; updated: number } | undefined)[]> {
   const carried = messages.flatMap((m) => (m.body.delivery ? [{ ...m.body.delivery, id: m.body.eventId }] : []));
   const records = await Promise.all(carried.map(async (d) => ({ id: d.id, kind: d.kind, bodySha256: await sha256Hex(d.body), body: d.body, receivedAt: d.receivedAt })));
   const recorded = new Map<string, Recorded>((await recordDeliveries(data, records)).map((r, i) => [records[i]!.id, r]));
   return Promise.all(
     messages.map(async ({ body: { eventId, delivery } }) => {
       const outcome = delivery ? recorded.get(eventId) : "known";
-      if (outcome === "new") return delivery;
+      if (outcome === "new") return delivery && { ...delivery, updated: 0 };
       if (outcome === "replay") return undefined;
       const row = await getEvent(data, eventId);
       return row && row.status !== "processed" && row.status !== "dead" ? row : undefined;
@@ -78,8 +80,8 @@ async function rowsToHandle(data: OrgData, messages: readonly DeviceEvent[]): Pr
 }
 
 /** One delivery's events for every active link of their vendor user: the vendor calls, nothing stored yet. */
-async function handleDelivery(data: OrgData, { kind, body }: { kind: string; body: string }): Promise<Handled> {
-  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], updated: 0, inactive: [] };
+async function handleDelivery(data: OrgData, { kind, body, updated }: { kind: string; body: string; updated: number }): Promise<Handled> {
+  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], updated: 0, updatedBefore: updated, inactive: [] };
   const platform = platformOf(kind);
   const { credentials } = await webhookCredentials(data, kind);
   if (!platform?.webhook || !credentials) return { ...handled, dead: `the ${kind} platform is no longer configured` };
@@ -129,11 +131,21 @@ async function store(data: OrgData, handled: readonly (Handled | undefined)[]): 
     try {
       for (const [kind, { readings, owners, deletes }] of byKind) {
         if (!readings.length && !deletes.length) continue;
-        const results = await services.ingest(data, kind, readings, deletes);
-        results.forEach((result, r) => {
-          if (result.errors?.length) owners[r]!.rejected.push(rejection(readings[r]!, result));
-          else if (result.updated) owners[r]!.updated += 1;
-        });
+        const tally = (results: readonly StoreResult[]) =>
+          results.forEach((result, r) => {
+            if (result.errors?.length) owners[r]!.rejected.push(rejection(readings[r]!, result));
+            else if (result.updated) owners[r]!.updated += 1;
+          });
+        // What a failing ingest stored before it failed still counts: the retry meets those as current.
+        const outcomes: StoreResult[] = [];
+        let results: readonly StoreResult[];
+        try {
+          results = await services.ingest(data, kind, readings, deletes, outcomes);
+        } catch (e) {
+          tally(outcomes);
+          throw e;
+        }
+        tally(results);
       }
       for (const i of members) {
         for (const { deviceId, reason } of handled[i]!.inactive) {
@@ -185,11 +197,19 @@ async function logDeadLetter(data: OrgData, eventId: string, delivery: { kind: s
   }
 }
 
-/** A failed attempt: the row says so, and the message is retried or, out of attempts, given up. */
-async function failed(data: OrgData, message: DeviceEvent, e: unknown): Promise<void> {
+/**
+ * A failed attempt: the row says so (with the Observations the attempt updated before failing,
+ * added to those of earlier attempts), and the message is retried or, out of attempts, given up.
+ */
+async function failed(data: OrgData, message: DeviceEvent, e: unknown, handled?: Handled): Promise<void> {
   const decision = retryDecision(e, message.attempts);
   const error = e instanceof Error ? e.message : String(e);
-  await updateEvent(data, message.body.eventId, { status: decision.retry ? "failed" : "dead", attempts: message.attempts, error });
+  await updateEvent(data, message.body.eventId, {
+    status: decision.retry ? "failed" : "dead",
+    attempts: message.attempts,
+    error,
+    ...(handled?.updated ? { updated: handled.updatedBefore + handled.updated } : {}),
+  });
   if (!decision.retry) await logDeadLetter(data, message.body.eventId, message.body.delivery, message.attempts, error);
   if (decision.retry) message.retry({ delaySeconds: decision.delaySeconds });
   else message.ack();
@@ -224,7 +244,7 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
       id,
       update: h.dead
         ? { status: "dead", error: h.dead }
-        : { status: "processed", readings: h.readings.length - h.rejected.length, updated: h.updated, deleted: h.deletedRecords, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
+        : { status: "processed", readings: h.readings.length - h.rejected.length, updated: h.updatedBefore + h.updated, deleted: h.deletedRecords, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
     });
   }
   try {
@@ -237,7 +257,7 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
     if (h?.dead && !errors.has(i)) await logDeadLetter(data, m.body.eventId, rows[i] && { ...rows[i]!, receivedAt: m.body.delivery?.receivedAt }, m.attempts, h.dead);
   }
   for (const [i, m] of messages.entries()) {
-    if (errors.has(i)) await failed(data, m, errors.get(i));
+    if (errors.has(i)) await failed(data, m, errors.get(i), handled[i]);
     else m.ack();
   }
 }

@@ -34,7 +34,7 @@ export const deviceDataNode = defineNode({
   description: "A patient's device data: the vitals of one metric over the last days (points, min/max/average/count), or the device reading Observations themselves.",
   keywords: ["device", "wearable", "vitals", "heart rate", "spo2", "glucose", "cgm", "readings", "rpm"],
   inputs: [{ name: "patient", type: "any", description: "A patient id, or {patient_id}" }],
-  outputs: [{ name: "output", type: "json", description: "vitals: {metric, unit, data_points, summary}; readings: {observations}" }],
+  outputs: [{ name: "output", type: "json", description: "vitals: {metric, unit, data_points, summary, aggregates}; readings: {observations}" }],
   config: DataConfig,
   documentation: { summary: "Reads device data for a patient.", example: { config: { mode: "vitals", metric: "heart_rate", days: 7 }, inputs: { patient: { patient_id: "123" } } } },
   async run(ctx: NodeContext<z.infer<typeof DataConfig>>) {

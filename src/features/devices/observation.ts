@@ -5,6 +5,7 @@
 import type { Resource } from "../fhir/port";
 import { type Coding, DATA_ABSENT_REASON, local, mdc, OBSERVATION_CATEGORY, UCUM } from "./metrics/codes";
 import type { NormalisedReading, NormalisedValue } from "./metrics/normalise";
+import { seriesKey } from "./store/time-series";
 
 export const READING_IDENTIFIER_SYSTEM = "urn:cdis:device-reading";
 
@@ -28,7 +29,8 @@ function valueElement(v: NormalisedValue, display: string | undefined): Record<s
 
 /** FHIR R4's StatisticsCode (observation-statistics): what a component of an aggregate is. */
 const OBSERVATION_STATISTICS = "http://terminology.hl7.org/CodeSystem/observation-statistics";
-const statisticCoding = (key: string) => ({ system: OBSERVATION_STATISTICS, code: key, display: key === "minimum" ? "Minimum" : "Maximum" });
+const STATISTIC_DISPLAY: Record<string, string> = { minimum: "Minimum", maximum: "Maximum", average: "Average", sum: "Sum" };
+const statisticCoding = (key: string) => ({ system: OBSERVATION_STATISTICS, code: key, display: STATISTIC_DISPLAY[key] ?? key });
 
 const unitDisplay = (n: NormalisedReading) => (n.definition.ucum === n.ucum ? n.definition.unit : undefined);
 
@@ -57,6 +59,8 @@ export function toObservation(n: NormalisedReading, device: { id: string; name: 
     subject: { reference: `Patient/${r.patientId}` },
     ...(n.end !== undefined ? { effectivePeriod: { start: new Date(n.at).toISOString(), end: new Date(n.end).toISOString() } } : { effectiveDateTime: new Date(n.at).toISOString() }),
     device: { reference: `Device/${device.id}`, display: device.name },
+    // A vendor's aggregate says which statistic it is (how the value was derived), so it is read back to its own series.
+    ...(n.statistic ? { method: { coding: [statisticCoding(n.statistic)], text: n.statistic } } : {}),
     ...(samples
       ? { valueSampledData: { origin: quantity(samples.origin ?? 0, n.ucum, undefined), period: samples.periodMs, dimensions: 1, data: samples.values.join(" ") } }
       : n.definition.components
@@ -71,10 +75,11 @@ export function toObservation(n: NormalisedReading, device: { id: string; name: 
 
 const idOf = (ref: unknown) => (typeof ref === "string" ? ref.split("/")[1] : undefined);
 
-/** Where a stored reading's Observation sits in the time series (patient, metric, time, device), read back from the Observation. */
+/** Where a stored reading's Observation sits in the time series (patient, series key, time, device), read back from the Observation. */
 export function sampleKeyOf(o: Resource): { patientId: string; metric: string; t: number; deviceId: string } | undefined {
   const value = (o.identifier as { system?: string; value?: string }[] | undefined)?.find((i) => i.system === READING_IDENTIFIER_SYSTEM)?.value;
-  const metric = value?.slice(value.lastIndexOf("|") + 1);
+  const statistic = (o.method as { coding?: Coding[] } | undefined)?.coding?.find((c) => c.system === OBSERVATION_STATISTICS)?.code;
+  const metric = value && seriesKey(value.slice(value.lastIndexOf("|") + 1), statistic);
   const patientId = idOf((o.subject as { reference?: string } | undefined)?.reference);
   const deviceId = idOf((o.device as { reference?: string } | undefined)?.reference);
   const when = (o.effectiveDateTime as string | undefined) ?? (o.effectivePeriod as { start?: string } | undefined)?.start;

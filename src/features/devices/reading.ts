@@ -44,3 +44,6 @@ export interface Reading {
   /** A waveform (ECG): samples at a fixed period, becomes valueSampledData. */
   readonly samples?: { readonly periodMs: number; readonly values: readonly number[]; readonly origin?: number };
 }
+
+/** The Observation identifier a reading is idempotent on: platform|source record id|metric. */
+export const readingIdentifier = (r: Pick<Reading, "platform" | "sourceRecordId" | "metric">): string => `${r.platform}|${r.sourceRecordId}|${r.metric}`;

@@ -8,6 +8,7 @@ import { VITALS_METRIC_NAMES } from "./metrics/table";
 import type { SourcePriority } from "./store/source-priority";
 import { DEFAULT_PRIORITY_KEY } from "./use-cases/source-priority";
 import { MAX_DAYS } from "./use-cases/vitals";
+import { SERIES_STATISTICS } from "./metrics/normalise";
 import type { Reading } from "./reading";
 import type { TypeProgress } from "./store/sync-logs";
 import type { DeviceIntegrationRow, DeviceLinkRow, DeviceSyncLogRow } from "./tables";
@@ -222,23 +223,33 @@ export const VitalsQuery = z.object({
   days: z.coerce.number().int().min(1).max(MAX_DAYS).default(7),
 });
 
+const VitalsPoints = z.array(
+  z.object({
+    timestamp: z.string(),
+    value: z.number(),
+    device: z.object({ id: z.string(), name: z.string().nullable() }),
+    count: z.number().int().optional(),
+    min: z.number().optional(),
+    max: z.number().optional(),
+  }),
+);
+const VitalsSummary = z.object({ min: z.number().nullable(), max: z.number().nullable(), average: z.number().nullable(), count: z.number().int() });
+const VitalsResolution = z.enum(["raw", "hour", "day"]).openapi({ description: "raw samples, or hourly/daily averages when the window holds more than 2000 samples" });
+
 export const Vitals = z
   .object({
     metric: z.string(),
     unit: z.string(),
     days: z.number().int(),
-    resolution: z.enum(["raw", "hour", "day"]).openapi({ description: "raw samples, or hourly/daily averages when the window holds more than 2000 samples" }),
-    data_points: z.array(
-      z.object({
-        timestamp: z.string(),
-        value: z.number(),
-        device: z.object({ id: z.string(), name: z.string().nullable() }),
-        count: z.number().int().optional(),
-        min: z.number().optional(),
-        max: z.number().optional(),
+    resolution: VitalsResolution,
+    data_points: VitalsPoints.openapi({ description: "The metric's samples (a vendor's aggregates are in `aggregates`, never here)" }),
+    summary: VitalsSummary,
+    aggregates: z
+      .array(z.object({ statistic: z.enum(SERIES_STATISTICS), resolution: VitalsResolution, data_points: VitalsPoints, summary: VitalsSummary }))
+      .openapi({
+        description:
+          "A vendor's aggregates of the metric (a day's average heart rate, the night's lowest body battery, a workout's average), one series per statistic the window holds, each at its window's start and folded like the samples; empty when there are none",
       }),
-    ),
-    summary: z.object({ min: z.number().nullable(), max: z.number().nullable(), average: z.number().nullable(), count: z.number().int() }),
   })
   .openapi("VitalsResult");
 

@@ -2,7 +2,7 @@
 // UCUM unit, the time read, sentinels and garbage turned into an absent value with a reason
 // (never a number), components (blood pressure) and waveforms (ECG) each checked the same way.
 import type { FieldError } from "../../../platform/errors";
-import type { Reading, ReadingComponent } from "../reading";
+import { type Reading, type ReadingComponent, readingIdentifier } from "../reading";
 import type { ComponentDefinition, MetricDefinition } from "./table";
 import { metricDefinition } from "./table";
 import { convert, ucumCode } from "./units";
@@ -31,6 +31,23 @@ export interface NormalisedReading extends NormalisedValue {
   readonly end?: number;
   /** platform|sourceRecordId|metric: the Observation identifier that makes ingest idempotent. */
   readonly identifier: string;
+  /** A vendor's aggregate of the metric (a day's average heart rate, the night's lowest body battery): its own series, never mixed with the samples. */
+  readonly statistic?: SeriesStatistic;
+}
+
+/** The statistics an aggregate reading may be (FHIR's observation-statistics codes). */
+export const SERIES_STATISTICS = ["average", "minimum", "maximum", "sum"] as const;
+export type SeriesStatistic = (typeof SERIES_STATISTICS)[number];
+
+/**
+ * The statistic a reading is, from `attributes.statistic`: a vendor's summary (daily average, a
+ * workout's average, the day's highest). A roll-up window the organization chose as the data type's
+ * resolution (`attributes.resolution`, Google Health) stands for the samples and is not one.
+ */
+export function aggregateStatistic(reading: Reading): SeriesStatistic | undefined {
+  const statistic = reading.attributes?.statistic;
+  if (reading.attributes?.resolution || !statistic) return undefined;
+  return (SERIES_STATISTICS as readonly string[]).includes(statistic) ? (statistic as SeriesStatistic) : undefined;
 }
 
 export type Normalised = { ok: true; reading: NormalisedReading } | { ok: false; errors: FieldError[] };
@@ -149,6 +166,7 @@ export function normaliseReading(reading: Reading): Normalised {
   }
   const statistics = value.value !== undefined && reading.statistics ? normaliseStatistics(reading, definition, errors) : undefined;
   if (errors.length) return { ok: false, errors };
+  const statistic = aggregateStatistic(reading);
   return {
     ok: true,
     reading: {
@@ -159,7 +177,8 @@ export function normaliseReading(reading: Reading): Normalised {
       ...(statistics && Object.keys(statistics).length ? { statistics } : {}),
       at,
       ...(end !== undefined ? { end } : {}),
-      identifier: `${reading.platform}|${reading.sourceRecordId}|${reading.metric}`,
+      identifier: readingIdentifier(reading),
+      ...(statistic ? { statistic } : {}),
     },
   };
 }

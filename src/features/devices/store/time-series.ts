@@ -7,8 +7,16 @@
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * The series a value goes to: the metric for samples, `<metric>@<statistic>` for a vendor's
+ * aggregate (a day's average heart rate at 00:00 and the 00:00 sample are two series, so neither
+ * hides the other and the vitals never average an average in with the samples).
+ */
+export const seriesKey = (metric: string, statistic?: string): string => (statistic ? `${metric}@${statistic}` : metric);
+
 export interface Sample {
   readonly patientId: string;
+  /** The series key (`seriesKey`). */
   readonly metric: string;
   readonly t: number;
   readonly deviceId: string;
@@ -144,6 +152,15 @@ export async function singleSourceBuckets(d1: D1Database, orgId: string, patient
     .bind(orgId, patientId, since, JSON.stringify(metrics), size)
     .all<Rollup>();
   return results;
+}
+
+/** Which of `metrics` (series keys) hold anything in the window: one read of the rollups' key. */
+export async function seriesPresent(d1: D1Database, orgId: string, patientId: string, metrics: readonly string[], since: number): Promise<string[]> {
+  const { results } = await d1
+    .prepare(`SELECT DISTINCT metric FROM device_rollups WHERE org_id = ?1 AND patient_id = ?2 AND metric IN (SELECT value FROM json_each(?4)) AND bucket >= ?3`)
+    .bind(orgId, patientId, since, JSON.stringify(metrics))
+    .all<{ metric: string }>();
+  return results.map((r) => r.metric);
 }
 
 /** The raw samples of a window (the caller keeps those of each hour's chosen device). */

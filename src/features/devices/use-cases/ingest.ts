@@ -18,7 +18,7 @@ import { type NormalisedReading, normaliseReading } from "../metrics/normalise";
 import { contentDiffers, identifierQuery, sampleKeyOf, toObservation } from "../observation";
 import type { Reading } from "../reading";
 import { findLinks } from "../store/links";
-import { forgetSamples, recordSamples, type Sample } from "../store/time-series";
+import { forgetSamples, recordSamples, type Sample, seriesKey } from "../store/time-series";
 
 export interface IngestResult {
   /** The reading's Observation (new, updated or the one it duplicates); absent when rejected. */
@@ -60,7 +60,7 @@ async function withDevices(ctx: OrgContext, normalised: { index: number; n: Norm
 function sampleOf(a: Accepted): Sample | undefined {
   const { n } = a;
   if (n.value === undefined || n.definition.components || n.definition.sampled) return undefined;
-  return { patientId: n.reading.patientId, metric: n.reading.metric, t: n.at, deviceId: a.device.id, value: n.value };
+  return { patientId: n.reading.patientId, metric: seriesKey(n.reading.metric, n.statistic), t: n.at, deviceId: a.device.id, value: n.value };
 }
 
 function outcomeText(outcome: Resource | undefined): string | undefined {
@@ -120,8 +120,12 @@ async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[],
     });
   }
   // An updated reading whose sample moved (another time) or went (no value now) leaves its old place.
+  // A record's statistic never changes between versions: its old sample is in the same series (an
+  // Observation stored before aggregates had their own series carries no marker, and the place under
+  // the bare metric may be another sample's).
   const moved = changed.flatMap(({ a, stored }) => {
-    const old = results[a.index]?.updated ? sampleKeyOf(stored) : undefined;
+    const at = results[a.index]?.updated ? sampleKeyOf(stored) : undefined;
+    const old = at && { ...at, metric: seriesKey(a.n.reading.metric, a.n.statistic) };
     const now = sampleOf(a);
     return old && !(now && now.t === old.t && now.metric === old.metric && now.deviceId === old.deviceId) ? [old] : [];
   });
@@ -133,8 +137,12 @@ async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[],
   await recordSamples(ctx.d1, ctx.orgId, samples(stored.filter((a) => results[a.index]?.updated)), true);
 }
 
-export async function ingestReadings(ctx: OrgContext, principal: Principal, readings: readonly Reading[]): Promise<IngestResult[]> {
-  const results: IngestResult[] = new Array(readings.length);
+/**
+ * Each reading's outcome, in order. `results` is filled in place as each chunk commits, so a
+ * caller that passes its own sees, after a throw, what was stored before it (a webhook delivery
+ * retried later counts the Observations it updated in the failed attempt).
+ */
+export async function ingestReadings(ctx: OrgContext, principal: Principal, readings: readonly Reading[], results: IngestResult[] = new Array(readings.length)): Promise<IngestResult[]> {
   const normalised: { index: number; n: NormalisedReading }[] = [];
   readings.forEach((reading, index) => {
     const n = normaliseReading(reading);

@@ -6,7 +6,7 @@ import type { OrgContext } from "../../../context";
 import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { METRICS } from "../metrics/table";
-import { identifierQuery, sampleKeyOf } from "../observation";
+import { identifierQuery, READING_IDENTIFIER_SYSTEM, sampleKeyOf } from "../observation";
 import { forgetSamples } from "../store/time-series";
 
 /** Values per identifier search (the store allows 300 per search). */
@@ -21,10 +21,12 @@ export async function retractObservations(ctx: OrgContext, principal: Principal,
   return live.length;
 }
 
-export async function retractObservationIds(ctx: OrgContext, principal: Principal, ids: readonly string[]): Promise<number> {
+/** `keep`: reading identifiers whose Observations stay (a record's new version re-sends them: they get a new version instead). */
+export async function retractObservationIds(ctx: OrgContext, principal: Principal, ids: readonly string[], keep: ReadonlySet<string> = new Set()): Promise<number> {
   const fhir = ctx.fhir(principal);
   const found = await Promise.all(ids.map((id) => fhir.read("Observation", id).catch(() => undefined)));
-  return retractObservations(ctx, principal, found.filter((o): o is Resource => o !== undefined));
+  const kept = (o: Resource) => (o.identifier as { system?: string; value?: string }[] | undefined)?.some((i) => i.system === READING_IDENTIFIER_SYSTEM && keep.has(i.value ?? ""));
+  return retractObservations(ctx, principal, found.filter((o): o is Resource => o !== undefined && !kept(o)));
 }
 
 /** A platform's records by source record id (every metric a record may have become). */

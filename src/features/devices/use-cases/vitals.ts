@@ -3,15 +3,16 @@
 // small: raw samples while a window holds at most RAW_POINTS of them, hourly averages while it
 // spans at most RAW_POINTS hours, daily beyond. Each hour counts one source (time-series.ts), so a
 // metric two devices report for the same interval is not counted twice; the summary is over the
-// same samples as the points. The window starts on the hour, `days` back from now.
+// same samples as the points. The window starts on the hour, `days` back from now. A vendor's
+// aggregates (its series `<metric>@<statistic>`) are answered beside the samples, never among them.
 import { badRequest } from "../../../platform/errors";
 import type { OrgData } from "../../../platform/org-data";
 import type { FhirPort } from "../../fhir/port";
 import { metricDefinition, VITALS_METRIC_NAMES, VITALS_METRICS, type VitalsMetric } from "../metrics/table";
 import { findLinks } from "../store/links";
 import { sourceRank } from "./source-priority";
-import { chosenRollups, DAY_MS, HOUR_MS, type RawPoint, type Rollup, rawSamples, singleSourceBuckets, windowStats } from "../store/time-series";
-
+import { chosenRollups, DAY_MS, HOUR_MS, type RawPoint, type Rollup, rawSamples, seriesKey, seriesPresent, singleSourceBuckets, windowStats } from "../store/time-series";
+import { SERIES_STATISTICS, type SeriesStatistic } from "../metrics/normalise";
 
 export const RAW_POINTS = 2000;
 export const MAX_DAYS = 730;
@@ -33,6 +34,8 @@ export interface VitalsResult {
   resolution: "raw" | "hour" | "day";
   data_points: VitalsPoint[];
   summary: { min: number | null; max: number | null; average: number | null; count: number };
+  /** The vendor's aggregates of the metric, per statistic (empty when the window holds none). */
+  aggregates: ({ statistic: SeriesStatistic } & Pick<VitalsResult, "resolution" | "data_points" | "summary">)[];
 }
 
 export function checkVitalsMetric(metric: string): VitalsMetric {
@@ -62,15 +65,11 @@ function daily(rollups: Rollup[]): Rollup[] {
   return [...days.values()].map(({ sources, ...d }) => ({ ...d, deviceId: [...sources].sort((a, b) => b[1] - a[1])[0]![0] }));
 }
 
-/** `fhir` is the caller's view of the store: the patient must be one it can read (another org's is 404). */
-export async function patientVitals(ctx: OrgData, fhir: FhirPort, patientId: string, metricName: string, days: number): Promise<VitalsResult> {
-  const metric = checkVitalsMetric(metricName);
-  if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw badRequest("Invalid days", [{ path: "days", message: `an integer from 1 to ${MAX_DAYS}` }]);
-  await fhir.read("Patient", patientId);
-  const metrics = VITALS_METRICS[metric];
-  const since = Math.floor((Date.now() - days * DAY_MS) / HOUR_MS) * HOUR_MS;
-  const stats = await windowStats(ctx.d1, ctx.orgId, patientId, metrics, since);
+type Series = Pick<VitalsResult, "resolution" | "data_points" | "summary">;
 
+/** One series (the samples, or one statistic's aggregates) of the window: resolution, points with their devices' names, summary. */
+async function series(ctx: OrgData, patientId: string, metric: VitalsMetric, keys: readonly string[], since: number): Promise<Series> {
+  const stats = await windowStats(ctx.d1, ctx.orgId, patientId, keys, since);
   // Only where two sources may overlap does the org's source priority matter.
   const rank = stats.devices > 1 ? await sourceRank(ctx, patientId, metric) : undefined;
   let resolution: VitalsResult["resolution"];
@@ -78,27 +77,51 @@ export async function patientVitals(ctx: OrgData, fhir: FhirPort, patientId: str
   let points: { t: number; deviceId: string; value: number; count?: number; min?: number; max?: number }[];
   if (stats.samples <= RAW_POINTS) {
     resolution = "raw";
-    rollups = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since, rank);
+    rollups = await chosenRollups(ctx.d1, ctx.orgId, patientId, keys, since, rank);
     const chosen = new Map(rollups.map((r) => [r.bucket, r.deviceId]));
-    points = (await rawSamples(ctx.d1, ctx.orgId, patientId, metrics, since)).filter((p: RawPoint) => chosen.get(Math.floor(p.t / HOUR_MS) * HOUR_MS) === p.deviceId);
+    points = (await rawSamples(ctx.d1, ctx.orgId, patientId, keys, since)).filter((p: RawPoint) => chosen.get(Math.floor(p.t / HOUR_MS) * HOUR_MS) === p.deviceId);
   } else {
     resolution = stats.hours <= RAW_POINTS ? "hour" : "day";
     const size = resolution === "hour" ? HOUR_MS : DAY_MS;
-    if (stats.devices <= 1) rollups = await singleSourceBuckets(ctx.d1, ctx.orgId, patientId, metrics, since, size);
+    if (stats.devices <= 1) rollups = await singleSourceBuckets(ctx.d1, ctx.orgId, patientId, keys, since, size);
     else {
-      const hourly = await chosenRollups(ctx.d1, ctx.orgId, patientId, metrics, since, rank);
+      const hourly = await chosenRollups(ctx.d1, ctx.orgId, patientId, keys, since, rank);
       rollups = resolution === "hour" ? hourly : daily(hourly);
     }
     points = rollups.map((b) => ({ t: b.bucket, deviceId: b.deviceId, value: round(b.total / b.n), count: b.n, min: b.min, max: b.max }));
   }
   const names = new Map((await findLinks(ctx, [...new Set(points.map((p) => p.deviceId))])).map((l) => [l.deviceId, l.name]));
-  const definition = metricDefinition(metrics[0])!;
   return {
-    metric,
-    unit: definition.unit,
-    days,
     resolution,
     data_points: points.map((p) => ({ timestamp: new Date(p.t).toISOString(), value: p.value, device: { id: p.deviceId, name: names.get(p.deviceId) ?? null }, ...(p.count !== undefined ? { count: p.count, min: p.min, max: p.max } : {}) })),
     summary: summaryOf(rollups),
+  };
+}
+
+/**
+ * `fhir` is the caller's view of the store: the patient must be one it can read (another org's is 404).
+ * `data_points` and `summary` are the metric's samples; a vendor's aggregates of it (a day's average
+ * heart rate, the night's lowest body battery, a workout's average) are their own series in
+ * `aggregates`, one per statistic the window holds, each folded the same way.
+ */
+export async function patientVitals(ctx: OrgData, fhir: FhirPort, patientId: string, metricName: string, days: number): Promise<VitalsResult> {
+  const metric = checkVitalsMetric(metricName);
+  if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw badRequest("Invalid days", [{ path: "days", message: `an integer from 1 to ${MAX_DAYS}` }]);
+  await fhir.read("Patient", patientId);
+  const metrics = VITALS_METRICS[metric];
+  const since = Math.floor((Date.now() - days * DAY_MS) / HOUR_MS) * HOUR_MS;
+  const keysOf = (statistic: SeriesStatistic) => metrics.map((m) => seriesKey(m, statistic));
+  const present = new Set(await seriesPresent(ctx.d1, ctx.orgId, patientId, SERIES_STATISTICS.flatMap(keysOf), since));
+  const statistics = SERIES_STATISTICS.filter((s) => keysOf(s).some((k) => present.has(k)));
+  const [samples, ...aggregates] = await Promise.all([
+    series(ctx, patientId, metric, metrics, since),
+    ...statistics.map((s) => series(ctx, patientId, metric, keysOf(s), since)),
+  ]);
+  return {
+    metric,
+    unit: metricDefinition(metrics[0])!.unit,
+    days,
+    ...samples!,
+    aggregates: statistics.map((statistic, i) => ({ statistic, ...aggregates[i]! })),
   };
 }
