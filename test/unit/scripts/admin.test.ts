@@ -1,11 +1,12 @@
 // The admin CLI as an operator runs it: usage and option errors (no database, side by side), and
 // create-key's refusal of a scope naming an agent the organization does not have, against
-// a temporary local D1 state (wrangler d1 execute in a scratch directory).
+// a temporary local D1 state in a scratch directory (its control database migrated by wrangler).
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openLocalD1 } from "../../../scripts/lib/local-d1";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const ADMIN = path.join(ROOT, "scripts/admin.ts");
@@ -61,7 +62,7 @@ describe("admin CLI create-key", () => {
   const d1 = (sql: string, database = "cdis") =>
     spawnSync("wrangler", ["d1", "execute", database, "--local", "--json", "--command", sql], { cwd: dir, env: offline, encoding: "utf8" });
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // A scratch project: the same wrangler.toml and migrations, its own .wrangler/state.
     dir = mkdtempSync(path.join(tmpdir(), "cdis-admin-test-"));
     cpSync(path.join(ROOT, "wrangler.toml"), path.join(dir, "wrangler.toml"));
@@ -70,10 +71,19 @@ describe("admin CLI create-key", () => {
     const org = (id: string) => `INSERT INTO organizations (id, name, limits, created_at) VALUES ('${id}', '${id}', '{}', '${now}');`;
     const agent = (orgId: string, id: string) =>
       `INSERT INTO agents (org_id, id, name, agent_type, description, model_config, system_prompt, prompt_template, tools, status, deployed, version, created_at, updated_at) VALUES ('${orgId}', '${id}', 'x', 'custom', '', '{}', '', '{{input}}', '[]', 'active', 0, 0, '${now}', '${now}');`;
-    for (const database of ["cdis", "cdis-shard-0"]) expect(spawnSync("wrangler", ["d1", "migrations", "apply", database, "--local"], { cwd: dir, env: offline }).status).toBe(0);
-    // Organizations in the control database (on SHARD_0 by default), their agents in the shard.
-    expect(d1(org("org-a") + org("org-b")).status).toBe(0);
-    expect(d1(agent("org-a", "agent-a") + agent("org-b", "agent-b"), "cdis-shard-0").status).toBe(0);
+    // The control database as wrangler migrates it, so the CLI takes over a state wrangler made
+    // (every existing .wrangler/state); the shard in-process, as npm start does (a wrangler
+    // process per data migration took most of this file's time).
+    expect(spawnSync("wrangler", ["d1", "migrations", "apply", "cdis", "--local"], { cwd: dir, env: offline }).status).toBe(0);
+    const local = await openLocalD1(path.join(dir, "wrangler.toml"), path.join(dir, ".wrangler/state"));
+    try {
+      await local.applyMigrations("cdis-shard-0");
+      // Organizations in the control database (on SHARD_0 by default), their agents in the shard.
+      await local.exec("cdis", org("org-a") + org("org-b"));
+      await local.exec("cdis-shard-0", agent("org-a", "agent-a") + agent("org-b", "agent-b"));
+    } finally {
+      await local.close();
+    }
   }, 180_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
