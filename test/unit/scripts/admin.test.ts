@@ -26,8 +26,9 @@ function admin(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = offline): Pr
   });
 }
 
-// Each test spawns its own CLI and shares nothing with the others.
-describe.concurrent("admin CLI usage", () => {
+// Each test spawns its own CLI and shares nothing with the others. Up to five start at once (vitest's
+// maxConcurrency), so each may wait longer for a loaded CPU than alone: a wait, not a failure.
+describe.concurrent("admin CLI usage", { timeout: 60_000 }, () => {
   it.each([["--help"], ["-h"], []])("prints the usage for %j and exits 0", async (...args) => {
     const r = await admin(args);
     expect(r.code).toBe(0);
