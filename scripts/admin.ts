@@ -8,33 +8,43 @@ import { moveOrg, purgeAudit, setLimits } from "./lib/move-org";
 import { stateDirOf } from "./lib/dev-state";
 import { insertApiKeySql, insertOrganizationSql, missingScopedAgents } from "./lib/records";
 import { shardDatabaseName, shardForNewOrg } from "./lib/shards";
-import { applyMigrations, execSql, lit } from "./lib/wrangler";
+import { type D1Session, lit, openD1 } from "./lib/wrangler";
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
-async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run" }>): Promise<void> {
+type RunArgs = Extract<AdminArgs, { kind: "run" }>;
+
+async function run(args: RunArgs): Promise<void> {
+  if (args.command === "new-key-secret") return console.log(generateApiKey());
+  // Locally, the state npm start and npm run dev use (STATE_DIR).
+  const d1 = await openD1(args.remote ? { remote: true } : { persistTo: stateDirOf(process.env) });
+  try {
+    if (!args.remote) await d1.applyMigrations();
+    await runOn(d1, args);
+  } finally {
+    await d1.close();
+  }
+}
+
+async function runOn(d1: D1Session, { command, values, remote }: RunArgs): Promise<void> {
   // parseAdminArgs has checked that the command's required flags are there.
   const need = (flag: keyof typeof values): string => values[flag] as string;
-  if (command === "new-key-secret") return console.log(generateApiKey());
-  // Locally, the state npm start and npm run dev use (STATE_DIR).
-  const target = remote ? { remote } : { persistTo: stateDirOf(process.env) };
-  if (!remote) applyMigrations(target);
-  const sql = (statement: string) => execSql(statement, target);
+  const sql = (statement: string) => d1.execSql(statement);
   /** A query on the shard holding `orgId`'s data. */
-  const orgSql = (orgId: string) => {
-    const shard = sql(`SELECT shard FROM organizations WHERE id = ${lit(orgId)}`)[0]?.shard;
+  const orgSql = async (orgId: string) => {
+    const shard = (await sql(`SELECT shard FROM organizations WHERE id = ${lit(orgId)}`))[0]?.shard;
     if (typeof shard !== "string") throw new Error(`No organization ${orgId}`);
-    return (statement: string) => execSql(statement, target, shardDatabaseName(shard));
+    return (statement: string) => d1.execSql(statement, shardDatabaseName(shard));
   };
   switch (command) {
     case "create-org": {
       const id = values.id ?? crypto.randomUUID();
-      const shard = shardForNewOrg(values.shard, sql("SELECT shard, COUNT(*) AS n FROM organizations GROUP BY shard") as { shard: string; n: number }[]);
-      sql(insertOrganizationSql(id, need("name"), shard, values.limits ? JSON.parse(values.limits) : {}));
-      return print(sql(`SELECT * FROM organizations WHERE id = ${lit(id)}`)[0]);
+      const shard = shardForNewOrg(values.shard, (await sql("SELECT shard, COUNT(*) AS n FROM organizations GROUP BY shard")) as { shard: string; n: number }[]);
+      await sql(insertOrganizationSql(id, need("name"), shard, values.limits ? JSON.parse(values.limits) : {}));
+      return print((await sql(`SELECT * FROM organizations WHERE id = ${lit(id)}`))[0]);
     }
     case "list-orgs":
-      return print(sql("SELECT id, name, limits, shard, moving_to, created_at FROM organizations ORDER BY created_at"));
+      return print(await sql("SELECT id, name, limits, shard, moving_to, created_at FROM organizations ORDER BY created_at"));
     case "move-org":
       return print(await moveOrg({ orgId: need("org"), shard: need("shard"), url: values.url, remote }));
     case "purge-audit":
@@ -44,24 +54,24 @@ async function run({ command, values, remote }: Extract<AdminArgs, { kind: "run"
       return print(await setLimits({ orgId: need("org"), limits: JSON.parse(need("limits")), url: values.url, remote }));
     case "create-key": {
       const orgId = need("org");
-      const dataSql = orgSql(orgId);
+      const dataSql = await orgSql(orgId);
       const role = need("role");
       const scopes = values.scopes ? values.scopes.split(",").map((s) => s.trim()) : [];
-      const missing = missingScopedAgents(orgId, scopes, dataSql);
+      const missing = await missingScopedAgents(orgId, scopes, dataSql);
       if (missing.length) throw new Error(`No agent ${missing.join(", ")} in organization ${orgId}; a key can only be scoped to an existing agent`);
       const key = await insertApiKeySql({ orgId, role, name: values.name ?? `${role} key`, scopes });
-      sql(key.sql);
+      await sql(key.sql);
       return print({ id: key.id, org_id: orgId, role, key: key.secret, note: "The key is shown only now." });
     }
     case "list-keys":
       return print(
-        sql(`SELECT id, name, role, scopes, key_prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE org_id = ${lit(need("org"))} ORDER BY created_at`),
+        await sql(`SELECT id, name, role, scopes, key_prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE org_id = ${lit(need("org"))} ORDER BY created_at`),
       );
     case "revoke-key":
-      sql(
+      await sql(
         `UPDATE api_keys SET revoked_at = ${lit(new Date().toISOString())} WHERE org_id = ${lit(need("org"))} AND id = ${lit(need("id"))} AND revoked_at IS NULL`,
       );
-      return print(sql(`SELECT id, revoked_at FROM api_keys WHERE id = ${lit(need("id"))}`)[0]);
+      return print((await sql(`SELECT id, revoked_at FROM api_keys WHERE id = ${lit(need("id"))}`))[0]);
   }
 }
 

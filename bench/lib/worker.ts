@@ -10,7 +10,7 @@ import type { LogLevelName } from "../../scripts/lib/log-level";
 import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
 import { databases } from "../../scripts/lib/shards";
 import { ensureConsoleBuilt } from "../../scripts/lib/console-build";
-import { applyMigrations, execSql, offlineEnv } from "../../scripts/lib/wrangler";
+import { type D1Session, offlineEnv, openD1 } from "../../scripts/lib/wrangler";
 
 export interface Credentials {
   orgId: string;
@@ -93,6 +93,24 @@ export interface StartOptions {
   entry?: string;
 }
 
+/** Seeds the organizations and their admin keys, or reads them back from a kept state directory's `saved`. */
+async function seed(d1: D1Session, opts: StartOptions, saved: string): Promise<Credentials[]> {
+  if (opts.stateDir && existsSync(saved)) return JSON.parse(readFileSync(saved, "utf8")) as Credentials[];
+  const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
+  const seeded: Credentials[] = [];
+  let seedSql = "";
+  for (const [i, orgId] of orgIds.entries()) {
+    const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
+    // Every org on the first shard unless placed: the figures compare with runs before shards.
+    const shard = opts.orgShards?.[i] ?? databases().pooled[0]!;
+    seedSql += `${insertOrganizationSql(orgId, "Bench", shard, opts.limits ?? {})} ${sql} `;
+    seeded.push(credentials(orgId, secret));
+  }
+  await d1.execSql(seedSql);
+  if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
+  return seeded;
+}
+
 /**
  * `stateDir`: keep the service's state there across runs (created and seeded the first time,
  * reused with the same organizations and keys afterwards, never removed), e.g. to load a big
@@ -101,26 +119,15 @@ export interface StartOptions {
 export async function startWorker(opts: StartOptions = {}): Promise<RunningWorker> {
   const state = opts.stateDir ?? mkdtempSync(path.join(tmpdir(), "cdis-bench-"));
   const persist = ["--persist-to", state];
-  const target = { persistTo: state };
   const saved = path.join(state, "bench-credentials.json");
   mkdirSync(state, { recursive: true });
-  applyMigrations(target);
+  const d1 = await openD1({ persistTo: state });
   let seeded: Credentials[];
-  if (opts.stateDir && existsSync(saved)) {
-    seeded = JSON.parse(readFileSync(saved, "utf8")) as Credentials[];
-  } else {
-    const orgIds = ["bench-org", ...Array.from({ length: opts.otherOrgs ?? 0 }, (_, i) => `bench-org-${i + 2}`)];
-    seeded = [];
-    let seedSql = "";
-    for (const [i, orgId] of orgIds.entries()) {
-      const { sql, secret } = await insertApiKeySql({ orgId, name: "bench", role: "admin" });
-      // Every org on the first shard unless placed: the figures compare with runs before shards.
-      const shard = opts.orgShards?.[i] ?? databases().pooled[0]!;
-      seedSql += `${insertOrganizationSql(orgId, "Bench", shard, opts.limits ?? {})} ${sql} `;
-      seeded.push(credentials(orgId, secret));
-    }
-    execSql(seedSql, target);
-    if (opts.stateDir) writeFileSync(saved, JSON.stringify(seeded));
+  try {
+    await d1.applyMigrations();
+    seeded = await seed(d1, opts, saved);
+  } finally {
+    await d1.close();
   }
   ensureConsoleBuilt();
   const port = await freePort();

@@ -29,12 +29,12 @@ export async function insertApiKeySql(input: {
 }
 
 /** Runs one SELECT against the database the CLI works on (local or remote D1) and returns its rows. */
-export type Query = (sql: string) => Record<string, unknown>[];
+export type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
 /** The agents the scopes name that are not agents of the org (a key scoped to them could do nothing). */
-export function missingScopedAgents(orgId: string, scopes: string[], query: Query): string[] {
+export async function missingScopedAgents(orgId: string, scopes: string[], query: Query): Promise<string[]> {
   const ids = [...new Set(scopes.flatMap((s) => scopedAgentId(s) ?? []))];
   if (!ids.length) return [];
-  const found = new Set(query(`SELECT id FROM agents WHERE org_id = ${lit(orgId)} AND id IN (${ids.map(lit).join(", ")})`).map((r) => r.id));
+  const found = new Set((await query(`SELECT id FROM agents WHERE org_id = ${lit(orgId)} AND id IN (${ids.map(lit).join(", ")})`)).map((r) => r.id));
   return ids.filter((id) => !found.has(id));
 }

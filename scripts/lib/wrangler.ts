@@ -1,6 +1,7 @@
-// Runs wrangler offline (no account, no telemetry) and executes SQL against the
-// local or remote D1 database through `wrangler d1 execute`.
+// Runs wrangler offline (no account, no telemetry), and opens the local or remote D1 databases
+// (local ones in-process, scripts/lib/local-d1.ts; remote ones through `wrangler d1 … --remote`).
 import { spawn, spawnSync } from "node:child_process";
+import { openLocalD1 } from "./local-d1";
 import { allDatabaseNames, databases } from "./shards";
 
 
@@ -43,40 +44,53 @@ export interface D1Target {
   persistTo?: string;
 }
 
-function targetArgs({ remote = false, persistTo }: D1Target): string[] {
-  if (remote) return ["--remote"];
-  return persistTo ? ["--local", "--persist-to", persistTo] : ["--local"];
+/** The local or remote databases of wrangler.toml, open for a script's run. */
+export interface D1Session {
+  /** The control set to the control database, the data set to every shard (wrangler.toml's migrations_dir). */
+  applyMigrations(): Promise<void>;
+  /** Executes statements on `database` (default: the control database) and returns the rows of the last one. */
+  execSql<T = Record<string, unknown>>(sql: string, database?: string): Promise<T[]>;
+  close(): Promise<void>;
 }
 
-/** The control set to the control database, the data set to every shard (wrangler.toml's migrations_dir). */
-export function applyMigrations(target: D1Target = {}): void {
-  for (const database of allDatabaseNames()) {
-    try {
-      wrangler(["d1", "migrations", "apply", database, ...targetArgs(target)], { quiet: true, remote: target.remote ?? false });
-    } catch (error) {
-      if (!target.remote && madeWithOneSet(database, target)) {
-        throw new Error(`The local state in ${target.persistTo ?? ".wrangler/state"} predates the split of the migrations into a control and a data set (2026-11-24); delete that folder and start again.`);
+/**
+ * Local databases: one in-process Miniflare on wrangler's files (scripts/lib/local-d1.ts), since a
+ * `wrangler d1` command per step cost seconds of CPU each. Remote ones: `wrangler d1 … --remote`.
+ */
+export async function openD1(target: D1Target = {}): Promise<D1Session> {
+  if (target.remote) return remoteD1();
+  const local = await openLocalD1("wrangler.toml", target.persistTo);
+  const execSql = async <T>(sql: string, database = databases().control) => ((await local.exec(database, sql)).at(-1) ?? []) as T[];
+  return {
+    async applyMigrations() {
+      for (const database of allDatabaseNames()) {
+        try {
+          await local.applyMigrations(database);
+        } catch (error) {
+          // Local state from before the split records the old single set's first migration.
+          const names = await execSql<{ name: string }>("SELECT name FROM d1_migrations", database).catch(() => []);
+          if (names.some((m) => m.name === "0000_foundation.sql")) {
+            throw new Error(`The local state in ${target.persistTo ?? ".wrangler/state"} predates the split of the migrations into a control and a data set (2026-11-24); delete that folder and start again.`);
+          }
+          throw error;
+        }
       }
-      throw error;
-    }
-  }
+    },
+    execSql,
+    close: () => local.close(),
+  };
 }
 
-/** Local state from before the split records the old single set's first migration. */
-function madeWithOneSet(database: string, target: D1Target): boolean {
-  try {
-    return execSql<{ name: string }>("SELECT name FROM d1_migrations", target, database).some((m) => m.name === "0000_foundation.sql");
-  } catch {
-    return false;
-  }
-}
-
-/** Executes statements on `database` (default: the control database) and returns the rows of the last one. */
-export function execSql<T = Record<string, unknown>>(sql: string, target: D1Target = {}, database = databases().control): T[] {
-  const out = wrangler(["d1", "execute", database, ...targetArgs(target), "--json", "--command", sql], {
-    quiet: true,
-    remote: target.remote ?? false,
-  });
-  const results = JSON.parse(out) as { results: T[] }[];
-  return results.at(-1)?.results ?? [];
+function remoteD1(): D1Session {
+  return {
+    async applyMigrations() {
+      for (const database of allDatabaseNames()) wrangler(["d1", "migrations", "apply", database, "--remote"], { quiet: true, remote: true });
+    },
+    async execSql<T>(sql: string, database = databases().control) {
+      const out = wrangler(["d1", "execute", database, "--remote", "--json", "--command", sql], { quiet: true, remote: true });
+      const results = JSON.parse(out) as { results: T[] }[];
+      return results.at(-1)?.results ?? [];
+    },
+    async close() {},
+  };
 }

@@ -1,32 +1,43 @@
-// The admin CLI as an operator runs it: usage and option errors (no database), and
+// The admin CLI as an operator runs it: usage and option errors (no database, side by side), and
 // create-key's refusal of a scope naming an agent the organization does not have, against
-// a temporary local D1 state (wrangler d1 execute in a scratch directory).
-import { spawnSync } from "node:child_process";
+// a temporary local D1 state in a scratch directory (its control database migrated by wrangler).
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openLocalD1 } from "../../../scripts/lib/local-d1";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const ADMIN = path.join(ROOT, "scripts/admin.ts");
 const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 const offline = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true", PATH: `${path.join(ROOT, "node_modules/.bin")}:${process.env.PATH}` };
 
-function admin(args: string[], cwd = ROOT) {
-  const r = spawnSync(TSX, [ADMIN, ...args], { cwd, env: offline, encoding: "utf8", timeout: 120_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+/** Runs the CLI without blocking, so the usage tests (no database) can run side by side. */
+function admin(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = offline): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [ADMIN, ...args], { cwd, env, timeout: 120_000 });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out, err }));
+  });
 }
 
-describe("admin CLI usage", () => {
-  it.each([["--help"], ["-h"], []])("prints the usage for %j and exits 0", (...args) => {
-    const r = admin(args);
+// Each test spawns its own CLI and shares nothing with the others. Up to five start at once (vitest's
+// maxConcurrency), so each may wait longer for a loaded CPU than alone: a wait, not a failure.
+describe.concurrent("admin CLI usage", { timeout: 60_000 }, () => {
+  it.each([["--help"], ["-h"], []])("prints the usage for %j and exits 0", async (...args) => {
+    const r = await admin(args);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Usage: npm run admin -- <command>/);
     for (const command of ["create-org", "list-orgs", "move-org", "purge-audit", "set-limits", "create-key", "list-keys", "revoke-key", "new-key-secret"]) expect(r.out).toContain(command);
   });
 
-  it("prints a command's usage for its --help", () => {
-    const r = admin(["create-key", "--help"]);
+  it("prints a command's usage for its --help", async () => {
+    const r = await admin(["create-key", "--help"]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Usage: npm run admin -- create-key --org ID --role/);
   });
@@ -37,8 +48,8 @@ describe("admin CLI usage", () => {
     [["list-orgs", "--org", "o"], "Error: list-orgs takes no --org"],
     [["list-keys"], "Error: list-keys needs --org"],
     [["frobnicate"], "Error: Unknown command frobnicate"],
-  ])("refuses %j with one line and the usage, exit 2", (args, line) => {
-    const r = admin(args);
+  ])("refuses %j with one line and the usage, exit 2", async (args, line) => {
+    const r = await admin(args);
     expect(r.code).toBe(2);
     const [first, blank, usage] = r.err.split("\n");
     expect(first).toBe(line);
@@ -52,7 +63,7 @@ describe("admin CLI create-key", () => {
   const d1 = (sql: string, database = "cdis") =>
     spawnSync("wrangler", ["d1", "execute", database, "--local", "--json", "--command", sql], { cwd: dir, env: offline, encoding: "utf8" });
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // A scratch project: the same wrangler.toml and migrations, its own .wrangler/state.
     dir = mkdtempSync(path.join(tmpdir(), "cdis-admin-test-"));
     cpSync(path.join(ROOT, "wrangler.toml"), path.join(dir, "wrangler.toml"));
@@ -61,50 +72,59 @@ describe("admin CLI create-key", () => {
     const org = (id: string) => `INSERT INTO organizations (id, name, limits, created_at) VALUES ('${id}', '${id}', '{}', '${now}');`;
     const agent = (orgId: string, id: string) =>
       `INSERT INTO agents (org_id, id, name, agent_type, description, model_config, system_prompt, prompt_template, tools, status, deployed, version, created_at, updated_at) VALUES ('${orgId}', '${id}', 'x', 'custom', '', '{}', '', '{{input}}', '[]', 'active', 0, 0, '${now}', '${now}');`;
-    for (const database of ["cdis", "cdis-shard-0"]) expect(spawnSync("wrangler", ["d1", "migrations", "apply", database, "--local"], { cwd: dir, env: offline }).status).toBe(0);
-    // Organizations in the control database (on SHARD_0 by default), their agents in the shard.
-    expect(d1(org("org-a") + org("org-b")).status).toBe(0);
-    expect(d1(agent("org-a", "agent-a") + agent("org-b", "agent-b"), "cdis-shard-0").status).toBe(0);
+    // The control database as wrangler migrates it, so the CLI takes over a state wrangler made
+    // (every existing .wrangler/state); the shard in-process, as npm start does (a wrangler
+    // process per data migration took most of this file's time).
+    expect(spawnSync("wrangler", ["d1", "migrations", "apply", "cdis", "--local"], { cwd: dir, env: offline }).status).toBe(0);
+    const local = await openLocalD1(path.join(dir, "wrangler.toml"), path.join(dir, ".wrangler/state"));
+    try {
+      await local.applyMigrations("cdis-shard-0");
+      // Organizations in the control database (on SHARD_0 by default), their agents in the shard.
+      await local.exec("cdis", org("org-a") + org("org-b"));
+      await local.exec("cdis-shard-0", agent("org-a", "agent-a") + agent("org-b", "agent-b"));
+    } finally {
+      await local.close();
+    }
   }, 180_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("refuses a scope naming an agent the organization does not have, and creates no key", () => {
-    const r = admin(["create-key", "--org", "org-a", "--role", "service", "--scopes", "agent/agent-a:execute,agent/nope:execute,agent/agent-b:execute"], dir);
+  it("refuses a scope naming an agent the organization does not have, and creates no key", async () => {
+    const r = await admin(["create-key", "--org", "org-a", "--role", "service", "--scopes", "agent/agent-a:execute,agent/nope:execute,agent/agent-b:execute"], dir);
     expect(r.code).toBe(1);
     expect(r.err).toContain("No agent nope, agent-b in organization org-a");
     expect(JSON.parse(d1("SELECT COUNT(*) AS n FROM api_keys").stdout)[0].results[0].n).toBe(0);
   }, 120_000);
 
-  it("creates a key scoped to an agent of the organization", () => {
-    const r = admin(["create-key", "--org", "org-a", "--role", "service", "--scopes", "agent/agent-a:execute"], dir);
+  it("creates a key scoped to an agent of the organization", async () => {
+    const r = await admin(["create-key", "--org", "org-a", "--role", "service", "--scopes", "agent/agent-a:execute"], dir);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ org_id: "org-a", role: "service" });
   }, 120_000);
 
-  it("creates organizations on the emptier pooled shard, or on the one named, and lists their shards", () => {
-    const placed = JSON.parse(admin(["create-org", "--name", "New"], dir).out) as { id: string; shard: string };
+  it("creates organizations on the emptier pooled shard, or on the one named, and lists their shards", async () => {
+    const placed = JSON.parse((await admin(["create-org", "--name", "New"], dir)).out) as { id: string; shard: string };
     expect(placed.shard).toBe("SHARD_1");
-    expect(JSON.parse(admin(["create-org", "--name", "Named", "--shard", "SHARD_0"], dir).out)).toMatchObject({ shard: "SHARD_0" });
-    const unknown = admin(["create-org", "--name", "Nowhere", "--shard", "SHARD_7"], dir);
+    expect(JSON.parse((await admin(["create-org", "--name", "Named", "--shard", "SHARD_0"], dir)).out)).toMatchObject({ shard: "SHARD_0" });
+    const unknown = await admin(["create-org", "--name", "Nowhere", "--shard", "SHARD_7"], dir);
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain("No shard SHARD_7; DATA_SHARDS lists SHARD_0, SHARD_1");
-    const listed = JSON.parse(admin(["list-orgs"], dir).out) as { id: string; shard: string; moving_to: string | null }[];
+    const listed = JSON.parse((await admin(["list-orgs"], dir)).out) as { id: string; shard: string; moving_to: string | null }[];
     expect(listed.find((o) => o.id === placed.id)).toMatchObject({ shard: "SHARD_1", moving_to: null });
   }, 180_000);
 
-  it("move-org says clearly when no service answers", () => {
-    const r = spawnSync(TSX, [ADMIN, "move-org", "--org", "org-a", "--shard", "SHARD_1", "--url", "http://127.0.0.1:9"], { cwd: dir, env: { ...offline, OPERATOR_TOKEN: "t" }, encoding: "utf8", timeout: 120_000 });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain("did not answer");
+  it("move-org says clearly when no service answers", async () => {
+    const r = await admin(["move-org", "--org", "org-a", "--shard", "SHARD_1", "--url", "http://127.0.0.1:9"], dir, { ...offline, OPERATOR_TOKEN: "t" });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("did not answer");
   }, 120_000);
 
-  it("purge-audit goes through the service's operator route and says clearly when none answers", () => {
-    const r = spawnSync(TSX, [ADMIN, "purge-audit", "--org", "org-a", "--url", "http://127.0.0.1:9"], { cwd: dir, env: { ...offline, OPERATOR_TOKEN: "t" }, encoding: "utf8", timeout: 120_000 });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain("did not answer");
-    const usage = spawnSync(TSX, [ADMIN, "purge-audit"], { cwd: dir, env: offline, encoding: "utf8", timeout: 120_000 });
-    expect(usage.status).toBe(2);
-    expect(usage.stderr).toContain("--org");
+  it("purge-audit goes through the service's operator route and says clearly when none answers", async () => {
+    const r = await admin(["purge-audit", "--org", "org-a", "--url", "http://127.0.0.1:9"], dir, { ...offline, OPERATOR_TOKEN: "t" });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("did not answer");
+    const usage = await admin(["purge-audit"], dir);
+    expect(usage.code).toBe(2);
+    expect(usage.err).toContain("--org");
   }, 120_000);
 });
