@@ -58,6 +58,8 @@ export default async function setup(project: TestProject) {
   const { createServer: createHttpServer } = await import("node:http");
   const control = createHttpServer((_req, res) => {
     res.setHeader("content-type", "application/json");
+    // No keep-alive, as for the Orthanc control (standards-servers.ts): a pooled connection idle past Node's timeout is lost.
+    res.setHeader("connection", "close");
     res.end(JSON.stringify({ received }));
   });
   await new Promise<void>((resolve) => control.listen(0, "127.0.0.1", resolve));

@@ -65,6 +65,10 @@ export default async function setup(project: TestProject) {
 
   const running: RunningOrthanc[] = [];
   const control = createServer(async (req, res) => {
+    // No keep-alive: a test's calls are seconds apart (start before, stop after), and a pooled
+    // connection this server has closed meanwhile (Node's 5 s idle timeout) reached workerd as
+    // "Network connection lost" on the next call (CI saw it on an afterAll's /stop).
+    res.setHeader("connection", "close");
     const url = new URL(req.url ?? "/", "http://x");
     try {
       if (url.pathname === "/missing") return void res.end(JSON.stringify({ missing: orthancMissing() ?? null }));
