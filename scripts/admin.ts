@@ -8,7 +8,7 @@ import { moveOrg, purgeAudit, setLimits } from "./lib/move-org";
 import { stateDirOf } from "./lib/dev-state";
 import { insertApiKeySql, insertOrganizationSql, missingScopedAgents } from "./lib/records";
 import { shardDatabaseName, shardForNewOrg } from "./lib/shards";
-import { type D1Session, lit, openD1 } from "./lib/wrangler";
+import { type D1Session, lit, withMigratedD1 } from "./lib/wrangler";
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
@@ -17,13 +17,7 @@ type RunArgs = Extract<AdminArgs, { kind: "run" }>;
 async function run(args: RunArgs): Promise<void> {
   if (args.command === "new-key-secret") return console.log(generateApiKey());
   // Locally, the state npm start and npm run dev use (STATE_DIR).
-  const d1 = await openD1(args.remote ? { remote: true } : { persistTo: stateDirOf(process.env) });
-  try {
-    if (!args.remote) await d1.applyMigrations();
-    await runOn(d1, args);
-  } finally {
-    await d1.close();
-  }
+  await withMigratedD1(args.remote ? { remote: true } : { persistTo: stateDirOf(process.env) }, (d1) => runOn(d1, args));
 }
 
 async function runOn(d1: D1Session, { command, values, remote }: RunArgs): Promise<void> {

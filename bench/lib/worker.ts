@@ -10,7 +10,7 @@ import type { LogLevelName } from "../../scripts/lib/log-level";
 import { insertApiKeySql, insertOrganizationSql } from "../../scripts/lib/records";
 import { databases } from "../../scripts/lib/shards";
 import { ensureConsoleBuilt } from "../../scripts/lib/console-build";
-import { type D1Session, offlineEnv, openD1 } from "../../scripts/lib/wrangler";
+import { type D1Session, offlineEnv, withMigratedD1 } from "../../scripts/lib/wrangler";
 
 export interface Credentials {
   orgId: string;
@@ -121,14 +121,7 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
   const persist = ["--persist-to", state];
   const saved = path.join(state, "bench-credentials.json");
   mkdirSync(state, { recursive: true });
-  const d1 = await openD1({ persistTo: state });
-  let seeded: Credentials[];
-  try {
-    await d1.applyMigrations();
-    seeded = await seed(d1, opts, saved);
-  } finally {
-    await d1.close();
-  }
+  const seeded = await withMigratedD1({ persistTo: state }, (d1) => seed(d1, opts, saved));
   ensureConsoleBuilt();
   const port = await freePort();
   const logLevel = opts.logLevel ?? "error";

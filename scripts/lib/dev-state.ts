@@ -9,7 +9,7 @@ import { generateApiKey, isWellFormedApiKey } from "../../src/features/tenancy/a
 import { type LogLevelName, parseLogLevel } from "./log-level";
 import { insertApiKeySql, insertOrganizationSql } from "./records";
 import { shardForNewOrg } from "./shards";
-import { openD1 } from "./wrangler";
+import { withMigratedD1 } from "./wrangler";
 
 /** The variables these read (process.env, or a test's own): only the names they know. */
 export type LocalEnv = Readonly<Record<string, string | undefined>>;
@@ -66,18 +66,14 @@ function devCredentials(stateDir: string, env: LocalEnv): DevCredentials {
 
 /** Applies the D1 migrations in `stateDir` and seeds the development organization and admin key. */
 export async function prepareDevState(stateDir: string, env: LocalEnv = process.env): Promise<DevCredentials> {
-  const d1 = await openD1({ persistTo: stateDir });
-  try {
-    await d1.applyMigrations();
+  return withMigratedD1({ persistTo: stateDir }, async (d1) => {
     const credentials = devCredentials(stateDir, env);
     // INSERT OR IGNORE on both rows (the key is unique by hash) makes seeding idempotent.
     const key = await insertApiKeySql({ orgId: credentials.orgId, name: "Development admin key", role: "admin", secret: credentials.apiKey });
     const shard = shardForNewOrg(undefined, await d1.execSql<{ shard: string; n: number }>("SELECT shard, COUNT(*) AS n FROM organizations GROUP BY shard"));
     await d1.execSql(`${insertOrganizationSql(credentials.orgId, "Development organization", shard)} ${key.sql}`);
     return credentials;
-  } finally {
-    await d1.close();
-  }
+  });
 }
 
 export function welcome({ orgId, apiKey }: DevCredentials, port: number | string): string {

@@ -81,6 +81,20 @@ export async function openD1(target: D1Target = {}): Promise<D1Session> {
   };
 }
 
+/**
+ * Opens the databases of `target`, brings local ones up to the migrations (remote ones are
+ * migrated by the operator, README "Deploying to Cloudflare"), runs `work` on them and closes them.
+ */
+export async function withMigratedD1<T>(target: D1Target, work: (d1: D1Session) => Promise<T>): Promise<T> {
+  const d1 = await openD1(target);
+  try {
+    if (!target.remote) await d1.applyMigrations();
+    return await work(d1);
+  } finally {
+    await d1.close();
+  }
+}
+
 function remoteD1(): D1Session {
   return {
     async applyMigrations() {

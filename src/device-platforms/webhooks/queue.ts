@@ -138,13 +138,10 @@ async function store(data: OrgData, handled: readonly (Handled | undefined)[]): 
           });
         // What a failing ingest stored before it failed still counts: the retry meets those as current.
         const outcomes: StoreResult[] = [];
-        let results: readonly StoreResult[];
-        try {
-          results = await services.ingest(data, kind, readings, deletes, outcomes);
-        } catch (e) {
+        const results = await services.ingest(data, kind, readings, deletes, outcomes).catch((e: unknown) => {
           tally(outcomes);
           throw e;
-        }
+        });
         tally(results);
       }
       for (const i of members) {

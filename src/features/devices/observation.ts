@@ -75,9 +75,13 @@ export function toObservation(n: NormalisedReading, device: { id: string; name: 
 
 const idOf = (ref: unknown) => (typeof ref === "string" ? ref.split("/")[1] : undefined);
 
+/** The reading identifier (platform|sourceRecordId|metric) a stored reading's Observation carries. */
+export const readingIdentifierOf = (o: Resource): string | undefined =>
+  (o.identifier as { system?: string; value?: string }[] | undefined)?.find((i) => i.system === READING_IDENTIFIER_SYSTEM)?.value;
+
 /** Where a stored reading's Observation sits in the time series (patient, series key, time, device), read back from the Observation. */
 export function sampleKeyOf(o: Resource): { patientId: string; metric: string; t: number; deviceId: string } | undefined {
-  const value = (o.identifier as { system?: string; value?: string }[] | undefined)?.find((i) => i.system === READING_IDENTIFIER_SYSTEM)?.value;
+  const value = readingIdentifierOf(o);
   const statistic = (o.method as { coding?: Coding[] } | undefined)?.coding?.find((c) => c.system === OBSERVATION_STATISTICS)?.code;
   const metric = value && seriesKey(value.slice(value.lastIndexOf("|") + 1), statistic);
   const patientId = idOf((o.subject as { reference?: string } | undefined)?.reference);

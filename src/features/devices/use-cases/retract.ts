@@ -6,7 +6,7 @@ import type { OrgContext } from "../../../context";
 import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { METRICS } from "../metrics/table";
-import { identifierQuery, READING_IDENTIFIER_SYSTEM, sampleKeyOf } from "../observation";
+import { identifierQuery, readingIdentifierOf, sampleKeyOf } from "../observation";
 import { forgetSamples } from "../store/time-series";
 
 /** Values per identifier search (the store allows 300 per search). */
@@ -25,7 +25,7 @@ export async function retractObservations(ctx: OrgContext, principal: Principal,
 export async function retractObservationIds(ctx: OrgContext, principal: Principal, ids: readonly string[], keep: ReadonlySet<string> = new Set()): Promise<number> {
   const fhir = ctx.fhir(principal);
   const found = await Promise.all(ids.map((id) => fhir.read("Observation", id).catch(() => undefined)));
-  const kept = (o: Resource) => (o.identifier as { system?: string; value?: string }[] | undefined)?.some((i) => i.system === READING_IDENTIFIER_SYSTEM && keep.has(i.value ?? ""));
+  const kept = (o: Resource) => keep.has(readingIdentifierOf(o) ?? "");
   return retractObservations(ctx, principal, found.filter((o): o is Resource => o !== undefined && !kept(o)));
 }
 
