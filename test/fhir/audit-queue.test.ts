@@ -133,6 +133,25 @@ describe("read audits through the audit queue", () => {
     expect(iti78.entry).toHaveLength(3);
   });
 
+  it("stores the audits of concurrent reads of two organizations each once, in its own organization", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const pa = await post(a, { resourceType: "Patient" });
+    const pb = await post(b, { resourceType: "Patient" });
+    // Separate requests of the same isolate, interleaved across two organizations: their audits
+    // reach the queue's deliveries mixed, and the consumer stores each in its own organization, once.
+    const reads = 12;
+    const statuses = await Promise.all(
+      Array.from({ length: reads * 2 }, (_, i) => (i % 2 ? b.fetch(`/fhir/r4/${b.orgId}/Patient/${pb.id}`) : a.fetch(`/fhir/r4/${a.orgId}/Patient/${pa.id}`)).then((r) => r.status)),
+    );
+    expect(statuses).toEqual(Array(reads * 2).fill(200));
+    expect(await auditsOf(a, `Patient/${pa.id}`, reads + 1)).toEqual(["create", ...Array(reads).fill("read")]);
+    expect(await auditsOf(b, `Patient/${pb.id}`, reads + 1)).toEqual(["create", ...Array(reads).fill("read")]);
+    await settle();
+    expect(await auditsOf(a, `Patient/${pa.id}`, reads + 1)).toHaveLength(reads + 1);
+    expect(await auditsOf(b, `Patient/${pb.id}`, reads + 1)).toHaveLength(reads + 1);
+  });
+
   it("stores a redelivered batch once, and each event once however many times it comes", async () => {
     const t = await createTenant();
     const event = { resourceType: "AuditEvent", id: crypto.randomUUID(), recorded: new Date().toISOString(), meta: { versionId: "1", lastUpdated: new Date().toISOString() }, source: { site: t.orgId, observer: { display: "test" } }, entity: [{ what: { reference: "Patient/redelivered" } }], subtype: [{ code: "read" }] };
