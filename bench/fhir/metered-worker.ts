@@ -15,7 +15,7 @@ import type { Env } from "../../src/platform/env";
 
 export * from "../../src/index";
 
-const counters = { requests: 0, gateCalls: 0, queueSends: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditBatchMaxSqlMs: 0, auditRowsWritten: 0 };
+const counters = { requests: 0, gateCalls: 0, queueSends: 0, queuedMessages: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditBatchMaxSqlMs: 0, auditRowsWritten: 0 };
 let metering = false;
 const AUDIT_MODES = ["stored", "acked", "unsent"] as const;
 let auditMode: (typeof AUDIT_MODES)[number] = "stored";
@@ -161,6 +161,8 @@ function unsendableQueue(queue: Queue): Queue {
       const sending = prop === "send" || prop === "sendBatch";
       return (...args: unknown[]) => {
         if (sending) counters.queueSends++;
+        // Messages the consumer will be handed (the bench waits for them between rounds); none when unsent.
+        if (sending && auditMode !== "unsent") counters.queuedMessages += prop === "send" ? 1 : [...(args[0] as Iterable<unknown>)].length;
         return auditMode === "unsent" && sending ? Promise.resolve() : (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },

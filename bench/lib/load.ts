@@ -10,6 +10,8 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Every request's latency, ms, ascending (for `combine`). */
+  latencies?: number[];
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -50,7 +52,23 @@ export async function load(
     rps: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    latencies,
   };
+}
+
+/** One result of several runs of the same operation (alternating rounds): summed, percentiles over every request. */
+export function combine(label: string, results: LoadResult[]): LoadResult {
+  const latencies = results.flatMap((r) => r.latencies ?? []).sort((a, b) => a - b);
+  const seconds = results.reduce((n, r) => n + r.seconds, 0);
+  const requests = results.reduce((n, r) => n + r.requests, 0);
+  return { label, requests, errors: results.reduce((n, r) => n + r.errors, 0), seconds, rps: requests / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), latencies };
+}
+
+/** The median of a non-empty list. */
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** The run's throughput as a figure to check: no requests or any error means it measured nothing. */
