@@ -3,20 +3,17 @@
 // re-running finished ones.
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getChunkedJson } from "../../src/platform/durable-objects/chunked-json";
 import type { ExecutionRunner } from "../../src/features/pipelines/execution-runner";
 import type { RunState } from "../../src/features/pipelines/engine";
 import type { ExecutionJob } from "../../src/features/pipelines/execution-service";
-import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
+import { useMemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { createTenant } from "../support/tenants";
 
-let fhirFor: (orgId: string) => MemoryFhir;
-beforeAll(() => {
-  fhirFor = installMemoryFhir();
-});
+const fhirFor = useMemoryFhir();
 
 describe("async durability", () => {
   it("evicted mid-run, resumes from its checkpoint and finishes without repeating finished nodes", async () => {

@@ -3,16 +3,13 @@
 // node, step sessions, stats, and tenant isolation of all of them.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it, vi } from "vitest";
-import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
+import { describe, expect, it, vi } from "vitest";
+import { useMemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, driveExecution, edge, type ExecBody, run, trigger } from "../support/pipelines";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { createTenant } from "../support/tenants";
 
-let fhirFor: (orgId: string) => MemoryFhir;
-beforeAll(() => {
-  fhirFor = installMemoryFhir();
-});
+const fhirFor = useMemoryFhir();
 
 const t = (id: string, expression: string) => ({ id, type: "data.transform", config: { expression } });
 const simple = definition([trigger(), t("a", "n + 1"), t("b", "$ * 2")], [edge("start", "a", "event"), edge("a", "b")]);

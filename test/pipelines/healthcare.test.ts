@@ -1,14 +1,11 @@
 // Healthcare nodes against an in-memory FHIR store behind the services seam, and
 // the EHR fetch through a FHIR connector (outbound calls mocked, never sent).
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { installMemoryFhir, type MemoryFhir } from "../support/memory-fhir";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { useMemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, edge, type NodeSpec, run, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
 
-let fhirFor: (orgId: string) => MemoryFhir;
-beforeAll(() => {
-  fhirFor = installMemoryFhir();
-});
+const fhirFor = useMemoryFhir();
 afterEach(() => {
   vi.restoreAllMocks();
 });

@@ -1,6 +1,6 @@
 // The HL7 v2 node family run from the API: parse, ACK, and HL7 to FHIR in test mode.
-import { beforeAll, describe, expect, it } from "vitest";
-import { installMemoryFhir } from "../support/memory-fhir";
+import { describe, expect, it } from "vitest";
+import { useMemoryFhir } from "../support/memory-fhir";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { createTenant } from "../support/tenants";
 
@@ -11,7 +11,7 @@ const ORU = [
   "OBX|1|NM|2345-7^Glucose [Mass/volume] in Serum or Plasma^LN||105|mg/dL^mg/dL^UCUM|70-99|H|||F",
 ].join("\r");
 
-beforeAll(() => void installMemoryFhir());
+useMemoryFhir();
 
 describe("HL7 nodes", () => {
   it("parses a message into JSON with decoded components", async () => {

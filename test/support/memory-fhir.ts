@@ -5,7 +5,8 @@
 import type { OperationOutcome } from "../../src/platform/errors";
 import { ApiError } from "../../src/platform/errors";
 import type { Bundle, BundleEntry, FhirPort, Resource, WriteResult } from "../../src/features/fhir/port";
-import { useFhirBinding } from "../../src/features/pipelines/services";
+import { afterAll, beforeAll } from "vitest";
+import { type FhirBindingFactory, useFhirBinding } from "../../src/features/pipelines/services";
 
 type Stored = Resource & { id: string };
 
@@ -136,15 +137,30 @@ export async function validateResource(resource: Resource): Promise<OperationOut
 /** One store per organization, installed behind the pipeline services seam. */
 export const memoryStores = new Map<string, MemoryFhir>();
 
-export function installMemoryFhir(): (orgId: string) => MemoryFhir {
-  const storeFor = (orgId: string) => {
-    let store = memoryStores.get(orgId);
-    if (!store) {
-      store = new MemoryFhir();
-      memoryStores.set(orgId, store);
-    }
-    return store;
-  };
-  useFhirBinding((_env, principal) => ({ port: storeFor(principal.orgId), validate: validateResource }));
+/**
+ * Puts the pipelines' memory stores behind the services seam for this test file, and the real
+ * store back after it: the Worker suite's files share one isolate (vitest.config.ts).
+ */
+export function useMemoryFhir(): (orgId: string) => MemoryFhir {
+  let previous: FhirBindingFactory | undefined;
+  beforeAll(() => {
+    previous = installMemoryFhir();
+  });
+  afterAll(() => {
+    if (previous) useFhirBinding(previous);
+  });
   return storeFor;
+}
+
+function storeFor(orgId: string): MemoryFhir {
+  let store = memoryStores.get(orgId);
+  if (!store) {
+    store = new MemoryFhir();
+    memoryStores.set(orgId, store);
+  }
+  return store;
+}
+
+function installMemoryFhir(): FhirBindingFactory {
+  return useFhirBinding((_env, principal) => ({ port: storeFor(principal.orgId), validate: validateResource }));
 }

@@ -37,7 +37,7 @@ export interface FhirBinding {
   validate?(resource: Resource): Promise<OperationOutcome>;
 }
 
-type FhirBindingFactory = (data: OrgData, principal: Principal) => FhirBinding;
+export type FhirBindingFactory = (data: OrgData, principal: Principal) => FhirBinding;
 
 
 /** The organization's FHIR store, acting as the pipeline's principal. Tests may install another. */
@@ -46,9 +46,11 @@ let fhirBindingFor: FhirBindingFactory = (data, principal) => {
   return { port: store, validate: async (resource) => (await store.validate(resource)) as unknown as OperationOutcome };
 };
 
-/** Tests (and only tests) install an in-memory store here. */
-export function useFhirBinding(factory: FhirBindingFactory): void {
+/** Tests (and only tests) install an in-memory store here; returns the one it replaces, to put back. */
+export function useFhirBinding(factory: FhirBindingFactory): FhirBindingFactory {
+  const previous = fhirBindingFor;
   fhirBindingFor = factory;
+  return previous;
 }
 
 /** The principal pipelines act as when no request carries one (async runs, cron, events). */
