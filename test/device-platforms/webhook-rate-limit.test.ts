@@ -5,7 +5,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
-import { createTenant, type Tenant } from "../support/tenants";
+import { call, createTenant, type Tenant } from "../support/tenants";
 import { ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";
 import { whoopSignedHeaders } from "./mocks/whoop";

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import { heldSlot, orgGate } from "../../src/features/tenancy/limits/gate";
-import { authedFetch, createKey, createTenant } from "../support/tenants";
+import { authedFetch, call, createKey, createTenant } from "../support/tenants";
 
 const app = buildApp();
 
