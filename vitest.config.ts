@@ -5,8 +5,7 @@
 // Wall time (`npm test`, scripts/test.ts, docs/testing.md): vitest's default maxWorkers is the
 // cores less one, so one file at a time on CI's two cores, while much of a Worker file's time is
 // waiting (loopback peers, queue deliveries, alarms). The Worker project runs WORKER_FILES files at
-// once, each vitest worker one workerd with in-memory storage for all the files it runs (isolate
-// false: docs/testing.md says what that asks of a file), and the globalSetup peers are safe to
+// once: each file has its own workerd with in-memory storage, and the globalSetup peers are safe to
 // share (fresh ports, per-test peer names, users and control ids). Its static assets are a fixed
 // stand-in, so its Miniflares never depend on whether console/dist is built. The Node projects
 // (unit, interop, bridge) and the browser project stay one file at a time: their heavy files each
@@ -21,29 +20,19 @@ import { defineConfig } from "vitest/config";
 /** Worker test files at once: three keeps two cores busy while files wait; more only queues CPU. */
 const WORKER_FILES = 3;
 
-/**
- * Worker files that keep a runtime of their own: the data-shard moves (a move copies an org's rows
- * with their per-shard AUTOINCREMENT keys, which collide with other files' rows on the target
- * shard: a known bug of the move, docs/testing.md) and a file that drops a shard's table to fail
- * an export.
- */
-const ISOLATED_WORKER_FILES = ["test/platform/{shards,org-mover}.test.ts", "test/export/failure.test.ts"];
-
 export default defineConfig(async () => {
   const migrations = async (set: string) => readD1Migrations(path.join(import.meta.dirname, "migrations", set));
   const [controlMigrations, dataMigrations] = [await migrations("control"), await migrations("data")];
-  /** The Worker suite's project; `isolate` false runs its files in one workerd per vitest worker. */
-  const workerProject = (name: string, isolate: boolean, include: string[], exclude: string[]) => (
+  return {
+    test: {
+      projects: [
         {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               // The fake servers the suite calls listen on 127.0.0.1; the guard refuses everything
               // else (127.0.0.2 stands in for a forbidden target in test/outbound/).
-              miniflare: { bindings: { CONTROL_MIGRATIONS: controlMigrations, DATA_MIGRATIONS: dataMigrations, DEV_MODE: "true", LOG_LEVEL: "error", OPERATOR_TOKEN: "test-operator-token", MAX_RUN_STATE_CHARS: String(12 * 1024 * 1024), OUTBOUND_ALLOW: "127.0.0.1", SERVICE_PROFILE: "test", ORG_MOVE_SETTLE_MS: "0",
-                // Every file's anonymous requests reach one runtime from the same (absent) client
-                // address: the rate-limit tests set the deployment's 300 themselves.
-                LIMIT_PUBLIC_PER_MINUTE: "1000000" },
+              miniflare: { bindings: { CONTROL_MIGRATIONS: controlMigrations, DATA_MIGRATIONS: dataMigrations, DEV_MODE: "true", LOG_LEVEL: "error", OPERATOR_TOKEN: "test-operator-token", MAX_RUN_STATE_CHARS: String(12 * 1024 * 1024), OUTBOUND_ALLOW: "127.0.0.1", SERVICE_PROFILE: "test", ORG_MOVE_SETTLE_MS: "0" },
                 // Queued AuditEvents are delivered within 50 ms here (1 s deployed), so tests that read
                 // audits back wait for a delivery, not for a batch to fill.
                 queueConsumers: { "cdis-audit": { maxBatchTimeout: 0.05 } },
@@ -52,15 +41,10 @@ export default defineConfig(async () => {
             }),
           ],
           test: {
-            name,
+            name: "worker",
             maxWorkers: WORKER_FILES,
-            // isolate false: one workerd per vitest worker for all the files it runs, not one per
-            // file (each file's workerd start and migrations took most of the lane: docs/testing.md).
-            // Files then share storage and module state: every file creates its own tenants and
-            // puts back any seam it swaps (test/setup/service-profile.ts, test/support/memory-fhir.ts).
-            isolate,
-            include,
-            exclude: ["test/unit/**", "test/interop/**", "test/browser/**", ...exclude],
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/unit/**", "test/interop/**", "test/browser/**"],
             // A few tests make hundreds of requests or several exports; on two busy cores they can
             // need more than vitest's 5 s default, which is a wait, not a failure.
             testTimeout: 20_000,
@@ -72,13 +56,7 @@ export default defineConfig(async () => {
             // an independent FHIR server (Medplum's router) as the EHR for fetch and write-back.
             globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts", "./test/setup/fhir-peer.ts"],
           },
-        });
-  return {
-    test: {
-      projects: [
-        // One runtime per vitest worker for every Worker file but ISOLATED_WORKER_FILES.
-        workerProject("worker", false, ["test/**/*.test.ts"], ISOLATED_WORKER_FILES),
-        workerProject("worker-isolated", true, ISOLATED_WORKER_FILES, []),
+        },
         // 20 s as in the Worker project: a test that spawns a process (the bridge, tsx, wrangler)
         // waits longer for a CPU shared with the Worker files beside it; a wait, not a failure.
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 20_000 } },

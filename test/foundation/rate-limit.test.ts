@@ -58,22 +58,14 @@ describe("rate limits", () => {
     const t = await createTenant();
     const other = await createTenant();
     const ip = { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}` };
-    // The deployment's default public limit (the Worker suite's runtime raises its own: vitest.config.ts).
-    const vars = { ...env, LIMIT_PUBLIC_PER_MINUTE: "300" };
-    const at = async (path: string, headers: Record<string, string>) => {
-      const ctx = createExecutionContext();
-      const res = await app.fetch(new Request(`http://localhost${path}`, { headers }), vars, ctx);
-      await waitOnExecutionContext(ctx);
-      return res;
-    };
     const responses = [
-      await at("/health", ip),
-      await at("/api/openapi.json", ip),
-      await at("/api/docs", ip),
-      await at("/nowhere", ip),
-      await at("/api/organization", { ...ip, "x-organization-id": t.orgId }), // 401
-      await at("/api/organization", { ...ip, authorization: `Bearer ${t.key}` }), // 400, no org header
-      await at("/api/organization", { ...ip, authorization: `Bearer ${t.key}`, "x-organization-id": other.orgId }), // 403
+      await call("/health", { headers: ip }),
+      await call("/api/openapi.json", { headers: ip }),
+      await call("/api/docs", { headers: ip }),
+      await call("/nowhere", { headers: ip }),
+      await call("/api/organization", { headers: { ...ip, "x-organization-id": t.orgId } }), // 401
+      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}` } }), // 400, no org header
+      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}`, "x-organization-id": other.orgId } }), // 403
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 401, 400, 403]);
     expect(responses.map((r) => r.headers.get("x-ratelimit-limit"))).toEqual(Array(7).fill("300"));

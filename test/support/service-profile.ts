@@ -1,8 +1,8 @@
 // The Worker suite's service profile ("test"): vitest.config.ts sets SERVICE_PROFILE=test and
 // test/setup/service-profile.ts registers this object, so the Worker, every Durable Object and the
 // queue consumers reach the fakes through env, the way production reaches the real wiring. A test
-// file chooses its fakes with one call in beforeAll; the setup file clears the choice before each
-// file (files share an isolate), so a file that chooses none runs on the real wiring.
+// file chooses its fakes with one call in beforeAll (each file runs in an isolate of its own, so
+// the choice lasts for that file); a file that chooses none runs on the real wiring.
 import type { PlatformServices } from "../../src/device-platforms/wiring";
 import type { AgentServices } from "../../src/features/agents/services";
 import type { ServiceProfile } from "../../src/service-profile";
@@ -13,12 +13,6 @@ export const testServiceProfile: ServiceProfile = {
   agents: (_data, principal) => chosen.agents?.(principal.orgId),
   devicePlatforms: () => chosen.devicePlatforms,
 };
-
-/** Back to the real wiring: run before each test file (test/setup/service-profile.ts). */
-export function clearServiceChoices(): void {
-  delete chosen.agents;
-  delete chosen.devicePlatforms;
-}
 
 /** This file's agents run on `factory`'s services (per org), wherever they are reached from. */
 export function useAgentServices(factory: (orgId: string) => AgentServices): void {
