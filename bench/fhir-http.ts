@@ -130,15 +130,15 @@ try {
   };
   const timed = async (op: Operation, secs: number) => {
     const cpu0 = cpuMs(pids);
-    const r = await load(op.label, op.request, { concurrency: CONCURRENCY, seconds: secs, ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) });
+    const r = await load(op.label, op.request, loadOptions(op, secs));
     return { r, cpu: cpuMs(pids) - cpu0 };
   };
-  await load("warm-up", floor.request, { concurrency: CONCURRENCY, seconds: Math.min(2, seconds) });
+  await load("warm-up", floor.request, loadOptions(floor, Math.min(2, seconds)));
   const floorRounds: LoadResult[] = [];
   let floorCpu = 0;
   const rows: Row[] = [];
   for (const op of ops.slice(1)) {
-    await load("warm-up", op.request, { concurrency: CONCURRENCY, seconds: Math.min(2, seconds), ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) });
+    await load("warm-up", op.request, loadOptions(op, Math.min(2, seconds)));
     await meter(false);
     const mine: { op: LoadResult; floor: LoadResult }[] = [];
     let cpu = 0;
@@ -146,7 +146,7 @@ try {
       await delivered();
       const f = await timed(floor, seconds / rounds);
       floorCpu += f.cpu;
-      await load("warm-up", op.request, { concurrency: CONCURRENCY, seconds: 1, ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) });
+      await load("warm-up", op.request, loadOptions(op, 1));
       const o = await timed(op, seconds / rounds);
       cpu += o.cpu;
       mine.push({ op: o.r, floor: f.r });
@@ -160,7 +160,7 @@ try {
       await res.arrayBuffer();
     }
     const m = await meter(false);
-    if (inspectorPort && profileDir) await profile(op, { concurrency: CONCURRENCY, seconds, ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) }, inspectorPort, profileDir);
+    if (inspectorPort && profileDir) await profile(op, loadOptions(op, seconds), inspectorPort, profileDir);
     const r = combine(op.label, mine.map((x) => x.op));
     const row: Row = { ...r, ratio: median(mine.map((x) => x.op.rps / x.floor.rps)), floorRps: combine(floor.label, mine.map((x) => x.floor)).rps, cpuMsPerRequest: cpu / r.requests, gatePer100: (100 * gate.gateCalls) / Math.max(1, gate.requests), sendsPerRequest: gate.queueSends / Math.max(1, gate.requests), auditPerDelivery: gate.auditMessages / Math.max(1, gate.auditDeliveries), auditMaxMs: gate.auditMaxMs, auditBatchMaxMs: gate.auditBatchMaxMs, auditBatchMaxSqlMs: gate.auditBatchMaxSqlMs, auditRowsPerEvent: gate.auditRowsWritten / Math.max(1, gate.auditMessages) };
     row.rowsReadPerRequest = m.rowsRead / m.requests;
@@ -192,7 +192,7 @@ try {
     console.log(`\nMedplum ${medplum.version} FHIR router (MemoryRepository, Node ${process.versions.node}) on loopback, the same ${mdata.resources} resources, the operations an index-less store can answer:`);
     const mrows: LoadResult[] = [];
     for (const op of mops) {
-      const opts = { concurrency: CONCURRENCY, seconds, ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) };
+      const opts = loadOptions(op, seconds);
       await load("warm-up", op.request, { ...opts, seconds: Math.min(2, seconds) });
       const cpu0 = medplum.cpuMs();
       const r = await load(op.label, op.request, opts);
@@ -208,6 +208,11 @@ try {
 } finally {
   await medplum?.stop();
   await worker.stop();
+}
+
+/** The load generator's options for `op` over `secs` seconds (the status it answers when not 200). */
+function loadOptions(op: Operation, secs: number) {
+  return { concurrency: CONCURRENCY, seconds: secs, ...(op.expectStatus ? { expectStatus: op.expectStatus } : {}) };
 }
 
 /** A V8 CPU profile of the Worker's isolate over a load pass of `op` (at most 5 s), written and summarized. */
@@ -229,8 +234,8 @@ async function profile(op: Operation, opts: { concurrency: number; seconds: numb
 function printTargets(rows: Row[], ops: Operation[]) {
   const lines: string[] = [];
   for (const [i, r] of rows.entries()) {
-    const kind = ops[i]!.kind;
-    const ratio = r.ratio;
+    const { kind } = ops[i]!;
+    const { ratio } = r;
     const want = { read: 0.8, search: 0.5, create: 0.4, update: 0.4, floor: 0 }[kind];
     if (want) lines.push(`${ratio >= want ? "met " : "MISS"} ${r.label}: ${ratio.toFixed(2)}x floor (target >= ${want}x)`);
     if (kind !== "floor") lines.push(`${r.p99 <= 3 * r.p50 ? "met " : "MISS"} ${r.label}: p99 ${(r.p99 / r.p50).toFixed(1)}x p50 (target <= 3x)`);

@@ -160,9 +160,11 @@ function unsendableQueue(queue: Queue): Queue {
       if (typeof value !== "function") return value;
       const sending = prop === "send" || prop === "sendBatch";
       return (...args: unknown[]) => {
+        // sendBatch takes any iterable: read it once, and hand the queue the same messages.
+        if (prop === "sendBatch") args[0] = [...(args[0] as Iterable<unknown>)];
         if (sending) counters.queueSends++;
         // Messages the consumer will be handed (the bench waits for them between rounds); none when unsent.
-        if (sending && auditMode !== "unsent") counters.queuedMessages += prop === "send" ? 1 : [...(args[0] as Iterable<unknown>)].length;
+        if (sending && auditMode !== "unsent") counters.queuedMessages += prop === "send" ? 1 : (args[0] as unknown[]).length;
         return auditMode === "unsent" && sending ? Promise.resolve() : (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },

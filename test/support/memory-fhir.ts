@@ -139,7 +139,7 @@ export const memoryStores = new Map<string, MemoryFhir>();
 
 /**
  * Puts the pipelines' memory stores behind the services seam for this test file, and the real
- * store back after it: the Worker suite's files share one isolate (vitest.config.ts).
+ * store back after it, so the swap never outlives the file (a shared runtime, docs/testing.md).
  */
 export function useMemoryFhir(): (orgId: string) => MemoryFhir {
   let previous: FhirBindingFactory | undefined;
