@@ -40,7 +40,7 @@ export const devicePlatformServices: PlatformServices = {
     const results = readings.length ? await ingestReadings(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), readings, outcomes) : [];
     // A vendor's delete marks the record's Observations entered-in-error (never deleted) and takes them out of the vitals.
     if (deleted.length) {
-      const marked = await retractSourceRecords(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), kind, [...new Set(deleted.map((d) => d.sourceRecordId))]);
+      const marked = await retractSourceRecords(await contextForOrg(data.env, data.orgId), platformPrincipal(data.orgId, kind), kind, deleted);
       logger(data.env).info("device records deleted at the vendor", { org: data.orgId, platform: kind, records: deleted.length, observations_marked: marked });
     }
     return results;

@@ -65,7 +65,7 @@ const status = async (bridge: ChildBridge) => (await getJson<Status>(bridge.stat
 async function expectOnce(msgIds: string[], metric = "heart_rate"): Promise<DeviceObservation[]> {
   if (!worker) throw new Error("not started");
   const target = worker;
-  const wanted = new Set(msgIds.map((id) => `mqtt|${device}:${id}|${metric}`));
+  const wanted = new Set(msgIds.map((id) => `mqtt|${device}|${device}:${id}|${metric}`));
   const observations = await waitFor(
     async () => {
       const all = await observationsOf(target, patient);
@@ -155,7 +155,7 @@ describe.skipIf(!mosquittoAvailable)("MQTT: mosquitto → bridge → Worker", ()
     const other = { ...worker, ...(worker.others[0] as NonNullable<RunningWorker["others"][0]>) };
     expect(await observationsOf(other, otherPatient)).toEqual([]);
     const mine = (await observationsOf(worker, patient)).map((o) => o.identifier);
-    expect(mine).not.toContain(`mqtt|${device}:${foreignPatient.msgId}|heart_rate`);
+    expect(mine).not.toContain(`mqtt|${device}|${device}:${foreignPatient.msgId}|heart_rate`);
   }, 120_000);
 
   it("loses and duplicates nothing when the bridge is SIGKILLed mid-stream and restarted", async () => {

@@ -7,7 +7,11 @@
 //   2. wait out the directory caches of every isolate (PLACEMENT_TTL_MS): "waiting-before-copy";
 //   3. copy every org-owned table (any table with an org_id column but the control ones) in pages:
 //      "copying". Each page is one D1 batch, and a step resumes from the rows the copy holds, so a
-//      step cut short (an eviction between a page and the saved state) neither loses nor doubles rows;
+//      step cut short (an eviction between a page and the saved state) neither loses nor doubles rows.
+//      A table keyed by the database's own row number (an INTEGER PRIMARY KEY: inbound_messages.seq)
+//      is copied in that order without it, so the new shard numbers the rows after its own and
+//      never collides with another organization's; such a table is matched row for row by a unique
+//      key of its own (org_id, id) instead;
 //   4. verify each table's row count and a checksum of its rows on both sides: "verifying". Reads
 //      still append their AuditEvents to the old copy meanwhile, so rows the copy lacks are caught
 //      up by key first; any other difference (a row changed) abandons the move;
@@ -57,9 +61,16 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 interface OrgTable {
   name: string;
+  /** The columns copied (a row number the shard assigns is not: the new shard assigns its own). */
   columns: string[];
   /** Columns of its primary key (rowid when it has none): the order pages are read in. */
   order: string[];
+  /**
+   * Columns that identify a row on both shards, for catching up rows appended since the copy: the
+   * primary key, or for a table keyed by a row number a unique index of its own. Absent: none (a
+   * job saved before this field existed falls back to `order`).
+   */
+  key?: string[];
 }
 
 /** Every table of `db` that holds rows of organizations (an org_id column), but the control ones. */
@@ -70,12 +81,28 @@ export async function orgTables(db: D1Database): Promise<OrgTable[]> {
   const tables: OrgTable[] = [];
   for (const { name } of results) {
     if (CONTROL_TABLES.has(name)) continue;
-    const { results: cols } = await db.prepare("SELECT name, pk FROM pragma_table_info(?1)").bind(name).all<{ name: string; pk: number }>();
+    const { results: cols } = await db.prepare("SELECT name, type, pk, \"notnull\" FROM pragma_table_info(?1)").bind(name).all<{ name: string; type: string; pk: number; notnull: number }>();
     if (!cols.some((c) => c.name === "org_id")) continue;
     const pk = cols.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
-    tables.push({ name, columns: cols.map((c) => c.name), order: pk.length ? pk : ["rowid"] });
+    const rowNumber = pk.length === 1 && cols.find((c) => c.name === pk[0])?.type.toUpperCase() === "INTEGER" ? pk[0] : undefined;
+    if (!rowNumber) {
+      tables.push({ name, columns: cols.map((c) => c.name), order: pk.length ? pk : ["rowid"], key: pk });
+      continue;
+    }
+    tables.push({ name, columns: cols.filter((c) => c.name !== rowNumber).map((c) => c.name), order: [rowNumber], key: await uniqueKey(db, name, cols) });
   }
   return tables;
+}
+
+/** The columns of a unique index of `table` whose columns are all NOT NULL (a row's identity across shards), if it has one. */
+async function uniqueKey(db: D1Database, table: string, cols: readonly { name: string; notnull: number }[]): Promise<string[]> {
+  const { results: indexes } = await db.prepare("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1 ORDER BY name").bind(table).all<{ name: string }>();
+  for (const { name } of indexes) {
+    const { results } = await db.prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno").bind(name).all<{ name: string }>();
+    const columns = results.map((r) => r.name);
+    if (columns.length && columns.every((c) => cols.some((col) => col.name === c && col.notnull === 1))) return columns;
+  }
+  return [];
 }
 
 async function* pages(db: D1Database, table: OrgTable, orgId: string, pageRows: number): AsyncGenerator<Record<string, unknown>[]> {
@@ -102,14 +129,15 @@ async function summarize(db: D1Database, table: OrgTable, orgId: string, pageRow
 const insertSql = (table: OrgTable) =>
   `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(", ")}) VALUES (${table.columns.map((_, i) => `?${i + 1}`).join(", ")})`;
 
-/** Copies the rows of `from` that `to` lacks, by primary key (rows appended since the copy). */
+/** Copies the rows of `from` that `to` lacks, by the table's key, in its order (rows appended since the copy). */
 async function catchUp(from: D1Database, to: D1Database, table: OrgTable, orgId: string): Promise<number> {
-  if (table.order[0] === "rowid") return 0;
-  const keysSql = `SELECT ${table.order.map(quote).join(", ")} FROM ${quote(table.name)} WHERE org_id = ?1`;
+  const key = table.key ?? table.order;
+  if (!key.length || key[0] === "rowid") return 0;
+  const keysSql = `SELECT ${key.map(quote).join(", ")} FROM ${quote(table.name)} WHERE org_id = ?1 ORDER BY ${table.order.map(quote).join(", ")}`;
   const keysOf = async (db: D1Database) => (await db.prepare(keysSql).bind(orgId).raw()) as unknown[][];
   const have = new Set((await keysOf(to)).map((k) => JSON.stringify(k)));
   const missing = (await keysOf(from)).filter((k) => !have.has(JSON.stringify(k)));
-  const where = table.order.map((c, i) => `${quote(c)} = ?${i + 2}`).join(" AND ");
+  const where = key.map((c, i) => `${quote(c)} = ?${i + 2}`).join(" AND ");
   const select = `SELECT ${table.columns.map(quote).join(", ")} FROM ${quote(table.name)} WHERE org_id = ?1 AND ${where}`;
   const insert = insertSql(table);
   for (const key of missing) {

@@ -443,19 +443,57 @@ describe.each(CASES)("$vendor on the device core", (c) => {
   });
 });
 
+/** A vendor's body as it comes for another of its users: every mention of the user's id replaced. */
+const forUser = (body: string, from: MockUser, to: MockUser) => body.split(from.id).join(to.id);
+
+type Held = Obs & { meta: { versionId: string }; subject: { reference: string } };
+/** What a patient's Observations are: id, version, subject, device, value (what another patient's records must never move). */
+const held = async (t: Tenant, patientId: string) =>
+  ((await observations(t, patientId)) as Held[]).map((o) => [o.id, o.meta.versionId, o.subject.reference, o.device?.reference, o.valueQuantity?.value]).sort();
+
+describe.each(CASES)("$vendor: two users whose records share ids stay two patients", (c) => {
+  it("the second user's webhooks and backfill create its own Observations; the first patient's stay as they were", async () => {
+    const t = await createTenant();
+    await integrate(t, c.kind, c.credentials, c.settings);
+    const second: MockUser = { id: `${c.user.id}9` };
+    const [a, b] = [await newPatientDevice(t, c.kind, `${c.vendor} first`), await newPatientDevice(t, c.kind, `${c.vendor} second`)];
+    expect((await linkDevice(t, c.kind, c.mock, c.user, a)).response.status).toBe(200);
+    expect((await linkDevice(t, c.kind, c.mock, second, b)).response.status).toBe(200);
+    for (const body of c.deliveries) expect(await deliver(t, c.kind, body, c.sign(body))).toMatchObject({ status: "processed", rejected: 0 });
+    const first = await held(t, a.patientId);
+    expect(first.length).toBe(c.expected.length);
+
+    // The vendor's record ids are unique only within its user: the second user's are the same.
+    for (const body of c.deliveries.map((d) => forUser(d, c.user, second))) expect(await deliver(t, c.kind, body, c.sign(body))).toMatchObject({ status: "processed", rejected: 0, updated: 0 });
+    expect((await syncAndWait(t, b.deviceId, c.sync.body)).data_types.every((d) => d.readings_rejected === 0)).toBe(true);
+
+    expect(await held(t, a.patientId)).toEqual(first);
+    const theirs = await observations(t, b.patientId);
+    expect(sortRows(theirs.filter((o) => o.status === "final").map(rowOf))).toEqual(expect.arrayContaining(sortRows([...c.expected])));
+    expect(theirs.every((o) => o.device?.reference === `Device/${b.deviceId}`)).toBe(true);
+  });
+});
+
 describe("WHOOP deletes", () => {
   let t: Tenant;
   let ids: { patientId: string; deviceId: string };
-  const mine = async (recordId: string) => (await observations(t, ids.patientId)).filter((o) => o.identifier?.[0]?.value.startsWith(`recovery_strap|${recordId}|`));
+  /** Another WHOOP user of the org, whose records have the same ids. */
+  let neighbour: { patientId: string; deviceId: string };
+  const recordsOf = async (of: typeof ids, recordId: string) => (await observations(t, of.patientId)).filter((o) => o.identifier?.[0]?.value.startsWith(`recovery_strap|${of.deviceId}|${recordId}|`));
+  const mine = (recordId: string) => recordsOf(ids, recordId);
   const send = (body: string) => deliver(t, "recovery_strap", body, whoopSignedHeaders("whoop-e2e-secret", body));
 
   beforeAll(async () => {
     t = await createTenant();
     await integrate(t, "recovery_strap", CASES[0]!.credentials, CASES[0]!.settings);
     ids = await newPatientDevice(t, "recovery_strap", "WHOOP wearer");
+    neighbour = await newPatientDevice(t, "recovery_strap", "Another WHOOP wearer");
     expect((await linkDevice(t, "recovery_strap", whoop, { id: "20451" }, ids)).response.status).toBe(200);
-    await send(whoopEvent("sleep.updated", WHOOP_SLEEP));
-    await send(whoopEvent("recovery.updated", WHOOP_SLEEP));
+    expect((await linkDevice(t, "recovery_strap", whoop, { id: "20452" }, neighbour)).response.status).toBe(200);
+    for (const type of ["sleep.updated", "recovery.updated"]) {
+      await send(whoopEvent(type, WHOOP_SLEEP));
+      await send(forUser(whoopEvent(type, WHOOP_SLEEP), { id: "20451" }, { id: "20452" }));
+    }
   });
 
   it("a v2 recovery.deleted (the sleep's UUID) retracts the recovery only: the sleep's Observations stay, the vitals lose the recovery's", async () => {
@@ -468,6 +506,9 @@ describe("WHOOP deletes", () => {
     expect((await mine(WHOOP_SLEEP)).map((o) => o.status)).toEqual(Array(4).fill("final"));
     expect((await vitalValues(t, ids.patientId, "hrv")).values).toEqual([]);
     expect((await vitalValues(t, ids.patientId, "sleep")).values).toEqual([456.9299]);
+    // The other user's recovery under the same id is theirs: untouched.
+    expect((await recordsOf(neighbour, `recovery-${WHOOP_SLEEP}`)).map((o) => o.status)).toEqual(Array(5).fill("final"));
+    expect((await vitalValues(t, neighbour.patientId, "hrv")).values).toEqual([48.2]);
   });
 
   it("the sleep.deleted that comes with it retracts the sleep", async () => {

@@ -23,7 +23,7 @@ describe("device readings", () => {
       effectiveDateTime: new Date(at).toISOString(),
       valueQuantity: { value: 72, unit: "bpm", system: "http://unitsofmeasure.org", code: "/min" },
       device: { reference: `Device/${device}`, display: "Oura Ring Gen3" },
-      identifier: [{ system: "urn:cdis:device-reading", value: "smart_ring|hr-1|heart_rate" }],
+      identifier: [{ system: "urn:cdis:device-reading", value: `smart_ring|${device}|hr-1|heart_rate` }],
     });
     const dev = (await (await t.fetch(`/fhir/r4/${t.orgId}/Device/${device}`)).json()) as Record<string, unknown>;
     expect(dev).toMatchObject({ patient: { reference: `Patient/${patient}` }, deviceName: [{ name: "Oura Ring Gen3" }], status: "active" });
@@ -38,7 +38,7 @@ describe("device readings", () => {
     expect(first.results.map((x) => x.status)).toEqual(["created", "duplicate"]);
     const again = await postReadings(t, [r]);
     expect(again.results[0]).toMatchObject({ status: "duplicate", observation_id: first.results[0]!.observation_id });
-    const found = (await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?identifier=urn:cdis:device-reading|smart_ring|dup-1|heart_rate`)).json()) as { entry?: unknown[] };
+    const found = (await (await t.fetch(`/fhir/r4/${t.orgId}/Observation?identifier=urn:cdis:device-reading|smart_ring|${device}|dup-1|heart_rate`)).json()) as { entry?: unknown[] };
     expect(found.entry).toHaveLength(1);
     const vitals = (await (await t.fetch(`/api/v1/patients/${patient}/vitals?metric=heart_rate&days=1`)).json()) as { summary: { count: number } };
     expect(vitals.summary.count).toBe(1);

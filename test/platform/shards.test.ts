@@ -96,6 +96,34 @@ describe("data shards", () => {
     expect((await rowsIn(shardDatabase(env, source), t.orgId)).fhir_resources).toBeUndefined();
   });
 
+  it("moves into a shard that holds another organization's messages, pipelines, executions and audits: the new shard numbers the messages", { timeout: 60_000 }, async () => {
+    const t = await createTenant();
+    const target = other(t.shard);
+    const resident = await createTenant({ shard: target });
+    const residents = await seed(resident);
+    const s = await seed(t);
+    // Messages of both orgs now hold the same per-shard numbers on their own shards.
+    const more = ["MSG00002", "MSG00003"].map((id, i) => ({ id: `m-${i + 2}`, raw: `MSH|^~\\&|ADTSYS|GENHOSP|CDIS|CDIS|20260315083000+0100||ADT^A01^ADT_A01|${id}|P|2.5.1\rPID|1||47${i}^^^GENHOSP^MR||Order^Kept||19640812|F` }));
+    expect((await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages: more } })).status).toBe(200);
+    const order = async (x: Tenant) => ((await (await x.fetch("/api/hl7/messages?limit=100")).json()) as { messages: { id: string }[] }).messages.map((m) => m.id);
+    const before = { mine: await snapshot(t, s), order: await order(t), theirs: await snapshot(resident, residents), theirRows: await rowsIn(shardDatabase(env, target), resident.orgId) };
+
+    await moveOrganization(env, t.orgId, target, quick);
+
+    expect(await directoryRow(t.orgId)).toEqual({ shard: target, moving_to: null });
+    expect(await order(t)).toEqual(before.order);
+    const after = await snapshot(t, s);
+    expect({ ...after, audits: [] }).toEqual({ ...before.mine, audits: [] });
+    // The resident org is as it was, and its messages keep their numbers.
+    expect({ ...(await snapshot(resident, residents)), audits: [] }).toEqual({ ...before.theirs, audits: [] });
+    expect({ ...(await rowsIn(shardDatabase(env, target), resident.orgId)), fhir_audit_pending: 0, fhir_idx_token: 0, fhir_resources: 0 }).toEqual({ ...before.theirRows, fhir_audit_pending: 0, fhir_idx_token: 0, fhir_resources: 0 });
+    // A message received after the move follows the moved ones.
+    const next = { id: "m-9", raw: more[0]!.raw.replace("MSG00002", "MSG00009") };
+    expect((await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages: [next] } })).status).toBe(200);
+    expect((await order(t))[0]).not.toBe(before.order[0]);
+    expect((await order(t)).slice(1)).toEqual(before.order);
+  });
+
   it("answers writes 503 with Retry-After while the org moves, in both error shapes, and keeps serving reads", { timeout: 30_000 }, async () => {
     const t = await createTenant();
     const p = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient" } })).json()) as { id: string };

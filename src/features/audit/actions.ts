@@ -92,6 +92,7 @@ export const MANAGEMENT_ACTIONS = {
   "device.unlink": rest("device_link", "D"),
   "device.sync": rest("device_integration", "E"),
   "device.source_priority_update": rest("device_source_priority", "U"),
+  "device.reading_moves_restore": rest("device_reading_moves", "U"),
   "copilot.suggestion_apply": rest("pipeline", "U"),
   "alert_rule.create": rest("alert_rule", "C"),
   "alert_rule.update": rest("alert_rule", "U"),

@@ -75,6 +75,7 @@ export const AUDITED_ROUTES: readonly AuditedRoute[] = [
   route("DELETE", "/api/v1/patients/{}/devices/{}", "device.unlink", p2),
   route("POST", "/api/v1/devices/{}/sync", "device.sync", p1),
   route("PUT", "/api/v1/devices/source-priority", "device.source_priority_update", { org: true }),
+  route("POST", "/api/v1/devices/reading-moves/restore", "device.reading_moves_restore", { org: true }),
   route("POST", "/api/v1/device-platforms/{}/authorizations", "device.link", { body: "device_id" }),
   route("DELETE", "/api/v1/device-platforms/links/{}", "device.unlink", p1),
   route("POST", "/api/v1/device-platforms/links/{}/backfill", "device.sync", p1),

@@ -1,7 +1,7 @@
 // A normalised reading as a FHIR R4 Observation of the spec's 2.2 shape (wearables.md 2.2):
 // status final, category, LOINC or local coding (plus the source's MDC code for bedside
 // streams), UCUM quantities, effectiveDateTime or effectivePeriod, the Device by reference
-// with its name, and the identifier (platform|source record id|metric) ingest is idempotent on.
+// with its name, and the identifier (platform|device|source record id|metric) ingest is idempotent on.
 import type { Resource } from "../fhir/port";
 import { type Coding, DATA_ABSENT_REASON, local, mdc, OBSERVATION_CATEGORY, UCUM } from "./metrics/codes";
 import type { NormalisedReading, NormalisedValue } from "./metrics/normalise";
@@ -75,7 +75,7 @@ export function toObservation(n: NormalisedReading, device: { id: string; name: 
 
 const idOf = (ref: unknown) => (typeof ref === "string" ? ref.split("/")[1] : undefined);
 
-/** The reading identifier (platform|sourceRecordId|metric) a stored reading's Observation carries. */
+/** The reading identifier (`readingIdentifier`) a stored reading's Observation carries. */
 export const readingIdentifierOf = (o: Resource): string | undefined =>
   (o.identifier as { system?: string; value?: string }[] | undefined)?.find((i) => i.system === READING_IDENTIFIER_SYSTEM)?.value;
 

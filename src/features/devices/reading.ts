@@ -30,7 +30,11 @@ export interface Reading {
   readonly time: ReadingTime;
   /** Platform kind (spec 2.10) or "mqtt" / "manual". */
   readonly platform: string;
-  /** The source's own id for the record; with platform and metric it makes the reading idempotent. */
+  /**
+   * The source's own id for the record. A vendor's id is unique only within its user, a manual or
+   * companion source's within its device: with the platform, the device link and the metric it
+   * makes the reading idempotent (`readingIdentifier`).
+   */
   readonly sourceRecordId: string;
   /** Why there is no value (sentinel, unscorable, device error), as FHIR data-absent-reason codes. */
   readonly absentReason?: "error" | "not-performed" | "unknown" | "asked-declined";
@@ -45,5 +49,11 @@ export interface Reading {
   readonly samples?: { readonly periodMs: number; readonly values: readonly number[]; readonly origin?: number };
 }
 
-/** The Observation identifier a reading is idempotent on: platform|source record id|metric. */
-export const readingIdentifier = (r: Pick<Reading, "platform" | "sourceRecordId" | "metric">): string => `${r.platform}|${r.sourceRecordId}|${r.metric}`;
+/**
+ * The Observation identifier a reading is idempotent on: platform|device link|source record id|metric.
+ * The organization is the store's; the device link stands for the vendor account or device whose
+ * records the id is unique among, and belongs to one patient, so two patients' readings never meet
+ * (a record id alone collides across a vendor's users, and every manual source may say "rec-1").
+ */
+export const readingIdentifier = (r: Pick<Reading, "platform" | "deviceId" | "sourceRecordId" | "metric">): string =>
+  `${r.platform}|${r.deviceId}|${r.sourceRecordId}|${r.metric}`;

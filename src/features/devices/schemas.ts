@@ -11,7 +11,7 @@ import { MAX_DAYS } from "./use-cases/vitals";
 import { SERIES_STATISTICS } from "./metrics/normalise";
 import type { Reading } from "./reading";
 import type { TypeProgress } from "./store/sync-logs";
-import type { DeviceIntegrationRow, DeviceLinkRow, DeviceSyncLogRow } from "./tables";
+import type { DeviceIntegrationRow, DeviceLinkRow, DeviceReadingMoveRow, DeviceSyncLogRow } from "./tables";
 
 const param = (name: string) => z.string().min(1).max(64).openapi({ param: { name, in: "path" } });
 export const PatientParam = z.object({ patientId: param("patientId") });
@@ -33,7 +33,7 @@ export const ReadingInput = z
     unit: z.string().max(64).openapi({ description: "UCUM or a common spelling (bpm, lb, kJ, °F, fraction, mmol/L); normalised to the metric's UCUM unit" }),
     time: Time.openapi({ description: "{at} for an instant, {start, end} for an interval aggregate; ISO 8601 with offset" }),
     platform: z.string().min(1).max(64),
-    source_record_id: z.string().min(1).max(256),
+    source_record_id: z.string().min(1).max(256).openapi({ description: "The source's id for the record, unique within the device (a vendor's within its user): with the platform, the device and the metric it makes the reading idempotent" }),
     absent_reason: z.enum(["error", "not-performed", "unknown", "asked-declined"]).optional(),
     attributes: z.record(z.string().max(64), z.string().max(256)).optional(),
     samples: z.object({ period_ms: z.number().positive(), values: z.array(z.number()).min(1).max(100_000), origin: z.number().optional() }).strict().optional(),
@@ -317,3 +317,33 @@ export const presentSyncLog = (r: DeviceSyncLogRow): z.infer<typeof SyncLog> => 
   started_at: r.startedAt,
   finished_at: r.finishedAt,
 });
+
+export const ReadingMove = z
+  .object({
+    observation_id: z.string(),
+    version_id: z.number().int().openapi({ description: "The Observation's version whose subject another patient's reading replaced" }),
+    moved_at: z.string(),
+    from_patient_id: z.string(),
+    from_device_id: z.string().nullable(),
+    to_patient_id: z.string(),
+    to_device_id: z.string().nullable(),
+    found_at: z.string(),
+    restored_observation_id: z.string().nullable().openapi({ description: "The first patient's reading as an Observation of its own again, once restored" }),
+    restored_at: z.string().nullable(),
+  })
+  .openapi("DeviceReadingMove");
+
+export const presentReadingMove = (r: DeviceReadingMoveRow): z.infer<typeof ReadingMove> => ({
+  observation_id: r.observationId,
+  version_id: r.versionId,
+  moved_at: r.movedAt,
+  from_patient_id: r.fromPatientId,
+  from_device_id: r.fromDeviceId,
+  to_patient_id: r.toPatientId,
+  to_device_id: r.toDeviceId,
+  found_at: r.foundAt,
+  restored_observation_id: r.restoredObservationId,
+  restored_at: r.restoredAt,
+});
+
+export const ReadingMovesRestored = z.object({ restored: z.number().int(), skipped: z.number().int().openapi({ description: "Moves whose earlier version could not be read back as a reading (left as they are)" }) }).openapi("DeviceReadingMovesRestored");

@@ -112,3 +112,31 @@ export const deviceSourcePriorities = sqliteTable(
 );
 
 export type DeviceSourcePriorityRow = typeof deviceSourcePriorities.$inferSelect;
+
+/**
+ * Readings whose Observation another patient's reading took over, before a reading's identity
+ * named its device link (found in the Observations' history by the data migration
+ * 0017_device_reading_identity): the version that moved it, whose it was and whose it became.
+ * `restoredObservationId` once the first patient's reading is an Observation of its own again
+ * (`POST /api/v1/devices/reading-moves/restore`, docs/devices.md "Reading identity").
+ */
+export const deviceReadingMoves = sqliteTable(
+  "device_reading_moves",
+  {
+    orgId: text("org_id").notNull(),
+    observationId: text("observation_id").notNull(),
+    /** The version whose subject is another patient's than the version before it. */
+    versionId: integer("version_id").notNull(),
+    fromPatientId: text("from_patient_id").notNull(),
+    toPatientId: text("to_patient_id").notNull(),
+    fromDeviceId: text("from_device_id"),
+    toDeviceId: text("to_device_id"),
+    movedAt: text("moved_at").notNull(),
+    foundAt: text("found_at").notNull(),
+    restoredObservationId: text("restored_observation_id"),
+    restoredAt: text("restored_at"),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.observationId, t.versionId] })],
+);
+
+export type DeviceReadingMoveRow = typeof deviceReadingMoves.$inferSelect;

@@ -29,7 +29,7 @@ export interface NormalisedReading extends NormalisedValue {
   /** The sample's instant (the period's start for an interval aggregate), epoch ms. */
   readonly at: number;
   readonly end?: number;
-  /** platform|sourceRecordId|metric: the Observation identifier that makes ingest idempotent. */
+  /** platform|deviceId|sourceRecordId|metric: the Observation identifier that makes ingest idempotent (`readingIdentifier`). */
   readonly identifier: string;
   /** A vendor's aggregate of the metric (a day's average heart rate, the night's lowest body battery): its own series, never mixed with the samples. */
   readonly statistic?: SeriesStatistic;

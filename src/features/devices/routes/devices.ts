@@ -18,7 +18,10 @@ import {
   presentLink,
   ReadingsBody,
   ReadingsResult,
+  presentReadingMove,
   presentSourcePriority,
+  ReadingMove,
+  ReadingMovesRestored,
   SourcePriorityBody,
   SourcePrioritySchema,
   Vitals,
@@ -27,6 +30,7 @@ import {
 import { receiveReadings } from "../use-cases/receive";
 import { changeIntegration, createIntegration, getIntegration, listDeviceIntegrations, removeIntegration } from "../use-cases/integrations";
 import { linkDevice, listPatientDevices, unlinkDevice } from "../use-cases/links";
+import { listReadingMoves, restoreReadingMoves } from "../use-cases/reading-moves";
 import { getSourcePriority, setSourcePriority } from "../use-cases/source-priority";
 import { patientTimeline, TIMELINE_TYPES } from "../use-cases/timeline";
 import { patientVitals } from "../use-cases/vitals";
@@ -48,7 +52,7 @@ const TimelineEvent = z.object({ type: z.string(), timestamp: z.string().nullabl
 
 export const deviceRoutes = createRouter<AppEnv>()
   .openapi(
-    createRoute({ method: "post", path: "/devices/readings", operationId: "ingestDeviceReadings", tags, summary: "Ingest a batch of device readings (idempotent per platform + source record id + metric)", security, middleware: ingest, request: { body: { required: true, content: json(ReadingsBody) } }, responses: { 200: { description: "Per-reading results", content: json(ReadingsResult) }, ...commonErrors } }),
+    createRoute({ method: "post", path: "/devices/readings", operationId: "ingestDeviceReadings", tags, summary: "Ingest a batch of device readings (idempotent per platform + device + source record id + metric)", security, middleware: ingest, request: { body: { required: true, content: json(ReadingsBody) } }, responses: { 200: { description: "Per-reading results", content: json(ReadingsResult) }, ...commonErrors } }),
     async (c) => c.json(await receiveReadings(c.get("ctx"), c.get("principal"), c.req.valid("json").readings), 200),
   )
   .openapi(
@@ -129,6 +133,37 @@ export const deviceRoutes = createRouter<AppEnv>()
   .openapi(
     createRoute({ method: "put", path: "/devices/source-priority", operationId: "setDeviceSourcePriority", tags, summary: "Set which platforms count first where two devices report a metric in the same hour (admin)", security, middleware: manage, request: { body: { required: true, content: json(SourcePriorityBody) } }, responses: { 200: { description: "Source priority", content: json(SourcePrioritySchema) }, ...commonErrors } }),
     async (c) => c.json(presentSourcePriority(await setSourcePriority(c.get("ctx"), c.get("principal"), c.req.valid("json").priorities)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/devices/reading-moves",
+      operationId: "listDeviceReadingMoves",
+      tags,
+      summary: "Readings whose Observation another patient's reading took over before readings were keyed by device (found by migration; admin)",
+      security,
+      middleware: manage,
+      request: { query: PageQuery },
+      responses: { 200: { description: "Page, with how many are not restored yet", content: json(pageOf("moves", ReadingMove).extend({ unrestored_count: z.number().int() })) }, ...commonErrors },
+    }),
+    async (c) => {
+      const { limit, offset } = c.req.valid("query");
+      const { rows, total, unrestored } = await listReadingMoves(c.get("ctx"), limit, offset);
+      return c.json({ moves: rows.map(presentReadingMove), total_count: total, unrestored_count: unrestored }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/devices/reading-moves/restore",
+      operationId: "restoreDeviceReadingMoves",
+      tags,
+      summary: "Give each moved reading back to its first patient: a new Observation from the version before the move, and its vitals sample (admin)",
+      security,
+      middleware: manage,
+      responses: { 200: { description: "What was restored", content: json(ReadingMovesRestored) }, ...commonErrors },
+    }),
+    async (c) => c.json(await restoreReadingMoves(c.get("ctx"), c.get("principal")), 200),
   )
   .openapi(
     createRoute({ method: "get", path: "/patients/{patientId}/vitals", operationId: "getPatientVitals", tags, summary: "A patient's vitals for one metric over the last days (spec 2.8)", security, middleware: read, request: { params: PatientParam, query: VitalsQuery }, responses: { 200: { description: "Vitals", content: json(Vitals) }, ...commonErrors, ...notFoundError } }),

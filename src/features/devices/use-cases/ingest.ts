@@ -8,7 +8,10 @@
 // conditional create answers the stored Observation, so telling the two apart costs no extra
 // read, and only the changed ones go in a second transaction (version-checked, so an Observation
 // retracted meanwhile is not overwritten). A retracted (entered-in-error) Observation is never
-// revived. Numeric values then go to the time series the vitals query reads.
+// revived, and an Observation of another patient or device is never taken over: the identifier
+// names the device link, so only a record stored before it did (or written by hand) can meet one,
+// and that reading is refused with the Observation it met. Numeric values then go to the time
+// series the vitals query reads.
 import type { OrgContext } from "../../../context";
 import { ApiError, type FieldError } from "../../../platform/errors";
 import type { Bundle, BundleEntry, Resource } from "../../fhir/port";
@@ -81,6 +84,14 @@ async function commit(fhir: FhirService, entries: BundleEntry[]): Promise<Bundle
 
 const refusal = (entry: BundleEntry | undefined, status: string) => rejected([{ path: "reading", message: outcomeText(entry?.response?.outcome) ?? `the FHIR store answered ${status}` }]);
 
+const referenceOf = (element: unknown) => (element as { reference?: unknown } | undefined)?.reference;
+
+/** Whether a stored Observation is this reading's own: the same patient and device (an update never moves one). */
+const ownedBy = (stored: Resource, a: Accepted) => referenceOf(stored.subject) === `Patient/${a.n.reading.patientId}` && referenceOf(stored.device) === `Device/${a.device.id}`;
+
+const notOwned = (a: Accepted, stored: Resource) =>
+  rejected([{ path: "sourceRecordId", message: `record ${a.n.reading.sourceRecordId} is stored as Observation/${stored.id} of another patient or device; it was not changed` }]);
+
 type Changed = { a: Accepted; stored: Resource & { id: string }; fresh: Resource };
 
 async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[], results: IngestResult[]): Promise<void> {
@@ -97,6 +108,7 @@ async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[],
     const stored = entry?.resource;
     if (!/^2/.test(status)) results[a.index] = refusal(entry, status);
     else if (status.startsWith("201") || !stored?.id) results[a.index] = { observationId: stored?.id, duplicate: !status.startsWith("201") };
+    else if (!ownedBy(stored, a)) results[a.index] = notOwned(a, stored);
     else if (stored.status === "entered-in-error") {
       // The vendor deleted it: a late copy neither revives the Observation nor its sample.
       retracted.add(a.index);

@@ -7,6 +7,7 @@ import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { METRICS } from "../metrics/table";
 import { identifierQuery, readingIdentifierOf, sampleKeyOf } from "../observation";
+import { readingIdentifier } from "../reading";
 import { forgetSamples } from "../store/time-series";
 
 /** Values per identifier search (the store allows 300 per search). */
@@ -29,9 +30,9 @@ export async function retractObservationIds(ctx: OrgContext, principal: Principa
   return retractObservations(ctx, principal, found.filter((o): o is Resource => o !== undefined && !kept(o)));
 }
 
-/** A platform's records by source record id (every metric a record may have become). */
-export async function retractSourceRecords(ctx: OrgContext, principal: Principal, platform: string, sourceRecordIds: readonly string[]): Promise<number> {
-  const identifiers = sourceRecordIds.flatMap((id) => [...METRICS.keys()].map((metric) => `${platform}|${id}|${metric}`));
+/** A platform's records by device and source record id (every metric a record may have become). */
+export async function retractSourceRecords(ctx: OrgContext, principal: Principal, platform: string, records: readonly { deviceId: string; sourceRecordId: string }[]): Promise<number> {
+  const identifiers = [...new Set(records.flatMap((r) => [...METRICS.keys()].map((metric) => readingIdentifier({ platform, ...r, metric }))))];
   const fhir = ctx.fhir(principal);
   const found: Resource[] = [];
   for (let i = 0; i < identifiers.length; i += SEARCH_VALUES) {
