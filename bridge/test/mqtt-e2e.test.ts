@@ -25,6 +25,9 @@ let patient = "";
 let device = "";
 let otherPatient = "";
 let otherDevice = "";
+/** A second patient of the same organization, with a gateway of its own. */
+let neighbour = "";
+let neighbourDevice = "";
 let topic = "";
 /** The bridge runs with a service key, as deployed. */
 let serviceKey = "";
@@ -61,14 +64,14 @@ async function startBridge(): Promise<ChildBridge> {
 
 const status = async (bridge: ChildBridge) => (await getJson<Status>(bridge.statusPort, "/status")).body;
 
-/** Waits until every msgId has its Observation; fails on any reading stored twice. */
-async function expectOnce(msgIds: string[], metric = "heart_rate"): Promise<DeviceObservation[]> {
+/** Waits until every msgId has its Observation on the patient's device; fails on any reading stored twice. */
+async function expectOnce(msgIds: string[], metric = "heart_rate", on = { patient, device }): Promise<DeviceObservation[]> {
   if (!worker) throw new Error("not started");
   const target = worker;
-  const wanted = new Set(msgIds.map((id) => `mqtt|${device}|${device}:${id}|${metric}`));
+  const wanted = new Set(msgIds.map((id) => `mqtt|${on.device}|${on.device}:${id}|${metric}`));
   const observations = await waitFor(
     async () => {
-      const all = await observationsOf(target, patient);
+      const all = await observationsOf(target, on.patient);
       return all.filter((o) => wanted.has(o.identifier)).length >= wanted.size ? all : null;
     },
     `${wanted.size} Observations`,
@@ -92,6 +95,8 @@ beforeAll(async () => {
   const other = { ...worker, ...(worker.others[0] as NonNullable<RunningWorker["others"][0]>) };
   otherPatient = await createPatient(other, `Other-${RUN}`);
   otherDevice = await linkMqttDevice(other, otherPatient, "Other org's cuff");
+  neighbour = await createPatient(worker, `Neighbour-${RUN}`);
+  neighbourDevice = await linkMqttDevice(worker, neighbour, "Neighbour's bedside gateway");
   topic = `rpm/${worker.orgId}/devices/${device}/obs`;
   serviceKey = await createServiceKey(worker);
 }, 120_000);
@@ -126,6 +131,18 @@ describe.skipIf(!mosquittoAvailable)("MQTT: mosquitto → bridge → Worker", ()
     for (const o of hr) expect(o).toMatchObject({ device: `Device/${device}`, code: "8867-4" });
     const [pressure] = await expectOnce([bp.msgId], "blood_pressure");
     expect(pressure).toMatchObject({ device: `Device/${device}`, code: "85354-9" });
+  }, 120_000);
+
+  it("keeps two patients' readings apart when their gateways use the same message ids", async () => {
+    const readings = [20, 21].map((n) => heartRate(n));
+    await broker?.publish(topic, readings.map((r) => r.payload));
+    const mine = await expectOnce(readings.map((r) => r.msgId));
+    const theirs = readings.map((r) => JSON.stringify({ ...JSON.parse(r.payload), patientRef: `Patient/${neighbour}`, value: 150 }));
+    await broker?.publish(`rpm/${worker?.orgId}/devices/${neighbourDevice}/obs`, theirs);
+    const stored = await expectOnce(readings.map((r) => r.msgId), "heart_rate", { patient: neighbour, device: neighbourDevice });
+    for (const o of stored) expect(o.device).toBe(`Device/${neighbourDevice}`);
+    // The first patient's Observations are the same ones, on its own device.
+    expect((await expectOnce(readings.map((r) => r.msgId))).map((o) => [o.id, o.device]).sort()).toEqual(mine.map((o) => [o.id, `Device/${device}`]).sort());
   }, 120_000);
 
   it("refuses a malformed payload and another organization's patient or device one by one, and goes on", async () => {
