@@ -4,6 +4,7 @@ import { managementAudit } from "./features/audit/middleware";
 import { auditRoutes } from "./features/audit/routes/audit";
 import { auditAdminRoutes } from "./features/audit/routes/admin";
 import { orgLimitsAdminRoutes } from "./features/tenancy/routes/admin-limits";
+import { deviceAdminRoutes } from "./features/devices/routes/admin";
 import { onError, onNotFound } from "./platform/http/error-handler";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
@@ -100,6 +101,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/admin", adminRoutes);
   app.route("/admin", auditAdminRoutes);
   app.route("/admin", orgLimitsAdminRoutes);
+  app.route("/admin", deviceAdminRoutes);
 
   // A FHIR endpoint's CapabilityStatement and SMART configuration are public (discovery).
   const operations = options.operations ?? fhirOperationRegistry();

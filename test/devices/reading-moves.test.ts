@@ -4,7 +4,7 @@
 // restore gives the first patient its reading back, once. Another organization sees none of it.
 import { describe, expect, it } from "vitest";
 import MIGRATION from "../../migrations/data/0017_device_reading_identity.sql?raw";
-import { createTenant, shardOf, type Tenant } from "../support/tenants";
+import { call, createTenant, shardOf, type Tenant } from "../support/tenants";
 import { createPatient, linkDevice, minutesAgo, postReadings, reading } from "./support";
 
 type Obs = { id: string; subject: { reference: string }; device: { reference: string }; meta: { versionId: string }; valueQuantity?: { value: number }; identifier: { value: string }[] };
@@ -68,6 +68,12 @@ describe("migration 0017 on a state made before readings were keyed by device", 
     const again = await postReadings(t, [reading(p1, d1, { platform: "manual", source_record_id: "rec-2", value: 64, time: { at: (kept as unknown as { effectiveDateTime: string }).effectiveDateTime } })]);
     expect(again.results[0]).toMatchObject({ status: "duplicate", observation_id: kept.id });
 
+    // The operator's report over every shard names the organization (and no other the test made).
+    const operator = async () =>
+      (await json<{ organizations: { org_id: string; moves: number; unrestored: number }[] }>(await call("/admin/device-reading-moves", { headers: { authorization: "Bearer test-operator-token" } }))).organizations.filter((o) => [t.orgId, other.orgId].includes(o.org_id));
+    expect(await operator()).toEqual([{ org_id: t.orgId, shard: t.shard, moves: 1, unrestored: 1 }]);
+    expect((await call("/admin/device-reading-moves", { headers: { authorization: `Bearer ${t.key}` } })).status).toBe(401);
+
     // Another organization: nothing to see, nothing to restore.
     expect(await json<Moves>(await other.fetch("/api/v1/devices/reading-moves"))).toMatchObject({ moves: [], total_count: 0, unrestored_count: 0 });
     expect(await json(await other.fetch("/api/v1/devices/reading-moves/restore", { method: "POST" }))).toEqual({ restored: 0, skipped: 0 });
@@ -77,6 +83,7 @@ describe("migration 0017 on a state made before readings were keyed by device", 
     const back = await json<Obs>(await t.fetch(`/fhir/r4/${t.orgId}/Observation/${restored}`));
     expect([back.subject.reference, back.device.reference, back.valueQuantity?.value, back.identifier[0]!.value]).toEqual([`Patient/${p1}`, `Device/${d1}`, 61, `manual|${d1}|rec-1|heart_rate`]);
     expect(await heartRates(t, p1)).toEqual([61, 64]);
+    expect(await operator()).toEqual([{ org_id: t.orgId, shard: t.shard, moves: 1, unrestored: 0 }]);
     // The moved Observation stays the second patient's reading.
     const theirs = await json<Obs>(await t.fetch(`/fhir/r4/${t.orgId}/Observation/${moved.id}`));
     expect([theirs.subject.reference, theirs.valueQuantity?.value]).toEqual([`Patient/${p2}`, 99]);

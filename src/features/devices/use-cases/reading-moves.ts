@@ -4,13 +4,31 @@
 // the move: a new Observation from the version before it (under today's identifier, so the same
 // reading arriving again meets it), and its sample in the vitals. The Observation that moved stays
 // what it became, the second patient's reading; nothing is deleted.
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
 import type { OrgContext } from "../../../context";
+import { database } from "../../../platform/db/client";
+import type { Env } from "../../../platform/env";
+import { shardDatabase, shardNames } from "../../../platform/shards";
 import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { identifierQuery, READING_IDENTIFIER_SYSTEM, readingIdentifierOf, sampleKeyOf } from "../observation";
 import { recordSamples } from "../store/time-series";
 import { type DeviceReadingMoveRow, deviceReadingMoves } from "../tables";
+
+/** Every shard's organizations with moved readings (the operator's report after deploying the migration). */
+export async function readingMovesByOrg(env: Env): Promise<{ orgId: string; shard: string; moves: number; unrestored: number }[]> {
+  const perShard = await Promise.all(
+    shardNames(env).map(async (shard) => {
+      const rows = await database(shardDatabase(env, shard))
+        .select({ orgId: deviceReadingMoves.orgId, moves: count(), unrestored: sql<number>`sum(${deviceReadingMoves.restoredObservationId} IS NULL)` })
+        .from(deviceReadingMoves)
+        .groupBy(deviceReadingMoves.orgId)
+        .orderBy(deviceReadingMoves.orgId);
+      return rows.map((r) => ({ ...r, shard, unrestored: Number(r.unrestored) }));
+    }),
+  );
+  return perShard.flat();
+}
 
 export async function listReadingMoves(ctx: OrgContext, limit: number, offset: number): Promise<{ rows: DeviceReadingMoveRow[]; total: number; unrestored: number }> {
   const mine = eq(deviceReadingMoves.orgId, ctx.orgId);
