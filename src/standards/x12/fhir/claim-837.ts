@@ -8,7 +8,7 @@ import { comp, components, el } from "../model";
 import { descendants, head, loop1, loops, seg1, } from "../query";
 import { DIAGNOSIS_QUALIFIERS, icdFromX12, RELATIONSHIP, SYSTEM, } from "./codes";
 import type { FhirOutput, Ref } from "./context";
-import { coverage, needLoop, nm1Identifier, party } from "./parties";
+import { coverage, needLoop, nm1Identifier, party, person } from "./parties";
 import { diagnoses, serviceCode } from "./service-codes";
 import { amount, clean, dtpDate, dtpPeriod, money, period, val } from "./values";
 
@@ -151,19 +151,19 @@ export async function map837(out: FhirOutput, root: LoopNode, institutional: boo
       const payer = await party(out, payerLoop, { key: "payer", type: "Organization" });
       const subscriberLoop = needLoop(loop1(sub, "2010BA"), "2010BA", "subscriber");
       const memberId = nm1Identifier(out, head(subscriberLoop), payerId)?.value;
-      const subscriber = await party(out, subscriberLoop, { key: "subscriber", payerId, type: "Patient" });
+      const subscriber = await person(out, subscriberLoop, { key: "subscriber", payerId, memberId });
       const relationship = RELATIONSHIP[el(sbr, 2)] ?? (loops(sub, "2000C").length ? undefined : "self");
       const base = { out, institutional, created, billing, billingNpi, payer, payerId };
       const ownClaims = loops(sub, "2300");
       if (ownClaims.length) {
-        const cov = await coverage(out, { memberId, payerId, beneficiary: subscriber, subscriber, payor: payer, relationship: relationship ?? "self", group: val(sbr, 3), filing: val(sbr, 9), key: "coverage" });
-        for (const claim of ownClaims) await claimResources({ ...base, patient: subscriber, coverage: cov }, claim);
+        const cov = await coverage(out, { memberId, payerId, beneficiary: subscriber, subscriber: subscriber.ref, payor: payer, relationship: relationship ?? "self", group: val(sbr, 3), filing: val(sbr, 9), key: "coverage" });
+        for (const claim of ownClaims) await claimResources({ ...base, patient: subscriber.ref, coverage: cov }, claim);
       }
       for (const dep of loops(sub, "2000C")) {
         const pat = seg1(dep, "PAT");
-        const patient = await party(out, needLoop(loop1(dep, "2010CA"), "2010CA", "patient"), { key: `patient|${el(head(dep), 1)}`, payerId, type: "Patient" });
-        const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber, payor: payer, relationship: RELATIONSHIP[el(pat, 1)] ?? "other", group: val(sbr, 3), filing: val(sbr, 9), key: `coverage|${el(head(dep), 1)}` });
-        for (const claim of loops(dep, "2300")) await claimResources({ ...base, patient, coverage: cov }, claim);
+        const patient = await person(out, needLoop(loop1(dep, "2010CA"), "2010CA", "patient"), { key: `patient|${el(head(dep), 1)}`, payerId, memberId });
+        const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: payer, relationship: RELATIONSHIP[el(pat, 1)] ?? "other", group: val(sbr, 3), filing: val(sbr, 9), key: `coverage|${el(head(dep), 1)}` });
+        for (const claim of loops(dep, "2300")) await claimResources({ ...base, patient: patient.ref, coverage: cov }, claim);
       }
     }
   }

@@ -39,6 +39,18 @@ export const SYSTEM = {
   adjustmentReasonPlb: X12_CODES(426),
 } as const;
 
+/** Da Vinci PAS extensions for what R4's Claim and ClaimResponse have no element for. */
+const PAS = "http://hl7.org/fhir/us/davinci-pas/StructureDefinition";
+export const EXTENSION = {
+  /** 278 2000F TRN: the service's trace number (Claim.item, ClaimResponse.item). */
+  itemTraceNumber: `${PAS}/extension-itemTraceNumber`,
+  /** 278 HCR: the review's action and its review identification number (HCR02), on an adjudication. */
+  reviewAction: `${PAS}/extension-reviewAction`,
+  reviewActionCode: `${PAS}/extension-reviewActionCode`,
+  /** 837 PRV*BI: the billing provider's taxonomy (Da Vinci PCT), on Claim.provider. */
+  providerTaxonomy: "http://hl7.org/fhir/us/davinci-pct/StructureDefinition/providerTaxonomy",
+} as const;
+
 /** HI qualifiers → code system of the value, and whether it is the principal/admitting diagnosis. */
 export const DIAGNOSIS_QUALIFIERS: Readonly<Record<string, { type: string; system: string }>> = {
   ABK: { type: "principal", system: SYSTEM.icd10cm },

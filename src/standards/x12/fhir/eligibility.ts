@@ -6,7 +6,7 @@ import { el, repetitions, type Segment } from "../model";
 import { descendants, head, loop1, loops, seg1, segs } from "../query";
 import { EB_BENEFIT_TYPE, SYSTEM } from "./codes";
 import type { FhirOutput, Identifier, Ref } from "./context";
-import { coverage, needLoop, nm1Identifier, party } from "./parties";
+import { coverage, needLoop, nm1Identifier, party, person } from "./parties";
 import { amount, clean, dtpDate, dtpPeriod, money } from "./values";
 
 interface Member {
@@ -47,13 +47,13 @@ async function parties(out: FhirOutput, source: LoopNode, receiver: LoopNode, m:
   const payerId = el(head(payerLoop), 9);
   const insurer = await party(out, payerLoop, { key: "payer", type: "Organization" });
   const provider = await party(out, needLoop(loop1(receiver, "2100B"), "2100B", "information receiver"), { key: "receiver" });
-  const subscriber = await party(out, m.subscriberName, { key: `${key}|subscriber`, payerId, type: "Patient" });
-  const patient = m.dependent ? await party(out, m.name, { key: `${key}|dependent`, payerId, type: "Patient" }) : subscriber;
   const memberId = nm1Identifier(out, head(m.subscriberName), payerId)?.value;
-  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber, payor: insurer, relationship: m.dependent ? "other" : "self", key: `${key}|coverage` });
+  const subscriber = await person(out, m.subscriberName, { key: `${key}|subscriber`, payerId, memberId });
+  const patient = m.dependent ? await person(out, m.name, { key: `${key}|dependent`, payerId, memberId }) : subscriber;
+  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: insurer, relationship: m.dependent ? "other" : "self", key: `${key}|coverage` });
   const trn = segs(m.level, "TRN")[0];
   const trace = trn ? { system: out.system("trn", el(trn, 3) || "unknown"), value: el(trn, 2) } : undefined;
-  return { insurer, payerId, provider, patient, coverage: cov, trace };
+  return { insurer, payerId, provider, patient: patient.ref, coverage: cov, trace };
 }
 
 /** 270 → CoverageEligibilityRequest per person. */

@@ -14,7 +14,8 @@ import { map276, map277 } from "./status";
 import { date } from "./values";
 import type { LoopNode } from "../loops";
 
-export type { MapOptions, ReferenceResolver } from "./context";
+export type { Match, MapOptions, ReferenceResolver } from "./context";
+export { matchQuery } from "./context";
 
 type Mapper = (out: FhirOutput, root: LoopNode, created: string) => Promise<void>;
 

@@ -5,8 +5,8 @@
 import type { Resource } from "../../../features/fhir/port";
 import type { SetToWrite } from "../build";
 import { composite, segment, type Segment } from "../model";
-import { icdToX12, SYSTEM, serviceQualifier } from "./codes";
-import { arr, code, dateTime, deref, dmg, hlCounter, type Json, type Lookup, memberIdOf, need, nm1, npiOf, obj, payerIdOf, str } from "./from-fhir";
+import { EXTENSION, icdToX12, SYSTEM, serviceQualifier } from "./codes";
+import { arr, code, dateTime, deref, dmg, hlCounter, identifierValue, type Json, type Lookup, memberIdOf, need, nm1, npiOf, obj, payerIdOf, str, traceOf } from "./from-fhir";
 import { x12Amount, x12Date } from "./values";
 
 interface People {
@@ -56,8 +56,7 @@ function levels(p: People, payerEntity: string, providerEntity: string, patientE
 export function eligibilityTo270(request: Resource, lookup: Lookup): SetToWrite {
   const p = people(lookup, request, "insurer", "provider", "patient", arr(request.insurance)[0]?.coverage);
   const [date, time] = dateTime(str(request.created));
-  const trace = need(str(arr(request.identifier)[0]?.value), "CoverageEligibilityRequest.identifier");
-  const originator = `1${(npiOf(p.provider) ?? "").slice(0, 9)}`;
+  const [trace, originator] = traceOf(arr(request.identifier)[0], identifierValue(p.provider, SYSTEM.ein), "CoverageEligibilityRequest.identifier");
   const trn = [segment("TRN", "1", trace, originator)];
   const body: Segment[] = [segment("BHT", "0022", "13", trace, date, time)];
   const served = x12Date(str(request.servicedDate));
@@ -113,8 +112,7 @@ export function statusTaskTo276(task: Resource, lookup: Lookup): SetToWrite {
 export function preauthTo278(claim: Resource, lookup: Lookup): SetToWrite {
   const p = people(lookup, claim, "insurer", "provider", "patient", arr(claim.insurance)[0]?.coverage);
   const [date, time] = dateTime(str(claim.created));
-  const trace = need(str(arr(claim.identifier)[0]?.value), "Claim.identifier");
-  const originator = `1${(npiOf(p.provider) ?? "").slice(0, 9)}`;
+  const [trace, originator] = traceOf(arr(claim.identifier)[0], identifierValue(p.provider, SYSTEM.ein), "Claim.identifier");
   const items = arr(claim.item);
   need(items[0], "Claim.item");
   const category = code(items[0]!.category, SYSTEM.serviceType) ?? "1";
@@ -147,7 +145,10 @@ export function preauthTo278(claim: Resource, lookup: Lookup): SetToWrite {
     const [f] = hl(eId, "SS", false);
     const qty = obj(item.quantity)?.value as number | undefined;
     const net = obj(item.net)?.value as number | undefined;
-    body.push(f, segment("TRN", "1", `${trace}-${i + 1}`, originator), segment("UM", institutional ? "AR" : "HS", "I", category));
+    // The service's own trace number (PAS itemTraceNumber) when it has one.
+    const own = obj(arr(item.extension).find((x) => x.url === EXTENSION.itemTraceNumber)?.valueIdentifier);
+    const [serviceTrace, serviceOriginator] = own ? traceOf(own, undefined, "Claim.item.extension(itemTraceNumber)") : [`${trace}-${i + 1}`, originator];
+    body.push(f, segment("TRN", "1", serviceTrace, serviceOriginator), segment("UM", institutional ? "AR" : "HS", "I", category));
     body.push(segment("SV1", composite(serviceQualifier(str(coding.system)), need(str(coding.code), "Claim.item.productOrService")), x12Amount(net), "UN", x12Amount(qty ?? 1)));
   });
   // The last HL of a branch has no children.

@@ -5,16 +5,19 @@
 import { z } from "zod";
 import type { Bundle, FhirPort } from "../../../features/fhir/port";
 import { defineNode } from "../../../features/pipelines/node-type";
-import { type ReferenceResolver, x12ToFhir } from "../fhir/index";
+import { matchQuery, type ReferenceResolver, x12ToFhir } from "../fhir/index";
 import { INTERCHANGE_IN, issueJson, readInput, rethrowX12, x12Failure } from "./input";
 
-/** Finds stored resources by identifier in the organization's store (the run's principal). */
+/**
+ * Finds stored resources in the organization's store (the run's principal) by the mapping's
+ * match; two matches name no one (the conditional create then refuses to guess, 412).
+ */
 export function storeResolver(fhir: FhirPort): ReferenceResolver {
   return {
-    resolve: async (type, { system, value }) => {
-      const found = await fhir.search(type, `identifier=${encodeURIComponent(`${system}|${value}`)}&_count=1`);
-      const hit = found.entry?.find((e) => e.resource?.id)?.resource;
-      return hit ? `${hit.resourceType}/${hit.id}` : undefined;
+    resolve: async (type, match) => {
+      const found = await fhir.search(type, `${matchQuery(match)}&_count=2`);
+      const hits = (found.entry ?? []).filter((e) => e.resource?.id && (e.search?.mode ?? "match") === "match");
+      return hits.length === 1 ? `${hits[0]!.resource!.resourceType}/${hits[0]!.resource!.id}` : undefined;
     },
   };
 }

@@ -1,16 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { Bundle, Resource } from "../../../../src/features/fhir/port";
 import { envelope, writeX12 } from "../../../../src/standards/x12/build";
-import { x12ToFhir } from "../../../../src/standards/x12/fhir/index";
+import { type Match, x12ToFhir } from "../../../../src/standards/x12/fhir/index";
 import { bundleLookup } from "../../../../src/standards/x12/fhir/from-fhir";
 import { claimTo837 } from "../../../../src/standards/x12/fhir/to-837";
 import { eligibilityTo270, preauthTo278, statusTaskTo276 } from "../../../../src/standards/x12/fhir/to-requests";
 import { readX12 } from "../../../../src/standards/x12/read";
 import { all, coding, type Json, mapped, one, follow, usd } from "./fhir-support";
-import { brief, x12Error } from "./support";
+import { brief, fixture, x12Error } from "./support";
 
+const PAS = "http://hl7.org/fhir/us/davinci-pas/StructureDefinition";
 const X12 = (n: number) => `https://codesystem.x12.org/005010/${n}`;
-const knows = (type: string, value: string, ref: string) => ({ resolve: async (t: string, id: { value: string }) => (t === type && id.value === value ? ref : undefined) });
+const knows = (type: string, value: string, ref: string) => ({ resolve: async (t: string, m: Match) => (t === type && m.identifier?.value === value ? ref : undefined) });
 
 describe("270 → CoverageEligibilityRequest", () => {
   it("subscriber inquiry", async () => {
@@ -106,6 +107,7 @@ describe("278 ↔ Claim (preauthorization) / ClaimResponse", () => {
     expect(claim.diagnosis.map((d: Json) => d.diagnosisCodeableConcept.coding[0].code)).toEqual(["M25.51", "M25.561"]);
     expect(claim.item).toEqual([
       {
+        extension: [{ url: "http://hl7.org/fhir/us/davinci-pas/StructureDefinition/extension-itemTraceNumber", valueIdentifier: { system: "urn:x12:trn:1234567893", value: "UMLINE9011" } }],
         sequence: 1,
         category: coding(X12(1365), "2"),
         productOrService: coding("http://www.ama-assn.org/go/cpt", "73721"),
@@ -129,8 +131,19 @@ describe("278 ↔ Claim (preauthorization) / ClaimResponse", () => {
     const b = await mapped("278-response.x12", { resolver: knows("Claim", "UMTRACE901", "Claim/pa1") });
     const cr = one(b, "ClaimResponse");
     expect(cr).toMatchObject({ use: "preauthorization", outcome: "complete", disposition: "Certified in total", preAuthRef: "AUTH778899", preAuthPeriod: { start: "2026-03-15", end: "2026-04-15" }, request: { reference: "Claim/pa1" } });
-    expect(cr.adjudication).toEqual([{ category: { coding: [{ system: X12(306), code: "A1" }], text: "Certified in total" } }]);
-    expect(cr.item).toEqual([{ itemSequence: 1, adjudication: [{ category: { coding: [{ system: X12(306), code: "A1" }], text: "Certified in total" } }] }]);
+    const action = { coding: [{ system: X12(306), code: "A1" }], text: "Certified in total" };
+    const review = (number: string) => [{ url: `${PAS}/extension-reviewAction`, extension: [{ url: `${PAS}/extension-reviewActionCode`, valueCodeableConcept: action }, { url: "number", valueString: number }] }];
+    expect(cr.adjudication).toEqual([{ extension: review("AUTH778899"), category: action }]);
+    // The service level's own review number (2000F HCR02) and trace number (2000F TRN).
+    expect(cr.item).toEqual([{ extension: [{ url: `${PAS}/extension-itemTraceNumber`, valueIdentifier: { system: "urn:x12:trn:1234567893", value: "UMLINE9011" } }], itemSequence: 1, adjudication: [{ extension: review("AUTH778899A"), category: action }] }]);
+  });
+  it("request: the service level (2000F) without UM is valid (situational, X12 RFI 1061) and maps", async () => {
+    const text = fixture("278-request.x12").replace("UMLINE9011*1234567893~\nUM*HS*I*2~", "UMLINE9011*1234567893~").replace("SE*20*0001", "SE*19*0001");
+    expect(text).not.toContain("UM*HS*I*2~\nSV1");
+    const read = readX12(text);
+    expect(brief(read.issues)).toEqual([]);
+    const [set] = await x12ToFhir(read);
+    expect(one(set!.bundle, "Claim").item[0]).toMatchObject({ sequence: 1, category: coding(X12(1365), "2"), productOrService: coding("http://www.ama-assn.org/go/cpt", "73721") });
   });
   it("response: not certified", async () => {
     const cr = one(await mapped("278-denied-response.x12"), "ClaimResponse");
@@ -171,7 +184,8 @@ describe("FHIR → X12: what is written reads back clean and maps to the same re
     const a = strip(before, "CoverageEligibilityRequest");
     const z = strip(after, "CoverageEligibilityRequest");
     for (const k of ["purpose", "servicedDate", "item", "created"]) expect(z[k], k).toEqual(a[k]);
-    expect(z.identifier[0].value).toBe(a.identifier[0].value);
+    // TRN02 and TRN03 (the originating company, named in the system) come back as they were.
+    expect(z.identifier).toEqual(a.identifier);
   });
   it.each(["276-claim.x12", "276-dependent.x12"])("Task → 276: %s", async (name) => {
     const { before, after } = await roundTrip(name, "Task", statusTaskTo276);
@@ -187,7 +201,7 @@ describe("FHIR → X12: what is written reads back clean and maps to the same re
     const { before, after } = await roundTrip(name, "Claim", preauthTo278);
     const a = strip(before, "Claim");
     const z = strip(after, "Claim");
-    for (const k of ["use", "type", "diagnosis", "item", "priority"]) expect(z[k], k).toEqual(a[k]);
+    for (const k of ["use", "type", "diagnosis", "item", "priority", "identifier"]) expect(z[k], k).toEqual(a[k]);
   });
   it("a value the set cannot do without is a typed error naming the FHIR element", async () => {
     const b = await mapped("837P-subscriber.x12");
