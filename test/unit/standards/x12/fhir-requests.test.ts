@@ -41,10 +41,23 @@ describe("271 → CoverageEligibilityResponse", () => {
     expect(res).toMatchObject({ status: "active", outcome: "complete", purpose: ["benefits"], request: { reference: "CoverageEligibilityRequest/r1" } });
     const ins = res.insurance[0];
     expect(ins.inforce).toBe(true);
-    expect(ins.benefitPeriod).toEqual({ start: "2026-01-01", end: "2026-12-31" });
+    // DTP*346 (plan begin) alone: the plan runs from that day on (the benefit's DTP*292 gives way to the plan's term).
+    expect(ins.benefitPeriod).toEqual({ start: "2025-01-01" });
     expect(ins.item[0]).toEqual({ category: coding(X12(1365), "30"), name: "GOLD PPO 500", unit: coding("http://terminology.hl7.org/CodeSystem/benefit-unit", "individual") });
     expect(ins.item[1]).toMatchObject({ network: coding("http://terminology.hl7.org/CodeSystem/benefit-network", "in"), benefit: [{ type: coding("http://terminology.hl7.org/CodeSystem/benefit-type", "deductible"), allowedMoney: usd(500) }] });
     expect(ins.item[2]).toMatchObject({ category: coding(X12(1365), "98"), description: "COPAY APPLIES PER VISIT", benefit: [{ type: { coding: [{ code: "copay" }] }, allowedMoney: usd(25) }] });
+  });
+  it.each([
+    ["plan begin and end (346, 347)", "DTP*346*D8*20250101~\nDTP*347*D8*20251231~", 1, { start: "2025-01-01", end: "2025-12-31" }],
+    ["plan begin as a range (346 RD8)", "DTP*346*RD8*20250101-20251231~", 0, { start: "2025-01-01", end: "2025-12-31" }],
+    ["plan as a range (291 RD8)", "DTP*291*RD8*20250101-20251231~", 0, { start: "2025-01-01", end: "2025-12-31" }],
+    ["plan end alone (347)", "DTP*347*D8*20251231~", 0, { end: "2025-12-31" }],
+  ])("271 benefitPeriod from %s", async (_, dtps, added, period) => {
+    const text = fixture("271-active.x12").replace("DTP*346*D8*20250101~", dtps).replace("SE*23*", `SE*${23 + added}*`);
+    const read = readX12(text);
+    expect(brief(read.issues)).toEqual([]);
+    const [set] = await x12ToFhir(read);
+    expect(one(set!.bundle, "CoverageEligibilityResponse").insurance[0].benefitPeriod).toEqual(period);
   });
   it("a rejection (AAA) is an error outcome with the reject reason", async () => {
     const b = await mapped("271-rejected.x12");
