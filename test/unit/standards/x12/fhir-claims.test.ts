@@ -111,12 +111,32 @@ describe("837I → Claim (institutional)", () => {
     ]);
     expect(claim.item[0]).toMatchObject({ sequence: 1, revenue: coding("https://www.nubc.org/CodeSystem/RevenueCodes", "0120"), productOrService: coding("https://www.nubc.org/CodeSystem/RevenueCodes", "0120"), quantity: { value: 3, unit: "DA" }, net: usd(3000) });
     expect(claim.item[1]).toMatchObject({ revenue: coding("https://www.nubc.org/CodeSystem/RevenueCodes", "0450"), productOrService: coding(CPT, "99284"), servicedDate: "2026-01-10", net: usd(1250) });
-    expect(claim.supportingInfo.map((s: Json) => s.category.text)).toEqual(["admission", "admission type"]);
+    expect(claim.supportingInfo.map((s: Json) => s.category.text)).toEqual(["admission", "admission type", "admission source", "patient status"]);
     expect(claim.supportingInfo[0].timingDate).toBe("2026-01-10");
     expect(claim.supportingInfo[1].code.coding[0].code).toBe("1");
     expect(follow(b, claim.careTeam[0].provider)).toMatchObject({ resourceType: "Practitioner", identifier: [{ value: "1003000126" }] });
     expect(follow(b, claim.item[0].encounter[0]).class.code).toBe("IMP");
     expect(follow(b, one(b, "Claim").item[0].encounter[0]).period).toEqual({ start: "2026-01-10", end: "2026-01-13" });
+  });
+  it("reason for visit (APR), external cause (ABN), CL1's admission source and patient status, the billing taxonomy (PRV*BI)", async () => {
+    const b = await mapped("837I-emergency.x12");
+    const claim = one(b, "Claim");
+    expect(claim.diagnosis.map((d: Json) => [d.diagnosisCodeableConcept.coding[0].code, d.type[0].coding[0].code])).toEqual([
+      ["S52.501A", "principal"],
+      ["R07.9", "patientreasonforvisit"],
+      ["M79.631", "patientreasonforvisit"],
+      ["W01.0XXA", "externalcauseofinjury"],
+      ["I10", "other"],
+    ]);
+    expect(claim.supportingInfo.map((s: Json) => [s.category.coding[0].code, s.category.text, s.code?.coding[0].system, s.code?.coding[0].code ?? s.timingDate])).toEqual([
+      ["info", "admission", undefined, "2026-01-18"],
+      ["info", "admission type", "https://www.nubc.org/CodeSystem/PriorityTypeOfAdmitOrVisit", "1"],
+      ["info", "admission source", "https://www.nubc.org/CodeSystem/PointOfOrigin", "7"],
+      ["discharge", "patient status", "https://www.nubc.org/CodeSystem/PatDischargeStatus", "01"],
+    ]);
+    expect(claim.provider.extension).toEqual([{ url: "http://hl7.org/fhir/us/davinci-pct/StructureDefinition/providerTaxonomy", valueCodeableConcept: coding("http://nucc.org/provider-taxonomy", "282N00000X") }]);
+    expect(follow(b, claim.patient).name).toEqual([{ family: "PATEL", given: ["RIYA"] }]);
+    expectValid(b);
   });
   it("an outpatient bill (13x) is an ambulatory encounter", async () => {
     const b = await mapped("837I-outpatient.x12");

@@ -184,11 +184,11 @@ const strip = (b: Bundle, type: string) => {
 
 describe("FHIR → X12: what is written reads back clean and maps to the same resources", () => {
   const env = { submitter: { name: "NORTHWIND BILLING SERVICES", id: "NWB001", contactName: "DANA ROSS", phone: "5555550100" }, receiver: { name: "CASCADE HEALTH PLAN", id: "CHP0001" } };
-  it.each(["837P-subscriber.x12", "837P-dependent.x12", "837I-inpatient.x12", "837I-outpatient.x12"])("Claim → 837: %s", async (name) => {
+  it.each(["837P-subscriber.x12", "837P-dependent.x12", "837I-inpatient.x12", "837I-outpatient.x12", "837I-emergency.x12"])("Claim → 837: %s", async (name) => {
     const { before, after } = await roundTrip(name, "Claim", (r, l) => claimTo837(r, l, env));
     const a = strip(before, "Claim");
     const z = strip(after, "Claim");
-    for (const k of ["identifier", "type", "subType", "use", "total", "diagnosis", "item", "billablePeriod", "priority"]) expect(z[k], k).toEqual(a[k]);
+    for (const k of ["identifier", "type", "subType", "use", "total", "diagnosis", "item", "billablePeriod", "priority", "supportingInfo", "provider", "careTeam"]) expect(z[k], k).toEqual(a[k]);
     expect(strip(after, "Coverage")).toEqual(strip(before, "Coverage"));
     expect(all(after, "Patient").map((p) => p.name)).toEqual(all(before, "Patient").map((p) => p.name));
   });
