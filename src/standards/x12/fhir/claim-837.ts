@@ -166,7 +166,7 @@ export async function map837(out: FhirOutput, root: LoopNode, institutional: boo
       }
       for (const dep of loops(sub, "2000C")) {
         const pat = seg1(dep, "PAT");
-        const patient = await person(out, needLoop(loop1(dep, "2010CA"), "2010CA", "patient"), { key: `patient|${el(head(dep), 1)}`, payerId, memberId });
+        const patient = await person(out, needLoop(loop1(dep, "2010CA"), "2010CA", "patient"), { key: `patient|${el(head(dep), 1)}`, payerId, memberId, dependent: true });
         const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: payer, relationship: RELATIONSHIP[el(pat, 1)] ?? "other", group: val(sbr, 3), filing: val(sbr, 9), key: `coverage|${el(head(dep), 1)}` });
         for (const claim of loops(dep, "2300")) await claimResources({ ...base, patient: patient.ref, coverage: cov }, claim);
       }

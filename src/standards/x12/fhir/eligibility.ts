@@ -49,7 +49,7 @@ async function parties(out: FhirOutput, source: LoopNode, receiver: LoopNode, m:
   const provider = await party(out, needLoop(loop1(receiver, "2100B"), "2100B", "information receiver"), { key: "receiver" });
   const memberId = nm1Identifier(out, head(m.subscriberName), payerId)?.value;
   const subscriber = await person(out, m.subscriberName, { key: `${key}|subscriber`, payerId, memberId });
-  const patient = m.dependent ? await person(out, m.name, { key: `${key}|dependent`, payerId, memberId }) : subscriber;
+  const patient = m.dependent ? await person(out, m.name, { key: `${key}|dependent`, payerId, memberId, dependent: true }) : subscriber;
   const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: insurer, relationship: m.dependent ? "other" : "self", key: `${key}|coverage` });
   const trn = segs(m.level, "TRN")[0];
   const trace = trn ? { system: out.system("trn", el(trn, 3) || "unknown"), value: el(trn, 2) } : undefined;

@@ -79,23 +79,25 @@ export interface Person {
 }
 
 /**
- * A Patient from an NM1 loop (subscriber, dependent, 835 patient or insured). A member id
- * is shared by the subscriber and their dependents, so a person is keyed on the payer and
- * member id of the coverage they are the beneficiary of (`_has:Coverage`), their name
- * (NM103, NM104) and birth date (DMG02, where the loop has one): two people on one member id
- * stay two Patients, and the same person sent again is found, not created twice.
+ * A Patient from an NM1 loop (subscriber, dependent, 835 patient or insured). A member id is
+ * shared by the subscriber and their dependents, so it never tells a person apart alone: a
+ * person is keyed on the payer and member id together with their name (NM103, NM104) and
+ * birth date (DMG02, where the loop has one). A subscriber (or a dependent with an id of
+ * their own) is matched by that identifier on the Patient; a dependent whose NM1 carries none
+ * (or the subscriber's) by the Coverage they are the beneficiary of (`_has:Coverage`).
  */
-export async function person(out: FhirOutput, loop: LoopNode, o: { key: string; payerId: string; memberId?: string; dmg?: Segment }): Promise<Person> {
+export async function person(out: FhirOutput, loop: LoopNode, o: { key: string; payerId: string; memberId?: string; dependent?: boolean; dmg?: Segment }): Promise<Person> {
   const nm1 = head(loop)!;
-  const own = nm1Identifier(out, nm1, o.payerId);
+  const nm109 = nm1Identifier(out, nm1, o.payerId);
+  const own = o.dependent && nm109?.value === o.memberId ? undefined : nm109;
   const dmg = seg1(loop, "DMG") ?? o.dmg;
   const birthDate = date(el(dmg, 2));
   const params: [string, string | Identifier][] = [];
-  if (o.memberId) params.push(["_has:Coverage:beneficiary:identifier", memberIdentifier(out, o.payerId, o.memberId)]);
+  if (!own && o.memberId) params.push(["_has:Coverage:beneficiary:identifier", memberIdentifier(out, o.payerId, o.memberId)]);
   if (el(nm1, 3)) params.push(["family:exact", el(nm1, 3)]);
   if (el(nm1, 4)) params.push(["given:exact", el(nm1, 4)]);
   if (birthDate) params.push(["birthdate", birthDate]);
-  const match = o.memberId ? { params } : undefined;
+  const match = own || o.memberId ? { identifier: own, params } : undefined;
   const addr = address(seg1(loop, "N3"), seg1(loop, "N4"));
   const make = (): Resource => clean({ resourceType: "Patient", identifier: own ? [own] : undefined, name: [personName(nm1)], address: addr ? [addr] : undefined, birthDate, gender: GENDER[el(dmg, 3)] });
   const ref = await out.reference("Patient", match, make, `${o.key}|${el(nm1, 1)}|${el(nm1, 3)}|${el(nm1, 4)}|${el(nm1, 9)}`);

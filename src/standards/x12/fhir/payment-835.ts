@@ -79,7 +79,7 @@ async function eob(c: PaymentContext, claim: LoopNode): Promise<{ ref: Ref; pcn:
   const insuredNm1 = seg1(claim, "NM1", ["IL"]);
   const dependent = !!insuredNm1 && !samePerson(insuredNm1, patientNm1);
   const memberId = nm1Identifier(out, insuredNm1 ?? patientNm1, c.payerId)?.value;
-  const patient = await person(out, loneLoop(patientNm1, "2100"), { key: `patient|${pcn}`, payerId: c.payerId, memberId });
+  const patient = await person(out, loneLoop(patientNm1, "2100"), { key: `patient|${pcn}`, payerId: c.payerId, memberId, dependent });
   const subscriber = dependent ? await person(out, loneLoop(insuredNm1, "2100"), { key: `insured|${pcn}`, payerId: c.payerId, memberId }) : patient;
   const cov = await coverage(out, { memberId, payerId: c.payerId, beneficiary: patient, subscriber: subscriber.ref, payor: c.payer, relationship: dependent ? "other" : "self", filing: el(clp, 6) || undefined, key: `coverage|${pcn}` });
   const pcnId = { system: out.system("patient-control-number", c.payeeNpi || "unknown-provider"), value: pcn };

@@ -47,7 +47,7 @@ async function parties(out: FhirOutput, at: EventAt, key: string): Promise<Parti
   const subscriberLoop = needLoop(loop1(at.subscriber, "2010C"), "2010C", "subscriber");
   const memberId = nm1Identifier(out, head(subscriberLoop), payerId)?.value;
   const subscriber = await person(out, subscriberLoop, { key: `${key}|subscriber`, payerId, memberId });
-  const patient = at.dependent ? await person(out, needLoop(loop1(at.dependent, "2010D"), "2010D", "dependent"), { key: `${key}|dependent`, payerId, memberId }) : subscriber;
+  const patient = at.dependent ? await person(out, needLoop(loop1(at.dependent, "2010D"), "2010D", "dependent"), { key: `${key}|dependent`, payerId, memberId, dependent: true }) : subscriber;
   const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: insurer, relationship: at.dependent ? "other" : "self", key: `${key}|coverage` });
   const trn = seg1(at.event, "TRN");
   const trace = trn ? traceIdentifier(out, trn) : undefined;

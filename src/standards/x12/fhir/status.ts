@@ -63,7 +63,7 @@ async function common(out: FhirOutput, at: ClaimAt, key: string): Promise<Common
   const provider = await party(out, providerLoop, { key: "provider" });
   const memberId = nm1Identifier(out, head(at.subscriber), payerId)?.value;
   const subscriber = await person(out, at.subscriber, { key: `${key}|subscriber`, payerId, memberId, dmg: at.subscriberDmg });
-  const patient = at.person === at.subscriber ? subscriber : await person(out, at.person, { key: `${key}|patient`, payerId, memberId, dmg: at.personDmg });
+  const patient = at.person === at.subscriber ? subscriber : await person(out, at.person, { key: `${key}|patient`, payerId, memberId, dmg: at.personDmg, dependent: true });
   const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: payer, relationship: at.person === at.subscriber ? "self" : "other", key: `${key}|coverage` });
   const trn = head(at.claim)!;
   const ej = seg1(at.claim, "REF", ["EJ"]);

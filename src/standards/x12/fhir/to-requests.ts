@@ -6,7 +6,7 @@ import type { Resource } from "../../../features/fhir/port";
 import type { SetToWrite } from "../build";
 import { composite, segment, type Segment } from "../model";
 import { EXTENSION, icdToX12, SYSTEM, serviceQualifier } from "./codes";
-import { arr, code, dateTime, deref, dmg, hlCounter, identifierValue, type Json, type Lookup, memberIdOf, need, nm1, npiOf, obj, payerIdOf, str, traceOf } from "./from-fhir";
+import { arr, code, dateTime, deref, dmg, hlCounter, identifierValue, type Json, type Lookup, memberIdOf, need, nm1, npiOf, obj, payerIdOf, str, traceOf, traceSystemId } from "./from-fhir";
 import { x12Amount, x12Date } from "./values";
 
 interface People {
@@ -94,7 +94,8 @@ export function statusTaskTo276(task: Resource, lookup: Lookup): SetToWrite {
   const [a, aId] = hl(undefined, "20", true);
   body.push(a, nm1("PR", p.payer, "PI", need(payerIdOf(p.payer), "payer Organization.identifier (payer id)")));
   const [b, bId] = hl(aId, "21", true);
-  body.push(b, nm1("41", p.provider, "46", npiOf(p.provider)));
+  // 2100B: the receiver the X12 → FHIR mapping names in the trace's system (urn:x12:trn:<NM109>), else the provider's NPI.
+  body.push(b, nm1("41", p.provider, "46", traceSystemId(arr(task.identifier)[0]) ?? npiOf(p.provider)));
   const [c, cId] = hl(bId, "19", true);
   body.push(c, nm1("1P", p.provider, "XX", need(npiOf(p.provider), "Task.requester identifier (NPI)")));
   const [d, dId] = hl(cId, "22", p.dependent);
@@ -139,6 +140,11 @@ export function preauthTo278(claim: Resource, lookup: Lookup): SetToWrite {
   if (start) body.push(segment("DTP", institutional ? "435" : "472", institutional ? "D8" : "RD8", institutional ? start : `${start}-${x12Date(str(period?.end)) ?? start}`));
   const dx = arr(claim.diagnosis).map((d, i) => composite(i === 0 ? "ABK" : "ABF", icdToX12(need(code(d.diagnosisCodeableConcept), "Claim.diagnosis.diagnosisCodeableConcept"))));
   if (dx.length) body.push(segment("HI", ...dx.slice(0, 12)));
+  // 2010EA: the event's providers (the care team; SJ servicing provider).
+  for (const member of arr(claim.careTeam)) {
+    const pr = deref(lookup, member.provider, "Claim.careTeam.provider");
+    body.push(nm1("SJ", pr, "XX", need(npiOf(pr), "Claim.careTeam.provider identifier (NPI)")));
+  }
   items.forEach((item, i) => {
     const coding = arr(obj(item.productOrService)?.coding)[0];
     if (!coding || coding.system === SYSTEM.serviceType) return;

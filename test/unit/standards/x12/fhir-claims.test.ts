@@ -215,9 +215,11 @@ describe("835 → PaymentReconciliation + ExplanationOfBenefit per CLP", () => {
     expect(own_.relationship.coding[0].code).toBe("self");
     // Keyed by payer + member id + name (+ birth date where the loop has one): the conditional creates tell the two apart.
     const ifNoneExist = (r: Json) => b.entry!.find((e) => e.resource === r)!.request!.ifNoneExist;
-    const member = "_has:Coverage:beneficiary:identifier=urn%3Ax12%3Amember-id%3A1512345678|CHP123456789";
-    expect(ifNoneExist(subscriber)).toBe(`${member}&family:exact=RIVERA&given:exact=ELENA`);
-    expect(ifNoneExist(dependent)).toBe(`${member}&family:exact=RIVERA&given:exact=LUCAS`);
+    // The subscriber by the member id on the Patient; the dependent (whose NM1*QC carries the subscriber's id) through the Coverage.
+    const member = "urn%3Ax12%3Amember-id%3A1512345678|CHP123456789";
+    expect(ifNoneExist(subscriber)).toBe(`identifier=${member}&family:exact=RIVERA&given:exact=ELENA`);
+    expect(ifNoneExist(dependent)).toBe(`_has:Coverage:beneficiary:identifier=${member}&family:exact=RIVERA&given:exact=LUCAS`);
+    expect(dependent.identifier).toBeUndefined();
     expect(ifNoneExist(coverage)).toBe("identifier=urn%3Ax12%3Amember-id%3A1512345678|CHP123456789&beneficiary:Patient.family:exact=RIVERA&beneficiary:Patient.given:exact=LUCAS");
     expect(dependents!.item[0].adjudication.find((a: Json) => a.category.coding[0].code === "eligible").amount).toEqual(usd(50));
   });
@@ -250,8 +252,7 @@ describe("835 → PaymentReconciliation + ExplanationOfBenefit per CLP", () => {
 
 describe("store references and idempotency", () => {
   it("a party the resolver knows is referenced, not created", async () => {
-    const member = (m: Match) => m.params?.find(([k]) => k === "_has:Coverage:beneficiary:identifier")?.[1] as { value: string } | undefined;
-    const resolver = { resolve: async (type: string, m: Match) => (type === "Organization" && m.identifier?.value === "CHP0001" ? "Organization/payer-1" : type === "Patient" && member(m)?.value === "CHP123456789" ? "Patient/p-9" : undefined) };
+    const resolver = { resolve: async (type: string, m: Match) => (type === "Organization" && m.identifier?.value === "CHP0001" ? "Organization/payer-1" : type === "Patient" && m.identifier?.value === "CHP123456789" ? "Patient/p-9" : undefined) };
     const b = await mapped("837P-subscriber.x12", { resolver });
     const claim = one(b, "Claim");
     expect(claim.insurer).toEqual({ reference: "Organization/payer-1", display: "CASCADE HEALTH PLAN" });
