@@ -42,7 +42,7 @@ export const x12ToFhirNode = defineNode({
         .default("fail")
         .describe("A file with issues: fail the node (X12_<code> naming loop, segment and element), skip the sets with issues, or map them as far as their content allows"),
       system_base: z.string().max(200).optional().describe("Base of identifier systems the mapping makes up (default urn:x12)"),
-      resolve_references: z.boolean().default(true).describe("Reference Patients, Organizations, Practitioners, Coverages and Claims already in the store (by identifier) instead of creating them"),
+      resolve_references: z.boolean().default(true).describe("Reference Patients, Organizations, Practitioners, Coverages and Claims already in the store (by identifier; people by member id, name and birth date) instead of creating them"),
     })
     .strict(),
   documentation: {
