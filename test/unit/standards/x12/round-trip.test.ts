@@ -10,6 +10,7 @@ import { envelope, type SetToWrite, writeX12 } from "../../../../src/standards/x
 import { bundleLookup, type Lookup } from "../../../../src/standards/x12/fhir/from-fhir";
 import { x12ToFhir } from "../../../../src/standards/x12/fhir/index";
 import { claimTo837 } from "../../../../src/standards/x12/fhir/to-837";
+import { paymentTo835 } from "../../../../src/standards/x12/fhir/to-835";
 import { eligibilityTo270, preauthTo278, statusTaskTo276 } from "../../../../src/standards/x12/fhir/to-requests";
 import { readX12 } from "../../../../src/standards/x12/read";
 import { all, type Json, mapped } from "./fhir-support";
@@ -85,6 +86,28 @@ const CASES: { name: string; type: string; write: (r: Resource, l: Lookup) => Se
     write: preauthTo278,
     mapped: [...REQUESTER, S("NM1", [3, 9], ["X3"]), S("TRN", [2, 3]), S("UM", [1, 3, 4]), S("HI", [1, 2, 3, 4]), S("SV1", [1, 2, 3, 4]), DATES(["472", "435"]), S("NM1", [3, 4, 9], ["SJ"])],
   })),
+  ...["835-payment.x12", "835-denial.x12", "835-dependent.x12"].map((name) => ({
+    name,
+    type: "PaymentReconciliation",
+    write: paymentTo835,
+    mapped: [
+      S("BPR", [1, 2, 16]),
+      S("TRN", [2, 3]),
+      S("DTM", [2], ["405", "232", "233", "472"]),
+      S("N1", [1, 2]),
+      S("N1", [3, 4], ["PE"]),
+      S("N3", [1, 2]),
+      S("N4", [1, 2, 3]),
+      S("REF", [2], ["TJ"]),
+      S("CLP", [1, 2, 3, 4, 6, 7]),
+      S("CAS", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]),
+      S("NM1", [3, 4, 5], ["QC"]),
+      S("NM1", [3, 4, 5, 8, 9], ["IL"]),
+      S("SVC", [1, 2, 3, 5]),
+      S("AMT", [2], ["B6"]),
+      S("PLB", [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]),
+    ],
+  })),
 ];
 
 describe("X12 → FHIR → X12 keeps every mapped element (read back by node-x12, strict)", () => {
@@ -102,7 +125,8 @@ describe("X12 → FHIR → X12 keeps every mapped element (read back by node-x12
     const strip = (r: Json) => JSON.parse(JSON.stringify(r).replace(/urn:uuid:[0-9a-f-]+/g, "ref"));
     const a = strip(all(before, c.type)[0]);
     const z = strip(all(again!.bundle, c.type)[0]);
-    for (const k of ["identifier", "item", "diagnosis", "supportingInfo", "careTeam", "total", "billablePeriod", "servicedDate", "input", "created", "authoredOn"]) {
+    if (c.type === "PaymentReconciliation") expect(all(again!.bundle, "ExplanationOfBenefit").map(strip)).toEqual(all(before, "ExplanationOfBenefit").map(strip));
+    for (const k of ["identifier", "item", "diagnosis", "supportingInfo", "careTeam", "total", "billablePeriod", "servicedDate", "input", "created", "authoredOn", "detail", "paymentAmount", "paymentDate", "disposition"]) {
       if (k === "input") expect(z.input?.filter((i: Json) => i.type.text !== "service-line"), k).toEqual(a.input?.filter((i: Json) => i.type.text !== "service-line"));
       else expect(z[k], k).toEqual(a[k]);
     }
