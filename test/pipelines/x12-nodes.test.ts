@@ -8,6 +8,8 @@ import { type Tenant, createTenant } from "../support/tenants";
 import P837 from "../fixtures/x12/837P-subscriber.x12?raw";
 import P837_ERRORS from "../fixtures/x12/837P-errors.x12?raw";
 import R835 from "../fixtures/x12/835-payment.x12?raw";
+import R835_DEPENDENT from "../fixtures/x12/835-dependent.x12?raw";
+import P837_DEPENDENT from "../fixtures/x12/837P-dependent.x12?raw";
 
 // biome-ignore lint/suspicious/noExplicitAny: reading node outputs
 type Json = Record<string, any>;
@@ -77,6 +79,37 @@ describe("X12 nodes", () => {
     await run(t, p, { raw: P837 });
     expect(await search(t, "Claim")).toHaveLength(1);
     expect(await search(t, "Patient")).toHaveLength(1);
+  });
+
+  it("an 835 whose dependent shares the subscriber's member id stores two Patients, each EOB on its own; a second run and an 837 for the dependent find them", async () => {
+    const t = await createTenant();
+    const p = await createPipeline(t, definition([trigger(), { id: "fhir", type: "x12.to_fhir" }], [edge("start", "fhir", "event", "interchange")]));
+    expect((await run(t, p, { raw: R835_DEPENDENT })).body.status).toBe("completed");
+    const patients = await search(t, "Patient");
+    expect(patients.map((x) => x.name[0].given[0]).sort()).toEqual(["ELENA", "LUCAS"]);
+    const eobs = await search(t, "ExplanationOfBenefit");
+    const byPcn = (pcn: string) => eobs.find((e) => e.identifier.some((i: Json) => i.value === pcn))!;
+    const lucas = patients.find((x) => x.name[0].given[0] === "LUCAS")!;
+    const elena = patients.find((x) => x.name[0].given[0] === "ELENA")!;
+    expect(byPcn("PCN3002").patient.reference).toBe(`Patient/${lucas.id}`);
+    expect(byPcn("PCN3001").patient.reference).toBe(`Patient/${elena.id}`);
+    const coverages = await search(t, "Coverage");
+    expect(coverages).toHaveLength(2);
+    const lucasCoverage = coverages.find((c) => c.beneficiary.reference === `Patient/${lucas.id}`)!;
+    expect(lucasCoverage.subscriber.reference).toBe(`Patient/${elena.id}`);
+    // Again, with the store resolver and without it (the conditional creates alone): nothing twice.
+    expect((await run(t, p, { raw: R835_DEPENDENT })).body.status).toBe("completed");
+    const bare = await createPipeline(t, definition([trigger(), { id: "fhir", type: "x12.to_fhir", config: { resolve_references: false } }], [edge("start", "fhir", "event", "interchange")]));
+    expect((await run(t, bare, { raw: R835_DEPENDENT })).body.status).toBe("completed");
+    expect(await search(t, "Patient")).toHaveLength(2);
+    expect(await search(t, "Coverage")).toHaveLength(2);
+    // An 837P dependent (no member id of its own) applied twice is one Patient, not two.
+    await run(t, p, { raw: P837_DEPENDENT });
+    await run(t, bare, { raw: P837_DEPENDENT });
+    expect((await search(t, "Patient?family=NGUYEN")).map((x) => x.name[0].given[0]).sort()).toEqual(["MAI", "THANH"]);
+    // Another organization sees none of them.
+    const other = await createTenant();
+    expect(await search(other, "Patient")).toEqual([]);
   });
 
   it("reads an interchange from the organization's files by key (an 837P file in R2 → Claim)", async () => {

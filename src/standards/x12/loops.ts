@@ -12,6 +12,8 @@ export interface LoopNode {
   name: string;
   /** Segments and child loops in the order they were read; the trigger segment first. */
   children: (Segment | LoopNode)[];
+  /** The trigger segment's id when the loop was read without it (reported MISSING_SEGMENT). */
+  missingTrigger?: string;
 }
 
 export const isLoopNode = (c: Segment | LoopNode): c is LoopNode => "loop" in c;
@@ -146,6 +148,44 @@ export function readLoops(tx: TransactionSet, table: SetTable): Looped {
   ID_CACHE.set(table, ids);
   for (const [i, s] of tx.body.entries()) {
     const positionInSet = i + 2;
+    let placed = place(s, positionInSet);
+    const headless = placed ? undefined : headlessLoop(stack, s, tx.body, i);
+    if (headless) {
+      // The loop's trigger is missing: one issue naming it, and the loop read without it.
+      const f = stack[headless.d]!;
+      const r = f.rules[headless.j] as LoopRule;
+      const t = r.children[0];
+      while (stack.length - 1 > headless.d) closeFrame(stack.pop()!, s, positionInSet, issues);
+      passRequired(f, f.at, headless.j, s, positionInSet, issues);
+      f.at = headless.j;
+      f.counts[headless.j] = (f.counts[headless.j] ?? 0) + 1;
+      const node: LoopNode = { loop: r.loop, name: r.name, children: [], missingTrigger: t.seg };
+      f.node.children.push(node);
+      stack.push({ rules: r.children, node, at: 0, counts: [1] });
+      const what = `segment ${t.seg}${t.when ? ` with ${t.seg}${String(t.when[0]).padStart(2, "0")} ${t.when[1].join("/")}` : ""}`;
+      issues.push(new X12Error("MISSING_SEGMENT", `${what} is required to start loop ${r.loop} (${r.name}) before ${s.id}`, { segmentIndex: s.index, segmentId: t.seg, loop: r.loop, positionInSet }));
+      placed = place(s, positionInSet);
+    }
+    if (!placed) {
+      const top = stack[stack.length - 1]!;
+      top.node.children.push(s);
+      const known = ids.has(s.id);
+      issues.push(
+        new X12Error(known ? "UNEXPECTED_SEGMENT" : "UNRECOGNIZED_SEGMENT", known ? `${s.id} is not expected here (after ${lastId(top.node)} in loop ${top.node.loop}): out of order or in the wrong loop` : `${s.id} is not a segment of transaction set ${table.id}`, {
+          segmentIndex: s.index,
+          segmentId: s.id,
+          loop: top.node.loop,
+          positionInSet,
+        }),
+      );
+    }
+  }
+  const end = tx.body.length + 2;
+  while (stack.length) closeFrame(stack.pop()!, tx.se, end, issues);
+  return { root, issues };
+
+  /** Places `s` by the first rule that takes it, innermost loop first; false when none does. */
+  function place(s: Segment, positionInSet: number): boolean {
     let placed = false;
     for (let d = stack.length - 1; d >= 0 && !placed; d--) {
       const f = stack[d]!;
@@ -174,23 +214,27 @@ export function readLoops(tx: TransactionSet, table: SetTable): Looped {
         placed = true;
       }
     }
-    if (!placed) {
-      const top = stack[stack.length - 1]!;
-      top.node.children.push(s);
-      const known = ids.has(s.id);
-      issues.push(
-        new X12Error(known ? "UNEXPECTED_SEGMENT" : "UNRECOGNIZED_SEGMENT", known ? `${s.id} is not expected here (after ${lastId(top.node)} in loop ${top.node.loop}): out of order or in the wrong loop` : `${s.id} is not a segment of transaction set ${table.id}`, {
-          segmentIndex: s.index,
-          segmentId: s.id,
-          loop: top.node.loop,
-          positionInSet,
-        }),
-      );
+    return placed;
+  }
+}
+
+/**
+ * A loop whose trigger is missing (an 837 without its CLM): the first loop rule at or after a
+ * frame's position, innermost frame first, one of whose own segments or child loops takes `s`,
+ * unless the trigger comes later before the next HL (then `s` is out of order, not headless).
+ */
+function headlessLoop(stack: Frame[], s: Segment, body: Segment[], i: number): { d: number; j: number } | undefined {
+  for (let d = stack.length - 1; d >= 0; d--) {
+    const f = stack[d]!;
+    for (let j = Math.max(f.at, d > 0 && f.at === 0 ? 1 : 0); j < f.rules.length; j++) {
+      const r = f.rules[j]!;
+      if (!isLoop(r) || !r.children.slice(1).some((c) => matches(triggerOf(c), s))) continue;
+      const trigger = r.children[0];
+      for (let k = i + 1; k < body.length && body[k]!.id !== "HL"; k++) if (matches(trigger, body[k]!)) return undefined;
+      return { d, j };
     }
   }
-  const end = tx.body.length + 2;
-  while (stack.length) closeFrame(stack.pop()!, tx.se, end, issues);
-  return { root, issues };
+  return undefined;
 }
 
 /**

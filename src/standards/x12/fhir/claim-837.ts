@@ -5,10 +5,10 @@
 import type { Resource } from "../../../features/fhir/port";
 import type { LoopNode } from "../loops";
 import { comp, components, el } from "../model";
-import { descendants, head, loop1, loops, seg1, } from "../query";
-import { DIAGNOSIS_QUALIFIERS, icdFromX12, RELATIONSHIP, SYSTEM, } from "./codes";
+import { descendants, head, loop1, loops, seg1 } from "../query";
+import { CL1_INFO, DIAGNOSIS_QUALIFIERS, EXTENSION, icdFromX12, RELATIONSHIP, SYSTEM } from "./codes";
 import type { FhirOutput, Ref } from "./context";
-import { coverage, needLoop, nm1Identifier, party } from "./parties";
+import { coverage, needLoop, nm1Identifier, party, person } from "./parties";
 import { diagnoses, serviceCode } from "./service-codes";
 import { amount, clean, dtpDate, dtpPeriod, money, period, val } from "./values";
 
@@ -75,6 +75,8 @@ export interface ClaimContext {
   created: string;
   billing: Ref;
   billingNpi: string;
+  /** PRV*BI of 2000A. */
+  billingTaxonomy?: string;
   payer: Ref;
   payerId: string;
   patient: Ref;
@@ -107,13 +109,15 @@ async function claimResources(c: ClaimContext, claim: LoopNode): Promise<void> {
     const role = CARE_TEAM[el(head(l), 1)];
     if (!role) continue;
     const provider = await party(out, l, { key, type: el(head(l), 2) === "1" ? "Practitioner" : "Organization" });
-    careTeam.push(clean({ sequence: careTeam.length + 1, provider, role: { coding: [{ system: SYSTEM.careTeamRole, code: role }] }, qualification: seg1(l, "PRV") ? { coding: [{ system: "http://nucc.org/provider-taxonomy", code: el(seg1(l, "PRV"), 3) }] } : undefined }));
+    careTeam.push(clean({ sequence: careTeam.length + 1, provider, role: { coding: [{ system: SYSTEM.careTeamRole, code: role }] }, qualification: seg1(l, "PRV") ? { coding: [{ system: SYSTEM.taxonomy, code: el(seg1(l, "PRV"), 3) }] } : undefined }));
   }
   const admission = seg1(claim, "DTP", ["435"]);
   const cl1 = seg1(claim, "CL1");
   const supportingInfo: Record<string, unknown>[] = [];
-  if (admission) supportingInfo.push({ sequence: supportingInfo.length + 1, category: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/claiminformationcategory", code: "info" }], text: "admission" }, timingDate: period(el(admission, 2), el(admission, 3))?.start });
-  if (cl1 && el(cl1, 1)) supportingInfo.push({ sequence: supportingInfo.length + 1, category: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/claiminformationcategory", code: "info" }], text: "admission type" }, code: { coding: [{ system: "https://www.nubc.org/CodeSystem/PriorityTypeOfAdmitOrVisit", code: el(cl1, 1) }] } });
+  const category = (code: string, text: string) => ({ coding: [{ system: SYSTEM.claimInformation, code }], text });
+  if (admission) supportingInfo.push({ sequence: supportingInfo.length + 1, category: category("info", "admission"), timingDate: period(el(admission, 2), el(admission, 3))?.start });
+  // CL1: admission type, admission source (point of origin), patient status.
+  for (const info of CL1_INFO) if (el(cl1, info.element)) supportingInfo.push({ sequence: supportingInfo.length + 1, category: category(info.category, info.text), code: { coding: [{ system: info.system, code: el(cl1, info.element) }] } });
   const items = descendants(claim, "2400").map((l) => item(l, c.institutional, facility || undefined, encounter));
   const claimResource: Resource = clean({
     resourceType: "Claim",
@@ -126,7 +130,8 @@ async function claimResources(c: ClaimContext, claim: LoopNode): Promise<void> {
     billablePeriod: billPeriod,
     created: c.created,
     insurer: c.payer,
-    provider: c.billing,
+    // PRV*BI: the billing provider's taxonomy (Da Vinci PCT's providerTaxonomy on the reference).
+    provider: c.billingTaxonomy ? { ...c.billing, extension: [{ url: EXTENSION.providerTaxonomy, valueCodeableConcept: { coding: [{ system: SYSTEM.taxonomy, code: c.billingTaxonomy }] } }] } : c.billing,
     priority: { coding: [{ system: SYSTEM.processPriority, code: "normal" }] },
     careTeam: careTeam.length ? careTeam : undefined,
     supportingInfo: supportingInfo.length ? supportingInfo : undefined,
@@ -151,19 +156,19 @@ export async function map837(out: FhirOutput, root: LoopNode, institutional: boo
       const payer = await party(out, payerLoop, { key: "payer", type: "Organization" });
       const subscriberLoop = needLoop(loop1(sub, "2010BA"), "2010BA", "subscriber");
       const memberId = nm1Identifier(out, head(subscriberLoop), payerId)?.value;
-      const subscriber = await party(out, subscriberLoop, { key: "subscriber", payerId, type: "Patient" });
+      const subscriber = await person(out, subscriberLoop, { key: "subscriber", payerId, memberId });
       const relationship = RELATIONSHIP[el(sbr, 2)] ?? (loops(sub, "2000C").length ? undefined : "self");
-      const base = { out, institutional, created, billing, billingNpi, payer, payerId };
+      const base = { out, institutional, created, billing, billingNpi, billingTaxonomy: val(seg1(provider, "PRV", ["BI"]), 3), payer, payerId };
       const ownClaims = loops(sub, "2300");
       if (ownClaims.length) {
-        const cov = await coverage(out, { memberId, payerId, beneficiary: subscriber, subscriber, payor: payer, relationship: relationship ?? "self", group: val(sbr, 3), filing: val(sbr, 9), key: "coverage" });
-        for (const claim of ownClaims) await claimResources({ ...base, patient: subscriber, coverage: cov }, claim);
+        const cov = await coverage(out, { memberId, payerId, beneficiary: subscriber, subscriber: subscriber.ref, payor: payer, relationship: relationship ?? "self", group: val(sbr, 3), filing: val(sbr, 9), key: "coverage" });
+        for (const claim of ownClaims) await claimResources({ ...base, patient: subscriber.ref, coverage: cov }, claim);
       }
       for (const dep of loops(sub, "2000C")) {
         const pat = seg1(dep, "PAT");
-        const patient = await party(out, needLoop(loop1(dep, "2010CA"), "2010CA", "patient"), { key: `patient|${el(head(dep), 1)}`, payerId, type: "Patient" });
-        const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber, payor: payer, relationship: RELATIONSHIP[el(pat, 1)] ?? "other", group: val(sbr, 3), filing: val(sbr, 9), key: `coverage|${el(head(dep), 1)}` });
-        for (const claim of loops(dep, "2300")) await claimResources({ ...base, patient, coverage: cov }, claim);
+        const patient = await person(out, needLoop(loop1(dep, "2010CA"), "2010CA", "patient"), { key: `patient|${el(head(dep), 1)}`, payerId, memberId, dependent: true });
+        const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: payer, relationship: RELATIONSHIP[el(pat, 1)] ?? "other", group: val(sbr, 3), filing: val(sbr, 9), key: `coverage|${el(head(dep), 1)}` });
+        for (const claim of loops(dep, "2300")) await claimResources({ ...base, patient: patient.ref, coverage: cov }, claim);
       }
     }
   }

@@ -26,6 +26,8 @@ export const SYSTEM = {
   benefitNetwork: "http://terminology.hl7.org/CodeSystem/benefit-network",
   benefitUnit: "http://terminology.hl7.org/CodeSystem/benefit-unit",
   actCode: "http://terminology.hl7.org/CodeSystem/v3-ActCode",
+  claimInformation: "http://terminology.hl7.org/CodeSystem/claiminformationcategory",
+  taxonomy: "http://nucc.org/provider-taxonomy",
   serviceType: X12_CODES(1365),
   eligibilityCode: X12_CODES(1390),
   rejectReason: X12_CODES(901),
@@ -39,6 +41,18 @@ export const SYSTEM = {
   adjustmentReasonPlb: X12_CODES(426),
 } as const;
 
+/** Da Vinci PAS extensions for what R4's Claim and ClaimResponse have no element for. */
+const PAS = "http://hl7.org/fhir/us/davinci-pas/StructureDefinition";
+export const EXTENSION = {
+  /** 278 2000F TRN: the service's trace number (Claim.item, ClaimResponse.item). */
+  itemTraceNumber: `${PAS}/extension-itemTraceNumber`,
+  /** 278 HCR: the review's action and its review identification number (HCR02), on an adjudication. */
+  reviewAction: `${PAS}/extension-reviewAction`,
+  reviewActionCode: `${PAS}/extension-reviewActionCode`,
+  /** 837 PRV*BI: the billing provider's taxonomy (Da Vinci PCT), on Claim.provider. */
+  providerTaxonomy: "http://hl7.org/fhir/us/davinci-pct/StructureDefinition/providerTaxonomy",
+} as const;
+
 /** HI qualifiers → code system of the value, and whether it is the principal/admitting diagnosis. */
 export const DIAGNOSIS_QUALIFIERS: Readonly<Record<string, { type: string; system: string }>> = {
   ABK: { type: "principal", system: SYSTEM.icd10cm },
@@ -46,7 +60,9 @@ export const DIAGNOSIS_QUALIFIERS: Readonly<Record<string, { type: string; syste
   ABJ: { type: "admitting", system: SYSTEM.icd10cm },
   BJ: { type: "admitting", system: "http://hl7.org/fhir/sid/icd-9-cm" },
   APR: { type: "patientreasonforvisit", system: SYSTEM.icd10cm },
+  PR: { type: "patientreasonforvisit", system: "http://hl7.org/fhir/sid/icd-9-cm" },
   ABN: { type: "externalcauseofinjury", system: SYSTEM.icd10cm },
+  BN: { type: "externalcauseofinjury", system: "http://hl7.org/fhir/sid/icd-9-cm" },
   ABF: { type: "other", system: SYSTEM.icd10cm },
   BF: { type: "other", system: "http://hl7.org/fhir/sid/icd-9-cm" },
 };
@@ -54,9 +70,18 @@ export const DIAGNOSIS_QUALIFIERS: Readonly<Record<string, { type: string; syste
 export const icdFromX12 = (code: string) => (code.length > 3 && !code.includes(".") ? `${code.slice(0, 3)}.${code.slice(3)}` : code);
 export const icdToX12 = (code: string) => code.replace(".", "");
 
-/** Diagnosis types of ex-diagnosistype back to the ICD-10 HI qualifier of the principal one and the others. */
-export const PRINCIPAL_QUALIFIER = "ABK";
-export const OTHER_QUALIFIER = "ABF";
+/** The HI qualifier of a diagnosis type in a code system (ICD-10: ABK, ABJ, APR, ABN, ABF; ICD-9: BK...); other types are ABF/BF. */
+export function diagnosisQualifier(type: string, system: string | undefined): string {
+  const hit = (t: string) => Object.entries(DIAGNOSIS_QUALIFIERS).find(([, q]) => q.type === t && q.system === (system === DIAGNOSIS_QUALIFIERS.BK!.system ? system : SYSTEM.icd10cm))?.[0];
+  return hit(type) ?? hit("other")!;
+}
+
+/** 837I CL1 elements as Claim.supportingInfo: its category, text and NUBC code system, both ways. */
+export const CL1_INFO = [
+  { element: 1, category: "info", text: "admission type", system: "https://www.nubc.org/CodeSystem/PriorityTypeOfAdmitOrVisit" },
+  { element: 2, category: "info", text: "admission source", system: "https://www.nubc.org/CodeSystem/PointOfOrigin" },
+  { element: 3, category: "discharge", text: "patient status", system: "https://www.nubc.org/CodeSystem/PatDischargeStatus" },
+] as const;
 
 /** Product/service qualifier (SV101-1, SV202-1, SVC01-1) → system; HC splits into CPT and HCPCS Level II. */
 export function serviceSystem(qualifier: string, code: string): string {

@@ -12,9 +12,30 @@ export interface Identifier {
   value: string;
 }
 
+/**
+ * What tells a resource apart in the store: its identifier, and search parameters that
+ * separate resources sharing it (a dependent and the subscriber share a member id: they are
+ * told apart by name and birth date). One query serves the resolver and If-None-Exist.
+ */
+export interface Match {
+  identifier?: Identifier;
+  /** FHIR search parameters with raw values, or an Identifier for a token parameter. */
+  params?: readonly (readonly [string, string | Identifier])[];
+}
+
+/** A search value with FHIR's special characters escaped, then URL-encoded. */
+const encodeValue = (v: string) => encodeURIComponent(v.replace(/[\\,|$]/g, (c) => `\\${c}`));
+const encodeToken = (id: Identifier) => `${encodeValue(id.system)}|${encodeValue(id.value)}`;
+
+/** A match as a FHIR query string (`identifier=system|value&family:exact=...`). */
+export function matchQuery(m: Match): string {
+  const pairs: (readonly [string, string | Identifier])[] = [...(m.identifier ? [["identifier", m.identifier] as const] : []), ...(m.params ?? [])];
+  return pairs.map(([k, v]) => `${k}=${typeof v === "string" ? encodeValue(v) : encodeToken(v)}`).join("&");
+}
+
 export interface ReferenceResolver {
-  /** "Type/id" of a stored resource with this identifier, or undefined when there is none. */
-  resolve(type: string, identifier: Identifier): Promise<string | undefined>;
+  /** "Type/id" of the one stored resource that matches, or undefined when there is none (or more than one). */
+  resolve(type: string, match: Match): Promise<string | undefined>;
 }
 
 export interface MapOptions {
@@ -27,6 +48,8 @@ export interface Ref {
   reference: string;
   display?: string;
 }
+
+const asMatch = (m: Match | Identifier | undefined): Match | undefined => (!m ? undefined : "value" in m && "system" in m ? { identifier: m as Identifier } : (m as Match));
 
 export class FhirOutput {
   readonly entries: BundleEntry[] = [];
@@ -51,27 +74,29 @@ export class FhirOutput {
    * A reference to the resource with `identifier`: the stored one when the resolver knows it,
    * the entry already made in this Bundle, or a new entry (created if missing).
    */
-  async reference(type: string, identifier: Identifier | undefined, make: () => Resource, key: string): Promise<Ref> {
-    const k = identifier ? `${type}|${identifier.system}|${identifier.value}` : `${type}#${key}`;
+  async reference(type: string, match: Match | Identifier | undefined, make: () => Resource, key: string): Promise<Ref> {
+    const m = asMatch(match);
+    const k = m ? `${type}?${matchQuery(m)}` : `${type}#${key}`;
     const known = this.byKey.get(k);
     if (known) return known;
-    const stored = identifier && this.options.resolver ? await this.options.resolver.resolve(type, identifier) : undefined;
-    const ref = stored ? { reference: stored } : this.add(make(), key, identifier);
+    const stored = m && this.options.resolver ? await this.options.resolver.resolve(type, m) : undefined;
+    const ref = stored ? { reference: stored } : this.add(make(), key, m);
     this.byKey.set(k, ref);
     return ref;
   }
 
   /** A stored resource found by identifier, without creating anything. */
-  async find(type: string, identifier: Identifier): Promise<Ref | undefined> {
-    const stored = await this.options.resolver?.resolve(type, identifier);
+  async find(type: string, match: Match | Identifier): Promise<Ref | undefined> {
+    const stored = await this.options.resolver?.resolve(type, asMatch(match)!);
     return stored ? { reference: stored } : undefined;
   }
 
-  /** Adds a resource; POST conditional on its identifier when it has one. */
-  add(resource: Resource, key: string, identifier?: Identifier): Ref {
+  /** Adds a resource; POST conditional on its match (its identifier) when it has one. */
+  add(resource: Resource, key: string, match?: Match | Identifier): Ref {
     const fullUrl = `urn:uuid:${uuidV5(`${this.seed}|${resource.resourceType}|${key}`, URL_NAMESPACE)}`;
     const request: BundleEntry["request"] = { method: "POST", url: resource.resourceType };
-    if (identifier) request.ifNoneExist = `identifier=${encodeURIComponent(identifier.system)}|${encodeURIComponent(identifier.value)}`;
+    const m = asMatch(match);
+    if (m) request.ifNoneExist = matchQuery(m);
     this.entries.push({ fullUrl, resource, request });
     return { reference: fullUrl };
   }

@@ -6,8 +6,8 @@ import { el, repetitions, type Segment } from "../model";
 import { descendants, head, loop1, loops, seg1, segs } from "../query";
 import { EB_BENEFIT_TYPE, SYSTEM } from "./codes";
 import type { FhirOutput, Identifier, Ref } from "./context";
-import { coverage, needLoop, nm1Identifier, party } from "./parties";
-import { amount, clean, dtpDate, dtpPeriod, money } from "./values";
+import { coverage, needLoop, nm1Identifier, party, person } from "./parties";
+import { amount, clean, dtpDate, money, term } from "./values";
 
 interface Member {
   /** 2000C, or 2000D for a dependent. */
@@ -47,13 +47,13 @@ async function parties(out: FhirOutput, source: LoopNode, receiver: LoopNode, m:
   const payerId = el(head(payerLoop), 9);
   const insurer = await party(out, payerLoop, { key: "payer", type: "Organization" });
   const provider = await party(out, needLoop(loop1(receiver, "2100B"), "2100B", "information receiver"), { key: "receiver" });
-  const subscriber = await party(out, m.subscriberName, { key: `${key}|subscriber`, payerId, type: "Patient" });
-  const patient = m.dependent ? await party(out, m.name, { key: `${key}|dependent`, payerId, type: "Patient" }) : subscriber;
   const memberId = nm1Identifier(out, head(m.subscriberName), payerId)?.value;
-  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber, payor: insurer, relationship: m.dependent ? "other" : "self", key: `${key}|coverage` });
+  const subscriber = await person(out, m.subscriberName, { key: `${key}|subscriber`, payerId, memberId });
+  const patient = m.dependent ? await person(out, m.name, { key: `${key}|dependent`, payerId, memberId, dependent: true }) : subscriber;
+  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: insurer, relationship: m.dependent ? "other" : "self", key: `${key}|coverage` });
   const trn = segs(m.level, "TRN")[0];
   const trace = trn ? { system: out.system("trn", el(trn, 3) || "unknown"), value: el(trn, 2) } : undefined;
-  return { insurer, payerId, provider, patient, coverage: cov, trace };
+  return { insurer, payerId, provider, patient: patient.ref, coverage: cov, trace };
 }
 
 /** 270 → CoverageEligibilityRequest per person. */
@@ -122,7 +122,11 @@ export async function map271(out: FhirOutput, root: LoopNode, created: string): 
     const inforce = codes.some((c) => ["1", "2", "3", "4", "5"].includes(c)) ? true : codes.some((c) => ["6", "7", "8"].includes(c)) ? false : undefined;
     // TRN*2 echoes the request's trace: the request is found by it.
     const request = p.trace ? await out.find("CoverageEligibilityRequest", p.trace) : undefined;
-    const benefitPeriod = dtpPeriod(ebs.flatMap((e) => segs(e, "DTP", ["292", "291", "307"]))[0] ?? seg1(member.name, "DTP", ["346", "291", "307"]));
+    // The plan's term (2100C/D: 291 plan, 346 begin, 347 end), else the first benefit's (2110: 292, 348/349), else eligibility (307, 356/357).
+    const benefitPeriod =
+      term(segs(member.name, "DTP"), { whole: ["291"], begin: "346", end: "347" }) ??
+      ebs.map((e) => term(segs(e, "DTP"), { whole: ["292"], begin: "348", end: "349" })).find(Boolean) ??
+      term(segs(member.name, "DTP"), { whole: ["307"], begin: "356", end: "357" });
     const items = ebs.flatMap(benefitItems).filter((x) => Object.keys(x).length);
     out.add(
       clean({

@@ -84,6 +84,23 @@ export function dateTime(v: string | undefined): [string, string] {
   return [d, t ? `${t[1]}${t[2]}` : "0000"];
 }
 
+/** The id a trace identifier's system names (`<base>:trn:<id>`: TRN03, or the 276's receiver), if any. */
+export function traceSystemId(identifier: Json | undefined): string | undefined {
+  const named = /[:/]trn[:/]([^:/]+)$/.exec(str(identifier?.system) ?? "")?.[1];
+  return named && named !== "unknown" && named !== "receiver" ? named : undefined;
+}
+
+/**
+ * A trace (TRN02, TRN03) from an identifier: the X12 → FHIR mapping names TRN03, the
+ * originating company, in the system (`<base>:trn:<TRN03>`); else "1" + the EIN, as TRN03 says.
+ */
+export function traceOf(identifier: Json | undefined, ein: string | undefined, path: string): [value: string, originator: string] {
+  const value = need(str(identifier?.value), path);
+  const named = traceSystemId(identifier);
+  const originator = named ?? (ein ? `1${ein}` : undefined);
+  return [value, need(originator, `${path}.system (urn:x12:trn:<originating company id>) or the provider's EIN`)];
+}
+
 /** HL counter: each call answers the next HL01. */
 export function hlCounter() {
   let n = 0;

@@ -12,9 +12,10 @@ import { map835 } from "./payment-835";
 import { map278Request, map278Response } from "./review-278";
 import { map276, map277 } from "./status";
 import { date } from "./values";
-import type { LoopNode } from "../loops";
+import { isLoopNode, type LoopNode } from "../loops";
 
-export type { MapOptions, ReferenceResolver } from "./context";
+export type { Match, MapOptions, ReferenceResolver } from "./context";
+export { matchQuery } from "./context";
 
 type Mapper = (out: FhirOutput, root: LoopNode, created: string) => Promise<void>;
 
@@ -49,9 +50,22 @@ function createdOf(t: ReadTransaction, gs04: string): string {
   return d;
 }
 
+/** The first loop read without its trigger segment (an 837's 2300 without CLM), anywhere below `node`. */
+function headless(node: LoopNode): LoopNode | undefined {
+  if (node.missingTrigger) return node;
+  for (const c of node.children) {
+    const hit = isLoopNode(c) ? headless(c) : undefined;
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
 /** Maps one read transaction set; throws X12Error UNSUPPORTED_SET for a set without a table. */
 export async function setToFhir(t: ReadTransaction, envelope: { sender: string; interchangeControl: string; groupControl: string; groupDate: string }, options: MapOptions = {}): Promise<SetBundle> {
   if (!t.table || !t.root) throw new X12Error("UNSUPPORTED_SET", `transaction set ${el(t.tx.st, 1)} is not supported`, { segmentIndex: t.tx.st.index, segmentId: "ST", element: 1 });
+  // A loop without its trigger has no resource to make: never a half-made one.
+  const broken = headless(t.root);
+  if (broken) throw new X12Error("MISSING_SEGMENT", `loop ${broken.loop} (${broken.name}) has no ${broken.missingTrigger}: the FHIR mapping needs it`, { loop: broken.loop, segmentId: broken.missingTrigger });
   const control = el(t.tx.st, 2);
   const out = new FhirOutput(`${envelope.sender}|${envelope.interchangeControl}|${envelope.groupControl}|${control}`, options);
   await MAPPERS[t.table.id](out, t.root, createdOf(t, envelope.groupDate));

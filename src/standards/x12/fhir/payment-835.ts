@@ -9,8 +9,17 @@ import { descendants, head, loop1, segs, seg1 } from "../query";
 import { CLP_STATUS, SYSTEM } from "./codes";
 import type { FhirOutput, Ref } from "./context";
 import { serviceCode } from "./service-codes";
-import { coverage, n1Party, needLoop, nm1Identifier } from "./parties";
-import { amount, clean, date, money, personName } from "./values";
+import { coverage, loneLoop, n1Party, needLoop, nm1Identifier, person } from "./parties";
+import { amount, clean, date, money } from "./values";
+import { X12Error } from "../errors";
+
+/** The same person: family and first name alike (the 835 has no birth date). */
+const samePerson = (a: Segment, b: Segment) => el(a, 3) === el(b, 3) && el(a, 4) === el(b, 4);
+
+function needSegment(s: Segment | undefined, loop: LoopNode, what: string): Segment {
+  if (s) return s;
+  throw new X12Error("MISSING_SEGMENT", `loop ${loop.loop} has no ${what}: the FHIR mapping needs it`, { loop: loop.loop, segmentIndex: head(loop)?.index });
+}
 
 /** CAS triplets as adjudications (category = group code, reason = CARC, amount, quantity). */
 export function casAdjudications(cas: Segment[]): Record<string, unknown>[] {
@@ -64,13 +73,15 @@ async function eob(c: PaymentContext, claim: LoopNode): Promise<{ ref: Ref; pcn:
   const { out } = c;
   const clp = head(claim)!;
   const pcn = el(clp, 1);
-  const patientNm1 = seg1(claim, "NM1", ["QC"]);
+  // NM1*QC is the patient; NM1*IL the insured, sent when the insured is someone else (a
+  // dependent's claim). Both may carry the same member id: each is their own Patient.
+  const patientNm1 = needSegment(seg1(claim, "NM1", ["QC"]), claim, "NM1*QC (patient name)");
   const insuredNm1 = seg1(claim, "NM1", ["IL"]);
-  const memberNm1 = insuredNm1 ?? patientNm1;
-  const memberId = nm1Identifier(out, memberNm1, c.payerId)?.value;
-  const patientId = patientNm1 && el(patientNm1, 8) === "MI" ? nm1Identifier(out, patientNm1, c.payerId) : undefined;
-  const patient = await out.reference("Patient", patientId, () => clean({ resourceType: "Patient", identifier: patientId ? [patientId] : undefined, name: patientNm1 ? [personName(patientNm1)] : undefined }), `patient|${pcn}|${el(patientNm1, 3)}|${el(patientNm1, 4)}`);
-  const cov = await coverage(out, { memberId, payerId: c.payerId, beneficiary: patient, payor: c.payer, relationship: insuredNm1 && el(insuredNm1, 9) !== el(patientNm1, 9) ? "other" : "self", filing: el(clp, 6) || undefined, key: `coverage|${pcn}` });
+  const dependent = !!insuredNm1 && !samePerson(insuredNm1, patientNm1);
+  const memberId = nm1Identifier(out, insuredNm1 ?? patientNm1, c.payerId)?.value;
+  const patient = await person(out, loneLoop(patientNm1, "2100"), { key: `patient|${pcn}`, payerId: c.payerId, memberId, dependent });
+  const subscriber = dependent ? await person(out, loneLoop(insuredNm1, "2100"), { key: `insured|${pcn}`, payerId: c.payerId, memberId }) : patient;
+  const cov = await coverage(out, { memberId, payerId: c.payerId, beneficiary: patient, subscriber: subscriber.ref, payor: c.payer, relationship: dependent ? "other" : "self", filing: el(clp, 6) || undefined, key: `coverage|${pcn}` });
   const pcnId = { system: out.system("patient-control-number", c.payeeNpi || "unknown-provider"), value: pcn };
   const claimRef = await out.find("Claim", pcnId);
   const services = descendants(claim, "2110");
@@ -85,7 +96,8 @@ async function eob(c: PaymentContext, claim: LoopNode): Promise<{ ref: Ref; pcn:
       servicedDate: date(el(serviceDate, 2)),
       quantity: amount(el(s, 5)) !== undefined ? { value: amount(el(s, 5)) } : undefined,
       net: money(el(s, 2)),
-      adjudication: [adjudication("submitted", el(s, 2)), adjudication("benefit", el(s, 3)), ...casAdjudications(segs(svc, "CAS"))].filter(Boolean),
+      // AMT*B6: the allowed amount, FHIR's "eligible".
+      adjudication: [adjudication("submitted", el(s, 2)), adjudication("eligible", el(seg1(svc, "AMT", ["B6"]), 2)), adjudication("benefit", el(s, 3)), ...casAdjudications(segs(svc, "CAS"))].filter(Boolean),
     });
   });
   const payerClaim = el(clp, 7);
@@ -99,7 +111,7 @@ async function eob(c: PaymentContext, claim: LoopNode): Promise<{ ref: Ref; pcn:
     status: "active",
     type: { coding: [{ system: SYSTEM.claimType, code: institutional ? "institutional" : "professional" }] },
     use: "claim",
-    patient,
+    patient: patient.ref,
     billablePeriod: statement[0] ? { start: statement[0], end: statement[1] ?? statement[0] } : undefined,
     created: c.created,
     insurer: c.payer,

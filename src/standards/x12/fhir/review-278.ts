@@ -3,13 +3,13 @@
 // authorization number (preAuthRef), the way Da Vinci PAS maps them.
 
 import type { LoopNode } from "../loops";
-import { comp, el } from "../model";
+import { comp, el, type Segment } from "../model";
 import { head, loop1, loops, seg1, segs } from "../query";
-import { HCR_OUTCOME, HCR_TEXT, SYSTEM } from "./codes";
+import { EXTENSION, HCR_OUTCOME, HCR_TEXT, SYSTEM } from "./codes";
 import type { FhirOutput, Identifier, Ref } from "./context";
 import { diagnoses, serviceCode } from "./service-codes";
 import { DIAGNOSIS_QUALIFIERS, icdFromX12 } from "./codes";
-import { coverage, needLoop, nm1Identifier, party } from "./parties";
+import { coverage, needLoop, nm1Identifier, party, person } from "./parties";
 import { amount, clean, dtpPeriod, money } from "./values";
 
 interface EventAt {
@@ -45,13 +45,13 @@ async function parties(out: FhirOutput, at: EventAt, key: string): Promise<Parti
   const insurer = await party(out, umoLoop, { key: "umo", type: "Organization" });
   const provider = await party(out, needLoop(loop1(at.requester, "2010B"), "2010B", "requester"), { key: "requester" });
   const subscriberLoop = needLoop(loop1(at.subscriber, "2010C"), "2010C", "subscriber");
-  const subscriber = await party(out, subscriberLoop, { key: `${key}|subscriber`, payerId, type: "Patient" });
-  const patient = at.dependent ? await party(out, needLoop(loop1(at.dependent, "2010D"), "2010D", "dependent"), { key: `${key}|dependent`, payerId, type: "Patient" }) : subscriber;
   const memberId = nm1Identifier(out, head(subscriberLoop), payerId)?.value;
-  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber, payor: insurer, relationship: at.dependent ? "other" : "self", key: `${key}|coverage` });
+  const subscriber = await person(out, subscriberLoop, { key: `${key}|subscriber`, payerId, memberId });
+  const patient = at.dependent ? await person(out, needLoop(loop1(at.dependent, "2010D"), "2010D", "dependent"), { key: `${key}|dependent`, payerId, memberId, dependent: true }) : subscriber;
+  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: insurer, relationship: at.dependent ? "other" : "self", key: `${key}|coverage` });
   const trn = seg1(at.event, "TRN");
-  const trace = trn ? { system: out.system("trn", el(trn, 3) || "unknown"), value: el(trn, 2) } : undefined;
-  return { insurer, provider, patient, coverage: cov, trace };
+  const trace = trn ? traceIdentifier(out, trn) : undefined;
+  return { insurer, provider, patient: patient.ref, coverage: cov, trace };
 }
 
 /** The service of a 2000F loop (SV1 professional, SV2 institutional), or the event's UM category. */
@@ -62,6 +62,21 @@ function serviceOf(ss: LoopNode): { productOrService: Record<string, unknown>; m
   if (sv2) return { ...(el(sv2, 2) ? serviceCode(el(sv2, 2)) : { productOrService: { coding: [{ system: SYSTEM.revenue, code: el(sv2, 1) }] } }), net: money(el(sv2, 3)), quantity: amount(el(sv2, 5)) !== undefined ? { value: amount(el(sv2, 5)) } : undefined, institutional: true };
   const um = seg1(ss, "UM");
   return { productOrService: { coding: [{ system: SYSTEM.serviceType, code: el(um, 3) || "30" }] }, institutional: false };
+}
+
+/** A 2000F TRN as the item's trace number (PAS itemTraceNumber). */
+export function itemTrace(out: FhirOutput, ss: LoopNode): Record<string, unknown>[] | undefined {
+  const trn = ss.loop === "2000F" ? seg1(ss, "TRN") : undefined;
+  return trn ? [{ url: EXTENSION.itemTraceNumber, valueIdentifier: traceIdentifier(out, trn) }] : undefined;
+}
+
+const traceIdentifier = (out: FhirOutput, trn: Segment): Identifier => ({ system: out.system("trn", el(trn, 3) || "unknown"), value: el(trn, 2) });
+
+/** An HCR as an adjudication: the action code, and HCR02 (the review identification number) in PAS's reviewAction. */
+function decision(hcr: Segment): Record<string, unknown> {
+  const action = { coding: [{ system: SYSTEM.actionCode, code: el(hcr, 1) }], text: HCR_TEXT[el(hcr, 1)] };
+  const review = [{ url: EXTENSION.reviewActionCode, valueCodeableConcept: action }, ...(el(hcr, 2) ? [{ url: "number", valueString: el(hcr, 2) }] : [])];
+  return { extension: [{ url: EXTENSION.reviewAction, extension: review }], category: action };
 }
 
 /** 278 request → Claim (use preauthorization) per patient event. */
@@ -75,7 +90,7 @@ export async function map278Request(out: FhirOutput, root: LoopNode, created: st
     const items = (services.length ? services : [at.event]).map((ss, n) => {
       const { institutional: _i, ...service } = serviceOf(ss);
       const when = dtpPeriod(segs(ss, "DTP")[0]) ?? eventPeriod;
-      return clean({ sequence: n + 1, category: el(um, 3) ? { coding: [{ system: SYSTEM.serviceType, code: el(um, 3) }] } : undefined, ...service, servicedPeriod: when, locationCodeableConcept: comp(um, 4, 1) ? { coding: [{ system: SYSTEM.placeOfService, code: comp(um, 4, 1) }] } : undefined });
+      return clean({ extension: itemTrace(out, ss), sequence: n + 1, category: el(um, 3) ? { coding: [{ system: SYSTEM.serviceType, code: el(um, 3) }] } : undefined, ...service, servicedPeriod: when, locationCodeableConcept: comp(um, 4, 1) ? { coding: [{ system: SYSTEM.placeOfService, code: comp(um, 4, 1) }] } : undefined });
     });
     const institutional = el(um, 1) === "AR" || services.some((s) => serviceOf(s).institutional);
     const careTeam: Record<string, unknown>[] = [];
@@ -116,11 +131,10 @@ export async function map278Response(out: FhirOutput, root: LoopNode, created: s
     const action = el(hcr, 1);
     const services = loops(at.event, "2000F");
     const request = p.trace ? await out.find("Claim", p.trace) : undefined;
-    const decision = (h: typeof hcr) => ({ category: { coding: [{ system: SYSTEM.actionCode, code: el(h, 1) }], text: HCR_TEXT[el(h, 1)] } });
     const items = services
       .map((ss, n) => ({ ss, n, h: seg1(ss, "HCR") }))
       .filter((x) => x.h)
-      .map(({ n, h }) => ({ itemSequence: n + 1, adjudication: [decision(h)] }));
+      .map(({ ss, n, h }) => clean({ extension: itemTrace(out, ss), itemSequence: n + 1, adjudication: [decision(h!)] }));
     const period = dtpPeriod(seg1(at.event, "DTP", ["AAH"]));
     const rejections = [...segs(at.umo, "AAA"), ...segs(at.event, "AAA")];
     out.add(

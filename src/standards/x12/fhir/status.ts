@@ -9,7 +9,7 @@ import { head, loop1, loops, seg1, segs } from "../query";
 import { SYSTEM, statusOutcome } from "./codes";
 import type { FhirOutput, Identifier, Ref } from "./context";
 import { serviceCode } from "./service-codes";
-import { coverage, needLoop, nm1Identifier, party } from "./parties";
+import { coverage, needLoop, nm1Identifier, party, person } from "./parties";
 import { clean, date, dtpPeriod, money } from "./values";
 
 export const TASK_CODE = "claim-status";
@@ -61,10 +61,10 @@ async function common(out: FhirOutput, at: ClaimAt, key: string): Promise<Common
   const providerLoop = needLoop(loop1(at.provider, "2100C"), "2100C", "provider");
   const providerNpi = el(head(providerLoop), 8) === "XX" ? el(head(providerLoop), 9) : "";
   const provider = await party(out, providerLoop, { key: "provider" });
-  const subscriber = await party(out, at.subscriber, { key: `${key}|subscriber`, payerId, type: "Patient", dmg: at.subscriberDmg });
-  const patient = at.person === at.subscriber ? subscriber : await party(out, at.person, { key: `${key}|patient`, payerId, type: "Patient", dmg: at.personDmg });
   const memberId = nm1Identifier(out, head(at.subscriber), payerId)?.value;
-  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber, payor: payer, relationship: at.person === at.subscriber ? "self" : "other", key: `${key}|coverage` });
+  const subscriber = await person(out, at.subscriber, { key: `${key}|subscriber`, payerId, memberId, dmg: at.subscriberDmg });
+  const patient = at.person === at.subscriber ? subscriber : await person(out, at.person, { key: `${key}|patient`, payerId, memberId, dmg: at.personDmg, dependent: true });
+  const cov = await coverage(out, { memberId, payerId, beneficiary: patient, subscriber: subscriber.ref, payor: payer, relationship: at.person === at.subscriber ? "self" : "other", key: `${key}|coverage` });
   const trn = head(at.claim)!;
   const ej = seg1(at.claim, "REF", ["EJ"]);
   const k1 = seg1(at.claim, "REF", ["1K"]);
@@ -74,7 +74,7 @@ async function common(out: FhirOutput, at: ClaimAt, key: string): Promise<Common
   const payerClaim = k1 ? { system: out.system("payer-claim-control-number", payerId), value: el(k1, 2) } : undefined;
   const trace = { system: out.system("trn", el(head(loop1(at.receiver, "2100B")), 9) || "receiver"), value: el(trn, 2) };
   const claimRef = pcn ? await out.find("Claim", pcn) : undefined;
-  return { payer, provider, providerNpi, patient, pcn, payerClaim, trace, claimRef, coverage: cov };
+  return { payer, provider, providerNpi, patient: patient.ref, pcn, payerClaim, trace, claimRef, coverage: cov };
 }
 
 /** 276 → Task per claim asked about. */

@@ -4,7 +4,8 @@
 import type { Resource } from "../../../features/fhir/port";
 import { composite, segment, type Segment } from "../model";
 import type { SetToWrite } from "../build";
-import { icdToX12, RELATIONSHIP_BACK, SYSTEM, serviceQualifier } from "./codes";
+import { CL1_INFO, diagnosisQualifier, EXTENSION, icdToX12, RELATIONSHIP_BACK, SYSTEM, serviceQualifier } from "./codes";
+import { X12Error } from "../errors";
 import { addressSegments, arr, code, dateTime, deref, dmg, hlCounter, identifierValue, type Json, type Lookup, memberIdOf, need, nm1, npiOf, obj, payerIdOf, str } from "./from-fhir";
 import { x12Amount, x12Date } from "./values";
 
@@ -19,24 +20,39 @@ export interface Envelope837 {
   receiver: Party;
 }
 
-/** HI segments: the principal code, then the others, twelve per segment. */
+/** HI qualifiers per segment of the 837I, in TR3 order, with how many codes one segment holds and how many segments. */
+const INSTITUTIONAL_HI: readonly { type: string; perSegment: number; segments: number }[] = [
+  { type: "principal", perSegment: 1, segments: 1 },
+  { type: "admitting", perSegment: 1, segments: 1 },
+  { type: "patientreasonforvisit", perSegment: 3, segments: 1 },
+  { type: "externalcauseofinjury", perSegment: 12, segments: 1 },
+  { type: "other", perSegment: 12, segments: 2 },
+];
+
+/**
+ * HI segments from Claim.diagnosis by type: the 837P has the principal (ABK) and others (ABF);
+ * the 837I has a segment per kind: principal, admitting (ABJ), reason for visit (APR),
+ * external cause (ABN), others. A diagnosis the set has no room for is an error, not dropped.
+ */
 function hiSegments(claim: Json, institutional: boolean): Segment[] {
   const dx = arr(claim.diagnosis).sort((a, b) => Number(a.sequence) - Number(b.sequence));
-  const codes = dx.map((d) => ({ code: icdToX12(need(code(d.diagnosisCodeableConcept), "Claim.diagnosis.diagnosisCodeableConcept")), type: code(arr(d.type)[0]) ?? "other" }));
+  const codes = dx.map((d) => {
+    const coding = arr(obj(d.diagnosisCodeableConcept)?.coding)[0];
+    return { code: icdToX12(need(str(coding?.code), "Claim.diagnosis.diagnosisCodeableConcept")), system: str(coding?.system), type: code(arr(d.type)[0]) ?? "other" };
+  });
   const principal = codes.find((c) => c.type === "principal") ?? codes[0];
-  const others = codes.filter((c) => c !== principal);
   if (!principal) return [];
-  if (!institutional) {
-    const all = [composite("ABK", principal.code), ...others.map((o) => composite("ABF", o.code))];
-    const out: Segment[] = [];
-    for (let i = 0; i < all.length; i += 12) out.push(segment("HI", ...all.slice(i, i + 12)));
-    return out;
+  const kinds = institutional ? INSTITUTIONAL_HI : [{ type: "principal", perSegment: 1, segments: 1 }, { type: "other", perSegment: 11, segments: 1 }];
+  const known = new Set(kinds.map((k) => k.type));
+  // The 837P's first HI holds the principal and eleven others.
+  const kindOf = (c: (typeof codes)[number]) => (c === principal ? "principal" : known.has(c.type) && c.type !== "principal" ? c.type : "other");
+  const out: Segment[] = [];
+  for (const kind of kinds) {
+    const these = codes.filter((c) => kindOf(c) === kind.type).map((c) => composite(diagnosisQualifier(kind.type, c.system), c.code));
+    if (these.length > kind.perSegment * kind.segments) throw new X12Error("BAD_BUILD_INPUT", `Claim.diagnosis has ${these.length} of type ${kind.type}; the ${institutional ? "837I" : "837P"} holds at most ${kind.perSegment * kind.segments}`);
+    for (let i = 0; i < these.length; i += kind.perSegment) out.push(segment("HI", ...these.slice(i, i + kind.perSegment)));
   }
-  const out: Segment[] = [segment("HI", composite("ABK", principal.code))];
-  const admitting = others.filter((o) => o.type === "admitting");
-  if (admitting[0]) out.push(segment("HI", composite("ABJ", admitting[0].code)));
-  const rest = others.filter((o) => o.type !== "admitting");
-  for (let i = 0; i < rest.length && i < 24; i += 12) out.push(segment("HI", ...rest.slice(i, i + 12).map((o) => composite("ABF", o.code))));
+  if (!institutional && out.length > 1) out.splice(0, 2, segment("HI", ...out[0]!.elements, ...out[1]!.elements));
   return out;
 }
 
@@ -87,7 +103,8 @@ export function claimTo837(claim: Resource, lookup: Lookup, env: Envelope837): S
     segment("NM1", "40", "2", env.receiver.name, "", "", "", "", "46", env.receiver.id),
   ];
   const [hl1, billingHl] = hl(undefined, "20", true);
-  body.push(hl1, nm1("85", provider, "XX", need(npiOf(provider), "Claim.provider identifier (NPI)")), ...addressSegments(provider));
+  const taxonomy = code(arr(obj(claim.provider)?.extension).find((x) => x.url === EXTENSION.providerTaxonomy)?.valueCodeableConcept);
+  body.push(hl1, ...(taxonomy ? [segment("PRV", "BI", "PXC", taxonomy)] : []), nm1("85", provider, "XX", need(npiOf(provider), "Claim.provider identifier (NPI)")), ...addressSegments(provider));
   body.push(segment("REF", "EI", need(identifierValue(provider, SYSTEM.ein), "Claim.provider identifier (EIN)")));
   const [hl2, subHl] = hl(billingHl, "22", !isSelf);
   const filing = code(coverage.type, SYSTEM.claimFilingIndicator) ?? "CI";
@@ -106,8 +123,12 @@ export function claimTo837(claim: Resource, lookup: Lookup, env: Envelope837): S
     body.push(segment("CLM", pcn, total, "", "", composite(bill.slice(1, 3), "A", bill.slice(3, 4) || "1"), "", "A", "Y", "Y"));
     const period = obj(claim.billablePeriod);
     body.push(segment("DTP", "434", "RD8", `${x12Date(need(str(period?.start), "Claim.billablePeriod.start"))}-${x12Date(str(period?.end) ?? str(period?.start))}`));
-    const admType = arr(claim.supportingInfo).map((s) => code(s.code, "https://www.nubc.org/CodeSystem/PriorityTypeOfAdmitOrVisit")).find(Boolean);
-    body.push(segment("CL1", admType, "", "01"));
+    const info = arr(claim.supportingInfo);
+    const admitted = x12Date(str(info.find((i) => obj(i.category)?.text === "admission")?.timingDate));
+    if (admitted) body.push(segment("DTP", "435", "D8", admitted));
+    // CL1: admission type and source, patient status (required: no guess).
+    const [type, source, status] = CL1_INFO.map((c) => info.map((i) => code(i.code, c.system)).find(Boolean));
+    body.push(segment("CL1", type, source, need(status, "Claim.supportingInfo (patient status, CL103)")));
   } else {
     body.push(segment("CLM", pcn, total, "", "", composite(pos, "B", "1"), "Y", "A", "Y", "Y"));
   }

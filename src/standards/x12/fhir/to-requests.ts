@@ -5,8 +5,8 @@
 import type { Resource } from "../../../features/fhir/port";
 import type { SetToWrite } from "../build";
 import { composite, segment, type Segment } from "../model";
-import { icdToX12, SYSTEM, serviceQualifier } from "./codes";
-import { arr, code, dateTime, deref, dmg, hlCounter, type Json, type Lookup, memberIdOf, need, nm1, npiOf, obj, payerIdOf, str } from "./from-fhir";
+import { EXTENSION, icdToX12, SYSTEM, serviceQualifier } from "./codes";
+import { arr, code, dateTime, deref, dmg, hlCounter, identifierValue, type Json, type Lookup, memberIdOf, need, nm1, npiOf, obj, payerIdOf, str, traceOf, traceSystemId } from "./from-fhir";
 import { x12Amount, x12Date } from "./values";
 
 interface People {
@@ -56,8 +56,7 @@ function levels(p: People, payerEntity: string, providerEntity: string, patientE
 export function eligibilityTo270(request: Resource, lookup: Lookup): SetToWrite {
   const p = people(lookup, request, "insurer", "provider", "patient", arr(request.insurance)[0]?.coverage);
   const [date, time] = dateTime(str(request.created));
-  const trace = need(str(arr(request.identifier)[0]?.value), "CoverageEligibilityRequest.identifier");
-  const originator = `1${(npiOf(p.provider) ?? "").slice(0, 9)}`;
+  const [trace, originator] = traceOf(arr(request.identifier)[0], identifierValue(p.provider, SYSTEM.ein), "CoverageEligibilityRequest.identifier");
   const trn = [segment("TRN", "1", trace, originator)];
   const body: Segment[] = [segment("BHT", "0022", "13", trace, date, time)];
   const served = x12Date(str(request.servicedDate));
@@ -95,7 +94,8 @@ export function statusTaskTo276(task: Resource, lookup: Lookup): SetToWrite {
   const [a, aId] = hl(undefined, "20", true);
   body.push(a, nm1("PR", p.payer, "PI", need(payerIdOf(p.payer), "payer Organization.identifier (payer id)")));
   const [b, bId] = hl(aId, "21", true);
-  body.push(b, nm1("41", p.provider, "46", npiOf(p.provider)));
+  // 2100B: the receiver the X12 → FHIR mapping names in the trace's system (urn:x12:trn:<NM109>), else the provider's NPI.
+  body.push(b, nm1("41", p.provider, "46", traceSystemId(arr(task.identifier)[0]) ?? npiOf(p.provider)));
   const [c, cId] = hl(bId, "19", true);
   body.push(c, nm1("1P", p.provider, "XX", need(npiOf(p.provider), "Task.requester identifier (NPI)")));
   const [d, dId] = hl(cId, "22", p.dependent);
@@ -113,8 +113,7 @@ export function statusTaskTo276(task: Resource, lookup: Lookup): SetToWrite {
 export function preauthTo278(claim: Resource, lookup: Lookup): SetToWrite {
   const p = people(lookup, claim, "insurer", "provider", "patient", arr(claim.insurance)[0]?.coverage);
   const [date, time] = dateTime(str(claim.created));
-  const trace = need(str(arr(claim.identifier)[0]?.value), "Claim.identifier");
-  const originator = `1${(npiOf(p.provider) ?? "").slice(0, 9)}`;
+  const [trace, originator] = traceOf(arr(claim.identifier)[0], identifierValue(p.provider, SYSTEM.ein), "Claim.identifier");
   const items = arr(claim.item);
   need(items[0], "Claim.item");
   const category = code(items[0]!.category, SYSTEM.serviceType) ?? "1";
@@ -141,13 +140,21 @@ export function preauthTo278(claim: Resource, lookup: Lookup): SetToWrite {
   if (start) body.push(segment("DTP", institutional ? "435" : "472", institutional ? "D8" : "RD8", institutional ? start : `${start}-${x12Date(str(period?.end)) ?? start}`));
   const dx = arr(claim.diagnosis).map((d, i) => composite(i === 0 ? "ABK" : "ABF", icdToX12(need(code(d.diagnosisCodeableConcept), "Claim.diagnosis.diagnosisCodeableConcept"))));
   if (dx.length) body.push(segment("HI", ...dx.slice(0, 12)));
+  // 2010EA: the event's providers (the care team; SJ servicing provider).
+  for (const member of arr(claim.careTeam)) {
+    const pr = deref(lookup, member.provider, "Claim.careTeam.provider");
+    body.push(nm1("SJ", pr, "XX", need(npiOf(pr), "Claim.careTeam.provider identifier (NPI)")));
+  }
   items.forEach((item, i) => {
     const coding = arr(obj(item.productOrService)?.coding)[0];
     if (!coding || coding.system === SYSTEM.serviceType) return;
     const [f] = hl(eId, "SS", false);
     const qty = obj(item.quantity)?.value as number | undefined;
     const net = obj(item.net)?.value as number | undefined;
-    body.push(f, segment("TRN", "1", `${trace}-${i + 1}`, originator), segment("UM", institutional ? "AR" : "HS", "I", category));
+    // The service's own trace number (PAS itemTraceNumber) when it has one.
+    const own = obj(arr(item.extension).find((x) => x.url === EXTENSION.itemTraceNumber)?.valueIdentifier);
+    const [serviceTrace, serviceOriginator] = own ? traceOf(own, undefined, "Claim.item.extension(itemTraceNumber)") : [`${trace}-${i + 1}`, originator];
+    body.push(f, segment("TRN", "1", serviceTrace, serviceOriginator), segment("UM", institutional ? "AR" : "HS", "I", category));
     body.push(segment("SV1", composite(serviceQualifier(str(coding.system)), need(str(coding.code), "Claim.item.productOrService")), x12Amount(net), "UN", x12Amount(qty ?? 1)));
   });
   // The last HL of a branch has no children.

@@ -20,6 +20,26 @@ export function period(format: string, v: string): { start?: string; end?: strin
   return d ? { start: d, end: d } : undefined;
 }
 
+/**
+ * A term from DTP segments: a date or range under one of `whole` (291 plan), and begin and
+ * end dates under their own qualifiers (346 plan begin, 347 plan end), each D8 or RD8. A
+ * begin without an end is an open period, never a one-day one.
+ */
+export function term(dtps: Segment[], q: { whole: readonly string[]; begin: string; end: string }): { start?: string; end?: string } | undefined {
+  let start: string | undefined;
+  let end: string | undefined;
+  for (const s of dtps) {
+    const [a, b] = el(s, 2) === "RD8" ? el(s, 3).split("-") : [el(s, 3), undefined];
+    const from = date(a);
+    const to = b === undefined ? undefined : date(b);
+    if (q.whole.includes(el(s, 1)) || el(s, 1) === q.begin) {
+      start ??= from;
+      end ??= to;
+    } else if (el(s, 1) === q.end) end = to ?? from;
+  }
+  return start || end ? clean({ start, end }) : undefined;
+}
+
 /** The date of a DTP segment (start of a range). */
 export const dtpDate = (s: Segment | undefined) => (s ? period(el(s, 2), el(s, 3))?.start : undefined);
 /** The period of a DTP segment. */

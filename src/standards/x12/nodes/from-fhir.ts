@@ -7,11 +7,12 @@ import { defineNode } from "../../../features/pipelines/node-type";
 import { ApiError } from "../../../platform/errors";
 import { envelope, type SetToWrite, writeX12 } from "../build";
 import { bundleLookup, type Lookup } from "../fhir/from-fhir";
+import { paymentTo835 } from "../fhir/to-835";
 import { claimTo837 } from "../fhir/to-837";
 import { eligibilityTo270, preauthTo278, statusTaskTo276 } from "../fhir/to-requests";
 import { rethrowX12 } from "./input";
 
-const WRITABLE = ["Claim", "CoverageEligibilityRequest", "Task"];
+const WRITABLE = ["Claim", "CoverageEligibilityRequest", "Task", "PaymentReconciliation"];
 const Party = z.object({ name: z.string().min(1).max(60), id: z.string().min(1).max(80) }).strict();
 
 const Config = z
@@ -82,6 +83,7 @@ function focusOf(value: unknown): { resource: Resource; bundle?: Bundle } {
 function setFor(resource: Resource, lookup: Lookup, config: Config): SetToWrite {
   if (resource.resourceType === "CoverageEligibilityRequest") return eligibilityTo270(resource, lookup);
   if (resource.resourceType === "Task") return statusTaskTo276(resource, lookup);
+  if (resource.resourceType === "PaymentReconciliation") return paymentTo835(resource, lookup);
   if ((resource as { use?: string }).use === "preauthorization") return preauthTo278(resource, lookup);
   if (!config.submitter || !config.receiver_party) throw new ApiError(400, "X12_CONFIG_INCOMPLETE", "An 837 needs the submitter and receiver_party settings (loops 1000A and 1000B)");
   const { contact_name, ...submitter } = config.submitter;
@@ -100,8 +102,8 @@ export const fhirToX12 = defineNode({
   name: "FHIR to X12",
   category: "claims",
   description:
-    "Writes a FHIR Claim as an 837P or 837I (by Claim.type), a Claim with use preauthorization as a 278 request, a CoverageEligibilityRequest as a 270 and a claim-status Task as a 276, in a complete interchange (ISA/GS/ST...SE/GE/IEA with control numbers and counts).",
-  keywords: ["x12", "edi", "fhir", "837", "270", "276", "278", "claim", "eligibility", "build", "submit"],
+    "Writes a FHIR Claim as an 837P or 837I (by Claim.type), a Claim with use preauthorization as a 278 request, a CoverageEligibilityRequest as a 270, a claim-status Task as a 276 and a PaymentReconciliation (with its ExplanationOfBenefits) as an 835, in a complete interchange (ISA/GS/ST...SE/GE/IEA with control numbers and counts).",
+  keywords: ["x12", "edi", "fhir", "837", "835", "270", "276", "278", "claim", "eligibility", "build", "submit"],
   inputs: [{ name: "resource", type: "fhir-resource", description: "The resource, or a Bundle holding it and what it references" }],
   outputs: [{ name: "x12", type: "x12-message" }],
   config: Config,

@@ -5,16 +5,19 @@
 import { z } from "zod";
 import type { Bundle, FhirPort } from "../../../features/fhir/port";
 import { defineNode } from "../../../features/pipelines/node-type";
-import { type ReferenceResolver, x12ToFhir } from "../fhir/index";
+import { matchQuery, type ReferenceResolver, x12ToFhir } from "../fhir/index";
 import { INTERCHANGE_IN, issueJson, readInput, rethrowX12, x12Failure } from "./input";
 
-/** Finds stored resources by identifier in the organization's store (the run's principal). */
+/**
+ * Finds stored resources in the organization's store (the run's principal) by the mapping's
+ * match; two matches name no one (the conditional create then refuses to guess, 412).
+ */
 export function storeResolver(fhir: FhirPort): ReferenceResolver {
   return {
-    resolve: async (type, { system, value }) => {
-      const found = await fhir.search(type, `identifier=${encodeURIComponent(`${system}|${value}`)}&_count=1`);
-      const hit = found.entry?.find((e) => e.resource?.id)?.resource;
-      return hit ? `${hit.resourceType}/${hit.id}` : undefined;
+    resolve: async (type, match) => {
+      const found = await fhir.search(type, `${matchQuery(match)}&_count=2`);
+      const hits = (found.entry ?? []).filter((e) => e.resource?.id && (e.search?.mode ?? "match") === "match");
+      return hits.length === 1 ? `${hits[0]!.resource!.resourceType}/${hits[0]!.resource!.id}` : undefined;
     },
   };
 }
@@ -39,7 +42,7 @@ export const x12ToFhirNode = defineNode({
         .default("fail")
         .describe("A file with issues: fail the node (X12_<code> naming loop, segment and element), skip the sets with issues, or map them as far as their content allows"),
       system_base: z.string().max(200).optional().describe("Base of identifier systems the mapping makes up (default urn:x12)"),
-      resolve_references: z.boolean().default(true).describe("Reference Patients, Organizations, Practitioners, Coverages and Claims already in the store (by identifier) instead of creating them"),
+      resolve_references: z.boolean().default(true).describe("Reference Patients, Organizations, Practitioners, Coverages and Claims already in the store (by identifier; people by member id, name and birth date) instead of creating them"),
     })
     .strict(),
   documentation: {

@@ -36,7 +36,8 @@ const service = (response: boolean): LoopRule =>
   hl("2000F", "Service Level", "SS", [
     TRN,
     ...(response ? [AAA] : []),
-    UM(!response),
+    // Situational in the request too: the service's review comes from the event's UM (X12 RFI 1061).
+    UM(false),
     HCR(response),
     REF(9),
     DTP(3),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { X12Error } from "../../../../src/standards/x12/errors";
-import { x12ToFhir } from "../../../../src/standards/x12/fhir/index";
+import { type Match, matchQuery, x12ToFhir } from "../../../../src/standards/x12/fhir/index";
 import { plbAdjustments } from "../../../../src/standards/x12/fhir/payment-835";
 import { segment } from "../../../../src/standards/x12/model";
 import { readX12 } from "../../../../src/standards/x12/read";
@@ -111,12 +111,32 @@ describe("837I → Claim (institutional)", () => {
     ]);
     expect(claim.item[0]).toMatchObject({ sequence: 1, revenue: coding("https://www.nubc.org/CodeSystem/RevenueCodes", "0120"), productOrService: coding("https://www.nubc.org/CodeSystem/RevenueCodes", "0120"), quantity: { value: 3, unit: "DA" }, net: usd(3000) });
     expect(claim.item[1]).toMatchObject({ revenue: coding("https://www.nubc.org/CodeSystem/RevenueCodes", "0450"), productOrService: coding(CPT, "99284"), servicedDate: "2026-01-10", net: usd(1250) });
-    expect(claim.supportingInfo.map((s: Json) => s.category.text)).toEqual(["admission", "admission type"]);
+    expect(claim.supportingInfo.map((s: Json) => s.category.text)).toEqual(["admission", "admission type", "admission source", "patient status"]);
     expect(claim.supportingInfo[0].timingDate).toBe("2026-01-10");
     expect(claim.supportingInfo[1].code.coding[0].code).toBe("1");
     expect(follow(b, claim.careTeam[0].provider)).toMatchObject({ resourceType: "Practitioner", identifier: [{ value: "1003000126" }] });
     expect(follow(b, claim.item[0].encounter[0]).class.code).toBe("IMP");
     expect(follow(b, one(b, "Claim").item[0].encounter[0]).period).toEqual({ start: "2026-01-10", end: "2026-01-13" });
+  });
+  it("reason for visit (APR), external cause (ABN), CL1's admission source and patient status, the billing taxonomy (PRV*BI)", async () => {
+    const b = await mapped("837I-emergency.x12");
+    const claim = one(b, "Claim");
+    expect(claim.diagnosis.map((d: Json) => [d.diagnosisCodeableConcept.coding[0].code, d.type[0].coding[0].code])).toEqual([
+      ["S52.501A", "principal"],
+      ["R07.9", "patientreasonforvisit"],
+      ["M79.631", "patientreasonforvisit"],
+      ["W01.0XXA", "externalcauseofinjury"],
+      ["I10", "other"],
+    ]);
+    expect(claim.supportingInfo.map((s: Json) => [s.category.coding[0].code, s.category.text, s.code?.coding[0].system, s.code?.coding[0].code ?? s.timingDate])).toEqual([
+      ["info", "admission", undefined, "2026-01-18"],
+      ["info", "admission type", "https://www.nubc.org/CodeSystem/PriorityTypeOfAdmitOrVisit", "1"],
+      ["info", "admission source", "https://www.nubc.org/CodeSystem/PointOfOrigin", "7"],
+      ["discharge", "patient status", "https://www.nubc.org/CodeSystem/PatDischargeStatus", "01"],
+    ]);
+    expect(claim.provider.extension).toEqual([{ url: "http://hl7.org/fhir/us/davinci-pct/StructureDefinition/providerTaxonomy", valueCodeableConcept: coding("http://nucc.org/provider-taxonomy", "282N00000X") }]);
+    expect(follow(b, claim.patient).name).toEqual([{ family: "PATEL", given: ["RIYA"] }]);
+    expectValid(b);
   });
   it("an outpatient bill (13x) is an ambulatory encounter", async () => {
     const b = await mapped("837I-outpatient.x12");
@@ -162,6 +182,8 @@ describe("835 → PaymentReconciliation + ExplanationOfBenefit per CLP", () => {
     expect(s1).toMatchObject({ sequence: 1, productOrService: coding(CPT, "99213"), modifier: [{ coding: [{ code: "25" }] }], servicedDate: "2026-01-10", quantity: { value: 1 }, net: usd(100) });
     expect(s1.adjudication.map((a: Json) => [a.category.coding[0].code, a.reason?.coding[0].code, a.amount.value])).toEqual([
       ["submitted", undefined, 100],
+      // AMT*B6 (allowed amount).
+      ["eligible", undefined, 85],
       ["benefit", undefined, 70],
       ["CO", "45", 15],
       ["PR", "2", 15],
@@ -174,6 +196,32 @@ describe("835 → PaymentReconciliation + ExplanationOfBenefit per CLP", () => {
     expect(denied).toMatchObject({ disposition: "Denied", total: [{ amount: usd(40) }, { amount: usd(0) }] });
     expect(follow(b, denied!.patient).name).toEqual([{ family: "NGUYEN", given: ["MAI"] }]);
     expect(follow(b, paid!.insurance[0].coverage)).toMatchObject({ subscriberId: "CHP123456789", type: { coding: [{ code: "12" }] } });
+  });
+  it("a dependent sharing the subscriber's member id is a Patient of their own; the Coverage links the subscriber", async () => {
+    const b = await mapped("835-dependent.x12");
+    expectValid(b);
+    const [own, dependents] = all(b, "ExplanationOfBenefit");
+    const subscriber = follow(b, own!.patient);
+    const dependent = follow(b, dependents!.patient);
+    expect(all(b, "Patient")).toHaveLength(2);
+    expect(subscriber.name).toEqual([{ family: "RIVERA", given: ["ELENA", "M"] }]);
+    expect(dependent.name).toEqual([{ family: "RIVERA", given: ["LUCAS"] }]);
+    const coverage = follow(b, dependents!.insurance[0].coverage);
+    expect(follow(b, coverage.beneficiary)).toBe(dependent);
+    expect(follow(b, coverage.subscriber)).toBe(subscriber);
+    expect(coverage).toMatchObject({ subscriberId: "CHP123456789", relationship: coding("http://terminology.hl7.org/CodeSystem/subscriber-relationship", "other") });
+    const own_ = follow(b, own!.insurance[0].coverage);
+    expect(own_).not.toBe(coverage);
+    expect(own_.relationship.coding[0].code).toBe("self");
+    // Keyed by payer + member id + name (+ birth date where the loop has one): the conditional creates tell the two apart.
+    const ifNoneExist = (r: Json) => b.entry!.find((e) => e.resource === r)!.request!.ifNoneExist;
+    // The subscriber by the member id on the Patient; the dependent (whose NM1*QC carries the subscriber's id) through the Coverage.
+    const member = "urn%3Ax12%3Amember-id%3A1512345678|CHP123456789";
+    expect(ifNoneExist(subscriber)).toBe(`identifier=${member}&family:exact=RIVERA&given:exact=ELENA`);
+    expect(ifNoneExist(dependent)).toBe(`_has:Coverage:beneficiary:identifier=${member}&family:exact=RIVERA&given:exact=LUCAS`);
+    expect(dependent.identifier).toBeUndefined();
+    expect(ifNoneExist(coverage)).toBe("identifier=urn%3Ax12%3Amember-id%3A1512345678|CHP123456789&beneficiary:Patient.family:exact=RIVERA&beneficiary:Patient.given:exact=LUCAS");
+    expect(dependents!.item[0].adjudication.find((a: Json) => a.category.coding[0].code === "eligible").amount).toEqual(usd(50));
   });
   it("PLB reads up to six reason/amount pairs", () => {
     const plb = segment("PLB", "1234567893", "20261231", "WO\u001fA", "-1", "L6", "2.5", "FB\u001fX", "3");
@@ -191,20 +239,20 @@ describe("835 → PaymentReconciliation + ExplanationOfBenefit per CLP", () => {
   it("the EOB points at the stored Claim the resolver finds by patient control number", async () => {
     const asked: string[] = [];
     const resolver = {
-      resolve: async (type: string, id: { system: string; value: string }) => {
-        asked.push(`${type} ${id.system}|${id.value}`);
-        return type === "Claim" && id.value === "PCN1001" ? "Claim/c1" : undefined;
+      resolve: async (type: string, m: Match) => {
+        asked.push(`${type} ${matchQuery(m)}`);
+        return type === "Claim" && m.identifier?.value === "PCN1001" ? "Claim/c1" : undefined;
       },
     };
     const b = await mapped("835-payment.x12", { resolver });
     expect(all(b, "ExplanationOfBenefit")[0]!.claim).toEqual({ reference: "Claim/c1" });
-    expect(asked).toContain("Claim urn:x12:patient-control-number:1234567893|PCN1001");
+    expect(asked).toContain("Claim identifier=urn%3Ax12%3Apatient-control-number%3A1234567893|PCN1001");
   });
 });
 
 describe("store references and idempotency", () => {
   it("a party the resolver knows is referenced, not created", async () => {
-    const resolver = { resolve: async (type: string, id: { system: string; value: string }) => (type === "Organization" && id.value === "CHP0001" ? "Organization/payer-1" : type === "Patient" && id.value === "CHP123456789" ? "Patient/p-9" : undefined) };
+    const resolver = { resolve: async (type: string, m: Match) => (type === "Organization" && m.identifier?.value === "CHP0001" ? "Organization/payer-1" : type === "Patient" && m.identifier?.value === "CHP123456789" ? "Patient/p-9" : undefined) };
     const b = await mapped("837P-subscriber.x12", { resolver });
     const claim = one(b, "Claim");
     expect(claim.insurer).toEqual({ reference: "Organization/payer-1", display: "CASCADE HEALTH PLAN" });

@@ -1,16 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { Bundle, Resource } from "../../../../src/features/fhir/port";
 import { envelope, writeX12 } from "../../../../src/standards/x12/build";
-import { x12ToFhir } from "../../../../src/standards/x12/fhir/index";
+import { type Match, x12ToFhir } from "../../../../src/standards/x12/fhir/index";
 import { bundleLookup } from "../../../../src/standards/x12/fhir/from-fhir";
 import { claimTo837 } from "../../../../src/standards/x12/fhir/to-837";
 import { eligibilityTo270, preauthTo278, statusTaskTo276 } from "../../../../src/standards/x12/fhir/to-requests";
 import { readX12 } from "../../../../src/standards/x12/read";
 import { all, coding, type Json, mapped, one, follow, usd } from "./fhir-support";
-import { brief, x12Error } from "./support";
+import { brief, fixture, x12Error } from "./support";
 
+const PAS = "http://hl7.org/fhir/us/davinci-pas/StructureDefinition";
 const X12 = (n: number) => `https://codesystem.x12.org/005010/${n}`;
-const knows = (type: string, value: string, ref: string) => ({ resolve: async (t: string, id: { value: string }) => (t === type && id.value === value ? ref : undefined) });
+const knows = (type: string, value: string, ref: string) => ({ resolve: async (t: string, m: Match) => (t === type && m.identifier?.value === value ? ref : undefined) });
 
 describe("270 → CoverageEligibilityRequest", () => {
   it("subscriber inquiry", async () => {
@@ -40,10 +41,23 @@ describe("271 → CoverageEligibilityResponse", () => {
     expect(res).toMatchObject({ status: "active", outcome: "complete", purpose: ["benefits"], request: { reference: "CoverageEligibilityRequest/r1" } });
     const ins = res.insurance[0];
     expect(ins.inforce).toBe(true);
-    expect(ins.benefitPeriod).toEqual({ start: "2026-01-01", end: "2026-12-31" });
+    // DTP*346 (plan begin) alone: the plan runs from that day on (the benefit's DTP*292 gives way to the plan's term).
+    expect(ins.benefitPeriod).toEqual({ start: "2025-01-01" });
     expect(ins.item[0]).toEqual({ category: coding(X12(1365), "30"), name: "GOLD PPO 500", unit: coding("http://terminology.hl7.org/CodeSystem/benefit-unit", "individual") });
     expect(ins.item[1]).toMatchObject({ network: coding("http://terminology.hl7.org/CodeSystem/benefit-network", "in"), benefit: [{ type: coding("http://terminology.hl7.org/CodeSystem/benefit-type", "deductible"), allowedMoney: usd(500) }] });
     expect(ins.item[2]).toMatchObject({ category: coding(X12(1365), "98"), description: "COPAY APPLIES PER VISIT", benefit: [{ type: { coding: [{ code: "copay" }] }, allowedMoney: usd(25) }] });
+  });
+  it.each([
+    ["plan begin and end (346, 347)", "DTP*346*D8*20250101~\nDTP*347*D8*20251231~", 1, { start: "2025-01-01", end: "2025-12-31" }],
+    ["plan begin as a range (346 RD8)", "DTP*346*RD8*20250101-20251231~", 0, { start: "2025-01-01", end: "2025-12-31" }],
+    ["plan as a range (291 RD8)", "DTP*291*RD8*20250101-20251231~", 0, { start: "2025-01-01", end: "2025-12-31" }],
+    ["plan end alone (347)", "DTP*347*D8*20251231~", 0, { end: "2025-12-31" }],
+  ])("271 benefitPeriod from %s", async (_, dtps, added, period) => {
+    const text = fixture("271-active.x12").replace("DTP*346*D8*20250101~", dtps).replace("SE*23*", `SE*${23 + added}*`);
+    const read = readX12(text);
+    expect(brief(read.issues)).toEqual([]);
+    const [set] = await x12ToFhir(read);
+    expect(one(set!.bundle, "CoverageEligibilityResponse").insurance[0].benefitPeriod).toEqual(period);
   });
   it("a rejection (AAA) is an error outcome with the reject reason", async () => {
     const b = await mapped("271-rejected.x12");
@@ -106,6 +120,7 @@ describe("278 ↔ Claim (preauthorization) / ClaimResponse", () => {
     expect(claim.diagnosis.map((d: Json) => d.diagnosisCodeableConcept.coding[0].code)).toEqual(["M25.51", "M25.561"]);
     expect(claim.item).toEqual([
       {
+        extension: [{ url: "http://hl7.org/fhir/us/davinci-pas/StructureDefinition/extension-itemTraceNumber", valueIdentifier: { system: "urn:x12:trn:1234567893", value: "UMLINE9011" } }],
         sequence: 1,
         category: coding(X12(1365), "2"),
         productOrService: coding("http://www.ama-assn.org/go/cpt", "73721"),
@@ -129,8 +144,19 @@ describe("278 ↔ Claim (preauthorization) / ClaimResponse", () => {
     const b = await mapped("278-response.x12", { resolver: knows("Claim", "UMTRACE901", "Claim/pa1") });
     const cr = one(b, "ClaimResponse");
     expect(cr).toMatchObject({ use: "preauthorization", outcome: "complete", disposition: "Certified in total", preAuthRef: "AUTH778899", preAuthPeriod: { start: "2026-03-15", end: "2026-04-15" }, request: { reference: "Claim/pa1" } });
-    expect(cr.adjudication).toEqual([{ category: { coding: [{ system: X12(306), code: "A1" }], text: "Certified in total" } }]);
-    expect(cr.item).toEqual([{ itemSequence: 1, adjudication: [{ category: { coding: [{ system: X12(306), code: "A1" }], text: "Certified in total" } }] }]);
+    const action = { coding: [{ system: X12(306), code: "A1" }], text: "Certified in total" };
+    const review = (number: string) => [{ url: `${PAS}/extension-reviewAction`, extension: [{ url: `${PAS}/extension-reviewActionCode`, valueCodeableConcept: action }, { url: "number", valueString: number }] }];
+    expect(cr.adjudication).toEqual([{ extension: review("AUTH778899"), category: action }]);
+    // The service level's own review number (2000F HCR02) and trace number (2000F TRN).
+    expect(cr.item).toEqual([{ extension: [{ url: `${PAS}/extension-itemTraceNumber`, valueIdentifier: { system: "urn:x12:trn:1234567893", value: "UMLINE9011" } }], itemSequence: 1, adjudication: [{ extension: review("AUTH778899A"), category: action }] }]);
+  });
+  it("request: the service level (2000F) without UM is valid (situational, X12 RFI 1061) and maps", async () => {
+    const text = fixture("278-request.x12").replace("UMLINE9011*1234567893~\nUM*HS*I*2~", "UMLINE9011*1234567893~").replace("SE*20*0001", "SE*19*0001");
+    expect(text).not.toContain("UM*HS*I*2~\nSV1");
+    const read = readX12(text);
+    expect(brief(read.issues)).toEqual([]);
+    const [set] = await x12ToFhir(read);
+    expect(one(set!.bundle, "Claim").item[0]).toMatchObject({ sequence: 1, category: coding(X12(1365), "2"), productOrService: coding("http://www.ama-assn.org/go/cpt", "73721") });
   });
   it("response: not certified", async () => {
     const cr = one(await mapped("278-denied-response.x12"), "ClaimResponse");
@@ -158,11 +184,11 @@ const strip = (b: Bundle, type: string) => {
 
 describe("FHIR → X12: what is written reads back clean and maps to the same resources", () => {
   const env = { submitter: { name: "NORTHWIND BILLING SERVICES", id: "NWB001", contactName: "DANA ROSS", phone: "5555550100" }, receiver: { name: "CASCADE HEALTH PLAN", id: "CHP0001" } };
-  it.each(["837P-subscriber.x12", "837P-dependent.x12", "837I-inpatient.x12", "837I-outpatient.x12"])("Claim → 837: %s", async (name) => {
+  it.each(["837P-subscriber.x12", "837P-dependent.x12", "837I-inpatient.x12", "837I-outpatient.x12", "837I-emergency.x12"])("Claim → 837: %s", async (name) => {
     const { before, after } = await roundTrip(name, "Claim", (r, l) => claimTo837(r, l, env));
     const a = strip(before, "Claim");
     const z = strip(after, "Claim");
-    for (const k of ["identifier", "type", "subType", "use", "total", "diagnosis", "item", "billablePeriod", "priority"]) expect(z[k], k).toEqual(a[k]);
+    for (const k of ["identifier", "type", "subType", "use", "total", "diagnosis", "item", "billablePeriod", "priority", "supportingInfo", "provider", "careTeam"]) expect(z[k], k).toEqual(a[k]);
     expect(strip(after, "Coverage")).toEqual(strip(before, "Coverage"));
     expect(all(after, "Patient").map((p) => p.name)).toEqual(all(before, "Patient").map((p) => p.name));
   });
@@ -171,7 +197,8 @@ describe("FHIR → X12: what is written reads back clean and maps to the same re
     const a = strip(before, "CoverageEligibilityRequest");
     const z = strip(after, "CoverageEligibilityRequest");
     for (const k of ["purpose", "servicedDate", "item", "created"]) expect(z[k], k).toEqual(a[k]);
-    expect(z.identifier[0].value).toBe(a.identifier[0].value);
+    // TRN02 and TRN03 (the originating company, named in the system) come back as they were.
+    expect(z.identifier).toEqual(a.identifier);
   });
   it.each(["276-claim.x12", "276-dependent.x12"])("Task → 276: %s", async (name) => {
     const { before, after } = await roundTrip(name, "Task", statusTaskTo276);
@@ -187,7 +214,7 @@ describe("FHIR → X12: what is written reads back clean and maps to the same re
     const { before, after } = await roundTrip(name, "Claim", preauthTo278);
     const a = strip(before, "Claim");
     const z = strip(after, "Claim");
-    for (const k of ["use", "type", "diagnosis", "item", "priority"]) expect(z[k], k).toEqual(a[k]);
+    for (const k of ["use", "type", "diagnosis", "item", "priority", "identifier"]) expect(z[k], k).toEqual(a[k]);
   });
   it("a value the set cannot do without is a typed error naming the FHIR element", async () => {
     const b = await mapped("837P-subscriber.x12");

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { type JsonLoop, loopsToJson } from "../../../../src/standards/x12/json";
 import { type LoopNode, isLoopNode } from "../../../../src/standards/x12/loops";
 import { el } from "../../../../src/standards/x12/model";
+import { acknowledge } from "../../../../src/standards/x12/ack";
+import { writeX12 } from "../../../../src/standards/x12/build";
+import { x12ToFhir } from "../../../../src/standards/x12/fhir/index";
 import { readX12 } from "../../../../src/standards/x12/read";
 import { brief, fixture, fixtureNames, wrap } from "./support";
 
@@ -156,6 +159,22 @@ describe("errors name the loop, segment and position", () => {
       ["MISSING_SEGMENT", "HCR", undefined, "2000E", 12],
       ["BAD_CODE", "HCR", 1, "2000F", 17],
     ]);
+  });
+  it("an 837P without its CLM: one MISSING_SEGMENT naming CLM and loop 2300, the claim's segments read into it", async () => {
+    const text = fixture("837P-subscriber.x12").replace(/CLM\*[^~]*~\n/, "").replace("SE*31*", "SE*30*");
+    const r = readX12(text);
+    expect(brief(r.issues)).toEqual([["MISSING_SEGMENT", "CLM", undefined, "2300", 19]]);
+    expect(r.issues[0]!.message).toBe("segment CLM is required to start loop 2300 (Claim Information) before DTP");
+    expect(shape(r.transactions[0]!.root!)).toContain("2010BB(NM1) 2300(DTP REF HI 2310B(NM1 PRV) 2400(LX SV1 DTP) 2400(LX SV1 DTP))");
+    const ack = writeX12({ interchanges: acknowledge(r, { control: 5, at: new Date("2026-01-15T13:00:00Z") }) });
+    expect(ack).toContain("IK3*CLM*19*2300*3~");
+    await expect(x12ToFhir(r)).rejects.toMatchObject({ code: "MISSING_SEGMENT", loop: "2300", message: "loop 2300 (Claim Information) has no CLM: the FHIR mapping needs it" });
+  });
+  it("a service line without its LX names LX and loop 2400; a trigger that comes later is out of order, not missing", () => {
+    const noLx = fixture("837P-subscriber.x12").replace("LX*2~\n", "").replace("SE*31*", "SE*30*");
+    expect(brief(readX12(noLx).issues)).toEqual([["MISSING_SEGMENT", "LX", undefined, "2400", 28]]);
+    // 271-errors: EB before TRN and NM1 stays one unexpected segment (the NM1 follows).
+    expect(brief(readX12(fixture("271-errors.x12")).issues).map((i) => i[0])).toEqual(["BAD_CODE", "UNEXPECTED_SEGMENT"]);
   });
   it("an unsupported set or version is reported on ST, and its segments kept", () => {
     const r = readX12(wrap("834", ["BGN*00*1*20260101"], "005010X220A1"));
