@@ -3300,7 +3300,7 @@ export interface components {
              */
             method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
             /**
-             * @description Under the connector endpoint; {param} placeholders take argument values
+             * @description Under the connector endpoint; a {param} placeholder (a segment or a query value, e.g. patients/{id} or search?q={q}) takes that argument; the other arguments go once to the query string (GET) or the JSON body (other methods)
              * @default
              */
             path?: string;
@@ -4118,7 +4118,7 @@ export interface components {
             severity?: "high" | "moderate" | "low";
             /**
              * Format: uuid
-             * @description A pipeline with an alert trigger, started once per episode
+             * @description A pipeline with an alert trigger, started once per episode of this rule (only rules naming a pipeline start it)
              */
             pipeline_id?: string | null;
             /** @default true */
