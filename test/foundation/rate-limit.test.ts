@@ -170,13 +170,34 @@ describe("concurrency slots", () => {
     await g.acquireSlot("executions", "h3", 2, long, 21_000);
     // h2 started at 20 s and slots last about 10 s: it should free at 30 s.
     expect(await g.acquireSlot("executions", "x", 2, long, 23_000)).toMatchObject({ acquired: false, retryAfter: 7, inUse: 2 });
-    // An overdue holder may free any moment; a renewal does not restart its clock.
+    // A holder past every recorded hold is expected to last about as long again, not to free at
+    // any moment (a renewal does not restart its clock): h3 has held 19 s, h2 20 s.
     await g.acquireSlot("executions", "h2", 2, long, 40_000);
-    expect(await g.acquireSlot("executions", "x", 2, long, 40_000)).toMatchObject({ acquired: false, retryAfter: 1 });
+    expect(await g.acquireSlot("executions", "x", 2, long, 40_000)).toMatchObject({ acquired: false, retryAfter: 19 });
     // Never later than the soonest lease expiry.
     const short = gate(`retry-short-${crypto.randomUUID()}`);
     await short.acquireSlot("exports", "e", 1, 5_000, 0);
     expect(await short.acquireSlot("exports", "x", 1, 5_000, 2_000)).toMatchObject({ acquired: false, retryAfter: 3 });
+  });
+
+  it("expects a long run to free when runs that long did, not when the quick ones did", async () => {
+    const g = gate(`retry-mixed-${crypto.randomUUID()}`);
+    const long = 600_000;
+    // Quick sync runs (50 ms each) and one 40 s run were released before.
+    let t = 0;
+    for (const held of [50, 50, 50, 40_000, 50]) {
+      await g.acquireSlot("executions", `done-${t}`, 1, long, t);
+      await g.releaseSlot("executions", `done-${t}`, t + held);
+      t += held + 1_000;
+    }
+    // A run 2 s into its hold: of the holds as long as it has been, the 40 s one says 38 s more
+    // (a mean over every hold said about 8 s; one counted from its start, 1 s once past it).
+    await g.acquireSlot("executions", "running", 1, long, 100_000);
+    expect(await g.acquireSlot("executions", "x", 1, long, 102_000)).toMatchObject({ acquired: false, retryAfter: 38 });
+    expect(await g.acquireSlot("executions", "x", 1, long, 130_000)).toMatchObject({ acquired: false, retryAfter: 10 });
+    // Exports learn their own hold times: none yet, so the first hint is the unknown one.
+    await g.acquireSlot("exports", "e", 1, long, 100_000);
+    expect(await g.acquireSlot("exports", "x", 1, long, 101_000)).toMatchObject({ acquired: false, retryAfter: 30 });
   });
 
   it("renews for the same holder without taking a second slot", async () => {
