@@ -195,13 +195,13 @@ export interface paths {
         };
         /**
          * Answer a wearable platform's webhook verification (GET challenge)
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404) count per client IP.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
          */
         get: operations["answerDevicePlatformWebhookChallenge"];
         put?: never;
         /**
          * Receive a wearable platform's webhook
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404) count per client IP.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
          */
         post: operations["receiveDevicePlatformWebhook"];
         delete?: never;
@@ -5085,7 +5085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Signature missing, wrong or stale */
+            /** @description Signature missing, wrong or stale; the organization does not exist or has not configured the platform */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5159,7 +5159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Signature missing, wrong or stale */
+            /** @description Signature missing, wrong or stale; the organization does not exist or has not configured the platform */
             401: {
                 headers: {
                     [name: string]: unknown;
