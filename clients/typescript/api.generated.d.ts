@@ -3240,7 +3240,13 @@ export interface components {
             auth: {
                 [key: string]: string;
             };
-            /** @description Masked; secrets are never returned */
+            /**
+             * @description Each field masked, never the value: "****" and the value's last four characters when it has 16 or more, else "****"
+             * @example {
+             *       "client_id": "****",
+             *       "client_secret": "****9876"
+             *     }
+             */
             credentials: {
                 [key: string]: string;
             };
@@ -3795,7 +3801,13 @@ export interface components {
             name: string;
             /** @description Active once saved */
             status: string;
-            /** @description Masked; secrets are never returned */
+            /**
+             * @description Each field masked, never the value: "****" and the value's last four characters when it has 16 or more, else "****"
+             * @example {
+             *       "client_id": "****",
+             *       "client_secret": "****9876"
+             *     }
+             */
             credentials: {
                 [key: string]: string;
             };

@@ -31,7 +31,7 @@ describe("connectors", () => {
   it("never returns secrets and stores them encrypted, bound to their row", async () => {
     const t = await createTenant();
     const c = await createConnector(t);
-    expect(c.credentials).toEqual({ client_id: "****-abc", client_secret: "****9876" });
+    expect(c.credentials).toEqual({ client_id: "****", client_secret: "****9876" });
     const listed = await (await t.fetch("/api/connectors")).text();
     expect(listed).not.toContain("very-secret-value-9876");
     expect(await (await t.fetch(`/api/connectors/${c.id}`)).text()).not.toContain("very-secret");
