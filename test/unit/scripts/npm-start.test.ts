@@ -136,6 +136,17 @@ describe("npm start: the bundle on Miniflare directly", () => {
       headers = { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId as string };
 
       expect((await fetch(`${base}/health`)).status).toBe(200);
+      // The console's page for its routes, its files, 404 for any other path; X-RateLimit-* on each.
+      const page = await fetch(`${base}/pipelines/some-id`);
+      expect([page.status, page.headers.get("content-type"), page.headers.get("x-ratelimit-limit")]).toEqual([200, "text/html; charset=utf-8", "300"]);
+      expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+      const script = /<script[^>]+src="([^"]+)"/.exec(await page.text())?.[1] as string;
+      const asset = await fetch(`${base}${script}`);
+      expect([asset.status, asset.headers.get("x-ratelimit-limit"), asset.headers.get("cache-control")]).toEqual([200, "300", "public, max-age=31536000, immutable"]);
+      await asset.body?.cancel();
+      const nowhere = await fetch(`${base}/no-such-page`);
+      expect([nowhere.status, nowhere.headers.get("x-ratelimit-limit")]).toEqual([404, "300"]);
+      await nowhere.body?.cancel();
       const org = await api(base, "/api/organization");
       expect(org).toMatchObject({ status: 200, body: { id: orgId } });
       expect((await fetch(`${base}/api/organization`)).status).toBe(401);
