@@ -8,6 +8,7 @@ import { contextForPublicOrg } from "../context";
 import { requirePermission } from "../features/tenancy/middleware/auth";
 import { countWebhookDelivery } from "../features/tenancy/middleware/rate-limit";
 import { ApiError } from "../platform/errors";
+import { logger } from "../platform/observability/log";
 import { bodyLimit } from "../platform/http/body-limit";
 import { absoluteUrl } from "../platform/http/public-url";
 import { createRouter } from "../platform/http/router";
@@ -104,7 +105,10 @@ async function webhookDelivery(c: Context<AppEnv>, kind: string, orgId: string, 
   const spec = webhookSpecOf(kind);
   const handshake = await credentialFreeHandshake(spec, delivery);
   if (handshake) return handshake;
-  const data = await contextForPublicOrg(c.env, orgId, signatureRefused);
+  const data = await contextForPublicOrg(c.env, orgId, () => {
+    logger(c.env).warn("webhook refused", { org: orgId, kind, reason: "no such organization" });
+    return signatureRefused();
+  });
   return receiveWebhook(data, kind, delivery, { queue: c.env.DEVICE_EVENTS, admit: () => countWebhookDelivery(c, orgId, kind) });
 }
 
