@@ -56,7 +56,10 @@ async function main() {
   const blank = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>blank</title><input>"));
   await new Promise<void>((r) => blank.listen(0, "127.0.0.1", r));
   const blankUrl = `http://127.0.0.1:${(blank.address() as AddressInfo).port}/`;
-  const worker = await startWorker({ runtime: "miniflare" });
+  // The console's files count in the client IP's window (300/min by default), and every cold load
+  // in a fresh context fetches them all from one address: the window is raised for this run, so
+  // the figures are load times, never a 429.
+  const worker = await startWorker({ runtime: "miniflare", vars: { LIMIT_PUBLIC_PER_MINUTE: "100000000" } });
   const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
   try {
     const headers = { ...worker.headers, "content-type": "application/json" };
@@ -103,7 +106,7 @@ async function main() {
       { label: "2-node editor ms", value: median(sampled("small editor", small)) },
       { label: `${BIG}-node editor ms`, value: median(sampled("big editor", big)) },
     ] as const);
-    console.log(`runs: ${RUNS} cold loads each (median)`);
+    console.log(`runs: ${RUNS} cold loads each (median); LIMIT_PUBLIC_PER_MINUTE raised to 100,000,000 for the run`);
     console.log(`baseline: blank static page interactive in ${blankMs.toFixed(0)} ms`);
     console.log(`console first route (sign-in): ${(gzipBytes / 1024).toFixed(1)} KB gzip (${(rawBytes / 1024).toFixed(1)} KB raw; target ≤ 300 KB gzip), interactive in ${loadMs.toFixed(0)} ms = ${(loadMs / blankMs).toFixed(1)}× the blank page`);
     console.log(`baseline: editor with a 2-node pipeline drawn in ${smallMs.toFixed(0)} ms`);

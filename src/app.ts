@@ -6,6 +6,8 @@ import { auditAdminRoutes } from "./features/audit/routes/admin";
 import { orgLimitsAdminRoutes } from "./features/tenancy/routes/admin-limits";
 import { deviceAdminRoutes } from "./features/devices/routes/admin";
 import { onError, onNotFound } from "./platform/http/error-handler";
+import { spaAssets } from "./platform/http/spa-assets";
+import { CONSOLE_ROUTES } from "./console-routes";
 import { orgContext } from "./org-context";
 import { resolvePublicBase } from "./platform/http/public-url";
 import { corsPolicy } from "./platform/http/cors";
@@ -153,5 +155,9 @@ export function buildApp(options: AppOptions = {}) {
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, guideAudits: FHIR_GUIDE_AUDITS, retrieveChecks: FHIR_RETRIEVE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
+
+  // Last: the web console (static assets, wrangler.toml [assets]): its page for its routes, its
+  // files, 404 for anything else; through the middleware above, so with the X-RateLimit-* headers.
+  app.on(["GET", "HEAD"], "*", spaAssets<AppEnv>({ routes: Object.values(CONSOLE_ROUTES), notUnder: ["/api", "/fhir", "/admin", "/health", "/.well-known", "/__scheduled"] }));
   return app;
 }

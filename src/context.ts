@@ -5,7 +5,7 @@
 import type { AgentServiceOptions, AgentServices } from "./features/agents/services";
 import type { Principal } from "./features/tenancy/auth/permissions";
 import type { Env } from "./platform/env";
-import { notFound } from "./platform/errors";
+import { type ApiError, notFound } from "./platform/errors";
 import { type FhirService, type FhirStoreOptions, fhirStoreFor } from "./features/fhir";
 import { orgGate } from "./features/tenancy/limits/gate";
 import { type Placement, placementOf } from "./platform/directory";
@@ -53,5 +53,16 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
 export async function contextForOrg(env: Env, orgId: string): Promise<OrgContext> {
   const placement = await placementOf(controlDatabase(env), orgId);
   if (!placement) throw notFound(`Organization ${orgId} not found`, "ORGANIZATION_NOT_FOUND");
+  return contextFor(env, placement);
+}
+
+/**
+ * For a public route that names its organization in the path (webhooks, OAuth callbacks, uploads):
+ * an unknown organization answers `refusal`, what a bad credential of that route answers, so the
+ * answers never tell anyone which organization ids exist.
+ */
+export async function contextForPublicOrg(env: Env, orgId: string, refusal: () => ApiError): Promise<OrgContext> {
+  const placement = await placementOf(controlDatabase(env), orgId);
+  if (!placement) throw refusal();
   return contextFor(env, placement);
 }

@@ -195,13 +195,13 @@ export interface paths {
         };
         /**
          * Answer a wearable platform's webhook verification (GET challenge)
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404) count per client IP.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
          */
         get: operations["answerDevicePlatformWebhookChallenge"];
         put?: never;
         /**
          * Receive a wearable platform's webhook
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404) count per client IP.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
          */
         post: operations["receiveDevicePlatformWebhook"];
         delete?: never;
@@ -3240,7 +3240,13 @@ export interface components {
             auth: {
                 [key: string]: string;
             };
-            /** @description Masked; secrets are never returned */
+            /**
+             * @description Each field masked, never the value: "****" and the value's last four characters when it has 16 or more, else "****"
+             * @example {
+             *       "client_id": "****",
+             *       "client_secret": "****9876"
+             *     }
+             */
             credentials: {
                 [key: string]: string;
             };
@@ -3300,7 +3306,7 @@ export interface components {
              */
             method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
             /**
-             * @description Under the connector endpoint; {param} placeholders take argument values
+             * @description Under the connector endpoint; a {param} placeholder (a segment or a query value, e.g. patients/{id} or search?q={q}) takes that argument; the other arguments go once to the query string (GET) or the JSON body (other methods)
              * @default
              */
             path?: string;
@@ -3795,7 +3801,13 @@ export interface components {
             name: string;
             /** @description Active once saved */
             status: string;
-            /** @description Masked; secrets are never returned */
+            /**
+             * @description Each field masked, never the value: "****" and the value's last four characters when it has 16 or more, else "****"
+             * @example {
+             *       "client_id": "****",
+             *       "client_secret": "****9876"
+             *     }
+             */
             credentials: {
                 [key: string]: string;
             };
@@ -4118,7 +4130,7 @@ export interface components {
             severity?: "high" | "moderate" | "low";
             /**
              * Format: uuid
-             * @description A pipeline with an alert trigger, started once per episode
+             * @description A pipeline with an alert trigger, started once per episode of this rule (only rules naming a pipeline start it)
              */
             pipeline_id?: string | null;
             /** @default true */
@@ -5085,7 +5097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Signature missing, wrong or stale */
+            /** @description Signature missing, wrong or stale; the organization does not exist or has not configured the platform */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5159,7 +5171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Signature missing, wrong or stale */
+            /** @description Signature missing, wrong or stale; the organization does not exist or has not configured the platform */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,9 @@
 // Routes of the signed-in console. Pages past the first load lazily, so the first route stays
-// small; a page the role may not use shows "not allowed" (and its API answers 403 anyway).
+// small; a page the role may not use shows "not allowed" (and its API answers 403 anyway). Every
+// route's path comes from src/console-routes.ts, the list the Worker serves the console's page for.
 import { lazy, type ReactNode, Suspense } from "react";
 import { Route, Switch } from "wouter";
+import { CONSOLE_ROUTES } from "../../src/console-routes";
 import { Layout } from "./components/Layout";
 import { Loading } from "./components/States";
 import { SessionProvider, useSession } from "./lib/session";
@@ -42,136 +44,136 @@ function Console() {
     <Layout>
       <Suspense fallback={<Loading what="the page" />}>
         <Switch>
-          <Route path="/" component={Overview} />
-          <Route path="/pipelines">
+          <Route path={CONSOLE_ROUTES.overview} component={Overview} />
+          <Route path={CONSOLE_ROUTES.pipelines}>
             <Guarded needs="pipelines:read" what="read pipelines">
               <Pipelines />
             </Guarded>
           </Route>
-          <Route path="/pipelines/new">
+          <Route path={CONSOLE_ROUTES.newPipeline}>
             <Guarded needs="pipelines:manage" what="create pipelines">
               <PipelineEditor id="new" />
             </Guarded>
           </Route>
-          <Route path="/pipelines/:id/edit">
+          <Route path={CONSOLE_ROUTES.editPipeline}>
             {(params) => (
               <Guarded needs="pipelines:read" what="read pipelines">
                 <PipelineEditor id={params.id} />
               </Guarded>
             )}
           </Route>
-          <Route path="/pipelines/:id">
+          <Route path={CONSOLE_ROUTES.pipeline}>
             {(params) => (
               <Guarded needs="pipelines:read" what="read pipelines">
                 <PipelineDetail id={params.id} />
               </Guarded>
             )}
           </Route>
-          <Route path="/executions">
+          <Route path={CONSOLE_ROUTES.executions}>
             <Guarded needs="pipelines:read" what="read executions">
               <Executions />
             </Guarded>
           </Route>
-          <Route path="/executions/debug">
+          <Route path={CONSOLE_ROUTES.stepDebugger}>
             <Guarded needs="pipelines:execute" what="run pipelines step by step">
               <StepDebugger />
             </Guarded>
           </Route>
-          <Route path="/executions/:id">
+          <Route path={CONSOLE_ROUTES.execution}>
             {(params) => (
               <Guarded needs="pipelines:read" what="read executions">
                 <ExecutionDetail id={params.id} />
               </Guarded>
             )}
           </Route>
-          <Route path="/messages">
+          <Route path={CONSOLE_ROUTES.messages}>
             <Guarded needs="messages:read" what="read messages">
               <Messages />
             </Guarded>
           </Route>
-          <Route path="/messages/:id">
+          <Route path={CONSOLE_ROUTES.message}>
             {(params) => (
               <Guarded needs="messages:read" what="read messages">
                 <MessageDetail id={params.id} />
               </Guarded>
             )}
           </Route>
-          <Route path="/agents">
+          <Route path={CONSOLE_ROUTES.agents}>
             <Guarded needs="agents:read" what="read agents">
               <Agents />
             </Guarded>
           </Route>
-          <Route path="/agents/:id">
+          <Route path={CONSOLE_ROUTES.agent}>
             {(params) => (
               <Guarded needs="agents:read" what="read agents">
                 <AgentDetail id={params.id} />
               </Guarded>
             )}
           </Route>
-          <Route path="/devices">
+          <Route path={CONSOLE_ROUTES.devices}>
             <Guarded needs="fhir:read" what="see devices">
               <Devices />
             </Guarded>
           </Route>
-          <Route path="/patients">
+          <Route path={CONSOLE_ROUTES.patients}>
             <Guarded needs="fhir:read" what="see patients">
               <Patients />
             </Guarded>
           </Route>
-          <Route path="/patients/:id">
+          <Route path={CONSOLE_ROUTES.patient}>
             {(params) => (
               <Guarded needs="fhir:read" what="see patients">
                 <PatientDetail id={params.id} />
               </Guarded>
             )}
           </Route>
-          <Route path="/settings/api-keys">
+          <Route path={CONSOLE_ROUTES.apiKeys}>
             <Guarded needs="keys:manage" what="manage API keys">
               <ApiKeys />
             </Guarded>
           </Route>
-          <Route path="/settings/connectors">
+          <Route path={CONSOLE_ROUTES.connectors}>
             <Guarded needs="connectors:manage" what="manage connectors">
               <Connectors />
             </Guarded>
           </Route>
-          <Route path="/settings/organization">
+          <Route path={CONSOLE_ROUTES.organization}>
             <Guarded needs="org:read" what="see the organization">
               <Organization />
             </Guarded>
           </Route>
-          <Route path="/settings/audit">
+          <Route path={CONSOLE_ROUTES.auditLog}>
             <Guarded needs="audit:read" what="read the audit log">
               <AuditLog />
             </Guarded>
           </Route>
-          <Route path="/fhir-browser">
+          <Route path={CONSOLE_ROUTES.fhirBrowser}>
             <Guarded needs="fhir:read" what="read FHIR resources">
               <FhirBrowser />
             </Guarded>
           </Route>
-          <Route path="/fhir-browser/:type">
+          <Route path={CONSOLE_ROUTES.fhirType}>
             {(params) => (
               <Guarded needs="fhir:read" what="read FHIR resources">
                 <FhirBrowser type={params.type} />
               </Guarded>
             )}
           </Route>
-          <Route path="/fhir-browser/:type/:id">
+          <Route path={CONSOLE_ROUTES.fhirResource}>
             {(params) => (
               <Guarded needs="fhir:read" what="read FHIR resources">
                 <FhirResource key={`${params.type}/${params.id}`} type={params.type} id={params.id} />
               </Guarded>
             )}
           </Route>
-          <Route path="/fhir-browser/:type/:id/_history/:vid">
+          <Route path={CONSOLE_ROUTES.fhirVersion}>
             {(params) => (
               <Guarded needs="fhir:read" what="read FHIR resources">
                 <FhirResource key={`${params.type}/${params.id}/${params.vid}`} type={params.type} id={params.id} vid={params.vid} />
               </Guarded>
             )}
           </Route>
-          <Route path="/exports">
+          <Route path={CONSOLE_ROUTES.exports}>
             <Guarded needs="export:run" what="run Bulk Data exports">
               <Exports />
             </Guarded>

@@ -4,15 +4,16 @@
 // unlinking, and the webhook events with their processing state.
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { contextForOrg } from "../context";
+import { contextForPublicOrg } from "../context";
 import { requirePermission } from "../features/tenancy/middleware/auth";
 import { countWebhookDelivery } from "../features/tenancy/middleware/rate-limit";
 import { ApiError } from "../platform/errors";
+import { logger } from "../platform/observability/log";
 import { bodyLimit } from "../platform/http/body-limit";
 import { absoluteUrl } from "../platform/http/public-url";
 import { createRouter } from "../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, PageQuery, pageOf, security } from "../platform/http/schemas";
-import { completeAuthorization, startAuthorization, unlinkDevice } from "./oauth/authorize";
+import { callbackRefusal, completeAuthorization, startAuthorization, unlinkDevice } from "./oauth/authorize";
 import { backfillLink } from "./oauth/backfill";
 import { listLinks } from "./oauth/link-store";
 import {
@@ -38,8 +39,9 @@ import {
 } from "./schemas";
 import { listEvents } from "./webhooks/event-store";
 import { deleteSubscriber, getSubscriber, putSubscriber, subscriberTarget } from "./webhooks/subscriber";
-import { receiveWebhook } from "./webhooks/receive";
+import { credentialFreeHandshake, receiveWebhook, signatureRefused, webhookSpecOf } from "./webhooks/receive";
 import type { AppEnv } from "../app-env";
+import type { WebhookDelivery } from "./platform";
 
 const tags = ["Wearable platforms"];
 const manage = requirePermission("connectors:manage");
@@ -76,38 +78,49 @@ const webhookDoc = {
   request: { params: OrgKindParams },
   description:
     "No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything " +
-    "is parsed or stored; wrong, missing or stale → 401; Google Health: the subscriber's exact `Authorization` value, plus " +
+    "is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus " +
     "`X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) " +
     "are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it " +
     "once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters " +
     "is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have " +
     "their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of " +
     "public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing " +
-    "is queued. Refused requests (401, 404) count per client IP.",
+    "is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.",
   responses: {
     200: { description: "Acknowledged (or a handshake answer)", content: json(WebhookAck) },
     201: { description: "Google Health subscriber verification" },
     204: { description: "Acknowledged without a body (platforms that expect it)" },
     400: errorResponse("Body is not JSON"),
-    401: errorResponse("Signature missing, wrong or stale"),
+    401: errorResponse("Signature missing, wrong or stale; the organization does not exist or has not configured the platform"),
     429: errorResponse("The organization's webhook limit for this platform is spent (Retry-After); nothing was queued"),
     ...notFoundError,
   },
 };
 
+/**
+ * A webhook delivery: the platform's kind first (kinds are public), then a handshake no
+ * credential decides, then the organization, which answers as a bad signature when unknown.
+ */
+async function webhookDelivery(c: Context<AppEnv>, kind: string, orgId: string, delivery: WebhookDelivery): Promise<Response> {
+  const spec = webhookSpecOf(kind);
+  const handshake = await credentialFreeHandshake(spec, delivery);
+  if (handshake) return handshake;
+  const data = await contextForPublicOrg(c.env, orgId, () => {
+    logger(c.env).warn("webhook refused", { org: orgId, kind, reason: "no such organization" });
+    return signatureRefused();
+  });
+  return receiveWebhook(data, kind, delivery, { queue: c.env.DEVICE_EVENTS, admit: () => countWebhookDelivery(c, orgId, kind) });
+}
+
 /** Public routes: mounted under /api before authentication. */
 export const devicePlatformPublicRoutes = createRouter<AppEnv>()
   .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
     const { kind, orgId } = c.req.valid("param");
-    const data = await contextForOrg(c.env, orgId);
-    const delivery = { method: "POST", url: new URL(c.req.url), headers: c.req.raw.headers, body: await c.req.text(), receivedAt: new Date() };
-    return receiveWebhook(data, kind, delivery, { queue: c.env.DEVICE_EVENTS, admit: () => countWebhookDelivery(c, orgId, kind) });
+    return webhookDelivery(c, kind, orgId, { method: "POST", url: new URL(c.req.url), headers: c.req.raw.headers, body: await c.req.text(), receivedAt: new Date() });
   })
   .openapi(createRoute({ method: "get", path: webhookPath, operationId: "answerDevicePlatformWebhookChallenge", summary: "Answer a wearable platform's webhook verification (GET challenge)", ...webhookDoc }), async (c) => {
     const { kind, orgId } = c.req.valid("param");
-    const data = await contextForOrg(c.env, orgId);
-    const delivery = { method: "GET", url: new URL(c.req.url), headers: c.req.raw.headers, body: "", receivedAt: new Date() };
-    return receiveWebhook(data, kind, delivery, { queue: c.env.DEVICE_EVENTS, admit: () => countWebhookDelivery(c, orgId, kind) });
+    return webhookDelivery(c, kind, orgId, { method: "GET", url: new URL(c.req.url), headers: c.req.raw.headers, body: "", receivedAt: new Date() });
   })
   .openapi(
     createRoute({
@@ -122,8 +135,9 @@ export const devicePlatformPublicRoutes = createRouter<AppEnv>()
     }),
     async (c) => {
       const { kind, orgId } = c.req.valid("param");
-      const data = await contextForOrg(c.env, orgId);
-      const linked = await completeAuthorization(data, kind, new URL(c.req.url).searchParams);
+      const query = new URL(c.req.url).searchParams;
+      const data = await contextForPublicOrg(c.env, orgId, () => callbackRefusal(query));
+      const linked = await completeAuthorization(data, kind, query);
       return c.json({ status: "linked" as const, device_id: linked.deviceId, patient_id: linked.patientId, platform_user_id: linked.platformUserId }, 200);
     },
   );

@@ -1,11 +1,12 @@
-// The alert trigger: a deployed pipeline with alerts.alert_trigger runs once per episode with the
-// alert as input; the pipeline a rule names runs whatever its trigger's filters; redelivery of the
-// event starts nothing twice; other organizations' pipelines never start.
+// The alert trigger: the pipeline a rule names runs once per episode of that rule with the alert as
+// input, and only it (a deployed alert-trigger pipeline no rule names never runs); its trigger's
+// filters narrow further (recorded when they exclude); redelivery of the event starts nothing twice;
+// other organizations' pipelines never start.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { evaluateReadings } from "../../src/features/alerts/evaluate-readings";
 import { ALERT_EVENT } from "../../src/features/alerts/rule";
-import { dispatchEvent } from "../../src/features/pipelines/triggers";
+import { dispatchToPipelines } from "../../src/features/pipelines/triggers";
 import { runScheduledWork } from "../../src/scheduled";
 import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
@@ -21,13 +22,14 @@ async function executions(t: Tenant, pipelineId: string) {
 }
 
 describe("alert trigger", () => {
-  it("runs matching pipelines and the rule's own once per episode, with the alert as input", async () => {
+  it("runs the pipeline the rule names once per episode, with the alert as input, and no other", async () => {
     const t = await createTenant();
     const other = await createTenant();
     const who = await patientWithDevice(t);
+    // Deployed alert-trigger pipelines that no rule names: they never run, whatever their filters.
     const highs = await createPipeline(t, alertPipeline({ kind: "high_value" }));
-    const lows = await createPipeline(t, alertPipeline({ kind: "low_value" }));
-    const named = await createPipeline(t, alertPipeline({ kind: "score_below" }));
+    const unfiltered = await createPipeline(t, alertPipeline({}));
+    const named = await createPipeline(t, alertPipeline({ severity: "moderate" }));
     const theirs = await createPipeline(other, alertPipeline({}));
     const res = await t.fetch("/api/v1/alert-rules", { method: "POST", json: { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120, pipeline_id: named } });
     expect(res.status).toBe(201);
@@ -36,24 +38,33 @@ describe("alert trigger", () => {
     await evaluate(t, await series(t, who, "heart_rate", [130, 140, 135], T0));
     const afterFirst = await json<{ alerts: { id: string; pipeline_runs: { pipeline_id: string; execution_id?: string }[] }[] }>(t.fetch("/api/v1/alerts"));
     const [alert] = afterFirst.alerts as [(typeof afterFirst.alerts)[number]];
-    expect(alert.pipeline_runs.map((r) => r.pipeline_id).sort()).toEqual([highs, named].sort());
-    expect((await executions(t, highs)).total_count).toBe(1);
+    expect(alert.pipeline_runs.map((r) => r.pipeline_id)).toEqual([named]);
     expect((await executions(t, named)).total_count).toBe(1);
-    expect((await executions(t, lows)).total_count).toBe(0);
+    for (const id of [highs, unfiltered]) expect((await executions(t, id)).total_count).toBe(0);
     expect((await executions(other, theirs)).total_count).toBe(0);
 
-    const run = await driveExecution(t, alert.pipeline_runs.find((r) => r.pipeline_id === highs)?.execution_id as string);
+    const run = await driveExecution(t, alert.pipeline_runs[0]?.execution_id as string);
     expect(run.status).toBe("completed");
     expect(run.outputs.echo?.output).toMatchObject({ id: alert.id, kind: "high_value", patient_id: who.patientId, value: 130, limit: 120, resources: { detected_issue: `DetectedIssue/${alert.id}` } });
 
     // The same event delivered again (a publication retried) starts nothing new.
-    const again = await dispatchEvent(t.ctx, t.orgId, { type: ALERT_EVENT, id: alert.id, attributes: { kind: "high_value" }, payload: {} });
-    expect(again.map((r) => r.execution_id)).toEqual([alert.pipeline_runs.find((r) => r.pipeline_id === highs)?.execution_id]);
-    expect((await executions(t, highs)).total_count).toBe(1);
+    const again = await dispatchToPipelines(t.ctx, t.orgId, { type: ALERT_EVENT, id: alert.id, attributes: { kind: "high_value", severity: "moderate" }, payload: {} }, [named]);
+    expect(again.map((r) => r.execution_id)).toEqual([alert.pipeline_runs[0]?.execution_id]);
+    expect((await executions(t, named)).total_count).toBe(1);
 
     await evaluate(t, await series(t, who, "heart_rate", [90, 150], new Date(T0.getTime() + 10 * 60_000)));
-    expect((await executions(t, highs)).total_count).toBe(2);
     expect((await executions(t, named)).total_count).toBe(2);
+    for (const id of [highs, unfiltered]) expect((await executions(t, id)).total_count).toBe(0);
+  });
+
+  it("records a named pipeline whose trigger's filters exclude the rule's alert, without running it", async () => {
+    const t = await createTenant();
+    const who = await patientWithDevice(t);
+    const lows = await createPipeline(t, alertPipeline({ kind: "low_value" }));
+    await t.fetch("/api/v1/alert-rules", { method: "POST", json: { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120, pipeline_id: lows } });
+    await evaluate(t, await series(t, who, "heart_rate", [130], T0));
+    const { alerts } = await json<{ alerts: { pipeline_runs: unknown[] }[] }>(t.fetch("/api/v1/alerts"));
+    expect(alerts[0]?.pipeline_runs).toEqual([{ pipeline_id: lows, error: { code: "PIPELINE_NOT_TRIGGERED", message: "The filters of the pipeline's device.alert trigger exclude this event" } }]);
     expect((await executions(t, lows)).total_count).toBe(0);
   });
 
@@ -61,7 +72,7 @@ describe("alert trigger", () => {
     const t = await createTenant();
     const who = await patientWithDevice(t);
     const highs = await createPipeline(t, alertPipeline({}));
-    await t.fetch("/api/v1/alert-rules", { method: "POST", json: { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120, recipients: "patient" } });
+    await t.fetch("/api/v1/alert-rules", { method: "POST", json: { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120, recipients: "patient", pipeline_id: highs } });
     await evaluate(t, await series(t, who, "heart_rate", [130], T0));
     const { alerts } = await json<{ alerts: { id: string }[] }>(t.fetch("/api/v1/alerts"));
     const id = alerts[0]?.id as string;
@@ -98,7 +109,7 @@ describe("alert trigger", () => {
     await t.fetch(`/api/pipelines/${named}/undeploy`, { method: "POST" });
     await evaluate(t, await series(t, who, "spo2", [85], T0));
     const { alerts } = await json<{ alerts: { pipeline_runs: { pipeline_id: string; error?: { code: string } }[] }[] }>(t.fetch("/api/v1/alerts"));
-    expect(alerts[0]?.pipeline_runs).toEqual([{ pipeline_id: named, error: { code: "PIPELINE_NOT_TRIGGERED", message: "The pipeline is not deployed with an alert trigger" } }]);
+    expect(alerts[0]?.pipeline_runs).toEqual([{ pipeline_id: named, error: { code: "PIPELINE_NOT_TRIGGERED", message: "The pipeline is not deployed with a device.alert trigger" } }]);
   });
 
   it("is in the node catalog", async () => {

@@ -333,9 +333,9 @@ describe("Google Health: subscriber webhook", () => {
 });
 
 describe("Google Health: tenancy, retirement and unlink", () => {
-  it("org B never sees A's data: no platform → 404, another secret → 401, same secret but no link → nothing stored", async () => {
+  it("org B never sees A's data: no platform → 401 (as a bad signature), another secret → 401, same secret but no link → nothing stored", async () => {
     const body = JSON.stringify({ user: user.id, dataType: "steps" });
-    expect((await postWebhook(KIND, b.orgId, body, googleWebhookHeaders(AUTHORIZATION))).status).toBe(404);
+    expect((await postWebhook(KIND, b.orgId, body, googleWebhookHeaders(AUTHORIZATION))).status).toBe(401);
     await integrate(b, { webhook_authorization: "Bearer b-only" });
     expect((await postWebhook(KIND, b.orgId, body, googleWebhookHeaders(AUTHORIZATION))).status).toBe(401);
     const res = await postWebhook(KIND, b.orgId, body, googleWebhookHeaders("Bearer b-only"));

@@ -45,7 +45,7 @@ const ourasAt = (orgId: string) => ouraSubs.filter((s) => s.callback_url === end
 beforeAll(() => {
   useDevicePlatformServices({ ...devicePlatformServices, fetch: (e) => guardedFetch({ policy: outboundPolicyOf(e), fetch: polar.fetch }) });
   oura.verifyEndpoint = (url) => call(localPath(url));
-  polar.deliver = (url, body, headers) => postWebhook("training_platform", new URL(url).pathname.split("/").pop() ?? "", body, headers);
+  polar.deliver = (url, body, headers) => call(localPath(url), { method: "POST", body, headers });
 });
 
 describe("Oura webhook subscriptions", () => {
@@ -175,8 +175,9 @@ describe("Polar AccessLink webhook", () => {
     expect((await errorOf(refused)).code).toBe("PLATFORM_CREDENTIALS_REJECTED");
     expect((await subscriber(a, "training_platform", "DELETE")).status).toBe(204);
     const g = await createTenant();
-    // An organization id no one has: the PING gets 404.
-    await integrate(g, "training_platform", POLAR_APP, { webhook_url: endpoint("training_platform", "no-such-org") });
+    // A path no platform has: the PING gets 404. (Any organization id answers a PING alike, so
+    // that the answer tells nobody which ids exist.)
+    await integrate(g, "training_platform", POLAR_APP, { webhook_url: endpoint("no_such_platform", g.orgId) });
     const failed = await subscriber(g, "training_platform", "PUT");
     expect(failed.status, await failed.clone().text()).toBe(422);
     expect(await errorOf(failed)).toMatchObject({ code: "PLATFORM_REJECTED", message: expect.stringContaining("ping failed") });

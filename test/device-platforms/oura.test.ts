@@ -239,9 +239,9 @@ describe("Oura: webhooks", () => {
     expect(world.ingested.flatMap((i) => i.deleted)).toContainEqual({ deviceId: "dev-1", sourceRecordId: "8f9a5221-639e-4a85-81cb-4065ef23f979" });
   });
 
-  it("org A's webhook never lands in org B: B without the platform is 404, B with another secret is 401, B with the same app has no link", async () => {
+  it("org A's webhook never lands in org B: B without the platform is 401 (as a bad signature), B with another secret is 401, B with the same app has no link", async () => {
     const body = notification("ds-2");
-    expect((await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).status).toBe(404);
+    expect((await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).status).toBe(401);
     configure(world, b.orgId, KIND, { ...creds, clientSecret: "b-secret" });
     expect((await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).status).toBe(401);
     configure(world, b.orgId, KIND, creds);

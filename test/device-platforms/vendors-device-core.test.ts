@@ -431,8 +431,8 @@ describe.each(CASES)("$vendor on the device core", (c) => {
 
   it("another organization sees none of it", async () => {
     const body = c.deliveries[0]!;
-    // No integration of that kind there: the vendor's delivery at its path is not found.
-    expect((await postWebhook(c.kind, other.orgId, body, c.sign(body))).status).toBe(404);
+    // No integration of that kind there: the delivery is refused as for a bad signature.
+    expect((await postWebhook(c.kind, other.orgId, body, c.sign(body))).status).toBe(401);
     expect((await other.fetch(`/api/v1/patients/${patientId}/vitals?metric=heart_rate`)).status).toBe(404);
     expect((await other.fetch(`/api/v1/patients/${patientId}/timeline`)).status).toBe(404);
     expect((await other.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: c.sync.body })).status).toBe(404);

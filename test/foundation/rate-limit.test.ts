@@ -64,15 +64,53 @@ describe("rate limits", () => {
       await call("/api/docs", { headers: ip }),
       await call("/nowhere", { headers: ip }),
       await call("/api/organization", { headers: { ...ip, "x-organization-id": t.orgId } }), // 401
-      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}` } }), // 400, no org header
-      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}`, "x-organization-id": other.orgId } }), // 403
+      await call("/api/organization", { headers: { ...ip, authorization: "Bearer cdis_unknown", "x-organization-id": other.orgId } }), // 401
     ];
-    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 401, 400, 403]);
-    expect(responses.map((r) => r.headers.get("x-ratelimit-limit"))).toEqual(Array(7).fill("300"));
-    expect(responses.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["299", "298", "297", "296", "295", "294", "293"]);
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 401, 401]);
+    expect(responses.map((r) => r.headers.get("x-ratelimit-limit"))).toEqual(Array(6).fill("300"));
+    expect(responses.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["299", "298", "297", "296", "295", "294"]);
     for (const r of responses) expect(Number(r.headers.get("x-ratelimit-reset")) % 60).toBe(0);
     // They did not count in the organization's bucket.
     expect((await t.fetch("/api/organization")).headers.get("x-ratelimit-remaining")).toBe("999");
+  });
+
+  it("counts a valid key refused for the organization it names in the key's own organization, not the client IP's", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const ip = { "cf-connecting-ip": crypto.randomUUID() };
+    const refused = [
+      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}` } }), // 400, no org header
+      await call("/api/organization", { headers: { ...ip, authorization: `Bearer ${t.key}`, "x-organization-id": other.orgId } }), // 403
+      await call(`/fhir/r4/${other.orgId}/Patient`, { headers: { ...ip, authorization: `Bearer ${t.key}`, "x-organization-id": t.orgId } }), // 403, path org
+    ];
+    expect(refused.map((r) => r.status)).toEqual([400, 403, 403]);
+    expect(refused.map((r) => [r.headers.get("x-ratelimit-limit"), r.headers.get("x-ratelimit-remaining")])).toEqual([["1000", "999"], ["1000", "998"], ["1000", "997"]]);
+    expect((await t.fetch("/api/organization")).headers.get("x-ratelimit-remaining")).toBe("996");
+    // The client IP's budget is untouched (300 less its first public request).
+    expect((await call("/health", { headers: ip })).headers.get("x-ratelimit-remaining")).toBe("299");
+    // The other organization's bucket is not touched either.
+    expect((await other.fetch("/api/organization")).headers.get("x-ratelimit-remaining")).toBe("999");
+  });
+
+  it("a valid key naming another organization cannot spend a shared client IP's budget; over its own org's limit it is 429", async () => {
+    const t = await createTenant({ limits: { apiPerMinute: 3 } });
+    const other = await createTenant();
+    const vars = { ...env, LIMIT_PUBLIC_PER_MINUTE: "2" };
+    const ip = crypto.randomUUID();
+    const at = async (path: string, headers: Record<string, string> = {}) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(`http://localhost${path}`, { headers: { "cf-connecting-ip": ip, ...headers } }), vars, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const wrongOrg = { authorization: `Bearer ${t.key}`, "x-organization-id": other.orgId };
+    expect([(await at("/api/organization", wrongOrg)).status, (await at("/api/organization", wrongOrg)).status, (await at("/api/organization", wrongOrg)).status]).toEqual([403, 403, 403]);
+    const over = await at("/api/organization", wrongOrg);
+    expect(over.status).toBe(429);
+    expect(over.headers.get("x-ratelimit-limit")).toBe("3");
+    // Everyone else behind that address still has the public budget.
+    expect((await at("/health")).status).toBe(200);
+    expect((await at("/health")).status).toBe(200);
   });
 
   it("refuses a client over the public limit with 429, and keeps clients apart", async () => {
@@ -170,13 +208,34 @@ describe("concurrency slots", () => {
     await g.acquireSlot("executions", "h3", 2, long, 21_000);
     // h2 started at 20 s and slots last about 10 s: it should free at 30 s.
     expect(await g.acquireSlot("executions", "x", 2, long, 23_000)).toMatchObject({ acquired: false, retryAfter: 7, inUse: 2 });
-    // An overdue holder may free any moment; a renewal does not restart its clock.
+    // A holder past every recorded hold is expected to last about as long again, not to free at
+    // any moment (a renewal does not restart its clock): h3 has held 19 s, h2 20 s.
     await g.acquireSlot("executions", "h2", 2, long, 40_000);
-    expect(await g.acquireSlot("executions", "x", 2, long, 40_000)).toMatchObject({ acquired: false, retryAfter: 1 });
+    expect(await g.acquireSlot("executions", "x", 2, long, 40_000)).toMatchObject({ acquired: false, retryAfter: 19 });
     // Never later than the soonest lease expiry.
     const short = gate(`retry-short-${crypto.randomUUID()}`);
     await short.acquireSlot("exports", "e", 1, 5_000, 0);
     expect(await short.acquireSlot("exports", "x", 1, 5_000, 2_000)).toMatchObject({ acquired: false, retryAfter: 3 });
+  });
+
+  it("expects a long run to free when runs that long did, not when the quick ones did", async () => {
+    const g = gate(`retry-mixed-${crypto.randomUUID()}`);
+    const long = 600_000;
+    // Quick sync runs (50 ms each) and one 40 s run were released before.
+    let t = 0;
+    for (const held of [50, 50, 50, 40_000, 50]) {
+      await g.acquireSlot("executions", `done-${t}`, 1, long, t);
+      await g.releaseSlot("executions", `done-${t}`, t + held);
+      t += held + 1_000;
+    }
+    // A run 2 s into its hold: of the holds as long as it has been, the 40 s one says 38 s more
+    // (a mean over every hold said about 8 s; one counted from its start, 1 s once past it).
+    await g.acquireSlot("executions", "running", 1, long, 100_000);
+    expect(await g.acquireSlot("executions", "x", 1, long, 102_000)).toMatchObject({ acquired: false, retryAfter: 38 });
+    expect(await g.acquireSlot("executions", "x", 1, long, 130_000)).toMatchObject({ acquired: false, retryAfter: 10 });
+    // Exports learn their own hold times: none yet, so the first hint is the unknown one.
+    await g.acquireSlot("exports", "e", 1, long, 100_000);
+    expect(await g.acquireSlot("exports", "x", 1, long, 101_000)).toMatchObject({ acquired: false, retryAfter: 30 });
   });
 
   it("renews for the same holder without taking a second slot", async () => {

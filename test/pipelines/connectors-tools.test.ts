@@ -31,7 +31,7 @@ describe("connectors", () => {
   it("never returns secrets and stores them encrypted, bound to their row", async () => {
     const t = await createTenant();
     const c = await createConnector(t);
-    expect(c.credentials).toEqual({ client_id: "****-abc", client_secret: "****9876" });
+    expect(c.credentials).toEqual({ client_id: "****", client_secret: "****9876" });
     const listed = await (await t.fetch("/api/connectors")).text();
     expect(listed).not.toContain("very-secret-value-9876");
     expect(await (await t.fetch(`/api/connectors/${c.id}`)).text()).not.toContain("very-secret");
@@ -140,7 +140,8 @@ describe("tools", () => {
     const res = (await (await t.fetch(`/api/tools/${http.id}/invoke`, { method: "POST", json: { arguments: { patient_id: "p 1" } } })).json()) as { ok: boolean; result: unknown };
     expect(res).toEqual({ ok: true, result: { name: "Ada" }, status: 200 });
     const [url, init] = spy.mock.calls[0] ?? [];
-    expect(String(url)).toBe("https://api.test/v1/patients/p%201?patient_id=p+1");
+    // The argument its path placeholder took is not sent again as a query parameter.
+    expect(String(url)).toBe("https://api.test/v1/patients/p%201");
     expect(new Headers(init?.headers).get("authorization")).toBe("Bearer tkn-12345678");
     const badArgs = await t.fetch(`/api/tools/${http.id}/invoke`, { method: "POST", json: { arguments: { patient_id: 5 } } });
     expect(badArgs.status).toBe(400);
@@ -157,6 +158,26 @@ describe("tools", () => {
     const url = new URL(String(spy.mock.calls[0]?.[0]));
     expect(url.pathname).toBe("/v1/search");
     expect([...url.searchParams]).toEqual([["kind", "patient"], ["q", "a&b"], ["patient_id", "p?1"]]);
+  });
+
+  it("sends each argument once, where the definition puts it: path, query placeholder, then query (GET) or body", async () => {
+    const t = await createTenant();
+    const c = await createConnector(t, { name: "API", type: "http", endpoint: "https://api.test/v1", credentials: { token: "tkn-12345678" } });
+    const parameters = { type: "object", properties: { patient_id: { type: "string" }, q: { type: "string" }, note: { type: "string" } } };
+    const tool = async (name: string, method: string, path: string) =>
+      ((await (await t.fetch("/api/tools", { method: "POST", json: { name, description: "d", parameters, implementation: { kind: "http", connector_id: c.id, method, path } } })).json()) as { id: string }).id;
+    const search = await tool("search", "GET", "patients/{patient_id}/notes?q={q}");
+    const annotate = await tool("annotate", "POST", "patients/{patient_id}/notes");
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async () => Response.json({}));
+    const args = { patient_id: "p1", q: "bp", note: "checked" };
+    expect((await t.fetch(`/api/tools/${search}/invoke`, { method: "POST", json: { arguments: args } })).status).toBe(200);
+    const get = new URL(String(spy.mock.calls[0]?.[0]));
+    expect(get.pathname).toBe("/v1/patients/p1/notes");
+    expect([...get.searchParams]).toEqual([["q", "bp"], ["note", "checked"]]);
+    expect((await t.fetch(`/api/tools/${annotate}/invoke`, { method: "POST", json: { arguments: args } })).status).toBe(200);
+    const [postUrl, postInit] = spy.mock.calls[1] ?? [];
+    expect(String(postUrl)).toBe("https://api.test/v1/patients/p1/notes");
+    expect(JSON.parse(String(postInit?.body))).toEqual({ q: "bp", note: "checked" });
   });
 
   it("runs a pipeline tool as a sync execution", async () => {

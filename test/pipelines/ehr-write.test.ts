@@ -66,6 +66,11 @@ describe("EHR write-back against Medplum's FHIR server", () => {
     expect((created.outputs as Written).w.written).toMatchObject({ status: 201, outcome: "created", resource: { subject: { reference: `Patient/${p.id}` } } });
     const unmapped = await write(t, e.connectorId, { unmapped_references: "fail" }, { ...obs, subject: { reference: "Patient/not-from-the-ehr" } });
     expect(unmapped.error).toMatchObject({ code: "UNMAPPED_REFERENCE" });
+    // A malformed reference fails the node too, and nothing reaches the EHR.
+    const before = (await e.requests()).length;
+    const malformed = await write(t, e.connectorId, { unmapped_references: "fail" }, { ...obs, subject: { reference: "Patient/" } });
+    expect(malformed.error).toMatchObject({ code: "INVALID_REFERENCE" });
+    expect((await e.requests()).length).toBe(before);
   });
 
   it("conditional create and update are idempotent", async () => {

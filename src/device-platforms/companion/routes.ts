@@ -2,7 +2,7 @@
 // names the org's device): Apple Health sample batches and export.xml, Health Connect records.
 // Authenticated: issuing, listing and revoking a device's upload tokens (admin and clinician).
 import { createRoute, z } from "@hono/zod-openapi";
-import { contextForOrg } from "../../context";
+import { contextForPublicOrg } from "../../context";
 import { requirePermission } from "../../features/tenancy/middleware/auth";
 import { bodyLimit } from "../../platform/http/body-limit";
 import { absoluteUrl } from "../../platform/http/public-url";
@@ -15,7 +15,7 @@ import { uploadHealthKitSamples } from "../apple-health/upload";
 import { HealthConnectRecordInput, HealthConnectUploadBody } from "../health-connect/schemas";
 import { uploadHealthConnectRecords } from "../health-connect/upload";
 import { IssuedUploadToken, OrgParam, presentToken, TokenParams, UploadAnswer, UploadToken, UploadTokenBody } from "./schemas";
-import { authenticateUpload, issueUploadToken, listUploadTokens, revokeUploadToken } from "./upload-tokens";
+import { authenticateUpload, issueUploadToken, listUploadTokens, revokeUploadToken, uploadTokenRefused } from "./upload-tokens";
 
 const tags = ["Companion apps"];
 const sync = requirePermission("devices:sync");
@@ -45,7 +45,7 @@ export const companionPublicRoutes = createRouter()
       responses: { 202: { description: "Import queued", content: json(ImportStarted) }, ...uploadErrors, 411: errorResponse("Content-Length missing"), ...notFoundError },
     }),
     async (c) => {
-      const data = await contextForOrg(c.env, c.req.valid("param").orgId);
+      const data = await contextForPublicOrg(c.env, c.req.valid("param").orgId, uploadTokenRefused);
       const device = await authenticateUpload(data, c.req.header("authorization"), "ios_health_app");
       const { syncId, size } = await startExportImport(data, device, c.req.raw.body, c.req.header("content-length"), `upload-token:${device.deviceId}`);
       return c.json({ sync_id: syncId, state: "queued" as const, bytes: size, status_url: absoluteUrl(c, `/api/v1/sync-logs/${syncId}`) }, 202);
@@ -68,7 +68,7 @@ export const companionPublicRoutes = createRouter()
     responses: { 200: { description: "Per-sample results", content: json(UploadAnswer) }, ...uploadErrors, ...notFoundError },
   }),
   async (c) => {
-    const data = await contextForOrg(c.env, c.req.valid("param").orgId);
+    const data = await contextForPublicOrg(c.env, c.req.valid("param").orgId, uploadTokenRefused);
     const device = await authenticateUpload(data, c.req.header("authorization"), "ios_health_app");
     return c.json(await uploadHealthKitSamples(data, device, c.req.valid("json").samples), 200);
   },
@@ -91,7 +91,7 @@ companionPublicRoutes.openapi(
     responses: { 200: { description: "Per-record results", content: json(UploadAnswer) }, ...uploadErrors, ...notFoundError },
   }),
   async (c) => {
-    const data = await contextForOrg(c.env, c.req.valid("param").orgId);
+    const data = await contextForPublicOrg(c.env, c.req.valid("param").orgId, uploadTokenRefused);
     const device = await authenticateUpload(data, c.req.header("authorization"), "android_health_app");
     const body = c.req.valid("json");
     return c.json(await uploadHealthConnectRecords(data, device, body.records, body.granted_at), 200);

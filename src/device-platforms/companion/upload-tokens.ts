@@ -55,7 +55,9 @@ export async function revokeUploadToken(data: OrgData, deviceId: string, tokenId
   if (!revoked.length) throw notFound(`Upload token ${tokenId} not found (or already revoked)`, "UPLOAD_TOKEN_NOT_FOUND");
 }
 
-const refused = () => new ApiError(401, "UPLOAD_TOKEN_INVALID", "Missing, unknown or revoked upload token");
+/** Every refused upload token answers alike, also for an organization that does not exist (so ids cannot be probed). */
+export const uploadTokenRefused = () => new ApiError(401, "UPLOAD_TOKEN_INVALID", "Missing, unknown or revoked upload token");
+const refused = uploadTokenRefused;
 
 /** The device an upload's bearer token names, if the token is live, the link active and of `kind`. */
 export async function authenticateUpload(data: OrgData, authorization: string | undefined, kind: CompanionKind): Promise<DeviceLinkView> {

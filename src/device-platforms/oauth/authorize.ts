@@ -47,12 +47,17 @@ const platformFailure = (e: PlatformError) =>
     : new ApiError(502, "PLATFORM_ERROR", `The platform failed during linking: ${e.message}`);
 
 /** The callback: `query` is the redirect's query string (code, state, or error). */
+/** What a callback whose state matches nothing answers (also for an organization that does not exist, so it cannot be probed). */
+export function callbackRefusal(query: URLSearchParams): ApiError {
+  return query.get("state") ? new ApiError(400, "STATE_INVALID", "Unknown or already used authorization state") : badRequest("The callback has no state parameter");
+}
+
 export async function completeAuthorization(data: OrgData, kind: string, query: URLSearchParams, now = new Date()) {
   const state = query.get("state");
-  if (!state) throw badRequest("The callback has no state parameter");
+  if (!state) throw callbackRefusal(query);
   // Single use: the row is taken away by the first callback that presents it.
   const row = await data.db.delete(deviceOAuthStates).where(and(eq(deviceOAuthStates.orgId, data.orgId), eq(deviceOAuthStates.state, state))).returning().get();
-  if (!row || row.kind !== kind) throw new ApiError(400, "STATE_INVALID", "Unknown or already used authorization state");
+  if (!row || row.kind !== kind) throw callbackRefusal(query);
   if (row.expiresAt < now.toISOString()) throw new ApiError(400, "STATE_EXPIRED", "The authorization link expired; start linking again");
   const denied = query.get("error");
   if (denied) throw new ApiError(400, "AUTHORIZATION_DENIED", `The platform reported: ${denied}${query.get("error_description") ? ` (${query.get("error_description")})` : ""}`);

@@ -44,7 +44,8 @@ export const oura: DevicePlatform = {
       const token = delivery.url.searchParams.get("verification_token") ?? "";
       const challenge = delivery.url.searchParams.get("challenge");
       const expected = credentials.extra?.webhook_verification_token ?? "";
-      if (!challenge || !expected || !constantTimeEqual(token, expected)) return new Response(null, { status: 401 });
+      // Not answerable with these credentials: verify then refuses it as any unsigned delivery.
+      if (!challenge || !expected || !constantTimeEqual(token, expected)) return undefined;
       return Response.json({ challenge });
     },
     async verify(delivery: WebhookDelivery, credentials) {

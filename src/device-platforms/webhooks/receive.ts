@@ -5,6 +5,7 @@
 // acknowledgement costs no D1 statement. A body too large for a queue message is recorded here
 // and queued by id.
 import { ApiError, badRequest, notFound } from "../../platform/errors";
+import { logger } from "../../platform/observability/log";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import type { WebhookDelivery, WebhookSpec } from "../platform";
@@ -31,11 +32,34 @@ export interface WebhookSink {
   readonly admit: () => Promise<void>;
 }
 
+/**
+ * Every refusal of a delivery's authenticity answers the same: a wrong or missing signature, a
+ * platform the organization has not configured, an organization that does not exist. What was
+ * wrong goes to the log, so nobody can tell from the answer which organizations exist or which
+ * platforms they use.
+ */
+export const signatureRefused = () => new ApiError(401, "SIGNATURE_INVALID", "Webhook signature not accepted");
+
+/** The platform's webhook, before the organization is looked up (kinds are public: an unknown one is a 404 for every org). */
+export function webhookSpecOf(kind: string): WebhookSpec {
+  const spec = platformOf(kind)?.webhook;
+  if (!spec) throw notFound(`No webhook for platform kind ${kind}`, "PLATFORM_NOT_FOUND");
+  return spec;
+}
+
+/**
+ * A handshake no credential decides (Polar's PING, which changes nothing and comes before Polar
+ * hands out the key) is answered alike for every organization id, known or not, configured or
+ * not; the others (Oura's token, Google's Authorization) find nothing to match without credentials.
+ */
+export function credentialFreeHandshake(spec: WebhookSpec, delivery: WebhookDelivery): Promise<Response | undefined> {
+  return spec.handshake?.(delivery, {}) ?? Promise.resolve(undefined);
+}
+
 const ack = (status: 200 | 204, body: Record<string, unknown>) => (status === 204 ? new Response(null, { status }) : Response.json(body, { status }));
 
 export async function receiveWebhook(data: OrgData, kind: string, delivery: WebhookDelivery, { queue, admit }: WebhookSink): Promise<Response> {
-  const spec = platformOf(kind)?.webhook;
-  if (!spec) throw notFound(`No webhook for platform kind ${kind}`, "PLATFORM_NOT_FOUND");
+  const spec = webhookSpecOf(kind);
   const verified = await verifiedWith(data, kind, spec, delivery);
   if (verified instanceof Response) return verified;
   // Counted once verified (an unsigned flood cannot spend the organization's window); a 429 queues nothing.
@@ -63,15 +87,19 @@ export async function receiveWebhook(data: OrgData, kind: string, delivery: Webh
 
 /** A handshake's answer, or the credentials the delivery verified against (cached, then fresh on failure); 401 otherwise. */
 async function verifiedWith(data: OrgData, kind: string, spec: WebhookSpec, delivery: WebhookDelivery): Promise<Response | PlatformCredentials> {
+  const refuse = (reason: string) => {
+    logger(data.env).warn("webhook refused", { org: data.orgId, kind, reason });
+    return signatureRefused();
+  };
   let read = await webhookCredentials(data, kind);
   for (;;) {
     const { credentials, cached } = read;
-    if (!credentials) throw notFound(`The ${kind} platform is not configured for this organization`, "PLATFORM_NOT_CONFIGURED");
+    if (!credentials) throw refuse("the platform is not configured for this organization");
     const handshake = await spec.handshake?.(delivery, credentials);
     if (handshake) return handshake;
     const verified = await spec.verify(delivery, credentials);
     if (verified.ok) return credentials;
-    if (!cached) throw new ApiError(401, "SIGNATURE_INVALID", `Webhook signature not accepted: ${verified.reason}`);
+    if (!cached) throw refuse(verified.reason);
     read = await webhookCredentials(data, kind, true);
   }
 }

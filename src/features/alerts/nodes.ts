@@ -1,6 +1,7 @@
-// The alert trigger: a deployed pipeline with this node starts once per alert episode, with the
-// alert (as GET /api/v1/alerts/{id} shows it) as input. It is an event trigger on device.alert,
-// narrowed by the alert's kind, severity, metric, patient or rule when configured.
+// The alert trigger: a deployed pipeline with this node starts once per alert episode of the rules
+// that name it (pipeline_id), with the alert (as GET /api/v1/alerts/{id} shows it) as input; the
+// alerts of other rules never start it. It is an event trigger on device.alert, narrowed by the
+// alert's kind, severity, metric, patient or rule when configured.
 import { z } from "zod";
 import { defineNode } from "../pipelines/node-type";
 import { ALERT_EVENT, ALERT_KINDS, SEVERITIES } from "./rule";
@@ -28,7 +29,7 @@ export const alertTrigger = defineNode<Config>({
   id: ALERT_TRIGGER,
   name: "Alert trigger",
   category: "control",
-  description: "Starts the deployed pipeline once per threshold-alert episode (high, low, rapid change, absence of data, score below), with the alert as input.",
+  description: "Starts the deployed pipeline once per threshold-alert episode (high, low, rapid change, absence of data, score below) of the alert rules that name it, with the alert as input.",
   keywords: ["alert", "threshold", "device", "wearable", "vitals", "rpm", "trigger"],
   inputs: [],
   outputs: [
@@ -38,7 +39,8 @@ export const alertTrigger = defineNode<Config>({
   config: AlertTriggerConfig,
   trigger: { kind: "event", index: (config) => ({ match: ALERT_EVENT, attributes: attributesOf(config) }) },
   documentation: {
-    summary: "Fires when an alert rule opens an episode; an alert rule may also name the pipeline (pipeline_id) to start it whatever the filters.",
+    summary:
+      "Fires when an alert rule that names this pipeline (its pipeline_id) opens an episode, and only then; the optional filters narrow those alerts further (an alert they exclude is recorded in the alert's pipeline_runs as PIPELINE_NOT_TRIGGERED).",
     example: {
       config: { kind: "high_value", severity: "high" },
       outputs: { alert: { id: "…", kind: "high_value", patient_id: "p1", metric: "heart_rate", value: 132, limit: 120, message: "heart_rate 132 /min is above the limit 120 /min" } },

@@ -6,7 +6,7 @@
 import { logger } from "../../platform/observability/log";
 import type { OrgContext } from "../../context";
 import type { Principal } from "../tenancy/auth/permissions";
-import { dispatchEvent } from "../pipelines/triggers";
+import { dispatchToPipelines } from "../pipelines/triggers";
 import { type Audience, communication, detectedIssue, flag } from "./fhir-resources";
 import { presentAlert } from "./schemas";
 import { AlertStore } from "./store";
@@ -52,13 +52,9 @@ async function startPipelines(ctx: OrgContext, row: AlertRow): Promise<AlertPipe
   const attributes: Record<string, string> = { kind: row.kind, severity: row.severity, patient_id: row.patientId, rule_id: row.ruleId };
   if (row.metric) attributes.metric = row.metric;
   if (row.deviceId) attributes.device_id = row.deviceId;
-  const named = row.pipelineId ? [row.pipelineId] : [];
-  const started = await dispatchEvent(ctx, ctx.orgId, { type: ALERT_EVENT, id: row.id, attributes, payload: alertPayload(row) }, named);
-  const runs: AlertPipelineRun[] = started.map((s) => ({ pipeline_id: s.pipeline_id, ...(s.execution_id ? { execution_id: s.execution_id } : {}), ...(s.error ? { error: s.error } : {}) }));
-  if (row.pipelineId && !started.some((s) => s.pipeline_id === row.pipelineId)) {
-    runs.push({ pipeline_id: row.pipelineId, error: { code: "PIPELINE_NOT_TRIGGERED", message: "The pipeline is not deployed with an alert trigger" } });
-  }
-  return runs;
+  // Only the pipeline the rule names runs (spec 6.3): another pipeline's alert trigger never sees this rule's alerts.
+  const started = await dispatchToPipelines(ctx, ctx.orgId, { type: ALERT_EVENT, id: row.id, attributes, payload: alertPayload(row) }, row.pipelineId ? [row.pipelineId] : []);
+  return started.map((s) => ({ pipeline_id: s.pipeline_id, ...(s.execution_id ? { execution_id: s.execution_id } : {}), ...(s.error ? { error: s.error } : {}) }));
 }
 
 export async function publishAlert(ctx: OrgContext, row: AlertRow): Promise<void> {

@@ -25,7 +25,7 @@ export const RuleBody = z
     span_minutes: z.number().int().optional().openapi({ description: "rapid_change: window of the change (1..10080); data_absence: silence that fires (5..43200)" }),
     recipients: z.enum(RECIPIENTS).default("care_team").openapi({ description: "Who the Communication goes to: the patient, the patient's active CareTeams, or both" }),
     severity: z.enum(SEVERITIES).default("moderate"),
-    pipeline_id: z.string().uuid().nullish().openapi({ description: "A pipeline with an alert trigger, started once per episode" }),
+    pipeline_id: z.string().uuid().nullish().openapi({ description: "A pipeline with an alert trigger, started once per episode of this rule (only rules naming a pipeline start it)" }),
     enabled: z.boolean().default(true),
   })
   .strict()

@@ -58,9 +58,14 @@ export async function decryptCredentials(env: Env, aad: string, sealed: string):
   return JSON.parse(new TextDecoder().decode(plain)) as Record<string, string>;
 }
 
-/** Display form of a secret: its last four characters at most, never the whole. */
+/** The shortest credential value whose display form shows its last four characters (a quarter of it at most). */
+export const HINT_MIN_LENGTH = 16;
+
+/**
+ * Display form of a credential, so an operator can tell which secret is configured without it
+ * being returned: "****" and its last four characters when it has at least HINT_MIN_LENGTH
+ * (as Stripe shows an API key's), else "****" alone (a hint would give away too much of it).
+ */
 export function maskCredentials(credentials: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(credentials).map(([k, v]) => [k, v.length > 8 ? `****${v.slice(-4)}` : "****"]),
-  );
+  return Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k, v.length >= HINT_MIN_LENGTH ? `****${v.slice(-4)}` : "****"]));
 }

@@ -12,7 +12,10 @@ export const Connector = z
     type: z.string(),
     endpoint: z.string(),
     auth: z.record(z.string(), z.string()),
-    credentials: z.record(z.string(), z.string()).openapi({ description: "Masked; secrets are never returned" }),
+    credentials: z.record(z.string(), z.string()).openapi({
+      description: "Each field masked, never the value: \"****\" and the value's last four characters when it has 16 or more, else \"****\"",
+      example: { client_id: "****", client_secret: "****9876" },
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -119,7 +119,10 @@ export const Integration = z
     platform: z.string(),
     name: z.string(),
     status: z.string().openapi({ description: "Active once saved" }),
-    credentials: z.record(z.string(), z.string()).openapi({ description: "Masked; secrets are never returned" }),
+    credentials: z.record(z.string(), z.string()).openapi({
+      description: "Each field masked, never the value: \"****\" and the value's last four characters when it has 16 or more, else \"****\"",
+      example: { client_id: "****", client_secret: "****9876" },
+    }),
     settings: z.record(z.string(), z.string()),
     created_at: z.string(),
     updated_at: z.string(),

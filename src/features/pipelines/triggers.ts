@@ -1,6 +1,6 @@
-// Starting deployed pipelines from outside a request: service events (inbound
-// HL7 messages, device alerts) through dispatchEvent, and cron ticks through
-// runSchedules. Both use the trigger index written at deploy time.
+// Starting deployed pipelines from outside a request: service events through dispatchEvent
+// (every matching trigger) or dispatchToPipelines (only the pipelines named, as an alert rule
+// names one), and cron ticks through runSchedules. All use the trigger index written at deploy time.
 import type { OrgData } from "../../platform/org-data";
 import { Cron } from "croner";
 import { and, eq } from "drizzle-orm";
@@ -20,7 +20,8 @@ export interface ServiceEvent {
 
 export interface DispatchResult {
   pipeline_id: string;
-  node_id: string;
+  /** The trigger node it started through (absent when a named pipeline did not start). */
+  node_id?: string;
   execution_id?: string;
   error?: { code: string; message: string };
 }
@@ -66,24 +67,40 @@ export function triggerMatches(trigger: PipelineTriggerRow, event: ServiceEvent)
   return Object.entries(trigger.attributes).every(([k, v]) => event.attributes[k] === v);
 }
 
-/**
- * Starts an async execution of every deployed pipeline of the org whose event
- * trigger names this event type and whose listed attributes all match, and of the
- * `named` pipelines (e.g. the one an alert rule names) through their first trigger
- * of the type whatever its attributes.
- */
-export async function dispatchEvent(data: OrgData, orgId: string, event: ServiceEvent, named: readonly string[] = []): Promise<DispatchResult[]> {
-  const triggers = await eventTriggers(data, orgId, event.type);
-  const matching = triggers.filter((r) => triggerMatches(r, event));
-  for (const pipelineId of named) {
-    const first = triggers.find((r) => r.pipelineId === pipelineId);
-    if (first && !matching.some((r) => r.pipelineId === pipelineId)) matching.push(first);
-  }
+const eventRun = (event: ServiceEvent) => {
+  const inputs = { type: event.type, attributes: event.attributes, payload: event.payload };
+  return (nodeId: string) => ({ kind: "event" as const, inputs, idempotencyKey: event.id ? `event:${event.type}:${event.id}:${nodeId}` : undefined });
+};
+
+/** Starts an async execution of every deployed pipeline of the org whose event trigger names this event type and whose listed attributes all match. */
+export async function dispatchEvent(data: OrgData, orgId: string, event: ServiceEvent): Promise<DispatchResult[]> {
+  const matching = await matchingEventTriggers(data, orgId, event);
   if (!matching.length) return [];
   const limit = await concurrencyLimit(data);
-  const inputs = { type: event.type, attributes: event.attributes, payload: event.payload };
-  const idempotencyKey = (nodeId: string) => (event.id ? `event:${event.type}:${event.id}:${nodeId}` : undefined);
-  return Promise.all(matching.map((r) => start(data, orgId, r.pipelineId, r.nodeId, limit, { kind: "event", inputs, idempotencyKey: idempotencyKey(r.nodeId) })));
+  const run = eventRun(event);
+  return Promise.all(matching.map((r) => start(data, orgId, r.pipelineId, r.nodeId, limit, run(r.nodeId))));
+}
+
+/**
+ * Starts an async execution of each of `pipelineIds` (the pipeline an alert rule names) and of no
+ * other, through its first deployed trigger of the event's type whose listed attributes all
+ * match. A named pipeline that does not start is answered with why, PIPELINE_NOT_TRIGGERED: not
+ * deployed with such a trigger, or its filters exclude the event.
+ */
+export async function dispatchToPipelines(data: OrgData, orgId: string, event: ServiceEvent, pipelineIds: readonly string[]): Promise<DispatchResult[]> {
+  if (!pipelineIds.length) return [];
+  const triggers = await eventTriggers(data, orgId, event.type);
+  const limit = await concurrencyLimit(data);
+  const run = eventRun(event);
+  return Promise.all(
+    pipelineIds.map(async (pipelineId): Promise<DispatchResult> => {
+      const own = triggers.filter((r) => r.pipelineId === pipelineId);
+      const first = own.find((r) => triggerMatches(r, event));
+      if (first) return start(data, orgId, pipelineId, first.nodeId, limit, run(first.nodeId));
+      const message = own.length ? `The filters of the pipeline's ${event.type} trigger exclude this event` : `The pipeline is not deployed with a ${event.type} trigger`;
+      return { pipeline_id: pipelineId, error: { code: "PIPELINE_NOT_TRIGGERED", message } };
+    }),
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
 // Every call names the org, which the object checks against its owner (owner.ts).
 import { DurableObject } from "cloudflare:workers";
 import { claimFor } from "../../platform/durable-objects/owner";
+import { expectedRemainingMs } from "./limits/slot-wait";
 
 export interface BucketRequest {
   /** Bucket name, e.g. "api" or "chat:<keyId>". */
@@ -54,10 +55,8 @@ export type SlotResult =
   | { acquired: true; expiresAt: number; inUse: number; limit: number }
   | { acquired: false; retryAfter: number; inUse: number; limit: number };
 
-/** Weight of the newest hold time in a kind's moving mean. */
-const HOLD_MEAN_WEIGHT = 0.2;
-/** Retry hint while no slot of a kind has been released yet, so nothing says how long one lasts. */
-const UNKNOWN_HOLD_RETRY_MS = 30_000;
+/** Hold times kept per kind (the most recent), from which a refused slot's Retry-After is estimated. */
+const HOLD_SAMPLES = 32;
 
 export class OrgGate extends DurableObject {
   private readonly sql: SqlStorage;
@@ -74,8 +73,14 @@ export class OrgGate extends DurableObject {
     try {
       this.sql.exec("ALTER TABLE slots ADD COLUMN acquired_at INTEGER");
     } catch {}
-    // How long a slot of each kind is usually held, learned from releases (for Retry-After).
-    this.sql.exec("CREATE TABLE IF NOT EXISTS slot_holds (kind TEXT PRIMARY KEY, mean_ms REAL NOT NULL)");
+    // How long slots of each kind were held, learned from releases (for Retry-After): the last
+    // HOLD_SAMPLES hold times as a JSON array. Objects that kept only a moving mean (slot_holds)
+    // start from it as one sample.
+    this.sql.exec("CREATE TABLE IF NOT EXISTS slot_hold_samples (kind TEXT PRIMARY KEY, held_ms TEXT NOT NULL)");
+    if (this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'slot_holds'").toArray().length) {
+      this.sql.exec("INSERT OR IGNORE INTO slot_hold_samples (kind, held_ms) SELECT kind, json_array(mean_ms) FROM slot_holds");
+      this.sql.exec("DROP TABLE slot_holds");
+    }
   }
 
   /** Counts one request against every bucket, or against none when any bucket is exhausted. */
@@ -162,28 +167,32 @@ export class OrgGate extends DurableObject {
     return released !== undefined;
   }
 
-  /** Folds one hold time into the kind's moving mean (recent holds weigh most). */
+  private holdSamples(kind: string): number[] {
+    const row = this.sql.exec<{ held_ms: string }>("SELECT held_ms FROM slot_hold_samples WHERE kind = ?", kind).toArray()[0];
+    return row ? (JSON.parse(row.held_ms) as number[]) : [];
+  }
+
+  /** Keeps one more hold time of the kind (the most recent HOLD_SAMPLES). */
   private learnHold(kind: string, heldMs: number): void {
+    const samples = [...this.holdSamples(kind), Math.max(0, heldMs)].slice(-HOLD_SAMPLES);
     this.sql.exec(
-      `INSERT INTO slot_holds (kind, mean_ms) VALUES (?, ?)
-       ON CONFLICT(kind) DO UPDATE SET mean_ms = slot_holds.mean_ms + ? * (excluded.mean_ms - slot_holds.mean_ms)`,
+      "INSERT INTO slot_hold_samples (kind, held_ms) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET held_ms = excluded.held_ms",
       kind,
-      Math.max(0, heldMs),
-      HOLD_MEAN_WEIGHT,
+      JSON.stringify(samples),
     );
   }
 
   /**
-   * Retry-After for a full kind: when its soonest slot is expected to free, i.e. the earliest
-   * holder's start plus the kind's mean hold time, never past the soonest lease expiry (a lease
-   * is renewed while its holder works, so its expiry alone overstates the wait), at least 1 s.
+   * Retry-After for a full kind: when its soonest slot is expected to free, i.e. the least of each
+   * holder's expected remaining hold (expectedRemainingMs, from when it took its slot: a renewal
+   * does not restart its clock), never past the soonest lease expiry (a holder that stopped
+   * renewing frees its slot then), at least 1 s.
    */
   private secondsUntilSlotFrees(kind: string, nowMs: number): number {
-    const { expiry, started } = this.sql
-      .exec<{ expiry: number; started: number | null }>("SELECT MIN(expires_at) AS expiry, MIN(acquired_at) AS started FROM slots WHERE kind = ?", kind)
-      .one();
-    const mean = this.sql.exec<{ mean_ms: number }>("SELECT mean_ms FROM slot_holds WHERE kind = ?", kind).toArray()[0]?.mean_ms;
-    const expected = mean !== undefined && started !== null ? started + mean : nowMs + UNKNOWN_HOLD_RETRY_MS;
+    const holders = this.sql.exec<{ expires_at: number; acquired_at: number | null }>("SELECT expires_at, acquired_at FROM slots WHERE kind = ?", kind).toArray();
+    const holds = this.holdSamples(kind);
+    const expected = Math.min(...holders.map((h) => nowMs + expectedRemainingMs(holds, Math.max(0, nowMs - (h.acquired_at ?? nowMs)))));
+    const expiry = Math.min(...holders.map((h) => h.expires_at));
     return Math.max(1, Math.ceil((Math.min(expected, expiry) - nowMs) / 1000));
   }
 

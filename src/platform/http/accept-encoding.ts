@@ -1,5 +1,13 @@
 // Content-coding negotiation (RFC 9110 section 12.5.3) for responses the service can send
 // in more than one coding, e.g. export files stored gzip-compressed.
+//
+// A Worker's request does not carry the client's Accept-Encoding: Cloudflare's edge sets it to
+// "br, gzip" whatever the client sent and keeps the client's own value in
+// `request.cf.clientAcceptEncoding` (developers.cloudflare.com/fundamentals/reference/http-headers),
+// and Miniflare does the same under `npm start` and `npm run dev` (its entry worker,
+// miniflare/dist/src/workers/core/entry.worker.js: `clientAcceptEncoding: header ?? ""`). So the
+// negotiation reads the client's value there; only a request without `cf` (a test calling the app
+// directly) is read from its own header.
 
 /** Codings we know by another name. */
 const ALIASES: Record<string, string> = { "x-gzip": "gzip" };
@@ -14,6 +22,13 @@ function weights(header: string): Map<string, number> {
     out.set(ALIASES[name] ?? name, Number.isFinite(weight) ? Math.min(Math.max(weight, 0), 1) : 0);
   }
   return out;
+}
+
+/** What the client itself sent as Accept-Encoding (undefined when nothing). */
+export function clientAcceptEncoding(request: Request): string | undefined {
+  const fromEdge = (request as { cf?: { clientAcceptEncoding?: unknown } }).cf?.clientAcceptEncoding;
+  if (typeof fromEdge === "string") return fromEdge || undefined;
+  return request.headers.get("accept-encoding") ?? undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { negotiateEncoding } from "../../../src/platform/http/accept-encoding";
+import { clientAcceptEncoding, negotiateEncoding } from "../../../src/platform/http/accept-encoding";
 
 const pick = (header: string | undefined) => negotiateEncoding(header, ["gzip", "identity"]);
 
@@ -28,5 +28,22 @@ describe("content-coding negotiation", () => {
     expect(pick("identity;q=0")).toBeUndefined();
     expect(pick("*;q=0")).toBeUndefined();
     expect(pick("br, identity;q=0")).toBeUndefined();
+  });
+});
+
+describe("the client's own Accept-Encoding", () => {
+  // As Cloudflare's edge and Miniflare hand a Worker its request: the header replaced, the client's value in cf.
+  const atTheEdge = (clientValue: string) => Object.defineProperty(new Request("http://x/", { headers: { "accept-encoding": "br, gzip" } }), "cf", { value: { clientAcceptEncoding: clientValue } });
+
+  it("is the edge's record of what the client sent, not the header the runtime put there", () => {
+    expect(clientAcceptEncoding(atTheEdge(""))).toBeUndefined();
+    expect(clientAcceptEncoding(atTheEdge("identity"))).toBe("identity");
+    expect(clientAcceptEncoding(atTheEdge("gzip, deflate"))).toBe("gzip, deflate");
+    expect(negotiateEncoding(clientAcceptEncoding(atTheEdge("")), ["gzip", "identity"])).toBe("identity");
+  });
+
+  it("is the request's own header when no edge stood in front (a test calling the app)", () => {
+    expect(clientAcceptEncoding(new Request("http://x/", { headers: { "accept-encoding": "gzip" } }))).toBe("gzip");
+    expect(clientAcceptEncoding(new Request("http://x/"))).toBeUndefined();
   });
 });

@@ -37,4 +37,13 @@ describe("toEhrResource", () => {
     });
     await expect(toEhrResource(ours, "c1", "http://ehr/fhir", lookup, "fail")).rejects.toMatchObject({ code: "UNMAPPED_REFERENCE" });
   });
+
+  it("fails a malformed reference under unmapped_references fail; maps a versioned one to the EHR's copy", async () => {
+    const withSubject = (reference: string) => ({ resourceType: "Observation", subject: { reference } });
+    for (const reference of ["Patient/", "patient/local-p", "Patient/local-p/extra", "Patient", ""]) {
+      await expect(toEhrResource(withSubject(reference), "c1", "http://ehr/fhir", lookup, "fail"), reference).rejects.toMatchObject({ code: "INVALID_REFERENCE" });
+      expect(await toEhrResource(withSubject(reference), "c1", "http://ehr/fhir", lookup, "keep")).toEqual(withSubject(reference));
+    }
+    expect(await toEhrResource(withSubject("Patient/local-p/_history/3"), "c1", "http://ehr/fhir", lookup, "fail")).toEqual(withSubject("Patient/ehr-p"));
+  });
 });

@@ -6,6 +6,8 @@
 // runtime) reads what it wrote from the very same directory.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import http from "node:http";
+import { gunzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Log, LogLevel } from "miniflare";
@@ -70,6 +72,33 @@ async function serviceUrl({ child, out }: NpmStart): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** A GET through node:http, which (unlike fetch) sends no Accept-Encoding unless told to. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+      .on("error", reject);
+  });
+}
+
+/** Kicks off a system export, waits for it and answers its first file's URL. */
+async function exportedFile(base: string, headers: Record<string, string>, orgId: string): Promise<string> {
+  const kickoff = await fetch(`${base}/fhir/r4/${orgId}/$export?_type=Patient`, { headers: { ...headers, accept: "application/fhir+json", prefer: "respond-async" } });
+  expect(kickoff.status).toBe(202);
+  const status = kickoff.headers.get("content-location") as string;
+  for (let i = 0; i < 300; i++) {
+    const res = await fetch(status, { headers });
+    if (res.status === 200) return ((await res.json()) as { output: { url: string }[] }).output[0]!.url;
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("the export did not complete");
+}
+
 async function exitCode(child: ChildProcess): Promise<number | null> {
   return child.exitCode ?? new Promise((r) => child.once("exit", (c) => r(c)));
 }
@@ -107,6 +136,17 @@ describe("npm start: the bundle on Miniflare directly", () => {
       headers = { authorization: `Bearer ${apiKey}`, "x-organization-id": orgId as string };
 
       expect((await fetch(`${base}/health`)).status).toBe(200);
+      // The console's page for its routes, its files, 404 for any other path; X-RateLimit-* on each.
+      const page = await fetch(`${base}/pipelines/some-id`);
+      expect([page.status, page.headers.get("content-type"), page.headers.get("x-ratelimit-limit")]).toEqual([200, "text/html; charset=utf-8", "300"]);
+      expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+      const script = /<script[^>]+src="([^"]+)"/.exec(await page.text())?.[1] as string;
+      const asset = await fetch(`${base}${script}`);
+      expect([asset.status, asset.headers.get("x-ratelimit-limit"), asset.headers.get("cache-control")]).toEqual([200, "300", "public, max-age=31536000, immutable"]);
+      await asset.body?.cancel();
+      const nowhere = await fetch(`${base}/no-such-page`);
+      expect([nowhere.status, nowhere.headers.get("x-ratelimit-limit")]).toEqual([404, "300"]);
+      await nowhere.body?.cancel();
       const org = await api(base, "/api/organization");
       expect(org).toMatchObject({ status: 200, body: { id: orgId } });
       expect((await fetch(`${base}/api/organization`)).status).toBe(401);
@@ -127,6 +167,18 @@ describe("npm start: the bundle on Miniflare directly", () => {
       expect(session.status).toBe(201);
       sessionId = session.body.session_id as string;
       expect((await api(base, "/api/api-keys", { name: "made under npm start", role: "clinician" })).status).toBe(201);
+
+      // An export file asked for without Accept-Encoding comes uncompressed (Miniflare, like
+      // Cloudflare, gives the Worker "br, gzip" instead of what the client sent); gzip when asked.
+      const patient = await fetch(`${base}/fhir/r4/${orgId}/Patient`, { method: "POST", headers: { ...headers, "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Patient", name: [{ family: "Plain" }] }) });
+      expect(patient.status).toBe(201);
+      const file = await exportedFile(base, headers, orgId as string);
+      const plain = await rawGet(file, headers);
+      expect({ status: plain.status, encoding: plain.headers["content-encoding"] }).toEqual({ status: 200, encoding: undefined });
+      expect(JSON.parse(plain.body.toString("utf8").trim())).toMatchObject({ resourceType: "Patient", name: [{ family: "Plain" }] });
+      const gzipped = await rawGet(file, { ...headers, "accept-encoding": "gzip" });
+      expect(gzipped.headers["content-encoding"]).toBe("gzip");
+      expect(gunzipSync(gzipped.body).toString("utf8")).toBe(plain.body.toString("utf8"));
 
       // The Worker's own structured line per request (docs/operations.md), with the route pattern.
       await waitForOutput(child, out, /"msg":"request".*"method":"GET","route":"\/api\/organization","status":200,"duration_ms":[\d.]+/);

@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../app-env";
 import { ApiError, notAcceptable } from "../../../platform/errors";
-import { negotiateEncoding } from "../../../platform/http/accept-encoding";
+import { clientAcceptEncoding, negotiateEncoding } from "../../../platform/http/accept-encoding";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { security } from "../../../platform/http/schemas";
@@ -101,7 +101,7 @@ bulkExportRoutes
       const { jobId, file } = c.req.valid("param");
       // Files are stored gzip-compressed: sent as they are when the client accepts gzip, else
       // decompressed on the fly (streaming, so memory stays flat).
-      const coding = negotiateEncoding(c.req.header("accept-encoding"), ["gzip", "identity"]);
+      const coding = negotiateEncoding(clientAcceptEncoding(c.req.raw), ["gzip", "identity"]);
       if (!coding) throw notAcceptable("Export files are served gzip-compressed or uncompressed; Accept-Encoding excludes both");
       const store = fhirStoreFor(c.get("ctx"), c.get("principal"), { waitUntil: (p) => c.executionCtx.waitUntil(p) });
       const object = await downloadExportFile(c.env, store, jobId, file);

@@ -20,7 +20,10 @@ const Config = z
     match: z.string().optional().describe("conditional_*: the search that identifies the EHR's copy; default identifier=<system>|<value> of the resource's first identifier"),
     match_expression: jsonataExpression("yields the conditional search from the resource").optional(),
     if_match_expression: jsonataExpression("yields the EHR version the update must replace (sent as If-Match: W/\"v\")").optional(),
-    unmapped_references: z.enum(["keep", "fail"]).default("keep").describe("A reference to a resource the EHR has no copy of: send as is, or fail with UNMAPPED_REFERENCE"),
+    unmapped_references: z
+      .enum(["keep", "fail"])
+      .default("keep")
+      .describe("A reference to a resource the EHR has no copy of: send as is, or fail with UNMAPPED_REFERENCE (a malformed one, e.g. \"Patient/\", with INVALID_REFERENCE)"),
     max_retries: z.number().int().min(0).max(10).default(3).describe("Retries of a 429 or 503"),
     max_retry_wait_ms: z.number().int().min(0).max(120_000).default(30_000).describe("Longest Retry-After honoured; longer fails with EHR_THROTTLED"),
     consent: OutboundConsentConfig.optional().describe("Consent check before sending (docs/consent.md)"),
@@ -30,6 +33,8 @@ type Config = z.infer<typeof Config>;
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 const RELATIVE_REF = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})$/;
+/** A relative reference as FHIR R4 defines it (3.1.2.3.2): Type/id, optionally versioned. */
+const RELATIVE_REFERENCE = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
 
 /** The EHR id EHR fetch recorded on a resource of ours, if it came from this connector. */
 export function ehrIdOf(resource: Resource, connectorId: string): string | undefined {
@@ -57,8 +62,13 @@ export async function toEhrResource(resource: Resource, connectorId: string, end
   const rewrite = async (reference: string): Promise<string> => {
     if (reference.startsWith(`${base}/`)) return reference.slice(base.length + 1);
     if (reference.startsWith("#") || ABSOLUTE.test(reference)) return reference;
-    const m = RELATIVE_REF.exec(reference);
-    if (!m) return reference;
+    const m = RELATIVE_REFERENCE.exec(reference);
+    if (!m) {
+      // "Patient/", "patient/7", "Patient/7/x": no resource the EHR could resolve.
+      if (unmapped === "fail") throw new NodeFailure("INVALID_REFERENCE", `${JSON.stringify(reference)} is not a FHIR reference (Type/id, an absolute URL or #contained)`);
+      return reference;
+    }
+    // Our version of a resource means nothing at the EHR: its copy is referenced unversioned.
     const ehrId = await lookup(m[1]!, m[2]!);
     if (ehrId) return `${m[1]}/${ehrId}`;
     if (unmapped === "fail") throw new NodeFailure("UNMAPPED_REFERENCE", `${reference} has no copy in the EHR (no ${sourceSystem(connectorId)} identifier)`);

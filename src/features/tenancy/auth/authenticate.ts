@@ -20,6 +20,21 @@ export interface Authenticated {
   entry: KeyWithOrg;
 }
 
+/**
+ * A refusal of a valid credential (a live key or session) for the organization the request
+ * names: the credential's own organization is known, so the request counts in that
+ * organization's rate bucket rather than the client IP's (middleware/auth.ts).
+ */
+export class RefusedForOrg extends ApiError {
+  constructor(
+    refusal: ApiError,
+    readonly orgId: string,
+    readonly orgLimits: unknown,
+  ) {
+    super(refusal.status, refusal.code, refusal.message, refusal.details, refusal.headers);
+  }
+}
+
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
 export async function authenticate(creds: Credentials, lookup: KeyLookup): Promise<Authenticated> {
@@ -36,15 +51,16 @@ export async function authenticate(creds: Credentials, lookup: KeyLookup): Promi
   if (!entry) throw unauthorized("Invalid API key");
   if (entry.key.revokedAt) throw unauthorized("API key has been revoked");
 
+  const refuse = (refusal: ApiError) => new RefusedForOrg(refusal, entry.key.orgId, entry.orgLimits);
   const orgId = creds.organizationId?.trim();
   if (!orgId) {
-    throw new ApiError(400, "ORGANIZATION_REQUIRED", "The X-Organization-ID header is required");
+    throw refuse(new ApiError(400, "ORGANIZATION_REQUIRED", "The X-Organization-ID header is required"));
   }
   if (orgId !== entry.key.orgId) {
-    throw forbidden("The API key does not belong to the organization in X-Organization-ID");
+    throw refuse(forbidden("The API key does not belong to the organization in X-Organization-ID"));
   }
   if (creds.pathOrganizationId !== undefined && creds.pathOrganizationId !== orgId) {
-    throw forbidden("The organization in the URL does not match X-Organization-ID");
+    throw refuse(forbidden("The organization in the URL does not match X-Organization-ID"));
   }
   return {
     keyHash,

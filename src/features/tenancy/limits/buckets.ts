@@ -15,8 +15,11 @@ const USER_BUCKETS: { pattern: RegExp; bucket: string; limit: (l: Limits) => num
   { pattern: /^(?:GET|POST) \/api\/copilot\//, bucket: "copilot", limit: (l) => l.copilotPerMinute },
 ];
 
+/** The organization's own bucket, which every request it authenticates counts in. */
+export const orgBucket = (limits: Limits): BucketRequest => ({ name: "api", limit: limits.apiPerMinute, windowSeconds: MINUTE });
+
 export function bucketsFor(method: string, path: string, principal: Principal, limits: Limits): BucketRequest[] {
-  const buckets: BucketRequest[] = [{ name: "api", limit: limits.apiPerMinute, windowSeconds: MINUTE }];
+  const buckets: BucketRequest[] = [orgBucket(limits)];
   const route = `${method} ${path}`;
   for (const b of USER_BUCKETS) {
     if (b.pattern.test(route)) {

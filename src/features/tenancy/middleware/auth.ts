@@ -4,7 +4,7 @@
 // other isolates see it within KEY_CACHE_TTL_MS.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { authenticate } from "../auth/authenticate";
+import { authenticate, RefusedForOrg } from "../auth/authenticate";
 import { type Permission, type Principal, denial } from "../auth/permissions";
 import { forbidden } from "../../../platform/errors";
 import type { AppEnv } from "../../../app-env";
@@ -15,6 +15,7 @@ import { ApiKeyStore, type KeyWithOrg } from "../api-keys";
 import { ConsoleSessionStore } from "../sessions/session-store";
 import { authenticateSession } from "../sessions/authenticate-session";
 import { assertSameOriginWrite, sessionIdOf, sessionLifetimes } from "../sessions/session-policy";
+import { countRefusedInOrg } from "./rate-limit";
 
 // Entries carry the org's placement, so the directory's TTL bounds them (a move waits it out).
 const KEY_CACHE_TTL_MS = PLACEMENT_TTL_MS;
@@ -35,9 +36,16 @@ export function authenticateRequest(pathOrgParam?: string) {
     const now = Date.now();
     const pathOrganizationId = pathOrgParam ? c.req.param(pathOrgParam) : undefined;
     const sessionId = c.req.header("authorization") ? undefined : sessionIdOf(c);
-    const { principal, entry } = sessionId
-      ? await sessionPrincipal(c, sessionId, pathOrganizationId, now)
-      : await keyPrincipal(c, pathOrganizationId, now);
+    let authenticated: Awaited<ReturnType<typeof keyPrincipal>>;
+    try {
+      authenticated = sessionId ? await sessionPrincipal(c, sessionId, pathOrganizationId, now) : await keyPrincipal(c, pathOrganizationId, now);
+    } catch (e) {
+      // A valid credential naming the wrong organization counts in its own organization's bucket,
+      // so it cannot spend the budget of the client IP it shares with others (429 once spent).
+      if (e instanceof RefusedForOrg) await countRefusedInOrg(c, e.orgId, resolveLimits(c.env, e.orgLimits));
+      throw e;
+    }
+    const { principal, entry } = authenticated;
     c.set("principal", principal);
     c.set("limits", resolveLimits(c.env, entry.orgLimits));
     c.set("placement", { orgId: principal.orgId, shard: entry.orgShard, movingTo: entry.orgMovingTo });

@@ -1,15 +1,18 @@
 // Rate limits and the X-RateLimit-* headers every response carries (spec section 8).
 // Authenticated requests count in their organization's buckets (the org bucket and per-user
 // buckets), from shares of the window this isolate leases from the org's OrgGate
-// (limits/leases.ts: most requests decide without a gate call); every other request (public endpoints, unknown paths, requests refused by
-// authentication) counts in its client IP's bucket (limits/client-windows.ts).
+// (limits/leases.ts: most requests decide without a gate call); a valid credential refused for the
+// organization the request names counts in its own organization's bucket; every other request
+// (public endpoints, unknown paths, requests refused by authentication) counts in its client IP's
+// bucket (limits/client-windows.ts).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { BucketState } from "../org-gate";
+import type { BucketRequest, BucketState } from "../org-gate";
+import type { Limits } from "../limits/config";
 import { rateLimited } from "../../../platform/errors";
 import type { AppEnv } from "../../../app-env";
 import { errorResponse } from "../../../platform/http/error-handler";
-import { bucketsFor } from "../limits/buckets";
+import { bucketsFor, orgBucket } from "../limits/buckets";
 import { ClientWindows } from "../limits/client-windows";
 import { publicPerMinute, webhookPerMinute } from "../limits/config";
 import { orgGate } from "../limits/gate";
@@ -47,6 +50,24 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/** Counts one request in one bucket of `orgId` and shows that bucket on the response; 429 once spent. */
+async function countInOrgBucket(c: Context<AppEnv>, orgId: string, bucket: BucketRequest): Promise<void> {
+  const gate = orgGate(c.env, orgId);
+  const result = await leasedWindows.consume(orgId, [bucket], (asks, nowMs) => gate.lease(asks, nowMs));
+  const shown = result.buckets[0]!;
+  c.set("rateLimit", shown);
+  if (!result.allowed) throw refusal(shown, result.retryAfter);
+}
+
+/**
+ * Counts a request refused for a valid credential's organization (the wrong X-Organization-ID, a
+ * path naming another org) in that organization's API bucket: the credential's holder spends its
+ * own organization's window, not the budget of the client IP it may share with others.
+ */
+export function countRefusedInOrg(c: Context<AppEnv>, orgId: string, limits: Limits): Promise<void> {
+  return countInOrgBucket(c, orgId, orgBucket(limits));
+}
+
 /**
  * Counts a verified wearable webhook delivery in its organization's bucket for the platform
  * (`webhook:<kind>`, LIMIT_WEBHOOK_PER_MINUTE), leased from the OrgGate like the API bucket; 429
@@ -55,13 +76,8 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
  * users. Called only once the signature verified, so an unsigned flood cannot spend an
  * organization's window (it counts per client IP, as requests refused by authentication do).
  */
-export async function countWebhookDelivery(c: Context<AppEnv>, orgId: string, kind: string): Promise<void> {
-  const gate = orgGate(c.env, orgId);
-  const requests = [{ name: `webhook:${kind}`, limit: webhookPerMinute(c.env), windowSeconds: 60 }];
-  const result = await leasedWindows.consume(orgId, requests, (asks, nowMs) => gate.lease(asks, nowMs));
-  const shown = result.buckets[0]!;
-  c.set("rateLimit", shown);
-  if (!result.allowed) throw refusal(shown, result.retryAfter);
+export function countWebhookDelivery(c: Context<AppEnv>, orgId: string, kind: string): Promise<void> {
+  return countInOrgBucket(c, orgId, { name: `webhook:${kind}`, limit: webhookPerMinute(c.env), windowSeconds: 60 });
 }
 
 const clientWindows = new ClientWindows();

@@ -3,6 +3,7 @@
 import { forbidden, unauthorized } from "../../../platform/errors";
 import { hashApiKey } from "../auth/api-key-crypto";
 import type { Principal } from "../auth/permissions";
+import { RefusedForOrg } from "../auth/authenticate";
 import { SESSION_ID_PATTERN, type SessionWithKey } from "./session-store";
 import { type SessionLifetimes, assertLive } from "./session-policy";
 
@@ -31,10 +32,11 @@ export async function authenticateSession(
   if (!entry) throw unauthorized("Invalid console session: sign in again");
   assertLive(entry.session, entry.key.revokedAt, lifetimes, now);
   const orgId = entry.session.orgId;
+  const refuse = (message: string) => new RefusedForOrg(forbidden(message), orgId, entry.orgLimits);
   const named = creds.organizationId?.trim();
-  if (named && named !== orgId) throw forbidden("The console session does not belong to the organization in X-Organization-ID");
+  if (named && named !== orgId) throw refuse("The console session does not belong to the organization in X-Organization-ID");
   if (creds.pathOrganizationId !== undefined && creds.pathOrganizationId !== orgId) {
-    throw forbidden("The organization in the URL does not match the console session's");
+    throw refuse("The organization in the URL does not match the console session's");
   }
   return { idHash, entry, principal: { orgId, keyId: entry.key.id, keyName: entry.key.name, role: entry.key.role, scopes: entry.key.scopes } };
 }

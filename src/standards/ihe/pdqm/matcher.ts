@@ -2,7 +2,9 @@
 // comparison in the Fellegi–Sunter manner, each field adding agreement points or taking away
 // disagreement points (weights below and in docs/ihe.md). The points give the grade, with
 // rules a score alone cannot express (no `certain` when the birth date, the family name or an
-// identifier of the same system disagrees), and a score in [0, 1] through a logistic curve.
+// identifier of the same system disagrees), and a score in [0, 1] that is linear in the points
+// within two bands (below certain, certain), so one more point always scores higher and every
+// certain match outranks every other.
 import jaroWinkler from "jaro-winkler";
 import { type Demographics, phonetic } from "./normalize";
 
@@ -11,7 +13,7 @@ export type MatchGrade = "certain" | "probable" | "possible" | "certainly-not";
 /** Points per field: agreement, partial agreement, disagreement. Only fields both sides have count. */
 export const WEIGHTS = {
   identifier: { agree: 8, disagree: -6 }, // same system: equal value / different value
-  family: { exact: 4, similar: 3, disagree: -3 }, // similar: same Double Metaphone code or Jaro-Winkler ≥ 0.92
+  family: { exact: 4, similar: 3, disagree: -3 }, // similar: same digits, and the same Double Metaphone code or Jaro-Winkler ≥ 0.92
   given: { exact: 3, similar: 2, initial: 1, disagree: -4 }, // similar as family (≥ 0.9); initial: one is the other's initial
   birthDate: { exact: 4, near: 1.5, disagree: -5 }, // near: one part differs, or day and month transposed
   gender: { agree: 1, disagree: -3 },
@@ -30,8 +32,17 @@ export interface MatchResult {
   disagreements: string[];
 }
 
+/** Scores of the two bands: below certain 0.5 at the probable threshold and 0.05 a point; certain from 0.9, 0.01 a point. */
+export const SCORE = { probable: 0.5, perPoint: 0.05, belowCertainMax: 0.89, certain: 0.9, certainPerPoint: 0.01 } as const;
+
+const digitsOf = (s: string) => s.replace(/\D/g, "");
+
+/**
+ * Near spellings of one name. Digits count: names whose digits differ are different names
+ * (Double Metaphone ignores digits, and Jaro-Winkler forgives a long shared prefix).
+ */
 const similar = (a: string, b: string, jw: number) => {
-  if (a.length === 0 || b.length === 0) return false;
+  if (a.length === 0 || b.length === 0 || digitsOf(a) !== digitsOf(b)) return false;
   const [pa, aa] = phonetic(a);
   const [pb, ab] = phonetic(b);
   return pa === pb || (aa !== "" && aa === ab) || jaroWinkler(a, b) >= jw;
@@ -104,9 +115,18 @@ export function matchPatient(q: Demographics, candidate: Demographics): MatchRes
   const blocksCertain = disagreements.some((d) => d === "identifier" || d === "birthDate" || d === "family" || d === "given");
   const grade: MatchGrade =
     points >= THRESHOLDS.certain && !blocksCertain ? "certain" : points >= THRESHOLDS.probable ? "probable" : points >= THRESHOLDS.possible ? "possible" : "certainly-not";
-  // Logistic in the points: 0.5 at the probable threshold, about 0.88 at the certain one.
-  // A match held back from `certain` by a disagreement never scores above a certain one.
-  const logistic = 1 / (1 + Math.exp(-(points - THRESHOLDS.probable) / 2));
-  const score = Math.round((grade === "certain" ? logistic : Math.min(logistic, 0.85)) * 1000) / 1000;
-  return { score, grade, points, disagreements };
+  return { score: scoreOf(points, grade === "certain"), grade, points, disagreements };
+}
+
+/**
+ * Linear in the points, so a match that agrees more (an exact field where another is only near)
+ * always scores higher; certain matches in their own band above every other, since a match held
+ * back from `certain` by a disagreement may have more points. Rounded to 3 decimals, which keeps
+ * half a point (the smallest difference the weights make) apart in both bands.
+ */
+export function scoreOf(points: number, certain: boolean): number {
+  const raw = certain
+    ? Math.min(1, SCORE.certain + SCORE.certainPerPoint * (points - THRESHOLDS.certain))
+    : Math.max(0, Math.min(SCORE.belowCertainMax, SCORE.probable + SCORE.perPoint * (points - THRESHOLDS.probable)));
+  return Math.round(raw * 1000) / 1000;
 }

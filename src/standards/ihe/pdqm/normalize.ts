@@ -1,5 +1,5 @@
 // Normalised forms of demographics for matching: names without case, accents or punctuation
-// and with their Double Metaphone codes, dates split into parts, phone numbers as their last
+// (digits kept: they tell generated and test identities apart) and with their Double Metaphone codes, dates split into parts, phone numbers as their last
 // ten digits, e-mail addresses lower-cased, postal codes and address lines compacted.
 import { doubleMetaphone } from "double-metaphone";
 
@@ -18,12 +18,10 @@ export interface Demographics {
   addresses: { line: string; city: string; postal: string }[];
 }
 
-/** Lower case, accents removed, letters only ("O'Brien-Smith" → "obriensmith"). */
-export function normName(s: string): string {
-  return s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z]/g, "");
-}
-
 const compact = (s: string) => s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]/g, "");
+
+/** Lower case, accents and punctuation removed, letters and digits kept ("O'Brien-Smith" → "obriensmith", "Test-07" → "test07"). */
+export const normName = compact;
 
 /** A phone number's last ten digits (country prefixes and formatting vary); an e-mail lower-cased. */
 export function normTelecom(c: ContactPoint): string | undefined {

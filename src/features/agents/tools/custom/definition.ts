@@ -15,7 +15,10 @@ export const ToolImplementationSchema = z
         kind: z.literal("http"),
         connector_id: z.string().max(100),
         method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
-        path: z.string().max(2000).default("").openapi({ description: "Under the connector endpoint; {param} placeholders take argument values" }),
+        path: z.string().max(2000).default("").openapi({
+            description:
+              "Under the connector endpoint; a {param} placeholder (a segment or a query value, e.g. patients/{id} or search?q={q}) takes that argument; the other arguments go once to the query string (GET) or the JSON body (other methods)",
+          }),
       })
       .strict(),
     z.object({ kind: z.literal("pipeline"), pipeline_id: z.string().uuid() }).strict(),

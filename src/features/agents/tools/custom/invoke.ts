@@ -20,9 +20,27 @@ export interface ToolResult {
   status?: number;
 }
 
-/** Fills {name} placeholders of a path with URL-encoded argument values. */
-export function fillPath(path: string, args: Record<string, unknown>): string {
-  return path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")));
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
+
+/** Fills {name} placeholders of a path (its segments or its query string) with URL-encoded argument values. */
+function fillPath(path: string, args: Record<string, unknown>): string {
+  return path.replace(PLACEHOLDER, (_, name: string) => encodeURIComponent(argText(args[name] ?? "")));
+}
+
+const argText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+
+/**
+ * Where an HTTP tool's arguments go, as its definition says: each {name} placeholder of the path
+ * (a segment or a query value) takes its argument; every other argument goes once, to the query
+ * string of a GET or to the JSON body of the other methods. An argument a placeholder took is
+ * not sent again.
+ */
+export function toolRequest(impl: Extract<ToolImplementation, { kind: "http" }>, args: Record<string, unknown>): { path: string; query?: [string, string][]; body?: string } {
+  const placed = new Set([...impl.path.matchAll(PLACEHOLDER)].map((m) => m[1]!));
+  const rest = Object.entries(args).filter(([k]) => !placed.has(k));
+  const path = fillPath(impl.path, args);
+  if (impl.method === "GET") return { path, query: rest.map(([k, v]): [string, string] => [k, argText(v)]) };
+  return { path, body: JSON.stringify(Object.fromEntries(rest)) };
 }
 
 /**
@@ -55,13 +73,12 @@ export async function invokeTool(execute: Execute, data: OrgData, orgId: string,
     const res = await execute(data, orgId, { pipelineId: impl.pipeline_id, inputs: args, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit });
     return { ok: res.status === "completed", result: res.status === "completed" ? res.outputs : res.error, execution_id: res.execution_id };
   }
-  const bodyless = impl.method === "GET";
-  const query = bodyless ? Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]) : undefined;
-  const res = await connectorClient(data, orgId, testMode).fetch(impl.connector_id, fillPath(impl.path, args), {
+  const request = toolRequest(impl, args);
+  const res = await connectorClient(data, orgId, testMode).fetch(impl.connector_id, request.path, {
     method: impl.method,
-    query,
-    headers: { accept: "application/json", ...(bodyless ? {} : { "content-type": "application/json" }) },
-    body: bodyless ? undefined : JSON.stringify(args),
+    query: request.query,
+    headers: { accept: "application/json", ...(request.body === undefined ? {} : { "content-type": "application/json" }) },
+    body: request.body,
   });
   const text = await res.text();
   let result: unknown = text;
