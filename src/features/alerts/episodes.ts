@@ -185,7 +185,9 @@ export function stepLate(kind: AlertKind, params: RuleParams, recent: readonly R
   const merged = [...recent.map((q) => ({ t: q.t, v: q.v, observationId: q.o })), ...late]
     .filter((p) => {
       const key = `${p.t}\n${p.observationId}`;
-      return seen.has(key) ? false : (seen.add(key), true);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
     })
     .sort((a, b) => a.t - b.t);
   const window = kind === "rapid_change" ? new SlidingWindow([], spanMs) : undefined;
