@@ -9,10 +9,10 @@ import { findIntegrationByPlatform, integrationCredentials, updateIntegration } 
 import { findLink, updateLink } from "./features/devices/store/links";
 import { insertSyncLog, updateSyncLog } from "./features/devices/store/sync-logs";
 import { ingestReadings } from "./features/devices/use-cases/ingest";
+import { vendorFetch } from "./features/devices/vendor-fetch";
 import { retractObservationIds, retractSourceRecords } from "./features/devices/use-cases/retract";
 import type { Principal } from "./features/tenancy/auth/permissions";
 import { logger } from "./platform/observability/log";
-import { outboundFetch } from "./platform/outbound/fetch";
 import { serviceProfileOf } from "./platform/service-profiles";
 import type { ServiceProfile } from "./service-profile";
 
@@ -45,7 +45,8 @@ export const devicePlatformServices: PlatformServices = {
     }
     return results;
   },
-  fetch: (env) => outboundFetch(env),
+  // Vendor calls fail with their cause named (DNS, refused, timeout, TLS) and a time limit.
+  fetch: (env) => vendorFetch(env),
   async device(data, deviceId) {
     const row = await findLink(data, deviceId);
     return row && { deviceId: row.deviceId, patientId: row.patientId, platform: row.platform, status: row.status };

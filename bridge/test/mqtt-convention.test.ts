@@ -1,6 +1,9 @@
 // The MQTT topic and payload convention (docs/devices.md, "MQTT"): envelopes become the Worker's
 // DeviceReading, malformed ones a reason, and the message id (given or derived) the dedup key.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { MDC_CODES, mdcCode } from "../../src/features/devices/metrics/mdc";
+import { METRICS } from "../../src/features/devices/metrics/table";
 import { readMessage, topicFilter } from "../src/protocols/device-readings/convention";
 
 const ORG = "org-a";
@@ -30,9 +33,65 @@ describe("MQTT convention", () => {
     expect(hr.ok && hr.reading.metric).toBe("heart_rate");
     const cgm = read({ msgId: "m-4", patientRef: "p1", metric: "cgm_glucose", value: 5.5, unit: "mmol/L", ts: AT, trend: "rising" });
     expect(cgm.ok && cgm.reading).toMatchObject({ metric: "cgm_glucose", unit: "mmol/L", attributes: { trend: "rising" } });
-    // An unknown MDC code is a bedside monitor stream, its code kept.
-    const bedside = read({ msgId: "m-5", patientRef: "p1", mdc: "188736", value: 37, ucum: "Cel", ts: AT });
-    expect(bedside.ok && bedside.reading).toMatchObject({ metric: "bedside", attributes: { mdc_code: "188736" } });
+    // A code of no metric (MDC_PULS_OXIM_PERF_REL, the perfusion index) is a bedside monitor stream, its code kept.
+    const bedside = read({ msgId: "m-5", patientRef: "p1", mdc: "150448", value: 3.1, ucum: "%", ts: AT });
+    expect(bedside.ok && bedside.reading).toMatchObject({ metric: "bedside", attributes: { mdc_code: "150448" } });
+  });
+
+  // Spec 2.9's categories by their IEEE 11073-10101 codes (partition 2 × 65536 + term code), as
+  // public listings of the nomenclature give them; docs/devices.md, "MDC codes".
+  it.each([
+    ["160212", "MDC_CONC_GLU_ISF", "cgm_glucose", "mg/dL"],
+    ["160184", "MDC_CONC_GLU_CAPILLARY_WHOLEBLOOD", "blood_glucose", "mg/dL"],
+    ["147842", "MDC_ECG_HEART_RATE", "heart_rate", "/min"],
+    ["147240", "MDC_ECG_TIME_PD_RR_GL", "rr_interval", "ms"],
+    ["150456", "MDC_PULS_OXIM_SAT_O2", "spo2", "%"],
+    ["149530", "MDC_PULS_OXIM_PULS_RATE", "heart_rate", "/min"],
+    ["149546", "MDC_PULS_RATE_NON_INV", "heart_rate", "/min"],
+    ["188736", "MDC_MASS_BODY_ACTUAL", "weight", "kg"],
+    ["188740", "MDC_LEN_BODY_ACTUAL", "height", "cm"],
+    ["188752", "MDC_RATIO_MASS_BODY_LEN_SQ", "bmi", "kg/m2"],
+    ["152586", "MDC_VOL_AWAY_EXP_FORCED_1S", "fev1", "L"],
+    ["188928", "MDC_VOL_AWAY_EXP_FORCED_CAPACITY", "fvc", "L"],
+    ["152584", "MDC_FLOW_AWAY_EXP_FORCED_PEAK", "peak_flow", "L/min"],
+    ["150364", "MDC_TEMP_BODY", "body_temperature", "Cel"],
+    ["188424", "MDC_TEMP_ORAL", "body_temperature", "Cel"],
+    ["150392", "MDC_TEMP_TYMP", "body_temperature", "Cel"],
+    ["151562", "MDC_RESP_RATE", "respiratory_rate", "/min"],
+  ])("MDC %s (%s) is %s in %s", (mdc, refId, metric, unit) => {
+    const r = read({ msgId: `m-${mdc}`, patientRef: "p1", mdc, value: 42, ts: AT });
+    expect(r.ok && r.reading).toMatchObject({ metric, value: 42, unit });
+    expect(mdcCode(mdc)?.refId).toBe(refId);
+  });
+
+  it("maps blood pressure parts sent alone to the panel, and keeps a mapped code its metric lacks as an extra coding", () => {
+    for (const [mdc, component] of [["150021", "systolic"], ["150022", "diastolic"], ["150023", "mean"], ["150301", "systolic"], ["150302", "diastolic"], ["150303", "mean"]] as const) {
+      const part = read({ msgId: `bp-${mdc}`, patientRef: "p1", mdc, value: 90, ts: AT });
+      expect(part.ok && part.reading).toMatchObject({ metric: "blood_pressure", unit: "mm[Hg]", components: [{ metric: component, value: 90, unit: "mm[Hg]" }] });
+    }
+    const cuff = read({ msgId: "bp-cuff", patientRef: "p1", mdc: "150020", components: [{ mdc: "150301", value: 118, ucum: "mm[Hg]" }, { mdc: "150302", value: 76, ucum: "mm[Hg]" }], ts: AT });
+    expect(cuff.ok && cuff.reading.components?.map((c) => c.metric)).toEqual(["systolic", "diastolic"]);
+    const pulse = read({ msgId: "pr", patientRef: "p1", mdc: "149530", value: 64, ucum: "/min", ts: AT });
+    expect(pulse.ok && pulse.reading.attributes).toEqual({ mdc_code: "149530", mdc_display: "MDC_PULS_OXIM_PULS_RATE" });
+    // The metric's own MDC coding (heart rate's 147842) is not added twice.
+    const ecg = read({ msgId: "ecg", patientRef: "p1", mdc: "147842", value: 64, ts: AT });
+    expect(ecg.ok && ecg.reading.attributes).toBeUndefined();
+  });
+
+  it("docs/devices.md's MDC table is the one the bridge maps with", () => {
+    const doc = readFileSync(new URL("../../docs/devices.md", import.meta.url), "utf8");
+    const rows = [...doc.matchAll(/^\| [^|]* \| (\d+) \| `(MDC_[A-Z0-9_]+)` \| `([a-z0-9_]+)`[^|]*\| `([^`]+)` \|$/gm)].map((m) => [m[1], m[2], m[3], m[4]]);
+    const byCode = (a: unknown[], b: unknown[]) => Number(a[0]) - Number(b[0]);
+    expect(rows.sort(byCode)).toEqual(MDC_CODES.map((c) => [c.code, c.refId, c.metric, c.ucum]).sort(byCode));
+  });
+
+  it("lists each MDC code once, for a metric (and component) of the metric table", () => {
+    expect(new Set(MDC_CODES.map((c) => c.code)).size).toBe(MDC_CODES.length);
+    for (const c of MDC_CODES) {
+      const def = METRICS.get(c.metric);
+      expect(def, c.refId).toBeDefined();
+      if (c.component) expect(def?.components?.some((d) => d.metric === c.component), c.refId).toBe(true);
+    }
   });
 
   it("uses the receipt time for a device without a clock and keeps a sentinel as absent", () => {

@@ -53,7 +53,7 @@ export interface WebhookSpec {
   handshake?(delivery: WebhookDelivery, credentials: PlatformCredentials): Promise<Response | undefined>;
   /** Signature over the raw body, in constant time; nothing else may run before it succeeds. */
   verify(delivery: WebhookDelivery, credentials: PlatformCredentials): Promise<Verification>;
-  /** The events a verified body names; unknown event types are left out (answered 200, ignored). */
+  /** The events a verified body names; unknown event types are left out (answered 200 `ignored`, recorded as `no_readings`). */
   events(body: unknown): readonly PlatformEvent[];
   /** The acknowledgement status the vendor expects (200 unless it says otherwise). */
   readonly ackStatus?: 200 | 204;
@@ -66,6 +66,8 @@ export interface EventOutcome {
   readonly deletedRecordIds: readonly string[];
   /** The user withdrew consent or was deregistered: the link goes inactive and syncs stop. */
   readonly linkInactive?: string;
+  /** Why the event gave nothing (the vendor's data not in a shape the mapping reads, a URL not fetched): the delivery's reason. */
+  readonly note?: string;
 }
 
 /** What a subscription renewal did (the app's vendor-side webhook subscriptions). */

@@ -82,7 +82,8 @@ const webhookDoc = {
     "`X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) " +
     "are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it " +
     "once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters " +
-    "is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have " +
+    "is recorded first and its replay answers `duplicate`); a body naming no event type the adapter reads answers `ignored` and is recorded as " +
+    "`no_readings` with that reason. Verified deliveries have " +
     "their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of " +
     "public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing " +
     "is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.",
@@ -226,7 +227,7 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
       method: "get",
       path: "/webhook-events", operationId: "listDevicePlatformWebhookEvents",
       tags,
-      summary: "Received webhook deliveries and their processing state (queued, processed, failed, dead)",
+      summary: "Received webhook deliveries and their processing state (queued, processed, no_readings with the reason, failed, dead)",
       security,
       middleware: read,
       request: { query: PageQuery.merge(WebhookEventQuery) },

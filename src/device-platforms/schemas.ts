@@ -77,7 +77,9 @@ export const WebhookEvent = z
   .object({
     id: z.string(),
     kind: z.string(),
-    status: z.enum(["queued", "processed", "failed", "dead"]),
+    status: z.enum(["queued", "processed", "no_readings", "failed", "dead"]).openapi({
+      description: "`no_readings`: handled, but a body holding data yielded no reading, delete or link change; `error` says why (no event the adapter reads, no active link, the vendor's data not in a shape the mapping reads)",
+    }),
     attempts: z.number().int(),
     readings: z.number().int().openapi({ description: "Readings the device core stored (new, or already stored by an earlier delivery)" }),
     updated: z.number().int().openapi({
@@ -90,7 +92,7 @@ export const WebhookEvent = z
       .array(z.object({ record: z.string().openapi({ description: "The vendor's record id" }), metric: z.string(), reason: z.string() }))
       .openapi({ description: "The first 20 refused readings, each with its reason" }),
     replays: z.number().int().openapi({ description: "Byte-identical re-deliveries of this body, acknowledged and dropped" }),
-    error: z.string().nullable(),
+    error: z.string().nullable().openapi({ description: "Why the delivery failed, went dead, or (`no_readings`) yielded nothing" }),
     received_at: z.string(),
     processed_at: z.string().nullable(),
   })
@@ -98,12 +100,15 @@ export const WebhookEvent = z
 
 export const WebhookEventQuery = z.object({
   kind: z.string().max(64).optional(),
-  status: z.enum(["queued", "processed", "failed", "dead"]).optional(),
+  status: z.enum(["queued", "processed", "no_readings", "failed", "dead"]).optional(),
 });
 
 export const WebhookAck = z
   .object({
-    status: z.enum(["queued", "duplicate", "ignored"]).openapi({ description: "`duplicate` only for bodies too large to queue inline, whose replay is found before answering; other replays answer `queued` and the consumer drops them (`replays` on the first delivery)" }),
+    status: z.enum(["queued", "duplicate", "ignored"]).openapi({
+      description:
+        "`ignored`: the body names no event the platform's adapter reads (still recorded, as `no_readings` with that reason); `duplicate` only for bodies too large to queue inline, whose replay is found before answering; other replays answer `queued` and the consumer drops them (`replays` on the first delivery)",
+    }),
     event_id: z.string().optional(),
   })
   .openapi("DeviceWebhookAck");

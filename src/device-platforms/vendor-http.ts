@@ -2,6 +2,7 @@
 // as PlatformErrors the sync log understands (429 with Retry-After or the vendor's reset
 // header, 401 → refresh, 403 → revoked, 410 → platform retired, 5xx → retry).
 import { type PlatformCall, PlatformError } from "../features/devices/platform-adapter";
+import { originFailureOf } from "../platform/outbound/failure";
 
 /** Seconds to wait from a 429: Retry-After, else the vendor's own reset headers (WHOOP, Fitbit). */
 export function retryAfterSeconds(headers: Headers): number | undefined {
@@ -19,6 +20,9 @@ export function retryAfterSeconds(headers: Headers): number | undefined {
 /** The PlatformError a failed vendor response means. */
 export async function failureOf(res: Response, what: string): Promise<PlatformError> {
   const detail = (await res.text().catch(() => "")).slice(0, 200);
+  // Cloudflare's answer for a vendor it could not reach (DNS, refused, timeout, TLS), named.
+  const origin = originFailureOf(res.status, detail);
+  if (origin) return new PlatformError(origin.kind === "dns" ? "unreachable" : "unavailable", `${what}: ${origin.message}`, retryAfterSeconds(res.headers));
   const message = `${what}: HTTP ${res.status}${detail ? ` ${detail}` : ""}`;
   if (res.status === 429) return new PlatformError("rate_limited", message, retryAfterSeconds(res.headers) ?? 60);
   if (res.status === 401) return new PlatformError("unauthorized", message);

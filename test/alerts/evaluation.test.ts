@@ -96,6 +96,54 @@ describe("value alerts", () => {
     expect((await alertsOf(t)).total_count).toBe(2);
   });
 
+  it("a late reading (older than the device's last delivered one) is evaluated: its alert names its time, and the live episodes stay as the in-order readings made them", async () => {
+    const t = await createTenant();
+    const who = await patientWithDevice(t);
+    await rule(t, { patient_id: who.patientId, metric: "heart_rate", kind: "high_value", threshold: 120 });
+    const min = (m: number) => new Date(T0.getTime() + m * 60_000).toISOString();
+    await evaluate(t, await series(t, who, "heart_rate", [80, 82, 84], T0));
+    // A heart rate of 160 measured at T0+30 s arrives after the readings up to T0+2 min.
+    const late = await stored(t, who, "heart_rate", 160, min(0.5));
+    const raised = await evaluate(t, [late]);
+    expect(raised.opened).toHaveLength(1);
+    expect(raised.opened[0]).toMatchObject({ value: 160, startedAt: min(0.5), episodeEndedAt: min(0.5), observationIds: [late.observationId] });
+    expect(raised.opened[0]?.message).toBe(`heart_rate 160 /min is above the limit 120 /min (a late reading: measured at ${min(0.5)}, delivered after later ones)`);
+    const issue = await read(t, (await alertsOf(t)).alerts[0]?.resources.detected_issue as string);
+    expect(issue.implicated?.map((r) => r.reference)).toContain(`Observation/${late.observationId}`);
+    // Delivered again (or by a racing evaluator): it belongs to its own episode now.
+    expect((await evaluate(t, [late])).opened).toHaveLength(0);
+
+    // Live: an excursion opens alert A; late readings inside it (breaching, or back in range) neither open another nor end it.
+    const [a] = (await evaluate(t, await series(t, who, "heart_rate", [130, 131], new Date(T0.getTime() + 3 * 60_000)))).opened;
+    expect(a).toMatchObject({ startedAt: min(3), episodeEndedAt: null });
+    expect((await evaluate(t, [await stored(t, who, "heart_rate", 145, min(3.5)), await stored(t, who, "heart_rate", 70, min(3.7))])).opened).toHaveLength(0);
+    expect((await alertsOf(t)).alerts.find((x) => x.id === a?.id)?.episode_ended_at).toBeNull();
+    // The in-order readings still end A and re-arm the rule.
+    expect((await evaluate(t, await series(t, who, "heart_rate", [90], new Date(T0.getTime() + 5 * 60_000)))).ended).toEqual([a?.id]);
+    // Two late readings in a row of an excursion nobody saw: one alert, ended by the late reading back in range.
+    const night = [await stored(t, who, "heart_rate", 150, min(-60)), await stored(t, who, "heart_rate", 152, min(-59)), await stored(t, who, "heart_rate", 100, min(-58))];
+    const [b, ...more] = (await evaluate(t, night)).opened;
+    expect(more).toEqual([]);
+    expect(b).toMatchObject({ value: 150, startedAt: min(-60), episodeEndedAt: min(-58) });
+    const { alerts } = await alertsOf(t);
+    expect(alerts).toHaveLength(3);
+    expect(alerts.every((x) => x.episode_ended_at !== null)).toBe(true);
+  });
+
+  it("a late reading within a rapid-change rule's span is compared with the readings of its span", async () => {
+    const t = await createTenant();
+    const who = await patientWithDevice(t);
+    await rule(t, { patient_id: who.patientId, metric: "blood_glucose", kind: "rapid_change", amount: 50, span_minutes: 30, direction: "drop" });
+    const readings = await series(t, who, "blood_glucose", [180, 176], T0, 20);
+    await evaluate(t, readings);
+    const at = new Date(T0.getTime() + 10 * 60_000).toISOString();
+    const late = await stored(t, who, "blood_glucose", 120, at);
+    const [alert] = (await evaluate(t, [late])).opened;
+    expect(alert).toMatchObject({ value: 60, observationIds: [readings[0]?.observationId, late.observationId], startedAt: at, episodeEndedAt: at });
+    expect(alert?.message).toContain("changed by 60 /min from 180 /min to 120 /min within 30 minutes");
+    expect(alert?.message).toContain("a late reading");
+  });
+
   it("rapid change, score below threshold and component metrics (blood pressure)", async () => {
     const t = await createTenant();
     const who = await patientWithDevice(t);
@@ -130,6 +178,10 @@ describe("concurrent evaluation", () => {
     const b = await series(t, who, "heart_rate", [132, 133], new Date(T0.getTime() + 5 * 60_000));
     await Promise.all([evaluate(t, a), evaluate(t, b), evaluate(t, [...a, ...b])]);
     expect((await alertsOf(t)).total_count).toBe(1);
+    // The same late reading evaluated by three at once: one late alert.
+    const late = await series(t, who, "heart_rate", [150], new Date(T0.getTime() - 60 * 60_000));
+    await Promise.all([evaluate(t, late), evaluate(t, late), evaluate(t, late)]);
+    expect((await alertsOf(t)).total_count).toBe(2);
   });
 });
 

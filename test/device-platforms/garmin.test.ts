@@ -145,7 +145,11 @@ describe("Garmin", () => {
     expect((await getLink(t.ctx, "dev-2"))?.status).toBe("inactive");
     expect(world.statuses.at(-1)).toMatchObject({ deviceId: "dev-2", status: "inactive", reason: expect.stringContaining("deregist") });
     const before = world.readings(t.orgId).length;
-    expect(await push(JSON.stringify({ dailies: dailies.dailies.map((d) => ({ ...d, userId: user, summaryId: "after-dereg" })) }))).toMatchObject({ status: "processed", readings: 0 });
+    expect(await push(JSON.stringify({ dailies: dailies.dailies.map((d) => ({ ...d, userId: user, summaryId: "after-dereg" })) }))).toMatchObject({
+      status: "no_readings",
+      readings: 0,
+      error: expect.stringContaining(`the link of Garmin user ${user} is inactive`),
+    });
     expect(world.readings(t.orgId).length).toBe(before);
   });
 

@@ -298,7 +298,7 @@ describe("Google Health: subscriber webhook", () => {
     expect(withCode(await observations(a, patientId), "8867-4").length).toBe(before);
   });
 
-  it("a wrong or missing Authorization is 401 and stores nothing; a body naming no linked user is ignored", async () => {
+  it("a wrong or missing Authorization is 401 and stores nothing; a body naming no event is ignored, and recorded with that reason", async () => {
     mock.add(user, "weight", P.weight(minutesAgo(20), 80_000));
     const body = JSON.stringify({ user: user.id, dataType: "weight" });
     const before = (await observations(a, patientId)).length;
@@ -312,7 +312,9 @@ describe("Google Health: subscriber webhook", () => {
     expect((await observations(a, patientId)).length).toBe(before);
     const nobody = JSON.stringify({ ping: true });
     const ignored = await postWebhook(KIND, a.orgId, nobody, googleWebhookHeaders(AUTHORIZATION));
-    expect(await ignored.json()).toEqual({ status: "ignored" });
+    const ack = (await ignored.json()) as { status: string; event_id: string };
+    expect(ack.status).toBe("ignored");
+    expect(await settled(a, ack.event_id)).toMatchObject({ status: "no_readings", readings: 0, error: "the body names no Google Health API event the adapter reads (fields ping)" });
     expect((await postWebhook(KIND, a.orgId, "not json", googleWebhookHeaders(AUTHORIZATION))).status).toBe(400);
   });
 
@@ -341,7 +343,7 @@ describe("Google Health: tenancy, retirement and unlink", () => {
     const res = await postWebhook(KIND, b.orgId, body, googleWebhookHeaders("Bearer b-only"));
     expect(res.status).toBe(200);
     const bEvent = ((await res.json()) as { event_id: string }).event_id;
-    expect(await settled(b, bEvent)).toMatchObject({ status: "processed", readings: 0 });
+    expect(await settled(b, bEvent)).toMatchObject({ status: "no_readings", readings: 0, error: `no device is linked to Google Health API user ${user.id}` });
     expect((await webhookEvents(a)).some((e) => e.id === bEvent)).toBe(false);
     expect((await b.fetch(`/api/v1/devices/${deviceId}/sync`, { method: "POST", json: {} })).status).toBe(404);
     expect((await b.fetch(`/api/v1/patients/${patientId}/vitals?metric=heart_rate`)).status).toBe(404);

@@ -71,6 +71,87 @@ describe("Health Connect records", () => {
     expect(by("93829-0")[0]?.valueQuantity?.value).toBe(30);
   });
 
+  it("accepts what the SDK allows: no device or a null one, constants by name, every accessor of a unit class, sleep stages by name", async () => {
+    const p = await companionDevice(t, "android_health_app", "SDK shapes");
+    const id = crypto.randomUUID().slice(0, 8);
+    const m = (name: string, extra: Record<string, unknown> = {}) => ({ id: crypto.randomUUID(), clientRecordId: `${name}-${id}`, clientRecordVersion: 1, ...extra });
+    const records = [
+      // Metadata.device is nullable (manual entries), or absent; its fields are nullable too.
+      { recordType: "WeightRecord", metadata: m("w-null", { device: null, recordingMethod: "RECORDING_METHOD_MANUAL_ENTRY" }), time: at(300), weight: { inPounds: 154 } },
+      { recordType: "WeightRecord", metadata: m("w-absent"), time: at(299), weight: { inGrams: 70_500 } },
+      { recordType: "StepsRecord", metadata: m("steps", { device: { manufacturer: null, model: "Pixel Watch 2", type: "TYPE_WATCH" }, recordingMethod: 2 }), startTime: at(240), endTime: at(230), count: 900 },
+      { recordType: "BloodGlucoseRecord", metadata: m("glu"), time: at(220), level: { inMillimolesPerLiter: 5.5 } },
+      { recordType: "DistanceRecord", metadata: m("dist"), startTime: at(210), endTime: at(200), distance: { inMiles: 1 } },
+      { recordType: "DistanceRecord", metadata: m("dist-km"), startTime: at(199), endTime: at(190), distance: { inKilometers: 2.5 } },
+      { recordType: "ActiveCaloriesBurnedRecord", metadata: m("kj"), startTime: at(180), endTime: at(170), energy: { inKilojoules: 418.4 } },
+      { recordType: "ActiveCaloriesBurnedRecord", metadata: m("cal"), startTime: at(169), endTime: at(160), energy: { inCalories: 50_000 } },
+      { recordType: "BodyTemperatureRecord", metadata: m("temp"), time: at(150), temperature: { inFahrenheit: 98.6 } },
+      { recordType: "HeightRecord", metadata: m("height"), time: at(140), height: { inFeet: 6 } },
+      {
+        recordType: "SleepSessionRecord",
+        metadata: m("sleep"),
+        startTime: at(600),
+        endTime: at(300),
+        stages: [
+          { startTime: at(600), endTime: at(540), stage: "STAGE_TYPE_LIGHT" },
+          { startTime: at(540), endTime: at(480), stage: "STAGE_TYPE_DEEP" },
+          { startTime: at(480), endTime: at(470), stage: "STAGE_TYPE_AWAKE" },
+          { startTime: at(470), endTime: at(440), stage: "STAGE_TYPE_REM" },
+          { startTime: at(440), endTime: at(430), stage: "STAGE_TYPE_SLEEPING_DEEP" },
+        ],
+      },
+    ];
+    const answer = (await (await post(records, p.token)).json()) as Answer;
+    expect(answer.results.map((r) => r.status), JSON.stringify(answer.results)).toEqual(records.map(() => "created"));
+    const obs = await observations(t, p.patientId);
+    const values = (code: string) => obs.filter((o) => codeOf(o) === code).map((o) => [o.valueQuantity?.value, o.valueQuantity?.code]);
+    expect(values("29463-7").sort()).toEqual([[69.85322498, "kg"], [70.5, "kg"]].sort());
+    expect(values("55423-8")).toEqual([[900, "{steps}"]]);
+    // 5.5 mmol/L at glucose's 180.156 g/mol (docs/devices.md).
+    expect(values("2339-0")).toEqual([[99.0858, "mg/dL"]]);
+    expect(values("distance").sort()).toEqual([[1609.344, "m"], [2500, "m"]].sort());
+    expect(values("41981-2").map(([v]) => Math.round((v as number) * 1000) / 1000).sort((a, b) => a - b)).toEqual([50, 100]);
+    expect(values("8310-5")).toEqual([[37, "Cel"]]);
+    expect(values("8302-2")).toEqual([[182.88, "cm"]]);
+    expect(values("93832-4")).toEqual([[160, "min"]]); // light 60 + deep 60 + REM 30 + deep 10; awake left out
+    expect(values("93831-6")).toEqual([[70, "min"]]);
+    expect(values("93830-8")).toEqual([[60, "min"]]);
+    expect(values("93829-0")).toEqual([[30, "min"]]);
+  });
+
+  it("refuses what the SDK does not allow, naming the field, and stores nothing without a value", async () => {
+    const p = await companionDevice(t, "android_health_app", "SDK refusals");
+    const m = (extra: Record<string, unknown> = {}) => ({ id: crypto.randomUUID(), clientRecordId: crypto.randomUUID(), clientRecordVersion: 1, ...extra });
+    const records = [
+      { recordType: "WeightRecord", metadata: m({ device: { type: "TYPE_TOASTER" } }), time: at(50), weight: { inKilograms: 70 } },
+      { recordType: "WeightRecord", metadata: m({ recordingMethod: "SOMETIMES" }), time: at(50), weight: { inKilograms: 70 } },
+      { recordType: "WeightRecord", metadata: m(), time: at(50), weight: { inStones: 11 } },
+      { recordType: "WeightRecord", metadata: m(), time: at(50) },
+      { recordType: "BloodGlucoseRecord", metadata: m(), time: at(50), level: { inMillimolesPerLiter: "5.5" } },
+      { recordType: "SleepSessionRecord", metadata: m(), startTime: at(300), endTime: at(200), stages: [{ startTime: at(300), endTime: at(250), stage: "STAGE_TYPE_NAP" }] },
+      { recordType: "SleepSessionRecord", metadata: m(), startTime: at(300), endTime: at(200), stages: [{ startTime: at(300), stage: 5 }] },
+      { recordType: "HeartRateRecord", metadata: m(), startTime: at(40), endTime: at(39), samples: [{ time: at(40) }] },
+      { recordType: "BloodPressureRecord", metadata: m(), time: at(30), systolic: { inMillimetersOfMercury: 120 } },
+    ];
+    const answer = (await (await post(records, p.token)).json()) as Answer;
+    expect(answer.results.map((r) => r.status)).toEqual(records.map(() => "rejected"));
+    expect(answer.results.map((r) => r.errors?.[0]?.path)).toEqual([
+      "records[0].metadata.device.type",
+      "records[1].metadata.recordingMethod",
+      "records[2].weight",
+      "records[3].weight",
+      "records[4].level.inMillimolesPerLiter",
+      "records[5].stages[0].stage",
+      "records[6].stages[0].endTime",
+      "records[7].samples[0].beatsPerMinute",
+      "records[8].diastolic",
+    ]);
+    expect(answer.results[0]?.errors?.[0]?.message).toContain("TYPE_WATCH");
+    expect(answer.results[2]?.errors?.[0]?.message).toContain("inPounds");
+    expect(answer.results[5]?.errors?.[0]?.message).toContain("STAGE_TYPE_DEEP");
+    expect(await observations(t, p.patientId)).toEqual([]);
+  });
+
   it("is idempotent on clientRecordId + clientRecordVersion: equal or lower is a duplicate, higher updates the Observation", async () => {
     const rid = `spo2-${crypto.randomUUID()}`;
     const v = (version: number, percent: number) => ({ recordType: "OxygenSaturationRecord", metadata: meta(rid, version), time: at(300), percentage: { value: percent } });

@@ -223,11 +223,13 @@ describe("Oura: webhooks", () => {
     expect((await webhookEvents(a)).length).toBe(before);
   });
 
-  it("unknown event types are acknowledged and ignored; a non-JSON body is 400", async () => {
+  it("unknown event types are acknowledged as ignored and recorded with that reason; a non-JSON body is 400", async () => {
     const body = JSON.stringify({ event_type: "create", data_type: "ring_configuration", object_id: "x", user_id: user.id });
     const res = await postWebhook(KIND, a.orgId, body, ouraSignedHeaders(SECRET, body));
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { status: string }).status).toBe("ignored");
+    const ack = (await res.json()) as { status: string; event_id: string };
+    expect(ack.status).toBe("ignored");
+    expect(await settled(a, ack.event_id)).toMatchObject({ status: "no_readings", error: expect.stringContaining("the body names no Oura event the adapter reads (type create, fields event_type, data_type") });
     const junk = "not json";
     expect((await postWebhook(KIND, a.orgId, junk, ouraSignedHeaders(SECRET, junk))).status).toBe(400);
   });
@@ -246,7 +248,7 @@ describe("Oura: webhooks", () => {
     expect((await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).status).toBe(401);
     configure(world, b.orgId, KIND, creds);
     const ack = (await (await postWebhook(KIND, b.orgId, body, ouraSignedHeaders(SECRET, body))).json()) as { event_id: string };
-    expect(await settled(b, ack.event_id)).toMatchObject({ status: "processed", readings: 0 });
+    expect(await settled(b, ack.event_id)).toMatchObject({ status: "no_readings", readings: 0, error: `no device is linked to Oura user ${user.id}` });
     expect(world.readings(b.orgId)).toEqual([]);
     expect((await webhookEvents(a)).some((e) => e.id === ack.event_id)).toBe(false);
     unconfigure(world, b.orgId, KIND);
@@ -353,7 +355,7 @@ describe("Oura: sync pages and tokens", () => {
     const calls = mock.calls.length;
     const again = notification("8f9a5221-639e-4a85-81cb-4065ef23f979", "daily_sleep", "update");
     const next = (await (await postWebhook(KIND, a.orgId, again, ouraSignedHeaders(SECRET, again))).json()) as { event_id: string };
-    expect(await settled(a, next.event_id)).toMatchObject({ status: "processed", readings: 0 });
+    expect(await settled(a, next.event_id)).toMatchObject({ status: "no_readings", readings: 0, error: expect.stringContaining(`the link of Oura user ${user.id} is inactive (revoked: token endpoint: invalid_grant`) });
     // A manual sync reaches the platform through this port: refused before any vendor call.
     await expect(callWithLinkTokens(data, "dev-1", async () => "never")).rejects.toMatchObject({ kind: "revoked", message: expect.stringContaining("inactive") });
     expect(mock.calls.length).toBe(calls);

@@ -70,7 +70,11 @@ describe("Polar AccessLink", () => {
   it("a notification whose url leaves the AccessLink host is not fetched with the user's token", async () => {
     const body = JSON.stringify({ event: "EXERCISE", user_id: 475, entity_id: "X", url: "http://127.0.0.1:9999/steal" });
     const res = await postWebhook("training_platform", t.orgId, body, polarSignedHeaders("polar-signature-key", body));
-    expect(await settled(t, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({ status: "processed", readings: 0 });
+    expect(await settled(t, ((await res.json()) as { event_id: string }).event_id)).toMatchObject({
+      status: "no_readings",
+      readings: 0,
+      error: 'the exercise event of Polar AccessLink user 475 gave no readings: the notification\'s url "http://127.0.0.1:9999/steal" is not on AccessLink\'s host: not fetched with the user\'s token',
+    });
   });
 
   it("fetchPage: exercises and nights inside the range (AccessLink has no paging), 429 with Polar's delay", async () => {

@@ -112,12 +112,12 @@ export async function webhookEvents(t: Tenant): Promise<EventView[]> {
   return ((await res.json()) as { events: EventView[] }).events;
 }
 
-/** Waits until the queue consumer has finished with event `id` (processed or dead). */
+/** Waits until the queue consumer has finished with event `id` (processed, no_readings or dead). */
 export async function settled(t: Tenant, id: string, timeoutMs = 15_000): Promise<EventView> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const event = (await webhookEvents(t)).find((e) => e.id === id);
-    if (event && (event.status === "processed" || event.status === "dead")) return event;
+    if (event && ["processed", "no_readings", "dead"].includes(event.status)) return event;
     if (Date.now() > until) throw new Error(`event ${id} not settled: ${JSON.stringify(event)}`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -87,6 +87,35 @@ describe("Suunto 24/7 notifications → Observations", () => {
   });
 });
 
+describe("Suunto 24/7 notifications whose samples the mapping cannot read", () => {
+  const syncLogs = async () =>
+    ((await (await t.fetch(`/api/v1/devices/${deviceId}/sync-logs`)).json()) as { sync_logs: { state: string; data_types: { data_type: string; state: string; errors: { reason: string; record?: string }[] }[] }[] }).sync_logs;
+
+  it("are recorded as no_readings with the reason, in the webhook event log and the device's sync log, never a silent processed", async () => {
+    // Epoch-millisecond timestamps and another entry shape: nothing the 24/7 mapping reads.
+    const body = { type: "SUUNTO_247_ACTIVITY_CREATED", username: "johndoe123", samples: [{ timestamp: 1705305600000, data: { hr: 64 } }, { timestamp: 1705305660000, data: { hr: 66 } }] };
+    const event = await post(body);
+    expect(event).toMatchObject({ status: "no_readings", readings: 0 });
+    expect(event.error).toContain("none of the 2 samples has an ISO 8601 timestamp (the first has fields timestamp, data)");
+    expect(event.error).toContain("activity event of Suunto user johndoe123");
+    const logs = await syncLogs();
+    const log = logs.find((l) => l.data_types.some((d) => d.errors.some((e) => e.record === `webhook-event/${event.id}`)));
+    expect(log).toMatchObject({ state: "failed" });
+    expect(log?.data_types[0]).toMatchObject({ data_type: "activity", state: "failed" });
+    expect(log?.data_types[0]?.errors[0]?.reason).toContain(`webhook delivery ${event.id} gave no readings: `);
+
+    // Samples that are not a list, and a type the adapter does not read, say so too.
+    const notList = await post({ type: "SUUNTO_247_SLEEP_CREATED", username: "johndoe123", samples: { entries: [] } });
+    expect(notList).toMatchObject({ status: "no_readings" });
+    expect(notList.error).toContain("samples is not a list (fields entries)");
+    const unknownType = await post({ type: "SUUNTO_247_STRESS_CREATED", username: "johndoe123", samples: [{ timestamp: "2024-01-15T10:00:00+02:00", entryData: { Stress: 40 } }] });
+    expect(unknownType).toMatchObject({ status: "no_readings" });
+    expect(unknownType.error).toContain("the body names no Suunto event the adapter reads (type SUUNTO_247_STRESS_CREATED, fields type, username, samples)");
+    const listed = (await (await t.fetch("/api/v1/device-platforms/webhook-events?status=no_readings")).json()) as { events: { id: string }[] };
+    expect(listed.events.map((e) => e.id)).toEqual(expect.arrayContaining([event.id, notList.id, unknownType.id]));
+  });
+});
+
 describe("a manual sync of the Suunto device", () => {
   it("without days or dates reads the default 7 days up to now", async () => {
     const before = Date.now();

@@ -523,7 +523,11 @@ describe("WHOOP deletes", () => {
     await syncAndWait(t, ids.deviceId, { data_types: ["sleep"], ...around });
     const before = (await observations(t, ids.patientId)).filter((o) => o.status === "final").length;
     expect(before).toBeGreaterThan(0);
-    expect(await send(whoopEvent("recovery.deleted", "183999"))).toMatchObject({ status: "processed", deleted: 0 });
+    expect(await send(whoopEvent("recovery.deleted", "183999"))).toMatchObject({
+      status: "no_readings",
+      deleted: 0,
+      error: expect.stringContaining('gave no readings: the delete names "183999", which is no recovery\'s sleep UUID'),
+    });
     expect((await observations(t, ids.patientId)).filter((o) => o.status === "final").length).toBe(before);
   });
 });

@@ -56,7 +56,7 @@ export async function uploadHealthConnectRecords(data: OrgData, device: DeviceLi
   const grant = await firstGrant(data, device.deviceId, grantedAt);
   const oldest = grant - HISTORY_DAYS * DAY_MS;
   const parsed = records.map((raw, i) => ({ i, result: HealthConnectRecordInput.safeParse(raw) }));
-  const keyOf = (m: { clientRecordId?: string | undefined; id?: string | undefined }) => (m.clientRecordId ? `client:${m.clientRecordId}` : `hc:${m.id}`);
+  const keyOf = (m: { clientRecordId?: string | null | undefined; id?: string | undefined }) => (m.clientRecordId ? `client:${m.clientRecordId}` : `hc:${m.id}`);
   const stored = await storedVersions(data, device.deviceId, [...new Set(parsed.flatMap((p) => (p.result.success ? [keyOf(p.result.data.metadata)] : [])))]);
   const linked = { deviceId: device.deviceId, patientId: device.patientId };
 
@@ -74,13 +74,14 @@ export async function uploadHealthConnectRecords(data: OrgData, device: DeviceLi
     const version = r.metadata.clientRecordVersion;
     const known = stored.get(key);
     if (known && version <= known.version) return { duplicate: true };
-    stored.set(key, { version, observationIds: [] });
     const mapped = mapHealthConnectRecord(r.recordType, r, {
       device: linked,
       sourceId: key,
+      path,
       attributes: { health_connect_type: r.recordType, ...(r.metadata.dataOrigin?.packageName ? { data_origin: r.metadata.dataOrigin.packageName } : {}), ...(r.metadata.device?.model ? { source_device: r.metadata.device.model } : {}) },
     });
     if (!("readings" in mapped)) return mapped;
+    stored.set(key, { version, observationIds: [] });
     writes.push({ index: i, key, version, ...(known ? { replaces: known.observationIds, identifiers: mapped.readings.map(readingIdentifier) } : {}) });
     return known ? { ...mapped, replaces: known.observationIds } : mapped;
   });

@@ -73,7 +73,7 @@ export const oura: DevicePlatform = {
   },
   async handleEvent(call, device, event: PlatformEvent) {
     if (event.action === "delete") return { ...noOutcome, deletedRecordIds: event.objectId ? [event.objectId] : [] };
-    if (!event.objectId) return noOutcome;
+    if (!event.objectId) return { ...noOutcome, note: "the notification names no object_id to fetch" };
     const doc = await vendorJson(call, `${api(call.credentials)}/v2/usercollection/${event.dataType}/${encodeURIComponent(event.objectId)}`);
     return { readings: mapOura(device, event.dataType, doc), deletedRecordIds: [] };
   },

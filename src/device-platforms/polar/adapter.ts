@@ -72,7 +72,9 @@ export const polar: DevicePlatform = {
     if (!res.ok && res.status !== 404) throw await failureOf(res, "DELETE /v3/users");
   },
   async handleEvent(call, device, event: PlatformEvent) {
-    if (!event.url || !sameHost(event.url, call.credentials)) return noOutcome;
+    if (!event.url) return { ...noOutcome, note: "the notification names no url to fetch" };
+    // The user's token goes only to AccessLink's own host.
+    if (!sameHost(event.url, call.credentials)) return { ...noOutcome, note: `the notification's url ${JSON.stringify(event.url.slice(0, 200))} is not on AccessLink's host: not fetched with the user's token` };
     return { readings: mapPolar(device, event.dataType, await vendorJson(call, event.url)), deletedRecordIds: [] };
   },
   async fetchPage(call, device, range) {

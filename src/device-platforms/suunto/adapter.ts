@@ -4,7 +4,7 @@
 // HMAC-SHA256(notification secret, body) and carry their data inline: the workout
 // (`WORKOUT_CREATED`) or the 24/7 samples (`SUUNTO_247_*_CREATED`; reference 1.6, V10).
 import { type PlatformCall, type PlatformCredentials, PlatformError } from "../../features/devices/platform-adapter";
-import { type DevicePlatform, noOutcome, urlOf } from "../platform";
+import { type DevicePlatform, urlOf } from "../platform";
 import { vendorJson, withQuery } from "../vendor-http";
 import { verifyHexBodySignature } from "../webhooks/signature";
 import { SUUNTO_247_TYPES, SUUNTO_KIND, mapSuunto247, mapSuuntoWorkout, type Suunto247Type } from "./mapping";
@@ -47,7 +47,8 @@ export const suunto: DevicePlatform = {
       if (typeof b.username !== "string") return [];
       if (b.type === "WORKOUT_CREATED") return b.workout ? [{ platformUserId: b.username, action: "upsert", dataType: "workout", inline: b.workout }] : [];
       const type = typeof b.type === "string" && Object.hasOwn(SUUNTO_247_TYPES, b.type) ? SUUNTO_247_TYPES[b.type] : undefined;
-      return type && Array.isArray(b.samples) ? [{ platformUserId: b.username, action: "upsert", dataType: type, inline: b.samples }] : [];
+      // Whatever shape the samples have: the mapping says why it read none (the delivery's reason).
+      return type ? [{ platformUserId: b.username, action: "upsert", dataType: type, inline: b.samples ?? null }] : [];
     },
   },
   async platformUserId(_call, tokenResponse) {
@@ -55,9 +56,12 @@ export const suunto: DevicePlatform = {
     return String(claims.user ?? tokenResponse.user ?? "");
   },
   async handleEvent(_call, device, event) {
-    if (!event.inline) return noOutcome;
-    const readings = event.dataType === "workout" ? mapSuuntoWorkout(device, event.inline) : mapSuunto247(device, event.platformUserId, event.dataType as Suunto247Type, event.inline);
-    return { readings, deletedRecordIds: [] };
+    if (event.dataType === "workout") {
+      const readings = event.inline ? mapSuuntoWorkout(device, event.inline) : [];
+      return { readings, deletedRecordIds: [], ...(readings.length ? {} : { note: "the workout has no startTime (epoch ms) and workoutKey the mapping reads" }) };
+    }
+    const { readings, unread } = mapSuunto247(device, event.platformUserId, event.dataType as Suunto247Type, event.inline);
+    return { readings, deletedRecordIds: [], ...(readings.length || !unread ? {} : { note: unread }) };
   },
   async fetchPage(call, device, range) {
     const offset = Number(range.cursor ?? 0);

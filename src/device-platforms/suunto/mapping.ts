@@ -94,14 +94,22 @@ const SAMPLE_MAPPERS: Readonly<Record<Suunto247Type, SampleMapper>> = {
   },
 };
 
-/** The samples of one 24/7 notification for one linked user → readings; a sample's record id names the user, the type and its instant (a sleep: its SleepId). */
-export function mapSuunto247(device: LinkedDevice, username: string, type: Suunto247Type, samples: unknown): Reading[] {
-  if (!Array.isArray(samples)) return [];
+/** The fields a value of unknown shape has, for a reason (at most ten). */
+const shapeOf = (v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? `fields ${Object.keys(v).slice(0, 10).join(", ") || "none"}` : v === null ? "null" : typeof v);
+
+/**
+ * The samples of one 24/7 notification for one linked user → readings; a sample's record id names
+ * the user, the type and its instant (a sleep: its SleepId). `unread`: why samples gave no reading
+ * (not a list, no sample with a timestamp and entryData, entryData without a value the type reads).
+ */
+export function mapSuunto247(device: LinkedDevice, username: string, type: Suunto247Type, samples: unknown): { readings: Reading[]; unread?: string } {
+  if (!Array.isArray(samples)) return { readings: [], unread: `samples is not a list (${shapeOf(samples)})` };
+  if (!samples.length) return { readings: [], unread: "samples is an empty list" };
   const emit: Emit = (metric, value, unit, time, recordId, attributes) =>
     value === undefined ? [] : [reading(SUUNTO_KIND, device, { metric, value, unit, time, sourceRecordId: recordId, ...(attributes ? { attributes } : {}) })];
-  return samples.flatMap((raw) => {
-    const sample = obj(raw);
-    if (typeof sample.timestamp !== "string" || Number.isNaN(Date.parse(sample.timestamp))) return [];
-    return SAMPLE_MAPPERS[type](obj(sample.entryData), sample.timestamp, username, emit);
-  });
+  const dated = samples.filter((raw) => typeof obj(raw).timestamp === "string" && !Number.isNaN(Date.parse(obj(raw).timestamp as string)));
+  const readings = dated.flatMap((raw) => SAMPLE_MAPPERS[type](obj(obj(raw).entryData), obj(raw).timestamp as string, username, emit));
+  if (readings.length) return { readings };
+  if (!dated.length) return { readings: [], unread: `none of the ${samples.length} samples has an ISO 8601 timestamp (the first has ${shapeOf(samples[0])})` };
+  return { readings: [], unread: `none of the ${dated.length} samples' entryData holds a value the ${type} mapping reads (the first entryData has ${shapeOf(obj(dated[0]).entryData)})` };
 }

@@ -5,7 +5,10 @@
 // of the vendor user (the vendor calls of the batch's deliveries run concurrently); the readings
 // of consecutive deliveries go to the device core in one ingest (one FHIR transaction) and the
 // rows move to `processed` in one batch, counting the readings stored and those the device core
-// refused (with the reasons). Vendor trouble (429, 5xx) retries the delivery with the
+// refused (with the reasons). A delivery whose body holds data and yields no reading, no delete
+// and no link change is never a silent `processed`: it is `no_readings` with the reason (no event
+// the adapter reads, no active link, the adapter's note on the vendor's shape), and each device
+// its events name gets a `failed` sync log saying so. Vendor trouble (429, 5xx) retries the delivery with the
 // vendor's delay; after MAX_ATTEMPTS the row is `dead` and stays visible in the webhook event list,
 // and each device its events name gets a `failed` sync log saying so, where the device's history is read.
 import { PlatformError } from "../../features/devices/platform-adapter";
@@ -28,6 +31,8 @@ export const MAX_ATTEMPTS = 5;
 /** Refusals kept on a delivery's row with their reasons (all are counted). */
 export const MAX_REJECTIONS_KEPT = 20;
 const DEFAULT_RETRY_SECONDS = 30;
+/** A no-readings reason is kept to this many characters on the row and in the sync logs. */
+const MAX_REASON_CHARS = 1000;
 
 type DeviceEvent = Message<DeviceEventMessage>;
 
@@ -48,6 +53,8 @@ interface Handled {
   readonly inactive: { deviceId: string; reason: string }[];
   /** Set when the delivery cannot be handled at all: the row goes dead without a retry. */
   readonly dead?: string;
+  /** Why events gave nothing (no event the adapter reads, no active link, the adapter's note): the reason of a delivery that yields no reading. */
+  readonly notes: Set<string>;
 }
 
 /** What to do with a failed attempt: retry after some seconds, or give up (dead letter). */
@@ -81,22 +88,59 @@ async function rowsToHandle(data: OrgData, messages: readonly DeviceEvent[]): Pr
 
 /** One delivery's events for every active link of their vendor user: the vendor calls, nothing stored yet. */
 async function handleDelivery(data: OrgData, { kind, body, updated }: { kind: string; body: string; updated: number }): Promise<Handled> {
-  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], updated: 0, updatedBefore: updated, inactive: [] };
+  const handled: Handled = { kind, readings: [], deletes: [], deletedRecords: 0, rejected: [], updated: 0, updatedBefore: updated, inactive: [], notes: new Set() };
   const platform = platformOf(kind);
   const { credentials } = await webhookCredentials(data, kind);
   if (!platform?.webhook || !credentials) return { ...handled, dead: `the ${kind} platform is no longer configured` };
   const c = { data, platform, credentials, fetch: platformServices(data.env).fetch(data.env) };
-  for (const event of platform.webhook.events(JSON.parse(body))) {
-    for (const link of await linksOfUser(data, kind, event.platformUserId)) {
-      if (link.status !== "active") continue;
+  const parsed: unknown = JSON.parse(body);
+  const events = platform.webhook.events(parsed);
+  if (!events.length) handled.notes.add(`the body names no ${platform.vendor} event the adapter reads (${shapeOf(parsed)})`);
+  for (const event of events) {
+    const links = await linksOfUser(data, kind, event.platformUserId);
+    const active = links.filter((l) => l.status === "active");
+    if (!links.length) handled.notes.add(`no device is linked to ${platform.vendor} user ${event.platformUserId}`);
+    else if (!active.length) handled.notes.add(`the link of ${platform.vendor} user ${event.platformUserId} is inactive${links[0]?.statusReason ? ` (${links[0].statusReason})` : ""}`);
+    for (const link of active) {
       const outcome = await handlePlatformEvent(c, link, event);
       handled.readings.push(...outcome.readings);
       handled.deletes.push(...outcome.deletedRecordIds.map((sourceRecordId) => ({ deviceId: link.deviceId, sourceRecordId })));
       if (outcome.deletedRecordIds.length) handled.deletedRecords += 1;
       if (outcome.linkInactive) handled.inactive.push({ deviceId: link.deviceId, reason: outcome.linkInactive });
+      if (!outcome.readings.length && !outcome.deletedRecordIds.length && !outcome.linkInactive) {
+        handled.notes.add(`the ${event.dataType} event of ${platform.vendor} user ${event.platformUserId} gave no readings${outcome.note ? `: ${outcome.note}` : ""}`);
+      }
     }
   }
   return handled;
+}
+
+/** The top-level fields of a body, for a reason (a vendor's shape we do not read). */
+function shapeOf(body: unknown): string {
+  if (body === null || typeof body !== "object") return `a JSON ${body === null ? "null" : typeof body}`;
+  if (Array.isArray(body)) return `a list of ${body.length}`;
+  const keys = Object.keys(body);
+  const type = (body as Record<string, unknown>).type ?? (body as Record<string, unknown>).event_type;
+  return `${typeof type === "string" ? `type ${type.slice(0, 80)}, ` : ""}fields ${keys.slice(0, 10).join(", ") || "none"}${keys.length > 10 ? ", …" : ""}`;
+}
+
+/** A body that holds something (not null, "", [] or {}): one that yields nothing is then a delivery whose data was not read. */
+function holdsData(body: string): boolean {
+  try {
+    const v: unknown = JSON.parse(body);
+    if (v === null || v === "") return false;
+    if (Array.isArray(v)) return v.length > 0;
+    return typeof v !== "object" || Object.keys(v).length > 0;
+  } catch {
+    return true;
+  }
+}
+
+/** Handled, stored, and nothing came of a body that holds data: the reason it is recorded with (never a silent `processed`). */
+function noReadingsReason(h: Handled, body: string): string | undefined {
+  if (h.readings.length || h.deletes.length || h.inactive.length || !holdsData(body)) return undefined;
+  const reason = [...h.notes].join("; ") || "the delivery's events gave no readings";
+  return reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason;
 }
 
 /** The reading the device core refused, as its delivery's row shows it. */
@@ -165,11 +209,12 @@ async function store(data: OrgData, handled: readonly (Handled | undefined)[]): 
 }
 
 /**
- * A delivery given up (dead): a `failed` sync log for every linked device its events name, each
- * data type naming the event, the attempts and the error, so the device's sync logs show what
- * its webhook data lost. Best effort: the dead row in the webhook event list stays the record.
+ * A delivery given up (dead), or one whose data gave no reading: a `failed` sync log for every
+ * linked device its events name, each data type naming the event and the reason, so the
+ * device's sync logs show what its webhook data lost. Best effort: the row in the webhook event
+ * list stays the record.
  */
-async function logDeadLetter(data: OrgData, eventId: string, delivery: { kind: string; body: string; receivedAt?: string } | undefined, attempts: number, error: string): Promise<void> {
+async function logToDeviceSyncLogs(data: OrgData, eventId: string, delivery: { kind: string; body: string; receivedAt?: string } | undefined, reason: string): Promise<void> {
   try {
     const d = delivery ?? (await getEvent(data, eventId));
     const spec = d && platformOf(d.kind)?.webhook;
@@ -181,7 +226,6 @@ async function logDeadLetter(data: OrgData, eventId: string, delivery: { kind: s
     const services = platformServices(data.env);
     const at = d.receivedAt ?? new Date().toISOString();
     const now = new Date().toISOString();
-    const reason = `webhook delivery ${eventId} dead after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${error}`;
     for (const [deviceId, dataTypes] of types) {
       const progress = Object.fromEntries(
         [...dataTypes].map((t) => [t, { state: "failed", pages_fetched: 0, readings_received: 0, observations_created: 0, duplicates_skipped: 0, readings_rejected: 0, errors: [{ reason, record: `webhook-event/${eventId}` }], rate_limited: 0 }]),
@@ -190,9 +234,12 @@ async function logDeadLetter(data: OrgData, eventId: string, delivery: { kind: s
       await services.writeSyncLog(data, id, { state: "failed", progress, startedAt: at, finishedAt: now });
     }
   } catch (e) {
-    logger(data.env).warn("dead webhook delivery not logged to sync logs", { org: data.orgId, event_id: eventId, error: e instanceof Error ? e.message : String(e) });
+    logger(data.env).warn("webhook delivery not logged to sync logs", { org: data.orgId, event_id: eventId, error: e instanceof Error ? e.message : String(e) });
   }
 }
+
+const logDeadLetter = (data: OrgData, eventId: string, delivery: { kind: string; body: string; receivedAt?: string } | undefined, attempts: number, error: string) =>
+  logToDeviceSyncLogs(data, eventId, delivery, `webhook delivery ${eventId} dead after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${error}`);
 
 /**
  * A failed attempt: the row says so (with the Observations the attempt updated before failing,
@@ -233,15 +280,27 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
   );
   for (const [i, e] of await store(data, handled)) errors.set(i, e);
   const settled: { id: string; update: EventUpdate }[] = [];
+  const unread = new Map<number, string>();
   const now = new Date().toISOString();
   for (const [i, h] of handled.entries()) {
     if (!h || errors.has(i)) continue;
     const id = messages[i]!.body.eventId;
+    const noReadings = h.dead ? undefined : noReadingsReason(h, rows[i]!.body);
+    if (noReadings) unread.set(i, noReadings);
     settled.push({
       id,
       update: h.dead
         ? { status: "dead", error: h.dead }
-        : { status: "processed", readings: h.readings.length - h.rejected.length, updated: h.updatedBefore + h.updated, deleted: h.deletedRecords, rejected: h.rejected.length, rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null, error: null, processedAt: now },
+        : {
+            status: noReadings ? "no_readings" : "processed",
+            readings: h.readings.length - h.rejected.length,
+            updated: h.updatedBefore + h.updated,
+            deleted: h.deletedRecords,
+            rejected: h.rejected.length,
+            rejections: h.rejected.length ? h.rejected.slice(0, MAX_REJECTIONS_KEPT) : null,
+            error: noReadings ?? null,
+            processedAt: now,
+          },
     });
   }
   try {
@@ -251,7 +310,11 @@ async function processOrgMessages(data: OrgData, messages: readonly DeviceEvent[
   }
   for (const [i, h] of handled.entries()) {
     const m = messages[i]!;
-    if (h?.dead && !errors.has(i)) await logDeadLetter(data, m.body.eventId, rows[i] && { ...rows[i]!, receivedAt: m.body.delivery?.receivedAt }, m.attempts, h.dead);
+    if (errors.has(i)) continue;
+    const delivery = rows[i] && { ...rows[i]!, receivedAt: m.body.delivery?.receivedAt };
+    if (h?.dead) await logDeadLetter(data, m.body.eventId, delivery, m.attempts, h.dead);
+    const noReadings = unread.get(i);
+    if (noReadings) await logToDeviceSyncLogs(data, m.body.eventId, delivery, `webhook delivery ${m.body.eventId} gave no readings: ${noReadings}`);
   }
   for (const [i, m] of messages.entries()) {
     if (errors.has(i)) await failed(data, m, errors.get(i), handled[i]);

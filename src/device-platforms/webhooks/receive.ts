@@ -1,6 +1,7 @@
 // A webhook delivery, from the raw request to the queue: the signature is checked over the
 // raw body before anything is parsed or stored; handshakes are answered; a verified delivery
-// is queued with its body and the vendor gets its acknowledgement at once. The consumer
+// is queued with its body (one naming no event the adapter reads too, so it is recorded with that
+// reason) and the vendor gets its acknowledgement at once. The consumer
 // (queue.ts) records it (a byte-identical replay adds nothing there) and does the work, so the
 // acknowledgement costs no D1 statement. A body too large for a queue message is recorded here
 // and queued by id.
@@ -72,17 +73,18 @@ export async function receiveWebhook(data: OrgData, kind: string, delivery: Webh
     throw badRequest("The webhook body is not JSON");
   }
   const status = spec.ackStatus ?? 200;
-  if (spec.events(body).length === 0) return ack(status, { status: "ignored" });
+  // A body naming no event the adapter reads is still queued: the consumer records it, with the reason (`no_readings`).
+  const queued = spec.events(body).length ? "queued" : "ignored";
   const eventId = crypto.randomUUID();
   const receivedAt = delivery.receivedAt.toISOString();
   if (delivery.body.length <= INLINE_BODY_MAX_CHARS) {
     await queue.send({ orgId: data.orgId, eventId, delivery: { kind, body: delivery.body, receivedAt } });
-    return ack(status, { status: "queued", event_id: eventId });
+    return ack(status, { status: queued, event_id: eventId });
   }
   const recorded = await recordDelivery(data, { id: eventId, kind, bodySha256: await sha256Hex(delivery.body), body: delivery.body, receivedAt });
   if (recorded === "replay") return ack(status, { status: "duplicate" });
   await queue.send({ orgId: data.orgId, eventId });
-  return ack(status, { status: "queued", event_id: eventId });
+  return ack(status, { status: queued, event_id: eventId });
 }
 
 /** A handshake's answer, or the credentials the delivery verified against (cached, then fresh on failure); 401 otherwise. */

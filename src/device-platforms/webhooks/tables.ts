@@ -1,5 +1,5 @@
 // Verified webhook deliveries, one row each: the queue's work item and its visible state
-// (queued → processed | failed → … → dead). The queue consumer records a delivery (the webhook
+// (queued → processed | no_readings | failed → … → dead). The queue consumer records a delivery (the webhook
 // only queues it); a byte-identical replay hits the unique index, adds nothing and is counted on
 // the first delivery's row. Readings the device core refuses are counted with their reasons, so a
 // processed delivery never claims readings it did not store. Rows live on the org's shard.
@@ -14,7 +14,7 @@ export const deviceWebhookEvents = sqliteTable(
     /** SHA-256 of the raw body: the replay key. */
     bodySha256: text("body_sha256").notNull(),
     body: text("body").notNull(),
-    /** queued | processed | failed (will retry) | dead (retries exhausted) */
+    /** queued | processed | no_readings (a body with data yielded nothing; `error` says why) | failed (will retry) | dead (retries exhausted) */
     status: text("status").notNull(),
     attempts: integer("attempts").notNull(),
     readings: integer("readings").notNull(),

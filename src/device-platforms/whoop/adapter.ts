@@ -79,7 +79,10 @@ export const whoop: DevicePlatform = {
   },
   async handleEvent(call, device, event: PlatformEvent) {
     const id = event.objectId ?? "";
-    if (event.action === "delete") return { ...noOutcome, deletedRecordIds: deletedRecords(event.dataType, id) };
+    if (event.action === "delete") {
+      const records = deletedRecords(event.dataType, id);
+      return { ...noOutcome, deletedRecordIds: records, ...(records.length ? {} : { note: `the delete names ${JSON.stringify(id.slice(0, 80))}, which is no recovery's sleep UUID (a v1 cycle id cannot be traced to a recovery)` }) };
+    }
     const base = api(call.credentials);
     const doc =
       event.dataType === "recovery"

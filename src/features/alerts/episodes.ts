@@ -155,3 +155,68 @@ export function stepEpisodes(kind: AlertKind, params: RuleParams, state: Episode
   }
   return { state: { firing, recent: window ? window.remaining() : state.recent }, transitions };
 }
+
+/** An episode the stream already had (an alert of the rule for the stream): its start and end, ms; end null while open. */
+export interface KnownEpisode {
+  start: number;
+  end: number | null;
+}
+
+const covers = (known: readonly KnownEpisode[], t: number) => known.some((e) => e.start <= t && (e.end === null || t <= e.end));
+
+/**
+ * Late readings of a value rule (older than its stream's latest, which the in-order readings
+ * already took through `stepEpisodes`), in time order among the episodes the stream had. A late
+ * reading inside a known episode belongs to it (no second alert for one excursion). Outside every
+ * one, a breach opens a late episode of its own, which ends at the first late reading back inside
+ * the limit by the margin, on reaching a known episode, or at its last late reading: the stream's
+ * in-order readings after it were evaluated without it, so a late episode never holds the live
+ * state open, and a late reading never ends, splits or re-opens a known episode. Rapid change
+ * compares a late reading with the readings of its span the rule holds (`recent`: those within the
+ * span of the stream's latest reading) and the other late ones; they all join the window for the
+ * readings still to come.
+ */
+export function stepLate(kind: AlertKind, params: RuleParams, recent: readonly RecentPoint[], late: readonly Point[], known: readonly KnownEpisode[]): { transitions: Transition[]; recent: RecentPoint[] } {
+  const hysteresis = effectiveHysteresis(kind, params);
+  const spanMs = (params.span_minutes ?? 0) * 60_000;
+  const lateIds = new Set(late.map((p) => `${p.t}\n${p.observationId}`));
+  const seen = new Set<string>();
+  // Every point in time order (the window reads them all; only the late ones are measured).
+  const merged = [...recent.map((q) => ({ t: q.t, v: q.v, observationId: q.o })), ...late]
+    .filter((p) => {
+      const key = `${p.t}\n${p.observationId}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => a.t - b.t);
+  const window = kind === "rapid_change" ? new SlidingWindow([], spanMs) : undefined;
+  const transitions: Transition[] = [];
+  let open: Point | undefined;
+  let last: Point | undefined;
+  const close = () => {
+    if (open && last) transitions.push({ type: "rearm", at: last.t, observationId: last.observationId });
+    open = undefined;
+  };
+  for (const p of merged) {
+    const extremes = window ? window.extremesBefore(p) : {};
+    if (!lateIds.has(`${p.t}\n${p.observationId}`)) continue;
+    if (covers(known, p.t)) {
+      close();
+      continue;
+    }
+    const m = measure(kind, params, hysteresis, p, extremes);
+    if (!open && m.breach) {
+      open = p;
+      transitions.push({ type: "fire", at: p.t, value: m.value, reading: p.v, limit: limitOf(kind, params), observations: [...m.also, p.observationId], ...(m.from !== undefined ? { from: m.from } : {}) });
+    } else if (open && m.clear) {
+      transitions.push({ type: "rearm", at: p.t, observationId: p.observationId });
+      open = undefined;
+    }
+    last = p;
+  }
+  close();
+  const latest = recent.at(-1)?.t ?? Number.NEGATIVE_INFINITY;
+  const kept = kind === "rapid_change" ? merged.filter((q) => q.t >= latest - spanMs).map((q) => ({ t: q.t, v: q.v, o: q.observationId })) : [...recent];
+  return { transitions, recent: kept.length > MAX_RECENT ? kept.slice(kept.length - MAX_RECENT) : kept };
+}

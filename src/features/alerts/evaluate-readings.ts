@@ -1,12 +1,14 @@
 // The entry point the device platform calls right after readings are stored: every enabled
 // rule of the readings' patients sees the readings it watches, in time order (a week synced at
 // once is replayed as it happened), and opens or ends episodes. Sentinel and absent values are
-// never evaluated. Readings at or behind what a rule already evaluated are skipped, so a
-// redelivery evaluates nothing twice (docs/alerts.md, "Late data"); an Observation's new version
-// (a vendor's changed record) is a reading not yet seen.
+// never evaluated. A reading already evaluated (at the stream's watermark, same Observation and
+// version) is skipped, so a redelivery evaluates nothing twice; an Observation's new version (a
+// vendor's changed record) is a reading not yet seen. A value rule's late readings (behind its
+// stream's latest) are evaluated among the episodes the stream had, without moving its live
+// state (episodes.ts, `stepLate`; docs/alerts.md, "Readings, order and late data").
 import type { OrgContext } from "../../context";
 import type { Reading } from "../devices/reading";
-import { type Point, stepEpisodes } from "./episodes";
+import { type KnownEpisode, type Point, stepEpisodes, stepLate, type Transition } from "./episodes";
 import { valueMessage } from "./messages";
 import { publishPending } from "./publish";
 import { type StepOutcome, commitRuleStep, newAlert } from "./rule-commit";
@@ -84,6 +86,15 @@ function fresh(state: AlertRuleStateRow, samples: Sample[]): Sample[] {
   return samples.filter((s) => s.t > w || (s.t === w && !atMark.has(s.mark)));
 }
 
+/** A value rule's samples behind its stream's watermark (late data); an absence rule has none (a reading older than its latest says nothing about the silence since). */
+export function lateSamples(rule: AlertRuleRow, state: AlertRuleStateRow, samples: Sample[]): Sample[] {
+  const w = state.watermark;
+  return w === null || rule.kind === "data_absence" ? [] : samples.filter((s) => s.t < w);
+}
+
+/** The state as it is, for a step that only evaluated late samples. */
+const unchanged = ({ orgId: _o, ruleId: _r, stream: _s, version: _v, updatedAt: _u, ...state }: AlertRuleStateRow): RuleState => state;
+
 /** The state every kind keeps: watermark, latest reading, devices seen; absence's next look. */
 function advanced(rule: AlertRuleRow, state: AlertRuleStateRow, samples: Sample[]): RuleState {
   const last = samples[samples.length - 1] as Sample;
@@ -102,10 +113,50 @@ function advanced(rule: AlertRuleRow, state: AlertRuleStateRow, samples: Sample[
   };
 }
 
-/** What the readings do to one rule's episodes. */
-export function stepRule(rule: AlertRuleRow, state: AlertRuleStateRow, all: Sample[]): StepOutcome | undefined {
+/**
+ * What the readings do to one rule's episodes: the fresh ones in time order from the stream's
+ * state, then the late ones among the stream's `known` episodes (the alerts of the rule for the
+ * stream that overlap them), each late alert started at its reading's time and ended within the step.
+ */
+export function stepRule(rule: AlertRuleRow, state: AlertRuleStateRow, all: Sample[], known: readonly KnownEpisode[] = []): StepOutcome | undefined {
   const samples = fresh(state, all);
-  if (!samples.length) return undefined;
+  const late = lateSamples(rule, state, all);
+  if (!samples.length && !late.length) return undefined;
+  const live = samples.length ? stepFresh(rule, state, samples) : { next: unchanged(state), opened: [], ended: [] };
+  if (!late.length) return live;
+  const stepped = stepLate(rule.kind, rule.params, live.next.recent, late, known);
+  const opened = lateAlertsOf(rule, stepped.transitions, late);
+  // Late readings that open nothing and join no window change nothing to write.
+  if (!samples.length && !opened.length && rule.kind !== "rapid_change") return undefined;
+  return { ...live, next: { ...live.next, recent: stepped.recent }, opened: [...live.opened, ...opened] };
+}
+
+type Fire = Extract<Transition, { type: "fire" }>;
+
+/** The alert a fire transition opens; a late one says so, with its reading's time. */
+function alertOf(rule: AlertRuleRow, tr: Fire, byObservation: ReadonlyMap<string, Sample>, late = false): StepOutcome["opened"][number] {
+  const at = new Date(tr.at).toISOString();
+  const sample = byObservation.get(tr.observations[tr.observations.length - 1] as string) as Sample;
+  const message = valueMessage(rule, tr, sample.unit) + (late ? ` (a late reading: measured at ${at}, delivered after later ones)` : "");
+  return newAlert(rule, { message, value: tr.value, limit: tr.limit, observationIds: tr.observations, startedAt: at, deviceId: sample.deviceId });
+}
+
+/** The late alerts of `stepLate`'s transitions, each ended in place by the rearm that follows it. */
+function lateAlertsOf(rule: AlertRuleRow, transitions: readonly Transition[], late: Sample[]): StepOutcome["opened"] {
+  const byObservation = new Map(late.map((s) => [s.observationId, s]));
+  const opened: StepOutcome["opened"] = [];
+  for (const tr of transitions) {
+    if (tr.type === "fire") opened.push(alertOf(rule, tr, byObservation, true));
+    else {
+      const last = opened.at(-1);
+      if (last && !last.episodeEndedAt) last.episodeEndedAt = new Date(tr.at).toISOString();
+    }
+  }
+  return opened;
+}
+
+/** What the fresh readings do, from the stream's live state. */
+function stepFresh(rule: AlertRuleRow, state: AlertRuleStateRow, samples: Sample[]): StepOutcome {
   const next = advanced(rule, state, samples);
   if (rule.kind === "data_absence") {
     // Any reading ends a silence: the Flag goes inactive; the rule watches again from this reading.
@@ -120,8 +171,7 @@ export function stepRule(rule: AlertRuleRow, state: AlertRuleStateRow, all: Samp
   for (const tr of stepped.transitions) {
     const at = new Date(tr.at).toISOString();
     if (tr.type === "fire") {
-      const sample = byObservation.get(tr.observations[tr.observations.length - 1] as string) as Sample;
-      const alert = newAlert(rule, { message: valueMessage(rule, tr, sample.unit), value: tr.value, limit: tr.limit, observationIds: tr.observations, startedAt: at, deviceId: sample.deviceId });
+      const alert = alertOf(rule, tr, byObservation);
       opened.push(alert);
       open = alert.id;
     } else if (open) {
@@ -140,17 +190,23 @@ export async function evaluateReadings(ctx: OrgContext, stored: readonly StoredR
   const rules = (await new RuleStore(ctx.db).ofPatients(ctx.orgId, patients)).filter((r) => r.enabled);
   const openedIds: string[] = [];
   const ended: string[] = [];
+  const alerts = new AlertStore(ctx.db);
   for (const rule of rules) {
     for (const [stream, watched] of streamsOf(rule, samples)) {
-      const outcome = await commitRuleStep(ctx, rule, { id: stream, fresh: rule.kind !== "data_absence" }, (state) => stepRule(rule, state, watched));
+      // Read in each attempt: a racing evaluator's late alert is then a known episode, not a second one.
+      const step = async (state: AlertRuleStateRow) => {
+        const late = lateSamples(rule, state, watched);
+        const known = late.length ? await alerts.episodesOf(rule, stream, (late[0] as Sample).t, (late[late.length - 1] as Sample).t) : [];
+        return stepRule(rule, state, watched, known);
+      };
+      const outcome = await commitRuleStep(ctx, rule, { id: stream, fresh: rule.kind !== "data_absence" }, step);
       if (!outcome) continue;
       openedIds.push(...outcome.opened.map((a) => a.id));
       ended.push(...outcome.ended.map((e) => e.id));
     }
   }
-  const store = new AlertStore(ctx.db);
-  const touched = (await Promise.all([...openedIds, ...ended].map((id) => store.get(ctx.orgId, id)))).filter((r): r is AlertRow => r !== undefined);
+  const touched = (await Promise.all([...openedIds, ...ended].map((id) => alerts.get(ctx.orgId, id)))).filter((r): r is AlertRow => r !== undefined);
   await publishPending(ctx, touched);
-  const opened = (await Promise.all(openedIds.map((id) => store.get(ctx.orgId, id)))).filter((r): r is AlertRow => r !== undefined);
+  const opened = (await Promise.all(openedIds.map((id) => alerts.get(ctx.orgId, id)))).filter((r): r is AlertRow => r !== undefined);
   return { opened, ended };
 }

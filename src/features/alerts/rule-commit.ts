@@ -27,7 +27,7 @@ export async function commitRuleStep(
   ctx: OrgContext,
   rule: AlertRuleRow,
   stream: { id: string; fresh: boolean },
-  step: (state: AlertRuleStateRow) => StepOutcome | undefined,
+  step: (state: AlertRuleStateRow) => StepOutcome | undefined | Promise<StepOutcome | undefined>,
 ): Promise<StepOutcome | undefined> {
   const states = new RuleStateStore(ctx.db);
   const alerts = new AlertStore(ctx.db);
@@ -35,7 +35,7 @@ export async function commitRuleStep(
     const stored = await states.get(ctx.orgId, rule.id, stream.id);
     if (!stored && !stream.fresh) return undefined;
     const state = stored ?? { ...initialState(), orgId: ctx.orgId, ruleId: rule.id, stream: stream.id, version: -1, updatedAt: "" };
-    const outcome = step(state);
+    const outcome = await step(state);
     if (!outcome) return undefined;
     const writes: Write[] = [
       ...states.replaceWrites(ctx.orgId, rule.id, stream.id, state.version, outcome.next),

@@ -2,8 +2,9 @@
 // updated in place: the commit deletes the version it read and inserts the next, so a racing
 // evaluator that read the same version hits the primary key and its whole batch (state and
 // alerts) rolls back; it then re-reads and evaluates again (evaluate-readings.ts).
-import { and, count, desc, eq, inArray, isNull, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Database, Write } from "../../platform/db/client";
+import type { KnownEpisode } from "./episodes";
 import { type AlertRow, type AlertRuleRow, type AlertRuleStateRow, type AlertState, alertRuleStates, alertRules, alerts } from "./tables";
 
 export type NewRule = typeof alertRules.$inferInsert;
@@ -134,6 +135,27 @@ export class AlertStore {
       this.db.select().from(alerts).where(where).orderBy(desc(alerts.createdAt), desc(alerts.id)).limit(limit).offset(offset),
       this.db.select({ n: count() }).from(alerts).where(where),
     );
+  }
+
+  /**
+   * The episodes a value rule's stream had that overlap [from, to] (ms): its alerts for the
+   * stream's device (the patient's index, then the rule), as start and end.
+   */
+  async episodesOf(rule: AlertRuleRow, deviceId: string, from: number, to: number): Promise<KnownEpisode[]> {
+    const rows = await this.db
+      .select({ startedAt: alerts.startedAt, episodeEndedAt: alerts.episodeEndedAt })
+      .from(alerts)
+      .where(
+        and(
+          eq(alerts.orgId, rule.orgId),
+          eq(alerts.patientId, rule.patientId),
+          eq(alerts.ruleId, rule.id),
+          eq(alerts.deviceId, deviceId),
+          lte(alerts.startedAt, new Date(to).toISOString()),
+          or(isNull(alerts.episodeEndedAt), gte(alerts.episodeEndedAt, new Date(from).toISOString())),
+        ),
+      );
+    return rows.map((r) => ({ start: Date.parse(r.startedAt), end: r.episodeEndedAt === null ? null : Date.parse(r.episodeEndedAt) }));
   }
 
   insertWrite(row: NewAlert): Write {

@@ -9,7 +9,6 @@ import { DurableObject } from "cloudflare:workers";
 import { contextForOrg } from "../../context";
 import { claimFor } from "../../platform/durable-objects/owner";
 import type { Env } from "../../platform/env";
-import { outboundFetch } from "../../platform/outbound/fetch";
 import { type PlatformCall, PlatformError } from "./platform-adapter";
 import { platformAdapter } from "./platforms";
 import { RAW } from "./resolutions";
@@ -18,6 +17,7 @@ import { findLink, unsealTokens, updateLink } from "./store/links";
 import { MAX_ERRORS_KEPT, newProgress, type SyncState, type TypeProgress, updateSyncLog } from "./store/sync-logs";
 import { ingestReadings } from "./use-cases/ingest";
 import type { SyncJob } from "./use-cases/sync";
+import { vendorFetch } from "./vendor-fetch";
 
 const MAX_RETRIES = 5;
 const MAX_WAIT_SECONDS = 300;
@@ -63,7 +63,7 @@ export class DeviceSync extends DurableObject<Env> {
         adapter.fetchPage(call, { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) }, { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}), resolution: job.resolutions?.[dataType] ?? RAW });
       // An OAuth-linked device is called with its platform link's fresh tokens; others with the device link's own.
       const viaLink = await this.linkedCall(ctx, link.deviceId, fetchPage);
-      const page = viaLink.handled ? viaLink.value : await fetchPage({ credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: outboundFetch(this.env) });
+      const page = viaLink.handled ? viaLink.value : await fetchPage({ credentials: credentialsOf(await integrationCredentials(ctx, integration)), tokens: await unsealTokens(ctx, link), fetch: vendorFetch(this.env) });
       const results = await ingestReadings(ctx, job.principal, page.readings);
       logger(this.env).info("sync page", { org: job.orgId, sync_id: job.syncId, device_id: job.deviceId, data_type: dataType, readings: page.readings.length, more: page.nextCursor !== undefined });
       progress.pages_fetched += 1;

@@ -53,11 +53,13 @@ export interface PlatformCall {
 /**
  * A platform failure the sync log reports by kind: `rate_limited` (retry after), `unauthorized`
  * (refresh, then inactive), `revoked` (the user withdrew consent: link inactive, syncs stop),
- * `unavailable` (retry), `invalid` (the vendor sent something we cannot read).
+ * `unavailable` (retry: refused, timed out, 5xx), `unreachable` (the vendor's host name does not
+ * resolve: a configuration to fix, not retried by a sync), `invalid` (the vendor sent something we
+ * cannot read). The message names the cause (vendor-fetch.ts).
  */
 export class PlatformError extends Error {
   constructor(
-    readonly kind: "rate_limited" | "unauthorized" | "revoked" | "unavailable" | "invalid",
+    readonly kind: "rate_limited" | "unauthorized" | "revoked" | "unavailable" | "unreachable" | "invalid",
     message: string,
     readonly retryAfterSeconds?: number,
   ) {

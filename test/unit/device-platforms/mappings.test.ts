@@ -83,7 +83,7 @@ describe("Suunto 24/7", () => {
   const values = (readings: { metric: string; value?: number; unit: string }[]) => readings.map((r) => [r.metric, r.value, r.unit]);
 
   it("activity samples → heart rate, steps, energy in joules, SpO2 as percent, RMSSD HRV; a zero HRV and missing keys are no reading", () => {
-    const readings = mapSuunto247(device, "johndoe123", "activity", samples("suunto-247-activity.json"));
+    const { readings } = mapSuunto247(device, "johndoe123", "activity", samples("suunto-247-activity.json"));
     expect(values(readings)).toEqual([
       ["heart_rate", 62, "bpm"],
       ["steps", 412, "steps"],
@@ -100,7 +100,7 @@ describe("Suunto 24/7", () => {
   });
 
   it("a sleep → asleep time (the stages' sum), the stages, quality score, average HR and HRV over the bedtime period", () => {
-    const readings = mapSuunto247(device, "johndoe123", "sleep", samples("suunto-247-sleep.json"));
+    const { readings } = mapSuunto247(device, "johndoe123", "sleep", samples("suunto-247-sleep.json"));
     expect(values(readings)).toEqual([
       ["sleep", 24900, "s"],
       ["sleep_deep", 5400, "s"],
@@ -116,7 +116,7 @@ describe("Suunto 24/7", () => {
   });
 
   it("recovery → the resources balance as a 0–100 score with the stress state; an invalid state (0) is left out", () => {
-    const readings = mapSuunto247(device, "johndoe123", "recovery", samples("suunto-247-recovery.json"));
+    const { readings } = mapSuunto247(device, "johndoe123", "recovery", samples("suunto-247-recovery.json"));
     expect(values(readings)).toEqual([
       ["body_battery", 73, "score"],
       ["body_battery", 69, "score"],
@@ -125,9 +125,13 @@ describe("Suunto 24/7", () => {
     expect(readings[1]?.attributes).toEqual({ suunto_metric: "resources" });
   });
 
-  it("samples without a timestamp, a sleep without bedtimes and a body that is not a list give nothing", () => {
-    expect(mapSuunto247(device, "u", "activity", [{ entryData: { HR: 60 } }])).toEqual([]);
-    expect(mapSuunto247(device, "u", "sleep", [{ timestamp: "2024-01-15T07:00:00Z", entryData: { Duration: 100 } }])).toEqual([]);
-    expect(mapSuunto247(device, "u", "recovery", { samples: [] })).toEqual([]);
+  it("samples without a timestamp, a sleep without bedtimes and a body that is not a list give nothing, and say why", () => {
+    expect(mapSuunto247(device, "u", "activity", [{ entryData: { HR: 60 } }])).toEqual({ readings: [], unread: "none of the 1 samples has an ISO 8601 timestamp (the first has fields entryData)" });
+    expect(mapSuunto247(device, "u", "sleep", [{ timestamp: "2024-01-15T07:00:00Z", entryData: { Duration: 100 } }])).toEqual({
+      readings: [],
+      unread: "none of the 1 samples' entryData holds a value the sleep mapping reads (the first entryData has fields Duration)",
+    });
+    expect(mapSuunto247(device, "u", "recovery", { samples: [] })).toEqual({ readings: [], unread: "samples is not a list (fields samples)" });
+    expect(mapSuunto247(device, "u", "recovery", [])).toEqual({ readings: [], unread: "samples is an empty list" });
   });
 });

@@ -5,6 +5,7 @@
 // item of POST /api/v1/devices/readings) or says why it cannot: codes, units and ranges are the
 // Worker's to check, the bridge only checks what it needs to key, order and forward the message.
 import { createHash } from "node:crypto";
+import { type MdcCode, mdcCode } from "../../../../src/features/devices/metrics/mdc";
 import { METRICS, type MetricDefinition } from "../../../../src/features/devices/metrics/table";
 
 export const PLATFORM = "mqtt";
@@ -66,14 +67,22 @@ const fail = (reason: string): never => {
   throw new Malformed(reason);
 };
 
-function metricOf(p: Json): MetricDefinition {
+/** What a message measures: its metric, and the MDC code it was named by (docs/devices.md, "MDC codes"). */
+interface Measured {
+  readonly def: MetricDefinition;
+  readonly mdc?: MdcCode;
+}
+
+function measuredOf(p: Json): Measured {
   const named = text(p.metric);
-  if (named) return METRICS.get(named) ?? fail(`unknown metric "${named}"`);
+  if (named) return { def: METRICS.get(named) ?? fail(`unknown metric "${named}"`) };
   const loinc = text(p.loinc);
-  const mdc = text(p.mdc);
-  const found = (loinc && BY_CODE.get(`${LOINC}|${loinc}`)) || (mdc && BY_CODE.get(`${MDC}|${mdc}`));
-  if (found) return found;
-  if (mdc) return METRICS.get("bedside") ?? fail("no bedside metric");
+  const byLoinc = loinc ? BY_CODE.get(`${LOINC}|${loinc}`) : undefined;
+  if (byLoinc) return { def: byLoinc };
+  const code = text(p.mdc);
+  const mdc = code ? mdcCode(code) : undefined;
+  if (mdc) return { def: METRICS.get(mdc.metric) ?? fail(`no metric ${mdc.metric}`), mdc };
+  if (code) return { def: METRICS.get("bedside") ?? fail("no bedside metric") };
   return fail(loinc ? `no metric for LOINC ${loinc}` : "no metric, loinc or mdc");
 }
 
@@ -89,7 +98,9 @@ function componentsOf(def: MetricDefinition, list: unknown): DeviceReadingBody["
     if (!isObject(c)) return fail(`components[${i}] is not an object`);
     const named = text(c.metric);
     const code = text(c.loinc) ? `${LOINC}|${text(c.loinc)}` : `${MDC}|${text(c.mdc)}`;
-    const metric = named ?? def.components?.find((d) => d.coding.some((k) => `${k.system}|${k.code}` === code))?.metric;
+    const mdc = text(c.loinc) ? undefined : mdcCode(text(c.mdc) ?? "");
+    const byMdc = mdc?.metric === def.metric ? mdc.component : undefined;
+    const metric = named ?? byMdc ?? def.components?.find((d) => d.coding.some((k) => `${k.system}|${k.code}` === code))?.metric;
     if (!metric) return fail(`components[${i}]: no component of ${def.metric} for ${named ?? code}`);
     const unit = text(c.ucum) ?? text(c.unit) ?? fail(`components[${i}] has no unit (ucum)`);
     return { metric, value: numberOrNull(c.value, `components[${i}].value`), unit };
@@ -116,9 +127,15 @@ function derivedId(deviceId: string, p: Json, receivedAt: string): string {
   return `sha256:${createHash("sha256").update(basis).digest("hex").slice(0, 32)}`;
 }
 
-function attributesOf(def: MetricDefinition, p: Json): Record<string, string> | undefined {
-  const attributes: Record<string, string> = {};
-  if (def.metric === "bedside" && text(p.mdc)) attributes.mdc_code = text(p.mdc) as string;
+/** The MDC code the Observation is to carry as an extra coding: a bedside stream's, or a mapped code its metric's codings lack (a pulse rate's 149530). */
+function mdcCodingOf({ def, mdc }: Measured, p: Json): Record<string, string> {
+  if (def.metric === "bedside" && text(p.mdc)) return { mdc_code: text(p.mdc) as string };
+  if (!mdc || mdc.component || def.coding.some((c) => c.system === MDC && c.code === mdc.code)) return {};
+  return { mdc_code: mdc.code, mdc_display: mdc.refId };
+}
+
+function attributesOf(measured: Measured, p: Json): Record<string, string> | undefined {
+  const attributes: Record<string, string> = mdcCodingOf(measured, p);
   if (typeof p.tsQuality === "string" && p.tsQuality !== "synced") attributes.ts_quality = p.tsQuality.slice(0, 32);
   if (text(p.trend)) attributes.trend = (text(p.trend) as string).slice(0, 64);
   return Object.keys(attributes).length > 0 ? attributes : undefined;
@@ -128,14 +145,17 @@ function readingOf(deviceId: string, p: Json, receivedAt: string, messageId: str
   const patient = text(p.patientRef) ?? text(p.patientId) ?? fail("no patientRef");
   const patientId = patient.replace(/^Patient\//, "");
   if (!/^[A-Za-z0-9\-.]{1,64}$/.test(patientId)) fail(`patientRef "${patient.slice(0, 80)}" is not Patient/<id>`);
-  const def = metricOf(p);
-  const components = p.components !== undefined ? componentsOf(def, p.components) : undefined;
+  const measured = measuredOf(p);
+  const { def, mdc } = measured;
+  // A panel's part sent on its own (a monitor's systolic): the panel with that one component.
+  const part = mdc?.component && p.components === undefined ? [{ mdc: mdc.code, value: p.value, ucum: text(p.ucum) ?? text(p.unit) ?? mdc.ucum }] : undefined;
+  const components = p.components !== undefined || part ? componentsOf(def, part ?? p.components) : undefined;
   const samples = isObject(p.samples) ? p.samples : undefined;
   const value = numberOrNull(p.value, "value");
   const absent = ABSENT_REASONS.find((r) => r === p.absentReason);
   if (p.absentReason !== undefined && !absent) fail(`absentReason must be one of ${ABSENT_REASONS.join(", ")}`);
   if (!components && !samples && value === null && !absent) fail("no value, components, samples or absentReason");
-  const unit = text(p.ucum) ?? text(p.unit) ?? components?.[0]?.unit ?? def.ucum ?? fail("no unit (ucum)");
+  const unit = text(p.ucum) ?? text(p.unit) ?? components?.[0]?.unit ?? mdc?.ucum ?? def.ucum ?? fail("no unit (ucum)");
   return {
     patient_id: patientId,
     device_id: deviceId,
@@ -147,7 +167,7 @@ function readingOf(deviceId: string, p: Json, receivedAt: string, messageId: str
     // Per device: two gateways counting their own msgIds from 1 must not meet each other's Observations.
     source_record_id: `${deviceId}:${messageId}`,
     ...(absent ? { absent_reason: absent } : {}),
-    ...(attributesOf(def, p) ? { attributes: attributesOf(def, p) } : {}),
+    ...(attributesOf(measured, p) ? { attributes: attributesOf(measured, p) } : {}),
     ...(samples ? { samples: samples as DeviceReadingBody["samples"] & object } : {}),
   };
 }
