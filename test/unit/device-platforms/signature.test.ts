@@ -53,13 +53,17 @@ describe("Oura: x-oura-signature = upper-case hex HMAC(secret, timestamp + body)
     expect((await v.verify(delivery({ "x-oura-timestamp": ts }), creds)).ok).toBe(false);
     expect((await v.verify(delivery({ "x-oura-signature": sig }), creds)).ok).toBe(false);
   });
-  it("answers the GET challenge only with the configured verification token", async () => {
+  it("answers the GET challenge only with the configured verification token, and leaves any other to verify's refusal", async () => {
     const get = (q: string) => ({ ...delivery({}), method: "GET", url: new URL(`https://s.example/w?${q}`), body: "" });
     const ok = await oura.webhook?.handshake?.(get("verification_token=vt&challenge=abc"), { ...creds, extra: { webhook_verification_token: "vt" } });
     expect(ok?.status).toBe(200);
     expect(await ok?.json()).toEqual({ challenge: "abc" });
-    const bad = await oura.webhook?.handshake?.(get("verification_token=nope&challenge=abc"), { ...creds, extra: { webhook_verification_token: "vt" } });
-    expect(bad?.status).toBe(401);
+    // A wrong token is not answered by the handshake: the delivery goes on to verify, which refuses
+    // it as any unsigned delivery (the route's uniform 401 SIGNATURE_INVALID).
+    const wrong = get("verification_token=nope&challenge=abc");
+    const withToken = { ...creds, extra: { webhook_verification_token: "vt" } };
+    expect(await oura.webhook?.handshake?.(wrong, withToken)).toBeUndefined();
+    expect((await oura.webhook!.verify(wrong, withToken)).ok).toBe(false);
   });
 });
 
