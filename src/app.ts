@@ -97,6 +97,7 @@ export function buildApp(options: AppOptions = {}) {
 
   // Operator routes: their own credential (OPERATOR_TOKEN), documented as operator-only.
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
+  app.use("/admin/*", bodyLimit);
   app.route("/admin", adminRoutes);
   app.route("/admin", auditAdminRoutes);
   app.route("/admin", orgLimitsAdminRoutes);
@@ -109,6 +110,7 @@ export function buildApp(options: AppOptions = {}) {
   // The console's sign-in carries its API key in the body; the session cookie it sets then
   // authenticates like a Bearer key (features/tenancy/sessions/).
   app.openAPIRegistry.registerComponent("securitySchemes", "consoleSession", { type: "apiKey", in: "cookie", name: "cdis_session", description: "The web console's session (POST /api/v1/console/session)" });
+  app.use("/api/v1/console/session", bodyLimit);
   app.route("/api/v1/console/session", consoleSignInRoutes);
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.

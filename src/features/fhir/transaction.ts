@@ -4,6 +4,7 @@
 // lists results in request order. A batch runs each entry on its own and reports each outcome.
 import { ApiError, badRequest, operationOutcome, preconditionFailed } from "../../platform/errors";
 import { parseReference } from "./index-extract";
+import { parseBoundedJson } from "../../platform/http/body-depth";
 import { checkedBundle } from "./bundle-shape";
 import { applyPatch } from "./patch";
 import { newResourceId } from "./resource-id";
@@ -161,8 +162,10 @@ function patchBody(body: Resource | undefined): unknown {
   if (body?.resourceType === "Parameters") return body;
   if (body?.resourceType === "Binary" && typeof body.data === "string") {
     try {
-      return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(body.data), (c) => c.charCodeAt(0))));
-    } catch {
+      // Opaque to the request body's depth check, so bounded here.
+      return parseBoundedJson(new TextDecoder().decode(Uint8Array.from(atob(body.data), (c) => c.charCodeAt(0))), "The PATCH entry's JSON Patch");
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
       throw badRequest("The PATCH entry's Binary does not hold a JSON Patch");
     }
   }
