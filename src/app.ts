@@ -13,6 +13,7 @@ import { assignOperationIds } from "./platform/http/operation-ids";
 import { createRouter } from "./platform/http/router";
 import { authenticateRequest } from "./features/tenancy/middleware/auth";
 import { bodyLimit, requireJsonBody } from "./platform/http/body-limit";
+import { drainUnreadBody } from "./platform/http/unread-body";
 import { rateLimit, rateLimitHeaders } from "./features/tenancy/middleware/rate-limit";
 import { requestId } from "./platform/http/request-id";
 import { adminRoutes } from "./features/operations/routes/admin";
@@ -64,7 +65,8 @@ export type AppOptions = Partial<FhirRouterOptions>;
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter<AppEnv>();
   // Outermost: the request's log line and metric see its final status, CORS preflights included.
-  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
+  // Then a body the answer left unread is read before it goes out, or keep-alive clients meet resets (unread-body.ts).
+  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), drainUnreadBody, corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 
