@@ -60,7 +60,8 @@ export default defineConfig(async () => {
         // 20 s as in the Worker project: a test that spawns a process (the bridge, tsx, wrangler)
         // waits longer for a CPU shared with the Worker files beside it; a wait, not a failure.
         { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 20_000 } },
-        // Real npm FHIR clients in Node against the service under `wrangler dev --local`.
+        // Real npm FHIR clients in Node against the service under `wrangler dev --local`, and keep-alive
+        // connections against `npm start`'s runtime.
         { test: { name: "interop", environment: "node", include: ["test/interop/**/*.test.ts"], hookTimeout: 180_000, testTimeout: 60_000 } },
         { test: { name: "bridge", environment: "node", include: ["bridge/test/**/*.test.ts"], testTimeout: 20_000 } },
         // The web console in Debian's Chromium against the service as `npm start` runs it: one

@@ -16,6 +16,7 @@ import { assignOperationIds } from "./platform/http/operation-ids";
 import { createRouter } from "./platform/http/router";
 import { authenticateRequest } from "./features/tenancy/middleware/auth";
 import { bodyLimit, requireJsonBody } from "./platform/http/body-limit";
+import { drainUnreadBody } from "./platform/http/unread-body";
 import { rateLimit, rateLimitHeaders } from "./features/tenancy/middleware/rate-limit";
 import { requestId } from "./platform/http/request-id";
 import { adminRoutes } from "./features/operations/routes/admin";
@@ -67,7 +68,8 @@ export type AppOptions = Partial<FhirRouterOptions>;
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter<AppEnv>();
   // Outermost: the request's log line and metric see its final status, CORS preflights included.
-  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
+  // Then a body the answer left unread is read before it goes out, or keep-alive clients meet resets (unread-body.ts).
+  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), drainUnreadBody, corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
   app.onError(onError);
   app.notFound(onNotFound);
 
@@ -100,6 +102,7 @@ export function buildApp(options: AppOptions = {}) {
 
   // Operator routes: their own credential (OPERATOR_TOKEN), documented as operator-only.
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorToken", { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN secret (operators only)" });
+  app.use("/admin/*", bodyLimit);
   app.route("/admin", adminRoutes);
   app.route("/admin", auditAdminRoutes);
   app.route("/admin", orgLimitsAdminRoutes);
@@ -113,6 +116,7 @@ export function buildApp(options: AppOptions = {}) {
   // The console's sign-in carries its API key in the body; the session cookie it sets then
   // authenticates like a Bearer key (features/tenancy/sessions/).
   app.openAPIRegistry.registerComponent("securitySchemes", "consoleSession", { type: "apiKey", in: "cookie", name: "cdis_session", description: "The web console's session (POST /api/v1/console/session)" });
+  app.use("/api/v1/console/session", bodyLimit);
   app.route("/api/v1/console/session", consoleSignInRoutes);
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.

@@ -134,6 +134,42 @@ describe("generate/fhir-queries", () => {
     expect(body.queries).toEqual(["Observation?code=http%3A%2F%2Floinc.org%7C4548-4&patient=Patient%2F1&_sort=-date"]);
     expect(body.warnings.join(" ")).toMatch(/colour/);
   });
+
+  it("sends back values the FHIR API refuses (a date that is none, a quantity that is no number) and answers only queries the API runs", async () => {
+    const t = await createTenant();
+    const bad = ["Patient?birthdate=notadate", "Observation?value-quantity=abc", "Observation?date=yesterday"];
+    const good = ["Patient?birthdate=ge1980-01-01", "Observation?value-quantity=gt5.4|http://unitsofmeasure.org|%25", "Observation?date=ge2024-01-01"];
+    const server = giveModel(t.orgId, (_r, i) => json({ queries: i === 0 ? bad : good }));
+    const res = await post(t, "/generate/fhir-queries", { description: "Patients born since 1980, HbA1c over 5.4 %, observations of this year" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { queries: string[]; warnings: string[]; attempts: number };
+    expect(body.attempts).toBe(2);
+    const repair = lastOf(server.requests[1] as ChatRequest, "user");
+    expect(repair).toMatch(/queries\.0: Invalid date notadate/);
+    expect(repair).toMatch(/queries\.1: Invalid number abc/);
+    expect(repair).toMatch(/queries\.2: Invalid date yesterday/);
+    expect(body.queries).toEqual(good);
+    for (const q of body.queries) expect((await t.fetch(`/fhir/r4/${t.orgId}/${q}`)).status, q).toBe(200);
+  });
+
+  it("drops a query still refused after the last attempt, naming why; 422 when none is left", async () => {
+    const t = await createTenant();
+    const server = giveModel(t.orgId, () => json({ queries: ["Patient?birthdate=notadate", "Patient?name=smith"] }));
+    const res = await post(t, "/generate/fhir-queries", { description: "Smiths born on a bad date" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { queries: string[]; warnings: string[]; attempts: number };
+    expect(body.queries).toEqual(["Patient?name=smith"]);
+    expect(body.warnings).toEqual(["Patient?birthdate=notadate: Invalid date notadate (dropped: the FHIR API refuses it)"]);
+    expect(server.requests).toHaveLength(3);
+
+    const none = await createTenant();
+    giveModel(none.orgId, () => json({ queries: ["Observation?value-quantity=abc"] }));
+    const refused = await post(none, "/generate/fhir-queries", { description: "anything" });
+    expect(refused.status).toBe(422);
+    const { error } = (await refused.json()) as { error: { code: string; details: { path: string; message: string }[] } };
+    expect(error.code).toBe("GENERATION_INVALID");
+    expect(error.details).toEqual([{ path: "queries.0", message: "Invalid number abc" }]);
+  });
 });
 
 describe("generate/hl7-mapping", () => {

@@ -2,6 +2,7 @@
 // create/update, response order, and tenant isolation of conditional matching.
 import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/features/fhir/port";
+import { eventually } from "../support/eventually";
 import { createTenant } from "../support/tenants";
 import { ids, post, search } from "./support";
 
@@ -202,5 +203,89 @@ describe("batch", () => {
     expect(out.type).toBe("batch-response");
     expect(out.entry!.map((e) => e.response!.status)).toEqual(["200 OK", "404", "422", "201 Created", "204 No Content"]);
     expect(out.entry![1]!.response!.outcome).toMatchObject({ resourceType: "OperationOutcome" });
+  });
+});
+
+describe("malformed Bundles", () => {
+  // The Bundle's shape is checked before anything reads its entries (the store, implementation
+  // guides' checks and audits): each is a 400 OperationOutcome naming the element, nothing is stored.
+  const shapes: [string, unknown, RegExp][] = [
+    ["entry a string", "x", /Bundle\.entry must be an array/],
+    ["entry an object", { request: { method: "POST", url: "Patient" } }, /Bundle\.entry must be an array/],
+    ["entry a number", 5, /Bundle\.entry must be an array/],
+    ["a null entry", [null], /Bundle\.entry\[0\] must be an object/],
+    ["a string entry", [{ request: { method: "GET", url: "Patient" } }, "x"], /Bundle\.entry\[1\] must be an object/],
+    ["an array entry", [[]], /Bundle\.entry\[0\] must be an object/],
+    ["an entry without request", [{ resource: { resourceType: "Patient" } }], /Bundle\.entry\[0\]\.request is required/],
+    ["a request that is a string", [{ request: "POST Patient" }], /Bundle\.entry\[0\]\.request must be an object/],
+    ["a request without method", [{ request: { url: "Patient" }, resource: { resourceType: "Patient" } }], /Bundle\.entry\[0\]\.request\.method/],
+    ["a request without url", [{ request: { method: "POST" }, resource: { resourceType: "Patient" } }], /Bundle\.entry\[0\]\.request\.url/],
+    ["a numeric url", [{ request: { method: "GET", url: 7 } }], /Bundle\.entry\[0\]\.request\.url/],
+    ["a numeric ifNoneExist", [{ request: { method: "POST", url: "Patient", ifNoneExist: 1 }, resource: { resourceType: "Patient" } }], /request\.ifNoneExist must be a string/],
+    ["a resource that is a string", [{ request: { method: "POST", url: "Patient" }, resource: "Patient" }], /Bundle\.entry\[0\]\.resource must be a resource/],
+    ["a resource that is null", [{ request: { method: "POST", url: "Patient" }, resource: null }], /Bundle\.entry\[0\]\.resource must be a resource/],
+    ["a resource without resourceType", [{ request: { method: "POST", url: "Patient" }, resource: { name: [] } }], /Bundle\.entry\[0\]\.resource must be a resource/],
+    ["a numeric fullUrl", [{ fullUrl: 3, request: { method: "POST", url: "Patient" }, resource: { resourceType: "Patient" } }], /Bundle\.entry\[0\]\.fullUrl must be a string/],
+  ];
+
+  for (const type of ["transaction", "batch"]) {
+    it(`a ${type} of any malformed shape is a 400 naming the element, never a 500`, async () => {
+      const t = await createTenant();
+      for (const [what, entry, message] of shapes) {
+        const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type, entry } });
+        const body = (await res.json()) as { resourceType: string; issue: { diagnostics: string; expression?: string[] }[] };
+        expect({ what, status: res.status }).toEqual({ what, status: 400 });
+        expect(body.resourceType).toBe("OperationOutcome");
+        expect(body.issue.map((i) => `${i.expression?.join(" ") ?? ""} ${i.diagnostics}`).join("\n")).toMatch(message);
+      }
+      expect(await ids(t, "Patient")).toEqual([]);
+    });
+  }
+
+  it("a Bundle whose meta.profile is not a list of strings is a 400 before any guide reads it", async () => {
+    const t = await createTenant();
+    for (const profile of ["https://profiles.ihe.net/ITI/MHD/StructureDefinition/IHE.MHD.Minimal.ProvideBundle", [7], [null]]) {
+      const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type: "transaction", meta: { profile }, entry: [] } });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(await res.json())).toMatch(/Bundle\.meta\.profile/);
+    }
+  });
+
+  it("a transaction with a Folder whose elements have the wrong types is refused as the store refuses it, not a 500", async () => {
+    const t = await createTenant();
+    const folderCode = { coding: [{ system: "https://profiles.ihe.net/ITI/MHD/CodeSystem/MHDlistTypes", code: "folder" }] };
+    const broken = [
+      { resourceType: "List", status: "current", mode: "working", code: { coding: "folder" } },
+      { resourceType: "List", status: "current", mode: "working", code: { coding: [null] } },
+      { resourceType: "List", status: "current", mode: "working", code: folderCode, subject: "Patient/1", entry: "x" },
+      { resourceType: "List", status: "current", mode: "working", code: folderCode, meta: { profile: "x" }, entry: [null] },
+    ];
+    for (const resource of broken) {
+      const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type: "transaction", entry: [{ resource, request: { method: "POST", url: "List" } }] } });
+      expect({ resource, status: res.status }).toEqual({ resource, status: expect.toSatisfy((s: number) => s === 400 || s === 422) });
+      expect(((await res.json()) as { resourceType: string }).resourceType).toBe("OperationOutcome");
+    }
+    expect(await ids(t, "List")).toEqual([]);
+  });
+
+  it("an MHD Provide Document Bundle whose SubmissionSet has the wrong types is refused and audited, not a 500", async () => {
+    const t = await createTenant();
+    const profile = ["https://profiles.ihe.net/ITI/MHD/StructureDefinition/IHE.MHD.Minimal.ProvideBundle"];
+    const sets = [
+      { resourceType: "List", code: { coding: "submissionset" }, identifier: "x", subject: 5 },
+      { resourceType: "List", code: { coding: [{ code: "submissionset" }] }, identifier: "x", subject: { reference: 5 } },
+      { resourceType: "List", code: { coding: [{ code: "submissionset" }] }, identifier: [null], subject: "Patient/1", extension: "x" },
+    ];
+    for (const resource of sets) {
+      const res = await t.fetch(`/fhir/r4/${t.orgId}`, { method: "POST", json: { resourceType: "Bundle", type: "transaction", meta: { profile }, entry: [{ fullUrl: "urn:uuid:1", resource, request: { method: "POST", url: "List" } }] } });
+      expect({ resource, status: res.status }).toEqual({ resource, status: expect.toSatisfy((s: number) => s === 400 || s === 422) });
+    }
+    expect(await ids(t, "List")).toEqual([]);
+    // Each refusal is an ITI-65 AuditEvent with a failure outcome.
+    const audits = await eventually(
+      () => search(t, "AuditEvent?subtype=urn:ihe:event-type-code|ITI-65&_count=50"),
+      (b) => (b.entry?.length ?? 0) >= sets.length,
+    );
+    expect(audits.entry!.map((e) => e.resource!.outcome)).toEqual(sets.map(() => "4"));
   });
 });

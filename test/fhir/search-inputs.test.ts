@@ -114,6 +114,44 @@ describe("many values", () => {
   });
 });
 
+describe("long string values", () => {
+  // D1 refuses a LIKE or GLOB pattern over 50 bytes (the same on Cloudflare); no search value may build one.
+  const long = `${"a".repeat(60)}vega`;
+  const literal = `x${"%_".repeat(20)}y`;
+  let c: Tenant;
+  let longId: string;
+  let literalId: string;
+  beforeAll(async () => {
+    c = await createTenant();
+    longId = (await post(c, { resourceType: "Patient", name: [{ family: long }], address: [{ line: [`${"b".repeat(70)} street`], city: "Utrecht" }] })).id;
+    literalId = (await post(c, { resourceType: "Patient", name: [{ family: literal }] })).id;
+    // What the wildcards would match if they were read as LIKE's % and _: the same length, other characters.
+    await post(c, { resourceType: "Patient", name: [{ family: `x${"ab".repeat(20)}y` }] });
+  });
+
+  it(":contains with 49 characters and more finds what holds them", async () => {
+    expect(await ids(c, `Patient?name:contains=${"a".repeat(49)}`)).toEqual([longId]);
+    expect(await ids(c, `Patient?family:contains=${"a".repeat(58)}veg`)).toEqual([longId]);
+    expect(await ids(c, `Patient?address:contains=${"b".repeat(65)}%20str`)).toEqual([longId]);
+    expect(await ids(c, `Patient?name:contains=${"a".repeat(200)}`)).toEqual([]);
+  });
+
+  it(":contains reads % and _ as themselves, however many", async () => {
+    const pairs = encodeURIComponent("%_".repeat(20));
+    expect(await ids(c, `Patient?family:contains=${pairs}`)).toEqual([literalId]);
+    expect(await ids(c, `Patient?family:contains=${encodeURIComponent("_")}`)).toEqual([literalId]);
+    expect(await ids(c, `Patient?family:contains=x${encodeURIComponent("%")}`)).toEqual([literalId]);
+  });
+
+  it("a prefix match of 60 characters and more (name=, :text) finds its resource", async () => {
+    expect(await ids(c, `Patient?name=${"a".repeat(60)}`)).toEqual([longId]);
+    expect(await ids(c, `Patient?family=${long.toUpperCase()}`)).toEqual([longId]);
+    expect(await ids(c, `Patient?address=${"b".repeat(70)}`)).toEqual([longId]);
+    expect(await ids(c, `Patient?name=${encodeURIComponent(literal)}`)).toEqual([literalId]);
+    expect(await ids(c, `Observation?code:text=${"o".repeat(80)}`)).toEqual([]);
+  });
+});
+
 describe("system-level search", () => {
   it("pages every type in _lastUpdated order, and only this organization's", async () => {
     const seen: string[] = [];

@@ -50,6 +50,27 @@ describe("error shapes", () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
   });
 
+  it("a body without a Content-Length is held to the same limit as it arrives, and passed on whole within it", async () => {
+    const t = await createTenant();
+    const streamed = (parts: string[]) => {
+      const bytes = parts.map((p) => new TextEncoder().encode(p));
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = bytes.shift();
+          if (next) controller.enqueue(next);
+          else controller.close();
+        },
+      });
+    };
+    const mib = "x".repeat(1024 * 1024);
+    const over = await t.fetch("/api/api-keys", { method: "POST", body: streamed(['{"name":"', ...Array.from({ length: 17 }, () => mib), '","role":"admin"}']), headers: { "content-type": "application/json" } });
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
+    const within = await t.fetch("/api/api-keys", { method: "POST", body: streamed(['{"name":"stre', 'amed key","ro', 'le":"admin"}']), headers: { "content-type": "application/json" } });
+    expect(within.status).toBe(201);
+    expect(((await within.json()) as { name: string }).name).toBe("streamed key");
+  });
+
   it("unexpected errors are a 500 with a request id and no internals", async () => {
     const app = new Hono<AppEnv>();
     app.use("*", requestId);

@@ -7,6 +7,7 @@
 // and queued by id.
 import { ApiError, badRequest, notFound } from "../../platform/errors";
 import { logger } from "../../platform/observability/log";
+import { parseBoundedJson } from "../../platform/http/body-depth";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import type { WebhookDelivery, WebhookSpec } from "../platform";
@@ -68,8 +69,10 @@ export async function receiveWebhook(data: OrgData, kind: string, delivery: Webh
 
   let body: unknown;
   try {
-    body = JSON.parse(delivery.body);
-  } catch {
+    // Parsed whatever its Content-Type (vendors differ), so bounded here rather than by the body limit.
+    body = parseBoundedJson(delivery.body, "The webhook body");
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
     throw badRequest("The webhook body is not JSON");
   }
   const status = spec.ackStatus ?? 200;

@@ -80,15 +80,20 @@ export async function withConditionLeases<T>(env: Env, orgId: string, attempt: (
   }
 }
 
-async function holding<T>(env: Env, orgId: string, keys: string[], run: () => Promise<T>): Promise<T> {
+const conditionsBusy = () => new ApiError(503, "CONDITIONAL_WRITE_BUSY", "Too many conditional writes on the same criteria in progress; retry shortly", [], { "Retry-After": "1" });
+
+/**
+ * Runs `run` holding the org's leases on `keys` (all or none, waiting for them up to MAX_WAIT_MS,
+ * then `busy`). The conditional leases above, and the resources' write leases of updates that
+ * lost a race for a version (service.ts, lastWriterWins).
+ */
+export async function holding<T>(env: Env, orgId: string, keys: string[], run: () => Promise<T>, busy: () => ApiError = conditionsBusy): Promise<T> {
   const gate = orgGate(env, orgId);
   const holder = crypto.randomUUID();
   const deadline = Date.now() + MAX_WAIT_MS;
   for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
     if ((await gate.acquireLeases(keys, holder, LEASE_MS)).acquired) break;
-    if (Date.now() > deadline) {
-      throw new ApiError(503, "CONDITIONAL_WRITE_BUSY", "Too many conditional writes on the same criteria in progress; retry shortly", [], { "Retry-After": "1" });
-    }
+    if (Date.now() > deadline) throw busy();
     await new Promise((r) => setTimeout(r, delay));
   }
   try {

@@ -6,6 +6,8 @@ import { type FhirStoreOptions, FhirService } from "./service";
 
 export type { FhirPort } from "./port";
 export { FhirService, type FhirStoreOptions } from "./service";
+/** Whether a search would be answered, without running it (search/check.ts). */
+export { checkSearch } from "./search/check";
 
 export function fhirStoreFor(data: OrgData, principal: Principal, options: FhirStoreOptions = {}): FhirService {
   return new FhirService(data, principal, options);

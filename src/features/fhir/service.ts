@@ -9,7 +9,6 @@ import { configuredPublicBaseUrl } from "../../platform/http/public-url";
 import {
   ApiError,
   badRequest,
-  conflict,
   forbidden,
   gone,
   notFound,
@@ -36,6 +35,7 @@ import { type AuditWrite, ResourceStore, type Row, type StoredVersion, toVersion
 import { executeBundle } from "./transaction";
 import { checkWrite } from "./write-check";
 import { validateResource } from "./validate";
+import { VersionConflict, lastWriterWins } from "./version-race";
 import { type PlannedWrite, checkIfMatch, conditionalUpdateTarget, parseVersion, underIfMatch } from "./write-preconditions";
 
 export interface FhirStoreOptions {
@@ -288,7 +288,7 @@ export class FhirService implements FhirPort, FhirExportReader {
       if (await this.lostPrecondition(plans)) {
         throw preconditionFailed("If-Match no longer holds: another request changed the resource at the same time");
       }
-      throw conflict("The resource was changed by another request at the same time; retry with the current version", "VERSION_CONFLICT");
+      throw new VersionConflict(plans.map((p) => `${p.type}/${p.id}`));
     }
   }
 
@@ -615,9 +615,14 @@ export class FhirService implements FhirPort, FhirExportReader {
     return withConditionLeases(this.data.env, this.principal.orgId, attempt, conditions);
   }
 
+  /** Runs a write; without If-Match (`enabled`) one that lost a race for a version runs again (version-race.ts). */
+  private lastWriterWins<T>(enabled: boolean, run: () => Promise<T>): Promise<T> {
+    return lastWriterWins(this.data.env, this.principal.orgId, enabled, run);
+  }
+
   async update(resource: Resource & { id: string }, options: UpdateOptions = {}): Promise<WriteResult> {
     return this.writeAudited("update", `${resource?.resourceType}/${resource?.id}`, () =>
-      lastWriterWins(options.ifMatch === undefined, async () => {
+      this.lastWriterWins(options.ifMatch === undefined, async () => {
         const seen = typeof resource?.resourceType === "string" && typeof resource.id === "string" ? this.seenCurrent(resource.resourceType, resource.id, options.ifMatch) : undefined;
         const plan = await this.planUpdate(resource, options, "update", seen);
         await checkWrite(plan.resource, this);
@@ -629,7 +634,7 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   async conditionalUpdate(query: string, resource: Resource, options: UpdateOptions = {}): Promise<WriteResult> {
     return this.writeAudited("update", `${resource?.resourceType}?${query}`, () =>
-      lastWriterWins(options.ifMatch === undefined, () => this.conditionalUpdateOnce(query, resource, options)),
+      this.lastWriterWins(options.ifMatch === undefined, () => this.conditionalUpdateOnce(query, resource, options)),
     );
   }
 
@@ -703,7 +708,7 @@ export class FhirService implements FhirPort, FhirExportReader {
     // It commits all or nothing, so one that collided left nothing and may run again.
     const ifMatch = Array.isArray(bundle?.entry) && bundle.entry.some((e) => e?.request?.ifMatch !== undefined);
     try {
-      return await lastWriterWins(!ifMatch, () => executeBundle(this, bundle, audit));
+      return await this.lastWriterWins(!ifMatch, () => executeBundle(this, bundle, audit));
     } catch (e) {
       await this.recordAudit({ ...audit, ...failureOf(e) });
       throw e;
@@ -797,24 +802,6 @@ export class FhirService implements FhirPort, FhirExportReader {
 
   groupPatients(groupId: string): Promise<string[]> {
     return groupPatients(this.db, this.principal.orgId, groupId);
-  }
-}
-
-/** Attempts of an update without If-Match that keeps colliding with concurrent writers of the same version. */
-const UPDATE_ATTEMPTS = 5;
-
-/**
- * An update without If-Match asked for no version, so one that collided with a concurrent writer
- * (VERSION_CONFLICT: both planned the same next version) runs again on the new current version,
- * as it would have a moment later; with If-Match the collision stays a 409/412.
- */
-async function lastWriterWins<T>(enabled: boolean, run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (e) {
-      if (!enabled || attempt >= UPDATE_ATTEMPTS || !(e instanceof ApiError && e.code === "VERSION_CONFLICT")) throw e;
-    }
   }
 }
 

@@ -4,6 +4,8 @@
 // lists results in request order. A batch runs each entry on its own and reports each outcome.
 import { ApiError, badRequest, operationOutcome, preconditionFailed } from "../../platform/errors";
 import { parseReference } from "./index-extract";
+import { parseBoundedJson } from "../../platform/http/body-depth";
+import { checkedBundle } from "./bundle-shape";
 import { applyPatch } from "./patch";
 import { newResourceId } from "./resource-id";
 import type { Bundle, BundleEntry, Resource, WriteResult } from "./port";
@@ -28,9 +30,9 @@ interface ParsedEntry {
   entry: BundleEntry;
 }
 
+/** An entry of a Bundle whose shape was checked (bundle-shape.ts): its request has a method and a url. */
 function parseEntry(entry: BundleEntry, index: number): ParsedEntry {
-  const req = entry?.request;
-  if (!req || typeof req.method !== "string" || typeof req.url !== "string") throw badRequest(`Bundle.entry[${index}].request needs method and url`);
+  const req = entry.request!;
   const method = req.method.toUpperCase() as Method;
   if (!(method in ORDER)) throw badRequest(`Bundle.entry[${index}].request.method ${req.method} is not supported`);
   // Absolute URLs (http://host/base/Type/id) are reduced to Type/id.
@@ -93,11 +95,9 @@ function collectReferences(value: unknown, into: Set<string>): void {
 }
 
 /** `audit`: a transaction's own AuditEvent, committed with its writes. */
-export async function executeBundle(service: FhirService, bundle: Bundle, audit?: AuditInput): Promise<Bundle> {
-  if (bundle?.resourceType !== "Bundle") throw badRequest("POST to the base takes a Bundle");
-  if (bundle.type !== "transaction" && bundle.type !== "batch") throw badRequest(`Bundle.type must be transaction or batch, got ${bundle.type}`);
-  const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
-  if (entries.length > 1000) throw badRequest("A bundle may hold at most 1000 entries");
+export async function executeBundle(service: FhirService, body: unknown, audit?: AuditInput): Promise<Bundle> {
+  const bundle = checkedBundle(body);
+  const entries = bundle.entry ?? [];
   const out =
     bundle.type === "transaction" ? await runTransaction(service, entries, audit) : await runBatch(service, entries);
   return { resourceType: "Bundle", id: crypto.randomUUID(), type: `${bundle.type}-response`, entry: out };
@@ -162,8 +162,10 @@ function patchBody(body: Resource | undefined): unknown {
   if (body?.resourceType === "Parameters") return body;
   if (body?.resourceType === "Binary" && typeof body.data === "string") {
     try {
-      return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(body.data), (c) => c.charCodeAt(0))));
-    } catch {
+      // Opaque to the request body's depth check, so bounded here.
+      return parseBoundedJson(new TextDecoder().decode(Uint8Array.from(atob(body.data), (c) => c.charCodeAt(0))), "The PATCH entry's JSON Patch");
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
       throw badRequest("The PATCH entry's Binary does not hold a JSON Patch");
     }
   }

@@ -79,15 +79,20 @@ function resolveProperty(children: Map<string, Child>, key: string): { child: Ch
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** The JSON type each primitive is written as (R4 json.html): the shape check looks no further. */
+const JSON_TYPE_OF = (type: string): "boolean" | "number" | "string" => (type === "boolean" ? "boolean" : ["integer", "positiveInt", "unsignedInt", "decimal"].includes(type) ? "number" : "string");
+
 class Validator {
   readonly issues: FieldError[] = [];
+  /** `shapeOnly`: JSON types only (objects, arrays, primitives' JSON types, no nulls); no cardinality, format or binding. */
+  constructor(readonly shapeOnly = false) {}
   err(path: string, message: string) {
     if (this.issues.length < 100) this.issues.push({ path, message });
   }
 
   resource(value: unknown, path: string) {
     if (!isObj(value) || typeof value.resourceType !== "string") return this.err(path, "Expected a resource with a resourceType");
-    if (!isResourceType(value.resourceType)) return this.err(path, `Unknown resource type ${value.resourceType}`);
+    if (!isResourceType(value.resourceType)) return this.shapeOnly ? undefined : this.err(path, `Unknown resource type ${value.resourceType}`);
     this.object(value, value.resourceType, "", path || value.resourceType, true);
   }
 
@@ -105,6 +110,7 @@ class Validator {
       }
       const resolved = resolveProperty(children, key);
       if (!resolved) {
+        if (this.shapeOnly) continue;
         this.err(`${path}.${key}`, `Unknown element ${key} in ${structure}${prefix ? `.${prefix}` : ""}`);
         continue;
       }
@@ -112,7 +118,7 @@ class Validator {
       const items = Array.isArray(value) ? value : [value];
       if (Array.isArray(value) && max === 1) this.err(`${path}.${key}`, `${key} must be a single value, not an array`);
       if (!Array.isArray(value) && max !== 1) this.err(`${path}.${key}`, `${key} must be an array`);
-      if (Array.isArray(value) && max > 1 && value.length > max) this.err(`${path}.${key}`, `${key} allows at most ${max} values`);
+      if (!this.shapeOnly && Array.isArray(value) && max > 1 && value.length > max) this.err(`${path}.${key}`, `${key} allows at most ${max} values`);
       for (const [i, item] of items.entries()) {
         const at = Array.isArray(value) ? `${path}.${key}[${i}]` : `${path}.${key}`;
         if (item === null) {
@@ -120,11 +126,12 @@ class Validator {
           continue;
         }
         this.value(item, resolved.type, structure, prefix ? `${prefix}.${resolved.child.name}` : resolved.child.name, at);
-        if (codes && typeof item === "string" && !codes.includes(item)) {
+        if (!this.shapeOnly && codes && typeof item === "string" && !codes.includes(item)) {
           this.err(at, `Value '${item}' is not in the required value set (${codes.slice(0, 10).join(", ")}${codes.length > 10 ? ", ..." : ""})`);
         }
       }
     }
+    if (this.shapeOnly) return;
     for (const [name, child] of children) {
       if (child.info[0] > 0 && !(child.choice ? Object.keys(obj).some((k) => resolveProperty(children, k)?.child === child) : obj[name] !== undefined || obj[`_${name}`] !== undefined)) {
         this.err(`${path}.${name}`, `${child.name} is required (min ${child.info[0]})`);
@@ -135,6 +142,10 @@ class Validator {
   value(item: unknown, typeSpec: string, structure: string, elementPath: string, at: string) {
     const type = typeSpec.split("(")[0]!;
     const primitive = PRIMITIVE[type];
+    if (primitive && this.shapeOnly) {
+      if (typeof item !== JSON_TYPE_OF(type)) this.err(at, `Expected a ${JSON_TYPE_OF(type)} (${type}), got ${JSON.stringify(item).slice(0, 60)}`);
+      return;
+    }
     if (primitive) {
       if (!primitive(item)) this.err(at, `Invalid ${type} value ${JSON.stringify(item).slice(0, 60)}`);
       return;
@@ -145,7 +156,7 @@ class Validator {
     if (type.startsWith("@")) return this.object(item, structure, type.slice(1), at);
     if (!ELEMENTS[type]) return;
     this.object(item, type, "", at);
-    if (type === "Reference") this.reference(item, typeSpec, at);
+    if (type === "Reference" && !this.shapeOnly) this.reference(item, typeSpec, at);
   }
 
   reference(item: Record<string, unknown>, typeSpec: string, at: string) {
@@ -169,6 +180,17 @@ class Validator {
 /** Issues found in a resource; empty when it conforms to the base definitions. */
 export function validateResource(resource: unknown): FieldError[] {
   const v = new Validator();
+  v.resource(resource, "");
+  return v.issues;
+}
+
+/**
+ * Where a resource's elements have the wrong JSON type (an object where R4 has an array, a string
+ * where it has an object, a null): what code reading it before validation (an implementation
+ * guide's check) could trip on. Empty does not mean it conforms: that is validateResource.
+ */
+export function shapeIssues(resource: unknown): FieldError[] {
+  const v = new Validator(true);
   v.resource(resource, "");
   return v.issues;
 }

@@ -16,8 +16,8 @@ export interface StructuredRequest<T> {
   system: string;
   prompt: string;
   schema: z.ZodType<T>;
-  /** Errors of a parsed answer (empty: accepted). */
-  check: (value: T) => FieldError[] | Promise<FieldError[]>;
+  /** Errors of a parsed answer (empty: accepted); `last`: no attempt follows, so an error now is the answer's end. */
+  check: (value: T, round: { last: boolean }) => FieldError[] | Promise<FieldError[]>;
   attempts?: number;
   signal?: AbortSignal;
 }
@@ -81,7 +81,7 @@ export async function generateStructured<T>(req: StructuredRequest<T>, what: str
       value = parsed.value;
       errors = parsed.errors;
     }
-    if (value !== undefined) errors = await req.check(value);
+    if (value !== undefined) errors = await req.check(value, { last: attempt === attempts });
     if (!errors.length && value !== undefined) return { value, attempts: attempt, repaired };
     repaired.push(errors);
     messages.push({ role: "assistant", content: text || "(no answer)" });

@@ -54,7 +54,7 @@ export const generateRoutes = (hl7: Hl7FieldPaths) =>
       async (c) => c.json(await generateAgentFor(c.get("ctx"), c.get("principal"), c.req.valid("json")), 200),
     )
     .openapi(
-      post("/generate/fhir-queries", "FHIR search requests for a description, each parsed by the store's search parser", FhirQueriesBody, FhirQueriesResponse, "Search requests"),
+      post("/generate/fhir-queries", "FHIR search requests for a description, each checked as the FHIR API takes it (refused ones repaired or dropped with a warning)", FhirQueriesBody, FhirQueriesResponse, "Search requests"),
       async (c) => c.json(await generateFhirQueriesFor(c.get("ctx"), c.get("principal"), c.req.valid("json")), 200),
     )
     .openapi(

@@ -4,7 +4,8 @@
 // hot path: a request that mentions no XML never loads the XML code (../xml is imported on demand).
 import type { Context, MiddlewareHandler } from "hono";
 import { parseAccept } from "hono/utils/accept";
-import { badRequest, notAcceptable, unsupportedMediaType } from "../../../platform/errors";
+import { ApiError, badRequest, notAcceptable, unsupportedMediaType } from "../../../platform/errors";
+import { parseBoundedJson, tooDeep, valueTooDeep } from "../../../platform/http/body-depth";
 import { lookupTable } from "../../../platform/object-keys";
 
 export type FhirFormat = "json" | "xml";
@@ -52,7 +53,10 @@ export function responseFormat(c: Context): FhirFormat {
 async function fromXml(text: string): Promise<unknown> {
   const { resourceFromXml, FhirXmlError, XmlSyntaxError } = await import("../xml");
   try {
-    return resourceFromXml(text);
+    const resource = resourceFromXml(text);
+    // Elements are bounded at the same depth; their objects and arrays may nest deeper than JSON allows.
+    if (valueTooDeep(resource)) throw tooDeep("The resource");
+    return resource;
   } catch (e) {
     if (e instanceof FhirXmlError || e instanceof XmlSyntaxError) throw badRequest(`The body is not valid FHIR XML: ${e.message}`);
     throw e;
@@ -77,8 +81,9 @@ export async function readOptionalResource(c: Context): Promise<unknown> {
   if (!text.trim()) return { resourceType: "Parameters" };
   if (XML_BODY.test(c.req.header("content-type") ?? "")) return fromXml(text);
   try {
-    return JSON.parse(text);
-  } catch {
+    return parseBoundedJson(text);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
     throw badRequest("The body is not valid JSON");
   }
 }

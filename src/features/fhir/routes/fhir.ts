@@ -2,6 +2,7 @@
 // negotiation, headers, Prefer, status codes); everything else is FhirService. Operations
 // ($name) come from the registry the composition root builds (operations/registry.ts).
 import { type BundleCheck, refusalOf } from "../bundle-check";
+import { bundleShapeIssues } from "../bundle-shape";
 import { type RetrieveCheck, checkRetrieval } from "../retrieve-check";
 import { type SearchRefinement, refinedSearch } from "../search-refinement";
 import { z } from "@hono/zod-openapi";
@@ -147,9 +148,11 @@ export function fhirRouter(options: FhirRouterOptions) {
 
   routes.get("/", (c) => search(c, undefined, queryOf(c)));
   routes.post("/", async (c) => {
-    const bundle = (await readResource(c)) as Bundle;
+    const posted = await readResource(c);
     const s = service(c);
-    if (!bundle || typeof bundle !== "object") return send(c, 200, await s.batch(bundle));
+    // A Bundle of the wrong shape never reaches a guide's check or audit: the store refuses it (400) and audits that.
+    if (bundleShapeIssues(posted).length) return send(c, 200, await s.batch(posted as Bundle));
+    const bundle = posted as Bundle;
     const { status, body } = await guideAudited(c, s, { kind: "transaction", bundle }, async () => {
       const refusal = await refusalOf(options.bundleChecks ?? [], bundle, s);
       return refusal ?? { status: 200, body: (await s.batch(bundle)) as Resource };

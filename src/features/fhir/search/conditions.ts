@@ -113,7 +113,6 @@ export function splitPrefix(value: string): { prefix: Prefix; rest: string } {
   return { prefix: "eq", rest: value };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** Upper bound for a prefix range scan: every string starting with p sorts below p + U+FFFF. */
 const prefixEnd = (p: string) => `${p}\uffff`;
 
@@ -126,7 +125,7 @@ export interface IdCondition {
   /** Lower is more selective: the most selective filter drives the query, the others probe. */
   rank: number;
   /**
-   * For a condition that reads more index rows than it matches (a LIKE, a `ne`, a column the
+   * For a condition that reads more index rows than it matches (a substring, a `ne`, a column the
    * index does not lead with): the rows it reads ("FROM ... WHERE <index prefix>") and the test
    * on each (columns of `w`), so Args.bounded can cut it on reads.
    */
@@ -288,7 +287,7 @@ function paramCondition(def: SearchParamDef, modifier: string | undefined, value
 
 /**
  * Whether a value's clause reads index rows it does not match: the value index cannot seek it
- * (a LIKE, `ne`, a token by system alone, a reference by URL alone) or seeks a far wider range
+ * (a substring, `ne`, a token by system alone, a reference by URL alone) or seeks a far wider range
  * (date `ap`: every row starting before its end).
  */
 function readsBeyondMatches(type: string, modifier: string | undefined, v: string): boolean {
@@ -312,7 +311,9 @@ function stringClause(v: string, modifier: string | undefined, args: Args): stri
   // value_norm leads the value index; the exact value is its fold.
   if (modifier === "exact") return `(value_norm = ${args.add(foldString(v))} AND value = ${args.add(v)})`;
   const norm = foldString(v);
-  if (modifier === "contains") return `value_norm LIKE ${args.add(`%${escapeLike(norm)}%`)} ESCAPE '\\'`;
+  // instr, not LIKE: D1 refuses LIKE/GLOB patterns over 50 bytes, and instr has no wildcards to escape.
+  // A LIKE '%...%' could not use the index either; both read the code's rows (readsBeyondMatches).
+  if (modifier === "contains") return `instr(value_norm, ${args.add(norm)}) > 0`;
   return `(value_norm >= ${args.add(norm)} AND value_norm < ${args.add(prefixEnd(norm))})`;
 }
 

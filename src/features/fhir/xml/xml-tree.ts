@@ -2,6 +2,7 @@
 // format, which has no mixed content outside XHTML narrative. DOCTYPEs are refused, so no entity
 // can be declared (no XXE, no entity expansion bombs); comments and processing instructions are dropped.
 import { SaxesParser, type SaxesTagNS } from "saxes";
+import { MAX_BODY_DEPTH } from "../../../platform/http/body-depth";
 
 export interface XmlAttribute {
   name: string;
@@ -35,6 +36,8 @@ export function parseXml(text: string): XmlElement {
     throw new XmlSyntaxError("A DOCTYPE is not allowed in FHIR XML");
   });
   parser.on("opentag", (tag: SaxesTagNS) => {
+    // Bounded as JSON bodies are (every element becomes at least one object), before the recursive conversion sees it.
+    if (stack.length >= MAX_BODY_DEPTH) throw new XmlSyntaxError(`Elements nest deeper than ${MAX_BODY_DEPTH} levels, the limit of this service`);
     const element: XmlElement = {
       name: tag.name,
       local: tag.local,

@@ -21,13 +21,17 @@ function storedReference(bundle: Bundle, response: Resource | undefined, ref: st
   return location ? location.split("/_history")[0]! : ref;
 }
 
+/** A string element of an unvalidated resource: the audit also records refused transactions, whose resources may hold anything. */
+const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
 function provideBundleAudit(bundle: Bundle, response: Resource | undefined): IheAudit {
   const entries = bundle.entry ?? [];
   const setAt = entries.findIndex((e) => e.resource && isSubmissionSet(e.resource));
   const set = entries[setAt]?.resource;
-  const subject = (set?.subject as Ref | undefined)?.reference ?? (entries.find((e) => e.resource?.resourceType === "DocumentReference")?.resource?.subject as Ref | undefined)?.reference;
+  const subject = text((set?.subject as Ref | undefined)?.reference) ?? text((entries.find((e) => e.resource?.resourceType === "DocumentReference")?.resource?.subject as Ref | undefined)?.reference);
   const stored = setAt < 0 ? undefined : ((response as Bundle | undefined)?.entry?.[setAt]?.response?.location as string | undefined);
-  const identifier = (set?.identifier as { system?: string; value?: string }[] | undefined)?.[0];
+  const first = Array.isArray(set?.identifier) ? (set.identifier[0] as { system?: unknown; value?: unknown } | null) : undefined;
+  const identifier = text(first?.value) ? { ...(text(first?.system) ? { system: first!.system as string } : {}), value: first!.value as string } : undefined;
   const submissionSet = stored ? { reference: stored.split("/_history")[0]! } : identifier ? { identifier } : { display: "SubmissionSet not stored" };
   return {
     profile: `${SD}IHE.MHD.ProvideBundle.Audit.Recipient`,

@@ -64,7 +64,11 @@ export const optionOf = (bundle: Bundle): MhdOption | undefined => {
   return (Object.keys(MHD_PROFILES) as MhdOption[]).find((k) => profiles.some((p) => p.split("|")[0] === MHD_PROFILES[k]));
 };
 
-const isListOf = (r: Resource, code: string) => r.resourceType === "List" && ((r.code as { coding?: { code?: string }[] } | undefined)?.coding ?? []).some((c) => c.code === code);
+/** Read defensively: a bundle check's `applies` and the guide's audit see resources before validation (bundle-check.ts). */
+const isListOf = (r: Resource, code: string) => {
+  const coding = (r.code as { coding?: unknown } | undefined)?.coding;
+  return r.resourceType === "List" && Array.isArray(coding) && coding.some((c) => (c as { code?: unknown } | null)?.code === code);
+};
 export const isSubmissionSet = (r: Resource) => isListOf(r, "submissionset");
 export const isFolder = (r: Resource) => isListOf(r, "folder");
 

@@ -1,0 +1,14 @@
+// Whether a search would be answered, without running it: what the parser refuses (unknown
+// types, too many values) and what building its SQL refuses (a date that is none, a quantity that
+// is no number, a composite without its `$`). The same code a search runs, against no database:
+// a generated query checked here is one the FHIR API takes (the copilot's generate/fhir-queries).
+import { Args } from "./conditions";
+import { whereClause } from "./page";
+import { type SearchRequest, parseSearch } from "./parse";
+
+/** The parsed search (its `warnings`: parameters ignored); throws the 400 the FHIR API would answer. */
+export function checkSearch(type: string | undefined, query: string | URLSearchParams): SearchRequest {
+  const req = parseSearch(type, query);
+  whereClause(req, new Args("check", false));
+  return req;
+}
