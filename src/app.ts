@@ -116,7 +116,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api", companionPublicRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
-  // Then every management action is audited once it has answered (features/audit/middleware.ts).
+  // Then every management action is audited once its route has answered: each route declares its
+  // audit where it is defined (features/audit/declarations.ts, platform/http/route-audit.ts).
   app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, managementAudit, requireJsonBody());
   app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, managementAudit);
 

@@ -40,6 +40,7 @@ import { listEvents } from "./webhooks/event-store";
 import { deleteSubscriber, getSubscriber, putSubscriber, subscriberTarget } from "./webhooks/subscriber";
 import { receiveWebhook } from "./webhooks/receive";
 import type { AppEnv } from "../app-env";
+import { audited, notAudited } from "../features/audit/declarations";
 
 const tags = ["Wearable platforms"];
 const manage = requirePermission("connectors:manage");
@@ -69,6 +70,11 @@ const subscriberDescription =
   "PLATFORM_CREDENTIALS_REJECTED when the platform refuses the app's credentials, 400 naming a missing credential; 429 " +
   "with Retry-After on its rate limit.";
 
+const byDevice = { param: "deviceId" } as const;
+const byKind = { param: "kind" } as const;
+// The vendor's delivery is no management action; what it carries is recorded where it lands.
+const webhookAudit = notAudited("a vendor's delivery, authenticated by its signature: kept in the webhook event log (GET /api/v1/device-platforms/webhook-events); its readings are FHIR writes the store audits");
+
 const webhookDoc = {
   tags,
   security: [],
@@ -97,7 +103,7 @@ const webhookDoc = {
 
 /** Public routes: mounted under /api before authentication. */
 export const devicePlatformPublicRoutes = createRouter<AppEnv>()
-  .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
+  .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", audit: webhookAudit, summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
     const { kind, orgId } = c.req.valid("param");
     const data = await contextForOrg(c.env, orgId);
     const delivery = { method: "POST", url: new URL(c.req.url), headers: c.req.raw.headers, body: await c.req.text(), receivedAt: new Date() };
@@ -134,6 +140,7 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{kind}/authorizations", operationId: "startDevicePlatformAuthorization",
+      audit: audited("device.link", { response: "device_id" }),
       tags,
       summary: "Start linking a patient's device: the platform's authorization URL",
       security,
@@ -159,13 +166,14 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/links/{deviceId}", operationId: "unlinkDevicePlatform", tags, summary: "Unlink a device: revoke at the platform and forget the tokens", security, middleware: manage, request: { params: DeviceIdParam }, responses: { 200: { description: "Unlinked", content: json(UnlinkResponse) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/links/{deviceId}", operationId: "unlinkDevicePlatform", audit: audited("device.unlink", byDevice), tags, summary: "Unlink a device: revoke at the platform and forget the tokens", security, middleware: manage, request: { params: DeviceIdParam }, responses: { 200: { description: "Unlinked", content: json(UnlinkResponse) }, ...commonErrors, ...notFoundError } }),
     async (c) => c.json(await unlinkDevice(c.get("ctx"), c.req.valid("param").deviceId), 200),
   )
   .openapi(
     createRoute({
       method: "post",
       path: "/links/{deviceId}/backfill", operationId: "requestDevicePlatformBackfill",
+      audit: audited("device.sync", byDevice),
       tags,
       summary: "Ask a push platform (Garmin) to deliver a window of history again",
       description: "202 when the platform accepted at least one data type (the data then arrives through the webhook); 409 BACKFILL_ALREADY_REQUESTED when every data type was already requested for this window.",
@@ -182,7 +190,7 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "put", path: "/{kind}/subscriber", operationId: "putDevicePlatformSubscriber", tags, summary: "Register or update the organization's webhook subscriber at the platform", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 200: { description: "Registered or updated, as the platform reports it", content: json(SubscriberPut) }, ...subscriberErrors } }),
+    createRoute({ method: "put", path: "/{kind}/subscriber", operationId: "putDevicePlatformSubscriber", audit: audited("device.subscriber_update", byKind), tags, summary: "Register or update the organization's webhook subscriber at the platform", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 200: { description: "Registered or updated, as the platform reports it", content: json(SubscriberPut) }, ...subscriberErrors } }),
     async (c) => {
       const { kind } = c.req.valid("param");
       const ctx = c.get("ctx");
@@ -199,7 +207,7 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/{kind}/subscriber", operationId: "deleteDevicePlatformSubscriber", tags, summary: "Remove the organization's webhook subscriber at the platform (notifications stop)", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 204: { description: "Removed" }, ...subscriberErrors } }),
+    createRoute({ method: "delete", path: "/{kind}/subscriber", operationId: "deleteDevicePlatformSubscriber", audit: audited("device.subscriber_delete", byKind), tags, summary: "Remove the organization's webhook subscriber at the platform (notifications stop)", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 204: { description: "Removed" }, ...subscriberErrors } }),
     async (c) => {
       const { kind } = c.req.valid("param");
       const ctx = c.get("ctx");
