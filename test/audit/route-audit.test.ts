@@ -3,10 +3,12 @@
 // and an OpenAPI route without one is refused by the router factory); every route declared
 // `audited` leaves an AuditEvent naming its action when it is called; the declarations name real
 // actions and the route's own path parameters. The routes whose use case records the action
-// (console sign-in, the operator's organization move) leave theirs too.
+// (console sign-in, the operator's organization move) and the admin CLI's commands on the
+// databases leave theirs too.
 import { createRoute } from "@hono/zod-openapi";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { cliAuditSql } from "../../scripts/lib/cli-audit";
 import { buildApp } from "../../src/app";
 import { MANAGEMENT_ACTIONS } from "../../src/features/audit/actions";
 import { type AuditDeclaration, declarationOf } from "../../src/features/audit/declarations";
@@ -175,5 +177,18 @@ describe("actions recorded inside their use case", () => {
     expect(started).toMatchObject({ agent: [{ altId: "operator" }], entity: [{ type: { code: "organization" }, what: { identifier: { value: t.orgId } } }] });
     expect(detail(started!)).toMatchObject({ from: t.shard, to });
     expect(events.find((e) => e.outcome === "4")?.outcomeDesc).toContain("SHARD_9");
+  });
+});
+
+describe("the admin CLI's AuditEvents", () => {
+  it("appended to the organization's pending log as the CLI writes them, are listed like the API's, the operator as agent", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    await t.ctx.d1.prepare(cliAuditSql(t.orgId, { action: "api_key.create", entityId: "key-from-cli", outcome: "0", detail: { command: "create-key" } })).run();
+    const [event] = await eventsOf(t, "api_key.create", (l) => l.some((e) => e.entity[0]?.what?.identifier.value === "key-from-cli"));
+    expect(event).toMatchObject({ outcome: "0", agent: [{ altId: "operator", who: { display: "admin CLI (database)" } }], entity: [{ type: { code: "api_key" }, what: { identifier: { value: "key-from-cli" } } }] });
+    expect(event!.subtype[0]).toMatchObject({ code: "110137" });
+    // Only the organization it names sees it.
+    expect(await eventsOf(other, "api_key.create", () => true)).toEqual([]);
   });
 });
