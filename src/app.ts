@@ -15,6 +15,7 @@ import { authenticateRequest } from "./features/tenancy/middleware/auth";
 import { bodyLimit, requireJsonBody } from "./platform/http/body-limit";
 import { rateLimit, rateLimitHeaders } from "./features/tenancy/middleware/rate-limit";
 import { requestId } from "./platform/http/request-id";
+import { wellFormedPath } from "./platform/http/path-escapes";
 import { adminRoutes } from "./features/operations/routes/admin";
 import { agentChatRoutes, publicAgentRoutes } from "./features/agents/routes/agent-chat";
 import { agentConversationRoutes } from "./features/agents/routes/agent-conversations";
@@ -64,7 +65,8 @@ export type AppOptions = Partial<FhirRouterOptions>;
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter<AppEnv>();
   // Outermost: the request's log line and metric see its final status, CORS preflights included.
-  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
+  // A path whose escapes do not decode is refused before any route reads it (path-escapes.ts).
+  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), corsPolicy, requestId, rateLimitHeaders, resolvePublicBase, wellFormedPath);
   app.onError(onError);
   app.notFound(onNotFound);
 
