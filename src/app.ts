@@ -19,6 +19,7 @@ import { bodyLimit, requireJsonBody } from "./platform/http/body-limit";
 import { drainUnreadBody } from "./platform/http/unread-body";
 import { rateLimit, rateLimitHeaders } from "./features/tenancy/middleware/rate-limit";
 import { requestId } from "./platform/http/request-id";
+import { wellFormedPath } from "./platform/http/path-escapes";
 import { adminRoutes } from "./features/operations/routes/admin";
 import { agentChatRoutes, publicAgentRoutes } from "./features/agents/routes/agent-chat";
 import { agentConversationRoutes } from "./features/agents/routes/agent-conversations";
@@ -69,7 +70,8 @@ export function buildApp(options: AppOptions = {}) {
   const app = createRouter<AppEnv>();
   // Outermost: the request's log line and metric see its final status, CORS preflights included.
   // Then a body the answer left unread is read before it goes out, or keep-alive clients meet resets (unread-body.ts).
-  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), drainUnreadBody, corsPolicy, requestId, rateLimitHeaders, resolvePublicBase);
+  // A path whose escapes do not decode is refused before any route reads it (path-escapes.ts).
+  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), drainUnreadBody, corsPolicy, requestId, rateLimitHeaders, resolvePublicBase, wellFormedPath);
   app.onError(onError);
   app.notFound(onNotFound);
 
@@ -124,7 +126,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api", companionPublicRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
-  // Then every management action is audited once it has answered (features/audit/middleware.ts).
+  // Then every management action is audited once its route has answered: each route declares its
+  // audit where it is defined (features/audit/declarations.ts, platform/http/route-audit.ts).
   app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, managementAudit, requireJsonBody());
   app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, managementAudit);
 

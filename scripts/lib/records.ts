@@ -3,7 +3,7 @@
 import { displayPrefix, generateApiKey, hashApiKey } from "../../src/features/tenancy/auth/api-key-crypto";
 import { ROLES, type Role, isValidScope, scopedAgentId } from "../../src/features/tenancy/auth/permissions";
 import { limitOverridesSchema } from "../../src/features/tenancy/limits/config";
-import { lit } from "./wrangler";
+import { lit } from "./sql";
 
 export function insertOrganizationSql(id: string, name: string, shard: string, limits: unknown = {}): string {
   const parsed = limitOverridesSchema.parse(limits);

@@ -28,13 +28,6 @@ export function startWrangler(args: string[]) {
   return spawn("wrangler", args, { env: offlineEnv, stdio: "inherit" });
 }
 
-/** SQL string literal; the only way values reach SQL in these scripts. */
-export function lit(value: string | number | null): string {
-  if (value === null) return "NULL";
-  if (typeof value === "number") return String(value);
-  return `'${value.replace(/'/g, "''")}'`;
-}
-
 /**
  * Which D1 databases: the deployed ones (`remote`), or the local ones in `persistTo` (wrangler's
  * `--persist-to`; default `.wrangler/state`, where `wrangler dev` and `npm start` keep theirs).

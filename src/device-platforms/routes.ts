@@ -42,6 +42,7 @@ import { deleteSubscriber, getSubscriber, putSubscriber, subscriberTarget } from
 import { credentialFreeHandshake, receiveWebhook, signatureRefused, webhookSpecOf } from "./webhooks/receive";
 import type { AppEnv } from "../app-env";
 import type { WebhookDelivery } from "./platform";
+import { audited, notAudited } from "../features/audit/declarations";
 
 const tags = ["Wearable platforms"];
 const manage = requirePermission("connectors:manage");
@@ -70,6 +71,11 @@ const subscriberDescription =
   "404 SUBSCRIBER_NOT_SUPPORTED for platforms without one, PLATFORM_NOT_CONFIGURED without an integration; 400 " +
   "PLATFORM_CREDENTIALS_REJECTED when the platform refuses the app's credentials, 400 naming a missing credential; 429 " +
   "with Retry-After on its rate limit.";
+
+const byDevice = { param: "deviceId" } as const;
+const byKind = { param: "kind" } as const;
+// The vendor's delivery is no management action; what it carries is recorded where it lands.
+const webhookAudit = notAudited("a vendor's delivery, authenticated by its signature: kept in the webhook event log (GET /api/v1/device-platforms/webhook-events); its readings are FHIR writes the store audits");
 
 const webhookDoc = {
   tags,
@@ -115,7 +121,7 @@ async function webhookDelivery(c: Context<AppEnv>, kind: string, orgId: string, 
 
 /** Public routes: mounted under /api before authentication. */
 export const devicePlatformPublicRoutes = createRouter<AppEnv>()
-  .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
+  .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", audit: webhookAudit, summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
     const { kind, orgId } = c.req.valid("param");
     return webhookDelivery(c, kind, orgId, { method: "POST", url: new URL(c.req.url), headers: c.req.raw.headers, body: await c.req.text(), receivedAt: new Date() });
   })
@@ -149,6 +155,7 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{kind}/authorizations", operationId: "startDevicePlatformAuthorization",
+      audit: audited("device.link", { response: "device_id" }),
       tags,
       summary: "Start linking a patient's device: the platform's authorization URL",
       security,
@@ -174,13 +181,14 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/links/{deviceId}", operationId: "unlinkDevicePlatform", tags, summary: "Unlink a device: revoke at the platform and forget the tokens", security, middleware: manage, request: { params: DeviceIdParam }, responses: { 200: { description: "Unlinked", content: json(UnlinkResponse) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/links/{deviceId}", operationId: "unlinkDevicePlatform", audit: audited("device.unlink", byDevice), tags, summary: "Unlink a device: revoke at the platform and forget the tokens", security, middleware: manage, request: { params: DeviceIdParam }, responses: { 200: { description: "Unlinked", content: json(UnlinkResponse) }, ...commonErrors, ...notFoundError } }),
     async (c) => c.json(await unlinkDevice(c.get("ctx"), c.req.valid("param").deviceId), 200),
   )
   .openapi(
     createRoute({
       method: "post",
       path: "/links/{deviceId}/backfill", operationId: "requestDevicePlatformBackfill",
+      audit: audited("device.sync", byDevice),
       tags,
       summary: "Ask a push platform (Garmin) to deliver a window of history again",
       description: "202 when the platform accepted at least one data type (the data then arrives through the webhook); 409 BACKFILL_ALREADY_REQUESTED when every data type was already requested for this window.",
@@ -197,7 +205,7 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "put", path: "/{kind}/subscriber", operationId: "putDevicePlatformSubscriber", tags, summary: "Register or update the organization's webhook subscriber at the platform", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 200: { description: "Registered or updated, as the platform reports it", content: json(SubscriberPut) }, ...subscriberErrors } }),
+    createRoute({ method: "put", path: "/{kind}/subscriber", operationId: "putDevicePlatformSubscriber", audit: audited("device.subscriber_update", byKind), tags, summary: "Register or update the organization's webhook subscriber at the platform", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 200: { description: "Registered or updated, as the platform reports it", content: json(SubscriberPut) }, ...subscriberErrors } }),
     async (c) => {
       const { kind } = c.req.valid("param");
       const ctx = c.get("ctx");
@@ -214,7 +222,7 @@ export const devicePlatformRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/{kind}/subscriber", operationId: "deleteDevicePlatformSubscriber", tags, summary: "Remove the organization's webhook subscriber at the platform (notifications stop)", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 204: { description: "Removed" }, ...subscriberErrors } }),
+    createRoute({ method: "delete", path: "/{kind}/subscriber", operationId: "deleteDevicePlatformSubscriber", audit: audited("device.subscriber_delete", byKind), tags, summary: "Remove the organization's webhook subscriber at the platform (notifications stop)", description: subscriberDescription, security, middleware: manage, request: { params: KindParam }, responses: { 204: { description: "Removed" }, ...subscriberErrors } }),
     async (c) => {
       const { kind } = c.req.valid("param");
       const ctx = c.get("ctx");

@@ -16,6 +16,7 @@ import { HealthConnectRecordInput, HealthConnectUploadBody } from "../health-con
 import { uploadHealthConnectRecords } from "../health-connect/upload";
 import { IssuedUploadToken, OrgParam, presentToken, TokenParams, UploadAnswer, UploadToken, UploadTokenBody } from "./schemas";
 import { authenticateUpload, issueUploadToken, listUploadTokens, revokeUploadToken, uploadTokenRefused } from "./upload-tokens";
+import { AUDITED_BY_FHIR_STORE, audited, notAudited } from "../../features/audit/declarations";
 
 const tags = ["Companion apps"];
 const sync = requirePermission("devices:sync");
@@ -32,6 +33,8 @@ export const companionPublicRoutes = createRouter()
     createRoute({
       method: "put",
       path: "/v1/companion/{orgId}/apple-health/export",
+      // The patient's own upload, not a management action.
+      audit: notAudited("a companion app's upload (upload token): imported in the background and recorded in the sync log; its readings are FHIR writes the store audits"),
       operationId: "uploadAppleHealthExport",
       tags,
       security: uploadSecurity,
@@ -55,6 +58,7 @@ export const companionPublicRoutes = createRouter()
   createRoute({
     method: "post",
     path: "/v1/companion/{orgId}/apple-health/samples",
+    audit: AUDITED_BY_FHIR_STORE,
     operationId: "uploadHealthKitSamples",
     tags,
     security: uploadSecurity,
@@ -77,6 +81,7 @@ companionPublicRoutes.openapi(
   createRoute({
     method: "post",
     path: "/v1/companion/{orgId}/health-connect/records",
+    audit: AUDITED_BY_FHIR_STORE,
     operationId: "uploadHealthConnectRecords",
     tags,
     security: uploadSecurity,
@@ -107,6 +112,7 @@ export const companionRoutes = createRouter()
     createRoute({
       method: "post",
       path: "/links/{deviceId}/upload-tokens",
+      audit: audited("device.upload_token_issue", { response: "id" }),
       operationId: "issueDeviceUploadToken",
       tags,
       security,
@@ -132,7 +138,7 @@ export const companionRoutes = createRouter()
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/links/{deviceId}/upload-tokens/{tokenId}", operationId: "revokeDeviceUploadToken", tags, security, middleware: sync, summary: "Revoke an upload token (at once)", request: { params: TokenParams }, responses: { 204: { description: "Revoked" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/links/{deviceId}/upload-tokens/{tokenId}", operationId: "revokeDeviceUploadToken", audit: audited("device.upload_token_revoke", { param: "tokenId" }), tags, security, middleware: sync, summary: "Revoke an upload token (at once)", request: { params: TokenParams }, responses: { 204: { description: "Revoked" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const { deviceId, tokenId } = c.req.valid("param");
       await revokeUploadToken(c.get("ctx"), deviceId, tokenId);

@@ -1,6 +1,7 @@
 // The management actions the audit trail records, with their AuditEvent codes. Security-relevant
-// changes (keys, consent policy, audit retention, limits) are DICOM "Security Alert" events
-// (DCM 110113) with the DICOM subtype naming what changed; the rest are RESTful operations of the
+// changes (keys, upload tokens, consent policy, audit retention, limits) are DICOM "Security Alert"
+// events (DCM 110113) with the DICOM subtype naming what changed; console sign-in and sign-out are
+// DICOM "User Authentication" (DCM 110114, subtype Login or Logout); the rest are RESTful operations of the
 // management API (audit-event-type "rest", restful-interaction subtype), like the FHIR store's.
 // Every event also carries the action's own code (system urn:cdis:management-action) as a
 // subtype, which GET /api/audit?action= filters on.
@@ -41,11 +42,17 @@ const alert = (entity: string, action: FhirAction, subtype: Coding): ManagementA
 
 const USER_SECURITY = security("110137", "User Security Attributes Changed");
 const SECURITY_CONFIG = security("110129", "Security Configuration");
+const USER_AUTHENTICATION = security("110114", "User Authentication");
+const authentication = (subtype: Coding): ManagementActionDef => ({ action: "E", entity: "console_session", type: USER_AUTHENTICATION, subtype });
 
 export const MANAGEMENT_ACTIONS = {
   "api_key.create": alert("api_key", "C", USER_SECURITY),
   "api_key.revoke": alert("api_key", "D", USER_SECURITY),
   "organization.limits_change": alert("organization", "U", SECURITY_CONFIG),
+  "organization.create": rest("organization", "C"),
+  "organization.move": rest("organization", "U"),
+  "console_session.sign_in": authentication(security("110122", "Login")),
+  "console_session.sign_out": authentication(security("110123", "Logout")),
   "consent_policy.update": alert("consent_policy", "U", SECURITY_CONFIG),
   "audit_retention.update": alert("audit_retention", "U", SECURITY_CONFIG),
   "audit.purge": { action: "D", entity: "audit_log", type: AUDIT_LOG_USED, subtype: security("110101", "Audit Log Used") },
@@ -94,6 +101,12 @@ export const MANAGEMENT_ACTIONS = {
   "device.source_priority_update": rest("device_source_priority", "U"),
   "device.reading_moves_restore": rest("device_reading_moves", "U"),
   "copilot.suggestion_apply": rest("pipeline", "U"),
+  "copilot.chat": rest("copilot_chat", "E"),
+  "ihe_settings.update": rest("ihe_settings", "U"),
+  "device.subscriber_update": rest("device_subscriber", "U"),
+  "device.subscriber_delete": rest("device_subscriber", "D"),
+  "device.upload_token_issue": alert("upload_token", "C", USER_SECURITY),
+  "device.upload_token_revoke": alert("upload_token", "D", USER_SECURITY),
   "alert_rule.create": rest("alert_rule", "C"),
   "alert_rule.update": rest("alert_rule", "U"),
   "alert_rule.delete": rest("alert_rule", "D"),

@@ -12,8 +12,9 @@ import { type ManagementActionInput, managementAuditEvent } from "./event";
  * Returns once the event is durable: the store hands it to the audit queue (a fraction of a
  * millisecond; the pending log in D1 if the queue refuses), so no management response goes out
  * whose audit could still be lost. It is searchable once the queue's consumer has indexed it
- * (about a second, docs/audit.md).
+ * (about a second, docs/audit.md). `pendingLog`: straight to the pending log (an organization
+ * being moved between shards, FhirService.writeAuditEvent).
  */
-export async function recordManagementAction(data: OrgData, principal: Principal, input: ManagementActionInput): Promise<void> {
-  await fhirStoreFor(data, principal).writeAuditEvent(managementAuditEvent(principal, input));
+export async function recordManagementAction(data: OrgData, principal: Principal, input: ManagementActionInput, options: { pendingLog?: boolean } = {}): Promise<void> {
+  await fhirStoreFor(data, principal).writeAuditEvent(managementAuditEvent(principal, input), options);
 }

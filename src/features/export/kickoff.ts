@@ -4,6 +4,7 @@
 // lets us ignore an unsupported parameter.
 import { ApiError, type FieldError } from "../../platform/errors";
 import { EXPORTABLE_TYPES, ON_REQUEST_SYSTEM_TYPES, PATIENT_COMPARTMENT_TYPES, isExportable } from "./exportable";
+import { percentDecoded } from "../../platform/http/path-escapes";
 
 export type ExportLevel = "system" | "patient" | "group";
 
@@ -164,8 +165,11 @@ export function parseKickoff(input: KickoffInput): ExportRequest {
   for (const filter of params.get("_typeFilter") ?? []) {
     // Each value may hold several comma-separated queries; commas inside a query are percent-encoded.
     for (const query of filter.split(",").map((q) => q.trim()).filter(Boolean)) {
-      const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(decodeURIComponent(query));
-      if (!m) {
+      const decoded = percentDecoded(query);
+      const m = decoded === undefined ? null : /^([A-Z][A-Za-z]+)\?(.+)$/.exec(decoded);
+      if (decoded === undefined) {
+        errors.push({ path: "_typeFilter", message: `_typeFilter entry ${query} has a malformed percent-escape` });
+      } else if (!m) {
         errors.push({ path: "_typeFilter", message: `_typeFilter entries look like Type?search, got ${query}` });
       } else if (!allowed.includes(m[1]!)) {
         errors.push({ path: "_typeFilter", message: `${m[1]} in _typeFilter is not exportable here` });
@@ -220,3 +224,4 @@ export function parseKickoff(input: KickoffInput): ExportRequest {
     ...(associated ? { associated } : {}),
   };
 }
+

@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import type { AnyOperation, FhirOperation, OperationCall, OperationResponse } from "../fhir/operations/operation";
 import type { ExportLevel } from "./kickoff";
 import { startExport } from "./start-export";
+import { audited } from "../audit/declarations";
 
 const BULK_DATA = "http://hl7.org/fhir/uv/bulkdata";
 
@@ -56,6 +57,8 @@ const kickoffOperation = {
   // The IG wants a 400 OperationOutcome for an Accept other than application/fhir+json.
   negotiatesItself: true,
   responses: { 202: "Export started; poll the URL in Content-Location", 429: "Too many concurrent exports for this organization" },
+  // The job's id is the last segment of the status URL the kick-off answers.
+  audit: audited("export.start", { contentLocation: true }),
   handler: kickoff,
 } satisfies Partial<FhirOperation<KickoffQuery>>;
 

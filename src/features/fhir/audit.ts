@@ -3,6 +3,7 @@
 import type { Principal } from "../tenancy/auth/permissions";
 import { clip } from "../../platform/db/size";
 import type { Resource } from "./port";
+import { newResourceId } from "./resource-id";
 
 export type Interaction =
   | "read"
@@ -57,6 +58,17 @@ function b64(s: string): string {
   let binary = "";
   for (const byte of new TextEncoder().encode(s)) binary += String.fromCharCode(byte);
   return btoa(binary);
+}
+
+/**
+ * An AuditEvent as the store keeps it: a new id, version 1, stored at `now`, and `source.site`
+ * naming the organization it belongs to (the audit queue stores an event only for the org it
+ * names). The event's own meta (an IHE audit profile's meta.profile) stays. Every writer of the
+ * trail goes through this: the store, and the admin CLI, which appends to the pending log directly.
+ */
+export function asStoredAudit(event: Resource, orgId: string, now: string): Resource & { id: string } {
+  const source = { ...(event.source as Record<string, unknown> | undefined), site: orgId };
+  return { ...event, source, id: newResourceId(), meta: { ...event.meta, versionId: "1", lastUpdated: now } };
 }
 
 export function auditEvent(principal: Principal, input: AuditInput, recorded: string): Resource {

@@ -17,7 +17,7 @@ import {
 } from "../../platform/errors";
 import { type AccessAction, type AccessPolicy, permitAll } from "./access-policy";
 import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
-import { type AuditInput, type Interaction, auditEvent } from "./audit";
+import { type AuditInput, type Interaction, asStoredAudit, auditEvent } from "./audit";
 import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";
 import { type StoredAudit, enqueueAudits } from "./audit-queue";
 import { decodeHistoryCursor, encodeHistoryCursor } from "./history-cursor";
@@ -153,16 +153,20 @@ export class FhirService implements FhirPort, FhirExportReader {
   }
 
   private auditEventWrite(event: Resource, now: string): AuditWrite {
-    // The event's own meta (an IHE audit profile's meta.profile) stays.
-    return { kind: "audit", event: { ...event, id: newResourceId(), meta: { ...event.meta, versionId: "1", lastUpdated: now } } };
+    return { kind: "audit", event: asStoredAudit(event, this.principal.orgId, now) };
   }
 
-  /** Stores an AuditEvent another module built (an agent's tool call): clients cannot write AuditEvents. */
-  async writeAuditEvent(event: Resource): Promise<void> {
+  /**
+   * Stores an AuditEvent another module built (an agent's tool call, a management action): clients
+   * cannot write AuditEvents. `pendingLog` appends it to the pending log at once instead of the
+   * audit queue: for an organization being moved between shards, whose log the move carries over
+   * (the queue's consumer would put it there too, but possibly only once the move is over).
+   */
+  async writeAuditEvent(event: Resource, options: { pendingLog?: boolean } = {}): Promise<void> {
     if (event.resourceType !== "AuditEvent") throw new Error(`writeAuditEvent takes an AuditEvent, got ${event.resourceType}`);
-    // The event is this org's: source.site names it (the audit queue stores an event only for the org it names).
-    const source = { ...(event.source as Record<string, unknown> | undefined), site: this.principal.orgId };
-    await this.sendAudit(this.auditEventWrite({ ...event, source }, new Date().toISOString()).event);
+    const stored = this.auditEventWrite(event, new Date().toISOString()).event;
+    if (options.pendingLog) await this.db.batch(this.store.appendAudits([stored]));
+    else await this.sendAudit(stored);
   }
 
   /** The audit retention purge (an operator command): erases the AuditEvents recorded before `before`; returns how many. */

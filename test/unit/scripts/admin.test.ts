@@ -1,6 +1,7 @@
 // The admin CLI as an operator runs it: usage and option errors (no database, side by side), and
 // create-key's refusal of a scope naming an agent the organization does not have, against
-// a temporary local D1 state in a scratch directory (its control database migrated by wrangler).
+// a temporary local D1 state in a scratch directory (its control database migrated by wrangler);
+// the AuditEvents its commands on the databases leave in the organizations' trails.
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -111,6 +112,43 @@ describe("admin CLI create-key", () => {
     expect(unknown.err).toContain("No shard SHARD_7; DATA_SHARDS lists SHARD_0, SHARD_1");
     const listed = JSON.parse((await admin(["list-orgs"], dir)).out) as { id: string; shard: string; moving_to: string | null }[];
     expect(listed.find((o) => o.id === placed.id)).toMatchObject({ shard: "SHARD_1", moving_to: null });
+  }, 180_000);
+
+  it("leaves the AuditEvent of each change and each refusal in the organization's trail, the operator as agent", async () => {
+    const created = await admin(["create-key", "--org", "org-b", "--role", "clinician"], dir);
+    expect(created.code, created.err).toBe(0);
+    const key = JSON.parse(created.out) as { id: string; key: string };
+    expect((await admin(["revoke-key", "--org", "org-b", "--id", key.id], dir)).code).toBe(0);
+    const again = await admin(["revoke-key", "--org", "org-b", "--id", key.id], dir);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain(`No active key ${key.id} in organization org-b`);
+    const org = JSON.parse((await admin(["create-org", "--name", "Audited", "--shard", "SHARD_0"], dir)).out) as { id: string };
+    expect((await admin(["create-org", "--name", "Again", "--id", org.id], dir)).code).toBe(0);
+
+    // The shard's pending log, which the service indexes before any AuditEvent read (docs/audit.md).
+    const local = await openLocalD1(path.join(dir, "wrangler.toml"), path.join(dir, ".wrangler/state"));
+    const rows = await local.exec("cdis-shard-0", "SELECT org_id, content FROM fhir_audit_pending ORDER BY id").finally(() => local.close());
+    type Event = { subtype: { code: string }[]; outcome: string; outcomeDesc?: string; agent: { altId: string; who: { display: string } }[]; entity: { what?: { identifier: { value: string } }; detail?: { type: string; valueString: string }[] }[]; source: { site: string } };
+    // This test's organizations (the earlier tests created others on this shard too).
+    const ours = new Set(["org-a", "org-b", org.id]);
+    const events = (rows.at(-1) as { org_id: string; content: string }[]).filter((r) => ours.has(r.org_id)).map((r) => ({ org: r.org_id, event: JSON.parse(r.content) as Event }));
+    const summary = events.map(({ org, event: e }) => [org, e.subtype[1]?.code, e.outcome, e.entity[0]?.what?.identifier.value ?? null]);
+    expect(summary).toEqual([
+      ["org-a", "api_key.create", "4", null], // the refused scope, earlier in this file
+      ["org-a", "api_key.create", "0", expect.any(String)],
+      ["org-b", "api_key.create", "0", key.id],
+      ["org-b", "api_key.revoke", "0", key.id],
+      ["org-b", "api_key.revoke", "4", key.id],
+      [org.id, "organization.create", "0", org.id],
+      [org.id, "organization.create", "4", org.id],
+    ]);
+    for (const { org: orgId, event } of events) {
+      expect(event.agent[0]).toMatchObject({ altId: "operator", who: { display: "admin CLI (database)" } });
+      expect(event.source.site).toBe(orgId);
+    }
+    expect(events[0]!.event.outcomeDesc).toContain("No agent nope, agent-b in organization org-a");
+    expect(events[2]!.event.entity[0]?.detail).toEqual([{ type: "command", valueString: "create-key" }]);
+    expect(JSON.stringify(events)).not.toContain(key.key);
   }, 180_000);
 
   it("move-org says clearly when no service answers", async () => {

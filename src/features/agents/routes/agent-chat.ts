@@ -10,6 +10,7 @@ import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, notFoundError, security, json } from "../../../platform/http/schemas";
 import { requirePermission, requirePermissionOrScope } from "../../tenancy/middleware/auth";
+import { audited, byId } from "../../audit/declarations";
 
 const tags = ["Agents"];
 
@@ -27,6 +28,7 @@ export const agentChatRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     operationId: "chatWithAgent", path: "/{id}/chat",
+    audit: audited("agent.chat", byId),
     tags,
     summary: "Chat with an agent (tool-calling loop); stream true answers Server-Sent Events",
     security,
@@ -57,6 +59,7 @@ export const publicAgentRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     path: "/{id}/invoke",
+    audit: audited("agent.invoke", byId),
     tags,
     summary: "Invoke a deployed agent (API key with scope agent/<id>:execute, or agents:invoke)",
     security,

@@ -19,6 +19,7 @@ import { sendConversationMessage } from "../use-cases/chat";
 import { conversationMessages, deleteConversation, getConversation, listConversations, startConversation } from "../use-cases/conversations";
 import { answer } from "./agent-chat";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Agent conversations"];
 const chatPermission = requirePermission("agents:chat");
@@ -52,6 +53,7 @@ export const agentConversationRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{id}/conversations",
+      audit: audited("agent.conversation_start", newId),
       tags,
       summary: "Start a conversation",
       security,
@@ -87,6 +89,7 @@ export const agentConversationRoutes = createRouter<AppEnv>()
     createRoute({
       method: "delete",
       path: "/{id}/conversations/{cid}",
+      audit: audited("agent.conversation_delete", { param: "cid" }),
       tags,
       summary: "Delete a conversation and its messages",
       security,
@@ -129,6 +132,7 @@ export const agentConversationRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       operationId: "sendConversationMessage", path: "/{id}/conversations/{cid}/messages",
+      audit: audited("agent.chat", byId),
       tags,
       summary: "Send a message; the agent answers with the conversation's history (stream true: SSE)",
       security,

@@ -6,6 +6,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { AssignToolBody, AssignedToolSchema, IdParam, ToolParam, presentAssignedTools } from "../schemas";
 import { assignAgentTool, listAgentTools, removeAgentTool } from "../use-cases/agent-tools";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId } from "../../audit/declarations";
 
 const tags = ["Agents"];
 
@@ -29,6 +30,7 @@ export const agentToolRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{id}/tools",
+      audit: audited("agent.tool_assign", byId),
       tags,
       summary: "Assign a tool (a built-in tool name, or a custom tool's id or name; 400 when no tool has that name)",
       security,
@@ -48,6 +50,7 @@ export const agentToolRoutes = createRouter<AppEnv>()
     createRoute({
       method: "delete",
       path: "/{id}/tools/{toolId}",
+      audit: audited("agent.tool_remove", byId),
       tags,
       summary: "Remove a tool from the agent",
       security,

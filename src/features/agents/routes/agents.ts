@@ -29,6 +29,7 @@ import {
   updateAgent,
 } from "../use-cases/agents";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Agents"];
 const read = requirePermission("agents:read");
@@ -61,6 +62,7 @@ export const agentRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/",
+      audit: audited("agent.create", newId),
       tags,
       summary: "Create an agent",
       security,
@@ -87,6 +89,7 @@ export const agentRoutes = createRouter<AppEnv>()
     createRoute({
       method: "put",
       path: "/{id}",
+      audit: audited("agent.update", byId),
       tags,
       summary: "Update an agent (fields not given are kept)",
       security,
@@ -100,6 +103,7 @@ export const agentRoutes = createRouter<AppEnv>()
     createRoute({
       method: "delete",
       path: "/{id}",
+      audit: audited("agent.delete", byId),
       tags,
       summary: "Delete an agent, its versions and conversations (409 while deployed)",
       security,
@@ -117,6 +121,7 @@ export const agentRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{id}/deploy",
+      audit: audited("agent.deploy", byId),
       tags,
       summary: "Deploy: the agent becomes available to pipelines and the public invoke endpoint",
       security,
@@ -130,6 +135,7 @@ export const agentRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{id}/undeploy",
+      audit: audited("agent.undeploy", byId),
       tags,
       summary: "Undeploy: pipelines and the public endpoint stop serving the agent",
       security,
@@ -167,6 +173,7 @@ export const agentRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{id}/versions",
+      audit: audited("agent.version", byId),
       tags,
       summary: "Snapshot the agent's current configuration as a new version",
       security,
@@ -186,6 +193,7 @@ export const agentRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{id}/versions/{version}/restore",
+      audit: audited("agent.restore", byId),
       tags,
       summary: "Restore the agent's configuration from a version (deploy state is kept)",
       security,

@@ -7,6 +7,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { ToolBody, ToolIdParam, ToolInvokeBody, ToolInvokeResultSchema, ToolSchema, presentTool } from "../schemas";
 import { createTool, deleteTool, getTool, invokeToolById, listTools, updateTool } from "../use-cases/custom-tools";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Tools"];
 const read = requirePermission("pipelines:read");
@@ -22,7 +23,7 @@ export const toolRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/", tags, summary: "Create a custom tool", security, middleware: manage, request: { body: { required: true, content: json(ToolBody) } }, responses: { 201: { description: "Created", content: json(ToolSchema) }, ...commonErrors, ...conflictError } }),
+    createRoute({ method: "post", path: "/", audit: audited("tool.create", newId), tags, summary: "Create a custom tool", security, middleware: manage, request: { body: { required: true, content: json(ToolBody) } }, responses: { 201: { description: "Created", content: json(ToolSchema) }, ...commonErrors, ...conflictError } }),
     async (c) => c.json(presentTool(await createTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("json"))), 201),
   )
   .openapi(
@@ -30,18 +31,18 @@ export const toolRoutes = createRouter<AppEnv>()
     async (c) => c.json(presentTool(await getTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "put", path: "/{id}", tags, summary: "Update a tool", security, middleware: manage, request: { params: ToolIdParam, body: { required: true, content: json(ToolBody) } }, responses: { 200: { description: "Updated", content: json(ToolSchema) }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "put", path: "/{id}", audit: audited("tool.update", byId), tags, summary: "Update a tool", security, middleware: manage, request: { params: ToolIdParam, body: { required: true, content: json(ToolBody) } }, responses: { 200: { description: "Updated", content: json(ToolSchema) }, ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => c.json(presentTool(await updateTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, c.req.valid("json"))), 200),
   )
   .openapi(
-    createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete a tool", security, middleware: manage, request: { params: ToolIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/{id}", audit: audited("tool.delete", byId), tags, summary: "Delete a tool", security, middleware: manage, request: { params: ToolIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       await deleteTool(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
       return c.body(null, 204);
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/{id}/invoke", tags, summary: "Invoke a tool with arguments, as an agent would", security, middleware: requirePermission("pipelines:execute"), request: { params: ToolIdParam, body: { required: true, content: json(ToolInvokeBody) } }, responses: { 200: { description: "Result", content: json(ToolInvokeResultSchema) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/{id}/invoke", audit: audited("tool.invoke", byId), tags, summary: "Invoke a tool with arguments, as an agent would", security, middleware: requirePermission("pipelines:execute"), request: { params: ToolIdParam, body: { required: true, content: json(ToolInvokeBody) } }, responses: { 200: { description: "Result", content: json(ToolInvokeResultSchema) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const result = await invokeToolById(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, c.req.valid("json").arguments, c.get("limits").concurrentExecutions);
       return c.json(result, 200);

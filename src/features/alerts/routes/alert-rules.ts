@@ -7,6 +7,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { AlertRule, IdParam, RuleBody, RuleListQuery, presentRule } from "../schemas";
 import { createRule, deleteRule, getRule, listRules, replaceRule } from "../use-cases/rules";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Alerts"];
 const manage = requirePermission("alerts:manage");
@@ -23,7 +24,7 @@ export const alertRuleRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/", tags, summary: "Create an alert rule (admin, clinician)", security, middleware: manage, request: { body }, responses: { 201: { description: "Created", content: json(AlertRule) }, ...commonErrors } }),
+    createRoute({ method: "post", path: "/", audit: audited("alert_rule.create", newId), tags, summary: "Create an alert rule (admin, clinician)", security, middleware: manage, request: { body }, responses: { 201: { description: "Created", content: json(AlertRule) }, ...commonErrors } }),
     async (c) => c.json(presentRule(await createRule(c.get("ctx"), c.get("principal"), c.req.valid("json"))), 201),
   )
   .openapi(
@@ -31,11 +32,11 @@ export const alertRuleRoutes = createRouter<AppEnv>()
     async (c) => c.json(presentRule(await getRule(c.get("ctx"), c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "put", path: "/{id}", tags, summary: "Replace an alert rule (re-arms it)", security, middleware: manage, request: { params: IdParam, body }, responses: { 200: { description: "Updated", content: json(AlertRule) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "put", path: "/{id}", audit: audited("alert_rule.update", byId), tags, summary: "Replace an alert rule (re-arms it)", security, middleware: manage, request: { params: IdParam, body }, responses: { 200: { description: "Updated", content: json(AlertRule) }, ...commonErrors, ...notFoundError } }),
     async (c) => c.json(presentRule(await replaceRule(c.get("ctx"), c.get("principal"), c.req.valid("param").id, c.req.valid("json"))), 200),
   )
   .openapi(
-    createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete an alert rule (its alerts stay)", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/{id}", audit: audited("alert_rule.delete", byId), tags, summary: "Delete an alert rule (its alerts stay)", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       await deleteRule(c.get("ctx"), c.req.valid("param").id);
       return c.body(null, 204);

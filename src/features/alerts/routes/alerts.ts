@@ -7,6 +7,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { Alert, AlertActionBody, AlertListQuery, IdParam, presentAlert } from "../schemas";
 import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from "../use-cases/alerts";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId } from "../../audit/declarations";
 
 const tags = ["Alerts"];
 const manage = requirePermission("alerts:manage");
@@ -27,10 +28,10 @@ export const alertRoutes = createRouter<AppEnv>()
     async (c) => c.json(presentAlert(await getAlert(c.get("ctx"), c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "post", path: "/{id}/acknowledge", tags, summary: "Acknowledge an alert (admin, clinician)", security, middleware: manage, request: { params: IdParam, body: action }, responses: { 200: { description: "Acknowledged", content: json(Alert) }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/{id}/acknowledge", audit: audited("alert.acknowledge", byId), tags, summary: "Acknowledge an alert (admin, clinician)", security, middleware: manage, request: { params: IdParam, body: action }, responses: { 200: { description: "Acknowledged", content: json(Alert) }, ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => c.json(presentAlert(await acknowledgeAlert(c.get("ctx"), c.get("principal"), c.req.valid("param").id, c.req.valid("json")?.note)), 200),
   )
   .openapi(
-    createRoute({ method: "post", path: "/{id}/resolve", tags, summary: "Resolve an alert (admin, clinician)", security, middleware: manage, request: { params: IdParam, body: action }, responses: { 200: { description: "Resolved", content: json(Alert) }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/{id}/resolve", audit: audited("alert.resolve", byId), tags, summary: "Resolve an alert (admin, clinician)", security, middleware: manage, request: { params: IdParam, body: action }, responses: { 200: { description: "Resolved", content: json(Alert) }, ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => c.json(presentAlert(await resolveAlert(c.get("ctx"), c.get("principal"), c.req.valid("param").id, c.req.valid("json")?.note)), 200),
   );

@@ -3,6 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";
+import { auditedInside } from "../declarations";
 import { operatorOnly } from "../../operations/routes/admin";
 import { purgeExpiredAudits } from "../use-cases/purge";
 import type { AppEnv } from "../../../app-env";
@@ -15,6 +16,7 @@ export const auditAdminRoutes = createRouter<AppEnv>().openapi(
   createRoute({
     method: "post",
     path: "/organizations/{orgId}/audit/purge", operationId: "purgeOrganizationAudit",
+    audit: auditedInside("audit.purge"),
     tags: ["Operator"],
     summary: "Operator only: erase an organization's AuditEvents older than its retention",
     description:

@@ -8,6 +8,7 @@ import { AuditPage, AuditQuery, RetentionBody, RetentionSchema } from "../schema
 import { listAuditEvents } from "../use-cases/list-audit";
 import { getAuditRetention, setAuditRetention } from "../use-cases/retention";
 import type { AppEnv } from "../../../app-env";
+import { audited, theOrganization } from "../declarations";
 
 const tags = ["Audit"];
 const presentRetention = (r: AuditRetention) => ({ retention_days: r.retentionDays, updated_at: r.updatedAt, updated_by: r.updatedBy });
@@ -46,6 +47,7 @@ export const auditRoutes = createRouter<AppEnv>()
     createRoute({
       method: "put",
       path: "/retention",
+      audit: audited("audit_retention.update", theOrganization),
       tags,
       summary: "Set the audit retention (admin); only `npm run admin -- purge-audit` deletes, never the API",
       security,

@@ -5,12 +5,9 @@ import type { Env } from "../../../platform/env";
 import { ApiError } from "../../../platform/errors";
 import { contextForOrg } from "../../../context";
 import { fhirStoreFor } from "../../fhir";
-import type { Principal } from "../../tenancy/auth/permissions";
+import { operatorPrincipal } from "../operators";
 import { recordManagementAction } from "../record";
 import { readRetention } from "../retention";
-
-/** Who the purge's own AuditEvent names: the operator, through the admin CLI. */
-export const operatorPrincipal = (orgId: string): Principal => ({ orgId, keyId: "operator", keyName: "admin CLI (OPERATOR_TOKEN)", role: "admin", scopes: [] });
 
 export async function purgeExpiredAudits(env: Env, orgId: string, now = Date.now()): Promise<{ org_id: string; retention_days: number; before: string; purged: number }> {
   const data = await contextForOrg(env, orgId);

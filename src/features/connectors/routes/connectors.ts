@@ -7,6 +7,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { Connector, ConnectorBody, ConnectorIdParam, ConnectorTypesSchema, TestResult, presentConnector, presentConnectorTypes } from "../schemas";
 import { connectorTypes, createConnector, deleteConnector, getConnector, listConnectors, testConnector, updateConnector } from "../use-cases/connectors";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Connectors"];
 const manage = requirePermission("connectors:manage");
@@ -26,7 +27,7 @@ export const connectorRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/", tags, summary: "Create a connector (credentials encrypted at rest)", security, middleware: manage, request: { body: { required: true, content: json(ConnectorBody) } }, responses: { 201: { description: "Created", content: json(Connector) }, ...commonErrors } }),
+    createRoute({ method: "post", path: "/", audit: audited("connector.create", newId), tags, summary: "Create a connector (credentials encrypted at rest)", security, middleware: manage, request: { body: { required: true, content: json(ConnectorBody) } }, responses: { 201: { description: "Created", content: json(Connector) }, ...commonErrors } }),
     async (c) => c.json(presentConnector(await createConnector(c.get("ctx"), c.get("principal").orgId, c.req.valid("json"))), 201),
   )
   .openapi(
@@ -34,17 +35,17 @@ export const connectorRoutes = createRouter<AppEnv>()
     async (c) => c.json(presentConnector(await getConnector(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "put", path: "/{id}", tags, summary: "Update a connector", security, middleware: manage, request: { params: ConnectorIdParam, body: { required: true, content: json(ConnectorBody) } }, responses: { 200: { description: "Updated", content: json(Connector) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "put", path: "/{id}", audit: audited("connector.update", byId), tags, summary: "Update a connector", security, middleware: manage, request: { params: ConnectorIdParam, body: { required: true, content: json(ConnectorBody) } }, responses: { 200: { description: "Updated", content: json(Connector) }, ...commonErrors, ...notFoundError } }),
     async (c) => c.json(presentConnector(await updateConnector(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, c.req.valid("json"))), 200),
   )
   .openapi(
-    createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete a connector", security, middleware: manage, request: { params: ConnectorIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/{id}", audit: audited("connector.delete", byId), tags, summary: "Delete a connector", security, middleware: manage, request: { params: ConnectorIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       await deleteConnector(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
       return c.body(null, 204);
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/{id}/test", tags, summary: "Test the connection (FHIR: GET metadata; HTTP: GET endpoint)", security, middleware: manage, request: { params: ConnectorIdParam }, responses: { 200: { description: "Result", content: json(TestResult) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/{id}/test", audit: audited("connector.test", byId), tags, summary: "Test the connection (FHIR: GET metadata; HTTP: GET endpoint)", security, middleware: manage, request: { params: ConnectorIdParam }, responses: { 200: { description: "Result", content: json(TestResult) }, ...commonErrors, ...notFoundError } }),
     async (c) => c.json(await testConnector(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id), 200),
   );

@@ -6,6 +6,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { ConsentPolicyBody, ConsentPolicySchema, presentConsentPolicy } from "../schemas";
 import { getConsentPolicy, setConsentPolicy } from "../use-cases/policy";
 import type { AppEnv } from "../../../app-env";
+import { audited, theOrganization } from "../../audit/declarations";
 
 const tags = ["Consent"];
 
@@ -27,6 +28,7 @@ export const consentPolicyRoutes = createRouter<AppEnv>()
     createRoute({
       method: "put",
       path: "/policy",
+      audit: audited("consent_policy.update", theOrganization),
       tags,
       summary: "Set the organization's consent policy (admin)",
       security,

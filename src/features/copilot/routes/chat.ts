@@ -8,6 +8,7 @@ import { ChatBody, ChatResponse } from "../schemas";
 import { copilotChat } from "../use-cases/chat";
 import { modelErrors, SSE_CONTENT, tags } from "./responses";
 import type { AppEnv } from "../../../app-env";
+import { audited } from "../../audit/declarations";
 
 const EVENTS =
   "stream false: JSON with response, reasoning_steps, pipeline (the last valid proposed definition) and validation. stream true: text/event-stream with events " +
@@ -19,6 +20,8 @@ export const chatRoutes = createRouter<AppEnv>().openapi(
     method: "post",
     path: "/chat",
     operationId: "copilotChat",
+    // Its tools act as the caller (FHIR searches, test-mode executions), as an agent's chat does.
+    audit: audited("copilot.chat"),
     tags,
     summary: "Chat with the copilot (tools: catalog, node schema, validate, FHIR search, test-mode execution)",
     security,

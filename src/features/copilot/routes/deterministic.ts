@@ -25,12 +25,12 @@ import { analyze } from "../use-cases/analyze";
 import { autoConfigurePipeline, configureNodeFor, documentPipeline, inferSchemaOf, validate } from "../use-cases/deterministic";
 import { copilotHealth } from "../use-cases/health";
 import { agentInsights } from "../use-cases/insights";
-import { deterministicErrors, jsonPost, tags } from "./responses";
+import { answersOnly, deterministicErrors, jsonPost, tags } from "./responses";
 import type { AppEnv } from "../../../app-env";
 
 const read = requirePermission("pipelines:read");
 const post = <B extends z.ZodType, R extends z.ZodType>(path: string, summary: string, body: B, response: R, description: string) =>
-  jsonPost({ path, summary, body, response, description, middleware: read, errors: deterministicErrors });
+  jsonPost({ path, summary, body, response, description, middleware: read, errors: deterministicErrors, audit: answersOnly });
 
 export const deterministicRoutes = createRouter<AppEnv>()
   .openapi(

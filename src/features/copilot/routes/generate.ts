@@ -28,12 +28,12 @@ import {
   modifyPipelineFor,
   refinePipelineFor,
 } from "../use-cases/generate";
-import { jsonPost, modelErrors } from "./responses";
+import { answersOnly, jsonPost, modelErrors } from "./responses";
 import type { AppEnv } from "../../../app-env";
 
 const manage = requirePermission("pipelines:manage");
 const post = <B extends z.ZodType, R extends z.ZodType>(path: string, summary: string, body: B, response: R, description: string, middleware = manage) =>
-  jsonPost({ path, summary, body, response, description, middleware, errors: modelErrors });
+  jsonPost({ path, summary, body, response, description, middleware, errors: modelErrors, audit: answersOnly });
 
 export const generateRoutes = (hl7: Hl7FieldPaths) =>
   createRouter<AppEnv>()

@@ -1,6 +1,8 @@
 // Response sets the copilot's routes share.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import type { RouteAudit } from "../../../platform/http/route-audit";
+import { notAudited } from "../../audit/declarations";
 import { commonErrors, ErrorSchema, json, notFoundError, security } from "../../../platform/http/schemas";
 
 const error = (description: string) => ({ description, content: json(ErrorSchema) });
@@ -27,6 +29,9 @@ export function copilotOperationId(path: string): string {
   return words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join("");
 }
 
+/** Most copilot POSTs only compute: what the caller then does with the answer (PUT a pipeline, POST an agent) is audited there. */
+export const answersOnly = notAudited("computes an answer from the request and the organization's definitions; stores and changes nothing");
+
 /** A JSON POST route of the copilot: body in, one JSON answer out, with the given errors. */
 export function jsonPost<B extends z.ZodType, R extends z.ZodType, E extends object>(r: {
   path: string;
@@ -36,11 +41,13 @@ export function jsonPost<B extends z.ZodType, R extends z.ZodType, E extends obj
   description: string;
   middleware: MiddlewareHandler;
   errors: E;
+  audit: RouteAudit;
 }) {
   return createRoute({
     method: "post",
     path: r.path,
     operationId: copilotOperationId(r.path),
+    audit: r.audit,
     tags,
     summary: r.summary,
     security,

@@ -9,6 +9,7 @@ import { applySuggestion, createSuggestions, listSuggestions } from "../use-case
 import { deterministicErrors, jsonPost, modelErrors, tags } from "./responses";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, notAudited } from "../../audit/declarations";
 
 const manage = requirePermission("pipelines:manage");
 
@@ -22,6 +23,7 @@ export const suggestionRoutes = createRouter<AppEnv>()
       description: "The suggestions stored (only changes the validator accepts)",
       middleware: manage,
       errors: modelErrors,
+      audit: notAudited("stores proposals only: no pipeline changes until one is applied, which is audited (copilot.suggestion_apply)"),
     }),
     async (c) => {
       const rows = await createSuggestions(c.get("ctx"), c.get("principal"), c.req.valid("json"));
@@ -49,6 +51,7 @@ export const suggestionRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/suggestions/{id}/apply",
+      audit: audited("copilot.suggestion_apply", byId),
       tags,
       summary: "Apply a suggestion as the pipeline's next version (409 if the pipeline changed since)",
       security,

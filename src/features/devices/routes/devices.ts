@@ -35,6 +35,7 @@ import { getSourcePriority, setSourcePriority } from "../use-cases/source-priori
 import { patientTimeline, TIMELINE_TYPES } from "../use-cases/timeline";
 import { patientVitals } from "../use-cases/vitals";
 import type { AppEnv } from "../../../app-env";
+import { AUDITED_BY_FHIR_STORE, audited, byId, newId, theOrganization } from "../../audit/declarations";
 
 const tags = ["Devices"];
 const ingest = requirePermission("messages:ingest");
@@ -52,7 +53,7 @@ const TimelineEvent = z.object({ type: z.string(), timestamp: z.string().nullabl
 
 export const deviceRoutes = createRouter<AppEnv>()
   .openapi(
-    createRoute({ method: "post", path: "/devices/readings", operationId: "ingestDeviceReadings", tags, summary: "Ingest a batch of device readings (idempotent per platform + device + source record id + metric)", security, middleware: ingest, request: { body: { required: true, content: json(ReadingsBody) } }, responses: { 200: { description: "Per-reading results", content: json(ReadingsResult) }, ...commonErrors } }),
+    createRoute({ method: "post", path: "/devices/readings", audit: AUDITED_BY_FHIR_STORE, operationId: "ingestDeviceReadings", tags, summary: "Ingest a batch of device readings (idempotent per platform + device + source record id + metric)", security, middleware: ingest, request: { body: { required: true, content: json(ReadingsBody) } }, responses: { 200: { description: "Per-reading results", content: json(ReadingsResult) }, ...commonErrors } }),
     async (c) => c.json(await receiveReadings(c.get("ctx"), c.get("principal"), c.req.valid("json").readings), 200),
   )
   .openapi(
@@ -68,7 +69,7 @@ export const deviceRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/device-integrations", tags, summary: "Create a device integration (credentials encrypted, never returned)", security, middleware: manage, request: { body: { required: true, content: json(IntegrationBody) } }, responses: { 201: { description: "Created", content: json(Integration) }, ...commonErrors, ...conflictError } }),
+    createRoute({ method: "post", path: "/device-integrations", audit: audited("device.integration_create", newId), tags, summary: "Create a device integration (credentials encrypted, never returned)", security, middleware: manage, request: { body: { required: true, content: json(IntegrationBody) } }, responses: { 201: { description: "Created", content: json(Integration) }, ...commonErrors, ...conflictError } }),
     async (c) => {
       const body = c.req.valid("json");
       return c.json(presentIntegration(await createIntegration(c.get("ctx"), { ...body, settings: body.settings ?? {} })), 201);
@@ -79,14 +80,14 @@ export const deviceRoutes = createRouter<AppEnv>()
     async (c) => c.json(presentIntegration(await getIntegration(c.get("ctx"), c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "put", path: "/device-integrations/{id}", tags, summary: "Update a device integration", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(IntegrationBody) } }, responses: { 200: { description: "Updated", content: json(Integration) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "put", path: "/device-integrations/{id}", audit: audited("device.integration_change", byId), tags, summary: "Update a device integration", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(IntegrationBody) } }, responses: { 200: { description: "Updated", content: json(Integration) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const body = c.req.valid("json");
       return c.json(presentIntegration(await changeIntegration(c.get("ctx"), c.req.valid("param").id, { ...body, settings: body.settings ?? {} })), 200);
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/device-integrations/{id}", tags, summary: "Delete a device integration", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/device-integrations/{id}", audit: audited("device.integration_delete", byId), tags, summary: "Delete a device integration", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       await removeIntegration(c.get("ctx"), c.req.valid("param").id);
       return c.body(null, 204);
@@ -101,7 +102,7 @@ export const deviceRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/patients/{patientId}/devices", operationId: "linkPatientDevice", tags, summary: "Link a device to a patient (creates the FHIR Device)", security, middleware: write, request: { params: PatientParam, body: { required: true, content: json(LinkBody) } }, responses: { 201: { description: "Linked", content: json(PatientDevice) }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "post", path: "/patients/{patientId}/devices", audit: audited("device.link", { response: "device_id" }), operationId: "linkPatientDevice", tags, summary: "Link a device to a patient (creates the FHIR Device)", security, middleware: write, request: { params: PatientParam, body: { required: true, content: json(LinkBody) } }, responses: { 201: { description: "Linked", content: json(PatientDevice) }, ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => {
       const b = c.req.valid("json");
       const row = await linkDevice(c.get("ctx"), c.get("principal"), c.req.valid("param").patientId, {
@@ -119,7 +120,7 @@ export const deviceRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "delete", path: "/patients/{patientId}/devices/{deviceId}", operationId: "unlinkPatientDevice", tags, summary: "Unlink a device (the Device becomes inactive; its readings stay)", security, middleware: write, request: { params: PatientDeviceParam }, responses: { 204: { description: "Unlinked" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", path: "/patients/{patientId}/devices/{deviceId}", audit: audited("device.unlink", { param: "deviceId" }), operationId: "unlinkPatientDevice", tags, summary: "Unlink a device (the Device becomes inactive; its readings stay)", security, middleware: write, request: { params: PatientDeviceParam }, responses: { 204: { description: "Unlinked" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const { patientId, deviceId } = c.req.valid("param");
       await unlinkDevice(c.get("ctx"), c.get("principal"), patientId, deviceId);
@@ -131,7 +132,7 @@ export const deviceRoutes = createRouter<AppEnv>()
     async (c) => c.json(presentSourcePriority(await getSourcePriority(c.get("ctx"))), 200),
   )
   .openapi(
-    createRoute({ method: "put", path: "/devices/source-priority", operationId: "setDeviceSourcePriority", tags, summary: "Set which platforms count first where two devices report a metric in the same hour (admin)", security, middleware: manage, request: { body: { required: true, content: json(SourcePriorityBody) } }, responses: { 200: { description: "Source priority", content: json(SourcePrioritySchema) }, ...commonErrors } }),
+    createRoute({ method: "put", path: "/devices/source-priority", audit: audited("device.source_priority_update", theOrganization), operationId: "setDeviceSourcePriority", tags, summary: "Set which platforms count first where two devices report a metric in the same hour (admin)", security, middleware: manage, request: { body: { required: true, content: json(SourcePriorityBody) } }, responses: { 200: { description: "Source priority", content: json(SourcePrioritySchema) }, ...commonErrors } }),
     async (c) => c.json(presentSourcePriority(await setSourcePriority(c.get("ctx"), c.get("principal"), c.req.valid("json").priorities)), 200),
   )
   .openapi(
@@ -156,6 +157,7 @@ export const deviceRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/devices/reading-moves/restore",
+      audit: audited("device.reading_moves_restore", theOrganization),
       operationId: "restoreDeviceReadingMoves",
       tags,
       summary: "Give each moved reading back to its first patient: a new Observation from the version before the move, and its vitals sample (admin)",

@@ -7,6 +7,7 @@ import { DeviceParam, presentSyncLog, SyncBody, SyncLog } from "../schemas";
 import { deviceSyncLogs, getSyncLog, startSync } from "../use-cases/sync";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../app-env";
+import { audited } from "../../audit/declarations";
 
 const tags = ["Devices"];
 const SyncParam = z.object({ syncId: z.string().min(1).max(64).openapi({ param: { name: "syncId", in: "path" } }) });
@@ -14,7 +15,7 @@ const Started = z.object({ sync_id: z.string(), state: z.string(), status_url: z
 
 export const syncRoutes = createRouter<AppEnv>()
   .openapi(
-    createRoute({ method: "post", path: "/devices/{deviceId}/sync", tags, summary: "Start a manual sync of a device (runs in the background)", security, middleware: requirePermission("devices:sync"), request: { params: DeviceParam, body: { required: false, content: json(SyncBody) } }, responses: { 202: { description: "Started", content: json(Started) }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/devices/{deviceId}/sync", audit: audited("device.sync", { param: "deviceId" }), tags, summary: "Start a manual sync of a device (runs in the background)", security, middleware: requirePermission("devices:sync"), request: { params: DeviceParam, body: { required: false, content: json(SyncBody) } }, responses: { 202: { description: "Started", content: json(Started) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       const row = await startSync(c.get("ctx"), c.get("principal"), c.req.valid("param").deviceId, c.req.valid("json") ?? {});
       return c.json({ sync_id: row.id, state: row.state, status_url: `/api/v1/sync-logs/${row.id}` }, 202);

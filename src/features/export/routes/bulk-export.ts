@@ -13,9 +13,11 @@ import { fhirStoreFor } from "../../fhir";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { type ExportJobState, percentDone } from "../job";
 import { cancelExport, downloadExportFile, visibleExport } from "../jobs";
+import { audited } from "../../audit/declarations";
 
 const tags = ["FHIR Bulk Data"];
 const canExport = requirePermission("export:run");
+const byJob = { param: "jobId" } as const;
 const outcome = (description: string) => ({ description, content: { "application/fhir+json": { schema: z.object({ resourceType: z.literal("OperationOutcome") }).passthrough() } } });
 // orgId is the mount point's (/fhir/r4/:orgId), declared so the document names every path parameter.
 const JobParams = z.object({ orgId: z.string(), jobId: z.string().min(1).max(64) });
@@ -68,6 +70,7 @@ bulkExportRoutes
     createRoute({
       method: "delete",
       path: "/bulkdata/status/{jobId}",
+      audit: audited("export.cancel", byJob),
       operationId: "cancelBulkExport",
       tags,
       summary: "Cancel an export (or delete a completed one's files)",
@@ -85,6 +88,7 @@ bulkExportRoutes
     createRoute({
       method: "get",
       path: "/bulkdata/download/{jobId}/{file}",
+      audit: audited("export.download", byJob),
       operationId: "downloadBulkExportFile",
       tags,
       summary: "Download one NDJSON file of a completed export (gzip when accepted)",

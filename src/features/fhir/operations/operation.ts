@@ -4,6 +4,7 @@
 // beside their code and the composition root (src/fhir-operations.ts) lists them all.
 import type { z } from "@hono/zod-openapi";
 import type { Env } from "../../../platform/env";
+import type { RouteAudit } from "../../../platform/http/route-audit";
 import type { Principal } from "../../tenancy/auth/permissions";
 import type { Limits } from "../../tenancy/limits/config";
 import type { Resource } from "../port";
@@ -78,6 +79,11 @@ export interface FhirOperation<P = Record<string, unknown>> {
   summary: string;
   /** Documented answers besides 200 and 400 (OpenAPI), by status. */
   responses?: Record<number, string>;
+  /**
+   * The audit of its route beyond the FHIR store's own AuditEvent (features/audit/declarations.ts):
+   * a management action such as export.start. Absent: the store's AuditEvent is the whole record.
+   */
+  audit?: RouteAudit;
   handler(call: OperationCall<P>): Promise<OperationResponse>;
 }
 

@@ -11,7 +11,9 @@ import type { AppEnv } from "../../../app-env";
 import type { Env } from "../../../platform/env";
 import { badRequest, notFound, unsupportedMediaType } from "../../../platform/errors";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
+import { declareAudit } from "../../../platform/http/route-audit";
 import { createRouter } from "../../../platform/http/router";
+import { AUDITED_BY_FHIR_STORE } from "../../audit/declarations";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { authorize } from "../../tenancy/middleware/auth";
 import type { AccessPolicy } from "../access-policy";
@@ -50,6 +52,9 @@ function purposesOfUse(header: string | undefined): string[] {
   if (bad !== undefined || codes.length > 10) throw badRequest(`${PURPOSE_OF_USE_HEADER} takes up to 10 comma-separated v3 ActReason codes, got "${header.slice(0, 100)}"`);
   return codes;
 }
+
+/** Every REST interaction here is audited by the store itself (one AuditEvent each, docs/audit.md). */
+const auditedByStore = declareAudit<AppEnv>(AUDITED_BY_FHIR_STORE);
 
 /** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
 const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
@@ -147,7 +152,7 @@ export function fhirRouter(options: FhirRouterOptions) {
   routes.use("*", fhirPermission, negotiate);
 
   routes.get("/", (c) => search(c, undefined, queryOf(c)));
-  routes.post("/", async (c) => {
+  routes.post("/", auditedByStore, async (c) => {
     const posted = await readResource(c);
     const s = service(c);
     // A Bundle of the wrong shape never reaches a guide's check or audit: the store refuses it (400) and audits that.
@@ -159,25 +164,25 @@ export function fhirRouter(options: FhirRouterOptions) {
     });
     return send(c, status, body);
   });
-  routes.post("/_search", async (c) => search(c, undefined, await searchBody(c)));
+  routes.post("/_search", auditedByStore, async (c) => search(c, undefined, await searchBody(c)));
   routes.get("/_history", (c) => history(c, {}));
 
   routes.get("/:type", (c) => search(c, c.req.param("type"), queryOf(c)));
-  routes.post("/:type", async (c) => {
+  routes.post("/:type", auditedByStore, async (c) => {
     const body = await readResource(c);
     return write(c, (s) => createAt(s, c.req.param("type"), body, c.req.header("if-none-exist")));
   });
-  routes.put("/:type", async (c) => {
+  routes.put("/:type", auditedByStore, async (c) => {
     const body = await readResource(c);
     return write(c, (s) => conditionalUpdateAt(s, c.req.param("type"), criteria(c), body, c.req.header("if-match")));
   });
-  routes.delete("/:type", async (c) => {
+  routes.delete("/:type", auditedByStore, async (c) => {
     await conditionalDeleteAt(service(c), c.req.param("type"), criteria(c));
     return send(c, 204, null);
   });
 
   // Literal segments (_search, _history) are registered before /:type/:id so they win.
-  routes.post("/:type/_search", async (c) => search(c, c.req.param("type"), await searchBody(c)));
+  routes.post("/:type/_search", auditedByStore, async (c) => search(c, c.req.param("type"), await searchBody(c)));
   routes.get("/:type/_history", (c) => history(c, { type: c.req.param("type") }));
   routes.get("/:type/:id/_history", (c) => history(c, { type: c.req.param("type"), id: c.req.param("id") }));
 
@@ -196,20 +201,20 @@ export function fhirRouter(options: FhirRouterOptions) {
     return send(c, 200, r, versionHeaders(r));
   });
 
-  routes.put("/:type/:id", async (c) => {
+  routes.put("/:type/:id", auditedByStore, async (c) => {
     const { type, id } = c.req.param();
     const body = await readResource(c);
     return write(c, (s) => updateAt(s, type, id, body, c.req.header("if-match")));
   });
 
-  routes.patch("/:type/:id", async (c) => {
+  routes.patch("/:type/:id", auditedByStore, async (c) => {
     const { type, id } = c.req.param();
     // JSON Patch, or FHIRPath Patch as a Parameters resource in FHIR JSON or XML.
     const ops = await readResource(c, /^application\/(json-patch\+json|fhir\+json|json)\b/i);
     return write(c, (s) => s.patch(type, id, ops, { ifMatch: c.req.header("if-match") }));
   });
 
-  routes.delete("/:type/:id", async (c) => {
+  routes.delete("/:type/:id", auditedByStore, async (c) => {
     const { type, id } = c.req.param();
     await service(c).delete(type, id, { ifMatch: c.req.header("if-match") });
     return send(c, 204, null);

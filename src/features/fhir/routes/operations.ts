@@ -5,10 +5,13 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../app-env";
 import { badRequest, notFound } from "../../../platform/errors";
 import { requestPath, requestUrl } from "../../../platform/http/public-url";
+import { declareAudit } from "../../../platform/http/route-audit";
 import { zodDetails } from "../../../platform/http/router";
+import { AUDITED_BY_FHIR_STORE } from "../../audit/declarations";
 import { authorize } from "../../tenancy/middleware/auth";
 import type { AnyOperation, OperationLevel } from "../operations/operation";
-import type { OperationRegistry } from "../operations/registry";
+import type { OperationRegistry, OperationRoute } from "../operations/registry";
+import type { RouteAudit } from "../../../platform/http/route-audit";
 import type { GuideInteraction } from "../guide-audit";
 import type { Resource } from "../port";
 import type { FhirService } from "../service";
@@ -32,7 +35,7 @@ export type OperationAuditor = (c: C, store: FhirService, interaction: GuideInte
 /** Registers every operation route; call before the routes whose /:type and /:type/:id would match `$name`. */
 export function mountOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry, storeOf: (c: C) => FhirService, audited: OperationAuditor = (_c, _s, _i, run) => run()): void {
   for (const route of registry.routes()) {
-    router.on(route.method, HONO_PATHS[route.level](route.name), async (c) => {
+    router.on(route.method, HONO_PATHS[route.level](route.name), declareAudit<AppEnv>(auditOf(registry, route)), async (c) => {
       const type = route.level === "system" ? undefined : c.req.param("type");
       const op = registry.find(route.name, route.level, type);
       if (!op) throw notFound(`Unknown operation $${route.name} on ${type}`);
@@ -66,6 +69,14 @@ export function mountOperations(router: OpenAPIHono<AppEnv>, registry: Operation
     });
   }
   documentOperations(router, registry);
+}
+
+/** The audit every operation answering the route declares; they must agree, since the route declares one. */
+function auditOf(registry: OperationRegistry, route: OperationRoute): RouteAudit {
+  const audits = registry.operations.filter((op) => op.name === route.name && op.levels.includes(route.level) && op.methods.includes(route.method)).map((op) => op.audit ?? AUDITED_BY_FHIR_STORE);
+  const first = audits[0] ?? AUDITED_BY_FHIR_STORE;
+  if (audits.some((a) => JSON.stringify(a) !== JSON.stringify(first))) throw new Error(`The operations answering ${route.method} $${route.name} (${route.level}) declare different audits`);
+  return first;
 }
 
 // ---- OpenAPI: one path per operation, level and type (a type-generic operation as {type}).

@@ -3,6 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, security } from "../../../platform/http/schemas";
+import { audited, theOrganization } from "../../audit/declarations";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { IheSettingsBody, IheSettingsSchema, presentIheSettings } from "../schemas";
 import { readIheSettings, writeIheSettings } from "../settings-store";
@@ -27,6 +28,7 @@ export const iheSettingsRoutes = createRouter<AppEnv>()
     createRoute({
       method: "put",
       path: "/settings",
+      audit: audited("ihe_settings.update", theOrganization),
       tags,
       summary: "Change the organization's IHE settings (admin); settings left out keep their values",
       security,

@@ -9,6 +9,7 @@ import type { InboundAdapters } from "../adapters";
 import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, detail, summary } from "../schemas";
 import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../use-cases/messages";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, notAudited } from "../../audit/declarations";
 
 const tags = ["Inbound messages"];
 
@@ -19,6 +20,10 @@ const ingestDescription =
 
 const ingestResponses = { 200: { description: "Per-message results, in request order", content: json(IngestResponse) }, ...commonErrors };
 const ingestBody = { body: { required: true, content: json(IngestBody) } };
+// Clinical traffic, not a management action: an AuditEvent per message would double the writes of a feed.
+const ingestAudit = notAudited(
+  "each message is kept in the inbound message log with its processing state (GET /api/hl7/messages); the resources it becomes are FHIR writes the store audits",
+);
 
 /** An endpoint that ingests one protocol's messages at a fixed path (kept from before the neutral one). */
 export interface ProtocolAlias {
@@ -33,6 +38,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
     createRoute({
       method: "post",
       operationId: "ingestInboundMessages", path: "/v1/inbound/{protocol}/messages",
+      audit: ingestAudit,
       tags,
       summary: "Ingest a batch of inbound messages of one protocol (the bridge's forwarding endpoint)",
       description: `${ingestDescription} Protocols: ${adapters.protocols().join(", ")}; another answers 404 UNKNOWN_PROTOCOL.`,
@@ -52,6 +58,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
       createRoute({
         method: "post",
         path: alias.path,
+        audit: ingestAudit,
         operationId: `ingest${alias.protocol.charAt(0).toUpperCase()}${alias.protocol.slice(1)}Messages`,
         tags,
         summary: alias.summary,
@@ -108,6 +115,7 @@ export const inboundMessageRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       path: "/{id}/reprocess",
+      audit: audited("hl7_message.reprocess", byId),
       tags,
       summary: "Route a processed, unrouted or failed message again (it goes to the head of its sender's queue)",
       security,

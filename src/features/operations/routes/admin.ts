@@ -6,6 +6,7 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../../platform/errors";
 import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
+import { auditedInside } from "../../audit/declarations";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";
 import { settingsOf } from "../../../platform/settings";
 import { OrgMoveSchema, presentOrgMove } from "../schemas";
@@ -35,6 +36,7 @@ export const adminRoutes = createRouter<AppEnv>()
       method: "post",
       operationId: "moveOrganization",
       path: "/organizations/{orgId}/move",
+      audit: auditedInside("organization.move"),
       tags: ["Operator"],
       summary: "Operator only: start moving an organization's data to another shard",
       description:

@@ -22,6 +22,7 @@ import {
 } from "../schemas";
 import { advanceStepSession, executePipeline, executionStats, getExecution, listExecutions, retryExecution, startStepSession } from "../use-cases/executions";
 import type { AppEnv } from "../../../app-env";
+import { audited } from "../../audit/declarations";
 
 const tags = ["Execution"];
 const run = requirePermission("pipelines:execute");
@@ -30,7 +31,7 @@ const resultResponses = { 200: { description: "Finished (sync)", content: json(E
 
 export const executionRoutes = createRouter<AppEnv>()
   .openapi(
-    createRoute({ method: "post", path: "/execute", tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
+    createRoute({ method: "post", path: "/execute", audit: audited("execution.start", { response: "execution_id" }), tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const result = await executePipeline(c.get("ctx"), c.get("principal").orgId, {
@@ -44,7 +45,7 @@ export const executionRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", operationId: "retryExecution", path: "/execute/retry", tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
+    createRoute({ method: "post", operationId: "retryExecution", path: "/execute/retry", audit: audited("execution.retry", { response: "execution_id" }), tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const result = await retryExecution(c.get("ctx"), c.get("principal").orgId, {
@@ -58,7 +59,7 @@ export const executionRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", operationId: "startStepSession", path: "/execute/step", tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
+    createRoute({ method: "post", operationId: "startStepSession", path: "/execute/step", audit: audited("execution.step", { response: "session_id" }), tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
       const view = await startStepSession(c.get("ctx"), c.get("principal").orgId, { pipelineId: body.pipeline_id, inputs: body.inputs, testMode: body.test_mode });
@@ -66,7 +67,7 @@ export const executionRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", operationId: "advanceStepSession", path: "/execute/step/{sessionId}", tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: SessionParam, body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...tooLargeError } }),
+    createRoute({ method: "post", operationId: "advanceStepSession", path: "/execute/step/{sessionId}", audit: audited("execution.step", { param: "sessionId" }), tags, summary: "Run (or supply outputs for) the current node and advance", security, middleware: run, request: { params: SessionParam, body: { required: false, content: json(StepAdvanceBody) } }, responses: { 200: { description: "Step result", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...tooLargeError } }),
     async (c) => {
       const { sessionId } = c.req.valid("param");
       const body: z.infer<typeof StepAdvanceBody> = c.req.valid("json") ?? {};

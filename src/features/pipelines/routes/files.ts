@@ -7,6 +7,7 @@ import { commonErrors, json, notFoundError, pageOf, security, tooLargeError } fr
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { FileIdParam, FileListQuery, FileSummary, FileUploadBody, presentFile } from "../schemas";
 import { deleteFile, getFile, listFiles, openFile, uploadFile } from "../use-cases/files";
+import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Files"];
 const read = requirePermission("pipelines:read");
@@ -41,6 +42,7 @@ export const fileRoutes = createRouter<AppEnv>()
       method: "post",
       operationId: "uploadFile",
       path: "/",
+      audit: audited("file.upload", newId),
       tags,
       summary: "Store a file where nodes read it (e.g. an 837P for X12 to FHIR's {key} input)",
       description: "The content as `text` or `base64`, within the request body limit (413). The same key again replaces the file and keeps its id.",
@@ -65,6 +67,7 @@ export const fileRoutes = createRouter<AppEnv>()
       method: "get",
       operationId: "downloadFile",
       path: "/{id}/content",
+      audit: audited("file.download", byId),
       tags,
       summary: "Download a file (streamed from R2, with its Content-Type and Content-Length)",
       security,
@@ -84,7 +87,7 @@ export const fileRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "delete", operationId: "deleteFile", path: "/{id}", tags, summary: "Delete a file (admin)", security, middleware: manage, request: { params: FileIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "delete", operationId: "deleteFile", path: "/{id}", audit: audited("file.delete", byId), tags, summary: "Delete a file (admin)", security, middleware: manage, request: { params: FileIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
       await deleteFile(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
       return c.body(null, 204);

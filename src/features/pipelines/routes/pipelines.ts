@@ -30,6 +30,7 @@ import {
   updatePipeline,
 } from "../use-cases/pipelines";
 import type { AppEnv } from "../../../app-env";
+import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Pipelines"];
 const read = requirePermission("pipelines:read");
@@ -46,7 +47,7 @@ export const pipelineRoutes = createRouter<AppEnv>()
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/", tags, summary: "Create a pipeline (status active, version 1)", security, middleware: manage, request: { body: { required: true, content: json(PipelineBody) } }, responses: { 201: pipelineResponse("Created"), ...commonErrors } }),
+    createRoute({ method: "post", path: "/", audit: audited("pipeline.create", newId), tags, summary: "Create a pipeline (status active, version 1)", security, middleware: manage, request: { body: { required: true, content: json(PipelineBody) } }, responses: { 201: pipelineResponse("Created"), ...commonErrors } }),
     async (c) => c.json(presentPipeline(await createPipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("json"))), 201),
   )
   .openapi(
@@ -54,22 +55,22 @@ export const pipelineRoutes = createRouter<AppEnv>()
     async (c) => c.json(presentPipeline(await getPipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "put", path: "/{id}", tags, summary: "Update a pipeline; a changed definition becomes a new version", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(PipelineBody) } }, responses: { 200: pipelineResponse("Updated"), ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "put", path: "/{id}", audit: audited("pipeline.update", byId), tags, summary: "Update a pipeline; a changed definition becomes a new version", security, middleware: manage, request: { params: IdParam, body: { required: true, content: json(PipelineBody) } }, responses: { 200: pipelineResponse("Updated"), ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => c.json(presentPipeline(await updatePipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, c.req.valid("json"))), 200),
   )
   .openapi(
-    createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete an undeployed pipeline (409 PIPELINE_DEPLOYED when deployed)", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError, ...conflictError } }),
+    createRoute({ method: "delete", path: "/{id}", audit: audited("pipeline.delete", byId), tags, summary: "Delete an undeployed pipeline (409 PIPELINE_DEPLOYED when deployed)", security, middleware: manage, request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError, ...conflictError } }),
     async (c) => {
       await deletePipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
       return c.body(null, 204);
     },
   )
   .openapi(
-    createRoute({ method: "post", path: "/{id}/deploy", tags, summary: "Deploy: the current version becomes executable and its triggers live", security, middleware: manage, request: { params: IdParam }, responses: { 200: pipelineResponse("Deployed"), ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/{id}/deploy", audit: audited("pipeline.deploy", byId), tags, summary: "Deploy: the current version becomes executable and its triggers live", security, middleware: manage, request: { params: IdParam }, responses: { 200: pipelineResponse("Deployed"), ...commonErrors, ...notFoundError } }),
     async (c) => c.json(presentPipeline(await deployPipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
-    createRoute({ method: "post", path: "/{id}/undeploy", tags, summary: "Undeploy: status active, schedules and event triggers stop", security, middleware: manage, request: { params: IdParam }, responses: { 200: pipelineResponse("Undeployed"), ...commonErrors, ...notFoundError } }),
+    createRoute({ method: "post", path: "/{id}/undeploy", audit: audited("pipeline.undeploy", byId), tags, summary: "Undeploy: status active, schedules and event triggers stop", security, middleware: manage, request: { params: IdParam }, responses: { 200: pipelineResponse("Undeployed"), ...commonErrors, ...notFoundError } }),
     async (c) => c.json(presentPipeline(await undeployPipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
   )
   .openapi(
@@ -91,6 +92,7 @@ export const pipelineRoutes = createRouter<AppEnv>()
     createRoute({
       method: "post",
       operationId: "triggerPipelineWebhook", path: "/{id}/webhook",
+      audit: audited("execution.start", { response: "execution_id" }),
       tags,
       summary: "Webhook trigger: starts the deployed pipeline's webhook trigger node with the JSON body",
       description: "Authenticated with an API key holding pipelines:execute. An Idempotency-Key header makes redelivery start no second execution. Runs async unless ?wait=true.",

@@ -3,6 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError } from "../../../platform/http/schemas";
+import { auditedInside } from "../../audit/declarations";
 import { operatorOnly } from "../../operations/routes/admin";
 import { limitsSchema } from "../limits/config";
 import { setOrganizationLimits } from "../use-cases/set-limits";
@@ -21,6 +22,7 @@ export const orgLimitsAdminRoutes = createRouter().openapi(
     method: "post",
     path: "/organizations/{orgId}/limits",
     operationId: "setOrganizationLimits",
+    audit: auditedInside("organization.limits_change"),
     tags: ["Operator"],
     summary: "Operator only: replace an organization's limit overrides",
     description:

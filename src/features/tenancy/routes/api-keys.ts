@@ -3,6 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
+import { audited, byId, newId } from "../../audit/declarations";
 import { requirePermission } from "../middleware/auth";
 import { ApiKeyIdParam, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey } from "../schemas";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../use-cases/api-keys";
@@ -18,6 +19,7 @@ export const apiKeyRoutes = createRouter<AppEnv>()
       path: "/",
       tags,
       summary: "Create an API key",
+      audit: audited("api_key.create", newId),
       security,
       middleware: admin,
       request: { body: { required: true, content: json(CreateApiKeyBody) } },
@@ -68,6 +70,7 @@ export const apiKeyRoutes = createRouter<AppEnv>()
     createRoute({
       method: "delete",
       operationId: "revokeApiKey", path: "/{id}",
+      audit: audited("api_key.revoke", byId),
       tags,
       summary: "Revoke an API key (kept, marked revoked; it stops working at once)",
       security,

@@ -5,6 +5,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, security } from "../../../platform/http/schemas";
+import { audited, auditedInside } from "../../audit/declarations";
 import { clearedSessionCookie, sessionCookie } from "../sessions/session-policy";
 import { ConsoleSessionSchema, SignInBody } from "../sessions/schemas";
 import { currentSession, signIn, signOut } from "../use-cases/console-session";
@@ -17,6 +18,8 @@ export const consoleSignInRoutes = createRouter<AppEnv>().openapi(
     method: "post",
     operationId: "signInToConsole",
     path: "/",
+    // Public (no principal yet): the use case records it once the key is known.
+    audit: auditedInside("console_session.sign_in"),
     tags,
     summary: "Sign in to the console: exchange an organization id and API key for a session cookie",
     description: "Sets `cdis_session` (HttpOnly, Secure, SameSite=Strict). Writes authenticated by it must send the `X-CDIS-Console` header from the service's own origin (CSRF).",
@@ -59,6 +62,7 @@ export const consoleSessionRoutes = createRouter<AppEnv>()
       method: "delete",
       operationId: "signOutOfConsole",
       path: "/",
+      audit: audited("console_session.sign_out"),
       tags,
       summary: "Sign out: ends the session at once and clears the cookie",
       security: cookieSecurity,

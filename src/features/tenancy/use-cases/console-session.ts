@@ -1,8 +1,12 @@
 // Console sign-in, who-am-I and sign-out. Sign-in checks the key exactly as a Bearer request
-// would, then opens a session for it; the key itself is never returned or kept.
+// would, then opens a session for it; the key itself is never returned or kept. Each sign-in of a
+// valid key, refused or not, leaves an AuditEvent (console_session.sign_in) in its organization's
+// trail; an unknown key names no organization whose trail it could go to.
+import { contextForOrg } from "../../../context";
 import { forbidden, notFound } from "../../../platform/errors";
 import type { Env } from "../../../platform/env";
 import { type OrgData, controlStore } from "../../../platform/org-data";
+import { recordManagementAction } from "../../audit/record";
 import { ApiKeyStore } from "../api-keys";
 import { authenticate } from "../auth/authenticate";
 import { type Principal, permissionsOf } from "../auth/permissions";
@@ -23,12 +27,18 @@ export async function signIn(env: Env, input: { organization_id: string; api_key
   const control = controlStore(env);
   const keys = new ApiKeyStore(control);
   const { principal } = await authenticate({ authorization: `Bearer ${input.api_key}`, organizationId: input.organization_id }, (hash) => keys.findByHash(hash));
-  if (!CONSOLE_ROLES.has(principal.role)) throw forbidden("Service keys are for systems: sign in to the console with an administrator's or clinician's key");
+  const trail = await contextForOrg(env, principal.orgId);
+  if (!CONSOLE_ROLES.has(principal.role)) {
+    const refused = forbidden("Service keys are for systems: sign in to the console with an administrator's or clinician's key");
+    await recordManagementAction(trail, principal, { action: "console_session.sign_in", outcome: "4", reason: `${refused.code}: ${refused.message}` });
+    throw refused;
+  }
   const lifetimes = sessionLifetimes(env);
   const sessions = new ConsoleSessionStore(control);
   const { id, row } = await sessions.create(principal.orgId, principal.keyId, now, lifetimes.maxSeconds);
   const found = await sessions.findByHash(row.idHash);
   if (!found) throw new Error("the session just created was not found");
+  await recordManagementAction(trail, principal, { action: "console_session.sign_in", outcome: "0" });
   return { sessionId: id, maxAgeSeconds: lifetimes.maxSeconds, view: presentSession(principal, found, env) };
 }
 

@@ -8,7 +8,7 @@ import { contextForOrg } from "../../../context";
 import type { Env } from "../../../platform/env";
 import { validationFailed } from "../../../platform/errors";
 import { recordManagementAction } from "../../audit/record";
-import { operatorPrincipal } from "../../audit/use-cases/purge";
+import { operatorPrincipal } from "../../audit/operators";
 import { type LimitOverrides, limitOverridesSchema, resolveLimits } from "../limits/config";
 import { OrganizationStore } from "../organizations";
 
