@@ -52,14 +52,14 @@ export function startWatchdog({ probe, restart, limitMs, intervalMs = 1_000, log
       const controller = new AbortController();
       current = controller;
       const timer = setTimeout(() => controller.abort(), limitMs);
-      const answered = await probe(controller.signal).then(
-        () => true,
-        () => false,
+      const failure = await probe(controller.signal).then(
+        () => undefined,
+        (err: unknown) => (controller.signal.aborted ? `answered nothing for ${limitMs / 1000} s (a request is holding its only thread)` : `did not answer (${err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : err}: workerd may have exited)`),
       );
       clearTimeout(timer);
       if (!running) break;
-      if (!answered) {
-        log(`[watchdog] workerd answered nothing for ${limitMs / 1000} s (a request is holding its only thread): restarting it; that request's connection is closed, the data stays`);
+      if (failure) {
+        log(`[watchdog] workerd ${failure}: restarting it; requests under way have their connections closed, the data stays`);
         try {
           await restart();
           restarts++;
