@@ -126,13 +126,13 @@ function words(rng: Rng) {
       () => "\u0000\uFFFF\uD800",
       () => "'; DROP TABLE x; --",
       () => "%_".repeat(1 + int(30)),
-      () => "a".repeat(40 + int(80)) + "!",
+      () => `${"a".repeat(40 + int(80))}!`,
       () => "ge2020-01-01",
       () => "notadate",
       () => "http://x|y",
-      () => "urn:uuid:" + "0".repeat(int(40)),
+      () => `urn:uuid:${"0".repeat(int(40))}`,
       () => "🙂".repeat(1 + int(50)),
-      () => "Patient/" + "9".repeat(int(30)),
+      () => `Patient/${"9".repeat(int(30))}`,
       () => String(-1 - int(1e9)),
       () => "1e309",
       () => "$where(x)",
@@ -189,7 +189,7 @@ function build(rng: Rng, ops: Operation[], target: FuzzTarget): Built {
   if (auth < 0.9) {
     headers.authorization = `Bearer ${target.apiKey}`;
     headers["x-organization-id"] = target.orgId;
-  } else if (auth < 0.95) headers.authorization = `Bearer ${w.pick(["cdis_x", "", target.apiKey.slice(0, -1) + "A"])}`;
+  } else if (auth < 0.95) headers.authorization = `Bearer ${w.pick(["cdis_x", "", `${target.apiKey.slice(0, -1)}A`])}`;
   let method = op.method;
   if (rng() < 0.03) method = w.pick(["PROPFIND", "OPTIONS", "HEAD", "PURGE", "get"]);
   let body: string | Uint8Array<ArrayBuffer> | undefined;
@@ -326,7 +326,11 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
     }
   })();
   // Built in order from the one generator, so a seed names the same requests whatever the concurrency.
-  const next = () => (report.requests < limit && Date.now() < deadline ? (report.requests++, build(rng, ops, opts)) : undefined);
+  const next = () => {
+    if (report.requests >= limit || Date.now() >= deadline) return undefined;
+    report.requests++;
+    return build(rng, ops, opts);
+  };
   const worker = async () => {
     for (let b = next(); b; b = next()) {
       let status: number | undefined;
