@@ -2652,6 +2652,7 @@ export interface components {
                 copilotPerMinute: number;
                 concurrentExecutions: number;
                 concurrentExports: number;
+                expressionSteps: number;
             };
         };
         FhirResource: {
@@ -2786,6 +2787,7 @@ export interface components {
                 copilotPerMinute: number;
                 concurrentExecutions: number;
                 concurrentExports: number;
+                expressionSteps: number;
             };
         };
         CreatedApiKey: components["schemas"]["ApiKey"] & {
@@ -4736,7 +4738,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The organization's limit overrides, replacing the previous ones: any of apiPerMinute, agentChatPerMinute, copilotPerMinute, concurrentExecutions, concurrentExports (positive integers); {} returns to the deployment's defaults
+                     * @description The organization's limit overrides, replacing the previous ones: any of apiPerMinute, agentChatPerMinute, copilotPerMinute, concurrentExecutions, concurrentExports, expressionSteps (positive integers; expressionSteps at most 50,000,000); {} returns to the deployment's defaults
                      * @example {
                      *       "apiPerMinute": 2000,
                      *       "concurrentExecutions": 20

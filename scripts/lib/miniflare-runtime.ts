@@ -11,6 +11,7 @@ import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangle
 import { buildBundle } from "./bundle";
 import { type ScheduledFirer, type TickerClock, startCronTicker, stopTicker } from "./cron-ticker";
 import type { LogLevelName } from "./log-level";
+import { DEFAULT_WATCHDOG_SECONDS, type Watchdog, startWatchdog } from "./watchdog";
 
 const WRANGLER_TOML = path.resolve(import.meta.dirname, "../../wrangler.toml");
 /** How long a stop waits for a running scheduled handler before disposing Miniflare under it. */
@@ -21,6 +22,9 @@ const TICK_GRACE_MS = 10_000;
  * sent just before the stop are stored rather than lost (docs/audit.md).
  */
 const QUEUE_DRAIN_MS = 2_000;
+/** A Worker of its own in the same workerd, on its own socket: it answers only while workerd's thread is free (watchdog.ts). */
+const PROBE_WORKER = "cdis-watchdog-probe";
+const PROBE_SCRIPT = `export default { fetch() { return new Response("alive"); } }`;
 
 export interface MiniflareRuntimeOptions {
   /** 0 picks a free port (see `url`). */
@@ -39,6 +43,8 @@ export interface MiniflareRuntimeOptions {
   entry?: string;
   /** Opens workerd's V8 inspector on this port (benchmark profiles; never `npm start`'s request path). */
   inspectorPort?: number;
+  /** Seconds workerd may answer nothing before the watchdog restarts it (WATCHDOG_SECONDS; 0: no watchdog). */
+  watchdogSeconds?: number;
 }
 
 export interface MiniflareRuntime {
@@ -47,6 +53,8 @@ export interface MiniflareRuntime {
   crons: string[];
   /** Runs the Worker's scheduled handler once, as the ticker does. */
   fireScheduled: ScheduledFirer;
+  /** Times the watchdog restarted a held workerd. */
+  readonly restarts: number;
   /** Stops the ticker and disposes Miniflare (and its workerd). */
   stop(): Promise<void>;
 }
@@ -76,7 +84,9 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
   let mf: Miniflare | undefined;
   try {
     const modules = opts.entry ? buildBundle(bundleDir, opts.entry, modulesRules, true) : buildBundle(bundleDir, config.main, modulesRules);
-    mf = new Miniflare({
+    const watchdogSeconds = opts.watchdogSeconds ?? DEFAULT_WATCHDOG_SECONDS;
+    const probeWorker = { name: PROBE_WORKER, modules: true, script: PROBE_SCRIPT, unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }] };
+    const options = {
       host: opts.host ?? "127.0.0.1",
       port: opts.port,
       log,
@@ -97,19 +107,41 @@ export async function startMiniflareRuntime(opts: MiniflareRuntimeOptions): Prom
           bindings: { ...bindings.bindings, LOG_LEVEL: opts.logLevel, ...opts.vars },
         },
         ...externalWorkers,
+        ...(watchdogSeconds > 0 ? [probeWorker] : []),
       ],
-    });
+    };
+    mf = new Miniflare(options);
     const url = await mf.ready;
     const crons = config.triggers.crons ?? [];
     const fireScheduled = scheduledFirer(mf);
     const ticker = startCronTicker({ crons, fire: fireScheduled, log: (line) => log.warn(`[cron] ${line}`), ...opts.clock });
     const running = mf;
+    let watchdog: Watchdog | undefined;
+    if (watchdogSeconds > 0) {
+      let probeUrl = await running.unsafeGetDirectURL(PROBE_WORKER);
+      watchdog = startWatchdog({
+        limitMs: watchdogSeconds * 1000,
+        log: (line) => log.warn(line),
+        probe: async (signal) => {
+          await (await fetch(probeUrl, { signal })).text();
+        },
+        // The same workerd configuration again, on the port it listens on now (PORT=0 picked one).
+        restart: async () => {
+          await running.setOptions({ ...options, port: Number(url.port) });
+          probeUrl = await running.unsafeGetDirectURL(PROBE_WORKER);
+        },
+      });
+    }
     return {
       url: url.origin,
       crons,
       fireScheduled,
+      get restarts() {
+        return watchdog?.restarts ?? 0;
+      },
       async stop() {
         try {
+          await watchdog?.stop();
           if (!(await stopTicker(ticker, TICK_GRACE_MS))) log.warn(`[cron] the scheduled handler still ran after ${TICK_GRACE_MS / 1000} s; stopping under it`);
           await new Promise((r) => setTimeout(r, QUEUE_DRAIN_MS));
           await running.dispose();

@@ -3,7 +3,9 @@
 // fast path. Everything else goes to @medplum/core's evaluator (tree-shaken to ~66 KB and
 // synchronous, where fhirpath.js is ~1.2 MB and needs async for resolve()); without a schema
 // its misses on absent properties cost a scan over every FHIR type name, hence the fast path.
-import { type FhirPathAtom, evalFhirPathTyped, parseFhirPath, toTypedValue } from "@medplum/core";
+import { type Atom, type FhirPathAtom, FunctionAtom, LiteralAtom, evalFhirPathTyped, parseFhirPath, toTypedValue } from "@medplum/core";
+import { superLinearRegex } from "../../platform/regex-safety";
+import type { StepBudget } from "../../platform/step-budget";
 import { isResourceType } from "./definitions";
 import { splitTop } from "./expression";
 import { ELEMENTS } from "./summary";
@@ -126,10 +128,10 @@ function runSteps(input: unknown, steps: Step[]): unknown[] {
   return cur;
 }
 
-/** Why an expression does not parse, or undefined when it does. */
+/** Why an expression does not parse, or may not run as an organization's expression (see countSteps), or undefined. */
 export function fhirpathSyntaxError(expression: string): string | undefined {
   try {
-    parseFhirPath(expression);
+    countSteps(parseFhirPath(expression));
     return undefined;
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
@@ -144,4 +146,80 @@ export function evaluate(expression: string, input: unknown, base?: string): unk
   const c = compile(expression, base);
   if (c.kind === "fast") return c.parts.flatMap((steps) => runSteps(input, steps));
   return evalFhirPathTyped(c.atom, [toTypedValue(input)]).map((v) => v.value);
+}
+
+/**
+ * What one FHIRPath atom evaluation (or item it yields) spends: @medplum/core's evaluator takes
+ * about eight times the CPU of a JSONata step per item (measured on nested select()s), and it
+ * cannot hand the thread back while it runs, so its share of the budget is smaller.
+ */
+const FHIRPATH_STEP_WEIGHT = 8;
+
+/** The budget the running budgeted evaluation spends (evaluation is synchronous, so one at a time). */
+let spending: StepBudget | undefined;
+const counted = new Map<string, FhirPathAtom>();
+
+/** FHIRPath's functions whose first argument is a regular expression. */
+const REGEX_FUNCTIONS = new Set(["matches", "matchesFull", "replaceMatches"]);
+
+/** A regex argument must be a literal the analyser can check (regex-safety.ts) before it runs. */
+function checkRegexArgument(atom: FunctionAtom) {
+  const pattern = atom.args[0];
+  if (!(pattern instanceof LiteralAtom) || typeof pattern.value.value !== "string") {
+    throw new Error(`The pattern of ${atom.name}() must be a string literal`);
+  }
+  const problem = superLinearRegex(pattern.value.value);
+  if (problem) throw new Error(`Refused: ${problem}`);
+}
+
+/**
+ * Makes every atom of a parsed expression spend a step per evaluation and one per item it yields;
+ * throws for a regex argument that is computed or backtracks super-linearly.
+ */
+function countSteps(root: FhirPathAtom): FhirPathAtom {
+  const seen = new WeakSet<object>();
+  const visit = (value: unknown) => {
+    if (!value || typeof value !== "object" || seen.has(value)) return;
+    seen.add(value);
+    if (Array.isArray(value)) return value.forEach(visit);
+    const atom = value as Atom;
+    if (atom instanceof FunctionAtom && REGEX_FUNCTIONS.has(atom.name)) checkRegexArgument(atom);
+    if (typeof atom.eval === "function") {
+      const inner = atom.eval;
+      // Per instance, so the atoms' classes (which the evaluator tests with instanceof) stay.
+      atom.eval = function (this: Atom, context, input) {
+        spending?.spend((1 + input.length) * FHIRPATH_STEP_WEIGHT);
+        const out = inner.call(this, context, input);
+        spending?.spend(out.length * FHIRPATH_STEP_WEIGHT);
+        return out;
+      };
+    }
+    for (const child of Object.values(value)) visit(child);
+  };
+  visit(root);
+  return root;
+}
+
+/**
+ * `evaluate` for an expression an organization wrote (the data.fhirpath node): every atom's
+ * evaluation spends `budget`, which throws ExpressionBudgetExceeded when it runs out.
+ */
+export function evaluateBudgeted(expression: string, input: unknown, budget: StepBudget): unknown[] {
+  let atom = counted.get(expression);
+  if (!atom) {
+    atom = countSteps(parseFhirPath(expression));
+    if (counted.size >= 1000) counted.delete(counted.keys().next().value as string);
+    counted.set(expression, atom);
+  }
+  const typed = toTypedValue(input);
+  spending = budget;
+  try {
+    // FHIRPath's environment variables (%resource, %rootResource, %context): the node's input.
+    return evalFhirPathTyped(atom, [typed], { "%resource": typed, "%rootResource": typed, "%context": typed }).map((v) => v.value);
+  } catch (e) {
+    // The evaluator rewraps what the atoms throw in an Error of its own.
+    throw budget.exceeded() ?? e;
+  } finally {
+    spending = undefined;
+  }
 }

@@ -3,6 +3,7 @@
 // session) can checkpoint it after every node and resume after an eviction.
 import { clip } from "../../platform/db/size";
 import { ApiError } from "../../platform/errors";
+import { DEFAULT_EXPRESSION_STEPS, withStepLimit } from "../../platform/step-budget";
 import type { Definition, PipelineNode, RetryPolicy } from "./definition";
 import { NodeFailure } from "./node-failure";
 import type { NodeContext, NodeLog, NodeType, TriggerInfo } from "./node-type";
@@ -56,7 +57,11 @@ export interface RunOptions {
   /** Waits up to this long are slept inline; longer ones park the node as "waiting" (durable hosts) or fail. */
   inlineWaitMaxMs: number;
   durableWaits: boolean;
+  /** The steps one node's expressions may take together (the organization's expressionSteps limit); the default without it. */
+  expressionSteps?: () => Promise<number>;
 }
+
+const defaultSteps = () => Promise.resolve(DEFAULT_EXPRESSION_STEPS);
 
 interface PlannedNode {
   node: PipelineNode;
@@ -278,8 +283,9 @@ export class ExecutionRun {
       },
       runBody: (body, input) => this.runBody(body, input),
     };
+    const run = () => withStepLimit(this.options.expressionSteps ?? defaultSteps, () => planned.type.run(ctx));
     const timeout = planned.node.timeout_ms;
-    if (!timeout) return planned.type.run(ctx);
+    if (!timeout) return run();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -288,7 +294,7 @@ export class ExecutionRun {
       }, timeout);
     });
     try {
-      return await Promise.race([planned.type.run(ctx), expired]);
+      return await Promise.race([run(), expired]);
     } finally {
       clearTimeout(timer);
     }

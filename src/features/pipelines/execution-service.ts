@@ -9,8 +9,9 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import type { Env } from "../../platform/env";
 import { ApiError, conflict } from "../../platform/errors";
 import { apiErrorOf } from "../../platform/durable-objects/failure";
-import { recentBy } from "../../platform/recent";
+import { recent, recentBy } from "../../platform/recent";
 import { acquireSlotOrThrow, heldSlot, releaseSlot } from "../tenancy/limits/gate";
+import { limitsOfOrg } from "../tenancy/limits/org-limits";
 import { orgObject } from "../../platform/durable-objects/object-names";
 import type { Definition } from "./definition";
 import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
@@ -102,6 +103,8 @@ export interface ExecutionResponse {
 }
 
 const MAX_CACHED_PLANS = 500;
+/** An execution reads its organization's expressionSteps limit at most this often (a long durable run sees a change). */
+const EXPRESSION_LIMIT_TTL_MS = 60_000;
 const plans = new Map<string, ExecutionPlan>();
 
 /** Versions never change, so a compiled plan per org/pipeline/version is reusable. */
@@ -142,6 +145,8 @@ export function runFor(data: OrgData, job: ExecutionJob, durableWaits: boolean, 
     services: servicesFor(data, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
     inlineWaitMaxMs: durableWaits ? 0 : INLINE_WAIT_MAX_MS,
     durableWaits,
+    // Read once per execution, and only when a node evaluates an expression.
+    expressionSteps: recent(async () => (await limitsOfOrg(data)).expressionSteps, EXPRESSION_LIMIT_TTL_MS),
   });
 }
 

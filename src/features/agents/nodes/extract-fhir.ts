@@ -19,7 +19,7 @@ const Config = z.object({
 
 /** The JSON object in a model answer, with or without a ```json fence around it. */
 export function parseJsonAnswer(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const fenced = /```(?:json)?([\s\S]*?)```/.exec(text);
   const body = (fenced?.[1] ?? text).trim();
   const start = body.search(/[[{]/);
   if (start < 0) throw new Error("no JSON in the answer");

@@ -35,7 +35,7 @@ export const generationInvalid = (what: string, attempts: number, errors: FieldE
 
 /** The JSON in a model's text: the whole text, or the content of its first fenced block. */
 export function jsonIn(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const fenced = /```(?:json)?([\s\S]*?)```/.exec(text);
   return JSON.parse((fenced ? fenced[1] : text)?.trim() ?? "");
 }
 

@@ -2,7 +2,8 @@
 // FHIRPath and check JSON Schema. Pure functions of their input and config.
 import { Validator } from "@cfworker/json-schema";
 import { z } from "zod";
-import { evaluate as evaluateFhirPath, fhirpathSyntaxError } from "../../fhir/fhirpath";
+import { evaluateBudgeted as evaluateFhirPath, fhirpathSyntaxError } from "../../fhir/fhirpath";
+import { BUDGET_EXCEEDED, ExpressionBudgetExceeded, stepBudget } from "../../../platform/step-budget";
 import { isPrototypeKey, ownProperty } from "../../../platform/object-keys";
 import { NodeFailure } from "../node-failure";
 import { defineNode, type PortDef } from "../node-type";
@@ -130,9 +131,13 @@ export const fhirpathEvaluate = defineNode({
   },
   run: async ({ config, inputs }) => {
     let result: unknown[];
+    const budget = await stepBudget();
     try {
-      result = evaluateFhirPath(config.expression, inputs.resource);
+      result = evaluateFhirPath(config.expression, inputs.resource, budget);
     } catch (e) {
+      if (e instanceof ExpressionBudgetExceeded) {
+        throw new NodeFailure(BUDGET_EXCEEDED, `FHIRPath "${config.expression}" stopped: ${e.message}`, { limit: e.limit, unit: e.unit });
+      }
       throw new NodeFailure("FHIRPATH_FAILED", e instanceof Error ? e.message : String(e));
     }
     return { outputs: result.length ? { result } : { empty: inputs.resource } };

@@ -2,6 +2,7 @@
 // variables (deployment-wide), overridden by the organization's own row.
 import { z } from "zod";
 import { type SettingName, settingsOf } from "../../../platform/settings";
+import { DEFAULT_EXPRESSION_STEPS, MAX_EXPRESSION_STEPS } from "../../../platform/step-budget";
 
 export const limitsSchema = z
   .object({
@@ -10,6 +11,8 @@ export const limitsSchema = z
     copilotPerMinute: z.number().int().positive(),
     concurrentExecutions: z.number().int().positive(),
     concurrentExports: z.number().int().positive(),
+    /** Evaluation steps one pipeline node's expressions (JSONata, FHIRPath) may take together (platform/step-budget.ts). */
+    expressionSteps: z.number().int().positive().max(MAX_EXPRESSION_STEPS),
   })
   .strict();
 
@@ -24,6 +27,7 @@ export const DEFAULT_LIMITS: Limits = {
   copilotPerMinute: 30,
   concurrentExecutions: 100,
   concurrentExports: 5,
+  expressionSteps: DEFAULT_EXPRESSION_STEPS,
 };
 
 const ENV_VARS: Record<keyof Limits, SettingName> = {
@@ -32,6 +36,7 @@ const ENV_VARS: Record<keyof Limits, SettingName> = {
   copilotPerMinute: "LIMIT_COPILOT_PER_MINUTE",
   concurrentExecutions: "LIMIT_CONCURRENT_EXECUTIONS",
   concurrentExports: "LIMIT_CONCURRENT_EXPORTS",
+  expressionSteps: "LIMIT_EXPRESSION_STEPS",
 };
 
 function positiveInt(raw: string | undefined): number | undefined {
@@ -61,6 +66,7 @@ export function resolveLimits(vars: object, orgOverrides: unknown): Limits {
   const settings = settingsOf(vars);
   const limits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(ENV_VARS) as (keyof Limits)[]) limits[key] = positiveInt(settings[ENV_VARS[key]]) ?? limits[key];
+  limits.expressionSteps = Math.min(limits.expressionSteps, MAX_EXPRESSION_STEPS);
   // A malformed override row must not take the org down: ignore what does not parse.
   const parsed = limitOverridesSchema.safeParse(orgOverrides ?? {});
   if (parsed.success) Object.assign(limits, parsed.data);

@@ -9,7 +9,7 @@ import { limitsSchema } from "../limits/config";
 import { setOrganizationLimits } from "../use-cases/set-limits";
 
 const Overrides = z.record(z.string(), z.unknown()).openapi({
-  description: "The organization's limit overrides, replacing the previous ones: any of apiPerMinute, agentChatPerMinute, copilotPerMinute, concurrentExecutions, concurrentExports (positive integers); {} returns to the deployment's defaults",
+  description: "The organization's limit overrides, replacing the previous ones: any of apiPerMinute, agentChatPerMinute, copilotPerMinute, concurrentExecutions, concurrentExports, expressionSteps (positive integers; expressionSteps at most 50,000,000); {} returns to the deployment's defaults",
   example: { apiPerMinute: 2000, concurrentExecutions: 20 },
 });
 

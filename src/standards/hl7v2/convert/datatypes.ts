@@ -329,7 +329,7 @@ export function xtnContact(ctx: ConversionContext, v: Hl7Value, defaultUse?: str
 export function decimal(raw: string | undefined): number | undefined {
   if (!raw) return undefined;
   const t = raw.trim();
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return undefined;
+  if (!/^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t)) return undefined;
   const n = Number(t);
   return Number.isFinite(n) ? n : undefined;
 }

@@ -50,7 +50,7 @@ export const x12Date = (d: string | undefined) => (d ? d.slice(0, 10).replaceAll
 
 /** A decimal amount; undefined when not a number. */
 export function amount(v: string | undefined): number | undefined {
-  if (!v || !/^-?\d*\.?\d+$/.test(v)) return undefined;
+  if (!v || !/^-?(?:\d+(?:\.\d+)?|\.\d+)$/.test(v)) return undefined;
   return Number(v);
 }
 
