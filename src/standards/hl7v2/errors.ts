@@ -36,3 +36,22 @@ export class Hl7ConversionError extends Error {
     super(message);
   }
 }
+
+export type Hl7EncodingErrorCode =
+  | "UNSUPPORTED_MESSAGE_TYPE" // not one of the message types the encoder builds
+  | "INVALID_INPUT" // not a FHIR resource or Bundle, or resources of another patient mixed in
+  | "MISSING_RESOURCE" // a resource the message cannot do without (no Patient for ADT...)
+  | "MISSING_VALUE"; // an element a required field is written from (Patient.identifier for PID-3...)
+
+/** FHIR → HL7 v2: what is missing or wrong in the input, naming the FHIR resource or element. */
+export class Hl7EncodingError extends Error {
+  override readonly name = "Hl7EncodingError";
+  constructor(
+    readonly code: Hl7EncodingErrorCode,
+    message: string,
+    /** The FHIR resource type or element path the problem is about ("Patient", "Patient.identifier"). */
+    readonly path?: string,
+  ) {
+    super(message);
+  }
+}

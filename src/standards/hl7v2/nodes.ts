@@ -1,15 +1,17 @@
 // The HL7 v2 node family: the inbound trigger (messages routed from the message
-// store), HL7 to FHIR (optionally storing the transaction), parse to JSON, ACK,
-// and send (outbound over MLLP through an mllp connector).
+// store), HL7 to FHIR (optionally storing the transaction), FHIR to HL7, parse to
+// JSON, ACK, and send (outbound over MLLP through an mllp connector).
 import { z } from "zod";
 import { parseMllpEndpoint } from "./mllp-framing";
 import { ApiError } from "../../platform/errors";
 import type { Bundle } from "../../features/fhir/port";
 import { type AckCode, buildAck } from "./ack";
 import { convertToFhirWithReport } from "./convert/index";
-import { Hl7ConversionError, Hl7ParseError } from "./errors";
+import { Hl7ConversionError, Hl7EncodingError, Hl7ParseError } from "./errors";
+import { convertFromFhir, ENCODABLE_MESSAGE_TYPES, type EncodableMessageType, type HdInput, VERSIONS } from "./from-fhir/index";
 import type { Hl7Message, Hl7Value } from "./message";
 import { parseMessage } from "./parse";
+import { URL_NAMESPACE, uuidV5 } from "./uuid";
 import type { InboundEventPayload } from "../../features/inbound/adapter";
 import { defineNode } from "../../features/pipelines/node-type";
 import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../features/consent/outbound";
@@ -142,6 +144,106 @@ export const hl7ToFhir = defineNode({
       else outputs.response = (await ctx.services.fhir().batch(result.bundle)) satisfies Bundle;
     }
     return { outputs };
+  },
+});
+
+const HdConfig = z.union([
+  z.string().min(1).max(227).describe("Namespace id"),
+  z
+    .object({
+      namespace: z.string().max(227).optional(),
+      universal_id: z.string().max(199).optional().describe("An OID, UUID or URI"),
+      universal_id_type: z.string().max(6).optional().describe("ISO, UUID, URI..."),
+    })
+    .strict(),
+]);
+type HdConfig = z.infer<typeof HdConfig>;
+
+const AckType = z.enum(["AL", "NE", "ER", "SU"]);
+
+const MshConfig = z
+  .object({
+    sending_application: HdConfig.optional().describe("MSH-3"),
+    sending_facility: HdConfig.optional().describe("MSH-4; identifiers without an assigning authority are taken to be its own"),
+    receiving_application: HdConfig.optional().describe("MSH-5"),
+    receiving_facility: HdConfig.optional().describe("MSH-6"),
+    version: z.enum(VERSIONS).default("2.5.1").describe("MSH-12"),
+    processing_id: z.enum(["P", "D", "T"]).default("P").describe("MSH-11: production, debugging, training"),
+    accept_ack_type: AckType.optional().describe("MSH-15"),
+    application_ack_type: AckType.optional().describe("MSH-16"),
+    character_set: z.string().max(40).optional().describe("MSH-18, e.g. UNICODE UTF-8"),
+    control_id_prefix: z.string().regex(/^[A-Za-z0-9._-]{0,8}$/).optional().describe("Put before the MSH-10 the node derives (20 characters in all)"),
+  })
+  .strict();
+
+const FromFhirConfig = z
+  .object({
+    message_type: z.enum(Object.keys(ENCODABLE_MESSAGE_TYPES) as [EncodableMessageType, ...EncodableMessageType[]]).describe("MSH-9, e.g. ADT^A08"),
+    msh: MshConfig.default({ version: "2.5.1", processing_id: "P" }),
+    system_base: z.string().max(200).optional().describe("As hl7.to_fhir's: systems below it are written back as the names they came from"),
+    authorities: z.record(z.string(), z.string()).optional().describe("Assigning authority → identifier system URI, as hl7.to_fhir's (read backwards)"),
+    coding_systems: z.record(z.string(), z.string()).optional().describe("CWE.3 coding system name → code system URI, as hl7.to_fhir's (read backwards)"),
+  })
+  .strict();
+
+const hdInput = (v: HdConfig | undefined): HdInput | undefined =>
+  v === undefined || typeof v === "string" ? v : { namespace: v.namespace, universalId: v.universal_id, universalIdType: v.universal_id_type };
+
+/** MSH-10 from the execution, the node and its input: the same message gets the same id when the node is run again. */
+function derivedControlId(prefix: string, executionId: string, nodeId: string, input: unknown): string {
+  const digest = uuidV5(`${executionId}|${nodeId}|${JSON.stringify(input)}`, URL_NAMESPACE).replace(/-/g, "").toUpperCase();
+  return `${prefix}${digest}`.slice(0, 20);
+}
+
+export const hl7FromFhir = defineNode({
+  id: "hl7.from_fhir",
+  name: "FHIR to HL7",
+  category: "healthcare",
+  description:
+    "Builds an HL7 v2 message from a FHIR Bundle (or one resource): ADT^A01/A03/A04/A08/A40 from Patient and Encounter, ORU^R01 from DiagnosticReport and Observation, ORM^O01 and OML^O21 from ServiceRequest, SIU^S12 from Appointment, MDM^T01/T02 from DocumentReference and Binary. The reverse of hl7.to_fhir's mappings, with MSH from the configuration and every value escaped.",
+  keywords: ["hl7", "v2", "fhir", "convert", "outbound", "adt", "oru", "orm", "oml", "siu", "mdm", "encode", "build"],
+  inputs: [{ name: "bundle", type: "fhir-bundle", description: "A Bundle holding the resources and what they reference, or one resource" }],
+  outputs: [
+    { name: "message", type: "hl7-message", description: "The message text (segments ended by CR)" },
+    { name: "warnings", type: "json", description: "What the message type does not carry: resources left out, values without a field" },
+  ],
+  config: FromFhirConfig,
+  documentation: {
+    summary:
+      "References are resolved inside the input only (fullUrl, Type/id, conditional identifier references); nothing is read from the store. MSH-10 is derived from the execution, the node and the input, so running the node again on the same input gives the same control id. A message the input cannot make fails the node with HL7_MISSING_RESOURCE (no Patient for ADT...), HL7_MISSING_VALUE (Patient.identifier for PID-3...), HL7_INVALID_INPUT (not FHIR, or resources of two patients) naming the FHIR resource or element. Connect `message` to hl7.send.",
+    example: {
+      config: { message_type: "ADT^A08", msh: { sending_application: "CDIS", sending_facility: "GENHOSP", receiving_application: "RIS", receiving_facility: "GENHOSP", version: "2.5.1" } },
+      inputs: { bundle: { resourceType: "Bundle", type: "collection", entry: [{ resource: { resourceType: "Patient", identifier: [{ system: "urn:hl7v2:authority:GENHOSP", value: "4711" }], name: [{ family: "Musterfrau", given: ["Erika"] }] } }] } },
+      outputs: { message: "MSH|^~\\&|CDIS|GENHOSP|RIS|GENHOSP|20260316101500+0000||ADT^A08^ADT_A01|6F1C…|P|2.5.1\rEVN|A08|20260316101500+0000\rPID|1||4711||Musterfrau^Erika\rPV1|1|N\r" },
+    },
+  },
+  run: async (ctx) => {
+    const c = ctx.config;
+    try {
+      const result = convertFromFhir(ctx.inputs.bundle, {
+        messageType: c.message_type,
+        msh: {
+          sendingApplication: hdInput(c.msh.sending_application),
+          sendingFacility: hdInput(c.msh.sending_facility),
+          receivingApplication: hdInput(c.msh.receiving_application),
+          receivingFacility: hdInput(c.msh.receiving_facility),
+          version: c.msh.version,
+          processingId: c.msh.processing_id,
+          acceptAckType: c.msh.accept_ack_type,
+          applicationAckType: c.msh.application_ack_type,
+          characterSet: c.msh.character_set,
+          controlId: () => derivedControlId(c.msh.control_id_prefix ?? "", ctx.executionId, ctx.nodeId, ctx.inputs.bundle),
+        },
+        ...(c.system_base ? { systemBase: c.system_base } : {}),
+        ...(c.authorities ? { authorities: c.authorities } : {}),
+        ...(c.coding_systems ? { codingSystems: c.coding_systems } : {}),
+      });
+      for (const w of result.warnings) ctx.log("warn", w);
+      return { outputs: { message: result.text, warnings: result.warnings } };
+    } catch (err) {
+      if (err instanceof Hl7EncodingError) throw new ApiError(422, `HL7_${err.code}`, err.message, err.path ? [{ path: err.path, message: err.message }] : []);
+      throw err;
+    }
   },
 });
 
@@ -282,4 +384,4 @@ export const hl7Send = defineNode({
   },
 });
 
-export const HL7_NODES = [hl7InboundTrigger, hl7ToFhir, hl7Parse, hl7Ack, hl7Send];
+export const HL7_NODES = [hl7InboundTrigger, hl7ToFhir, hl7FromFhir, hl7Parse, hl7Ack, hl7Send];

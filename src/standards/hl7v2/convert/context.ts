@@ -52,6 +52,17 @@ export interface Identifier {
   extension?: unknown;
 }
 
+/** The systemBase option as used: default urn:hl7v2, trailing ":" and "/" removed. */
+export function systemBaseOf(systemBase: string | undefined): string {
+  return (systemBase ?? "urn:hl7v2").replace(/[/:]+$/, "");
+}
+
+/** A URI below a base: systemUri("urn:hl7v2", "authority", "GOOD HOSP") → urn:hl7v2:authority:GOOD%20HOSP. */
+export function systemUri(base: string, ...parts: string[]): string {
+  const enc = parts.map((p) => encodeURIComponent(p));
+  return base.startsWith("urn:") ? `${base}:${enc.join(":")}` : `${base}/${enc.join("/")}`;
+}
+
 export class ConversionContext {
   readonly base: string;
   readonly tz: string;
@@ -69,7 +80,7 @@ export class ConversionContext {
     readonly message: Hl7Message,
     readonly options: ConvertOptions,
   ) {
-    this.base = (options.systemBase ?? "urn:hl7v2").replace(/[/:]+$/, "");
+    this.base = systemBaseOf(options.systemBase);
     this.tz = offsetOf(message.dateTime) ?? options.defaultTimezone ?? "Z";
     const app = message.sendingApplication.s(1) || message.sendingApplication.s(2);
     const fac = message.sendingFacility.s(1) || message.sendingFacility.s(2);
@@ -80,8 +91,7 @@ export class ConversionContext {
 
   /** A URI below the base: uri("authority", "GOOD HOSP") → urn:hl7v2:authority:GOOD%20HOSP. */
   uri(...parts: string[]): string {
-    const enc = parts.map((p) => encodeURIComponent(p));
-    return this.base.startsWith("urn:") ? `${this.base}:${enc.join(":")}` : `${this.base}/${enc.join("/")}`;
+    return systemUri(this.base, ...parts);
   }
 
   /** Deterministic fullUrl for a key unique within this message. */
