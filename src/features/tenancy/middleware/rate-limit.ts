@@ -64,7 +64,8 @@ export async function countWebhookDelivery(c: Context<AppEnv>, orgId: string, ki
   if (!result.allowed) throw refusal(shown, result.retryAfter);
 }
 
-const clientWindows = new ClientWindows();
+/** This isolate's per-client windows. */
+export const clientWindows = new ClientWindows();
 
 /** Cloudflare sets CF-Connecting-IP at its edge (a client cannot forge it); locally it may be absent. */
 const clientOf = (c: Context<AppEnv>) => c.req.header("cf-connecting-ip") ?? "unknown";
