@@ -5,9 +5,12 @@
 // Wall time (`npm test`, scripts/test.ts, docs/testing.md): vitest's default maxWorkers is the
 // cores less one, so one file at a time on CI's two cores, while much of a Worker file's time is
 // waiting (loopback peers, queue deliveries, alarms). The Worker project runs WORKER_FILES files at
-// once: each file has its own workerd with in-memory storage, and the globalSetup peers are safe to
-// share (fresh ports, per-test peer names, users and control ids). Its static assets are a fixed
-// stand-in, so its Miniflares never depend on whether console/dist is built. The Node projects
+// once, each vitest worker one workerd for all the files it runs (isolate: false), and every file
+// starts on a runtime as fresh as a new one (test/support/fresh-runtime.ts: the previous file's
+// queues consumed, the storage reset and migrated, the isolate's seams put back); the few files
+// that must have a workerd to themselves are the worker-isolated project. The globalSetup peers are
+// safe to share (fresh ports, per-test peer names, users and control ids). Its static assets are a
+// fixed stand-in, so its Miniflares never depend on whether console/dist is built. The Node projects
 // (unit, interop, bridge) and the browser project stay one file at a time: their heavy files each
 // start wrangler dev, npm start or the bridge within fixed hook budgets. scripts/test.ts runs them
 // in a second vitest process beside the Worker project's (vitest runs projects with different
@@ -16,6 +19,10 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { AUDIT_CONSUMER, ISOLATED_WORKER_FILES, NODE_INCLUDE, WORKER_EXCLUDE, WORKER_INCLUDE } from "./test/projects.ts";
+
+/** The interop and browser projects' service and Chromium, started once for both. */
+const SERVICE_SETUP = "./test/browser/setup/service.ts";
 
 /** Worker test files at once: three keeps two cores busy while files wait; more only queues CPU. */
 const WORKER_FILES = 3;
@@ -23,55 +30,65 @@ const WORKER_FILES = 3;
 export default defineConfig(async () => {
   const migrations = async (set: string) => readD1Migrations(path.join(import.meta.dirname, "migrations", set));
   const [controlMigrations, dataMigrations] = [await migrations("control"), await migrations("data")];
+  /** A Worker project: `isolate` false runs its files one after another in one workerd per vitest worker. */
+  const workerProject = (name: string, isolate: boolean, include: string[], options: { exclude?: string[]; maxWorkers?: number } = {}) => ({
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        // The fake servers the suite calls listen on 127.0.0.1; the guard refuses everything
+        // else (127.0.0.2 stands in for a forbidden target in test/outbound/).
+        miniflare: {
+          bindings: { CONTROL_MIGRATIONS: controlMigrations, DATA_MIGRATIONS: dataMigrations, DEV_MODE: "true", LOG_LEVEL: "error", OPERATOR_TOKEN: "test-operator-token", MAX_RUN_STATE_CHARS: String(12 * 1024 * 1024), OUTBOUND_ALLOW: "127.0.0.1", SERVICE_PROFILE: "test", ORG_MOVE_SETTLE_MS: "0" },
+          queueConsumers: { "cdis-audit": AUDIT_CONSUMER },
+          assets: { directory: "./test/fixtures/console-stand-in" },
+        },
+      }),
+    ],
+    test: {
+      name,
+      maxWorkers: options.maxWorkers ?? WORKER_FILES,
+      isolate,
+      include,
+      exclude: [...WORKER_EXCLUDE, ...(options.exclude ?? [])],
+      // A few tests make hundreds of requests or several exports; on two busy cores they can
+      // need more than vitest's 5 s default, which is a wait, not a failure.
+      testTimeout: 20_000,
+      // fresh-runtime.ts first: every file starts on a runtime as fresh as a new one, migrated.
+      // service-profile.ts registers the fakes SERVICE_PROFILE=test selects (src/platform/service-profiles.ts).
+      setupFiles: ["./test/setup/fresh-runtime.ts", "./test/setup/prototype-sentinel.ts", "./test/setup/service-profile.ts"],
+      // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
+      // tests, a redirector plus a forbidden target for the outbound-guard tests, a clearinghouse
+      // plus on-demand Orthancs for the X12 and DICOMweb node tests, a device vendor stand-in, and
+      // an independent FHIR server (Medplum's router) as the EHR for fetch and write-back.
+      globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts", "./test/setup/fhir-peer.ts"],
+    },
+  });
   return {
     test: {
       projects: [
-        {
-          plugins: [
-            cloudflareTest({
-              wrangler: { configPath: "./wrangler.toml" },
-              // The fake servers the suite calls listen on 127.0.0.1; the guard refuses everything
-              // else (127.0.0.2 stands in for a forbidden target in test/outbound/).
-              miniflare: { bindings: { CONTROL_MIGRATIONS: controlMigrations, DATA_MIGRATIONS: dataMigrations, DEV_MODE: "true", LOG_LEVEL: "error", OPERATOR_TOKEN: "test-operator-token", MAX_RUN_STATE_CHARS: String(12 * 1024 * 1024), OUTBOUND_ALLOW: "127.0.0.1", SERVICE_PROFILE: "test", ORG_MOVE_SETTLE_MS: "0" },
-                // Queued AuditEvents are delivered within 50 ms here (1 s deployed), so tests that read
-                // audits back wait for a delivery, not for a batch to fill.
-                queueConsumers: { "cdis-audit": { maxBatchTimeout: 0.05 } },
-                assets: { directory: "./test/fixtures/console-stand-in" },
-              },
-            }),
-          ],
-          test: {
-            name: "worker",
-            maxWorkers: WORKER_FILES,
-            include: ["test/**/*.test.ts"],
-            exclude: ["test/unit/**", "test/interop/**", "test/browser/**"],
-            // A few tests make hundreds of requests or several exports; on two busy cores they can
-            // need more than vitest's 5 s default, which is a wait, not a failure.
-            testTimeout: 20_000,
-            // service-profile.ts registers the fakes SERVICE_PROFILE=test selects (src/platform/service-profiles.ts).
-            setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/prototype-sentinel.ts", "./test/setup/service-profile.ts"],
-            // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
-            // tests, a redirector plus a forbidden target for the outbound-guard tests, a clearinghouse
-            // plus on-demand Orthancs for the X12 and DICOMweb node tests, a device vendor stand-in, and
-            // an independent FHIR server (Medplum's router) as the EHR for fetch and write-back.
-            globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts", "./test/setup/fhir-peer.ts"],
-          },
-        },
+        // One workerd per vitest worker for every Worker file but ISOLATED_WORKER_FILES.
+        workerProject("worker", false, WORKER_INCLUDE, { exclude: ISOLATED_WORKER_FILES }),
+        workerProject("worker-isolated", true, ISOLATED_WORKER_FILES),
+        // Two files that each find the runtime fresh and leave it as untidy as a file can, run in
+        // one workerd in both orders by test/unit/suite/fresh-runtime.test.ts (never by npm test).
+        workerProject("worker-runtime-check", false, ["test/fixtures/fresh-runtime/*.fixture.ts"], { maxWorkers: 1 }),
         // 20 s as in the Worker project: a test that spawns a process (the bridge, tsx, wrangler)
         // waits longer for a CPU shared with the Worker files beside it; a wait, not a failure.
-        { test: { name: "unit", environment: "node", include: ["test/unit/**/*.test.ts"], testTimeout: 20_000 } },
-        // Real npm FHIR clients in Node against the service under `wrangler dev --local`, and keep-alive
-        // connections against `npm start`'s runtime.
-        { test: { name: "interop", environment: "node", include: ["test/interop/**/*.test.ts"], hookTimeout: 180_000, testTimeout: 60_000 } },
-        { test: { name: "bridge", environment: "node", include: ["bridge/test/**/*.test.ts"], testTimeout: 20_000 } },
+        { test: { name: "unit", environment: "node", include: [...NODE_INCLUDE.unit], testTimeout: 20_000 } },
+        // Real npm FHIR clients (and a browser's CORS) in Node against the service as `npm start`
+        // runs it: the browser project's, started once for both (test/browser/setup/service.ts),
+        // each interop file with organizations of its own. Run beside the browser project
+        // (`npm run test:service`), files one at a time.
+        { test: { name: "interop", environment: "node", include: [...NODE_INCLUDE.interop], globalSetup: [SERVICE_SETUP], fileParallelism: false, hookTimeout: 180_000, testTimeout: 60_000 } },
+        { test: { name: "bridge", environment: "node", include: [...NODE_INCLUDE.bridge], testTimeout: 20_000 } },
         // The web console in Debian's Chromium against the service as `npm start` runs it: one
-        // service and one browser for the whole suite (test/browser/setup), files one at a time.
+        // service and one browser for this project and interop (test/browser/setup/service.ts), files one at a time.
         {
           test: {
             name: "browser",
             environment: "node",
-            include: ["test/browser/**/*.test.ts"],
-            globalSetup: ["./test/browser/setup/console-server.ts"],
+            include: [...NODE_INCLUDE.browser],
+            globalSetup: [SERVICE_SETUP],
             fileParallelism: false,
             hookTimeout: 180_000,
             testTimeout: 60_000,

@@ -91,6 +91,8 @@ export interface StartOptions {
   orgShards?: string[];
   /** Another entry module over wrangler.toml's bindings (a bench's wiring around src/index.ts). */
   entry?: string;
+  /** How long the runtime may take to answer /health (default 60 s; building the bundle is most of it). */
+  startTimeoutMs?: number;
 }
 
 /** Seeds the organizations and their admin keys, or reads them back from a kept state directory's `saved`. */
@@ -136,7 +138,7 @@ export async function startWorker(opts: StartOptions = {}): Promise<RunningWorke
   child.once("exit", () => leader && running.delete(leader));
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(`${url}/health`, child);
+    await waitFor(`${url}/health`, child, opts.startTimeoutMs);
   } catch (e) {
     killGroup(leader);
     throw e;

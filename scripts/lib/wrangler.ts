@@ -35,6 +35,8 @@ export function startWrangler(args: string[]) {
 export interface D1Target {
   remote?: boolean;
   persistTo?: string;
+  /** The wrangler.toml naming the databases (default: the working directory's). */
+  config?: string;
 }
 
 /** The local or remote databases of wrangler.toml, open for a script's run. */
@@ -52,7 +54,7 @@ export interface D1Session {
  */
 export async function openD1(target: D1Target = {}): Promise<D1Session> {
   if (target.remote) return remoteD1();
-  const local = await openLocalD1("wrangler.toml", target.persistTo);
+  const local = await openLocalD1(target.config ?? "wrangler.toml", target.persistTo);
   const execSql = async <T>(sql: string, database = databases().control) => ((await local.exec(database, sql)).at(-1) ?? []) as T[];
   return {
     async applyMigrations() {

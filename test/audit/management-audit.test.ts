@@ -7,8 +7,8 @@ import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { describe, expect, inject, it } from "vitest";
 import { purgeExpiredAudits } from "../../src/features/audit/use-cases/purge";
 import { OrganizationStore } from "../../src/features/tenancy/organizations";
-import { eventually } from "../support/eventually";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
+import { auditsDelivered } from "../support/queues";
 import { authedFetch, call, createKey, createTenant, type Tenant } from "../support/tenants";
 
 interface AuditEventBody {
@@ -24,7 +24,9 @@ interface AuditEventBody {
   source: { site: string };
 }
 
+/** The trail as GET /api/audit lists it, once the audit queue has delivered every AuditEvent recorded so far (docs/audit.md). */
 async function audits(t: Tenant, query = ""): Promise<AuditEventBody[]> {
+  await auditsDelivered();
   const res = await t.fetch(`/api/audit?limit=100${query ? `&${query}` : ""}`);
   expect(res.status, await res.clone().text()).toBe(200);
   return ((await res.json()) as { audit_events: AuditEventBody[] }).audit_events;
@@ -32,9 +34,8 @@ async function audits(t: Tenant, query = ""): Promise<AuditEventBody[]> {
 
 /** The newest AuditEvent of `action`, checked against who did it, the entity and the outcome. */
 async function expectAudit(t: Tenant, action: string, want: { entity: string; entityId?: string; outcome?: string; keyId?: string; role?: string; fhirAction?: string }) {
-  // Audits arrive through the audit queue (docs/audit.md): searchable within about a second.
   const match = (e: AuditEventBody) => (want.entityId === undefined || e.entity[0]?.what?.identifier.value === want.entityId) && e.outcome === (want.outcome ?? "0");
-  const [event] = (await eventually(() => audits(t, `action=${action}`), (events) => events.some(match))).filter(match);
+  const [event] = (await audits(t, `action=${action}`)).filter(match);
   expect(event, action).toBeDefined();
   const e = event!;
   expect(e.subtype.find((s) => s.system === "urn:cdis:management-action")?.code).toBe(action);
@@ -208,7 +209,8 @@ describe("the audit trail itself", () => {
   it("AuditEvents are append-only for every role, also inside a transaction", async () => {
     const t = await createTenant();
     await t.fetch("/api/consent/policy", { method: "PUT", json: { default_policy: "opt-in", enforce_outbound: false } });
-    const [event] = await eventually(() => audits(t, "action=consent_policy.update"), (l) => l.length > 0);
+    const [event] = await audits(t, "action=consent_policy.update");
+    expect(event).toBeDefined();
     for (const role of ["admin", "clinician", "service"] as const) {
       const f = authedFetch(t.orgId, (await createKey(t.orgId, role)).key);
       const base = `/fhir/r4/${t.orgId}/AuditEvent`;
@@ -237,8 +239,6 @@ describe("the audit trail itself", () => {
     await createPipeline(t, definition([trigger()], []), { deploy: false });
     await asOther("/api/consent/policy", { method: "PUT", json: { default_policy: "opt-in", enforce_outbound: false } });
     await t.fetch("/api/pipelines/none", { method: "DELETE" });
-    await eventually(() => audits(t, "entity_type=pipeline"), (l) => l.length >= 2);
-    await eventually(() => audits(t, `actor=${other.keyId}`), (l) => l.length >= 1);
     expect((await audits(t, `actor=${other.keyId}`)).map((e) => e.subtype[1]?.code)).toEqual(["consent_policy.update"]);
     expect((await audits(t, "entity_type=pipeline")).map((e) => e.subtype[1]?.code)).toEqual(["pipeline.delete", "pipeline.create"]);
     expect((await audits(t, "outcome=failure&entity_type=pipeline")).map((e) => e.outcome)).toEqual(["4"]);
@@ -260,7 +260,7 @@ describe("the audit trail itself", () => {
     const b = await createTenant();
     await createPipeline(a, definition([trigger()], []), { deploy: false });
     // Once A's event is searchable, B still sees none of it.
-    await eventually(() => audits(a, "action=pipeline.create"), (l) => l.length > 0);
+    expect(await audits(a, "action=pipeline.create")).toHaveLength(1);
     expect(await audits(b, "action=pipeline.create")).toEqual([]);
     const cross = await authedFetch(a.orgId, b.key)("/api/audit");
     expect(cross.status).toBe(403);
@@ -275,7 +275,7 @@ describe("compliance export", () => {
     const since = new Date(Date.now() - 1000).toISOString();
     const id = await createPipeline(t, definition([trigger()], []), { deploy: false });
     // The export holds what the audit queue has delivered by its transaction time.
-    await eventually(() => audits(t, "action=pipeline.create"), (l) => l.length > 0);
+    expect(await audits(t, "action=pipeline.create")).toHaveLength(1);
     const kick = await t.fetch(`/fhir/r4/${t.orgId}/$export?_type=AuditEvent&_since=${encodeURIComponent(since)}`, { headers: { accept: "application/fhir+json", prefer: "respond-async" } });
     expect(kick.status).toBe(202);
     const status = new URL(kick.headers.get("content-location")!).pathname;
@@ -311,17 +311,17 @@ describe("retention and the operator purge", () => {
     const nothingYet = await purge(t.orgId);
     expect(await nothingYet.json()).toMatchObject({ retention_days: 30, purged: 0 });
     const management = (events: AuditEventBody[]) => events.filter((e) => e.subtype.some((s) => s.system === "urn:cdis:management-action"));
-    const before = management(await eventually(() => audits(t), (l) => management(l).length > 3)).length;
+    const before = management(await audits(t)).length;
     expect(before).toBeGreaterThan(3);
 
     // 31 days later everything recorded so far is past retention.
     const report = await purgeExpiredAudits(env, t.orgId, Date.now() + 31 * 86_400_000);
     expect(report.purged).toBeGreaterThanOrEqual(before); // reading the trail is audited too
-    const left = management(await eventually(() => audits(t), (l) => management(l).length > 0));
+    const left = management(await audits(t));
     expect(left.map((e) => e.subtype[1]?.code)).toEqual(["audit.purge"]);
     expect(left[0]?.outcome).toBe("0");
     // The other organization's trail is untouched.
-    expect((await eventually(() => audits(other, "action=pipeline.create"), (l) => l.length > 0)).length).toBe(1);
+    expect((await audits(other, "action=pipeline.create")).length).toBe(1);
   });
 });
 
@@ -341,10 +341,8 @@ describe("organization limits changed by the operator", () => {
 
     // The next change names what it replaced.
     expect((await setLimits(t.orgId, { apiPerMinute: 99 })).status).toBe(200);
-    const second = await eventually(
-      () => audits(t, "action=organization.limits_change"),
-      (l) => l.length >= 2,
-    );
+    const second = await audits(t, "action=organization.limits_change");
+    expect(second.length).toBeGreaterThanOrEqual(2);
     expect(detail(second[0]!)).toEqual({ before: { apiPerMinute: 1234, concurrentExecutions: 7 }, after: { apiPerMinute: 99 } });
 
     // A refused change: 400 in the documented shape, stored nothing, recorded with its reason.

@@ -2,7 +2,7 @@
 // device links and syncs, alert rules and alerts, and copilot suggestions applied, each one
 // AuditEvent with its action, entity and outcome (through the same middleware table).
 import { describe, expect, it } from "vitest";
-import { eventually } from "../support/eventually";
+import { auditsDelivered } from "../support/queues";
 import { createTenant, type Tenant } from "../support/tenants";
 
 interface Audit {
@@ -11,9 +11,14 @@ interface Audit {
   entity: { type: { code: string }; what?: { identifier: { value: string } } }[];
 }
 
+/**
+ * The AuditEvent of `action` on `entityId`. Management AuditEvents reach storage through the audit
+ * queue (docs/audit.md), so the queue is flushed first: once it has delivered everything sent
+ * before, the event is there or it was never recorded.
+ */
 async function auditOf(t: Tenant, action: string, entityId: string): Promise<Audit | undefined> {
-  const list = async () => ((await (await t.fetch(`/api/audit?action=${action}`)).json()) as { audit_events: Audit[] }).audit_events;
-  const events = await eventually(list, (l) => l.some((e) => e.entity[0]?.what?.identifier.value === entityId));
+  await auditsDelivered();
+  const events = ((await (await t.fetch(`/api/audit?action=${action}`)).json()) as { audit_events: Audit[] }).audit_events;
   return events.find((e) => e.entity[0]?.what?.identifier.value === entityId);
 }
 

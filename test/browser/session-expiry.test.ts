@@ -4,7 +4,7 @@ import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningWorker, startWorker } from "../../bench/lib/worker";
 import { expectAccessible, screenshot, signIn, textOf } from "./harness";
-import { launchChromium } from "./setup/console-server";
+import { launchChromium } from "./setup/service";
 
 let worker: RunningWorker;
 let browser: Browser;

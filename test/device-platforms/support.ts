@@ -8,6 +8,7 @@ import type { Reading } from "../../src/features/devices/reading";
 import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
+import { deviceEventsDelivered } from "../support/queues";
 import { useDevicePlatformServices } from "../support/service-profile";
 import { call, createTenant, type Tenant } from "../support/tenants";
 import type { MockUser, VendorMock } from "./mocks/vendor-mock";
@@ -114,6 +115,9 @@ export async function webhookEvents(t: Tenant): Promise<EventView[]> {
 
 /** Waits until the queue consumer has finished with event `id` (processed, no_readings or dead). */
 export async function settled(t: Tenant, id: string, timeoutMs = 15_000): Promise<EventView> {
+  // Whatever was queued before it has been consumed first: a burst queued earlier in the file is no
+  // longer a wait the deadline has to cover. The deadline is for retries (vendor trouble) only.
+  await deviceEventsDelivered();
   const until = Date.now() + timeoutMs;
   for (;;) {
     const event = (await webhookEvents(t)).find((e) => e.id === id);

@@ -2,39 +2,25 @@
 // another, as a browser-based FHIR client or console would. The browser sends the preflight
 // itself (the request carries Authorization and X-Organization-ID), then the request, and the
 // page reads the exposed headers. An origin CORS_ORIGINS does not list is refused by the browser.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import puppeteer, { type Browser } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningWorker, startWorker } from "../../bench/lib/worker";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type InteropService, interopService } from "./service";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-let worker: RunningWorker;
+let worker: InteropService;
 let browser: Browser;
-const pages: Server[] = [];
-
-/** A page server on its own loopback port: its origin is http://127.0.0.1:<port>. */
-async function pageOrigin(): Promise<string> {
-  const server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>client</title>"));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  pages.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
+// Two page servers on loopback ports of their own (test/browser/setup/service.ts): the service's
+// CORS_ORIGINS lists the first.
 let allowed: string;
 let other: string;
 
 beforeAll(async () => {
-  [allowed, other] = [await pageOrigin(), await pageOrigin()];
-  worker = await startWorker({ vars: { CORS_ORIGINS: allowed } });
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  ({ allowed, other } = inject("corsPages"));
+  worker = interopService(import.meta.filename);
+  browser = await puppeteer.connect({ browserWSEndpoint: inject("browserWs") });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  for (const s of pages) s.close();
-  await worker?.stop();
+  await browser?.disconnect();
 });
 
 interface Outcome {

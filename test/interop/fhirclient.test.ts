@@ -1,5 +1,5 @@
 // Interoperability: the SMART on FHIR JavaScript client (npm `fhirclient`) drives the running
-// service (`wrangler dev --local`) over real HTTP from Node, through its Node entry: CRUD and
+// service (as `npm start` runs it, shared with the browser suite: test/interop/service.ts) over real HTTP from Node, through its Node entry: CRUD and
 // JSON Patch, search with paging over next links, history, a transaction, and tenancy.
 // fhirclient sends `Authorization: Bearer <tokenResponse.access_token>` itself; the
 // X-Organization-ID header goes in through `getRequestDefaults`, the client's hook for headers
@@ -8,8 +8,9 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import smart from "fhirclient";
 import type Client from "fhirclient/lib/Client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Credentials, type RunningWorker, startWorker } from "../../bench/lib/worker";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Credentials } from "../../bench/lib/worker";
+import { type InteropService, NO_KEEP_ALIVE, interopService } from "./service";
 
 interface Resource {
   resourceType: string;
@@ -24,7 +25,7 @@ interface Bundle extends Resource {
   entry?: { resource?: Resource; response?: { status: string; location?: string } }[];
 }
 
-let worker: RunningWorker;
+let worker: InteropService;
 
 /**
  * A fhirclient Client made through the package's Node entry, for the FHIR base of `orgId`
@@ -39,7 +40,7 @@ function clientFor({ apiKey, orgId }: Pick<Credentials, "apiKey" | "orgId">): Cl
   const defaults = client.getRequestDefaults.bind(client);
   client.getRequestDefaults = async () => {
     const base = await defaults();
-    return { ...base, headers: { ...(base.headers as Record<string, string>), "x-organization-id": orgId } };
+    return { ...base, headers: { ...(base.headers as Record<string, string>), "x-organization-id": orgId, ...NO_KEEP_ALIVE } };
   };
   return client;
 }
@@ -53,15 +54,11 @@ async function status(p: Promise<unknown>): Promise<number> {
   }
 }
 
-beforeAll(async () => {
-  worker = await startWorker({ otherOrgs: 1 });
-}, 180_000);
-
-afterAll(async () => {
-  await worker?.stop();
+beforeAll(() => {
+  worker = interopService(import.meta.filename);
 });
 
-describe("fhirclient against wrangler dev", () => {
+describe("fhirclient against the running service", () => {
   it("sends the API key as a Bearer token from its token response", async () => {
     const client = clientFor(worker);
     expect(client.getAuthorizationHeader()).toBe(`Bearer ${worker.apiKey}`);

@@ -3,18 +3,17 @@
 // types must equal what the served document generates (`npm run client:generate` refreshes them).
 import { readFileSync } from "node:fs";
 import createClient from "openapi-fetch";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningWorker, startWorker } from "../../bench/lib/worker";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { paths } from "../../clients/typescript/api.generated";
 import { CLIENT_TYPES, clientTypes } from "../../scripts/lib/openapi-client";
+import { type InteropService, interopService } from "./service";
 
-let worker: RunningWorker;
+let worker: InteropService;
 const client = () => createClient<paths>({ baseUrl: worker.url, headers: worker.headers });
 
-beforeAll(async () => {
-  worker = await startWorker({ otherOrgs: 1 });
+beforeAll(() => {
+  worker = interopService(import.meta.filename);
 });
-afterAll(async () => worker?.stop());
 
 describe("generated TypeScript client", () => {
   it("is what the served document generates", async () => {

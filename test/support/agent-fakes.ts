@@ -53,7 +53,7 @@ export function fakeAgentServices(orgId: string): AgentServices {
   };
 }
 
-/** For code reached through HTTP or Durable Objects: call once per test file (beforeAll). The test service profile serves the fakes for the file's isolated run. */
+/** For code reached through HTTP or Durable Objects: call once per test file (beforeAll). The test service profile serves the fakes for the rest of the file (the setup clears them before the next). */
 export function installAgentFakes(): void {
   useAgentServices(fakeAgentServices);
 }

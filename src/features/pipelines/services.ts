@@ -40,14 +40,19 @@ export interface FhirBinding {
 export type FhirBindingFactory = (data: OrgData, principal: Principal) => FhirBinding;
 
 
-/** The organization's FHIR store, acting as the pipeline's principal. Tests may install another. */
-let fhirBindingFor: FhirBindingFactory = (data, principal) => {
+/** The organization's FHIR store, acting as the pipeline's principal. */
+const storeBinding: FhirBindingFactory = (data, principal) => {
   const store = fhirStoreFor(data, principal);
   return { port: store, validate: async (resource) => (await store.validate(resource)) as unknown as OperationOutcome };
 };
 
-/** Tests (and only tests) install an in-memory store here; returns the one it replaces, to put back. */
-export function useFhirBinding(factory: FhirBindingFactory): FhirBindingFactory {
+let fhirBindingFor: FhirBindingFactory = storeBinding;
+
+/**
+ * Tests (and only tests) install an in-memory store here; returns the one it replaces, to put
+ * back. Without an argument, the organization's FHIR store again.
+ */
+export function useFhirBinding(factory: FhirBindingFactory = storeBinding): FhirBindingFactory {
   const previous = fhirBindingFor;
   fhirBindingFor = factory;
   return previous;

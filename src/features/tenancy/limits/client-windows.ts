@@ -15,6 +15,12 @@ export class ClientWindows {
 
   constructor(private readonly maxClients = MAX_CLIENTS) {}
 
+  /** Every client's window forgotten, as in a new isolate (the Worker suite's runtime between files). */
+  clear(): void {
+    this.windowStart = 0;
+    this.counts.clear();
+  }
+
   /** Counts one request of `client` unless its window is used up (a refused request counts nothing). */
   consume(client: string, limit: number, nowMs: number): ConsumeResult {
     const windowStart = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS;

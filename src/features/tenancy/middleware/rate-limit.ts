@@ -80,7 +80,8 @@ export function countWebhookDelivery(c: Context<AppEnv>, orgId: string, kind: st
   return countInOrgBucket(c, orgId, { name: `webhook:${kind}`, limit: webhookPerMinute(c.env), windowSeconds: 60 });
 }
 
-const clientWindows = new ClientWindows();
+/** This isolate's per-client windows. */
+export const clientWindows = new ClientWindows();
 
 /** Cloudflare sets CF-Connecting-IP at its edge (a client cannot forge it); locally it may be absent. */
 const clientOf = (c: Context<AppEnv>) => c.req.header("cf-connecting-ip") ?? "unknown";

@@ -1,0 +1,114 @@
+// One service and one Chromium for the interop and browser projects, which run in one vitest
+// process (scripts/test.ts, `npm run test:service`): the service as `npm start` runs it (the
+// production bundle with the built console on Miniflare, its own state) and Debian's Chromium,
+// headless, started once instead of once per file. Both projects name this globalSetup; the first
+// to run starts everything and the last to finish stops it.
+//   - The browser suite: two organizations, an administrator key each and a clinician key in the
+//     first (orgA, orgB), and the fake model for agents and the copilot.
+//   - Every interop file: two organizations of its own (serviceOrgs, by file name: test/interop/service.ts),
+//     so no file sees another's data; and two page origins for CORS, the first listed in CORS_ORIGINS.
+import { globSync } from "node:fs";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import puppeteer from "puppeteer-core";
+import type { TestProject } from "vitest/node";
+import { type Credentials, startWorker } from "../../../bench/lib/worker";
+import { NODE_INCLUDE } from "../../projects";
+import { keptGlobal } from "../../support/kept-global";
+import { FAKE_MODEL, startFakeModel } from "./fake-model";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+/** Organizations each interop file gets: its own, and another for its cross-tenant checks. */
+const ORGS_PER_FILE = 2;
+
+export interface ConsoleOrg {
+  orgId: string;
+  adminKey: string;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    consoleUrl: string;
+    browserWs: string;
+    orgA: ConsoleOrg & { clinicianKey: string };
+    orgB: ConsoleOrg;
+    /** Each interop file's organizations, by file name. */
+    serviceOrgs: Record<string, Credentials[]>;
+    /** Page origins for the CORS tests: `allowed` is in the service's CORS_ORIGINS, `other` is not. */
+    corsPages: { allowed: string; other: string };
+  }
+}
+
+export async function createKey(worker: { url: string }, org: ConsoleOrg, role: string, name: string): Promise<string> {
+  const res = await fetch(`${worker.url}/api/api-keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${org.adminKey}`, "x-organization-id": org.orgId, "content-type": "application/json" },
+    body: JSON.stringify({ name, role }),
+  });
+  if (res.status !== 201) throw new Error(`creating a ${role} key answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
+}
+
+export function launchChromium() {
+  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+}
+
+/** A page server on its own loopback port: its origin is http://127.0.0.1:<port>. */
+async function pageServer(): Promise<Server> {
+  const server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>client</title>"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+}
+
+interface Started {
+  provided: { [K in "consoleUrl" | "browserWs" | "orgA" | "orgB" | "serviceOrgs" | "corsPages"]: import("vitest").ProvidedContext[K] };
+  stop(): Promise<void>;
+}
+
+async function start(): Promise<Started> {
+  const interopFiles = globSync([...NODE_INCLUDE.interop], { cwd: ROOT }).map((f) => path.basename(f)).sort();
+  const [model, allowed, other] = await Promise.all([startFakeModel(), pageServer(), pageServer()]);
+  const origin = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  const worker = await startWorker({
+    runtime: "miniflare",
+    // Once for both projects, within their hook budget (180 s): a loaded machine's wait, not a failure.
+    startTimeoutMs: 180_000,
+    otherOrgs: 1 + ORGS_PER_FILE * interopFiles.length,
+    vars: { LLM_BASE_URL: model.baseURL, LLM_MODELS: FAKE_MODEL, LLM_API_KEY: "fake", OUTBOUND_ALLOW: "127.0.0.1", CORS_ORIGINS: origin(allowed) },
+  });
+  const browser = await launchChromium();
+  const [orgB, ...pool] = worker.others;
+  if (!orgB) throw new Error("the second organization was not seeded");
+  const orgA = { orgId: worker.orgId, adminKey: worker.apiKey, clinicianKey: "" };
+  orgA.clinicianKey = await createKey(worker, orgA, "clinician", "Dr. Browser");
+  const serviceOrgs = Object.fromEntries(interopFiles.map((file, i) => [file, pool.slice(i * ORGS_PER_FILE, (i + 1) * ORGS_PER_FILE)]));
+  return {
+    provided: { consoleUrl: worker.url, browserWs: browser.wsEndpoint(), orgA, orgB: { orgId: orgB.orgId, adminKey: orgB.apiKey }, serviceOrgs, corsPages: { allowed: origin(allowed), other: origin(other) } },
+    async stop() {
+      await browser.close();
+      await worker.stop();
+      await model.close();
+      for (const s of [allowed, other]) await new Promise((r) => s.close(r));
+    },
+  };
+}
+
+/** One start per vitest process, whichever project's globalSetup asks first (module instances differ per project). */
+interface Shared {
+  started?: Promise<Started>;
+  users: number;
+}
+export default async function setup(project: TestProject) {
+  const shared = keptGlobal<Shared>("cdis.test.service", () => ({ users: 0 }));
+  shared.started ??= start();
+  shared.users++;
+  const { provided, stop } = await shared.started;
+  for (const [key, value] of Object.entries(provided)) project.provide(key as keyof Started["provided"], value as never);
+  return async () => {
+    if (--shared.users > 0) return;
+    shared.started = undefined;
+    await stop();
+  };
+}
