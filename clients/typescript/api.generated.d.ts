@@ -130,6 +130,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/device-reading-moves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator only: organizations with readings another patient's reading took over, per shard
+         * @description Takes the deployment's OPERATOR_TOKEN (404 where none is set). What the data migration 0017 found in every shard: per organization, the moved readings and how many are not restored yet (an organization's admin restores them with POST /api/v1/devices/reading-moves/restore).
+         */
+        get: operations["reportDeviceReadingMoves"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/r4/{orgId}/metadata": {
         parameters: {
             query?: never;
@@ -195,13 +215,13 @@ export interface paths {
         };
         /**
          * Answer a wearable platform's webhook verification (GET challenge)
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); a body naming no event type the adapter reads answers `ignored` and is recorded as `no_readings` with that reason. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
          */
         get: operations["answerDevicePlatformWebhookChallenge"];
         put?: never;
         /**
          * Receive a wearable platform's webhook
-         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); unknown event types answer `ignored`. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
+         * @description No API key: the platform's signature over the raw body is the authentication (checked in constant time before anything is parsed or stored; wrong, missing or stale → 401, and the same 401 for an organization that does not exist or has not configured the platform, so answers never tell which exist; Google Health: the subscriber's exact `Authorization` value, plus `X-HEALTHAPI-SIGNATURE` when the org configured Google's public key). Handshakes (Oura challenge, Polar PING, Google Health verification) are answered here. A verified delivery is queued and answered `queued` with its event id; the queue consumer records it once, so a byte-identical replay adds nothing (counted as `replays` on the first delivery; a body over 32,000 characters is recorded first and its replay answers `duplicate`); a body naming no event type the adapter reads answers `ignored` and is recorded as `no_readings` with that reason. Verified deliveries have their own rate limit per organization and platform (LIMIT_WEBHOOK_PER_MINUTE, default 6000), not the per-IP limit of public routes: its X-RateLimit-* headers are on the answer, and over it the answer is 429 with Retry-After and nothing is queued. Refused requests (401, 404 for an unknown platform kind) count per client IP.
          */
         post: operations["receiveDevicePlatformWebhook"];
         delete?: never;
@@ -1301,7 +1321,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** FHIR search requests for a description, each parsed by the store's search parser */
+        /** FHIR search requests for a description, each checked as the FHIR API takes it (refused ones repaired or dropped with a warning) */
         post: operations["copilotGenerateFhirQueries"];
         delete?: never;
         options?: never;
@@ -1404,7 +1424,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest a batch of device readings (idempotent per platform + source record id + metric) */
+        /** Ingest a batch of device readings (idempotent per platform + device + source record id + metric) */
         post: operations["ingestDeviceReadings"];
         delete?: never;
         options?: never;
@@ -1513,6 +1533,40 @@ export interface paths {
         /** Set which platforms count first where two devices report a metric in the same hour (admin) */
         put: operations["setDeviceSourcePriority"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/reading-moves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readings whose Observation another patient's reading took over before readings were keyed by device (found by migration; admin) */
+        get: operations["listDeviceReadingMoves"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/reading-moves/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give each moved reading back to its first patient: a new Observation from the version before the move, and its vitals sample (admin) */
+        post: operations["restoreDeviceReadingMoves"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2003,7 +2057,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Received webhook deliveries and their processing state (queued, processed, failed, dead) */
+        /** Received webhook deliveries and their processing state (queued, processed, no_readings with the reason, failed, dead) */
         get: operations["listDevicePlatformWebhookEvents"];
         put?: never;
         post?: never;
@@ -2508,25 +2562,33 @@ export interface components {
                 device?: string;
             }[];
         };
-        /** @description Plus the record type's own fields (samples, count, weight.inKilograms, systolic.inMillimetersOfMercury, percentage.value, stages …) */
+        /** @description Plus the record type's own fields (samples, count, weight.inKilograms or any accessor of its unit class, systolic.inMillimetersOfMercury, percentage.value, stages with stage by value or name …) */
         HealthConnectRecord: {
             /** @example HeartRateRecord */
             recordType: string;
             metadata: {
                 /** @description Health Connect's own record id (used when there is no clientRecordId) */
                 id?: string;
-                clientRecordId?: string;
+                clientRecordId?: string | null;
                 /** @default 0 */
                 clientRecordVersion?: number;
                 dataOrigin?: {
                     packageName?: string;
-                };
+                } | null;
                 device?: {
-                    manufacturer?: string;
-                    model?: string;
-                    type?: number;
-                };
-                recordingMethod?: number;
+                    manufacturer?: string | null;
+                    model?: string | null;
+                    /**
+                     * @description By value or by name (TYPE_UNKNOWN, TYPE_WATCH, TYPE_PHONE, TYPE_SCALE, TYPE_RING, TYPE_HEAD_MOUNTED, TYPE_FITNESS_BAND, TYPE_CHEST_STRAP, TYPE_SMART_DISPLAY, TYPE_CONSUMER_MEDICAL_DEVICE, TYPE_GLASSES, TYPE_HEARABLE, TYPE_FITNESS_MACHINE, TYPE_FITNESS_EQUIPMENT, TYPE_PORTABLE_COMPUTER, TYPE_METER)
+                     * @example TYPE_WATCH
+                     */
+                    type?: number | ("TYPE_UNKNOWN" | "TYPE_WATCH" | "TYPE_PHONE" | "TYPE_SCALE" | "TYPE_RING" | "TYPE_HEAD_MOUNTED" | "TYPE_FITNESS_BAND" | "TYPE_CHEST_STRAP" | "TYPE_SMART_DISPLAY" | "TYPE_CONSUMER_MEDICAL_DEVICE" | "TYPE_GLASSES" | "TYPE_HEARABLE" | "TYPE_FITNESS_MACHINE" | "TYPE_FITNESS_EQUIPMENT" | "TYPE_PORTABLE_COMPUTER" | "TYPE_METER");
+                } | null;
+                /**
+                 * @description By value or by name (RECORDING_METHOD_UNKNOWN, RECORDING_METHOD_ACTIVELY_RECORDED, RECORDING_METHOD_AUTOMATICALLY_RECORDED, RECORDING_METHOD_MANUAL_ENTRY)
+                 * @example RECORDING_METHOD_AUTOMATICALLY_RECORDED
+                 */
+                recordingMethod?: number | ("RECORDING_METHOD_UNKNOWN" | "RECORDING_METHOD_ACTIVELY_RECORDED" | "RECORDING_METHOD_AUTOMATICALLY_RECORDED" | "RECORDING_METHOD_MANUAL_ENTRY");
             };
             /** Format: date-time */
             time?: string;
@@ -2559,6 +2621,7 @@ export interface components {
                 end: string;
             };
             platform: string;
+            /** @description The source's id for the record, unique within the device (a vendor's within its user): with the platform, the device and the metric it makes the reading idempotent */
             source_record_id: string;
             /** @enum {string} */
             absent_reason?: "error" | "not-performed" | "unknown" | "asked-declined";
@@ -2655,6 +2718,15 @@ export interface components {
                 expressionSteps: number;
             };
         };
+        DeviceReadingMovesReport: {
+            organizations: {
+                org_id: string;
+                shard: string;
+                moves: number;
+                unrestored: number;
+            }[];
+            total_count: number;
+        };
         FhirResource: {
             resourceType: string;
         } & {
@@ -2688,7 +2760,7 @@ export interface components {
         };
         DeviceWebhookAck: {
             /**
-             * @description `duplicate` only for bodies too large to queue inline, whose replay is found before answering; other replays answer `queued` and the consumer drops them (`replays` on the first delivery)
+             * @description `ignored`: the body names no event the platform's adapter reads (still recorded, as `no_readings` with that reason); `duplicate` only for bodies too large to queue inline, whose replay is found before answering; other replays answer `queued` and the consumer drops them (`replays` on the first delivery)
              * @enum {string}
              */
             status: "queued" | "duplicate" | "ignored";
@@ -3887,6 +3959,25 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        DeviceReadingMove: {
+            observation_id: string;
+            /** @description The Observation's version whose subject another patient's reading replaced */
+            version_id: number;
+            moved_at: string;
+            from_patient_id: string;
+            from_device_id: string | null;
+            to_patient_id: string;
+            to_device_id: string | null;
+            found_at: string;
+            /** @description The first patient's reading as an Observation of its own again, once restored */
+            restored_observation_id: string | null;
+            restored_at: string | null;
+        };
+        DeviceReadingMovesRestored: {
+            restored: number;
+            /** @description Moves whose earlier version could not be read back as a reading (left as they are) */
+            skipped: number;
+        };
         VitalsResult: {
             metric: string;
             unit: string;
@@ -4357,8 +4448,11 @@ export interface components {
         DeviceWebhookEvent: {
             id: string;
             kind: string;
-            /** @enum {string} */
-            status: "queued" | "processed" | "failed" | "dead";
+            /**
+             * @description `no_readings`: handled, but a body holding data yielded no reading, delete or link change; `error` says why (no event the adapter reads, no active link, the vendor's data not in a shape the mapping reads)
+             * @enum {string}
+             */
+            status: "queued" | "processed" | "no_readings" | "failed" | "dead";
             attempts: number;
             /** @description Readings the device core stored (new, or already stored by an earlier delivery) */
             readings: number;
@@ -4377,6 +4471,7 @@ export interface components {
             }[];
             /** @description Byte-identical re-deliveries of this body, acknowledged and dropped */
             replays: number;
+            /** @description Why the delivery failed, went dead, or (`no_readings`) yielded nothing */
             error: string | null;
             received_at: string;
             processed_at: string | null;
@@ -4789,6 +4884,62 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reportDeviceReadingMoves: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceReadingMovesReport"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12581,6 +12732,127 @@ export interface operations {
             };
         };
     };
+    listDeviceReadingMoves: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page, with how many are not restored yet */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        moves: components["schemas"]["DeviceReadingMove"][];
+                        total_count: number;
+                        unrestored_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreDeviceReadingMoves: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was restored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceReadingMovesRestored"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPatientVitals: {
         parameters: {
             query: {
@@ -14968,7 +15240,7 @@ export interface operations {
                 /** @description Items to skip */
                 offset?: number | null;
                 kind?: string;
-                status?: "queued" | "processed" | "failed" | "dead";
+                status?: "queued" | "processed" | "no_readings" | "failed" | "dead";
             };
             header?: never;
             path?: never;
