@@ -86,7 +86,16 @@ export function decimalText(n: number): string {
   const s = String(n);
   if (!/e/i.test(s)) return s;
   const digits = Math.min(100, Math.max(0, 15 - Math.floor(Math.log10(Math.abs(n)))));
-  return n.toFixed(digits).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  return withoutTrailingZeros(n.toFixed(digits));
+}
+
+/** "1.2300" → "1.23", "5.000" → "5"; by index, since a regex for it backtracks on runs of zeros. */
+function withoutTrailingZeros(fixed: string): string {
+  if (!fixed.includes(".")) return fixed;
+  let end = fixed.length;
+  while (fixed[end - 1] === "0") end--;
+  if (fixed[end - 1] === ".") end--;
+  return fixed.slice(0, end);
 }
 
 // ---------------------------------------------------------------- dates
