@@ -140,3 +140,22 @@ describe("history", () => {
     expect(stolen.status).toBe(400);
   });
 });
+
+describe("operation bodies", () => {
+  // Found by the malformed-input fuzz (seed 7): a body of JSON null reached $summary's handler (500).
+  it("refuses JSON that is no resource (null, a number, a string, an array) on every POSTed operation with 400", async () => {
+    const t = await createTenant();
+    const patient = await post(t, { resourceType: "Patient", name: [{ family: "Body" }] });
+    // Every operation that takes a body; $everything takes none and ignores one.
+    const paths = [`Patient/${patient.id}/$summary`, "Patient/$match", "Patient/$validate", "$export"];
+    for (const path of paths) {
+      for (const body of ["null", "42", '"Parameters"', "[]"]) {
+        const res = await t.fetch(`/fhir/r4/${t.orgId}/${path}`, { method: "POST", headers: { "content-type": "application/fhir+json", prefer: "respond-async" }, body });
+        expect(res.status, `${path} with ${body}`).toBe(400);
+        const outcome = (await res.json()) as { resourceType: string; issue: { diagnostics: string }[] };
+        expect(outcome.resourceType).toBe("OperationOutcome");
+        expect(outcome.issue[0]!.diagnostics).toMatch(/must be a FHIR resource/);
+      }
+    }
+  });
+});

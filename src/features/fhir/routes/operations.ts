@@ -26,7 +26,10 @@ const HONO_PATHS: Record<OperationLevel, (name: string) => string> = {
 
 async function readInput(c: C, op: AnyOperation): Promise<unknown> {
   if (c.req.method !== "POST" || op.input === "none") return undefined;
-  return op.input === "resource" ? readResource(c) : readOptionalResource(c);
+  const body = op.input === "resource" ? await readResource(c) : await readOptionalResource(c);
+  // JSON that parses but is no resource (null, a number, an array) never reaches a handler.
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest(`The body of $${op.name} must be a FHIR resource (a JSON object with a resourceType)`);
+  return body;
 }
 
 /** Runs an operation so the implementation guides can audit it (routes/fhir.ts: guideAudited). */
