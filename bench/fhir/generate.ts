@@ -1,18 +1,8 @@
 // Deterministic generator of a realistic organization: patients with encounters, observations
 // (vitals and labs over five years), conditions and medication requests, as transaction Bundles.
 import type { Bundle, BundleEntry, Resource } from "../../src/features/fhir/port";
+import { seededRandom } from "../../scripts/lib/seeded-random";
 
-/** mulberry32: a small seeded PRNG so every run generates the same organization. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FAMILIES = ["Smith", "Johnson", "Williams", "Brown", "Jones", "García", "Miller", "Davis", "Rodríguez", "Martínez", "Hernández", "López", "González", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Pérez", "Thompson", "White", "Harris", "Sánchez", "Clark", "Ramírez", "Lewis", "Robinson"];
 const GIVEN = ["James", "Mary", "John", "Patricia", "Robert", "Jennifer", "Michael", "Linda", "William", "Elizabeth", "David", "Barbara", "Richard", "Susan", "José", "Jessica", "Thomas", "Sarah", "Charles", "Karen", "Zoë", "Chloé"];
@@ -56,7 +46,7 @@ function entry(resource: Resource, fullUrl: string): BundleEntry {
 
 /** One transaction per patient: the patient and everything about them, linked by urn:uuid. */
 export function* patientBundles(opts: GenOptions = DEFAULTS): Generator<Bundle> {
-  const r = rng(opts.seed);
+  const r = seededRandom(opts.seed);
   for (let i = 0; i < opts.patients; i++) {
     const pid = `urn:uuid:${uuid(r)}`;
     const entries: BundleEntry[] = [

@@ -11,7 +11,8 @@ import { allMeasured, sampled } from "../lib/measured";
 import { numberOption } from "../lib/options";
 import { SqliteD1, sqliteOrgData } from "./d1-sqlite";
 import { MemoryQueue } from "./memory-queue";
-import { DEFAULTS, VITALS, patientBundles, rng } from "./generate";
+import { seededRandom } from "../../scripts/lib/seeded-random";
+import { DEFAULTS, VITALS, patientBundles } from "./generate";
 
 const patients = numberOption("patients", DEFAULTS.patients, { integer: true });
 const dir = mkdtempSync(path.join(os.tmpdir(), "fhir-bench-"));
@@ -45,7 +46,7 @@ async function main() {
   const resourceRows = (d1.db.prepare("SELECT COUNT(*) AS n FROM fhir_resources").get() as { n: number }).n;
 
   // 2. Reads by id.
-  const r = rng(1);
+  const r = seededRandom(1);
   const ids = (type: string) => (d1.db.prepare("SELECT id FROM fhir_resources WHERE org_id = ? AND resource_type = ? LIMIT 5000").all(principal.orgId, type) as { id: string }[]).map((x) => x.id);
   const patientIds = ids("Patient");
   const obsIds = ids("Observation");

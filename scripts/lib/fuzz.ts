@@ -7,6 +7,7 @@
 // answering throughout. Used by test/interop/fuzz.test.ts (bounded) and `npm run fuzz` (longer).
 import { get } from "node:http";
 import { connect } from "node:net";
+import { seededRandom } from "./seeded-random";
 
 export interface FuzzTarget {
   baseUrl: string;
@@ -62,16 +63,6 @@ const DOCUMENTED_503 = new Set(["ORG_MOVING", "NOT_READY", "transient"]);
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND"]);
 
 type Rng = () => number;
-function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Operation {
   method: string;
@@ -292,7 +283,7 @@ function codeOf(text: string): string | undefined {
 }
 
 export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
-  const rng = mulberry32(opts.seed);
+  const rng = seededRandom(opts.seed);
   const timeoutMs = opts.requestTimeoutMs ?? 30_000;
   const log = opts.log ?? (() => undefined);
   const doc = await (await fetch(new URL("/api/openapi.json", opts.baseUrl))).json();

@@ -3,17 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/features/tenancy/auth/api-key-crypto";
 import { call, createTenant } from "../support/tenants";
+import { seededRandom } from "../../scripts/lib/seeded-random";
 
-/** Deterministic PRNG (mulberry32) so a failure reproduces from its seed. */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
@@ -57,7 +48,7 @@ const CONTENT_TYPES = ["application/json", "application/fhir+json", "text/plain"
 describe("malformed-input fuzz", () => {
   it("never answers 5xx across 400 random requests", async () => {
     const t = await createTenant();
-    const r = rng(20261122);
+    const r = seededRandom(20261122);
     const authHeaders = [`Bearer ${t.key}`, `Bearer ${generateApiKey()}`, "Bearer", "", `bearer ${t.key}`, "Basic x"];
     const orgHeaders = [t.orgId, "", "other-org", `${t.orgId} `, "x".repeat(300)];
     const failures: string[] = [];

@@ -2,7 +2,7 @@
 // bodies on JSON routes (415), before any handler reads them.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { payloadTooLarge, unsupportedMediaType } from "../errors";
+import { ApiError, payloadTooLarge, unsupportedMediaType } from "../errors";
 import { jsonTextTooDeep, tooDeep } from "./body-depth";
 import type { HttpEnv } from "./http-env";
 import { discard } from "./unread-body";
@@ -18,6 +18,20 @@ export function maxBodyBytes(raw: string | undefined): number {
 
 const limited = new WeakSet<object>();
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+/**
+ * Reads the client's body through `read`. A read that fails is the client's connection ending
+ * before its body did (workerd: "Network connection lost."): a 400 nobody may receive, logged as
+ * the client's doing, never as an unhandled error of the service.
+ */
+async function clientBody<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(400, "BODY_INCOMPLETE", "The request body ended before it was complete: the connection closed mid-body");
+  }
+}
 
 /**
  * Holds a body without a Content-Length to `limit` bytes as it arrives (413 beyond), buffered for
@@ -61,8 +75,8 @@ export const bodyLimit = createMiddleware<HttpEnv>(async (c, next) => {
   if (length !== null && !c.req.raw.headers.has("transfer-encoding")) {
     // Refused unread: drainUnreadBody reads it before the answer goes out.
     if (Number(length) > limit) throw payloadTooLarge(limit);
-  } else await boundedChunks(c, limit);
-  if (METHODS_WITH_BODY.has(c.req.method) && JSON_TYPE.test(c.req.header("content-type") ?? "") && jsonTextTooDeep(await c.req.text())) throw tooDeep();
+  } else await clientBody(() => boundedChunks(c, limit));
+  if (METHODS_WITH_BODY.has(c.req.method) && JSON_TYPE.test(c.req.header("content-type") ?? "") && jsonTextTooDeep(await clientBody(() => c.req.text()))) throw tooDeep();
   await next();
 });
 

@@ -7,20 +7,11 @@ import { X12Error } from "../../../../src/standards/x12/errors";
 import { x12ToFhir } from "../../../../src/standards/x12/fhir/index";
 import { readX12 } from "../../../../src/standards/x12/read";
 import { fixture, fixtureNames } from "./support";
+import { seededRandom } from "../../../../scripts/lib/seeded-random";
 
-/** A small deterministic PRNG (mulberry32), so a failure names a reproducible case. */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function damaged(text: string, seed: number): string {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const kind = seed % 3;
   if (kind === 0) return text.slice(0, Math.floor(rnd() * text.length));
   if (kind === 1) {
