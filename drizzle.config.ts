@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // drizzle.control.config.ts.
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/tables.ts",
+  schema: "./src/main/tables.ts",
   out: "./migrations/data",
 });

@@ -10,10 +10,10 @@
 // `POST /api/__bench/audits?mode=` attributes the audits' cost (bench only, never a deployment's
 // behaviour): `stored` (the default: the real consumer), `acked` (deliveries acknowledged unstored:
 // the consumer's D1 writes off), `unsent` (AUDIT_QUEUE.send answers at once: no queue either).
-import worker from "../../src/index";
+import worker from "../../src/main/entry";
 import type { Env } from "../../src/platform/env";
 
-export * from "../../src/index";
+export * from "../../src/main/entry";
 
 const counters = { requests: 0, gateCalls: 0, queueSends: 0, queuedMessages: 0, d1Calls: 0, roundTrips: 0, rowsRead: 0, rowsWritten: 0, auditDeliveries: 0, auditMessages: 0, auditMaxMs: 0, auditBatchMaxMs: 0, auditBatchMaxSqlMs: 0, auditRowsWritten: 0 };
 let metering = false;

@@ -4,10 +4,10 @@
 // invocation, elsewhere), so the acknowledgement phase holds it and times the acks alone; the
 // consumer's throughput is measured in a phase of its own once released.
 // `POST /api/__bench/consumer?hold=1|0` holds or releases it (a held batch waits, polling the switch; the broker sends no other meanwhile).
-import worker from "../../src/index";
+import worker from "../../src/main/entry";
 import type { Env } from "../../src/platform/env";
 
-export * from "../../src/index";
+export * from "../../src/main/entry";
 
 let held = false;
 /** Batches the consumer has finished, and their messages (the bench's drain check). */

@@ -3,7 +3,7 @@
 // route's path comes from src/console-routes.ts, the list the Worker serves the console's page for.
 import { lazy, type ReactNode, Suspense } from "react";
 import { Route, Switch } from "wouter";
-import { CONSOLE_ROUTES } from "../../src/console-routes";
+import { CONSOLE_ROUTES } from "../../src/main/console-routes";
 import { Layout } from "./components/Layout";
 import { Loading } from "./components/States";
 import { SessionProvider, useSession } from "./lib/session";

@@ -4,7 +4,7 @@
 // unlinking, and the webhook events with their processing state.
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { contextForPublicOrg } from "../context";
+import { contextForPublicOrg } from "../main/context";
 import { requirePermission } from "../features/tenancy/middleware/auth";
 import { countWebhookDelivery } from "../features/tenancy/middleware/rate-limit";
 import { ApiError } from "../platform/errors";
@@ -40,7 +40,7 @@ import {
 import { listEvents } from "./webhooks/event-store";
 import { deleteSubscriber, getSubscriber, putSubscriber, subscriberTarget } from "./webhooks/subscriber";
 import { credentialFreeHandshake, receiveWebhook, signatureRefused, webhookSpecOf } from "./webhooks/receive";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../main/app-env";
 import type { WebhookDelivery } from "./platform";
 import { audited, notAudited } from "../features/audit/declarations";
 

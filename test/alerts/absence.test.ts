@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { LastSyncOf } from "../../src/features/alerts/absence-check";
-import { runScheduledWork } from "../../src/scheduled";
+import { runScheduledWork } from "../../src/main/scheduled";
 import { createTenant, type Tenant } from "../support/tenants";
 import { evaluate, json, patientWithDevice, readResource, series, stored } from "./support";
 

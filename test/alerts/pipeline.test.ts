@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { evaluateReadings } from "../../src/features/alerts/evaluate-readings";
 import { ALERT_EVENT } from "../../src/features/alerts/rule";
 import { dispatchToPipelines } from "../../src/features/pipelines/triggers";
-import { runScheduledWork } from "../../src/scheduled";
+import { runScheduledWork } from "../../src/main/scheduled";
 import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
 import { adminOf, evaluate, json, patientWithDevice, readResource, series } from "./support";

@@ -6,10 +6,10 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { type AuditMessage, auditMessageOf } from "../../src/features/fhir/audit-queue";
 import type { Env } from "../../src/platform/env";
-import worker from "../../src/index";
+import worker from "../../src/main/entry";
 import { eventually } from "../support/eventually";
 import { createTenant, type Tenant } from "../support/tenants";
 

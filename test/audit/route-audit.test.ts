@@ -9,7 +9,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { cliAuditSql } from "../../scripts/lib/cli-audit";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { MANAGEMENT_ACTIONS } from "../../src/features/audit/actions";
 import { type AuditDeclaration, declarationOf } from "../../src/features/audit/declarations";
 import { changesState, declaredAuditOf } from "../../src/platform/http/route-audit";

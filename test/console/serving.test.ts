@@ -3,7 +3,7 @@
 // answer with the X-RateLimit-* headers of every response (spec 8). The Worker suite's assets are
 // the fixed stand-in of vitest.config.ts (an index.html and one file under assets/).
 import { describe, expect, it } from "vitest";
-import { CONSOLE_ROUTES } from "../../src/console-routes";
+import { CONSOLE_ROUTES } from "../../src/main/console-routes";
 import { call } from "../support/tenants";
 
 const ip = () => ({ "cf-connecting-ip": crypto.randomUUID() });

@@ -8,7 +8,7 @@
 // With `subscription_policy: MANUAL`, Fitbit's semantics: a subscription per user, made on link
 // and removed on unlink.
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/device-platform-services";
+import { devicePlatformServices } from "../../src/main/device-platform-services";
 import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";

@@ -6,7 +6,7 @@
 // nothing; a bad Authorization stores nothing; the ECDSA signature when a key is configured;
 // unlink revokes; another org sees none of it. Only Google's cloud is a mock.
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/device-platform-services";
+import { devicePlatformServices } from "../../src/main/device-platform-services";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";

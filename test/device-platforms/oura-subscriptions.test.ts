@@ -3,11 +3,11 @@
 // expiring within a week; other minutes and orgs without Oura call nothing.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/device-platform-services";
+import { devicePlatformServices } from "../../src/main/device-platform-services";
 import { useDevicePlatformServices } from "../support/service-profile";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
-import { runScheduledWork, SUBSCRIPTION_RENEWAL_MINUTE } from "../../src/scheduled";
+import { runScheduledWork, SUBSCRIPTION_RENEWAL_MINUTE } from "../../src/main/scheduled";
 import { createTenant, type Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSubscriptionApi } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";

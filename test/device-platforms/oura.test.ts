@@ -2,7 +2,7 @@
 // replay adds nothing; bad signatures store nothing; the GET challenge; sync pages; token
 // refresh and rotation; tenancy (a state or a webhook of one org never lands in another).
 import { beforeAll, describe, expect, it } from "vitest";
-import { contextForOrg } from "../../src/context";
+import { contextForOrg } from "../../src/main/context";
 import { processDeviceEventBatch } from "../../src/device-platforms/webhooks/queue";
 import type { DeviceEventMessage } from "../../src/device-platforms/webhooks/receive";
 import { oura } from "../../src/device-platforms/oura/adapter";
@@ -11,7 +11,7 @@ import { freshLink, REFRESH_MARGIN_MS } from "../../src/device-platforms/oauth/t
 import { callWithLinkTokens } from "../../src/device-platforms/oauth/sync-calls";
 import { deviceOAuthStates } from "../../src/device-platforms/oauth/tables";
 import { and, eq } from "drizzle-orm";
-import { platformServices } from "../../src/device-platform-services";
+import { platformServices } from "../../src/main/device-platform-services";
 import { call, createTenant, type Tenant } from "../support/tenants";
 import { OURA_ORIGIN, ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";

@@ -6,7 +6,7 @@ import created from "../fixtures/wearables/suunto-workout-created.json";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { polar as polarPlatform } from "../../src/device-platforms/polar/adapter";
 import { suunto } from "../../src/device-platforms/suunto/adapter";
-import { platformServices } from "../../src/device-platform-services";
+import { platformServices } from "../../src/main/device-platform-services";
 import { createTenant, type Tenant } from "../support/tenants";
 import { POLAR_ORIGIN, polarMock, polarSignedHeaders } from "./mocks/polar";
 import { SUBSCRIPTION_KEY, SUUNTO_ORIGIN, suuntoMock, suuntoSignedHeaders } from "./mocks/suunto";

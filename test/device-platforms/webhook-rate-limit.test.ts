@@ -4,7 +4,7 @@
 // is 429 with Retry-After and nothing is queued; refused deliveries still count per client IP.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { call, createTenant, type Tenant } from "../support/tenants";
 import { ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";

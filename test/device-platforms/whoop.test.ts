@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getLink } from "../../src/device-platforms/oauth/link-store";
 import { whoop } from "../../src/device-platforms/whoop/adapter";
-import { platformServices } from "../../src/device-platform-services";
+import { platformServices } from "../../src/main/device-platform-services";
 import { createTenant, type Tenant } from "../support/tenants";
 import { mockNetwork } from "./mocks/vendor-mock";
 import { SLEEP_ID, WHOOP_ORIGIN, whoopMock, whoopSignedHeaders } from "./mocks/whoop";

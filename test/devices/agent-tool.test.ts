@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinTools } from "../../src/features/agents/tools/builtin";
 import type { Principal } from "../../src/features/tenancy/auth/permissions";
-import { agentServicesFor } from "../../src/service-wiring";
+import { agentServicesFor } from "../../src/main/wiring";
 import { createTenant } from "../support/tenants";
 import { createPatient, linkDevice, minutesAgo, postReadings, reading } from "./support";
 

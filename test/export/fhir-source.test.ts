@@ -2,7 +2,7 @@
 // cover every resource exactly once, whatever the page size, ties on lastUpdated included
 // (a transaction gives all its resources one instant), and never another org's resources.
 import { env } from "cloudflare:workers";
-import { contextForOrg } from "../../src/context";
+import { contextForOrg } from "../../src/main/context";
 import { describe, expect, it } from "vitest";
 import type { ExportQuery } from "../../src/features/export/source";
 import { createTenant } from "../support/tenants";

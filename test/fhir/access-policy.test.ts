@@ -2,7 +2,7 @@
 // enforcement will) hides it from read, vread, search (entries, includes and totals alike),
 // history, Patient/$everything and export, and refuses writes to it with a 403 OperationOutcome.
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { type AccessPolicy, PERMIT, patientsOf } from "../../src/features/fhir/access-policy";
 import { fhirStoreFor } from "../../src/features/fhir";
 import type { Bundle, Resource } from "../../src/features/fhir/port";

@@ -3,7 +3,7 @@
 // audits go through the audit queue instead (audit-queue.test.ts).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { runScheduledWork } from "../../src/scheduled";
+import { runScheduledWork } from "../../src/main/scheduled";
 import { ResourceStore } from "../../src/features/fhir/storage/resource-store";
 import { createTenant, shardOf } from "../support/tenants";
 import { post, search } from "./support";

@@ -4,12 +4,12 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { AUDIT_WRITE_CHUNK, type AuditMessage, consumeAudits } from "../../src/features/fhir/audit-queue";
 import type { Bundle } from "../../src/features/fhir/port";
 import type { Env } from "../../src/platform/env";
 import type { OrgData } from "../../src/platform/org-data";
-import worker from "../../src/index";
+import worker from "../../src/main/entry";
 import { countingD1 } from "../support/d1-counter";
 import { eventually } from "../support/eventually";
 import { type Tenant, createTenant } from "../support/tenants";

@@ -4,9 +4,9 @@
 // composition root's list, without touching features/fhir.
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { defineOperation } from "../../src/features/fhir/operations/operation";
-import { FHIR_OPERATIONS, fhirOperationRegistry } from "../../src/fhir-operations";
+import { FHIR_OPERATIONS, fhirOperationRegistry } from "../../src/main/fhir-operations";
 import { appFetch } from "../support/app-fetch";
 import { createTenant } from "../support/tenants";
 import { post } from "./support";

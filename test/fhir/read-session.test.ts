@@ -4,7 +4,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import type { Env } from "../../src/platform/env";
 import { type Tenant, createTenant } from "../support/tenants";
 

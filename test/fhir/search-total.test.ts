@@ -3,7 +3,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import type { Bundle } from "../../src/features/fhir/port";
 import { countingD1 } from "../support/d1-counter";
 import { createTenant } from "../support/tenants";

@@ -6,7 +6,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import type { Resource } from "../../src/features/fhir/port";
 import { ResourceStore } from "../../src/features/fhir/storage/resource-store";
 import type { Env } from "../../src/platform/env";

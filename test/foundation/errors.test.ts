@@ -1,7 +1,7 @@
 // Spec section 7: every failure has the documented shape and a 4xx where the caller is at fault.
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
-import type { AppEnv } from "../../src/app-env";
+import type { AppEnv } from "../../src/main/app-env";
 import { onError } from "../../src/platform/http/error-handler";
 import { requestId } from "../../src/platform/http/request-id";
 import { call, createTenant } from "../support/tenants";

@@ -2,7 +2,7 @@
 // rather than the path, and never a secret or patient data, even for a run that handled both.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { makeLogger } from "../../src/platform/observability/log";
 import { appFetch } from "../support/app-fetch";
 import { createTenant } from "../support/tenants";

@@ -1,6 +1,6 @@
 // Every endpoint the app serves appears in the OpenAPI document, with its method.
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { call } from "../support/tenants";
 
 /** Hono's ":param" (with optional {regex}) → OpenAPI's "{param}". */

@@ -4,7 +4,7 @@ import { createExecutionContext, runDurableObjectAlarm, waitOnExecutionContext }
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import type { Bundle } from "../../src/features/fhir/port";
 import { parsePublicBaseUrl } from "../../src/platform/http/public-url";
 import { createTenant } from "../support/tenants";

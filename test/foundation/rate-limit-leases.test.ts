@@ -4,7 +4,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { orgGate } from "../../src/features/tenancy/limits/gate";
 import { LEASE_TTL_MS, LeasedWindows, shareOf } from "../../src/features/tenancy/limits/leases";
 import { leasedWindows } from "../../src/features/tenancy/middleware/rate-limit";

@@ -2,7 +2,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 import { heldSlot, orgGate } from "../../src/features/tenancy/limits/gate";
 import { authedFetch, call, createKey, createTenant } from "../support/tenants";
 

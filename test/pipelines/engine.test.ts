@@ -7,7 +7,7 @@ import { ExecutionPlan, ExecutionRun, executionOutputs, executionStatus } from "
 import { registry } from "../../src/features/pipelines/registry";
 import { checkDefinition } from "../../src/features/pipelines/validate-definition";
 import { pipelinePrincipal } from "../../src/features/pipelines/services";
-import { pipelineServicesFor } from "../../src/service-wiring";
+import { pipelineServicesFor } from "../../src/main/wiring";
 import { definition, edge, type NodeSpec, trigger } from "../support/pipelines";
 
 async function runDef(nodes: NodeSpec[], connections: ReturnType<typeof edge>[], inputs: unknown = {}, opts: { durableWaits?: boolean; nodeId?: string } = {}) {

@@ -6,7 +6,7 @@ import { orgData } from "../../src/platform/org-data";
 import { describe, expect, it } from "vitest";
 import type { Write } from "../../src/platform/db/client";
 import { orgGate } from "../../src/features/tenancy/limits/gate";
-import { openExecutionBatch } from "../../src/service-wiring";
+import { openExecutionBatch } from "../../src/main/wiring";
 import { countingD1 } from "../support/d1-counter";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";

@@ -3,9 +3,9 @@
 import { env, exports } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
+import worker from "../../src/main/entry";
 import { dispatchEvent } from "../../src/features/pipelines/triggers";
-import { runScheduledWork } from "../../src/scheduled";
+import { runScheduledWork } from "../../src/main/scheduled";
 import { createPipeline, definition, driveExecution, edge } from "../support/pipelines";
 import { createKey, authedFetch, createTenant, type Tenant } from "../support/tenants";
 

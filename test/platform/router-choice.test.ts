@@ -4,7 +4,7 @@
 import { UnsupportedPathError } from "hono/router";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app";
+import { buildApp } from "../../src/main/app";
 
 describe("the app's router", () => {
   it("is the TrieRouter from the start, with no fallback to find out", () => {

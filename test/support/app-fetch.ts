@@ -1,7 +1,7 @@
 // Fetch through an app built with test wiring (buildApp options) rather than the Worker's own.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { buildApp } from "../../src/app";
+import type { buildApp } from "../../src/main/app";
 import type { Tenant } from "./tenants";
 
 /** `withEnv`: bindings and settings for this app only (e.g. LOG_LEVEL, a recording METRICS). */

@@ -13,7 +13,7 @@
 // organizations are gone with the storage.
 import { env } from "cloudflare:workers";
 import type { Env } from "../../src/platform/env";
-import worker from "../../src/index";
+import worker from "../../src/main/entry";
 import { keptGlobal } from "./kept-global";
 
 const MARK = "__cdisQueueMark";

@@ -6,7 +6,7 @@
 // the real wiring even where it shares the isolate with the files before it.
 import type { PlatformServices } from "../../src/device-platforms/wiring";
 import type { AgentServices } from "../../src/features/agents/services";
-import type { ServiceProfile } from "../../src/service-profile";
+import type { ServiceProfile } from "../../src/main/service-profile";
 
 const chosen: { agents?: (orgId: string) => AgentServices; devicePlatforms?: PlatformServices } = {};
 

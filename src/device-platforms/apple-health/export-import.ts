@@ -7,7 +7,7 @@
 import type { OrgData } from "../../platform/org-data";
 import { storeItems } from "../companion/store-items";
 import { sha256Hex } from "../webhooks/signature";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { ExportFormatError, parseExportChunk, type ExportElement } from "./export-parser";
 import { APPLE_HEALTH_KIND, type HealthKitSample, mapHealthKitSample } from "./mapping";
 

@@ -3,7 +3,7 @@
 // is visible as it goes and an evicted object resumes at its byte offset. The uploaded file is
 // deleted from R2 once the import has finished.
 import { DurableObject } from "cloudflare:workers";
-import { contextForOrg } from "../../context";
+import { contextForOrg } from "../../main/context";
 import { claimFor } from "../../platform/durable-objects/owner";
 import type { Env } from "../../platform/env";
 import { logger } from "../../platform/observability/log";

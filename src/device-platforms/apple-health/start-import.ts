@@ -6,7 +6,7 @@ import { ApiError, badRequest } from "../../platform/errors";
 import { orgObject } from "../../platform/durable-objects/object-names";
 import type { OrgData } from "../../platform/org-data";
 import type { DeviceLinkView } from "../wiring";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { DEFAULT_CHUNK_BYTES, importProgress, newImportState } from "./export-import";
 
 /** Exports run to hundreds of MB; R2 takes up to 5 GB in one put. */

@@ -2,7 +2,7 @@
 // names the org's device): Apple Health sample batches and export.xml, Health Connect records.
 // Authenticated: issuing, listing and revoking a device's upload tokens (admin and clinician).
 import { createRoute, z } from "@hono/zod-openapi";
-import { contextForPublicOrg } from "../../context";
+import { contextForPublicOrg } from "../../main/context";
 import { requirePermission } from "../../features/tenancy/middleware/auth";
 import { bodyLimit } from "../../platform/http/body-limit";
 import { absoluteUrl } from "../../platform/http/public-url";

@@ -6,7 +6,7 @@
 // Observations got new versions, or the previous version's were withdrawn.
 import type { Reading } from "../../features/devices/reading";
 import type { OrgData } from "../../platform/org-data";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import type { StoreResult } from "../wiring";
 
 export interface FieldProblem {

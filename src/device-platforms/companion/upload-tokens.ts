@@ -7,7 +7,7 @@ import { ApiError, badRequest, notFound } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
 import { sha256Hex } from "../webhooks/signature";
 import type { DeviceLinkView } from "../wiring";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { type DeviceUploadTokenRow, deviceUploadTokens } from "./tables";
 
 /** The platform kinds that upload through a companion app rather than a vendor cloud. */

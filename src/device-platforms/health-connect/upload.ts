@@ -12,7 +12,7 @@ import { type ItemOutcome, storeItems, type UploadAnswer } from "../companion/st
 import { companionGrants, companionRecordVersions } from "../companion/tables";
 import type { DeviceLinkView } from "../wiring";
 import { readingIdentifier } from "../../features/devices/reading";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { HEALTH_CONNECT_KIND, HEALTH_CONNECT_TYPES, mapHealthConnectRecord, recordEnd } from "./mapping";
 import { HealthConnectRecordInput } from "./schemas";
 

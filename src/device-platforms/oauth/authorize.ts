@@ -10,7 +10,7 @@ import { ApiError, badRequest, notFound } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import type { DevicePlatform } from "../platform";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { authorizationUrl, exchangeCode, newState, newVerifier, revokeToken } from "./client";
 import { deleteLink, getLink, saveLink } from "./link-store";
 import { deviceOAuthStates } from "./tables";

@@ -3,7 +3,7 @@
 import { ApiError, badRequest, notFound } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { getLink } from "./link-store";
 import { withFreshTokens } from "./tokens";
 

@@ -5,7 +5,7 @@
 import { type PlatformCall, PlatformError } from "../../features/devices/platform-adapter";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { getLink, setLinkStatus } from "./link-store";
 import { withFreshTokens } from "./tokens";
 

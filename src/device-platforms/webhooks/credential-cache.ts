@@ -5,7 +5,7 @@
 // the TTL, as the consent policy's `knownReadEnforcement` does.
 import type { PlatformCredentials } from "../../features/devices/platform-adapter";
 import type { OrgData } from "../../platform/org-data";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 
 export const WEBHOOK_CREDENTIALS_TTL_MS = 10_000;
 const cache = new Map<string, { credentials: PlatformCredentials; until: number }>();

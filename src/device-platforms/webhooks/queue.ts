@@ -18,7 +18,7 @@ import type { Env } from "../../platform/env";
 import type { OrgData } from "../../platform/org-data";
 import { platformOf } from "../catalog";
 import { linksOfUser, setLinkStatus } from "../oauth/link-store";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import type { StoreResult } from "../wiring";
 import { webhookCredentials } from "./credential-cache";
 import { type EventUpdate, getEvent, type Recorded, recordDeliveries, updateEvent, updateEvents } from "./event-store";

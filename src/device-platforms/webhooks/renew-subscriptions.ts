@@ -4,7 +4,7 @@
 import type { OrgData } from "../../platform/org-data";
 import { logger } from "../../platform/observability/log";
 import { devicePlatforms } from "../catalog";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 
 /** The platform kinds whose subscriptions expire (the cron looks only at orgs with one of these). */
 export const RENEWING_KINDS = devicePlatforms.filter((p) => p.renewSubscriptions).map((p) => p.kind);

@@ -7,7 +7,7 @@
 import { type PlatformCall, PlatformError } from "../../features/devices/platform-adapter";
 import { ApiError, badRequest, notFound } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
-import { platformServices } from "../../device-platform-services";
+import { platformServices } from "../../main/device-platform-services";
 import { platformOf } from "../catalog";
 import type { SubscriberSpec, SubscriberState, SubscriberTarget } from "../platform";
 

@@ -8,7 +8,7 @@ import type { AgentModelConfig, AgentRow } from "./tables";
 import type { Env } from "../../platform/env";
 import { agentNotDeployed, agentNotFound, validationFailed } from "../../platform/errors";
 import { DEFAULT_MODEL, type ModelSources, findModel, listModels } from "./models";
-import { agentServicesFor } from "../../service-wiring";
+import { agentServicesFor } from "../../main/wiring";
 import type { AgentServices } from "./services";
 import { AgentStore } from "./store";
 import { optionalBinding } from "../../platform/settings";

@@ -10,7 +10,7 @@ import type { Env } from "../../platform/env";
 import { notFound } from "../../platform/errors";
 import { orgObject } from "../../platform/durable-objects/object-names";
 import { collectTurn } from "./events";
-import { agentServicesFor } from "../../service-wiring";
+import { agentServicesFor } from "../../main/wiring";
 import { sseStream } from "./sse";
 import { AgentStore } from "./store";
 import { prepareTurn } from "./turn";

@@ -5,7 +5,7 @@
 // failed); bodies of requests are never read, so no credential, message or chat content reaches
 // an AuditEvent.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../app-env";
+import type { AppEnv } from "../../main/app-env";
 import { settingsOf } from "../../platform/settings";
 import { type EntityFrom, declarationOf } from "./declarations";
 import { recordManagementAction } from "./record";

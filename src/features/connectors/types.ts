@@ -3,7 +3,7 @@
 // standard adds its own (HL7 MLLP; later DICOMweb...) with its transport, and the
 // composition root lists them all (src/connector-catalog.ts).
 import { z } from "@hono/zod-openapi";
-import { CONNECTOR_TYPE_CATALOG } from "../../connector-catalog";
+import { CONNECTOR_TYPE_CATALOG } from "../../main/connector-catalog";
 import type { OutboundPolicy } from "../../platform/outbound/policy";
 
 export const AUTH_KINDS = ["none", "bearer", "oauth2_client_credentials", "basic", "header"] as const;

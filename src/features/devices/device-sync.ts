@@ -6,7 +6,7 @@
 import type { LinkedCall } from "./linked-calls";
 import { logger } from "../../platform/observability/log";
 import { DurableObject } from "cloudflare:workers";
-import { contextForOrg } from "../../context";
+import { contextForOrg } from "../../main/context";
 import { claimFor } from "../../platform/durable-objects/owner";
 import type { Env } from "../../platform/env";
 import { type PlatformCall, PlatformError } from "./platform-adapter";

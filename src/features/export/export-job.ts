@@ -3,7 +3,7 @@
 // holds the org's export slot while running, and deletes its files at expiry.
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
-import { contextForOrg } from "../../context";
+import { contextForOrg } from "../../main/context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
 import { type ExportJobState, advanceExport, deleteExportFiles, requesterOf } from "./job";

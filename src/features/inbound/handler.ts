@@ -8,7 +8,7 @@ import type { OrgData } from "../../platform/org-data";
 import { ApiError } from "../../platform/errors";
 import { recent, recentBy } from "../../platform/recent";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
-import { openExecutionBatch } from "../../service-wiring";
+import { openExecutionBatch } from "../../main/wiring";
 import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines/triggers";
 import type { InboundAdapter, InboundEventPayload } from "./adapter";
 import type { InboundAdapters } from "./adapters";

@@ -2,13 +2,13 @@
 // run state in its storage, checkpoints after every node and drives the run from
 // its alarm, so an eviction or restart resumes at the first unfinished node.
 import { logger } from "../../platform/observability/log";
-import { contextForOrg } from "../../context";
+import { contextForOrg } from "../../main/context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
 import { acquireSlotOrThrow } from "../tenancy/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob } from "./execution-service";
-import { runFor } from "../../service-wiring";
+import { runFor } from "../../main/wiring";
 import type { NodeState, RunState } from "./engine";
 import { getChunkedJson, putChunkedJson, runStateLimit, StoredValueTooLarge } from "../../platform/durable-objects/chunked-json";
 import { type Failure, failure } from "../../platform/durable-objects/failure";

@@ -2,7 +2,7 @@
 // listed in the composition root's src/node-catalog.ts; nothing in the engine (and
 // nothing here) changes when one is added.
 import { z } from "zod";
-import { NODE_FAMILIES } from "../../node-catalog";
+import { NODE_FAMILIES } from "../../main/node-catalog";
 import { CATEGORIES, type Category, type NodeType, type PortDef } from "./node-type";
 
 export class NodeRegistry {

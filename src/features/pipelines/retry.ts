@@ -4,7 +4,7 @@
 import type { OrgData } from "../../platform/org-data";
 import { conflict, notFound } from "../../platform/errors";
 import type { ExecutionPlan, RunState } from "./engine";
-import { execute } from "../../service-wiring";
+import { execute } from "../../main/wiring";
 import { type ExecuteRequest, type ExecutionResponse, planFor, runnableVersion } from "./execution-service";
 import { type ExecutionRecord, ExecutionStore } from "./execution-store";
 

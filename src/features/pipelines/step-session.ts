@@ -1,13 +1,13 @@
 // StepSession: one Durable Object per step-by-step debugging session. It holds
 // the run state between requests, runs exactly one node per step (or takes the
 // caller's outputs for it) and deletes itself when the session expires.
-import { contextForOrg } from "../../context";
+import { contextForOrg } from "../../main/context";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
 import { executionOutputs, executionStatus, type NodeState } from "./engine";
 import { type ExecutionJob, nodeResults } from "./execution-service";
-import { runFor } from "../../service-wiring";
+import { runFor } from "../../main/wiring";
 import { getChunkedJson, putChunkedJson, runStateLimit, StoredValueTooLarge } from "../../platform/durable-objects/chunked-json";
 import { type Failure, failure } from "../../platform/durable-objects/failure";
 import { claimFor, ownedBy } from "../../platform/durable-objects/owner";

@@ -2,7 +2,7 @@
 // (src/fhir-guide-actors.ts): MHD Document Recipient and Responder, PDQm Supplier, IPS Server,
 // with the supported profiles on each resource type and the transactions they serve.
 import { describe, expect, it } from "vitest";
-import { FHIR_GUIDE_ACTORS } from "../../../src/fhir-guide-actors";
+import { FHIR_GUIDE_ACTORS } from "../../../src/main/fhir-guide-actors";
 import { createTenant } from "../../support/tenants";
 
 interface Cs {

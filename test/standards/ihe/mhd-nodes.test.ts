@@ -6,7 +6,7 @@
 // under PUBLIC_BASE_URL, as an ITI-65 over HTTP stores it.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { contextForOrg } from "../../../src/context";
+import { contextForOrg } from "../../../src/main/context";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
 import { pipelinePrincipal } from "../../../src/features/pipelines/services";
 import { provideDocumentNode } from "../../../src/standards/ihe/mhd/nodes";

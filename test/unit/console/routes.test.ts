@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONSOLE_ROUTES } from "../../../src/console-routes";
+import { CONSOLE_ROUTES } from "../../../src/main/console-routes";
 
 const app = readFileSync(path.resolve(import.meta.dirname, "../../../console/src/App.tsx"), "utf8");
 

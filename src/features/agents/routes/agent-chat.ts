@@ -6,7 +6,7 @@ import { ChatBody, IdParam, InvokeBody, InvokeResultSchema, ModelUnavailableErro
 import { SSE_HEADERS } from "../sse";
 import { type ChatOutcome, chatWithAgent, invokeAgent } from "../use-cases/chat";
 import { agentExecuteScope } from "../../tenancy/auth/permissions";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, notFoundError, security, json } from "../../../platform/http/schemas";
 import { requirePermission, requirePermissionOrScope } from "../../tenancy/middleware/auth";

@@ -18,7 +18,7 @@ import {
 import { sendConversationMessage } from "../use-cases/chat";
 import { conversationMessages, deleteConversation, getConversation, listConversations, startConversation } from "../use-cases/conversations";
 import { answer } from "./agent-chat";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Agent conversations"];

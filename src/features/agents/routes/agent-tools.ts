@@ -5,7 +5,7 @@ import { commonErrors, json, notFoundError, pageOf, security } from "../../../pl
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { AssignToolBody, AssignedToolSchema, IdParam, ToolParam, presentAssignedTools } from "../schemas";
 import { assignAgentTool, listAgentTools, removeAgentTool } from "../use-cases/agent-tools";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId } from "../../audit/declarations";
 
 const tags = ["Agents"];

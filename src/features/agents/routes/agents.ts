@@ -28,7 +28,7 @@ import {
   snapshotAgent,
   updateAgent,
 } from "../use-cases/agents";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Agents"];

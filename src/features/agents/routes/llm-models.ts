@@ -5,7 +5,7 @@ import { commonErrors, json, pageOf, security } from "../../../platform/http/sch
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ModelSchema, presentModels } from "../schemas";
 import { availableModels } from "../use-cases/models";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 export const llmModelRoutes = createRouter<AppEnv>().openapi(
   createRoute({

@@ -6,7 +6,7 @@ import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, se
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ToolBody, ToolIdParam, ToolInvokeBody, ToolInvokeResultSchema, ToolSchema, presentTool } from "../schemas";
 import { createTool, deleteTool, getTool, invokeToolById, listTools, updateTool } from "../use-cases/custom-tools";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Tools"];

@@ -2,7 +2,7 @@
 // custom tool id, removed by name or custom tool id.
 import type { OrgData } from "../../../platform/org-data";
 import { notFound } from "../../../platform/errors";
-import { agentServicesFor } from "../../../service-wiring";
+import { agentServicesFor } from "../../../main/wiring";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { loadAgent } from "../access";
 import { AgentStore } from "../store";

@@ -4,7 +4,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { OrgData } from "../../../platform/org-data";
 import { agentNotFound, conflict, notFound, validationFailed } from "../../../platform/errors";
-import { agentServicesFor } from "../../../service-wiring";
+import { agentServicesFor } from "../../../main/wiring";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { checkModelConfig, loadAgent } from "../access";
 import { conversationStub } from "../chat";

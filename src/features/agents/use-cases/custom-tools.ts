@@ -2,7 +2,7 @@
 // org (its pipeline or connector must exist), and a direct invocation for testing.
 import type { OrgData } from "../../../platform/org-data";
 import { validationFailed } from "../../../platform/errors";
-import { invokeTool } from "../../../service-wiring";
+import { invokeTool } from "../../../main/wiring";
 import type { ToolInput } from "../tools/custom/definition";
 import { implementationErrors } from "../tools/custom/invoke";
 import { ToolStore } from "../tools/custom/store";

@@ -1,6 +1,6 @@
 // The language models the caller's organization can use.
 import type { OrgData } from "../../../platform/org-data";
-import { agentServicesFor } from "../../../service-wiring";
+import { agentServicesFor } from "../../../main/wiring";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { modelSources } from "../access";
 import { type ModelInfo, listModels } from "../models";

@@ -6,7 +6,7 @@ import { commonErrors, json, notFoundError, pageOf, security } from "../../../pl
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { AlertRule, IdParam, RuleBody, RuleListQuery, presentRule } from "../schemas";
 import { createRule, deleteRule, getRule, listRules, replaceRule } from "../use-cases/rules";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Alerts"];

@@ -6,7 +6,7 @@ import { commonErrors, conflictError, json, notFoundError, pageOf, security } fr
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { Alert, AlertActionBody, AlertListQuery, IdParam, presentAlert } from "../schemas";
 import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from "../use-cases/alerts";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId } from "../../audit/declarations";
 
 const tags = ["Alerts"];

@@ -6,7 +6,7 @@ import { commonErrors, conflictError, json, notFoundError } from "../../../platf
 import { auditedInside } from "../declarations";
 import { operatorOnly } from "../../operations/routes/admin";
 import { purgeExpiredAudits } from "../use-cases/purge";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 const PurgeReport = z
   .object({ org_id: z.string(), retention_days: z.number().int(), before: z.string(), purged: z.number().int() })

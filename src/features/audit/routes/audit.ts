@@ -7,7 +7,7 @@ import type { AuditRetention } from "../retention";
 import { AuditPage, AuditQuery, RetentionBody, RetentionSchema } from "../schemas";
 import { listAuditEvents } from "../use-cases/list-audit";
 import { getAuditRetention, setAuditRetention } from "../use-cases/retention";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, theOrganization } from "../declarations";
 
 const tags = ["Audit"];

@@ -3,7 +3,7 @@
 // whose retention is "keep" (the default) is refused: nothing is ever purged by default.
 import type { Env } from "../../../platform/env";
 import { ApiError } from "../../../platform/errors";
-import { contextForOrg } from "../../../context";
+import { contextForOrg } from "../../../main/context";
 import { fhirStoreFor } from "../../fhir";
 import { operatorPrincipal } from "../operators";
 import { recordManagementAction } from "../record";

@@ -6,7 +6,7 @@ import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { Connector, ConnectorBody, ConnectorIdParam, ConnectorTypesSchema, TestResult, presentConnector, presentConnectorTypes } from "../schemas";
 import { connectorTypes, createConnector, deleteConnector, getConnector, listConnectors, testConnector, updateConnector } from "../use-cases/connectors";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Connectors"];

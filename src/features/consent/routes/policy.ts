@@ -5,7 +5,7 @@ import { commonErrors, json, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ConsentPolicyBody, ConsentPolicySchema, presentConsentPolicy } from "../schemas";
 import { getConsentPolicy, setConsentPolicy } from "../use-cases/policy";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, theOrganization } from "../../audit/declarations";
 
 const tags = ["Consent"];

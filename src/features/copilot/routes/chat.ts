@@ -7,7 +7,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { ChatBody, ChatResponse } from "../schemas";
 import { copilotChat } from "../use-cases/chat";
 import { modelErrors, SSE_CONTENT, tags } from "./responses";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited } from "../../audit/declarations";
 
 const EVENTS =

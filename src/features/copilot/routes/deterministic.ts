@@ -26,7 +26,7 @@ import { autoConfigurePipeline, configureNodeFor, documentPipeline, inferSchemaO
 import { copilotHealth } from "../use-cases/health";
 import { agentInsights } from "../use-cases/insights";
 import { answersOnly, deterministicErrors, jsonPost, tags } from "./responses";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 const read = requirePermission("pipelines:read");
 const post = <B extends z.ZodType, R extends z.ZodType>(path: string, summary: string, body: B, response: R, description: string) =>

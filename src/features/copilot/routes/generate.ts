@@ -29,7 +29,7 @@ import {
   refinePipelineFor,
 } from "../use-cases/generate";
 import { answersOnly, jsonPost, modelErrors } from "./responses";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 const manage = requirePermission("pipelines:manage");
 const post = <B extends z.ZodType, R extends z.ZodType>(path: string, summary: string, body: B, response: R, description: string, middleware = manage) =>

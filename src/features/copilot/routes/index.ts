@@ -1,6 +1,6 @@
 // /api/copilot: every copilot endpoint, given the ports the composition root fills.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { createRouter } from "../../../platform/http/router";
 import type { CopilotPorts } from "../ports";
 import { chatRoutes } from "./chat";

@@ -8,7 +8,7 @@ import { presentSuggestion, SuggestBody, SuggestionIdParam, SuggestionSchema, Su
 import { applySuggestion, createSuggestions, listSuggestions } from "../use-cases/suggestions";
 import { deterministicErrors, jsonPost, modelErrors, tags } from "./responses";
 import { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, notAudited } from "../../audit/declarations";
 
 const manage = requirePermission("pipelines:manage");

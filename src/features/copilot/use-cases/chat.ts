@@ -3,7 +3,7 @@
 // context.pipeline_id the stored pipeline is loaded into the conversation to be modified.
 // Its events are the agent stream's plus `validation` (each validator run) and `pipeline`
 // (each valid definition the model proposed); docs/copilot.md lists them.
-import type { OrgContext } from "../../../context";
+import type { OrgContext } from "../../../main/context";
 import { ApiError } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { type AgentEvent, collectTurn } from "../../agents/events";
@@ -13,7 +13,7 @@ import { sseFrame, ssePayload, sseStream } from "../../agents/sse";
 import { registry } from "../../pipelines/registry";
 import { limitsOfOrg } from "../../tenancy/limits/org-limits";
 import { hasPermission, type Principal } from "../../tenancy/auth/permissions";
-import { execute } from "../../../service-wiring";
+import { execute } from "../../../main/wiring";
 import { copilotTools } from "../chat-tools";
 import type { ValidationReport } from "../findings";
 import { catalogPrompt, DEFINITION_RULES } from "../generation/catalog-prompt";

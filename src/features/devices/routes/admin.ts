@@ -3,7 +3,7 @@
 // over every shard, so an operator knows whom to tell after deploying it. It takes the
 // OPERATOR_TOKEN; each organization's admin lists and restores its own (routes/devices.ts).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json } from "../../../platform/http/schemas";
 import { operatorOnly } from "../../operations/routes/admin";

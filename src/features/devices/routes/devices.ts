@@ -34,7 +34,7 @@ import { listReadingMoves, restoreReadingMoves } from "../use-cases/reading-move
 import { getSourcePriority, setSourcePriority } from "../use-cases/source-priority";
 import { patientTimeline, TIMELINE_TYPES } from "../use-cases/timeline";
 import { patientVitals } from "../use-cases/vitals";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { AUDITED_BY_FHIR_STORE, audited, byId, newId, theOrganization } from "../../audit/declarations";
 
 const tags = ["Devices"];

@@ -6,7 +6,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { DeviceParam, presentSyncLog, SyncBody, SyncLog } from "../schemas";
 import { deviceSyncLogs, getSyncLog, startSync } from "../use-cases/sync";
 import { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited } from "../../audit/declarations";
 
 const tags = ["Devices"];

@@ -3,7 +3,7 @@
 // operation (operations.ts); the work itself runs in the ExportJob Durable Object (jobs.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { ApiError, notAcceptable } from "../../../platform/errors";
 import { clientAcceptEncoding, negotiateEncoding } from "../../../platform/http/accept-encoding";
 import { fhirBaseUrl } from "../../../platform/http/public-url";

@@ -2,7 +2,7 @@
 // live status and progress and the status URL to poll (the IG's own status/manifest/download
 // routes stay in bulk-export.ts). For the console's exports page; any client may use it.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { publicBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, PageQuery, pageOf, security } from "../../../platform/http/schemas";

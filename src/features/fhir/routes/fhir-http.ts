@@ -2,7 +2,7 @@
 // FHIR JSON (fhir-format.ts rewrites it as XML when asked), version headers.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { fhirJsonContentType } from "../../../platform/http/fhir-json";
 import type { Resource } from "../port";
 import { responseFormat } from "./fhir-format";

@@ -10,7 +10,7 @@ import type { GuideActor } from "../guide-actors";
 import type { OperationRegistry } from "../operations/registry";
 import { fhirContent, send } from "./fhir-http";
 import { negotiate } from "./fhir";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 const SOFTWARE = { name: "cdis-fhir-store", version: "0.1.0" };
 const OrgParam = z.object({ orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }) });

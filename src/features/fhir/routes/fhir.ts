@@ -7,7 +7,7 @@ import { type RetrieveCheck, checkRetrieval } from "../retrieve-check";
 import { type SearchRefinement, refinedSearch } from "../search-refinement";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import type { Env } from "../../../platform/env";
 import { badRequest, notFound, unsupportedMediaType } from "../../../platform/errors";
 import { fhirBaseUrl } from "../../../platform/http/public-url";

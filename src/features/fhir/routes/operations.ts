@@ -2,7 +2,7 @@
 // which finds the declaration for the URL's type, checks Accept and the permission, parses
 // the query with the operation's schema, reads the body as declared and runs the handler.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { badRequest, notFound } from "../../../platform/errors";
 import { requestPath, requestUrl } from "../../../platform/http/public-url";
 import { declareAudit } from "../../../platform/http/route-audit";

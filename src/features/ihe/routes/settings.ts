@@ -1,6 +1,6 @@
 // /api/ihe/settings: the organization's IHE conformance settings on its FHIR endpoint.
 import { createRoute } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, security } from "../../../platform/http/schemas";
 import { audited, theOrganization } from "../../audit/declarations";

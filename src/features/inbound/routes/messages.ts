@@ -8,7 +8,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import type { InboundAdapters } from "../adapters";
 import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, detail, summary } from "../schemas";
 import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../use-cases/messages";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, notAudited } from "../../audit/declarations";
 
 const tags = ["Inbound messages"];

@@ -4,7 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../../platform/errors";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { createRouter } from "../../../platform/http/router";
 import { auditedInside } from "../../audit/declarations";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";

@@ -6,7 +6,7 @@ import { allDatabases, controlDatabase, shardDatabase, shardNames } from "../../
 import { orgGate } from "../../tenancy/limits/gate";
 import { HealthSchema, ReadinessSchema } from "../schemas";
 import { checkHealth, checkReadiness } from "../use-cases/health";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 /** The OrgGate instance readiness probes with a read (slots in use): it changes nothing, whoever the name may be. */
 const PROBE_ORG = "__readiness__";

@@ -1,7 +1,7 @@
 // Moves of organizations between shards, run by the org's OrgMover Durable Object. Each start,
 // refused or not, leaves an AuditEvent (organization.move, the operator as agent, from and to),
 // but for one refused because another move runs.
-import { contextFor, contextForOrg } from "../../../context";
+import { contextFor, contextForOrg } from "../../../main/context";
 import type { Env } from "../../../platform/env";
 import { apiErrorOf } from "../../../platform/durable-objects/failure";
 import { orgObject } from "../../../platform/durable-objects/object-names";

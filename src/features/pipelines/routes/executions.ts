@@ -21,7 +21,7 @@ import {
   presentExecutionSummary,
 } from "../schemas";
 import { advanceStepSession, executePipeline, executionStats, getExecution, listExecutions, retryExecution, startStepSession } from "../use-cases/executions";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited } from "../../audit/declarations";
 
 const tags = ["Execution"];

@@ -1,7 +1,7 @@
 // /api/v1/files: the files pipeline nodes keep in R2 (retrieved DICOM instances and images,
 // X12 payloads): upload, list by pipeline or execution, metadata, download (streamed), delete (admin).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, security, tooLargeError } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";

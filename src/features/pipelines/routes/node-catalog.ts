@@ -6,7 +6,7 @@ import { commonErrors, json, notFoundError, security } from "../../../platform/h
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { CatalogDetail, CatalogQuery, NodeTypeIdParam, NodeTypeListSchema, NodeTypeSearchParam, presentNodeTypeDetail, presentNodeTypes } from "../schemas";
 import { getNodeType, listNodeTypes, searchNodeTypes } from "../use-cases/node-catalog";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 const tags = ["Node catalog"];
 const read = requirePermission("pipelines:read");

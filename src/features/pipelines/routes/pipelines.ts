@@ -29,7 +29,7 @@ import {
   undeployPipeline,
   updatePipeline,
 } from "../use-cases/pipelines";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Pipelines"];

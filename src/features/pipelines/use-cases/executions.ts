@@ -6,7 +6,7 @@ import { apiErrorOf } from "../../../platform/durable-objects/failure";
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import type { Env } from "../../../platform/env";
 import { notFound } from "../../../platform/errors";
-import { execute } from "../../../service-wiring";
+import { execute } from "../../../main/wiring";
 import type { RunState } from "../engine";
 import { type ExecutionResponse, executionRunner, planFor, runnableVersion } from "../execution-service";
 import { type ExecutionFilter, ExecutionStore } from "../execution-store";

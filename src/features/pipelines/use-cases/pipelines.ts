@@ -4,7 +4,7 @@ import type { z } from "@hono/zod-openapi";
 import type { OrgData } from "../../../platform/org-data";
 import type { Env } from "../../../platform/env";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
-import { execute } from "../../../service-wiring";
+import { execute } from "../../../main/wiring";
 import type { Definition } from "../definition";
 import type { ExecutionResponse } from "../execution-service";
 import { type PipelineInput, PipelineStore } from "../pipeline-store";

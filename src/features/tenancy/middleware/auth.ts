@@ -7,7 +7,7 @@ import { createMiddleware } from "hono/factory";
 import { authenticate, RefusedForOrg } from "../auth/authenticate";
 import { type Permission, type Principal, denial } from "../auth/permissions";
 import { forbidden } from "../../../platform/errors";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { resolveLimits } from "../limits/config";
 import { PLACEMENT_TTL_MS } from "../../../platform/directory";
 import { controlStore } from "../../../platform/org-data";

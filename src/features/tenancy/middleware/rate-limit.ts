@@ -10,7 +10,7 @@ import { createMiddleware } from "hono/factory";
 import type { BucketRequest, BucketState } from "../org-gate";
 import type { Limits } from "../limits/config";
 import { rateLimited } from "../../../platform/errors";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { errorResponse } from "../../../platform/http/error-handler";
 import { bucketsFor, orgBucket } from "../limits/buckets";
 import { ClientWindows } from "../limits/client-windows";

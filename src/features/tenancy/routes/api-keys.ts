@@ -7,7 +7,7 @@ import { audited, byId, newId } from "../../audit/declarations";
 import { requirePermission } from "../middleware/auth";
 import { ApiKeyIdParam, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey } from "../schemas";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../use-cases/api-keys";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 
 const admin = requirePermission("keys:manage");
 const tags = ["API keys"];

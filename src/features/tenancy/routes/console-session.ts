@@ -2,7 +2,7 @@
 // session cookie), who-am-I and sign-out. Sign-in is public (it carries the key in its body);
 // the other two are authenticated by the cookie like any other route.
 import { createRoute } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, security } from "../../../platform/http/schemas";
 import { audited, auditedInside } from "../../audit/declarations";

@@ -2,7 +2,7 @@
 // the cookie, and the CSRF rule for cookie-authenticated writes.
 import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../main/app-env";
 import { settingsOf } from "../../../platform/settings";
 import { forbidden, unauthorized } from "../../../platform/errors";
 import type { ConsoleSessionRow } from "../tables";

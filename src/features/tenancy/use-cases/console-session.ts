@@ -2,7 +2,7 @@
 // would, then opens a session for it; the key itself is never returned or kept. Each sign-in of a
 // valid key, refused or not, leaves an AuditEvent (console_session.sign_in) in its organization's
 // trail; an unknown key names no organization whose trail it could go to.
-import { contextForOrg } from "../../../context";
+import { contextForOrg } from "../../../main/context";
 import { forbidden, notFound } from "../../../platform/errors";
 import type { Env } from "../../../platform/env";
 import { type OrgData, controlStore } from "../../../platform/org-data";

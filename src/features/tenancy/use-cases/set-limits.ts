@@ -4,7 +4,7 @@
 // a DICOM security alert) records the operator, the organization and the before/after values;
 // refused changes are recorded too. Running API keys see the change when their cached lookup
 // expires (middleware/auth.ts).
-import { contextForOrg } from "../../../context";
+import { contextForOrg } from "../../../main/context";
 import type { Env } from "../../../platform/env";
 import { validationFailed } from "../../../platform/errors";
 import { recordManagementAction } from "../../audit/record";

@@ -1,12 +1,12 @@
 // What implementation guides add to FHIR search (part of the composition root): their
 // SearchParameter resources, which the store indexes and serves, and their refinements of a
 // type's search results (features/fhir/search-refinement.ts), which the FHIR routes apply.
-import { addSearchParameters } from "./features/fhir/definitions";
-import type { SearchRefinement } from "./features/fhir/search-refinement";
-import { MHD_SEARCH_REFINEMENTS } from "./standards/ihe/mhd/query-rules";
-import { MHD_SEARCH_PARAMETERS } from "./standards/ihe/mhd/search-parameters";
-import { PDQM_SEARCH_PARAMETERS } from "./standards/ihe/pdqm/search-parameters";
-import { PDQM_SEARCH_REFINEMENTS } from "./standards/ihe/pdqm/search-refinements";
+import { addSearchParameters } from "../features/fhir/definitions";
+import type { SearchRefinement } from "../features/fhir/search-refinement";
+import { MHD_SEARCH_REFINEMENTS } from "../standards/ihe/mhd/query-rules";
+import { MHD_SEARCH_PARAMETERS } from "../standards/ihe/mhd/search-parameters";
+import { PDQM_SEARCH_PARAMETERS } from "../standards/ihe/pdqm/search-parameters";
+import { PDQM_SEARCH_REFINEMENTS } from "../standards/ihe/pdqm/search-refinements";
 
 addSearchParameters([...PDQM_SEARCH_PARAMETERS, ...MHD_SEARCH_PARAMETERS]);
 

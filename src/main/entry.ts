@@ -1,31 +1,31 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
-import { logger } from "./platform/observability/log";
+import { logger } from "../platform/observability/log";
 import { buildApp } from "./app";
 import { contextForOrg } from "./context";
-import { consumeAudits } from "./features/fhir/audit-queue";
-import type { Env } from "./platform/env";
-import { normalizeFhirBase } from "./features/fhir/routes/fhir";
+import { consumeAudits } from "../features/fhir/audit-queue";
+import type { Env } from "../platform/env";
+import { normalizeFhirBase } from "../features/fhir/routes/fhir";
 import { runScheduledWork } from "./scheduled";
-import { processDeviceEventBatch } from "./device-platforms/webhooks/queue";
-import type { DeviceEventMessage } from "./device-platforms/webhooks/receive";
-import { DeviceSync as DeviceSyncCore } from "./features/devices/device-sync";
-import { callWithLinkTokens } from "./device-platforms/oauth/sync-calls";
+import { processDeviceEventBatch } from "../device-platforms/webhooks/queue";
+import type { DeviceEventMessage } from "../device-platforms/webhooks/receive";
+import { DeviceSync as DeviceSyncCore } from "../features/devices/device-sync";
+import { callWithLinkTokens } from "../device-platforms/oauth/sync-calls";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
 const DEVICE_EVENTS_QUEUE = "cdis-device-events";
 
-export { Conversation } from "./features/agents/conversation";
-export { ExecutionRunner } from "./features/pipelines/execution-runner";
-export { ExportJob } from "./features/export/export-job";
+export { Conversation } from "../features/agents/conversation";
+export { ExecutionRunner } from "../features/pipelines/execution-runner";
+export { ExportJob } from "../features/export/export-job";
 /** A manual sync calls an OAuth-linked wearable with its platform link's fresh tokens (the device core imports no platform). */
 export class DeviceSync extends DeviceSyncCore {
   protected override readonly linkedCall = callWithLinkTokens;
 }
-export { OrgMover } from "./features/operations/org-mover";
-export { AppleHealthImport } from "./device-platforms/apple-health/export-job";
-export { MessageRouter } from "./features/inbound/message-router";
-export { OrgGate } from "./features/tenancy/org-gate";
-export { StepSession } from "./features/pipelines/step-session";
+export { OrgMover } from "../features/operations/org-mover";
+export { AppleHealthImport } from "../device-platforms/apple-health/export-job";
+export { MessageRouter } from "../features/inbound/message-router";
+export { OrgGate } from "../features/tenancy/org-gate";
+export { StepSession } from "../features/pipelines/step-session";
 
 const app = buildApp();
 

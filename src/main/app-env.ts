@@ -1,12 +1,12 @@
 // Hono environment shared by every router: bindings plus per-request variables.
-import type { BucketState } from "./features/tenancy/org-gate";
-import type { Principal } from "./features/tenancy/auth/permissions";
+import type { BucketState } from "../features/tenancy/org-gate";
+import type { Principal } from "../features/tenancy/auth/permissions";
 import type { OrgContext } from "./context";
-import type { Env } from "./platform/env";
-import type { SessionWithKey } from "./features/tenancy/sessions/session-store";
-import type { Limits } from "./features/tenancy/limits/config";
-import type { Placement } from "./platform/directory";
-import type { HttpEnv, HttpVariables } from "./platform/http/http-env";
+import type { Env } from "../platform/env";
+import type { SessionWithKey } from "../features/tenancy/sessions/session-store";
+import type { Limits } from "../features/tenancy/limits/config";
+import type { Placement } from "../platform/directory";
+import type { HttpEnv, HttpVariables } from "../platform/http/http-env";
 
 export interface AppEnv extends HttpEnv {
   Bindings: Env;

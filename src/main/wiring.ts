@@ -2,10 +2,10 @@
 // agents (ai nodes) and agents run pipelines (run_pipeline, pipeline tools), so neither
 // seam imports the other's concrete module: each takes the other as a parameter here,
 // and callers import the wired functions from this module.
-import { type AgentServiceOptions, type AgentServices, type AgentServicesFactory, agentServices } from "./features/agents/services";
-import type { Principal } from "./features/tenancy/auth/permissions";
-import type { ToolRow } from "./features/agents/tools/custom/tables";
-import type { OrgData } from "./platform/org-data";
+import { type AgentServiceOptions, type AgentServices, type AgentServicesFactory, agentServices } from "../features/agents/services";
+import type { Principal } from "../features/tenancy/auth/permissions";
+import type { ToolRow } from "../features/agents/tools/custom/tables";
+import type { OrgData } from "../platform/org-data";
 import {
   type Execute,
   type ExecutionJob,
@@ -13,11 +13,11 @@ import {
   execute as executeWith,
   openExecutionBatch as openExecutionBatchWith,
   runFor as runForWith,
-} from "./features/pipelines/execution-service";
-import { type PipelineServices, buildPipelineServices } from "./features/pipelines/services";
-import { invokeTool as invokeToolWith } from "./features/agents/tools/custom/invoke";
-import { patientVitals } from "./features/devices/use-cases/vitals";
-import { serviceProfileOf } from "./platform/service-profiles";
+} from "../features/pipelines/execution-service";
+import { type PipelineServices, buildPipelineServices } from "../features/pipelines/services";
+import { invokeTool as invokeToolWith } from "../features/agents/tools/custom/invoke";
+import { patientVitals } from "../features/devices/use-cases/vitals";
+import { serviceProfileOf } from "../platform/service-profiles";
 import type { ServiceProfile } from "./service-profile";
 
 /** Runs a pipeline with the real services (FHIR store, connectors, agents). */

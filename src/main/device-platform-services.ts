@@ -3,17 +3,17 @@
 // extras with the non-secret settings), link status is the device link's, and webhook readings
 // go through the device core's ingest (Observations, dedup, threshold alerts) as the platform.
 import { contextForOrg } from "./context";
-import type { Env } from "./platform/env";
-import type { PlatformServices } from "./device-platforms/wiring";
-import { findIntegrationByPlatform, integrationCredentials, updateIntegration } from "./features/devices/store/integrations";
-import { findLink, updateLink } from "./features/devices/store/links";
-import { insertSyncLog, updateSyncLog } from "./features/devices/store/sync-logs";
-import { ingestReadings } from "./features/devices/use-cases/ingest";
-import { vendorFetch } from "./features/devices/vendor-fetch";
-import { retractObservationIds, retractSourceRecords } from "./features/devices/use-cases/retract";
-import type { Principal } from "./features/tenancy/auth/permissions";
-import { logger } from "./platform/observability/log";
-import { serviceProfileOf } from "./platform/service-profiles";
+import type { Env } from "../platform/env";
+import type { PlatformServices } from "../device-platforms/wiring";
+import { findIntegrationByPlatform, integrationCredentials, updateIntegration } from "../features/devices/store/integrations";
+import { findLink, updateLink } from "../features/devices/store/links";
+import { insertSyncLog, updateSyncLog } from "../features/devices/store/sync-logs";
+import { ingestReadings } from "../features/devices/use-cases/ingest";
+import { vendorFetch } from "../features/devices/vendor-fetch";
+import { retractObservationIds, retractSourceRecords } from "../features/devices/use-cases/retract";
+import type { Principal } from "../features/tenancy/auth/permissions";
+import { logger } from "../platform/observability/log";
+import { serviceProfileOf } from "../platform/service-profiles";
 import type { ServiceProfile } from "./service-profile";
 
 /** Who stores a platform's webhook readings: the platform itself, as a service. */

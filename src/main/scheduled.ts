@@ -2,18 +2,18 @@
 // due, and index the AuditEvents of organizations that went quiet before their log reached a
 // flush, and look at threshold-alert rules whose absence check is due. Organizations being
 // moved are left alone (their writes are paused).
-import { logger } from "./platform/observability/log";
+import { logger } from "../platform/observability/log";
 import { contextFor } from "./context";
-import { database } from "./platform/db/client";
-import type { Env } from "./platform/env";
-import { flushAllAuditLogs } from "./features/fhir/audit-log";
-import { orgsOn, placementOf } from "./platform/directory";
-import { controlDatabase, shardDatabase, shardNames } from "./platform/shards";
-import { type DispatchResult, runSchedules } from "./features/pipelines/triggers";
-import { type LastSyncOf, runShardAlertChecks } from "./features/alerts/absence-check";
-import { lastSyncedThrough } from "./features/devices/store/sync-logs";
-import { orgsWithIntegration } from "./features/devices/store/integrations";
-import { RENEWING_KINDS, renewSubscriptions } from "./device-platforms/webhooks/renew-subscriptions";
+import { database } from "../platform/db/client";
+import type { Env } from "../platform/env";
+import { flushAllAuditLogs } from "../features/fhir/audit-log";
+import { orgsOn, placementOf } from "../platform/directory";
+import { controlDatabase, shardDatabase, shardNames } from "../platform/shards";
+import { type DispatchResult, runSchedules } from "../features/pipelines/triggers";
+import { type LastSyncOf, runShardAlertChecks } from "../features/alerts/absence-check";
+import { lastSyncedThrough } from "../features/devices/store/sync-logs";
+import { orgsWithIntegration } from "../features/devices/store/integrations";
+import { RENEWING_KINDS, renewSubscriptions } from "../device-platforms/webhooks/renew-subscriptions";
 
 const AUDIT_FLUSH_BUDGET_MS = 20_000;
 /** Vendor webhook subscriptions (Oura) are checked once an hour, at this minute. */

@@ -4,9 +4,9 @@
 // replica, after the bookmark the client sent back; the response carries the session's bookmark.
 import { createMiddleware } from "hono/factory";
 import { contextFor } from "./context";
-import { BOOKMARK_HEADER, bookmarkFor, openSession } from "./platform/db/session";
-import { shardDatabase } from "./platform/shards";
-import { checkWritable } from "./platform/write-pause";
+import { BOOKMARK_HEADER, bookmarkFor, openSession } from "../platform/db/session";
+import { shardDatabase } from "../platform/shards";
+import { checkWritable } from "../platform/write-pause";
 import type { AppEnv } from "./app-env";
 
 export const orgContext = createMiddleware<AppEnv>(async (c, next) => {

@@ -2,22 +2,22 @@
 // request (middleware below), a Durable Object call or alarm, or the scheduled handler. Stores
 // take their database from here (the org's shard, found in the directory), never from `env`.
 // Routes get it from the request (src/http/org-context.ts, `c.get("ctx")`).
-import type { AgentServiceOptions, AgentServices } from "./features/agents/services";
-import type { Principal } from "./features/tenancy/auth/permissions";
-import type { Env } from "./platform/env";
-import { type ApiError, notFound } from "./platform/errors";
-import { type FhirService, type FhirStoreOptions, fhirStoreFor } from "./features/fhir";
-import { orgGate } from "./features/tenancy/limits/gate";
-import { type Placement, placementOf } from "./platform/directory";
-import { type OrgData, orgData } from "./platform/org-data";
-import { controlDatabase } from "./platform/shards";
+import type { AgentServiceOptions, AgentServices } from "../features/agents/services";
+import type { Principal } from "../features/tenancy/auth/permissions";
+import type { Env } from "../platform/env";
+import { type ApiError, notFound } from "../platform/errors";
+import { type FhirService, type FhirStoreOptions, fhirStoreFor } from "../features/fhir/index";
+import { orgGate } from "../features/tenancy/limits/gate";
+import { type Placement, placementOf } from "../platform/directory";
+import { type OrgData, orgData } from "../platform/org-data";
+import { controlDatabase } from "../platform/shards";
 // Implementation guides' search parameters and write checks join the store before any store is built.
 import "./fhir-search-parameters";
 import "./fhir-write-checks";
-import type { PipelineServices } from "./features/pipelines/services";
-import { evaluateReadings, type StoredReading } from "./features/alerts/evaluate-readings";
-import { agentServicesFor, pipelineServicesFor } from "./service-wiring";
-import { consentReadPolicyFor } from "./features/consent/read-enforcement";
+import type { PipelineServices } from "../features/pipelines/services";
+import { evaluateReadings, type StoredReading } from "../features/alerts/evaluate-readings";
+import { agentServicesFor, pipelineServicesFor } from "./wiring";
+import { consentReadPolicyFor } from "../features/consent/read-enforcement";
 
 export interface OrgContext extends OrgData {
   readonly placement: Placement;
