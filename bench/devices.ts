@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { OrgContext } from "../src/main/context";
+import type { OrgContext } from "../src/platform/org-context";
 import { fhirStoreFor } from "../src/features/fhir/index";
 import type { Reading } from "../src/features/devices/reading";
 import { insertLink } from "../src/features/devices/store/links";

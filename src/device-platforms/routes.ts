@@ -40,7 +40,7 @@ import {
 import { listEvents } from "./webhooks/event-store";
 import { deleteSubscriber, getSubscriber, putSubscriber, subscriberTarget } from "./webhooks/subscriber";
 import { credentialFreeHandshake, receiveWebhook, signatureRefused, webhookSpecOf } from "./webhooks/receive";
-import type { AppEnv } from "../main/app-env";
+import type { HttpEnv } from "../platform/http/http-env";
 import type { WebhookDelivery } from "./platform";
 import { audited, notAudited } from "../features/audit/declarations";
 
@@ -50,7 +50,7 @@ const read = requirePermission("devices:sync");
 
 const callbackPath = (kind: string, orgId: string) => `/api/v1/device-platforms/${encodeURIComponent(kind)}/${encodeURIComponent(orgId)}/oauth/callback`;
 const webhookPath = "/v1/webhooks/devices/{kind}/{orgId}";
-const ownWebhookUrl = (c: Context<AppEnv>, kind: string, orgId: string) => absoluteUrl(c, `/api/v1/webhooks/devices/${encodeURIComponent(kind)}/${encodeURIComponent(orgId)}`);
+const ownWebhookUrl = (c: Context<HttpEnv>, kind: string, orgId: string) => absoluteUrl(c, `/api/v1/webhooks/devices/${encodeURIComponent(kind)}/${encodeURIComponent(orgId)}`);
 
 const subscriberErrors = {
   ...commonErrors,
@@ -108,7 +108,7 @@ const webhookDoc = {
  * A webhook delivery: the platform's kind first (kinds are public), then a handshake no
  * credential decides, then the organization, which answers as a bad signature when unknown.
  */
-async function webhookDelivery(c: Context<AppEnv>, kind: string, orgId: string, delivery: WebhookDelivery): Promise<Response> {
+async function webhookDelivery(c: Context<HttpEnv>, kind: string, orgId: string, delivery: WebhookDelivery): Promise<Response> {
   const spec = webhookSpecOf(kind);
   const handshake = await credentialFreeHandshake(spec, delivery);
   if (handshake) return handshake;
@@ -120,7 +120,7 @@ async function webhookDelivery(c: Context<AppEnv>, kind: string, orgId: string, 
 }
 
 /** Public routes: mounted under /api before authentication. */
-export const devicePlatformPublicRoutes = createRouter<AppEnv>()
+export const devicePlatformPublicRoutes = createRouter<HttpEnv>()
   .openapi(createRoute({ method: "post", path: webhookPath, operationId: "receiveDevicePlatformWebhook", audit: webhookAudit, summary: "Receive a wearable platform's webhook", ...webhookDoc }), async (c) => {
     const { kind, orgId } = c.req.valid("param");
     return webhookDelivery(c, kind, orgId, { method: "POST", url: new URL(c.req.url), headers: c.req.raw.headers, body: await c.req.text(), receivedAt: new Date() });
@@ -150,7 +150,7 @@ export const devicePlatformPublicRoutes = createRouter<AppEnv>()
   );
 
 /** Authenticated routes, under /api/v1/device-platforms. */
-export const devicePlatformRoutes = createRouter<AppEnv>()
+export const devicePlatformRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "post",

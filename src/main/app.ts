@@ -9,6 +9,7 @@ import { onError, onNotFound } from "../platform/http/error-handler";
 import { spaAssets } from "../platform/http/spa-assets";
 import { CONSOLE_ROUTES } from "./console-routes";
 import { orgContext } from "./org-context";
+import { orgContexts } from "./context";
 import { resolvePublicBase } from "../platform/http/public-url";
 import { corsPolicy } from "../platform/http/cors";
 import { requestLog } from "../platform/http/request-log";
@@ -58,7 +59,7 @@ import { organizationRoutes } from "../features/tenancy/routes/organization";
 import { pipelineRoutes } from "../features/pipelines/routes/pipelines";
 import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../device-platforms/routes";
-import type { AppEnv } from "./app-env";
+import type { HttpEnv } from "../platform/http/http-env";
 import { companionPublicRoutes, companionRoutes } from "../device-platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -67,11 +68,16 @@ export const OPENAPI_PATH = "/api/openapi.json";
 export type AppOptions = Partial<FhirRouterOptions>;
 
 export function buildApp(options: AppOptions = {}) {
-  const app = createRouter<AppEnv>();
+  const app = createRouter<HttpEnv>();
   // Outermost: the request's log line and metric see its final status, CORS preflights included.
   // Then a body the answer left unread is read before it goes out, or keep-alive clients meet resets (unread-body.ts).
   // A path whose escapes do not decode is refused before any route reads it (path-escapes.ts).
-  app.use("*", requestLog<AppEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), drainUnreadBody, corsPolicy, requestId, rateLimitHeaders, resolvePublicBase, wellFormedPath);
+  app.use("*", requestLog<HttpEnv>((c) => ({ org: c.get("principal")?.orgId, key: c.get("principal")?.keyId })), drainUnreadBody, corsPolicy, requestId, rateLimitHeaders, resolvePublicBase, wellFormedPath);
+  // Routes outside a request's org (operator, public) reach orgs through `c.get("contexts")`.
+  app.use("*", async (c, next) => {
+    c.set("contexts", orgContexts(c.env));
+    await next();
+  });
   app.onError(onError);
   app.notFound(onNotFound);
 
@@ -165,6 +171,6 @@ export function buildApp(options: AppOptions = {}) {
 
   // Last: the web console (static assets, wrangler.toml [assets]): its page for its routes, its
   // files, 404 for anything else; through the middleware above, so with the X-RateLimit-* headers.
-  app.on(["GET", "HEAD"], "*", spaAssets<AppEnv>({ routes: Object.values(CONSOLE_ROUTES), notUnder: ["/api", "/fhir", "/admin", "/health", "/.well-known", "/__scheduled"] }));
+  app.on(["GET", "HEAD"], "*", spaAssets<HttpEnv>({ routes: Object.values(CONSOLE_ROUTES), notUnder: ["/api", "/fhir", "/admin", "/health", "/.well-known", "/__scheduled"] }));
   return app;
 }

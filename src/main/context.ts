@@ -1,35 +1,21 @@
-// The composition root: everything one organization's work runs on, built in one place for a
-// request (middleware below), a Durable Object call or alarm, or the scheduled handler. Stores
-// take their database from here (the org's shard, found in the directory), never from `env`.
-// Routes get it from the request (src/http/org-context.ts, `c.get("ctx")`).
-import type { AgentServiceOptions, AgentServices } from "../features/agents/services";
-import type { Principal } from "../features/tenancy/auth/permissions";
-import type { Env } from "../platform/env";
-import { type ApiError, notFound } from "../platform/errors";
-import { type FhirService, type FhirStoreOptions, fhirStoreFor } from "../features/fhir/index";
+// Each organization's context, built in one place for a request (org-context.ts), a Durable
+// Object call or alarm, or the scheduled handler: its data (the org's shard, found in the
+// directory, never `env`), its gate and every feature's services on them. The features declare
+// what they add (src/platform/org-context.ts); this is where each is built.
+import { evaluateReadings } from "../features/alerts/evaluate-readings";
+import { consentReadPolicyFor } from "../features/consent/read-enforcement";
+import { fhirStoreFor } from "../features/fhir";
 import { orgGate } from "../features/tenancy/limits/gate";
 import { type Placement, placementOf } from "../platform/directory";
-import { type OrgData, orgData } from "../platform/org-data";
+import type { Env } from "../platform/env";
+import { type ApiError, notFound } from "../platform/errors";
+import type { OrgContext, OrgContexts } from "../platform/org-context";
+import { orgData } from "../platform/org-data";
 import { controlDatabase } from "../platform/shards";
+import { agentServicesFor, pipelineServicesFor } from "./wiring";
 // Implementation guides' search parameters and write checks join the store before any store is built.
 import "./fhir-search-parameters";
 import "./fhir-write-checks";
-import type { PipelineServices } from "../features/pipelines/services";
-import { evaluateReadings, type StoredReading } from "../features/alerts/evaluate-readings";
-import { agentServicesFor, pipelineServicesFor } from "./wiring";
-import { consentReadPolicyFor } from "../features/consent/read-enforcement";
-
-export interface OrgContext extends OrgData {
-  readonly placement: Placement;
-  /** The org's OrgGate (rate buckets, concurrency slots, leases). */
-  gate(): ReturnType<typeof orgGate>;
-  /** The org's FHIR store acting as `principal` (who must belong to this org). */
-  fhir(principal: Principal, options?: FhirStoreOptions): FhirService;
-  pipelines(principal: Principal, testMode: boolean): PipelineServices;
-  agents(principal: Principal, options?: AgentServiceOptions): AgentServices;
-  /** Device readings just stored as new Observations (webhook, upload, sync, MQTT): threshold alerts evaluate them. */
-  readingsStored(stored: readonly StoredReading[]): Promise<void>;
-}
 
 /** `d1`: the shard as the caller opened it (a request's session); the shard itself by default. */
 export function contextFor(env: Env, placement: Placement, d1?: D1Database): OrgContext {
@@ -56,13 +42,18 @@ export async function contextForOrg(env: Env, orgId: string): Promise<OrgContext
   return contextFor(env, placement);
 }
 
-/**
- * For a public route that names its organization in the path (webhooks, OAuth callbacks, uploads):
- * an unknown organization answers `refusal`, what a bad credential of that route answers, so the
- * answers never tell anyone which organization ids exist.
- */
+/** See OrgContexts.forPublicOrg. */
 export async function contextForPublicOrg(env: Env, orgId: string, refusal: () => ApiError): Promise<OrgContext> {
   const placement = await placementOf(controlDatabase(env), orgId);
   if (!placement) throw refusal();
   return contextFor(env, placement);
+}
+
+/** The contexts of `env`'s organizations, for Durable Objects and routes outside a request's org. */
+export function orgContexts(env: Env): OrgContexts {
+  return {
+    forOrg: (orgId) => contextForOrg(env, orgId),
+    forPublicOrg: (orgId, refusal) => contextForPublicOrg(env, orgId, refusal),
+    at: (placement, d1) => contextFor(env, placement, d1),
+  };
 }

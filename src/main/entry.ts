@@ -1,7 +1,8 @@
 // Worker entry point: the HTTP app and the Durable Object classes it binds.
 import { logger } from "../platform/observability/log";
 import { buildApp } from "./app";
-import { contextForOrg } from "./context";
+import { contextForOrg, orgContexts } from "./context";
+import { ExportJob as ExportJobObject } from "../features/export/export-job";
 import { consumeAudits } from "../features/fhir/audit-queue";
 import type { Env } from "../platform/env";
 import { normalizeFhirBase } from "../features/fhir/routes/fhir";
@@ -16,7 +17,10 @@ const DEVICE_EVENTS_QUEUE = "cdis-device-events";
 
 export { Conversation } from "../features/agents/conversation";
 export { ExecutionRunner } from "../features/pipelines/execution-runner";
-export { ExportJob } from "../features/export/export-job";
+/** Each org Durable Object bound to this deployment's contexts (platform/durable-objects/org-object.ts). */
+export class ExportJob extends ExportJobObject {
+  protected override readonly contexts = orgContexts;
+}
 /** A manual sync calls an OAuth-linked wearable with its platform link's fresh tokens (the device core imports no platform). */
 export class DeviceSync extends DeviceSyncCore {
   protected override readonly linkedCall = callWithLinkTokens;

@@ -7,9 +7,9 @@ import { contextFor } from "./context";
 import { BOOKMARK_HEADER, bookmarkFor, openSession } from "../platform/db/session";
 import { shardDatabase } from "../platform/shards";
 import { checkWritable } from "../platform/write-pause";
-import type { AppEnv } from "./app-env";
+import type { HttpEnv } from "../platform/http/http-env";
 
-export const orgContext = createMiddleware<AppEnv>(async (c, next) => {
+export const orgContext = createMiddleware<HttpEnv>(async (c, next) => {
   const placement = c.get("placement");
   checkWritable(placement, c.req.method, c.req.path);
   const readOnly = c.req.method === "GET" || c.req.method === "HEAD";

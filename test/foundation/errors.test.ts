@@ -1,7 +1,7 @@
 // Spec section 7: every failure has the documented shape and a 4xx where the caller is at fault.
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
-import type { AppEnv } from "../../src/main/app-env";
+import type { HttpEnv } from "../../src/platform/http/http-env";
 import { onError } from "../../src/platform/http/error-handler";
 import { requestId } from "../../src/platform/http/request-id";
 import { call, createTenant } from "../support/tenants";
@@ -72,7 +72,7 @@ describe("error shapes", () => {
   });
 
   it("unexpected errors are a 500 with a request id and no internals", async () => {
-    const app = new Hono<AppEnv>();
+    const app = new Hono<HttpEnv>();
     app.use("*", requestId);
     app.onError(onError);
     app.get("/boom", () => {

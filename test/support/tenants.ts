@@ -2,7 +2,8 @@
 // and a fetch helper that sends the two auth headers.
 import { exports, env } from "cloudflare:workers";
 import type { Role } from "../../src/features/tenancy/auth/permissions";
-import { type OrgContext, contextFor, contextForOrg } from "../../src/main/context";
+import type { OrgContext } from "../../src/platform/org-context";
+import { contextFor, contextForOrg } from "../../src/main/context";
 import type { LimitOverrides } from "../../src/features/tenancy/limits/config";
 import { shardForNewOrg } from "../../src/platform/directory";
 import { controlStore } from "../../src/platform/org-data";

@@ -2,7 +2,8 @@
 // history in its SQLite storage and runs one turn at a time, so concurrent sends
 // to the same conversation are answered in order, each seeing the one before.
 // A long answer or trace (up to 20 model calls a turn) goes to R2, its key in the row.
-import { type OrgContext, contextForOrg } from "../../main/context";
+import type { OrgContext } from "../../platform/org-context";
+import { contextForOrg } from "../../main/context";
 import { DurableObject } from "cloudflare:workers";
 import type { Principal } from "../tenancy/auth/permissions";
 import { type Spilled, spill, unspill } from "../../platform/db/spill";

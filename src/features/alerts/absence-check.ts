@@ -4,7 +4,7 @@
 // opens an episode (DetectedIssue, Flag, Communications) that the next reading ends. Alerts whose
 // publication failed earlier are retried here too.
 import { type Logger, logger } from "../../platform/observability/log";
-import type { OrgContext } from "../../main/context";
+import type { OrgContext } from "../../platform/org-context";
 import type { Database } from "../../platform/db/client";
 import { absenceVerdict } from "./absence";
 import { absenceMessage } from "./messages";

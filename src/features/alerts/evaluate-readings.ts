@@ -6,7 +6,7 @@
 // vendor's changed record) is a reading not yet seen. A value rule's late readings (behind its
 // stream's latest) are evaluated among the episodes the stream had, without moving its live
 // state (episodes.ts, `stepLate`; docs/alerts.md, "Readings, order and late data").
-import type { OrgContext } from "../../main/context";
+import type { OrgContext } from "../../platform/org-context";
 import type { Reading } from "../devices/reading";
 import { type KnownEpisode, type Point, stepEpisodes, stepLate, type Transition } from "./episodes";
 import { valueMessage } from "./messages";

@@ -4,7 +4,7 @@
 // the alert's, executions carry the alert's id as idempotency key), so the cron can repeat a
 // publication that failed half-way (publishPending).
 import { logger } from "../../platform/observability/log";
-import type { OrgContext } from "../../main/context";
+import type { OrgContext } from "../../platform/org-context";
 import type { Principal } from "../tenancy/auth/permissions";
 import { dispatchToPipelines } from "../pipelines/triggers";
 import { type Audience, communication, detectedIssue, flag } from "./fhir-resources";

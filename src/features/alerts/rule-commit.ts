@@ -2,7 +2,7 @@
 // read the rule's state, compute, replace the state version read (store.ts) in the same D1
 // batch as the alert writes. A racing evaluator makes the batch fail on the state's key; the
 // step then runs again on the state the winner left.
-import type { OrgContext } from "../../main/context";
+import type { OrgContext } from "../../platform/org-context";
 import type { Write } from "../../platform/db/client";
 import { isUniqueViolation } from "../../platform/db/errors";
 import { AlertStore, type NewAlert, type RuleState, RuleStateStore, initialState } from "./store";

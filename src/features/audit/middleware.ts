@@ -5,7 +5,7 @@
 // failed); bodies of requests are never read, so no credential, message or chat content reaches
 // an AuditEvent.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../main/app-env";
+import type { HttpEnv } from "../../platform/http/http-env";
 import { settingsOf } from "../../platform/settings";
 import { type EntityFrom, declarationOf } from "./declarations";
 import { recordManagementAction } from "./record";
@@ -46,7 +46,7 @@ function auditOff(env: object): boolean {
 }
 
 /** Records the AuditEvent of the route that answered, when it declared an action for this middleware to record. */
-export const managementAudit = createMiddleware<AppEnv>(async (c, next) => {
+export const managementAudit = createMiddleware<HttpEnv>(async (c, next) => {
   await next();
   if (auditOff(c.env)) return;
   const declared = c.get("routeAudit");

@@ -3,9 +3,7 @@
 // holds the org's export slot while running, and deletes its files at expiry.
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
-import { contextForOrg } from "../../main/context";
-import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../platform/env";
+import { OrgObject } from "../../platform/durable-objects/org-object";
 import { type ExportJobState, advanceExport, deleteExportFiles, requesterOf } from "./job";
 import { orgGate, releaseSlot } from "../tenancy/limits/gate";
 import { settingsOf } from "../../platform/settings";
@@ -20,7 +18,8 @@ const DEFAULT_TTL_HOURS = 24;
 /** How long a cancelled or failed job answers before its record is purged. */
 const TOMBSTONE_MS = 60 * 60_000;
 
-export class ExportJob extends DurableObject<Env> {
+/** Bound by the Worker entry (src/main/entry.ts), which says how org contexts are built. */
+export abstract class ExportJob extends OrgObject {
   async start(state: ExportJobState, slotLimit: number): Promise<void> {
     await claimFor(this.ctx.storage, state.orgId);
     // The state can outgrow one storage value (a POST kick-off may list many patients).
@@ -63,7 +62,7 @@ export class ExportJob extends DurableObject<Env> {
       const done = await advanceExport(
         state,
         // The store reads as the requester, so its access policy judges every page.
-        { source: (await contextForOrg(this.env, state.orgId)).fhir(requesterOf(state)), bucket: this.env.BLOBS, persist },
+        { source: (await this.orgContext(state.orgId)).fhir(requesterOf(state)), bucket: this.env.BLOBS, persist },
         CHUNK_BUDGET_MS,
       );
       logger(this.env).info("export page", { org: state.orgId, export_id: state.id, resources: state.exported, done });

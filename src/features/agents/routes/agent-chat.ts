@@ -6,7 +6,7 @@ import { ChatBody, IdParam, InvokeBody, InvokeResultSchema, ModelUnavailableErro
 import { SSE_HEADERS } from "../sse";
 import { type ChatOutcome, chatWithAgent, invokeAgent } from "../use-cases/chat";
 import { agentExecuteScope } from "../../tenancy/auth/permissions";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, notFoundError, security, json } from "../../../platform/http/schemas";
 import { requirePermission, requirePermissionOrScope } from "../../tenancy/middleware/auth";
@@ -19,12 +19,12 @@ const SSE_DESCRIPTION =
   "thinking {content}, tool_call {tool, params}, tool_result {tool, result}, message {content}, done {}, or error {code, message, status}.";
 
 /** Answers a chat outcome; route-typed as JSON, a stream is sent as it is. */
-export function answer(c: Context<AppEnv>, outcome: ChatOutcome, extra: Record<string, unknown> = {}) {
+export function answer(c: Context<HttpEnv>, outcome: ChatOutcome, extra: Record<string, unknown> = {}) {
   if ("stream" in outcome) return c.body(outcome.stream, 200, SSE_HEADERS) as unknown as ReturnType<typeof c.json<z.infer<typeof TurnSchema>, 200>>;
   return c.json({ ...outcome.result, model: outcome.result.model ?? "", ...extra }, 200);
 }
 
-export const agentChatRoutes = createRouter<AppEnv>().openapi(
+export const agentChatRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "post",
     operationId: "chatWithAgent", path: "/{id}/chat",
@@ -55,7 +55,7 @@ export const agentChatRoutes = createRouter<AppEnv>().openapi(
   },
 );
 
-export const publicAgentRoutes = createRouter<AppEnv>().openapi(
+export const publicAgentRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "post",
     path: "/{id}/invoke",

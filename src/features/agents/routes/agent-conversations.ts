@@ -18,13 +18,13 @@ import {
 import { sendConversationMessage } from "../use-cases/chat";
 import { conversationMessages, deleteConversation, getConversation, listConversations, startConversation } from "../use-cases/conversations";
 import { answer } from "./agent-chat";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Agent conversations"];
 const chatPermission = requirePermission("agents:chat");
 
-export const agentConversationRoutes = createRouter<AppEnv>()
+export const agentConversationRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

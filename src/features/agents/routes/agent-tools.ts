@@ -5,14 +5,14 @@ import { commonErrors, json, notFoundError, pageOf, security } from "../../../pl
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { AssignToolBody, AssignedToolSchema, IdParam, ToolParam, presentAssignedTools } from "../schemas";
 import { assignAgentTool, listAgentTools, removeAgentTool } from "../use-cases/agent-tools";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId } from "../../audit/declarations";
 
 const tags = ["Agents"];
 
 const ToolsList = json(pageOf("tools", AssignedToolSchema));
 
-export const agentToolRoutes = createRouter<AppEnv>()
+export const agentToolRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

@@ -28,14 +28,14 @@ import {
   snapshotAgent,
   updateAgent,
 } from "../use-cases/agents";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Agents"];
 const read = requirePermission("agents:read");
 const manage = requirePermission("agents:manage");
 
-export const agentRoutes = createRouter<AppEnv>()
+export const agentRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

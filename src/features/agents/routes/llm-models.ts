@@ -5,9 +5,9 @@ import { commonErrors, json, pageOf, security } from "../../../platform/http/sch
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ModelSchema, presentModels } from "../schemas";
 import { availableModels } from "../use-cases/models";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
-export const llmModelRoutes = createRouter<AppEnv>().openapi(
+export const llmModelRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "get",
     path: "/",

@@ -6,14 +6,14 @@ import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, se
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ToolBody, ToolIdParam, ToolInvokeBody, ToolInvokeResultSchema, ToolSchema, presentTool } from "../schemas";
 import { createTool, deleteTool, getTool, invokeToolById, listTools, updateTool } from "../use-cases/custom-tools";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Tools"];
 const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
 
-export const toolRoutes = createRouter<AppEnv>()
+export const toolRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List custom tools", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page", content: json(pageOf("tools", ToolSchema)) }, ...commonErrors } }),
     async (c) => {

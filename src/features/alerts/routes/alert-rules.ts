@@ -6,7 +6,7 @@ import { commonErrors, json, notFoundError, pageOf, security } from "../../../pl
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { AlertRule, IdParam, RuleBody, RuleListQuery, presentRule } from "../schemas";
 import { createRule, deleteRule, getRule, listRules, replaceRule } from "../use-cases/rules";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Alerts"];
@@ -14,7 +14,7 @@ const manage = requirePermission("alerts:manage");
 const read = requirePermission("alerts:read");
 const body = { required: true, content: json(RuleBody) };
 
-export const alertRuleRoutes = createRouter<AppEnv>()
+export const alertRuleRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List alert rules", security, middleware: read, request: { query: RuleListQuery }, responses: { 200: { description: "Page", content: json(pageOf("alert_rules", AlertRule)) }, ...commonErrors } }),
     async (c) => {

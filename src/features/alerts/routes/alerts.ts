@@ -6,7 +6,7 @@ import { commonErrors, conflictError, json, notFoundError, pageOf, security } fr
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { Alert, AlertActionBody, AlertListQuery, IdParam, presentAlert } from "../schemas";
 import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from "../use-cases/alerts";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId } from "../../audit/declarations";
 
 const tags = ["Alerts"];
@@ -14,7 +14,7 @@ const manage = requirePermission("alerts:manage");
 const read = requirePermission("alerts:read");
 const action = { required: false, content: json(AlertActionBody) };
 
-export const alertRoutes = createRouter<AppEnv>()
+export const alertRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List alerts, newest first", security, middleware: read, request: { query: AlertListQuery }, responses: { 200: { description: "Page", content: json(pageOf("alerts", Alert)) }, ...commonErrors } }),
     async (c) => {

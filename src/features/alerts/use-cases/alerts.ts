@@ -2,7 +2,7 @@
 // resolving are the clinician's workflow: active → acknowledged → resolved (or active → resolved);
 // a resolved alert stays resolved. The change reaches the FHIR resources at once (DetectedIssue
 // mitigation, the Flag inactive), or at the next cron tick if the store fails meanwhile.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { conflict, notFound } from "../../../platform/errors";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { publishPending } from "../publish";

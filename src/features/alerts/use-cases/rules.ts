@@ -1,7 +1,7 @@
 // Alert rules: create, list, get, replace, delete. A rule must name a Patient (and Device) of the
 // org's store and, if any, a pipeline with an alert trigger; a low limit may not sit above a high
 // one for the same readings. Saving a rule starts its evaluation afresh (re-armed).
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { ApiError, type FieldError, notFound, validationFailed } from "../../../platform/errors";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { getPipeline } from "../../pipelines/use-cases/pipelines";

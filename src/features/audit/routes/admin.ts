@@ -6,13 +6,13 @@ import { commonErrors, conflictError, json, notFoundError } from "../../../platf
 import { auditedInside } from "../declarations";
 import { operatorOnly } from "../../operations/routes/admin";
 import { purgeExpiredAudits } from "../use-cases/purge";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 const PurgeReport = z
   .object({ org_id: z.string(), retention_days: z.number().int(), before: z.string(), purged: z.number().int() })
   .openapi("AuditPurgeReport");
 
-export const auditAdminRoutes = createRouter<AppEnv>().openapi(
+export const auditAdminRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "post",
     path: "/organizations/{orgId}/audit/purge", operationId: "purgeOrganizationAudit",

@@ -7,13 +7,13 @@ import type { AuditRetention } from "../retention";
 import { AuditPage, AuditQuery, RetentionBody, RetentionSchema } from "../schemas";
 import { listAuditEvents } from "../use-cases/list-audit";
 import { getAuditRetention, setAuditRetention } from "../use-cases/retention";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, theOrganization } from "../declarations";
 
 const tags = ["Audit"];
 const presentRetention = (r: AuditRetention) => ({ retention_days: r.retentionDays, updated_at: r.updatedAt, updated_by: r.updatedBy });
 
-export const auditRoutes = createRouter<AppEnv>()
+export const auditRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

@@ -6,14 +6,14 @@ import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { Connector, ConnectorBody, ConnectorIdParam, ConnectorTypesSchema, TestResult, presentConnector, presentConnectorTypes } from "../schemas";
 import { connectorTypes, createConnector, deleteConnector, getConnector, listConnectors, testConnector, updateConnector } from "../use-cases/connectors";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Connectors"];
 const manage = requirePermission("connectors:manage");
 const read = requirePermission("pipelines:read");
 
-export const connectorRoutes = createRouter<AppEnv>()
+export const connectorRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "get", operationId: "listConnectorTypes", path: "/types", tags, summary: "Supported connector types", security, middleware: read, responses: { 200: { description: "Types", content: json(ConnectorTypesSchema) }, ...commonErrors } }),
     (c) => c.json(presentConnectorTypes(connectorTypes()), 200),

@@ -5,12 +5,12 @@ import { commonErrors, json, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ConsentPolicyBody, ConsentPolicySchema, presentConsentPolicy } from "../schemas";
 import { getConsentPolicy, setConsentPolicy } from "../use-cases/policy";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, theOrganization } from "../../audit/declarations";
 
 const tags = ["Consent"];
 
-export const consentPolicyRoutes = createRouter<AppEnv>()
+export const consentPolicyRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

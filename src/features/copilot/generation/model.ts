@@ -1,7 +1,7 @@
 // The copilot's model: the organization's models as agents see them (Workers AI, the
 // deployment's OpenAI-compatible endpoint, the org's model connectors), through the agents'
 // model module. None configured: 503 MODEL_UNAVAILABLE before any work starts.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { modelSources } from "../../agents/access";
 import { DEFAULT_MODEL, type ResolvedModel, resolveModel } from "../../agents/models";
 import type { Principal } from "../../tenancy/auth/permissions";

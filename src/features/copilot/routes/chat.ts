@@ -7,7 +7,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { ChatBody, ChatResponse } from "../schemas";
 import { copilotChat } from "../use-cases/chat";
 import { modelErrors, SSE_CONTENT, tags } from "./responses";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited } from "../../audit/declarations";
 
 const EVENTS =
@@ -15,7 +15,7 @@ const EVENTS =
   "thinking {content}, tool_call {tool, params}, tool_result {tool, result, is_error}, validation {valid, errors, warnings}, " +
   "pipeline {name, definition, warnings, pipeline_id, base_version}, message {content}, then done {} or error {code, message, status}.";
 
-export const chatRoutes = createRouter<AppEnv>().openapi(
+export const chatRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "post",
     path: "/chat",

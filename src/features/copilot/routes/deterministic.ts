@@ -26,13 +26,13 @@ import { autoConfigurePipeline, configureNodeFor, documentPipeline, inferSchemaO
 import { copilotHealth } from "../use-cases/health";
 import { agentInsights } from "../use-cases/insights";
 import { answersOnly, deterministicErrors, jsonPost, tags } from "./responses";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 const read = requirePermission("pipelines:read");
 const post = <B extends z.ZodType, R extends z.ZodType>(path: string, summary: string, body: B, response: R, description: string) =>
   jsonPost({ path, summary, body, response, description, middleware: read, errors: deterministicErrors, audit: answersOnly });
 
-export const deterministicRoutes = createRouter<AppEnv>()
+export const deterministicRoutes = createRouter<HttpEnv>()
   .openapi(
     post("/validate/pipeline", "Validate a definition with the service's validator, plus the copilot's warnings", ValidateBody, ValidationSchema, "valid, errors and warnings by node"),
     (c) => c.json(validate(c.get("ctx"), c.req.valid("json").definition), 200),

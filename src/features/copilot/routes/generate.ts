@@ -29,14 +29,14 @@ import {
   refinePipelineFor,
 } from "../use-cases/generate";
 import { answersOnly, jsonPost, modelErrors } from "./responses";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 const manage = requirePermission("pipelines:manage");
 const post = <B extends z.ZodType, R extends z.ZodType>(path: string, summary: string, body: B, response: R, description: string, middleware = manage) =>
   jsonPost({ path, summary, body, response, description, middleware, errors: modelErrors, audit: answersOnly });
 
 export const generateRoutes = (hl7: Hl7FieldPaths) =>
-  createRouter<AppEnv>()
+  createRouter<HttpEnv>()
     .openapi(
       post("/generate/pipeline", "Generate a pipeline from a description (validated, repaired)", GeneratePipelineBody, GeneratedPipelineSchema, "A definition the service accepts"),
       async (c) => c.json(await generatePipelineFor(c.get("ctx"), c.get("principal"), c.req.valid("json")), 200),

@@ -8,12 +8,12 @@ import { presentSuggestion, SuggestBody, SuggestionIdParam, SuggestionSchema, Su
 import { applySuggestion, createSuggestions, listSuggestions } from "../use-cases/suggestions";
 import { deterministicErrors, jsonPost, modelErrors, tags } from "./responses";
 import { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, notAudited } from "../../audit/declarations";
 
 const manage = requirePermission("pipelines:manage");
 
-export const suggestionRoutes = createRouter<AppEnv>()
+export const suggestionRoutes = createRouter<HttpEnv>()
   .openapi(
     jsonPost({
       path: "/suggestions",

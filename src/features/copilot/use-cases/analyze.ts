@@ -1,7 +1,7 @@
 // POST /copilot/analyze: a pipeline (stored or given) or an agent (stored or given). Pipelines:
 // the validator's errors and the copilot's warnings, plus failure rates per node from the
 // stored pipeline's real executions. Agents: static findings against the org's tools and models.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { modelSources } from "../../agents/access";
 import { loadAgent } from "../../agents/access";
 import { listModels } from "../../agents/models";

@@ -3,7 +3,7 @@
 // context.pipeline_id the stored pipeline is loaded into the conversation to be modified.
 // Its events are the agent stream's plus `validation` (each validator run) and `pipeline`
 // (each valid definition the model proposed); docs/copilot.md lists them.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { ApiError } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { type AgentEvent, collectTurn } from "../../agents/events";

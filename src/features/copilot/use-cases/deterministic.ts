@@ -1,6 +1,6 @@
 // The copilot's deterministic endpoints: no model, the service's own validator, node catalog
 // and the organization's data.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { badRequest } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { registry } from "../../pipelines/registry";

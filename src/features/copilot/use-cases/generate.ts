@@ -1,7 +1,7 @@
 // The copilot's model-backed endpoints: each resolves the org's model first (503
 // MODEL_UNAVAILABLE when there is none), generates against the service's own validators and
 // returns only what passes them (422 GENERATION_INVALID with the last errors otherwise).
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { modelSources } from "../../agents/access";
 import { listModels } from "../../agents/models";

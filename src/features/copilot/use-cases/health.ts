@@ -1,6 +1,6 @@
 // GET /copilot/health: the deterministic endpoints always work; the model-backed ones need a
 // model, which this reports (without calling it) from the org's model sources.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { ApiError } from "../../../platform/errors";
 import { registry } from "../../pipelines/registry";
 import type { Principal } from "../../tenancy/auth/permissions";

@@ -3,7 +3,7 @@
 // turned into recommendations. Tokens and failed turns come from the turn log (agent_turns: the
 // model's reported usage per turn, estimates flagged); an agent whose conversations predate the
 // log gets an estimate from the stored text (about 4 characters a token), labelled so.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { loadAgent } from "../../agents/access";
 import { conversationStub } from "../../agents/chat";
 import type { ReasoningStep } from "../../agents/events";

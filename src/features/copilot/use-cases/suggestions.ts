@@ -4,7 +4,7 @@
 // Applying one re-checks the patched definition and saves it as the next version, only while
 // the pipeline is still at the suggestion's version (409 otherwise).
 import { applyPatch, compare, type Operation } from "fast-json-patch";
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { badRequest, conflict } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { type Definition, DefinitionSchema } from "../../pipelines/definition";

@@ -3,7 +3,7 @@
 // over every shard, so an operator knows whom to tell after deploying it. It takes the
 // OPERATOR_TOKEN; each organization's admin lists and restores its own (routes/devices.ts).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json } from "../../../platform/http/schemas";
 import { operatorOnly } from "../../operations/routes/admin";
@@ -13,7 +13,7 @@ const Report = z
   .object({ organizations: z.array(z.object({ org_id: z.string(), shard: z.string(), moves: z.number().int(), unrestored: z.number().int() })), total_count: z.number().int() })
   .openapi("DeviceReadingMovesReport");
 
-export const deviceAdminRoutes = createRouter<AppEnv>().openapi(
+export const deviceAdminRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "get",
     path: "/device-reading-moves",

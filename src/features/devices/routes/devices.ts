@@ -34,7 +34,7 @@ import { listReadingMoves, restoreReadingMoves } from "../use-cases/reading-move
 import { getSourcePriority, setSourcePriority } from "../use-cases/source-priority";
 import { patientTimeline, TIMELINE_TYPES } from "../use-cases/timeline";
 import { patientVitals } from "../use-cases/vitals";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { AUDITED_BY_FHIR_STORE, audited, byId, newId, theOrganization } from "../../audit/declarations";
 
 const tags = ["Devices"];
@@ -51,7 +51,7 @@ const TimelineQuery = PageQuery.extend({
 });
 const TimelineEvent = z.object({ type: z.string(), timestamp: z.string().nullable(), resource_type: z.string(), resource_id: z.string(), title: z.string(), resource: z.record(z.string(), z.unknown()) }).openapi("TimelineEvent");
 
-export const deviceRoutes = createRouter<AppEnv>()
+export const deviceRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "post", path: "/devices/readings", audit: AUDITED_BY_FHIR_STORE, operationId: "ingestDeviceReadings", tags, summary: "Ingest a batch of device readings (idempotent per platform + device + source record id + metric)", security, middleware: ingest, request: { body: { required: true, content: json(ReadingsBody) } }, responses: { 200: { description: "Per-reading results", content: json(ReadingsResult) }, ...commonErrors } }),
     async (c) => c.json(await receiveReadings(c.get("ctx"), c.get("principal"), c.req.valid("json").readings), 200),

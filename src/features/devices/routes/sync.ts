@@ -6,14 +6,14 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import { DeviceParam, presentSyncLog, SyncBody, SyncLog } from "../schemas";
 import { deviceSyncLogs, getSyncLog, startSync } from "../use-cases/sync";
 import { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited } from "../../audit/declarations";
 
 const tags = ["Devices"];
 const SyncParam = z.object({ syncId: z.string().min(1).max(64).openapi({ param: { name: "syncId", in: "path" } }) });
 const Started = z.object({ sync_id: z.string(), state: z.string(), status_url: z.string() }).openapi("DeviceSyncStarted");
 
-export const syncRoutes = createRouter<AppEnv>()
+export const syncRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "post", path: "/devices/{deviceId}/sync", audit: audited("device.sync", { param: "deviceId" }), tags, summary: "Start a manual sync of a device (runs in the background)", security, middleware: requirePermission("devices:sync"), request: { params: DeviceParam, body: { required: false, content: json(SyncBody) } }, responses: { 202: { description: "Started", content: json(Started) }, ...commonErrors, ...notFoundError } }),
     async (c) => {

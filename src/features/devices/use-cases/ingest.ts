@@ -12,7 +12,7 @@
 // names the device link, so only a record stored before it did (or written by hand) can meet one,
 // and that reading is refused with the Observation it met. Numeric values then go to the time
 // series the vitals query reads.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { ApiError, type FieldError } from "../../../platform/errors";
 import type { Bundle, BundleEntry, Resource } from "../../fhir/port";
 import type { FhirService } from "../../fhir";

@@ -1,6 +1,6 @@
 // Device integrations (admin only): the org's credentials per platform kind, sealed at rest,
 // masked in every answer; status Active once saved (spec 3.4). One integration per platform.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { badRequest, conflict, notFound } from "../../../platform/errors";
 import { isPlatformKind, PLATFORM_KINDS, platformAdapter } from "../platforms";
 import { checkResolutionSettings } from "../resolutions";

@@ -1,7 +1,7 @@
 // Patient devices: linking creates the FHIR Device (identifier = platform + the platform's
 // device id, patient, name, maker, model, serial) and the link row syncs and ingest read;
 // unlinking marks both inactive (readings keep their Device reference and name).
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import type { OrgData } from "../../../platform/org-data";
 import { badRequest, conflict, notFound } from "../../../platform/errors";
 import type { Resource } from "../../fhir/port";

@@ -5,7 +5,7 @@
 // reading arriving again meets it), and its sample in the vitals. The Observation that moved stays
 // what it became, the second patient's reading; nothing is deleted.
 import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { database } from "../../../platform/db/client";
 import type { Env } from "../../../platform/env";
 import { shardDatabase, shardNames } from "../../../platform/shards";

@@ -2,7 +2,7 @@
 // version): their Observations are marked `entered-in-error`, never deleted (the record of what
 // was received stays, and FHIR consumers know to disregard it), and their values leave the time
 // series, so the vitals no longer show them. Alerts are not raised again: nothing is ingested.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { METRICS } from "../metrics/table";

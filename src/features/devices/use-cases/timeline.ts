@@ -2,7 +2,7 @@
 // medications, documents and alerts, newest first. Each event type is a FHIR search sorted by
 // its date; a page merges the first offset+limit of each and cuts the page out, so paging is
 // exact while offset+limit stays within one search page (MAX_WINDOW).
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import { badRequest } from "../../../platform/errors";
 import type { Resource } from "../../fhir/port";
 import type { Principal } from "../../tenancy/auth/permissions";

@@ -3,7 +3,7 @@
 // operation (operations.ts); the work itself runs in the ExportJob Durable Object (jobs.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { ApiError, notAcceptable } from "../../../platform/errors";
 import { clientAcceptEncoding, negotiateEncoding } from "../../../platform/http/accept-encoding";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
@@ -22,7 +22,7 @@ const outcome = (description: string) => ({ description, content: { "application
 // orgId is the mount point's (/fhir/r4/:orgId), declared so the document names every path parameter.
 const JobParams = z.object({ orgId: z.string(), jobId: z.string().min(1).max(64) });
 
-function manifest(c: Context<AppEnv>, state: ExportJobState) {
+function manifest(c: Context<HttpEnv>, state: ExportJobState) {
   const url = (name: string) => `${fhirBaseUrl(c)}/bulkdata/download/${state.id}/${name}`;
   return {
     transactionTime: state.transactionTime,
@@ -33,7 +33,7 @@ function manifest(c: Context<AppEnv>, state: ExportJobState) {
   };
 }
 
-export const bulkExportRoutes = createRouter<AppEnv>();
+export const bulkExportRoutes = createRouter<HttpEnv>();
 bulkExportRoutes
   .openapi(
     createRoute({

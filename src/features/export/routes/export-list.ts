@@ -2,7 +2,7 @@
 // live status and progress and the status URL to poll (the IG's own status/manifest/download
 // routes stay in bulk-export.ts). For the console's exports page; any client may use it.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { publicBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, PageQuery, pageOf, security } from "../../../platform/http/schemas";
@@ -45,7 +45,7 @@ const present = (e: ListedExport, statusBase: string) => ({
   status_url: `${statusBase}/${e.row.id}`,
 });
 
-export const bulkExportListRoutes = createRouter<AppEnv>().openapi(
+export const bulkExportListRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "get",
     path: "/",

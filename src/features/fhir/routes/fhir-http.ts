@@ -2,12 +2,12 @@
 // FHIR JSON (fhir-format.ts rewrites it as XML when asked), version headers.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { fhirJsonContentType } from "../../../platform/http/fhir-json";
 import type { Resource } from "../port";
 import { responseFormat } from "./fhir-format";
 
-export type C = Context<AppEnv>;
+export type C = Context<HttpEnv>;
 
 /** 406 when `_format` or Accept admits neither FHIR JSON nor FHIR XML (fhir-format.ts). */
 export function checkAcceptable(c: C): void {

@@ -10,7 +10,7 @@ import type { GuideActor } from "../guide-actors";
 import type { OperationRegistry } from "../operations/registry";
 import { fhirContent, send } from "./fhir-http";
 import { negotiate } from "./fhir";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 const SOFTWARE = { name: "cdis-fhir-store", version: "0.1.0" };
 const OrgParam = z.object({ orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }) });
@@ -32,7 +32,7 @@ export function smartConfiguration() {
 
 /** `actors`: the implementation guides' actors the CapabilityStatement declares. */
 export function fhirPublicRoutes(operations: OperationRegistry, actors: readonly GuideActor[] = []) {
-  const routes = createRouter<AppEnv>();
+  const routes = createRouter<HttpEnv>();
   routes.use("/metadata", negotiate);
   routes.openapi(
     createRoute({

@@ -7,7 +7,7 @@ import { type RetrieveCheck, checkRetrieval } from "../retrieve-check";
 import { type SearchRefinement, refinedSearch } from "../search-refinement";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import type { Env } from "../../../platform/env";
 import { badRequest, notFound, unsupportedMediaType } from "../../../platform/errors";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
@@ -54,16 +54,16 @@ function purposesOfUse(header: string | undefined): string[] {
 }
 
 /** Every REST interaction here is audited by the store itself (one AuditEvent each, docs/audit.md). */
-const auditedByStore = declareAudit<AppEnv>(AUDITED_BY_FHIR_STORE);
+const auditedByStore = declareAudit<HttpEnv>(AUDITED_BY_FHIR_STORE);
 
 /** GET (and searches by POST) need fhir:read; anything that writes needs fhir:write. Operations check their own. */
-const fhirPermission = createMiddleware<AppEnv>(async (c, next) => {
+const fhirPermission = createMiddleware<HttpEnv>(async (c, next) => {
   const readOnly = c.req.method === "GET" || c.req.method === "HEAD" || /\/_search$/.test(c.req.path);
   authorize(c.get("principal"), readOnly ? "fhir:read" : "fhir:write");
   await next();
 });
 
-export const negotiate = createMiddleware<AppEnv>(async (c, next) => {
+export const negotiate = createMiddleware<HttpEnv>(async (c, next) => {
   checkAcceptable(c);
   await next();
 });
@@ -94,7 +94,7 @@ async function searchBody(c: C): Promise<URLSearchParams> {
 }
 
 export function fhirRouter(options: FhirRouterOptions) {
-  const routes = createRouter<AppEnv>();
+  const routes = createRouter<HttpEnv>();
   const service = (c: C): FhirService => {
     const principal = c.get("principal");
     // The org's store as the composition root builds it (its access policy: consent enforcement).
@@ -247,7 +247,7 @@ const DOCS: { method: "get" | "post" | "put" | "patch" | "delete"; operationId: 
   { method: "get", operationId: "vread", path: "/{type}/{id}/_history/{vid}", summary: "Version read", params: ["type", "id", "vid"] },
 ];
 
-function documentInteractions(router: ReturnType<typeof createRouter<AppEnv>>): void {
+function documentInteractions(router: ReturnType<typeof createRouter<HttpEnv>>): void {
   router.openAPIRegistry.registerPath({
     method: "get",
     path: "/Binary/{id}",

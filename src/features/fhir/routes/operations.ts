@@ -2,7 +2,7 @@
 // which finds the declaration for the URL's type, checks Accept and the permission, parses
 // the query with the operation's schema, reads the body as declared and runs the handler.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { badRequest, notFound } from "../../../platform/errors";
 import { requestPath, requestUrl } from "../../../platform/http/public-url";
 import { declareAudit } from "../../../platform/http/route-audit";
@@ -36,9 +36,9 @@ async function readInput(c: C, op: AnyOperation): Promise<unknown> {
 export type OperationAuditor = (c: C, store: FhirService, interaction: GuideInteraction, run: () => Promise<{ status: number; body: Resource }>) => Promise<{ status: number; body: Resource }>;
 
 /** Registers every operation route; call before the routes whose /:type and /:type/:id would match `$name`. */
-export function mountOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry, storeOf: (c: C) => FhirService, audited: OperationAuditor = (_c, _s, _i, run) => run()): void {
+export function mountOperations(router: OpenAPIHono<HttpEnv>, registry: OperationRegistry, storeOf: (c: C) => FhirService, audited: OperationAuditor = (_c, _s, _i, run) => run()): void {
   for (const route of registry.routes()) {
-    router.on(route.method, HONO_PATHS[route.level](route.name), declareAudit<AppEnv>(auditOf(registry, route)), async (c) => {
+    router.on(route.method, HONO_PATHS[route.level](route.name), declareAudit<HttpEnv>(auditOf(registry, route)), async (c) => {
       const type = route.level === "system" ? undefined : c.req.param("type");
       const op = registry.find(route.name, route.level, type);
       if (!op) throw notFound(`Unknown operation $${route.name} on ${type}`);
@@ -102,7 +102,7 @@ function operationIdOf(op: AnyOperation, level: OperationLevel, path: string, me
   return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
 }
 
-function documentOperations(router: OpenAPIHono<AppEnv>, registry: OperationRegistry): void {
+function documentOperations(router: OpenAPIHono<HttpEnv>, registry: OperationRegistry): void {
   for (const op of registry.operations) {
     for (const level of op.levels) {
       for (const { path, params } of documentedPaths(op, level)) {

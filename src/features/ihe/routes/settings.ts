@@ -1,6 +1,6 @@
 // /api/ihe/settings: the organization's IHE conformance settings on its FHIR endpoint.
 import { createRoute } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, security } from "../../../platform/http/schemas";
 import { audited, theOrganization } from "../../audit/declarations";
@@ -10,7 +10,7 @@ import { readIheSettings, writeIheSettings } from "../settings-store";
 
 const tags = ["IHE"];
 
-export const iheSettingsRoutes = createRouter<AppEnv>()
+export const iheSettingsRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

@@ -8,7 +8,7 @@ import { requirePermission } from "../../tenancy/middleware/auth";
 import type { InboundAdapters } from "../adapters";
 import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, detail, summary } from "../schemas";
 import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../use-cases/messages";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, notAudited } from "../../audit/declarations";
 
 const tags = ["Inbound messages"];
@@ -34,7 +34,7 @@ export interface ProtocolAlias {
 
 /** POST /v1/inbound/{protocol}/messages for every registered adapter, and each alias. */
 export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly ProtocolAlias[]) {
-  const router = createRouter<AppEnv>().openapi(
+  const router = createRouter<HttpEnv>().openapi(
     createRoute({
       method: "post",
       operationId: "ingestInboundMessages", path: "/v1/inbound/{protocol}/messages",
@@ -78,7 +78,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
   return router;
 }
 
-export const inboundMessageRoutes = createRouter<AppEnv>()
+export const inboundMessageRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

@@ -4,7 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../../platform/errors";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { auditedInside } from "../../audit/declarations";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";
@@ -19,7 +19,7 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
 }
 
 /** The operator token check every operator route takes (features' own operator routes too). */
-export const operatorOnly = createMiddleware<AppEnv>(async (c, next) => {
+export const operatorOnly = createMiddleware<HttpEnv>(async (c, next) => {
   const token = settingsOf(c.env).OPERATOR_TOKEN;
   if (!token) throw new ApiError(404, "NOT_FOUND", "Not found");
   const given = c.req.header("authorization")?.match(/^Bearer (.+)$/)?.[1];
@@ -30,7 +30,7 @@ export const operatorOnly = createMiddleware<AppEnv>(async (c, next) => {
 const orgParam = z.object({ orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }) });
 const movePath = (orgId: string) => `/admin/organizations/${encodeURIComponent(orgId)}/move`;
 
-export const adminRoutes = createRouter<AppEnv>()
+export const adminRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "post",

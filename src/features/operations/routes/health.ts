@@ -6,12 +6,12 @@ import { allDatabases, controlDatabase, shardDatabase, shardNames } from "../../
 import { orgGate } from "../../tenancy/limits/gate";
 import { HealthSchema, ReadinessSchema } from "../schemas";
 import { checkHealth, checkReadiness } from "../use-cases/health";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 /** The OrgGate instance readiness probes with a read (slots in use): it changes nothing, whoever the name may be. */
 const PROBE_ORG = "__readiness__";
 
-export const healthRoutes = createRouter<AppEnv>()
+export const healthRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

@@ -21,7 +21,7 @@ import {
   presentExecutionSummary,
 } from "../schemas";
 import { advanceStepSession, executePipeline, executionStats, getExecution, listExecutions, retryExecution, startStepSession } from "../use-cases/executions";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited } from "../../audit/declarations";
 
 const tags = ["Execution"];
@@ -29,7 +29,7 @@ const run = requirePermission("pipelines:execute");
 const read = requirePermission("pipelines:read");
 const resultResponses = { 200: { description: "Finished (sync)", content: json(ExecutionResponseSchema) }, 202: { description: "Started (async)", content: json(ExecutionResponseSchema) } };
 
-export const executionRoutes = createRouter<AppEnv>()
+export const executionRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "post", path: "/execute", audit: audited("execution.start", { response: "execution_id" }), tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {

@@ -1,7 +1,7 @@
 // /api/v1/files: the files pipeline nodes keep in R2 (retrieved DICOM instances and images,
 // X12 payloads): upload, list by pipeline or execution, metadata, download (streamed), delete (admin).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, security, tooLargeError } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy/middleware/auth";
@@ -17,7 +17,7 @@ const manage = requirePermission("pipelines:manage");
 /** A download's file name: the key's last segment, with only characters safe in a quoted header value. */
 const fileName = (key: string) => (key.split("/").pop() ?? "file").replace(/[^A-Za-z0-9._-]/g, "_");
 
-export const fileRoutes = createRouter<AppEnv>()
+export const fileRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

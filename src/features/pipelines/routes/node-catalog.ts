@@ -6,12 +6,12 @@ import { commonErrors, json, notFoundError, security } from "../../../platform/h
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { CatalogDetail, CatalogQuery, NodeTypeIdParam, NodeTypeListSchema, NodeTypeSearchParam, presentNodeTypeDetail, presentNodeTypes } from "../schemas";
 import { getNodeType, listNodeTypes, searchNodeTypes } from "../use-cases/node-catalog";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 const tags = ["Node catalog"];
 const read = requirePermission("pipelines:read");
 
-export const nodeCatalogRoutes = createRouter<AppEnv>()
+export const nodeCatalogRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "get", operationId: "listNodeTypes", path: "/", tags, summary: "List node types", security, middleware: read, request: { query: CatalogQuery }, responses: { 200: { description: "Catalog", content: json(NodeTypeListSchema) }, ...commonErrors } }),
     (c) => c.json(presentNodeTypes(listNodeTypes(c.req.valid("query").category)), 200),

@@ -29,7 +29,7 @@ import {
   undeployPipeline,
   updatePipeline,
 } from "../use-cases/pipelines";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, newId } from "../../audit/declarations";
 
 const tags = ["Pipelines"];
@@ -37,7 +37,7 @@ const read = requirePermission("pipelines:read");
 const manage = requirePermission("pipelines:manage");
 const pipelineResponse = (description: string) => ({ description, content: json(Pipeline) });
 
-export const pipelineRoutes = createRouter<AppEnv>()
+export const pipelineRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "get", path: "/", tags, summary: "List pipelines", security, middleware: read, request: { query: PageQuery }, responses: { 200: { description: "Page of pipelines", content: json(pageOf("pipelines", PipelineSummary)) }, ...commonErrors } }),
     async (c) => {

@@ -7,7 +7,7 @@ import { createMiddleware } from "hono/factory";
 import { authenticate, RefusedForOrg } from "../auth/authenticate";
 import { type Permission, type Principal, denial } from "../auth/permissions";
 import { forbidden } from "../../../platform/errors";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { resolveLimits } from "../limits/config";
 import { PLACEMENT_TTL_MS } from "../../../platform/directory";
 import { controlStore } from "../../../platform/org-data";
@@ -16,6 +16,22 @@ import { ConsoleSessionStore } from "../sessions/session-store";
 import { authenticateSession } from "../sessions/authenticate-session";
 import { assertSameOriginWrite, sessionIdOf, sessionLifetimes } from "../sessions/session-policy";
 import { countRefusedInOrg } from "./rate-limit";
+import type { Placement } from "../../../platform/directory";
+import type { Limits } from "../limits/config";
+import type { SessionWithKey } from "../sessions/session-store";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** Who the request authenticated as. */
+    principal: Principal;
+    /** Where the principal's org lives (the directory row the key lookup carried). */
+    placement: Placement;
+    /** The org's effective limits. */
+    limits: Limits;
+    /** Set when a console session cookie (not a Bearer key) authenticated the request. */
+    consoleSession?: { idHash: string; entry: SessionWithKey };
+  }
+}
 
 // Entries carry the org's placement, so the directory's TTL bounds them (a move waits it out).
 const KEY_CACHE_TTL_MS = PLACEMENT_TTL_MS;
@@ -32,7 +48,7 @@ export function forgetCachedKeys(): void {
 }
 
 export function authenticateRequest(pathOrgParam?: string) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+  return createMiddleware<HttpEnv>(async (c, next) => {
     const now = Date.now();
     const pathOrganizationId = pathOrgParam ? c.req.param(pathOrgParam) : undefined;
     const sessionId = c.req.header("authorization") ? undefined : sessionIdOf(c);
@@ -54,7 +70,7 @@ export function authenticateRequest(pathOrgParam?: string) {
 }
 
 /** A Bearer API key (cached briefly per isolate; its last use recorded at most once a minute). */
-async function keyPrincipal(c: Context<AppEnv>, pathOrganizationId: string | undefined, now: number) {
+async function keyPrincipal(c: Context<HttpEnv>, pathOrganizationId: string | undefined, now: number) {
   const store = new ApiKeyStore(controlStore(c.env));
   const { principal, entry, keyHash } = await authenticate(
     { authorization: c.req.header("authorization"), organizationId: c.req.header("x-organization-id"), pathOrganizationId },
@@ -79,7 +95,7 @@ async function keyPrincipal(c: Context<AppEnv>, pathOrganizationId: string | und
  * A console session cookie: read uncached, so sign-out and key revocation end it at once; its
  * idle clock slides at most once a minute. Writes must pass the CSRF rule.
  */
-async function sessionPrincipal(c: Context<AppEnv>, sessionId: string, pathOrganizationId: string | undefined, now: number) {
+async function sessionPrincipal(c: Context<HttpEnv>, sessionId: string, pathOrganizationId: string | undefined, now: number) {
   const store = new ConsoleSessionStore(controlStore(c.env));
   const lifetimes = sessionLifetimes(c.env);
   const { principal, entry, idHash } = await authenticateSession(
@@ -105,7 +121,7 @@ export function authorize(p: Principal, permission: Permission, scope?: string):
 }
 
 export function requirePermission(permission: Permission) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+  return createMiddleware<HttpEnv>(async (c, next) => {
     authorize(c.get("principal"), permission);
     await next();
   });
@@ -113,7 +129,7 @@ export function requirePermission(permission: Permission) {
 
 /** Allows a permission from the role, or else an explicit scope built from the request. */
 export function requirePermissionOrScope(permission: Permission, scopeOf: (c: { req: { param(name: string): string | undefined } }) => string) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+  return createMiddleware<HttpEnv>(async (c, next) => {
     authorize(c.get("principal"), permission, scopeOf(c));
     await next();
   });

@@ -10,13 +10,20 @@ import { createMiddleware } from "hono/factory";
 import type { BucketRequest, BucketState } from "../org-gate";
 import type { Limits } from "../limits/config";
 import { rateLimited } from "../../../platform/errors";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { errorResponse } from "../../../platform/http/error-handler";
 import { bucketsFor, orgBucket } from "../limits/buckets";
 import { ClientWindows } from "../limits/client-windows";
 import { publicPerMinute, webhookPerMinute } from "../limits/config";
 import { orgGate } from "../limits/gate";
 import { LeasedWindows } from "../limits/leases";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The rate-limit bucket that counted this request and its X-RateLimit-* headers show. */
+    rateLimit: BucketState;
+  }
+}
 
 function tightest(buckets: BucketState[]): BucketState {
   return buckets.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.limit < a.limit) ? b : a));
@@ -38,7 +45,7 @@ function refusal(shown: BucketState, retryAfter: number) {
 export const leasedWindows = new LeasedWindows();
 
 /** Counts an authenticated request in its organization's buckets; 429 when one is exhausted. */
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+export const rateLimit = createMiddleware<HttpEnv>(async (c, next) => {
   const principal = c.get("principal");
   const requests = bucketsFor(c.req.method, c.req.path, principal, c.get("limits"));
   const gate = orgGate(c.env, principal.orgId);
@@ -51,7 +58,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /** Counts one request in one bucket of `orgId` and shows that bucket on the response; 429 once spent. */
-async function countInOrgBucket(c: Context<AppEnv>, orgId: string, bucket: BucketRequest): Promise<void> {
+async function countInOrgBucket(c: Context<HttpEnv>, orgId: string, bucket: BucketRequest): Promise<void> {
   const gate = orgGate(c.env, orgId);
   const result = await leasedWindows.consume(orgId, [bucket], (asks, nowMs) => gate.lease(asks, nowMs));
   const shown = result.buckets[0]!;
@@ -64,7 +71,7 @@ async function countInOrgBucket(c: Context<AppEnv>, orgId: string, bucket: Bucke
  * path naming another org) in that organization's API bucket: the credential's holder spends its
  * own organization's window, not the budget of the client IP it may share with others.
  */
-export function countRefusedInOrg(c: Context<AppEnv>, orgId: string, limits: Limits): Promise<void> {
+export function countRefusedInOrg(c: Context<HttpEnv>, orgId: string, limits: Limits): Promise<void> {
   return countInOrgBucket(c, orgId, orgBucket(limits));
 }
 
@@ -76,7 +83,7 @@ export function countRefusedInOrg(c: Context<AppEnv>, orgId: string, limits: Lim
  * users. Called only once the signature verified, so an unsigned flood cannot spend an
  * organization's window (it counts per client IP, as requests refused by authentication do).
  */
-export function countWebhookDelivery(c: Context<AppEnv>, orgId: string, kind: string): Promise<void> {
+export function countWebhookDelivery(c: Context<HttpEnv>, orgId: string, kind: string): Promise<void> {
   return countInOrgBucket(c, orgId, { name: `webhook:${kind}`, limit: webhookPerMinute(c.env), windowSeconds: 60 });
 }
 
@@ -84,7 +91,7 @@ export function countWebhookDelivery(c: Context<AppEnv>, orgId: string, kind: st
 export const clientWindows = new ClientWindows();
 
 /** Cloudflare sets CF-Connecting-IP at its edge (a client cannot forge it); locally it may be absent. */
-const clientOf = (c: Context<AppEnv>) => c.req.header("cf-connecting-ip") ?? "unknown";
+const clientOf = (c: Context<HttpEnv>) => c.req.header("cf-connecting-ip") ?? "unknown";
 
 /**
  * Outermost: once the response is known, counts the request in its client's bucket unless an
@@ -93,7 +100,7 @@ const clientOf = (c: Context<AppEnv>) => c.req.header("cf-connecting-ip") ?? "un
  * organization counts have no side effects (public reads, or refused before any work), so one
  * over the client's limit is answered 429 instead.
  */
-export const rateLimitHeaders = createMiddleware<AppEnv>(async (c, next) => {
+export const rateLimitHeaders = createMiddleware<HttpEnv>(async (c, next) => {
   await next();
   let bucket = c.get("rateLimit");
   if (!bucket) {

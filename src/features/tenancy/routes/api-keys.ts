@@ -7,12 +7,12 @@ import { audited, byId, newId } from "../../audit/declarations";
 import { requirePermission } from "../middleware/auth";
 import { ApiKeyIdParam, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey } from "../schemas";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../use-cases/api-keys";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 const admin = requirePermission("keys:manage");
 const tags = ["API keys"];
 
-export const apiKeyRoutes = createRouter<AppEnv>()
+export const apiKeyRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "post",

@@ -2,7 +2,7 @@
 // session cookie), who-am-I and sign-out. Sign-in is public (it carries the key in its body);
 // the other two are authenticated by the cookie like any other route.
 import { createRoute } from "@hono/zod-openapi";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, security } from "../../../platform/http/schemas";
 import { audited, auditedInside } from "../../audit/declarations";
@@ -13,7 +13,7 @@ import { currentSession, signIn, signOut } from "../use-cases/console-session";
 const tags = ["Console"];
 const cookieSecurity = [{ consoleSession: [] }, ...security];
 
-export const consoleSignInRoutes = createRouter<AppEnv>().openapi(
+export const consoleSignInRoutes = createRouter<HttpEnv>().openapi(
   createRoute({
     method: "post",
     operationId: "signInToConsole",
@@ -41,7 +41,7 @@ export const consoleSignInRoutes = createRouter<AppEnv>().openapi(
   },
 );
 
-export const consoleSessionRoutes = createRouter<AppEnv>()
+export const consoleSessionRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

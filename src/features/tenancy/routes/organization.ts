@@ -6,7 +6,7 @@ import { requirePermission } from "../middleware/auth";
 import { OrganizationSchema, presentOrganization } from "../schemas";
 import { getOrganization } from "../use-cases/organization";
 import { organizationUsage } from "../use-cases/usage";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 
 const Counted = z.object({ used: z.number().int(), limit: z.number().int() });
 const Running = z.object({ running: z.number().int(), limit: z.number().int() });
@@ -21,7 +21,7 @@ const UsageSchema = z
   })
   .openapi("OrganizationUsage");
 
-export const organizationRoutes = createRouter<AppEnv>()
+export const organizationRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",

@@ -2,7 +2,7 @@
 // the cookie, and the CSRF rule for cookie-authenticated writes.
 import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../main/app-env";
+import type { HttpEnv } from "../../../platform/http/http-env";
 import { settingsOf } from "../../../platform/settings";
 import { forbidden, unauthorized } from "../../../platform/errors";
 import type { ConsoleSessionRow } from "../tables";
@@ -59,7 +59,7 @@ export function sessionIdOf(c: Context): string | undefined {
  * CSRF: a cookie-authenticated request that changes state must carry the console's header and,
  * when the browser names its Origin, come from this service's own origin.
  */
-export function assertSameOriginWrite(c: Context<AppEnv>): void {
+export function assertSameOriginWrite(c: Context<HttpEnv>): void {
   if (SAFE_METHODS.has(c.req.method)) return;
   if (!c.req.header(CSRF_HEADER)) throw forbidden(`Cookie-authenticated writes need the ${CSRF_HEADER} header (cross-site request refused)`);
   const origin = c.req.header("origin");

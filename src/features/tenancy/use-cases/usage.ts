@@ -1,7 +1,7 @@
 // What the calling organization uses now, from the OrgGate's own counters (the same ones the
 // rate limiter and the concurrency caps decide by): requests granted in the current one-minute
 // window against the per-minute limit, and the execution and export slots held against their caps.
-import type { OrgContext } from "../../../main/context";
+import type { OrgContext } from "../../../platform/org-context";
 import type { Principal } from "../auth/permissions";
 import { usageBuckets } from "../limits/buckets";
 import type { Limits } from "../limits/config";
