@@ -1,7 +1,7 @@
 import type { D1Migration } from "@cloudflare/vitest-plugin";
 import type { ManualEnv } from "../src/platform/env";
 
-// The Worker's bindings are Cloudflare.Env (src/platform/env.generated.d.ts, with mainModule and
+// The Worker's bindings are Cloudflare.Env (src/main/env.generated.d.ts, with mainModule and
 // the Durable Object classes); the tests add the hand-declared settings and their migrations.
 declare global {
   namespace Cloudflare {

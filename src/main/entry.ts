@@ -3,6 +3,8 @@ import { logger } from "../platform/observability/log";
 import { buildApp } from "./app";
 import { contextForOrg, orgContexts } from "./context";
 import { ExportJob as ExportJobObject } from "../features/export/export-job";
+import { MessageRouter as MessageRouterObject } from "../features/inbound/message-router";
+import { inboundAdapters } from "./inbound-protocols";
 import { consumeAudits } from "../features/fhir/audit-queue";
 import type { Env } from "../platform/env";
 import { normalizeFhirBase } from "../features/fhir/routes/fhir";
@@ -27,7 +29,10 @@ export class DeviceSync extends DeviceSyncCore {
 }
 export { OrgMover } from "../features/operations/org-mover";
 export { AppleHealthImport } from "../device-platforms/apple-health/export-job";
-export { MessageRouter } from "../features/inbound/message-router";
+export class MessageRouter extends MessageRouterObject {
+  protected override readonly contexts = orgContexts;
+  protected override readonly adapters = inboundAdapters;
+}
 export { OrgGate } from "../features/tenancy/org-gate";
 export { StepSession } from "../features/pipelines/step-session";
 

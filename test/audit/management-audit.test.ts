@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { describe, expect, inject, it } from "vitest";
 import { purgeExpiredAudits } from "../../src/features/audit/use-cases/purge";
+import { orgContexts } from "../../src/main/context";
 import { OrganizationStore } from "../../src/features/tenancy/organizations";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { auditsDelivered } from "../support/queues";
@@ -315,7 +316,7 @@ describe("retention and the operator purge", () => {
     expect(before).toBeGreaterThan(3);
 
     // 31 days later everything recorded so far is past retention.
-    const report = await purgeExpiredAudits(env, t.orgId, Date.now() + 31 * 86_400_000);
+    const report = await purgeExpiredAudits(orgContexts(env), t.orgId, Date.now() + 31 * 86_400_000);
     expect(report.purged).toBeGreaterThanOrEqual(before); // reading the trail is audited too
     const left = management(await audits(t));
     expect(left.map((e) => e.subtype[1]?.code)).toEqual(["audit.purge"]);

@@ -5,10 +5,7 @@
 import { ApiError } from "../../platform/errors";
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
-import { DurableObject } from "cloudflare:workers";
-import { contextForOrg } from "../../main/context";
-import type { Env } from "../../platform/env";
-import { inboundAdapters } from "../../main/inbound-protocols";
+import { OrgObject } from "../../platform/durable-objects/org-object";
 import type { InboundAdapters } from "./adapters";
 import { type DrainOutcome, drainSender } from "./drain";
 import { messageRouting } from "./handler";
@@ -18,8 +15,9 @@ import { claimFor } from "../../platform/durable-objects/owner";
 /** Work per alarm; beyond it the object re-arms so one sender cannot hog an invocation. */
 const DRAIN_BUDGET_MS = 20_000;
 
-export class MessageRouter extends DurableObject<Env> {
-  private readonly adapters: InboundAdapters = inboundAdapters;
+/** Bound by the Worker entry (src/main/entry.ts): how org contexts are built and the deployment's protocol adapters. */
+export abstract class MessageRouter extends OrgObject {
+  protected abstract readonly adapters: InboundAdapters;
 
   /** Records whose line this object drains and makes sure an alarm is pending. */
   async kick(orgId: string, sender: string): Promise<void> {
@@ -35,7 +33,7 @@ export class MessageRouter extends DurableObject<Env> {
       sender?: string;
     };
     if (!orgId || !sender) return;
-    const org = await contextForOrg(this.env, orgId).catch((e: unknown) => {
+    const org = await this.orgContext(orgId).catch((e: unknown) => {
       if (e instanceof ApiError && e.code === "ORGANIZATION_NOT_FOUND") return undefined;
       throw e;
     });

@@ -26,5 +26,5 @@ export const auditAdminRoutes = createRouter<HttpEnv>().openapi(
     request: { params: z.object({ orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }) }) },
     responses: { 200: { description: "Purged", content: json(PurgeReport) }, ...commonErrors, ...notFoundError, ...conflictError },
   }),
-  async (c) => c.json(await purgeExpiredAudits(c.env, c.req.valid("param").orgId), 200),
+  async (c) => c.json(await purgeExpiredAudits(c.get("contexts"), c.req.valid("param").orgId), 200),
 );

@@ -58,7 +58,7 @@ export const adminRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { orgId } = c.req.valid("param");
-      const job = await startOrgMove(c.env, orgId, c.req.valid("json").shard);
+      const job = await startOrgMove(c.env, c.get("contexts"), orgId, c.req.valid("json").shard);
       c.header("Location", movePath(orgId));
       return c.json(presentOrgMove(job), 202);
     },

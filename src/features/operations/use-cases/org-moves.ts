@@ -1,7 +1,7 @@
 // Moves of organizations between shards, run by the org's OrgMover Durable Object. Each start,
 // refused or not, leaves an AuditEvent (organization.move, the operator as agent, from and to),
 // but for one refused because another move runs.
-import { contextFor, contextForOrg } from "../../../main/context";
+import type { OrgContexts } from "../../../platform/org-context";
 import type { Env } from "../../../platform/env";
 import { apiErrorOf } from "../../../platform/durable-objects/failure";
 import { orgObject } from "../../../platform/durable-objects/object-names";
@@ -13,7 +13,7 @@ import { recordManagementAction } from "../../audit/record";
 const moverOf = (env: Env, orgId: string) => orgObject(env.ORG_MOVER, orgId, "move");
 
 /** Starts moving the org to `shard` (its writes pause at once); the job, which runs on in the background. */
-export async function startOrgMove(env: Env, orgId: string, shard: string): Promise<MoveJob> {
+export async function startOrgMove(env: Env, contexts: OrgContexts, orgId: string, shard: string): Promise<MoveJob> {
   const started = await moverOf(env, orgId).start(orgId, shard);
   const principal = operatorPrincipal(orgId);
   if (!started.ok) {
@@ -22,14 +22,14 @@ export async function startOrgMove(env: Env, orgId: string, shard: string): Prom
     // the switch would fail that verification (the refusal is in the log and the CLI's output).
     if (refused.code !== "ORG_MOVING") {
       // An unknown organization has no trail to write to (404 ORGANIZATION_NOT_FOUND).
-      const trail = await contextForOrg(env, orgId);
+      const trail = await contexts.forOrg(orgId);
       await recordManagementAction(trail, principal, { action: "organization.move", entityId: orgId, outcome: refused.status < 500 ? "4" : "8", reason: `${refused.code}: ${refused.message}`, detail: { to: shard } });
     }
     throw refused;
   }
   const { job } = started;
   // The org is moving now: its AuditEvents go to its pending log, which the move carries to the new shard.
-  const moving = contextFor(env, { orgId, shard: job.from, movingTo: job.to });
+  const moving = contexts.at({ orgId, shard: job.from, movingTo: job.to });
   await recordManagementAction(moving, principal, { action: "organization.move", entityId: orgId, outcome: "0", detail: { from: job.from, to: job.to, job_id: job.id } }, { pendingLog: true });
   return job;
 }

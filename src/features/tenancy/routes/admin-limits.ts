@@ -35,5 +35,5 @@ export const orgLimitsAdminRoutes = createRouter().openapi(
     },
     responses: { 200: { description: "Changed", content: json(LimitsChangeSchema) }, ...commonErrors, ...notFoundError },
   }),
-  async (c) => c.json(await setOrganizationLimits(c.env, c.req.valid("param").orgId, c.req.valid("json").limits), 200),
+  async (c) => c.json(await setOrganizationLimits(c.get("contexts"), c.req.valid("param").orgId, c.req.valid("json").limits), 200),
 );

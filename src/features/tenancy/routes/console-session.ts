@@ -34,7 +34,7 @@ export const consoleSignInRoutes = createRouter<HttpEnv>().openapi(
     },
   }),
   async (c) => {
-    const { sessionId, maxAgeSeconds, view } = await signIn(c.env, c.req.valid("json"));
+    const { sessionId, maxAgeSeconds, view } = await signIn(c.env, c.get("contexts"), c.req.valid("json"));
     c.header("set-cookie", sessionCookie(sessionId, maxAgeSeconds));
     c.header("cache-control", "no-store");
     return c.json(view, 201);

@@ -2,9 +2,9 @@
 // would, then opens a session for it; the key itself is never returned or kept. Each sign-in of a
 // valid key, refused or not, leaves an AuditEvent (console_session.sign_in) in its organization's
 // trail; an unknown key names no organization whose trail it could go to.
-import { contextForOrg } from "../../../main/context";
 import { forbidden, notFound } from "../../../platform/errors";
 import type { Env } from "../../../platform/env";
+import type { OrgContexts } from "../../../platform/org-context";
 import { type OrgData, controlStore } from "../../../platform/org-data";
 import { recordManagementAction } from "../../audit/record";
 import { ApiKeyStore } from "../api-keys";
@@ -23,11 +23,11 @@ export interface SignedIn {
   view: ConsoleSessionView;
 }
 
-export async function signIn(env: Env, input: { organization_id: string; api_key: string }, now = Date.now()): Promise<SignedIn> {
+export async function signIn(env: Env, contexts: OrgContexts, input: { organization_id: string; api_key: string }, now = Date.now()): Promise<SignedIn> {
   const control = controlStore(env);
   const keys = new ApiKeyStore(control);
   const { principal } = await authenticate({ authorization: `Bearer ${input.api_key}`, organizationId: input.organization_id }, (hash) => keys.findByHash(hash));
-  const trail = await contextForOrg(env, principal.orgId);
+  const trail = await contexts.forOrg(principal.orgId);
   if (!CONSOLE_ROLES.has(principal.role)) {
     const refused = forbidden("Service keys are for systems: sign in to the console with an administrator's or clinician's key");
     await recordManagementAction(trail, principal, { action: "console_session.sign_in", outcome: "4", reason: `${refused.code}: ${refused.message}` });

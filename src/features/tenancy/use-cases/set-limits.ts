@@ -4,8 +4,7 @@
 // a DICOM security alert) records the operator, the organization and the before/after values;
 // refused changes are recorded too. Running API keys see the change when their cached lookup
 // expires (middleware/auth.ts).
-import { contextForOrg } from "../../../main/context";
-import type { Env } from "../../../platform/env";
+import type { OrgContexts } from "../../../platform/org-context";
 import { validationFailed } from "../../../platform/errors";
 import { recordManagementAction } from "../../audit/record";
 import { operatorPrincipal } from "../../audit/operators";
@@ -20,9 +19,9 @@ export interface LimitsChange {
   effective: ReturnType<typeof resolveLimits>;
 }
 
-export async function setOrganizationLimits(env: Env, orgId: string, overrides: unknown): Promise<LimitsChange> {
+export async function setOrganizationLimits(contexts: OrgContexts, orgId: string, overrides: unknown): Promise<LimitsChange> {
   // 404 ORGANIZATION_NOT_FOUND for an unknown org: there is no trail to write to.
-  const data = await contextForOrg(env, orgId);
+  const data = await contexts.forOrg(orgId);
   const principal = operatorPrincipal(orgId);
   const organizations = new OrganizationStore(data.control);
   const before = ((await organizations.get(orgId))?.limits ?? {}) as LimitOverrides;
@@ -46,5 +45,5 @@ export async function setOrganizationLimits(env: Env, orgId: string, overrides: 
     outcome: "0",
     detail: { before: JSON.stringify(before), after: JSON.stringify(after) },
   });
-  return { org_id: orgId, before, after, effective: resolveLimits(env, after) };
+  return { org_id: orgId, before, after, effective: resolveLimits(data.env, after) };
 }
