@@ -49,7 +49,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
     }),
     async (c) => {
       const adapter = adapters.require(c.req.valid("param").protocol);
-      const results = await ingestBatch(c.get("ctx"), c.get("principal").orgId, adapter, c.req.valid("json").messages);
+      const results = await ingestBatch(c.get("ctx"), adapter, c.req.valid("json").messages);
       return c.json({ results }, 200);
     },
   );
@@ -70,7 +70,7 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
       }),
       async (c) => {
         const adapter = adapters.require(alias.protocol);
-        const results = await ingestBatch(c.get("ctx"), c.get("principal").orgId, adapter, c.req.valid("json").messages);
+        const results = await ingestBatch(c.get("ctx"), adapter, c.req.valid("json").messages);
         return c.json({ results }, 200);
       },
     );
@@ -94,7 +94,7 @@ export const inboundMessageRoutes = createRouter<HttpEnv>()
       },
     }),
     async (c) => {
-      const { rows, total } = await listMessages(c.get("ctx"), c.get("principal").orgId, c.req.valid("query"));
+      const { rows, total } = await listMessages(c.get("ctx"), c.req.valid("query"));
       return c.json({ messages: rows.map(summary), total_count: total }, 200);
     },
   )
@@ -109,7 +109,7 @@ export const inboundMessageRoutes = createRouter<HttpEnv>()
       request: { params: IdParam },
       responses: { 200: { description: "Message", content: json(MessageDetail) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => c.json(detail(await getMessage(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(detail(await getMessage(c.get("ctx"), c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({
@@ -123,5 +123,5 @@ export const inboundMessageRoutes = createRouter<HttpEnv>()
       request: { params: IdParam },
       responses: { 202: { description: "Queued", content: json(MessageSummary) }, ...commonErrors, ...notFoundError, ...conflictError },
     }),
-    async (c) => c.json(summary(await reprocessMessage(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 202),
+    async (c) => c.json(summary(await reprocessMessage(c.get("ctx"), c.req.valid("param").id)), 202),
   );

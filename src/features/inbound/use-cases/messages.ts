@@ -23,17 +23,18 @@ async function kickRouters(env: Env, orgId: string, senders: string[]): Promise<
 
 export async function ingestBatch(
   data: OrgData,
-  orgId: string,
   adapter: InboundAdapter,
   messages: z.infer<typeof IngestBody>["messages"],
 ): Promise<IngestResult[]> {
+  const { orgId } = data;
   const { db, env } = data;
   const { results, senders } = await ingestMessages(storeOf(db, env, orgId), adapter, messages);
   await kickRouters(env, orgId, senders);
   return results;
 }
 
-export function listMessages(data: OrgData, orgId: string, q: z.infer<typeof MessageListQuery>): Promise<{ rows: InboundMessageSummary[]; total: number }> {
+export function listMessages(data: OrgData, q: z.infer<typeof MessageListQuery>): Promise<{ rows: InboundMessageSummary[]; total: number }> {
+  const { orgId } = data;
   const { db, env } = data;
   const filter: MessageFilter = {
     ...(q.status ? { status: q.status } : {}),
@@ -46,7 +47,8 @@ export function listMessages(data: OrgData, orgId: string, q: z.infer<typeof Mes
 }
 
 /** The message with its text (read from R2 when kept there). */
-export async function getMessage(data: OrgData, orgId: string, id: string): Promise<InboundMessageRow> {
+export async function getMessage(data: OrgData, id: string): Promise<InboundMessageRow> {
+  const { orgId } = data;
   const { db, env } = data;
   const store = storeOf(db, env, orgId);
   const found = await store.get(id);
@@ -55,7 +57,8 @@ export async function getMessage(data: OrgData, orgId: string, id: string): Prom
 }
 
 /** Puts a processed, unrouted or failed message back at the head of its sender's line; answers it as queued. */
-export async function reprocessMessage(data: OrgData, orgId: string, id: string): Promise<InboundMessageSummary> {
+export async function reprocessMessage(data: OrgData, id: string): Promise<InboundMessageSummary> {
+  const { orgId } = data;
   const { db, env } = data;
   const store = storeOf(db, env, orgId);
   const row = await store.get(id);

@@ -49,7 +49,7 @@ export const apiKeyRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await listApiKeys(c.get("ctx"), c.get("principal").orgId, limit, offset);
+      const { rows, total } = await listApiKeys(c.get("ctx"), limit, offset);
       return c.json({ api_keys: rows.map(presentApiKey), total_count: total }, 200);
     },
   )
@@ -64,7 +64,7 @@ export const apiKeyRoutes = createRouter<HttpEnv>()
       request: { params: ApiKeyIdParam },
       responses: { 200: { description: "Key", content: json(ApiKeySchema) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => c.json(presentApiKey(await getApiKey(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(presentApiKey(await getApiKey(c.get("ctx"), c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({
@@ -78,5 +78,5 @@ export const apiKeyRoutes = createRouter<HttpEnv>()
       request: { params: ApiKeyIdParam },
       responses: { 200: { description: "The revoked key", content: json(ApiKeySchema) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => c.json(presentApiKey(await revokeApiKey(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(presentApiKey(await revokeApiKey(c.get("ctx"), c.req.valid("param").id)), 200),
   );

@@ -47,5 +47,5 @@ export const organizationRoutes = createRouter<HttpEnv>()
       ...commonErrors,
     },
   }),
-  async (c) => c.json(presentOrganization(await getOrganization(c.get("ctx"), c.get("principal").orgId), c.get("limits")), 200),
+  async (c) => c.json(presentOrganization(await getOrganization(c.get("ctx")), c.get("limits")), 200),
 );

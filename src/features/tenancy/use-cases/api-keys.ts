@@ -24,18 +24,21 @@ export async function createApiKey(data: OrgData, principal: Principal, req: Api
   return new ApiKeyStore(data.control).create({ orgId: principal.orgId, name: req.name, role: req.role, scopes: req.scopes, createdBy: principal.keyId });
 }
 
-export function listApiKeys(data: OrgData, orgId: string, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
+export function listApiKeys(data: OrgData, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const { orgId } = data;
   return new ApiKeyStore(data.control).list(orgId, limit, offset);
 }
 
-export async function getApiKey(data: OrgData, orgId: string, id: string): Promise<ApiKeyRow> {
+export async function getApiKey(data: OrgData, id: string): Promise<ApiKeyRow> {
+  const { orgId } = data;
   const row = await new ApiKeyStore(data.control).get(orgId, id);
   if (!row) throw missing();
   return row;
 }
 
 /** Marks the key revoked and drops it from this isolate's key cache (others drop it within the cache's lifetime). */
-export async function revokeApiKey(data: OrgData, orgId: string, id: string): Promise<ApiKeyRow> {
+export async function revokeApiKey(data: OrgData, id: string): Promise<ApiKeyRow> {
+  const { orgId } = data;
   const row = await new ApiKeyStore(data.control).revoke(orgId, id);
   if (!row) throw missing();
   forgetCachedKey(row.keyHash);

@@ -4,7 +4,8 @@ import { notFound } from "../../../platform/errors";
 import { OrganizationStore } from "../organizations";
 import type { OrganizationRow } from "../tables";
 
-export async function getOrganization(data: OrgData, orgId: string): Promise<OrganizationRow> {
+export async function getOrganization(data: OrgData): Promise<OrganizationRow> {
+  const { orgId } = data;
   const org = await new OrganizationStore(data.control).get(orgId);
   if (!org) throw notFound("Organization not found");
   return org;
