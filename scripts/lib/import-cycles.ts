@@ -1,12 +1,12 @@
-// Runtime import cycles, found with dpdm. Modules are transformed to JavaScript first,
-// so `import type` (erased at runtime) never counts: only imports that run do.
+// Import cycles, found with dpdm. Type imports count: a cycle of types is still two modules that
+// cannot be understood (or moved) one without the other, so `import type` is followed like any import.
 import { parseCircular, parseDependencyTree } from "dpdm";
 
-/** The source trees whose runtime import graph must be acyclic. */
+/** The source trees whose import graph must be acyclic. */
 export const CHECKED_SOURCES = ["src/**/*.ts", "bridge/src/**/*.ts"];
 
 /** Each cycle as the list of files on it (relative to `cwd`), empty when there is none. */
-export async function runtimeImportCycles(cwd: string, sources: string[] = CHECKED_SOURCES): Promise<string[][]> {
-  const tree = await parseDependencyTree(sources, { cwd, context: cwd, transform: true, tsconfig: undefined });
+export async function importCycles(cwd: string, sources: string[] = CHECKED_SOURCES): Promise<string[][]> {
+  const tree = await parseDependencyTree(sources, { cwd, context: cwd, transform: false, skipTypeImports: false, tsconfig: undefined });
   return parseCircular(tree);
 }

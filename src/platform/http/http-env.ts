@@ -2,7 +2,6 @@
 // variables it sets or reads itself. The app's environment (src/app-env.ts) extends it; the
 // helpers here are generic over it, so the platform names no app type.
 import type { Env } from "../env";
-import type { DeclaredRouteAudit } from "./route-audit";
 
 export interface HttpVariables {
   requestId: string;
@@ -10,8 +9,6 @@ export interface HttpVariables {
   publicBaseUrl: string;
   /** The error code the request was answered with, for its log line and metrics. */
   errorCode?: string;
-  /** The audit declaration of the route that answered (route-audit.ts), set when it starts. */
-  routeAudit?: DeclaredRouteAudit;
 }
 
 export interface HttpEnv {

@@ -5,8 +5,14 @@
 // handler with it (so a test can list every route's declaration) and, when the route runs, puts
 // it and the route's path parameters on the request (`routeAudit`), where the audit feature
 // (features/audit) reads it once the route has answered.
-import type { MiddlewareHandler } from "hono";
-import type { HttpEnv } from "./http-env";
+import type { Env as HonoEnv, MiddlewareHandler } from "hono";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The audit declaration of the route that answered, set when it starts. */
+    routeAudit?: DeclaredRouteAudit;
+  }
+}
 
 /** A route's audit declaration; features/audit (declarations.ts) makes them and gives them meaning. */
 export interface RouteAudit {
@@ -23,7 +29,7 @@ const DECLARED = Symbol("route audit");
 type Marked = MiddlewareHandler & { [DECLARED]?: RouteAudit };
 
 /** The handler that declares `audit` for the route it starts: put it first, before the permission check. */
-export function declareAudit<E extends HttpEnv>(audit: RouteAudit): MiddlewareHandler<E> {
+export function declareAudit<E extends HonoEnv = HonoEnv>(audit: RouteAudit): MiddlewareHandler<E> {
   const declare: MiddlewareHandler<E> = async (c, next) => {
     c.set("routeAudit", { audit, params: c.req.param() as Record<string, string> });
     await next();
