@@ -3,6 +3,9 @@ import { logger } from "../platform/observability/log";
 import { buildApp } from "./app";
 import { contextForOrg, orgContexts } from "./context";
 import { ExportJob as ExportJobObject } from "../features/export/export-job";
+import { Conversation as ConversationObject } from "../features/agents/conversation";
+import { ExecutionRunner as ExecutionRunnerObject } from "../features/pipelines/execution-runner";
+import { StepSession as StepSessionObject } from "../features/pipelines/step-session";
 import { consumeAudits } from "../features/fhir/audit-queue";
 import type { Env } from "../platform/env";
 import { normalizeFhirBase } from "../features/fhir/routes/fhir";
@@ -15,10 +18,17 @@ import { callWithLinkTokens } from "../device-platforms/oauth/sync-calls";
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
 const DEVICE_EVENTS_QUEUE = "cdis-device-events";
 
-export { Conversation } from "../features/agents/conversation";
-export { ExecutionRunner } from "../features/pipelines/execution-runner";
 /** Each org Durable Object bound to this deployment's contexts (platform/durable-objects/org-object.ts). */
 export class ExportJob extends ExportJobObject {
+  protected override readonly contexts = orgContexts;
+}
+export class Conversation extends ConversationObject {
+  protected override readonly contexts = orgContexts;
+}
+export class ExecutionRunner extends ExecutionRunnerObject {
+  protected override readonly contexts = orgContexts;
+}
+export class StepSession extends StepSessionObject {
   protected override readonly contexts = orgContexts;
 }
 /** A manual sync calls an OAuth-linked wearable with its platform link's fresh tokens (the device core imports no platform). */
@@ -29,7 +39,6 @@ export { OrgMover } from "../features/operations/org-mover";
 export { AppleHealthImport } from "../device-platforms/apple-health/export-job";
 export { MessageRouter } from "../features/inbound/message-router";
 export { OrgGate } from "../features/tenancy/org-gate";
-export { StepSession } from "../features/pipelines/step-session";
 
 const app = buildApp();
 

@@ -46,7 +46,7 @@ export class MessageRouter extends DurableObject<Env> {
       return;
     }
     const store = new InboundMessageStore(org.db, orgId, org.blobs);
-    const routing = messageRouting(org, orgId, this.adapters);
+    const routing = messageRouting(org, this.adapters);
     let outcome: DrainOutcome;
     try {
       outcome = await drainSender(store, sender, routing.handle, {
