@@ -9,9 +9,13 @@ import { inferSchema } from "../src/features/copilot/infer-schema";
 import { pipelineDocs } from "../src/features/copilot/pipeline-docs";
 import { validatePipeline } from "../src/features/copilot/validate";
 import { DefinitionSchema } from "../src/features/pipelines/definition";
-import { registry } from "../src/features/pipelines/registry";
+import { NodeRegistry } from "../src/features/pipelines/registry";
 import { checkDefinition } from "../src/features/pipelines/validate-definition";
+import { NODE_FAMILIES } from "../src/main/node-catalog";
 import { allMeasured, sampled } from "./lib/measured";
+
+/** The deployment's node catalog, as src/main/context.ts builds it. */
+const registry = new NodeRegistry(NODE_FAMILIES);
 
 const arg = process.argv.indexOf("--iterations");
 const ITERATIONS = arg > 0 ? Number(process.argv[arg + 1]) : 300;

@@ -4,7 +4,9 @@
 // what they add (src/platform/org-context.ts); this is where each is built.
 import { evaluateReadings } from "../features/alerts/evaluate-readings";
 import { consentReadPolicyFor } from "../features/consent/read-enforcement";
+import { ConnectorTypeRegistry } from "../features/connectors/types";
 import { fhirStoreFor } from "../features/fhir";
+import { NodeRegistry } from "../features/pipelines/registry";
 import { orgGate } from "../features/tenancy/limits/gate";
 import { type Placement, placementOf } from "../platform/directory";
 import type { Env } from "../platform/env";
@@ -12,10 +14,16 @@ import { type ApiError, notFound } from "../platform/errors";
 import type { OrgContext, OrgContexts } from "../platform/org-context";
 import { orgData } from "../platform/org-data";
 import { controlDatabase } from "../platform/shards";
-import { agentServicesFor, pipelineServicesFor } from "./wiring";
+import { CONNECTOR_TYPE_CATALOG } from "./connector-catalog";
+import { NODE_FAMILIES } from "./node-catalog";
+import { agentServicesFor, execute, openExecutionBatch, pipelineServicesFor, runFor } from "./wiring";
 // Implementation guides' search parameters and write checks join the store before any store is built.
 import "./fhir-search-parameters";
 import "./fhir-write-checks";
+
+// The deployment's catalogs, built once per isolate: every context shares them.
+const nodes = new NodeRegistry(NODE_FAMILIES);
+const connectorTypes = new ConnectorTypeRegistry(CONNECTOR_TYPE_CATALOG);
 
 /** `d1`: the shard as the caller opened it (a request's session); the shard itself by default. */
 export function contextFor(env: Env, placement: Placement, d1?: D1Database): OrgContext {
@@ -26,8 +34,13 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     gate: () => orgGate(env, data.orgId),
     // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
     fhir: (principal, options) => fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, options?.purposeOfUse), ...options }),
-    pipelines: (principal, testMode) => pipelineServicesFor(data, principal, testMode),
-    agents: (principal, options) => agentServicesFor(data, principal, options),
+    nodes,
+    connectorTypes,
+    pipelines: (principal, testMode) => pipelineServicesFor(ctx, principal, testMode),
+    execute: (req) => execute(ctx, req),
+    openExecutionBatch: (opts) => openExecutionBatch(ctx, opts),
+    runFor: (job, durableWaits) => runFor(ctx, job, durableWaits),
+    agents: (principal, options) => agentServicesFor(ctx, principal, options),
     readingsStored: async (stored) => {
       if (stored.length) await evaluateReadings(ctx, stored);
     },

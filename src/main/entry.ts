@@ -5,6 +5,9 @@ import { contextForOrg, orgContexts } from "./context";
 import { ExportJob as ExportJobObject } from "../features/export/export-job";
 import { MessageRouter as MessageRouterObject } from "../features/inbound/message-router";
 import { inboundAdapters } from "./inbound-protocols";
+import { Conversation as ConversationObject } from "../features/agents/conversation";
+import { ExecutionRunner as ExecutionRunnerObject } from "../features/pipelines/execution-runner";
+import { StepSession as StepSessionObject } from "../features/pipelines/step-session";
 import { consumeAudits } from "../features/fhir/audit-queue";
 import type { Env } from "../platform/env";
 import { normalizeFhirBase } from "../features/fhir/routes/fhir";
@@ -17,10 +20,17 @@ import { callWithLinkTokens } from "../device-platforms/oauth/sync-calls";
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
 const DEVICE_EVENTS_QUEUE = "cdis-device-events";
 
-export { Conversation } from "../features/agents/conversation";
-export { ExecutionRunner } from "../features/pipelines/execution-runner";
 /** Each org Durable Object bound to this deployment's contexts (platform/durable-objects/org-object.ts). */
 export class ExportJob extends ExportJobObject {
+  protected override readonly contexts = orgContexts;
+}
+export class Conversation extends ConversationObject {
+  protected override readonly contexts = orgContexts;
+}
+export class ExecutionRunner extends ExecutionRunnerObject {
+  protected override readonly contexts = orgContexts;
+}
+export class StepSession extends StepSessionObject {
   protected override readonly contexts = orgContexts;
 }
 /** A manual sync calls an OAuth-linked wearable with its platform link's fresh tokens (the device core imports no platform). */
@@ -34,7 +44,6 @@ export class MessageRouter extends MessageRouterObject {
   protected override readonly adapters = inboundAdapters;
 }
 export { OrgGate } from "../features/tenancy/org-gate";
-export { StepSession } from "../features/pipelines/step-session";
 
 const app = buildApp();
 

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../../src/features/tenancy/auth/permissions";
 import { agentNode, classifyNode, extractFhirNode, llmPromptNode } from "../../src/features/agents/nodes";
-import { orgData } from "../../src/platform/org-data";
+import type { OrgContext } from "../../src/platform/org-context";
 import type { NodeContext, NodeType } from "../../src/features/pipelines/node-type";
 import type { PipelineServices } from "../../src/features/pipelines/services";
 import { fakeAgentServices, giveModel } from "../support/agent-fakes";
@@ -13,7 +13,9 @@ import { createTenant, type Tenant } from "../support/tenants";
 /** Runs an ai node as the engine would, with the tenant's fake agent services; answers its outputs. */
 async function runNode(node: NodeType<unknown>, config: unknown, inputs: Record<string, unknown>, t: Tenant): Promise<Record<string, unknown>> {
   const principal: Principal = { orgId: t.orgId, keyId: t.keyId, keyName: "test", role: "admin", scopes: [] };
-  const services = { ai: () => ({ env, data: orgData(env, { orgId: t.orgId, shard: t.shard, movingTo: null }), principal, services: fakeAgentServices(t.orgId) }) } as unknown as PipelineServices;
+  // The ai nodes take their agents' services from the org context: here the tenant's fakes.
+  const data: OrgContext = { ...t.ctx, agents: () => fakeAgentServices(t.orgId) };
+  const services = { ai: () => ({ env, data, principal, testMode: false }) } as unknown as PipelineServices;
   const ctx: NodeContext<unknown> = {
     nodeId: node.id,
     config,

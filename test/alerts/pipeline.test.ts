@@ -48,7 +48,7 @@ describe("alert trigger", () => {
     expect(run.outputs.echo?.output).toMatchObject({ id: alert.id, kind: "high_value", patient_id: who.patientId, value: 130, limit: 120, resources: { detected_issue: `DetectedIssue/${alert.id}` } });
 
     // The same event delivered again (a publication retried) starts nothing new.
-    const again = await dispatchToPipelines(t.ctx, t.orgId, { type: ALERT_EVENT, id: alert.id, attributes: { kind: "high_value", severity: "moderate" }, payload: {} }, [named]);
+    const again = await dispatchToPipelines(t.ctx, { type: ALERT_EVENT, id: alert.id, attributes: { kind: "high_value", severity: "moderate" }, payload: {} }, [named]);
     expect(again.map((r) => r.execution_id)).toEqual([alert.pipeline_runs[0]?.execution_id]);
     expect((await executions(t, named)).total_count).toBe(1);
 

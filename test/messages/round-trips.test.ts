@@ -2,12 +2,12 @@
 // per message, the FHIR transaction's reads and its commit, and the message's status with its
 // execution records; the drain's reads of its queue, triggers, versions and limits are shared.
 import { env } from "cloudflare:workers";
-import { orgData } from "../../src/platform/org-data";
 import { describe, expect, it } from "vitest";
 import { drainSender } from "../../src/features/inbound/drain";
 import { messageRouting } from "../../src/features/inbound/handler";
 import { ingestMessages } from "../../src/features/inbound/ingest";
 import { InboundMessageStore } from "../../src/features/inbound/store";
+import { contextFor } from "../../src/main/context";
 import { inboundAdapters } from "../../src/main/inbound-protocols";
 import { hl7InboundAdapter } from "../../src/standards/hl7v2/inbound";
 import { countingD1 } from "../support/d1-counter";
@@ -33,10 +33,10 @@ async function drainRoundTrips(n: number): Promise<number> {
   const batch = Array.from({ length: n }, (_, i) => ({ id: `rt-${i}`, raw: adt(i) }));
   await ingestMessages(store, hl7InboundAdapter, batch);
   const d1 = countingD1(env, t.shard);
-  const data = orgData(d1.env, { orgId: t.orgId, shard: t.shard, movingTo: null });
+  const data = contextFor(d1.env, { orgId: t.orgId, shard: t.shard, movingTo: null });
   // The shared reads are reused for a second in service; on a loaded machine a pass can take
   // longer and read them again, so the count would depend on the machine's speed.
-  const routing = messageRouting(data, t.orgId, inboundAdapters, 60_000);
+  const routing = messageRouting(data, inboundAdapters, 60_000);
   const counted = new InboundMessageStore(data.db, t.orgId, env.BLOBS);
   try {
     expect(await drainSender(counted, "ADTSYS|GENHOSP", routing.handle, { budgetMs: 60_000 })).toEqual({ state: "idle", processed: n });

@@ -1,8 +1,12 @@
 // The node catalog API: listing by category, search, full detail with JSON
 // Schema config and documentation; every documented example config is valid.
 import { describe, expect, it } from "vitest";
-import { registry } from "../../src/features/pipelines/registry";
+import { NodeRegistry } from "../../src/features/pipelines/registry";
+import { NODE_FAMILIES } from "../../src/main/node-catalog";
 import { call, createTenant } from "../support/tenants";
+
+/** The catalog the deployment builds (src/main/context.ts), from the same families. */
+const registry = new NodeRegistry(NODE_FAMILIES);
 
 interface Entry {
   id: string;

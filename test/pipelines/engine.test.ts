@@ -1,14 +1,16 @@
 // The engine without HTTP: ports and branches, fan-out/fan-in, for-each, error
 // policies, retry with backoff, timeouts, waits, and every control/data node.
 import { env } from "cloudflare:workers";
-import { orgData } from "../../src/platform/org-data";
 import { describe, expect, it } from "vitest";
 import { ExecutionPlan, ExecutionRun, executionOutputs, executionStatus } from "../../src/features/pipelines/engine";
-import { registry } from "../../src/features/pipelines/registry";
+import { NodeRegistry } from "../../src/features/pipelines/registry";
 import { checkDefinition } from "../../src/features/pipelines/validate-definition";
 import { pipelinePrincipal } from "../../src/features/pipelines/services";
-import { pipelineServicesFor } from "../../src/main/wiring";
+import { contextFor } from "../../src/main/context";
+import { NODE_FAMILIES } from "../../src/main/node-catalog";
 import { definition, edge, type NodeSpec, trigger } from "../support/pipelines";
+
+const registry = new NodeRegistry(NODE_FAMILIES);
 
 async function runDef(nodes: NodeSpec[], connections: ReturnType<typeof edge>[], inputs: unknown = {}, opts: { durableWaits?: boolean; nodeId?: string } = {}) {
   const plan = ExecutionPlan.compile(definition(nodes, connections), registry);
@@ -17,7 +19,7 @@ async function runDef(nodes: NodeSpec[], connections: ReturnType<typeof edge>[],
     executionId: "exec-1",
     testMode: false,
     trigger: { kind: "manual", nodeId: opts.nodeId },
-    services: pipelineServicesFor(orgData(env, { orgId: "org-engine", shard: "SHARD_0", movingTo: null }), pipelinePrincipal("org-engine", "p"), false),
+    services: contextFor(env, { orgId: "org-engine", shard: "SHARD_0", movingTo: null }).pipelines(pipelinePrincipal("org-engine", "p"), false),
     inlineWaitMaxMs: opts.durableWaits ? 0 : 30_000,
     durableWaits: opts.durableWaits ?? false,
   });

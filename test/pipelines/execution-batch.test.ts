@@ -2,11 +2,10 @@
 // under one concurrency slot, deployed versions reused for a while, and each run's record
 // handed to the caller to commit with its own writes.
 import { env } from "cloudflare:workers";
-import { orgData } from "../../src/platform/org-data";
 import { describe, expect, it } from "vitest";
 import type { Write } from "../../src/platform/db/client";
 import { orgGate } from "../../src/features/tenancy/limits/gate";
-import { openExecutionBatch } from "../../src/main/wiring";
+import { contextFor } from "../../src/main/context";
 import { countingD1 } from "../support/d1-counter";
 import { createPipeline, definition, edge, trigger } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -23,7 +22,7 @@ describe("execution batch", () => {
     const t = await createTenant({ limits: { concurrentExecutions: 1 } });
     const id = await createPipeline(t, adds(1));
     const gate = orgGate(env, t.orgId);
-    const batch = openExecutionBatch(t.ctx, t.orgId, { versionTtlMs: 1_000 });
+    const batch = t.ctx.openExecutionBatch({ versionTtlMs: 1_000 });
     const records: Write[] = [];
     const first = await batch.run({ pipelineId: id, inputs: { n: 1 }, trigger: manual, concurrencyLimit: 1 }, records);
     // A limit of one is no obstacle to the second run: the batch holds the org's one slot.
@@ -48,7 +47,7 @@ describe("execution batch", () => {
     const id = await createPipeline(t, adds(1));
     const gate = orgGate(env, t.orgId);
     await gate.acquireSlot("executions", "someone-else", 1, 60_000);
-    const batch = openExecutionBatch(t.ctx, t.orgId, { versionTtlMs: 1_000 });
+    const batch = t.ctx.openExecutionBatch({ versionTtlMs: 1_000 });
     const records: Write[] = [];
     await expect(batch.run({ pipelineId: id, inputs: { n: 1 }, trigger: manual, concurrencyLimit: 1 }, records)).rejects.toMatchObject({ status: 429 });
     expect(records).toEqual([]);
@@ -59,8 +58,8 @@ describe("execution batch", () => {
   it("reuses a pipeline's deployed version for versionTtlMs, and runs only deployed pipelines", async () => {
     const t = await createTenant();
     const id = await createPipeline(t, adds(1));
-    const cached = openExecutionBatch(t.ctx, t.orgId, { versionTtlMs: 60_000 });
-    const fresh = openExecutionBatch(t.ctx, t.orgId, { versionTtlMs: 0 });
+    const cached = t.ctx.openExecutionBatch({ versionTtlMs: 60_000 });
+    const fresh = t.ctx.openExecutionBatch({ versionTtlMs: 0 });
     const records: Write[] = [];
     const run = (batch: typeof cached) => batch.run({ pipelineId: id, inputs: { n: 1 }, trigger: manual, concurrencyLimit: 10 }, records);
     expect((await run(cached)).pipeline_version).toBe(1);
@@ -78,7 +77,7 @@ describe("execution batch", () => {
     const t = await createTenant();
     const id = await createPipeline(t, adds(1));
     const d1 = countingD1(env, t.shard);
-    const batch = openExecutionBatch(orgData(d1.env, { orgId: t.orgId, shard: t.shard, movingTo: null }), t.orgId, { versionTtlMs: 60_000 });
+    const batch = contextFor(d1.env, { orgId: t.orgId, shard: t.shard, movingTo: null }).openExecutionBatch({ versionTtlMs: 60_000 });
     const records: Write[] = [];
     await batch.run({ pipelineId: id, inputs: { n: 0 }, trigger: manual, concurrencyLimit: 10 }, records);
     const afterFirst = d1.count;

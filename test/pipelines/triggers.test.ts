@@ -98,7 +98,7 @@ describe("event trigger", () => {
     const draft = await createPipeline(a, echo({ id: "ev", type: "control.event_trigger", config: { event_type: "hl7.message" } }), { deploy: false });
     const otherOrg = await createPipeline(b, echo({ id: "ev", type: "control.event_trigger", config: { event_type: "hl7.message" } }));
 
-    const started = await dispatchEvent(a.ctx, a.orgId, { type: "hl7.message", attributes: { message_type: "ADT", trigger_event: "A01", sending_facility: "LAB" }, payload: "MSH|^~\\&|..." });
+    const started = await dispatchEvent(a.ctx, { type: "hl7.message", attributes: { message_type: "ADT", trigger_event: "A01", sending_facility: "LAB" }, payload: "MSH|^~\\&|..." });
     expect(started.map((s) => s.pipeline_id).sort()).toEqual([adt, anyHl7].sort());
     expect(started.every((s) => s.execution_id)).toBe(true);
     for (const p of [oru, alerts, draft]) expect((await executions(a, p)).total_count).toBe(0);

@@ -18,27 +18,27 @@ describe("pipeline use cases", () => {
       definition([hook("first"), hook("second"), echo("fromFirst", "first"), echo("fromSecond", "second")], [edge("first", "fromFirst", "event"), edge("second", "fromSecond", "event")]),
     );
     // Version 2 has no webhook trigger at all; version 1 stays deployed.
-    await updatePipeline(t.ctx, t.orgId, id, { name: "p", description: "", definition: definition([{ id: "start", type: "control.manual_trigger" }], []) });
+    await updatePipeline(t.ctx, id, { name: "p", description: "", definition: definition([{ id: "start", type: "control.manual_trigger" }], []) });
 
-    const named = await triggerWebhook(t.ctx, t.orgId, id, delivery({ order: 7 }, "second"));
+    const named = await triggerWebhook(t.ctx, id, delivery({ order: 7 }, "second"));
     expect(named).toMatchObject({ status: "completed", pipeline_version: 1, outputs: { fromSecond: { output: { via: "second", order: 7 } } } });
     expect(named.outputs).not.toHaveProperty("fromFirst");
 
-    const first = await triggerWebhook(t.ctx, t.orgId, id, delivery({ order: 8 }));
+    const first = await triggerWebhook(t.ctx, id, delivery({ order: 8 }));
     expect(first.outputs).toEqual({ fromFirst: { output: { via: "first", order: 8 } } });
 
-    await expect(triggerWebhook(t.ctx, t.orgId, id, delivery({}, "fromFirst"))).rejects.toMatchObject({ status: 400 });
-    const { rows } = await listExecutions(t.ctx, t.orgId, { pipelineId: id }, 10, 0);
+    await expect(triggerWebhook(t.ctx, id, delivery({}, "fromFirst"))).rejects.toMatchObject({ status: 400 });
+    const { rows } = await listExecutions(t.ctx, { pipelineId: id }, 10, 0);
     expect(rows.map((r) => r.trigger).sort()).toEqual(["webhook", "webhook"]);
   });
 
   it("another organization can neither trigger the pipeline nor read its executions", async () => {
     const [owner, other] = [await createTenant(), await createTenant()];
     const id = await createPipeline(owner, definition([hook("in"), echo("out", "in")], [edge("in", "out", "event")]));
-    const done = await triggerWebhook(owner.ctx, owner.orgId, id, delivery({ order: 1 }));
-    await expect(triggerWebhook(other.ctx, other.orgId, id, delivery({ order: 1 }))).rejects.toMatchObject({ status: 404 });
-    await expect(getExecution(other.ctx, other.orgId, done.execution_id)).rejects.toMatchObject({ status: 404 });
-    expect((await listExecutions(other.ctx, other.orgId, { pipelineId: id }, 10, 0)).total).toBe(0);
-    expect((await getExecution(owner.ctx, owner.orgId, done.execution_id)).row.status).toBe("completed");
+    const done = await triggerWebhook(owner.ctx, id, delivery({ order: 1 }));
+    await expect(triggerWebhook(other.ctx, id, delivery({ order: 1 }))).rejects.toMatchObject({ status: 404 });
+    await expect(getExecution(other.ctx, done.execution_id)).rejects.toMatchObject({ status: 404 });
+    expect((await listExecutions(other.ctx, { pipelineId: id }, 10, 0)).total).toBe(0);
+    expect((await getExecution(owner.ctx, done.execution_id)).row.status).toBe("completed");
   });
 });

@@ -1,14 +1,13 @@
 // Lookups the agents' use cases share: loading an agent of the caller's org, which
 // agents exist (for API key scopes), the model sources for the caller, and checking
 // a model_config against the models the org has.
-import type { OrgData } from "../../platform/org-data";
+import type { OrgContext } from "../../platform/org-context";
 import type { Principal } from "../tenancy/auth/permissions";
 import type { Database } from "../../platform/db/client";
 import type { AgentModelConfig, AgentRow } from "./tables";
 import type { Env } from "../../platform/env";
 import { agentNotDeployed, agentNotFound, validationFailed } from "../../platform/errors";
 import { DEFAULT_MODEL, type ModelSources, findModel, listModels } from "./models";
-import { agentServicesFor } from "../../main/wiring";
 import type { AgentServices } from "./services";
 import { AgentStore } from "./store";
 import { optionalBinding } from "../../platform/settings";
@@ -30,10 +29,10 @@ export async function modelSources(env: Env, services: AgentServices): Promise<M
 }
 
 /** "default" is always accepted (resolved when the agent runs); other ids must be offered to the org. */
-export async function checkModelConfig(data: OrgData, principal: Principal, config: AgentModelConfig): Promise<void> {
-  const { env } = data;
+export async function checkModelConfig(ctx: OrgContext, principal: Principal, config: AgentModelConfig): Promise<void> {
+  const { env } = ctx;
   if (config.model === DEFAULT_MODEL) return;
-  const models = listModels(await modelSources(env, agentServicesFor(data, principal)));
+  const models = listModels(await modelSources(env, ctx.agents(principal)));
   const found = findModel(models, config.model);
   if (!found) {
     throw validationFailed("Unknown model", [

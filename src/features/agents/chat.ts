@@ -1,7 +1,7 @@
 // Runs a chat message or an invocation for use cases: directly in the Worker when
 // there is no conversation, through the conversation's Durable Object otherwise.
 // Either way the answer is a TurnResult or an SSE stream.
-import type { OrgData } from "../../platform/org-data";
+import type { OrgContext } from "../../platform/org-context";
 import type { SendResult } from "./conversation";
 import { type Failure, apiErrorOf } from "../../platform/durable-objects/failure";
 import type { Principal } from "../tenancy/auth/permissions";
@@ -10,7 +10,6 @@ import type { Env } from "../../platform/env";
 import { notFound } from "../../platform/errors";
 import { orgObject } from "../../platform/durable-objects/object-names";
 import { collectTurn } from "./events";
-import { agentServicesFor } from "../../main/wiring";
 import { sseStream } from "./sse";
 import { AgentStore } from "./store";
 import { prepareTurn } from "./turn";
@@ -29,20 +28,20 @@ function unwrap(r: SendResult): ChatOutcome {
 }
 
 export async function chat(
-  data: OrgData,
+  ctx: OrgContext,
   principal: Principal,
   agent: AgentRow,
   req: { input: unknown; stream: boolean; conversationId?: string },
 ): Promise<ChatOutcome> {
-  const { env } = data;
+  const { env } = ctx;
   if (req.conversationId) {
-    const found = await new AgentStore(data.db).getConversation(principal.orgId, agent.id, req.conversationId);
+    const found = await new AgentStore(ctx.db).getConversation(principal.orgId, agent.id, req.conversationId);
     if (!found) throw notFound(`Conversation ${req.conversationId} not found`, "CONVERSATION_NOT_FOUND");
     const message = typeof req.input === "string" ? req.input : JSON.stringify(req.input);
     const stub = conversationStub(env, principal.orgId, agent.id, req.conversationId);
     return unwrap(await stub.send({ principal, agent, conversationId: req.conversationId, message, stream: req.stream }));
   }
-  const turn = await prepareTurn(data, principal, agentServicesFor(data, principal), { agent, input: req.input });
+  const turn = await prepareTurn(ctx, principal, ctx.agents(principal), { agent, input: req.input });
   if (req.stream) return { stream: sseStream(turn.events) };
   return { result: { ...(await collectTurn(turn.events, toApiError)), model: turn.modelId } };
 }

@@ -3,7 +3,7 @@
 // endpoint's own GET /models, cached per isolate so an agent turn adds no round trip.
 import { logger } from "../../platform/observability/log";
 import type { OrgData } from "../../platform/org-data";
-import { ConnectorStore } from "../connectors/store";
+import { ConnectorStore } from "../connectors";
 import { type GuardedFetch, outboundFetch } from "../../platform/outbound/fetch";
 import { DEFAULT_CONTEXT_WINDOW, type ModelEndpoint } from "./models";
 

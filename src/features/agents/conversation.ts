@@ -3,8 +3,7 @@
 // to the same conversation are answered in order, each seeing the one before.
 // A long answer or trace (up to 20 model calls a turn) goes to R2, its key in the row.
 import type { OrgContext } from "../../platform/org-context";
-import { contextForOrg } from "../../main/context";
-import { DurableObject } from "cloudflare:workers";
+import { OrgObject } from "../../platform/durable-objects/org-object";
 import type { Principal } from "../tenancy/auth/permissions";
 import { type Spilled, spill, unspill } from "../../platform/db/spill";
 import type { AgentRow } from "./tables";
@@ -44,7 +43,8 @@ export type SendResult = { ok: true; result: TurnResult & { model: string } } | 
 /** A turn that never finishes (a client that never reads its stream) frees the conversation after this. */
 const TURN_LEASE_MS = 180_000;
 
-export class Conversation extends DurableObject<Env> {
+/** Bound by the Worker entry (src/main/entry.ts), which says how org contexts are built. */
+export abstract class Conversation extends OrgObject {
   private readonly sql: SqlStorage;
   private tail: Promise<void> = Promise.resolve();
 
@@ -151,7 +151,7 @@ export class Conversation extends DurableObject<Env> {
     let turn: Awaited<ReturnType<typeof prepareTurn>>;
     let org: OrgContext;
     try {
-      org = await contextForOrg(this.env, req.principal.orgId);
+      org = await this.orgContext(req.principal.orgId);
       turn = await prepareTurn(org, req.principal, org.agents(req.principal), { agent: req.agent, input: req.message, history: await this.history(), conversationId: req.conversationId });
     } catch (err) {
       release();

@@ -1,17 +1,16 @@
 // The one seam between agents and the rest of the service: the FHIR store,
 // pipelines, custom tools, the organization's model endpoints, vitals and audit,
-// all acting as the caller's principal. Pipelines come in as a parameter (wired in
-// service-wiring.ts, where tests also replace the whole factory with fakes), since
-// pipelines run agents in turn.
-import type { OrgData } from "../../platform/org-data";
+// all acting as the caller's principal. Pipelines run through the org context's
+// `execute` (wired in src/main/wiring.ts, where tests also replace the whole factory
+// with fakes), since pipelines run agents in turn.
+import type { OrgContext } from "../../platform/org-context";
 import type { JSONSchema7 } from "ai";
 import type { Principal } from "../tenancy/auth/permissions";
 import type { ToolRow } from "./tools/custom/tables";
 import { fhirStoreFor } from "../fhir";
 import type { FhirPort } from "../fhir/port";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
-import type { Execute } from "../pipelines/execution-service";
-import type { invokeTool } from "./tools/custom/invoke";
+import { invokeTool } from "./tools/custom/invoke";
 import { ToolStore } from "./tools/custom/store";
 import { type AgentAuditEvent, auditEventResource } from "./audit";
 import { connectorModelEndpoints } from "./connector-endpoints";
@@ -63,27 +62,21 @@ export interface AgentServiceOptions {
   testMode?: boolean;
 }
 
-/** What agents need of pipelines and custom tools: how to run them. */
-export interface PipelineRunner {
-  execute: Execute;
-  invokeTool: typeof invokeTool;
-}
-
-export function agentServices(data: OrgData, principal: Principal, options: AgentServiceOptions | undefined, { execute, invokeTool }: PipelineRunner): AgentServices {
-  const { env } = data;
+export function agentServices(ctx: OrgContext, principal: Principal, options: AgentServiceOptions | undefined): AgentServices {
+  const { env } = ctx;
   const testMode = options?.testMode ?? false;
-  const store = fhirStoreFor(data, principal);
+  const store = fhirStoreFor(ctx, principal);
   const fhir = (): FhirPort => store;
   const orgId = principal.orgId;
-  const tools = () => new ToolStore(data.db);
+  const tools = () => new ToolStore(ctx.db);
   const asCustomTool = (row: ToolRow): CustomTool => ({
     id: row.id,
     name: row.name,
     description: row.description,
     parameters: row.parameters as JSONSchema7,
     execute: async (args) => {
-      const limit = (await limitsOfOrg(data)).concurrentExecutions;
-      const out = await invokeTool(execute, data, orgId, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
+      const limit = (await limitsOfOrg(ctx)).concurrentExecutions;
+      const out = await invokeTool(ctx, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
       if (!out.ok) throw new Error(`Tool ${row.name} failed: ${JSON.stringify(out.result)}`);
       return out.result;
     },
@@ -91,8 +84,8 @@ export function agentServices(data: OrgData, principal: Principal, options: Agen
   return {
     fhir,
     runPipeline: async (pipelineId, inputs) => {
-      const limit = (await limitsOfOrg(data)).concurrentExecutions;
-      const res = await execute(data, orgId, { pipelineId, inputs, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit: limit });
+      const limit = (await limitsOfOrg(ctx)).concurrentExecutions;
+      const res = await ctx.execute({ pipelineId, inputs, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit: limit });
       if (res.status !== "completed") throw new Error(`Pipeline ${pipelineId} ${res.status}: ${res.error?.message ?? "no outputs"}`);
       return res.outputs;
     },
@@ -106,11 +99,11 @@ export function agentServices(data: OrgData, principal: Principal, options: Agen
       const deployment = envModelEndpoint(settingsOf(env));
       // The deployment's own endpoint (often a local model server) is allowed, for itself only.
       const guarded = deployment && { ...deployment, fetch: guardedFetch({ policy: withAllowedOrigin(outboundPolicyOf(env), deployment.baseURL) }) };
-      return [...(guarded ? [guarded] : []), ...(await connectorModelEndpoints(data, orgId))];
+      return [...(guarded ? [guarded] : []), ...(await connectorModelEndpoints(ctx, orgId))];
     },
     // AuditEvents are FHIR resources in the org's store, written by the service (never by clients).
     audit: (event) => store.writeAuditEvent(auditEventResource(event)),
   };
 }
 
-export type AgentServicesFactory = (data: OrgData, principal: Principal, options?: AgentServiceOptions) => AgentServices;
+export type AgentServicesFactory = (ctx: OrgContext, principal: Principal, options?: AgentServiceOptions) => AgentServices;

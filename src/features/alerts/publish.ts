@@ -53,7 +53,7 @@ async function startPipelines(ctx: OrgContext, row: AlertRow): Promise<AlertPipe
   if (row.metric) attributes.metric = row.metric;
   if (row.deviceId) attributes.device_id = row.deviceId;
   // Only the pipeline the rule names runs (spec 6.3): another pipeline's alert trigger never sees this rule's alerts.
-  const started = await dispatchToPipelines(ctx, ctx.orgId, { type: ALERT_EVENT, id: row.id, attributes, payload: alertPayload(row) }, row.pipelineId ? [row.pipelineId] : []);
+  const started = await dispatchToPipelines(ctx, { type: ALERT_EVENT, id: row.id, attributes, payload: alertPayload(row) }, row.pipelineId ? [row.pipelineId] : []);
   return started.map((s) => ({ pipeline_id: s.pipeline_id, ...(s.execution_id ? { execution_id: s.execution_id } : {}), ...(s.error ? { error: s.error } : {}) }));
 }
 

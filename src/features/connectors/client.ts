@@ -1,13 +1,13 @@
 // Outbound calls through a connector: resolves its endpoint, adds its auth
 // (fetching and caching OAuth2 client-credentials tokens), and the connection test.
 // Every call, token requests included, goes through the outbound guard.
-import type { OrgData } from "../../platform/org-data";
+import type { OrgContext } from "../../platform/org-context";
 import { ApiError, notFound } from "../../platform/errors";
 import { type TokenCache, clientCredentialsToken } from "../../platform/outbound/client-credentials";
 import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
 import { outboundPolicyOf } from "../../platform/outbound/policy";
 import { type ResolvedConnector, ConnectorStore } from "./store";
-import { type ExchangeOptions, connectorType } from "./types";
+import type { ExchangeOptions } from "./types";
 
 /** How long the connection test of a type with its own transport (MLLP) waits for the connection. */
 const PROBE_TIMEOUT_MS = 5_000;
@@ -91,9 +91,9 @@ async function authHeaders(c: ResolvedConnector, fetch: GuardedFetch): Promise<R
 
 const testModeBlocks = (what: string) => new ApiError(409, "TEST_MODE_WRITE_BLOCKED", `Test mode blocks ${what} to external systems`);
 
-export function connectorClient(data: OrgData, orgId: string, testMode: boolean): ConnectorClient {
-  const { env } = data;
-  const store = new ConnectorStore(data.db, env);
+export function connectorClient(ctx: OrgContext, testMode: boolean): ConnectorClient {
+  const { env, orgId, connectorTypes } = ctx;
+  const store = new ConnectorStore(ctx.db, env);
   const policy = outboundPolicyOf(env);
   // A connector's custom auth header is a credential too: dropped on a cross-origin redirect.
   // A stream body (a DICOM STOW) is sent as a stream, not buffered: a study can outgrow a Worker's memory.
@@ -115,7 +115,7 @@ export function connectorClient(data: OrgData, orgId: string, testMode: boolean)
     fetch: async (id, path, init) => call(await resolve(id), path, init),
     exchange: async (id, message, opts) => {
       const { row } = await resolve(id);
-      const transport = connectorType(row.type)?.transport;
+      const transport = connectorTypes.get(row.type)?.transport;
       if (!transport) throw new ApiError(400, "CONNECTOR_TYPE_MISMATCH", `Connector ${id} is a ${row.type} connector, which exchanges no messages of its own`);
       // A malformed endpoint fails in test mode too.
       transport.address(row.endpoint);
@@ -127,7 +127,7 @@ export function connectorClient(data: OrgData, orgId: string, testMode: boolean)
       const c = await resolve(id);
       const started = Date.now();
       try {
-        const info = connectorType(c.row.type);
+        const info = connectorTypes.get(c.row.type);
         if (info?.transport) {
           await info.transport.probe(c.row.endpoint, PROBE_TIMEOUT_MS, policy);
           return { ok: true, latency_ms: Date.now() - started, message: "TCP connection succeeded" };

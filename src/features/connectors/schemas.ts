@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { jsonAtMost } from "../../platform/http/schemas";
 import type { ConnectorRow } from "./tables";
-import { AuthSchema, type CONNECTOR_TYPES } from "./types";
+import { AuthSchema, type ConnectorTypeInfo } from "./types";
 
 export const Connector = z
   .object({
@@ -57,4 +57,4 @@ export const presentConnector = (r: ConnectorRow): z.infer<typeof Connector> => 
 });
 
 /** The supported types without their internal test paths. */
-export const presentConnectorTypes = (types: typeof CONNECTOR_TYPES) => ({ types: types.map(({ test_path: _, ...t }) => t) });
+export const presentConnectorTypes = (types: ConnectorTypeInfo[]) => ({ types: types.map(({ test_path: _, ...t }) => t) });

@@ -1,9 +1,9 @@
 // Connector types: what each one connects to, which auth kinds it accepts and
 // which credentials each kind needs. The core HTTP types are in core-types.ts; a
 // standard adds its own (HL7 MLLP; later DICOMweb...) with its transport, and the
-// composition root lists them all (src/connector-catalog.ts).
+// composition root lists them all (src/main/connector-catalog.ts) and builds the
+// isolate's one ConnectorTypeRegistry from the list (the org context's `connectorTypes`).
 import { z } from "@hono/zod-openapi";
-import { CONNECTOR_TYPE_CATALOG } from "../../main/connector-catalog";
 import type { OutboundPolicy } from "../../platform/outbound/policy";
 
 export const AUTH_KINDS = ["none", "bearer", "oauth2_client_credentials", "basic", "header"] as const;
@@ -60,23 +60,30 @@ export interface ConnectorTransport {
   exchange(endpoint: string, message: string, opts: ExchangeOptions): Promise<string>;
 }
 
-/** A connector type as the composition root registers it (src/connector-catalog.ts). */
+/** A connector type as the composition root registers it (src/main/connector-catalog.ts). */
 export interface ConnectorType extends ConnectorTypeInfo {
   /** Absent for HTTP types, which the connector client calls with fetch. */
   transport?: ConnectorTransport;
 }
 
-/** What the API lists about each type: its description, without behaviour. */
-export const CONNECTOR_TYPES: ConnectorTypeInfo[] = CONNECTOR_TYPE_CATALOG.map(({ transport: _, ...info }) => info);
+/** The connector types a deployment offers, from the list the composition root passes in. */
+export class ConnectorTypeRegistry {
+  /** What the API lists about each type: its description, without behaviour. */
+  readonly infos: ConnectorTypeInfo[];
 
-export function connectorType(type: string): ConnectorType | undefined {
-  return CONNECTOR_TYPE_CATALOG.find((t) => t.type === type);
+  constructor(private readonly types: readonly ConnectorType[]) {
+    this.infos = types.map(({ transport: _, ...info }) => info);
+  }
+
+  get(type: string): ConnectorType | undefined {
+    return this.types.find((t) => t.type === type);
+  }
 }
 
 /** Problems with a type/endpoint/auth/credentials combination, as field errors. */
-export function connectorConfigErrors(type: string, endpoint: string, auth: ConnectorAuth, credentials: Record<string, string>) {
+export function connectorConfigErrors(types: ConnectorTypeRegistry, type: string, endpoint: string, auth: ConnectorAuth, credentials: Record<string, string>) {
   const errors: { path: string; message: string }[] = [];
-  const info = connectorType(type);
+  const info = types.get(type);
   if (!info) return [{ path: "type", message: `Unknown connector type ${type}; see /api/connectors/types` }];
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(endpoint)?.[1]?.toLowerCase();
   if (!scheme || !info.schemes.includes(scheme)) {

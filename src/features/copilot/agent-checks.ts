@@ -1,9 +1,7 @@
 // Static findings on an agent's configuration: assigned tools that do not exist (or whose
 // module is absent), a prompt template without {{input}} (the message would never reach the
 // model), a model the organization cannot use, and token budgets that cannot fit.
-import { DEFAULT_MODEL, findModel, type ModelInfo, noModelMessage } from "../agents/models";
-import { hasInputPlaceholder } from "../agents/prompt";
-import type { AssignedTool } from "../agents/tools/registry";
+import { type AssignedTool, DEFAULT_MODEL, findModel, hasInputPlaceholder, type ModelInfo, noModelMessage } from "../agents";
 import type { Finding } from "./findings";
 
 export interface AgentShape {

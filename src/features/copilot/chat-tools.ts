@@ -3,10 +3,9 @@
 // pipeline), search the organization's FHIR data (read only) and execute a stored pipeline in
 // test_mode. FHIR and execution act as the caller's key and need its permissions.
 import { z } from "zod";
-import type { AgentTool } from "../agents/tools/types";
-import type { FhirPort } from "../fhir/port";
-import { configJsonSchema, type NodeRegistry } from "../pipelines/registry";
-import { DefinitionSchema } from "../pipelines/definition";
+import type { AgentTool } from "../agents";
+import type { FhirPort } from "../fhir";
+import { configJsonSchema, DefinitionSchema, type NodeRegistry } from "../pipelines";
 import type { ValidationReport } from "./findings";
 
 export interface ChatToolDeps {

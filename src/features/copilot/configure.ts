@@ -2,9 +2,7 @@
 // config_schema and the organization's context, without a model. Each filled field says
 // where its value came from, so the engineer can review it; what cannot be filled is listed.
 import { zodDetails } from "../../platform/http/router";
-import type { Definition } from "../pipelines/definition";
-import type { NodeType } from "../pipelines/node-type";
-import { configJsonSchema, type NodeRegistry } from "../pipelines/registry";
+import { configJsonSchema, type Definition, type NodeRegistry, type NodeType } from "../pipelines";
 import { isUnfilled } from "./lint";
 
 interface PropertySchema {

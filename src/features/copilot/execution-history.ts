@@ -1,7 +1,7 @@
 // Failure rates per node from an organization's real execution records of one pipeline:
 // the most recent runs (their records hold every node's status, attempts and error).
 import type { OrgData } from "../../platform/org-data";
-import { ExecutionStore } from "../pipelines/execution-store";
+import { ExecutionStore } from "../pipelines";
 
 export const HISTORY_RUNS = 200;
 
@@ -22,9 +22,9 @@ export interface ExecutionHistory {
   nodes: Record<string, NodeHistory>;
 }
 
-export async function executionHistory(data: OrgData, orgId: string, pipelineId: string, runs = HISTORY_RUNS): Promise<ExecutionHistory> {
+export async function executionHistory(data: OrgData, pipelineId: string, runs = HISTORY_RUNS): Promise<ExecutionHistory> {
   const store = new ExecutionStore(data.db, data.env);
-  const { rows } = await store.list(orgId, { pipelineId, includeTest: true }, runs, 0);
+  const { rows } = await store.list(data.orgId, { pipelineId, includeTest: true }, runs, 0);
   const nodes: Record<string, NodeHistory & { totalMs: number }> = {};
   let completed = 0;
   let failed = 0;

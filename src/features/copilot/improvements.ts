@@ -2,8 +2,7 @@
 // turns into a stored suggestion (a JSON Patch) only when the validator accepts it: error
 // routes for nodes that reach other systems, retries for nodes that fail in the recorded runs,
 // configuration of unconfigured nodes.
-import type { Definition, PipelineNode } from "../pipelines/definition";
-import type { NodeRegistry } from "../pipelines/registry";
+import type { Definition, NodeRegistry, PipelineNode } from "../pipelines";
 import { autoConfigure, type ConfigureContext } from "./configure";
 import type { ExecutionHistory } from "./execution-history";
 import { isNetworkNode } from "./lint";

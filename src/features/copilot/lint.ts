@@ -1,8 +1,6 @@
 // The copilot's warnings on a definition the validator may well accept: things that run
 // but are probably not what the author meant. Each names its node.
-import type { Definition, PipelineNode } from "../pipelines/definition";
-import type { NodeType } from "../pipelines/node-type";
-import { configJsonSchema, type NodeRegistry, outputPorts } from "../pipelines/registry";
+import { configJsonSchema, type Definition, type NodeRegistry, type NodeType, outputPorts, type PipelineNode } from "../pipelines";
 import type { Finding } from "./findings";
 
 interface ConfigSchema {

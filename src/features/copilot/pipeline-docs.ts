@@ -1,7 +1,6 @@
 // generate/pipeline-docs: Markdown documentation of a pipeline from its definition and the
 // node catalog alone (no model): purpose, trigger, each node, data flow, error handling.
-import type { Definition, PipelineNode } from "../pipelines/definition";
-import type { NodeRegistry } from "../pipelines/registry";
+import type { Definition, NodeRegistry, PipelineNode } from "../pipelines";
 
 export interface DocsInput {
   name?: string;

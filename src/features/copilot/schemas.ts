@@ -1,9 +1,9 @@
 // The copilot API's zod schemas (validation and OpenAPI) and the suggestion presenter.
 // Payloads the spec leaves open are chosen here and described in docs/copilot.md.
 import { z } from "@hono/zod-openapi";
-import { MAX_DEFINITION_BYTES, DefinitionSchema } from "../pipelines/definition";
+import { DefinitionSchema, MAX_DEFINITION_BYTES } from "../pipelines";
 import { PageQuery, jsonAtMost } from "../../platform/http/schemas";
-import { CreateAgentBody } from "../agents/schemas";
+import { CreateAgentBody } from "../agents";
 import { CODE_NODE_TYPES } from "./generation/code";
 import { MappingRuleSchema } from "./generation/hl7-mapping";
 import type { SuggestionRow } from "./tables";

@@ -3,9 +3,7 @@
 // service accepts.
 import { ApiError } from "../../platform/errors";
 import type { OutboundPolicy } from "../../platform/outbound/policy";
-import { type Definition, DefinitionSchema } from "../pipelines/definition";
-import type { NodeRegistry } from "../pipelines/registry";
-import { checkDefinition } from "../pipelines/validate-definition";
+import { checkDefinition, type Definition, DefinitionSchema, type NodeRegistry } from "../pipelines";
 import { findingsOf, type ValidationReport } from "./findings";
 import { lintDefinition } from "./lint";
 

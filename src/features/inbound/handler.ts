@@ -4,12 +4,11 @@
 // The runs share one execution batch: one concurrency slot, records committed with the
 // message's status.
 import type { Write } from "../../platform/db/client";
-import type { OrgData } from "../../platform/org-data";
+import type { OrgContext } from "../../platform/org-context";
 import { ApiError } from "../../platform/errors";
 import { recent, recentBy } from "../../platform/recent";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
-import { openExecutionBatch } from "../../main/wiring";
-import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines/triggers";
+import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines";
 import type { InboundAdapter, InboundEventPayload } from "./adapter";
 import type { InboundAdapters } from "./adapters";
 import type { MessageHandler } from "./drain";
@@ -52,10 +51,10 @@ export interface MessageRouting {
 }
 
 /** `ttlMs`: how long the pass reuses its reads (ROUTING_TTL_MS; a test counting round trips sets it past its own duration). */
-export function messageRouting(data: OrgData, orgId: string, adapters: InboundAdapters, ttlMs = ROUTING_TTL_MS): MessageRouting {
-  const triggersOf = recentBy((eventType) => eventTriggers(data, orgId, eventType), ttlMs);
-  const limits = recent(() => limitsOfOrg(data), ttlMs);
-  const batch = openExecutionBatch(data, orgId, { versionTtlMs: ttlMs });
+export function messageRouting(ctx: OrgContext, adapters: InboundAdapters, ttlMs = ROUTING_TTL_MS): MessageRouting {
+  const triggersOf = recentBy((eventType) => eventTriggers(ctx, eventType), ttlMs);
+  const limits = recent(() => limitsOfOrg(ctx), ttlMs);
+  const batch = ctx.openExecutionBatch({ versionTtlMs: ttlMs });
   const handle: MessageHandler = async (message) => {
     const adapter = adapters.get(message.protocol);
     // Kept as failed, not lost: reprocess it once the protocol is registered again.
@@ -79,7 +78,7 @@ export function messageRouting(data: OrgData, orgId: string, adapters: InboundAd
       }
     } catch (e) {
       // A message that fails keeps the records of the runs that ended (the failed one among them).
-      if (writes.length) await data.db.batch(writes as [Write, ...Write[]]);
+      if (writes.length) await ctx.db.batch(writes as [Write, ...Write[]]);
       throw e;
     }
     return { executions, resources: [...resources], writes };

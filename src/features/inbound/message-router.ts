@@ -44,7 +44,7 @@ export abstract class MessageRouter extends OrgObject {
       return;
     }
     const store = new InboundMessageStore(org.db, orgId, org.blobs);
-    const routing = messageRouting(org, orgId, this.adapters);
+    const routing = messageRouting(org, this.adapters);
     let outcome: DrainOutcome;
     try {
       outcome = await drainSender(store, sender, routing.handle, {

@@ -2,13 +2,10 @@
 // run state in its storage, checkpoints after every node and drives the run from
 // its alarm, so an eviction or restart resumes at the first unfinished node.
 import { logger } from "../../platform/observability/log";
-import { contextForOrg } from "../../main/context";
-import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../platform/env";
+import { OrgObject } from "../../platform/durable-objects/org-object";
 import { ApiError } from "../../platform/errors";
 import { acquireSlotOrThrow } from "../tenancy/limits/gate";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob } from "./execution-service";
-import { runFor } from "../../main/wiring";
 import type { NodeState, RunState } from "./engine";
 import { getChunkedJson, putChunkedJson, runStateLimit, StoredValueTooLarge } from "../../platform/durable-objects/chunked-json";
 import { type Failure, failure } from "../../platform/durable-objects/failure";
@@ -33,7 +30,8 @@ function notStored(state: RunState, nodeId: string): void {
   state.stopped_by = error;
 }
 
-export class ExecutionRunner extends DurableObject<Env> {
+/** Bound by the Worker entry (src/main/entry.ts), which says how org contexts are built. */
+export abstract class ExecutionRunner extends OrgObject {
   async start(job: ExecutionJob): Promise<{ ok: true } | Failure> {
     await claimFor(this.ctx.storage, job.orgId);
     if (await getChunkedJson(this.ctx.storage, "meta")) return { ok: true }; // at-least-once callers: starting twice is a no-op
@@ -79,8 +77,8 @@ export class ExecutionRunner extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
     // Renew the slot lease: a long run keeps counting against the org's concurrency.
     await acquireSlotOrThrow(this.env, job.orgId, "executions", job.executionId, Number.MAX_SAFE_INTEGER, ASYNC_LEASE_MS);
-    const org = await contextForOrg(this.env, job.orgId);
-    const run = runFor(org, job, true);
+    const org = await this.orgContext(job.orgId);
+    const run = org.runFor(job, true);
     for (let id = run.nextNode(); id; id = run.nextNode()) {
       const node = run.node(id);
       if (node.status === "waiting" && (node.wait_until ?? 0) > Date.now()) {

@@ -3,6 +3,7 @@
 // its ExecutionRunner Durable Object (async), and writes the final record.
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
+import type { OrgContext } from "../../platform/org-context";
 import type { OrgData } from "../../platform/org-data";
 import type { Write } from "../../platform/db/client";
 import { isUniqueViolation } from "../../platform/db/errors";
@@ -18,7 +19,7 @@ import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, ex
 import { type ExecutionRecord, ExecutionStore, type NewExecution } from "./execution-store";
 import type { TriggerInfo } from "./node-type";
 import { PipelineStore } from "./pipeline-store";
-import { registry } from "./registry";
+import type { NodeRegistry } from "./registry";
 import { type PipelineServicesFactory, pipelinePrincipal } from "./services";
 
 /** Leases outlive a crashed holder by at most this long; durable runs renew theirs at every step. */
@@ -105,14 +106,20 @@ export interface ExecutionResponse {
 const MAX_CACHED_PLANS = 500;
 /** An execution reads its organization's expressionSteps limit at most this often (a long durable run sees a change). */
 const EXPRESSION_LIMIT_TTL_MS = 60_000;
-const plans = new Map<string, ExecutionPlan>();
+/** Compiled plans of each node registry (an isolate builds one: src/main/context.ts). */
+const plansOf = new WeakMap<NodeRegistry, Map<string, ExecutionPlan>>();
 
 /** Versions never change, so a compiled plan per org/pipeline/version is reusable. */
-export function planFor(orgId: string, pipelineId: string, version: number, definition: unknown): ExecutionPlan {
-  const key = `${orgId}:${pipelineId}:${version}`;
+export function planFor(ctx: OrgContext, pipelineId: string, version: number, definition: unknown): ExecutionPlan {
+  let plans = plansOf.get(ctx.nodes);
+  if (!plans) {
+    plans = new Map();
+    plansOf.set(ctx.nodes, plans);
+  }
+  const key = `${ctx.orgId}:${pipelineId}:${version}`;
   let plan = plans.get(key);
   if (!plan) {
-    plan = ExecutionPlan.compile(definition, registry);
+    plan = ExecutionPlan.compile(definition, ctx.nodes);
     if (plans.size >= MAX_CACHED_PLANS) plans.delete(plans.keys().next().value as string);
     plans.set(key, plan);
   }
@@ -123,7 +130,8 @@ export function planFor(orgId: string, pipelineId: string, version: number, defi
  * The version an execution runs: the deployed one; an undeployed pipeline runs
  * only in test mode (its latest version), since deploying is what makes it executable.
  */
-export async function runnableVersion(data: OrgData, orgId: string, pipelineId: string, testMode: boolean, pinned?: number): Promise<Runnable> {
+export async function runnableVersion(data: OrgData, pipelineId: string, testMode: boolean, pinned?: number): Promise<Runnable> {
+  const { orgId } = data;
   const store = new PipelineStore(data.db);
   const row = await store.get(orgId, pipelineId);
   if (!testMode && row.status !== "deployed") {
@@ -134,19 +142,19 @@ export async function runnableVersion(data: OrgData, orgId: string, pipelineId: 
   return { version, definition: (await store.getVersion(orgId, pipelineId, version)).definition as Definition };
 }
 
-/** `servicesFor` is passed in (see service-wiring.ts): the ai nodes' agent services run pipelines in turn. */
-export function runFor(data: OrgData, job: ExecutionJob, durableWaits: boolean, servicesFor: PipelineServicesFactory): ExecutionRun {
-  const plan = planFor(job.orgId, job.pipelineId, job.version, job.definition);
+/** `servicesFor` is passed in (src/main/wiring.ts; the org context's `runFor` is the wired form). */
+export function runFor(ctx: OrgContext, job: ExecutionJob, durableWaits: boolean, servicesFor: PipelineServicesFactory): ExecutionRun {
+  const plan = planFor(ctx, job.pipelineId, job.version, job.definition);
   return new ExecutionRun(plan, job.state, {
     orgId: job.orgId,
     executionId: job.executionId,
     testMode: job.testMode,
     trigger: job.trigger,
-    services: servicesFor(data, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
+    services: servicesFor(ctx, pipelinePrincipal(job.orgId, job.pipelineId), job.testMode),
     inlineWaitMaxMs: durableWaits ? 0 : INLINE_WAIT_MAX_MS,
     durableWaits,
     // Read once per execution, and only when a node evaluates an expression.
-    expressionSteps: recent(async () => (await limitsOfOrg(data)).expressionSteps, EXPRESSION_LIMIT_TTL_MS),
+    expressionSteps: recent(async () => (await limitsOfOrg(ctx)).expressionSteps, EXPRESSION_LIMIT_TTL_MS),
   });
 }
 
@@ -219,33 +227,29 @@ export function executionRunner(env: Env, orgId: string, executionId: string) {
   return orgObject(env.EXECUTION_RUNNER, orgId, executionId);
 }
 
-/** Runs a pipeline as a module: the wired form, without `servicesFor`, is service-wiring.ts's `execute`. */
-export type Execute = (data: OrgData, orgId: string, req: ExecuteRequest) => Promise<ExecutionResponse>;
-
-/** Opens an execution batch: the wired form, without `servicesFor`, is service-wiring.ts's `openExecutionBatch`. */
-export type OpenExecutionBatch = (data: OrgData, orgId: string, opts: { versionTtlMs: number }) => ExecutionBatch;
-
-export async function execute(data: OrgData, orgId: string, req: ExecuteRequest, servicesFor: PipelineServicesFactory): Promise<ExecutionResponse> {
-  const store = new ExecutionStore(data.db, data.env);
+/** Runs a pipeline: the wired form, without `servicesFor`, is the org context's `execute` (src/main/wiring.ts). */
+export async function execute(ctx: OrgContext, req: ExecuteRequest, servicesFor: PipelineServicesFactory): Promise<ExecutionResponse> {
+  const store = new ExecutionStore(ctx.db, ctx.env);
   if (req.idempotencyKey) {
-    const seen = await store.byIdempotencyKey(orgId, req.pipelineId, req.idempotencyKey);
+    const seen = await store.byIdempotencyKey(ctx.orgId, req.pipelineId, req.idempotencyKey);
     if (seen) return { execution_id: seen.id, status: seen.status as ExecutionStatus, pipeline_id: seen.pipelineId, pipeline_version: seen.pipelineVersion, test_mode: seen.testMode };
   }
-  const runnable = await runnableVersion(data, orgId, req.pipelineId, req.testMode, req.pinned?.version);
-  return launch(data, orgId, store, req, runnable, servicesFor);
+  const runnable = await runnableVersion(ctx, req.pipelineId, req.testMode, req.pinned?.version);
+  return launch(ctx, store, req, runnable, servicesFor);
 }
 
-export function openExecutionBatch(data: OrgData, orgId: string, servicesFor: PipelineServicesFactory, opts: { versionTtlMs: number }): ExecutionBatch {
-  const { env } = data;
+/** Opens an execution batch: the wired form, without `servicesFor`, is the org context's `openExecutionBatch`. */
+export function openExecutionBatch(ctx: OrgContext, servicesFor: PipelineServicesFactory, opts: { versionTtlMs: number }): ExecutionBatch {
+  const { env, orgId } = ctx;
   // The runs go one at a time, so one slot covers them all.
   const slot = heldSlot(env, orgId, "executions", SYNC_LEASE_MS);
-  const store = new ExecutionStore(data.db, env);
-  const deployed = recentBy((pipelineId) => runnableVersion(data, orgId, pipelineId, false), opts.versionTtlMs);
+  const store = new ExecutionStore(ctx.db, env);
+  const deployed = recentBy((pipelineId) => runnableVersion(ctx, pipelineId, false), opts.versionTtlMs);
   return {
     async run(run, records) {
       await slot.hold(run.concurrencyLimit);
       const runnable = await deployed(run.pipelineId);
-      return launch(data, orgId, store, { ...run, async: false, testMode: false }, runnable, servicesFor, records);
+      return launch(ctx, store, { ...run, async: false, testMode: false }, runnable, servicesFor, records);
     },
     close: () => slot.release(),
   };
@@ -257,17 +261,16 @@ export function openExecutionBatch(data: OrgData, orgId: string, servicesFor: Pi
  * and the finished record's insert goes to the batch's records.
  */
 async function launch(
-  data: OrgData,
-  orgId: string,
+  ctx: OrgContext,
   store: ExecutionStore,
   req: ExecuteRequest,
   { version, definition }: Runnable,
   servicesFor: PipelineServicesFactory,
   batchRecords?: Write[],
 ): Promise<ExecutionResponse> {
-  const { env } = data;
+  const { env, orgId } = ctx;
   const inBatch = batchRecords !== undefined;
-  const plan = planFor(orgId, req.pipelineId, version, definition);
+  const plan = planFor(ctx, req.pipelineId, version, definition);
   const executionId = crypto.randomUUID();
   const freeSlot = () => (inBatch ? Promise.resolve(false) : releaseSlot(env, orgId, "executions", executionId));
   if (!inBatch) await acquireSlotOrThrow(env, orgId, "executions", executionId, req.concurrencyLimit, req.async ? ASYNC_LEASE_MS : SYNC_LEASE_MS);
@@ -303,7 +306,7 @@ async function launch(
     }
     throw e;
   }
-  const run = runFor(data, job, false, servicesFor);
+  const run = runFor(ctx, job, false, servicesFor);
   try {
     await run.runToEnd();
   } catch (e) {
@@ -311,6 +314,6 @@ async function launch(
     await freeSlot();
     throw e instanceof ApiError ? e : new ApiError(500, "EXECUTION_FAULT", e instanceof Error ? e.message : String(e));
   }
-  const response = await finishJob(data, job, run, { slotHeld: inBatch, ...(recordInto ? { recordInto } : {}) });
+  const response = await finishJob(ctx, job, run, { slotHeld: inBatch, ...(recordInto ? { recordInto } : {}) });
   return req.retry ? { ...response, retry_of: req.retry.of } : response;
 }

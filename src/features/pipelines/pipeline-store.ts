@@ -5,6 +5,7 @@ import type { Database } from "../../platform/db/client";
 import { type PipelineRow, type PipelineVersionRow, pipelineTriggers, pipelineVersions, pipelines } from "./tables";
 import { conflict, notFound } from "../../platform/errors";
 import { canonicalJson, type Definition } from "./definition";
+import type { NodeRegistry } from "./registry";
 import { triggerRows } from "./trigger-index";
 
 export interface PipelineInput {
@@ -129,9 +130,10 @@ export class PipelineStore {
 
   /**
    * Any state → deployed at the current version; its schedule and event triggers become live.
-   * The batch applies only if the pipeline still exists at the version whose triggers it indexes.
+   * The batch applies only if the pipeline still exists at the version whose triggers it indexes;
+   * `nodes` says which of its nodes are triggers and what each indexes.
    */
-  async deploy(orgId: string, id: string): Promise<PipelineRow> {
+  async deploy(orgId: string, id: string, nodes: NodeRegistry): Promise<PipelineRow> {
     for (let attempt = 0; attempt < DEPLOY_ATTEMPTS; attempt++) {
       const row = await this.get(orgId, id);
       const own = this.own(orgId, id);
@@ -146,7 +148,7 @@ export class PipelineStore {
           .where(atVersion)
           .returning(),
         this.db.delete(pipelineTriggers).where(and(eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.pipelineId, id), deployedHere)),
-        ...triggerRows(orgId, id, row.definition as Definition).map((t) =>
+        ...triggerRows(nodes, orgId, id, row.definition as Definition).map((t) =>
           this.db.insert(pipelineTriggers).select(
             this.db
               .select({

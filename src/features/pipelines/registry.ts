@@ -1,8 +1,8 @@
 // The node catalog: every runnable node type, by id. Families register by being
-// listed in the composition root's src/node-catalog.ts; nothing in the engine (and
-// nothing here) changes when one is added.
+// listed in the composition root's src/main/node-catalog.ts, which builds the one
+// registry of an isolate (the org context carries it as `nodes`); nothing in the
+// engine (and nothing here) changes when one is added.
 import { z } from "zod";
-import { NODE_FAMILIES } from "../../main/node-catalog";
 import { CATEGORIES, type Category, type NodeType, type PortDef } from "./node-type";
 
 export class NodeRegistry {
@@ -39,7 +39,6 @@ export class NodeRegistry {
   }
 }
 
-export const registry = new NodeRegistry(NODE_FAMILIES);
 export const categories: readonly Category[] = CATEGORIES;
 
 /** Every node has an implicit error port, used when its error policy is "route". */

@@ -1,10 +1,9 @@
 // Retry from a node: a new execution of the recorded version that reuses the
 // outputs of the original's successful nodes outside the re-run region and runs
 // the chosen node and everything downstream of it again.
-import type { OrgData } from "../../platform/org-data";
+import type { OrgContext } from "../../platform/org-context";
 import { conflict, notFound } from "../../platform/errors";
 import type { ExecutionPlan, RunState } from "./engine";
-import { execute } from "../../main/wiring";
 import { type ExecuteRequest, type ExecutionResponse, planFor, runnableVersion } from "./execution-service";
 import { type ExecutionRecord, ExecutionStore } from "./execution-store";
 
@@ -33,14 +32,14 @@ export function seededState(plan: ExecutionPlan, record: ExecutionRecord, nodeId
   return state;
 }
 
-export async function retryFromNode(data: OrgData, orgId: string, req: RetryRequest): Promise<ExecutionResponse> {
-  const { env } = data;
-  const store = new ExecutionStore(data.db, env);
+export async function retryFromNode(ctx: OrgContext, req: RetryRequest): Promise<ExecutionResponse> {
+  const { env, orgId } = ctx;
+  const store = new ExecutionStore(ctx.db, env);
   const original = await store.get(orgId, req.executionId);
   const record = await store.record(original);
   if (!record) throw conflict("The execution has not finished yet", "EXECUTION_NOT_FINISHED");
-  const { definition } = await runnableVersion(data, orgId, original.pipelineId, original.testMode, original.pipelineVersion);
-  const plan = planFor(orgId, original.pipelineId, original.pipelineVersion, definition);
+  const { definition } = await runnableVersion(ctx, original.pipelineId, original.testMode, original.pipelineVersion);
+  const plan = planFor(ctx, original.pipelineId, original.pipelineVersion, definition);
   if (!plan.nodes.has(req.nodeId)) throw notFound(`Version ${original.pipelineVersion} has no node ${req.nodeId}`, "NODE_NOT_FOUND");
   const request: ExecuteRequest = {
     pipelineId: original.pipelineId,
@@ -52,5 +51,5 @@ export async function retryFromNode(data: OrgData, orgId: string, req: RetryRequ
     retry: { of: original.id, fromNode: req.nodeId },
     pinned: { version: original.pipelineVersion, state: (p) => seededState(p, record, req.nodeId, req.inputs) },
   };
-  return execute(data, orgId, request);
+  return ctx.execute(request);
 }

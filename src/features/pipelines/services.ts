@@ -1,12 +1,12 @@
 // The one seam between pipeline nodes and the rest of the service: the FHIR
-// store, resource validation, connectors, outbound HTTP and the agents. The
-// agents' seam is a parameter (wired in service-wiring.ts), since agents run
-// pipelines in turn.
+// store, resource validation, connectors, outbound HTTP and the org's context the
+// ai nodes build their agents' services from (agents run pipelines in turn, so
+// pipelines name no agent type: the agents feature adds `agents` to the context).
+import type { Env } from "../../platform/env";
+import type { OrgContext } from "../../platform/org-context";
 import type { OrgData } from "../../platform/org-data";
-import type { AiNodeContext } from "../agents/nodes/types";
-import type { AgentServicesFactory } from "../agents/services";
 import type { Principal } from "../tenancy/auth/permissions";
-import { type ConnectorClient, connectorClient } from "../connectors/client";
+import { type ConnectorClient, connectorClient } from "../connectors";
 import { ApiError, type OperationOutcome } from "../../platform/errors";
 import { fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
@@ -27,8 +27,16 @@ export interface PipelineServices {
   fetch(input: string | Request, init?: RequestInit): Promise<Response>;
   /** Consent decisions over the org's Consents and policy (consent nodes, outbound checks). */
   consent: ConsentDecider;
-  /** What the ai nodes run with: models, agents and their tools, as the pipeline's principal. */
-  ai(): Omit<AiNodeContext, "signal">;
+  /** Who the run acts as, in which org: the ai nodes take their agents' services from it (`data.agents`), the device nodes the org's data. */
+  ai(): NodeActor;
+}
+
+/** The pipeline's principal in its org's context, and whether the run is in test mode. */
+export interface NodeActor {
+  env: Env;
+  data: OrgContext;
+  principal: Principal;
+  testMode: boolean;
 }
 
 /** What the FHIR store offers pipelines: its port and, when it has one, a validator. */
@@ -66,13 +74,13 @@ export function pipelinePrincipal(orgId: string, pipelineId: string): Principal 
 /** The pipeline a pipeline principal runs for; undefined for any other principal. */
 export const pipelineOf = (principal: Principal): string | undefined => (principal.keyId.startsWith("pipeline:") ? principal.keyId.slice("pipeline:".length) : undefined);
 
-export type PipelineServicesFactory = (data: OrgData, principal: Principal, testMode: boolean) => PipelineServices;
+export type PipelineServicesFactory = (ctx: OrgContext, principal: Principal, testMode: boolean) => PipelineServices;
 
-export function buildPipelineServices(data: OrgData, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory): PipelineServices {
-  const { env } = data;
+export function buildPipelineServices(ctx: OrgContext, principal: Principal, testMode: boolean): PipelineServices {
+  const { env } = ctx;
   let binding: FhirBinding | undefined;
   const fhirBinding = () => {
-    binding ??= fhirBindingFor(data, principal);
+    binding ??= fhirBindingFor(ctx, principal);
     return binding;
   };
   return {
@@ -82,11 +90,11 @@ export function buildPipelineServices(data: OrgData, principal: Principal, testM
       if (!b.validate) throw new ApiError(503, "FHIR_VALIDATION_UNAVAILABLE", "The FHIR store in this build has no validator");
       return b.validate(resource);
     },
-    connectors: connectorClient(data, principal.orgId, testMode),
-    files: nodeFiles(data.blobs, principal.orgId, testMode, (file, origin) => new FileIndex(data.db).record(principal.orgId, file, { pipelineId: pipelineOf(principal), ...origin })),
+    connectors: connectorClient(ctx, testMode),
+    files: nodeFiles(ctx.blobs, principal.orgId, testMode, (file, origin) => new FileIndex(ctx.db).record(principal.orgId, file, { pipelineId: pipelineOf(principal), ...origin })),
     fetch: outboundFetch(env),
-    consent: consentDecider(data, () => fhirBinding().port),
-    ai: () => ({ env, data, principal, services: agentServicesFor(data, principal, { testMode }) }),
+    consent: consentDecider(ctx, () => fhirBinding().port),
+    ai: () => ({ env, data: ctx, principal, testMode }),
   };
 }
 

@@ -1,13 +1,10 @@
 // StepSession: one Durable Object per step-by-step debugging session. It holds
 // the run state between requests, runs exactly one node per step (or takes the
 // caller's outputs for it) and deletes itself when the session expires.
-import { contextForOrg } from "../../main/context";
-import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../platform/env";
+import { OrgObject } from "../../platform/durable-objects/org-object";
 import { ApiError } from "../../platform/errors";
 import { executionOutputs, executionStatus, type NodeState } from "./engine";
 import { type ExecutionJob, nodeResults } from "./execution-service";
-import { runFor } from "../../main/wiring";
 import { getChunkedJson, putChunkedJson, runStateLimit, StoredValueTooLarge } from "../../platform/durable-objects/chunked-json";
 import { type Failure, failure } from "../../platform/durable-objects/failure";
 import { claimFor, ownedBy } from "../../platform/durable-objects/owner";
@@ -28,7 +25,8 @@ export interface StepView {
 
 export type StepResult = { ok: true; view: StepView } | Failure;
 
-export class StepSession extends DurableObject<Env> {
+/** Bound by the Worker entry (src/main/entry.ts), which says how org contexts are built. */
+export abstract class StepSession extends OrgObject {
   async open(job: ExecutionJob): Promise<StepResult> {
     await claimFor(this.ctx.storage, job.orgId);
     return this.save(job);
@@ -39,7 +37,7 @@ export class StepSession extends DurableObject<Env> {
     if (!(await ownedBy(this.ctx.storage, orgId))) return undefined;
     const job = await getChunkedJson<ExecutionJob>(this.ctx.storage, "job");
     if (!job) return undefined;
-    const run = runFor(await contextForOrg(this.env, job.orgId), job, false);
+    const run = (await this.orgContext(job.orgId)).runFor(job, false);
     const id = run.nextNode();
     if (!id) return this.save(job);
     const state = await run.runNode(id, nodeOutputs ? { outputs: nodeOutputs } : undefined);
@@ -64,7 +62,7 @@ export class StepSession extends DurableObject<Env> {
   private async view(job: ExecutionJob, step?: StepView["step"]): Promise<StepView> {
     const expires = Date.now() + STEP_SESSION_TTL_MS;
     await this.ctx.storage.setAlarm(expires);
-    const run = runFor(await contextForOrg(this.env, job.orgId), job, false);
+    const run = (await this.orgContext(job.orgId)).runFor(job, false);
     const status = executionStatus(run);
     const next = run.nextNode() ?? null;
     const done = status === "completed" || status === "failed";

@@ -3,12 +3,12 @@
 // node type says what to index (NodeType.trigger.index).
 import type { PipelineTriggerRow } from "./tables";
 import type { Definition } from "./definition";
-import { registry } from "./registry";
+import type { NodeRegistry } from "./registry";
 
-export function triggerRows(orgId: string, pipelineId: string, definition: Definition): PipelineTriggerRow[] {
+export function triggerRows(nodes: NodeRegistry, orgId: string, pipelineId: string, definition: Definition): PipelineTriggerRow[] {
   const rows: PipelineTriggerRow[] = [];
   for (const node of definition.nodes) {
-    const trigger = registry.get(node.type)?.trigger;
+    const trigger = nodes.get(node.type)?.trigger;
     if (!trigger || trigger.kind === "manual") continue;
     const entry = trigger.index?.(node.config) ?? { match: "", attributes: {} };
     rows.push({ orgId, pipelineId, nodeId: node.id, kind: trigger.kind, match: entry.match, attributes: entry.attributes });

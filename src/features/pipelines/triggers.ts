@@ -1,6 +1,7 @@
 // Starting deployed pipelines from outside a request: service events through dispatchEvent
 // (every matching trigger) or dispatchToPipelines (only the pipelines named, as an alert rule
 // names one), and cron ticks through runSchedules. All use the trigger index written at deploy time.
+import type { OrgContext } from "../../platform/org-context";
 import type { OrgData } from "../../platform/org-data";
 import { Cron } from "croner";
 import { and, eq } from "drizzle-orm";
@@ -8,7 +9,6 @@ import type { Database } from "../../platform/db/client";
 import { type PipelineTriggerRow, pipelineTriggers } from "./tables";
 import { ApiError } from "../../platform/errors";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
-import { execute } from "../../main/wiring";
 
 export interface ServiceEvent {
   type: "hl7.message" | "device.alert" | (string & {});
@@ -30,9 +30,9 @@ async function concurrencyLimit(data: OrgData): Promise<number> {
   return (await limitsOfOrg(data)).concurrentExecutions;
 }
 
-async function start(data: OrgData, orgId: string, pipelineId: string, nodeId: string, limit: number, run: { kind: "event" | "schedule"; inputs: unknown; idempotencyKey?: string }): Promise<DispatchResult> {
+async function start(ctx: OrgContext, pipelineId: string, nodeId: string, limit: number, run: { kind: "event" | "schedule"; inputs: unknown; idempotencyKey?: string }): Promise<DispatchResult> {
   try {
-    const res = await execute(data, orgId, {
+    const res = await ctx.execute({
       pipelineId,
       inputs: run.inputs,
       async: true,
@@ -50,16 +50,16 @@ async function start(data: OrgData, orgId: string, pipelineId: string, nodeId: s
 }
 
 /** The deployed event triggers of the org whose type and every listed attribute match the event. */
-export async function matchingEventTriggers(data: OrgData, orgId: string, event: ServiceEvent): Promise<PipelineTriggerRow[]> {
-  return (await eventTriggers(data, orgId, event.type)).filter((r) => triggerMatches(r, event));
+export async function matchingEventTriggers(data: OrgData, event: ServiceEvent): Promise<PipelineTriggerRow[]> {
+  return (await eventTriggers(data, event.type)).filter((r) => triggerMatches(r, event));
 }
 
 /** The org's deployed triggers for an event type, before their attribute filters. */
-export function eventTriggers(data: OrgData, orgId: string, type: string): Promise<PipelineTriggerRow[]> {
+export function eventTriggers(data: OrgData, type: string): Promise<PipelineTriggerRow[]> {
   return data.db
     .select()
     .from(pipelineTriggers)
-    .where(and(eq(pipelineTriggers.kind, "event"), eq(pipelineTriggers.orgId, orgId), eq(pipelineTriggers.match, type)));
+    .where(and(eq(pipelineTriggers.kind, "event"), eq(pipelineTriggers.orgId, data.orgId), eq(pipelineTriggers.match, type)));
 }
 
 /** Whether every attribute a trigger lists has its value in the event. */
@@ -73,12 +73,12 @@ const eventRun = (event: ServiceEvent) => {
 };
 
 /** Starts an async execution of every deployed pipeline of the org whose event trigger names this event type and whose listed attributes all match. */
-export async function dispatchEvent(data: OrgData, orgId: string, event: ServiceEvent): Promise<DispatchResult[]> {
-  const matching = await matchingEventTriggers(data, orgId, event);
+export async function dispatchEvent(ctx: OrgContext, event: ServiceEvent): Promise<DispatchResult[]> {
+  const matching = await matchingEventTriggers(ctx, event);
   if (!matching.length) return [];
-  const limit = await concurrencyLimit(data);
+  const limit = await concurrencyLimit(ctx);
   const run = eventRun(event);
-  return Promise.all(matching.map((r) => start(data, orgId, r.pipelineId, r.nodeId, limit, run(r.nodeId))));
+  return Promise.all(matching.map((r) => start(ctx, r.pipelineId, r.nodeId, limit, run(r.nodeId))));
 }
 
 /**
@@ -87,16 +87,16 @@ export async function dispatchEvent(data: OrgData, orgId: string, event: Service
  * match. A named pipeline that does not start is answered with why, PIPELINE_NOT_TRIGGERED: not
  * deployed with such a trigger, or its filters exclude the event.
  */
-export async function dispatchToPipelines(data: OrgData, orgId: string, event: ServiceEvent, pipelineIds: readonly string[]): Promise<DispatchResult[]> {
+export async function dispatchToPipelines(ctx: OrgContext, event: ServiceEvent, pipelineIds: readonly string[]): Promise<DispatchResult[]> {
   if (!pipelineIds.length) return [];
-  const triggers = await eventTriggers(data, orgId, event.type);
-  const limit = await concurrencyLimit(data);
+  const triggers = await eventTriggers(ctx, event.type);
+  const limit = await concurrencyLimit(ctx);
   const run = eventRun(event);
   return Promise.all(
     pipelineIds.map(async (pipelineId): Promise<DispatchResult> => {
       const own = triggers.filter((r) => r.pipelineId === pipelineId);
       const first = own.find((r) => triggerMatches(r, event));
-      if (first) return start(data, orgId, pipelineId, first.nodeId, limit, run(first.nodeId));
+      if (first) return start(ctx, pipelineId, first.nodeId, limit, run(first.nodeId));
       const message = own.length ? `The filters of the pipeline's ${event.type} trigger exclude this event` : `The pipeline is not deployed with a ${event.type} trigger`;
       return { pipeline_id: pipelineId, error: { code: "PIPELINE_NOT_TRIGGERED", message } };
     }),
@@ -105,10 +105,10 @@ export async function dispatchToPipelines(data: OrgData, orgId: string, event: S
 
 /**
  * Runs every deployed schedule trigger of one shard due in the minute of `at` (cron delivery is
- * at-least-once: keyed per minute). `dataFor` answers the org's data, or undefined to skip it
- * (an org not placed on this shard, or being moved).
+ * at-least-once: keyed per minute). `contextFor` answers the org's context, or undefined to skip
+ * it (an org not placed on this shard, or being moved).
  */
-export async function runSchedules(shard: Database, at: Date, dataFor: (orgId: string) => Promise<OrgData | undefined>): Promise<DispatchResult[]> {
+export async function runSchedules(shard: Database, at: Date, contextFor: (orgId: string) => Promise<OrgContext | undefined>): Promise<DispatchResult[]> {
   const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
   const rows = await shard.select().from(pipelineTriggers).where(eq(pipelineTriggers.kind, "schedule"));
   const due = rows.filter((r) => {
@@ -118,18 +118,18 @@ export async function runSchedules(shard: Database, at: Date, dataFor: (orgId: s
       return false;
     }
   });
-  const orgs = new Map<string, { data: OrgData; limit: number } | undefined>();
+  const orgs = new Map<string, { ctx: OrgContext; limit: number } | undefined>();
   const results: DispatchResult[] = [];
   for (const r of due) {
     if (!orgs.has(r.orgId)) {
-      const data = await dataFor(r.orgId);
-      orgs.set(r.orgId, data && { data, limit: await concurrencyLimit(data) });
+      const ctx = await contextFor(r.orgId);
+      orgs.set(r.orgId, ctx && { ctx, limit: await concurrencyLimit(ctx) });
     }
     const org = orgs.get(r.orgId);
     if (!org) continue;
     const inputs = { scheduled_time: minute.toISOString() };
     const idempotencyKey = `schedule:${r.nodeId}:${minute.toISOString()}`;
-    results.push(await start(org.data, r.orgId, r.pipelineId, r.nodeId, org.limit, { kind: "schedule", inputs, idempotencyKey }));
+    results.push(await start(org.ctx, r.pipelineId, r.nodeId, org.limit, { kind: "schedule", inputs, idempotencyKey }));
   }
   return results;
 }

@@ -1,6 +1,6 @@
 // What the ai pipeline nodes share: the context they run with (models, agents and their
-// tools, as the pipeline's principal; the pipeline services hand it out) and their input
-// port. The nodes themselves implement the pipelines' NodeType contract like every family.
+// tools, as the pipeline's principal, from the org context the pipeline services hand out)
+// and their input port. The nodes themselves implement the pipelines' NodeType contract like every family.
 import type { Env } from "../../../platform/env";
 import type { OrgData } from "../../../platform/org-data";
 import type { NodeContext, PortDef } from "../../pipelines/node-type";
@@ -16,9 +16,10 @@ export interface AiNodeContext {
   signal?: AbortSignal;
 }
 
-/** The ai context of a node run: the pipeline's agent services and the run's signal. */
+/** The ai context of a node run: the pipeline's agent services (tools in the run's mode) and the run's signal. */
 export function aiContext(ctx: NodeContext<unknown>): AiNodeContext {
-  return { ...ctx.services.ai(), signal: ctx.signal };
+  const { env, data, principal, testMode } = ctx.services.ai();
+  return { env, data, principal, services: data.agents(principal, { testMode }), signal: ctx.signal };
 }
 
 /** A model reads any value: objects are given to it as JSON text. */

@@ -54,7 +54,7 @@ export const agentRoutes = createRouter<HttpEnv>()
       },
     }),
     async (c) => {
-      const { rows, total } = await listAgents(c.get("ctx"), c.get("principal").orgId, c.req.valid("query"));
+      const { rows, total } = await listAgents(c.get("ctx"), c.req.valid("query"));
       return c.json({ agents: rows.map(presentListed), total_count: total }, 200);
     },
   )
@@ -83,7 +83,7 @@ export const agentRoutes = createRouter<HttpEnv>()
       request: { params: IdParam },
       responses: { 200: { description: "Agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => c.json(presentListed(await getAgent(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(presentListed(await getAgent(c.get("ctx"), c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({
@@ -112,7 +112,7 @@ export const agentRoutes = createRouter<HttpEnv>()
       responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError, ...conflictError },
     }),
     async (c) => {
-      const { conversationsDestroyed } = await deleteAgent(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
+      const { conversationsDestroyed } = await deleteAgent(c.get("ctx"), c.req.valid("param").id);
       c.executionCtx.waitUntil(conversationsDestroyed);
       return c.body(null, 204);
     },
@@ -129,7 +129,7 @@ export const agentRoutes = createRouter<HttpEnv>()
       request: { params: IdParam },
       responses: { 200: { description: "Deployed agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError, ...conflictError },
     }),
-    async (c) => c.json(presentAgent(await setAgentDeployed(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, true)), 200),
+    async (c) => c.json(presentAgent(await setAgentDeployed(c.get("ctx"), c.req.valid("param").id, true)), 200),
   )
   .openapi(
     createRoute({
@@ -143,7 +143,7 @@ export const agentRoutes = createRouter<HttpEnv>()
       request: { params: IdParam },
       responses: { 200: { description: "Undeployed agent", content: json(AgentSchema) }, ...commonErrors, ...notFoundError },
     }),
-    async (c) => c.json(presentAgent(await setAgentDeployed(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, false)), 200),
+    async (c) => c.json(presentAgent(await setAgentDeployed(c.get("ctx"), c.req.valid("param").id, false)), 200),
   )
   .openapi(
     createRoute({
@@ -165,7 +165,7 @@ export const agentRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await listAgentVersions(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, limit, offset);
+      const { rows, total } = await listAgentVersions(c.get("ctx"), c.req.valid("param").id, limit, offset);
       return c.json({ versions: rows.map(presentVersion), total_count: total }, 200);
     },
   )
@@ -203,6 +203,6 @@ export const agentRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { id, version } = c.req.valid("param");
-      return c.json(presentAgent(await restoreAgentVersion(c.get("ctx"), c.get("principal").orgId, id, version)), 200);
+      return c.json(presentAgent(await restoreAgentVersion(c.get("ctx"), id, version)), 200);
     },
   );

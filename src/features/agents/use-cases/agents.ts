@@ -2,9 +2,8 @@
 // read, update, delete (its conversations' objects destroyed in the background),
 // deploy and undeploy, version snapshots and restore.
 import type { z } from "@hono/zod-openapi";
-import type { OrgData } from "../../../platform/org-data";
+import type { OrgContext } from "../../../platform/org-context";
 import { agentNotFound, conflict, notFound, validationFailed } from "../../../platform/errors";
-import { agentServicesFor } from "../../../main/wiring";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { checkModelConfig, loadAgent } from "../access";
 import { conversationStub } from "../chat";
@@ -61,8 +60,8 @@ function patchFromUpdate(b: z.infer<typeof UpdateAgentBody>, tools: string[] | u
 }
 
 /** A page of the org's agents, or with `base_templates` of the base templates. */
-export async function listAgents(data: OrgData, orgId: string, q: z.infer<typeof AgentListQuery>): Promise<{ rows: (AgentRow | AgentTemplate)[]; total: number }> {
-  const { db } = data;
+export async function listAgents(ctx: OrgContext, q: z.infer<typeof AgentListQuery>): Promise<{ rows: (AgentRow | AgentTemplate)[]; total: number }> {
+  const { db, orgId } = ctx;
   if (q.base_templates) {
     const all = BASE_TEMPLATES.filter((t) => !q.type || t.agent_type === q.type);
     return { rows: all.slice(q.offset, q.offset + q.limit), total: all.length };
@@ -70,25 +69,25 @@ export async function listAgents(data: OrgData, orgId: string, q: z.infer<typeof
   return new AgentStore(db).list(orgId, { type: q.type, isActive: q.is_active, projectId: q.project_id }, q.limit, q.offset);
 }
 
-export async function createAgent(data: OrgData, principal: Principal, body: z.infer<typeof CreateAgentBody>): Promise<AgentRow> {
-  const { db } = data;
+export async function createAgent(ctx: OrgContext, principal: Principal, body: z.infer<typeof CreateAgentBody>): Promise<AgentRow> {
+  const { db } = ctx;
   const { config, templateId } = configFromCreate(body);
-  await checkModelConfig(data, principal, config.modelConfig);
-  config.tools = await knownToolNames(config.tools, agentServicesFor(data, principal));
+  await checkModelConfig(ctx, principal, config.modelConfig);
+  config.tools = await knownToolNames(config.tools, ctx.agents(principal));
   return new AgentStore(db).create(principal.orgId, config, templateId);
 }
 
 /** An agent of the org, or a base template by its id. */
-export async function getAgent(data: OrgData, orgId: string, id: string): Promise<AgentRow | AgentTemplate> {
-  const { db } = data;
+export async function getAgent(ctx: OrgContext, id: string): Promise<AgentRow | AgentTemplate> {
+  const { db, orgId } = ctx;
   return templateById(id) ?? loadAgent(db, orgId, id);
 }
 
-export async function updateAgent(data: OrgData, principal: Principal, id: string, body: z.infer<typeof UpdateAgentBody>): Promise<AgentRow> {
-  const { db } = data;
+export async function updateAgent(ctx: OrgContext, principal: Principal, id: string, body: z.infer<typeof UpdateAgentBody>): Promise<AgentRow> {
+  const { db } = ctx;
   await loadAgent(db, principal.orgId, id);
-  if (body.model_config) await checkModelConfig(data, principal, body.model_config);
-  const tools = body.tools && (await knownToolNames(body.tools, agentServicesFor(data, principal)));
+  if (body.model_config) await checkModelConfig(ctx, principal, body.model_config);
+  const tools = body.tools && (await knownToolNames(body.tools, ctx.agents(principal)));
   return (await new AgentStore(db).update(principal.orgId, id, patchFromUpdate(body, tools))) ?? gone(id);
 }
 
@@ -96,8 +95,8 @@ export async function updateAgent(data: OrgData, principal: Principal, id: strin
  * Deletes an undeployed agent with its versions and conversation index; the conversations'
  * objects are destroyed by `conversationsDestroyed`, for the caller to let finish in the background.
  */
-export async function deleteAgent(data: OrgData, orgId: string, id: string): Promise<{ conversationsDestroyed: Promise<unknown> }> {
-  const { db, env } = data;
+export async function deleteAgent(ctx: OrgContext, id: string): Promise<{ conversationsDestroyed: Promise<unknown> }> {
+  const { db, env, orgId } = ctx;
   const agent = await loadAgent(db, orgId, id);
   if (agent.deployed) throw deployedAgent(agent.id);
   const store = new AgentStore(db);
@@ -110,28 +109,28 @@ export async function deleteAgent(data: OrgData, orgId: string, id: string): Pro
 }
 
 /** Deploying needs an active agent; undeploying always succeeds. */
-export async function setAgentDeployed(data: OrgData, orgId: string, id: string, deployed: boolean): Promise<AgentRow> {
-  const { db } = data;
+export async function setAgentDeployed(ctx: OrgContext, id: string, deployed: boolean): Promise<AgentRow> {
+  const { db, orgId } = ctx;
   const agent = await loadAgent(db, orgId, id);
   if (deployed && agent.status !== "active") throw conflict(`Agent ${agent.id} is inactive; activate it before deploying`, "AGENT_INACTIVE");
   return (await new AgentStore(db).setDeployed(orgId, agent.id, deployed)) ?? gone(agent.id);
 }
 
-export async function listAgentVersions(data: OrgData, orgId: string, id: string, limit: number, offset: number): Promise<{ rows: AgentVersionRow[]; total: number }> {
-  const { db } = data;
+export async function listAgentVersions(ctx: OrgContext, id: string, limit: number, offset: number): Promise<{ rows: AgentVersionRow[]; total: number }> {
+  const { db, orgId } = ctx;
   const agent = await loadAgent(db, orgId, id);
   return new AgentStore(db).listVersions(orgId, agent.id, limit, offset);
 }
 
-export async function snapshotAgent(data: OrgData, principal: Principal, id: string, note: string | null): Promise<AgentVersionRow> {
-  const { db } = data;
+export async function snapshotAgent(ctx: OrgContext, principal: Principal, id: string, note: string | null): Promise<AgentVersionRow> {
+  const { db } = ctx;
   const agent = await loadAgent(db, principal.orgId, id);
   return (await new AgentStore(db).createVersion(principal.orgId, agent, note, principal.keyId)) ?? gone(agent.id);
 }
 
 /** Brings back a version's configuration; the deploy state is kept. */
-export async function restoreAgentVersion(data: OrgData, orgId: string, id: string, version: number): Promise<AgentRow> {
-  const { db } = data;
+export async function restoreAgentVersion(ctx: OrgContext, id: string, version: number): Promise<AgentRow> {
+  const { db, orgId } = ctx;
   await loadAgent(db, orgId, id);
   const store = new AgentStore(db);
   const snap = await store.getVersion(orgId, id, version);

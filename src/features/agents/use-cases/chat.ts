@@ -1,6 +1,6 @@
 // Talking to an agent: a chat message (optionally continuing a conversation), a message
 // sent within a conversation, and the public invocation of a deployed agent.
-import type { OrgData } from "../../../platform/org-data";
+import type { OrgContext } from "../../../platform/org-context";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { loadAgent } from "../access";
 import { type ChatOutcome, chat } from "../chat";
@@ -15,34 +15,34 @@ export interface ChatMessage {
   conversationId?: string;
 }
 
-export async function chatWithAgent(data: OrgData, principal: Principal, agentId: string, msg: ChatMessage): Promise<ChatOutcome> {
-  const { db } = data;
+export async function chatWithAgent(ctx: OrgContext, principal: Principal, agentId: string, msg: ChatMessage): Promise<ChatOutcome> {
+  const { db } = ctx;
   const agent = await loadAgent(db, principal.orgId, agentId);
-  return chat(data, principal, agent, { input: msg.message, stream: msg.stream, conversationId: msg.conversationId });
+  return chat(ctx, principal, agent, { input: msg.message, stream: msg.stream, conversationId: msg.conversationId });
 }
 
 /** A message within a conversation, which must belong to the agent. */
 export async function sendConversationMessage(
-  data: OrgData,
+  ctx: OrgContext,
   principal: Principal,
   agentId: string,
   conversationId: string,
   msg: Omit<ChatMessage, "conversationId">,
 ): Promise<ChatOutcome> {
-  const { agent } = await loadConversation(data, principal.orgId, agentId, conversationId);
-  return chat(data, principal, agent, { input: msg.message, stream: msg.stream, conversationId });
+  const { agent } = await loadConversation(ctx, principal.orgId, agentId, conversationId);
+  return chat(ctx, principal, agent, { input: msg.message, stream: msg.stream, conversationId });
 }
 
 /** Runs a deployed agent on `input` (never streamed). */
 export async function invokeAgent(
-  data: OrgData,
+  ctx: OrgContext,
   principal: Principal,
   agentId: string,
   input: Record<string, unknown>,
 ): Promise<{ agent: AgentRow; result: Extract<ChatOutcome, { result: unknown }>["result"] }> {
-  const { db } = data;
+  const { db } = ctx;
   const agent = await loadAgent(db, principal.orgId, agentId, { deployed: true });
-  const outcome = await chat(data, principal, agent, { input, stream: false });
+  const outcome = await chat(ctx, principal, agent, { input, stream: false });
   if ("stream" in outcome) throw new Error("invoke never streams");
   return { agent, result: outcome.result };
 }

@@ -1,11 +1,10 @@
 // The language models the caller's organization can use.
-import type { OrgData } from "../../../platform/org-data";
-import { agentServicesFor } from "../../../main/wiring";
+import type { OrgContext } from "../../../platform/org-context";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { modelSources } from "../access";
 import { type ModelInfo, listModels } from "../models";
 
-export async function availableModels(data: OrgData, principal: Principal): Promise<ModelInfo[]> {
-  const { env } = data;
-  return listModels(await modelSources(env, agentServicesFor(data, principal)));
+export async function availableModels(ctx: OrgContext, principal: Principal): Promise<ModelInfo[]> {
+  const { env } = ctx;
+  return listModels(await modelSources(env, ctx.agents(principal)));
 }

@@ -40,7 +40,7 @@ async function referenceProblems(ctx: OrgContext, principal: Principal, body: Ru
       : undefined,
     body.pipeline_id
       ? missingAs("pipeline_id", async () => {
-          const pipeline = await getPipeline(ctx, ctx.orgId, body.pipeline_id as string);
+          const pipeline = await getPipeline(ctx, body.pipeline_id as string);
           const nodes = (pipeline.definition as { nodes: { type: string; config?: { event_type?: string } }[] }).nodes;
           const triggered = nodes.some((n) => n.type === ALERT_TRIGGER || (n.type === "control.event_trigger" && n.config?.event_type === ALERT_EVENT));
           return triggered ? undefined : { path: "pipeline_id", message: `Pipeline ${body.pipeline_id} has no ${ALERT_TRIGGER} node (or event trigger on ${ALERT_EVENT})` };

@@ -2,8 +2,7 @@
 // the outbound policy), credentials kept on update when omitted, cached tokens dropped
 // on every change, and a connection test.
 import type { z } from "@hono/zod-openapi";
-import type { OrgData } from "../../../platform/org-data";
-import type { Env } from "../../../platform/env";
+import type { OrgContext } from "../../../platform/org-context";
 import { notFound, validationFailed } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { connectorClient, forgetConnectorTokens } from "../client";
@@ -11,59 +10,59 @@ import { assertConnectorDestinations } from "../destinations";
 import type { ConnectorBody } from "../schemas";
 import { type ConnectorInput, ConnectorStore } from "../store";
 import type { ConnectorRow } from "../tables";
-import { CONNECTOR_TYPES, type ConnectorAuth, connectorConfigErrors, inferAuthKind } from "../types";
+import { type ConnectorAuth, type ConnectorTypeInfo, connectorConfigErrors, inferAuthKind } from "../types";
 
 type Body = z.infer<typeof ConnectorBody>;
 
 const missing = (id: string) => notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
 
 /** Validates the body; on update, omitted credentials (and auth) mean the stored ones, which must still fit. */
-function checked(env: Env, body: Body, stored?: { auth: ConnectorAuth; credentials: Record<string, string> }): ConnectorInput {
+function checked(ctx: OrgContext, body: Body, stored?: { auth: ConnectorAuth; credentials: Record<string, string> }): ConnectorInput {
   const credentials = body.credentials ?? stored?.credentials ?? {};
   const auth = body.auth ?? (body.credentials || !stored ? { kind: inferAuthKind(credentials) } : stored.auth);
-  const errors = connectorConfigErrors(body.type, body.endpoint, auth, credentials);
+  const errors = connectorConfigErrors(ctx.connectorTypes, body.type, body.endpoint, auth, credentials);
   if (errors.length) throw validationFailed("Invalid connector", errors);
-  assertConnectorDestinations({ type: body.type, endpoint: body.endpoint, auth }, outboundPolicyOf(env));
+  assertConnectorDestinations(ctx.connectorTypes, { type: body.type, endpoint: body.endpoint, auth }, outboundPolicyOf(ctx.env));
   return { name: body.name, type: body.type, endpoint: body.endpoint, auth, credentials: body.credentials };
 }
 
-export const connectorTypes = () => CONNECTOR_TYPES;
+export const connectorTypes = (ctx: OrgContext): ConnectorTypeInfo[] => ctx.connectorTypes.infos;
 
-export function listConnectors(data: OrgData, orgId: string, limit: number, offset: number): Promise<{ rows: ConnectorRow[]; total: number }> {
-  const { db, env } = data;
+export function listConnectors(ctx: OrgContext, limit: number, offset: number): Promise<{ rows: ConnectorRow[]; total: number }> {
+  const { db, env, orgId } = ctx;
   return new ConnectorStore(db, env).list(orgId, limit, offset);
 }
 
-export function createConnector(data: OrgData, orgId: string, body: Body): Promise<ConnectorRow> {
-  const { db, env } = data;
-  return new ConnectorStore(db, env).create(orgId, checked(env, body));
+export function createConnector(ctx: OrgContext, body: Body): Promise<ConnectorRow> {
+  const { db, env, orgId } = ctx;
+  return new ConnectorStore(db, env).create(orgId, checked(ctx, body));
 }
 
-export async function getConnector(data: OrgData, orgId: string, id: string): Promise<ConnectorRow> {
-  const { db, env } = data;
+export async function getConnector(ctx: OrgContext, id: string): Promise<ConnectorRow> {
+  const { db, env, orgId } = ctx;
   const row = await new ConnectorStore(db, env).get(orgId, id);
   if (!row) throw missing(id);
   return row;
 }
 
-export async function updateConnector(data: OrgData, orgId: string, id: string, body: Body): Promise<ConnectorRow> {
-  const { db, env } = data;
+export async function updateConnector(ctx: OrgContext, id: string, body: Body): Promise<ConnectorRow> {
+  const { db, env, orgId } = ctx;
   const store = new ConnectorStore(db, env);
   const current = await store.resolve(orgId, id);
   if (!current) throw missing(id);
-  const row = await store.update(orgId, id, checked(env, body, { auth: current.row.auth as ConnectorAuth, credentials: current.credentials }));
+  const row = await store.update(orgId, id, checked(ctx, body, { auth: current.row.auth as ConnectorAuth, credentials: current.credentials }));
   if (!row) throw missing(id);
   forgetConnectorTokens(orgId, id);
   return row;
 }
 
-export async function deleteConnector(data: OrgData, orgId: string, id: string): Promise<void> {
-  const { db, env } = data;
+export async function deleteConnector(ctx: OrgContext, id: string): Promise<void> {
+  const { db, env, orgId } = ctx;
   if (!(await new ConnectorStore(db, env).delete(orgId, id))) throw missing(id);
   forgetConnectorTokens(orgId, id);
 }
 
 /** FHIR: GET metadata; HTTP: GET the endpoint. */
-export function testConnector(data: OrgData, orgId: string, id: string) {
-  return connectorClient(data, orgId, false).test(id);
+export function testConnector(ctx: OrgContext, id: string) {
+  return connectorClient(ctx, false).test(id);
 }

@@ -1,10 +1,7 @@
 // generate/agent: an agent configuration that POST /api/agents would accept (its own body
 // schema), whose tools exist in the organization and whose model the organization can use;
 // the agents' checks go back to the model until it passes (bounded).
-import type { ModelInfo, ResolvedModel } from "../../agents/models";
-import { CreateAgentBody } from "../../agents/schemas";
-import { AGENT_TYPES } from "../../agents/templates";
-import type { AssignedTool } from "../../agents/tools/registry";
+import { AGENT_TYPES, type AssignedTool, CreateAgentBody, type ModelInfo, type ResolvedModel } from "../../agents";
 import { agentFindings } from "../agent-checks";
 import { generateStructured } from "./structured";
 

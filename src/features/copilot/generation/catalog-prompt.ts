@@ -1,6 +1,6 @@
 // The node catalog as the model sees it: every node type with its ports and the JSON
 // Schema of its configuration, so generated pipelines name real types, ports and fields.
-import { configJsonSchema, type NodeRegistry } from "../../pipelines/registry";
+import { configJsonSchema, type NodeRegistry } from "../../pipelines";
 
 export function catalogPrompt(registry: NodeRegistry): string {
   return registry

@@ -5,9 +5,8 @@
 import { z } from "@hono/zod-openapi";
 import type { FieldError } from "../../../platform/errors";
 import { badRequest } from "../../../platform/errors";
-import type { ResolvedModel } from "../../agents/models";
-import type { NodeType } from "../../pipelines/node-type";
-import { configJsonSchema } from "../../pipelines/registry";
+import type { ResolvedModel } from "../../agents";
+import { configJsonSchema, type NodeType } from "../../pipelines";
 import { generateStructured } from "./structured";
 
 export const CODE_NODE_TYPES = ["data.transform", "data.filter", "data.set_fields", "data.fhirpath"] as const;

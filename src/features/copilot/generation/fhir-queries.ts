@@ -7,7 +7,7 @@
 // is the answer a 422. Every query answered runs on the service's own FHIR API.
 import { z } from "@hono/zod-openapi";
 import { ApiError, type FieldError } from "../../../platform/errors";
-import type { ResolvedModel } from "../../agents/models";
+import type { ResolvedModel } from "../../agents";
 import { checkSearch } from "../../fhir";
 import { generateStructured } from "./structured";
 

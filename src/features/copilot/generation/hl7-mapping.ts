@@ -4,8 +4,8 @@
 import { z } from "@hono/zod-openapi";
 import type { FieldError } from "../../../platform/errors";
 import { badRequest } from "../../../platform/errors";
-import type { ResolvedModel } from "../../agents/models";
-import { isResourceType } from "../../fhir/definitions";
+import type { ResolvedModel } from "../../agents";
+import { isResourceType } from "../../fhir";
 import type { Hl7FieldPaths } from "../ports";
 import { generateStructured } from "./structured";
 

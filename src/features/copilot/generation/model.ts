@@ -2,8 +2,7 @@
 // deployment's OpenAI-compatible endpoint, the org's model connectors), through the agents'
 // model module. None configured: 503 MODEL_UNAVAILABLE before any work starts.
 import type { OrgContext } from "../../../platform/org-context";
-import { modelSources } from "../../agents/access";
-import { DEFAULT_MODEL, type ResolvedModel, resolveModel } from "../../agents/models";
+import { DEFAULT_MODEL, modelSources, type ResolvedModel, resolveModel } from "../../agents";
 import type { Principal } from "../../tenancy/auth/permissions";
 
 export async function copilotModel(ctx: OrgContext, principal: Principal, requested?: string): Promise<ResolvedModel> {

@@ -4,9 +4,8 @@
 import { z } from "@hono/zod-openapi";
 import type { FieldError } from "../../../platform/errors";
 import type { OutboundPolicy } from "../../../platform/outbound/policy";
-import type { ResolvedModel } from "../../agents/models";
-import { type Definition, DefinitionSchema } from "../../pipelines/definition";
-import type { NodeRegistry } from "../../pipelines/registry";
+import type { ResolvedModel } from "../../agents";
+import { type Definition, DefinitionSchema, type NodeRegistry } from "../../pipelines";
 import type { Finding } from "../findings";
 import { validatePipeline } from "../validate";
 import { catalogPrompt, DEFINITION_RULES } from "./catalog-prompt";

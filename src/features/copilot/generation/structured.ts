@@ -5,7 +5,7 @@
 import { generateText, type LanguageModel, type ModelMessage, NoObjectGeneratedError, Output } from "ai";
 import type { z } from "zod";
 import { ApiError, type FieldError } from "../../../platform/errors";
-import { classifyModelError } from "../../agents/model-errors";
+import { classifyModelError } from "../../agents";
 
 export const DEFAULT_ATTEMPTS = 3;
 const MODEL_TIMEOUT_MS = 60_000;

@@ -2,7 +2,7 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { json, security } from "../../../platform/http/schemas";
-import { SSE_HEADERS } from "../../agents/sse";
+import { SSE_HEADERS } from "../../agents";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { ChatBody, ChatResponse } from "../schemas";
 import { copilotChat } from "../use-cases/chat";

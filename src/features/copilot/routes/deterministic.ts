@@ -53,7 +53,7 @@ export const deterministicRoutes = createRouter<HttpEnv>()
       request: { params: AgentIdParam },
       responses: { 200: { description: "Usage and recommendations", content: json(InsightsSchema) }, ...deterministicErrors },
     }),
-    async (c) => c.json(await agentInsights(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").agentId), 200),
+    async (c) => c.json(await agentInsights(c.get("ctx"), c.req.valid("param").agentId), 200),
   )
   .openapi(post("/infer/schema", "Infer a JSON Schema from sample values", InferSchemaBody, InferredSchema, "The inferred schema"), (c) => {
     const body = c.req.valid("json");
@@ -61,15 +61,15 @@ export const deterministicRoutes = createRouter<HttpEnv>()
   })
   .openapi(
     post("/configure/node", "Configuration for a node type from its config_schema and the org's connectors", ConfigureNodeBody, NodeConfigurationSchema, "The configuration and where each value came from"),
-    async (c) => c.json(await configureNodeFor(c.get("ctx"), c.get("principal").orgId, c.req.valid("json")), 200),
+    async (c) => c.json(await configureNodeFor(c.get("ctx"), c.req.valid("json")), 200),
   )
   .openapi(
     post("/auto-configure/pipeline", "Configure a pipeline's unconfigured nodes", PipelineRefBody, AutoConfiguredSchema, "The configured definition, the changes and what is left"),
-    async (c) => c.json(await autoConfigurePipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("json")), 200),
+    async (c) => c.json(await autoConfigurePipeline(c.get("ctx"), c.req.valid("json")), 200),
   )
   .openapi(
     post("/generate/pipeline-docs", "Markdown documentation of a pipeline from its definition", DocsBody, DocsSchema, "Markdown: purpose, trigger, nodes, data flow, error handling"),
-    async (c) => c.json(await documentPipeline(c.get("ctx"), c.get("principal").orgId, c.req.valid("json")), 200),
+    async (c) => c.json(await documentPipeline(c.get("ctx"), c.req.valid("json")), 200),
   )
   .openapi(
     createRoute({

@@ -2,7 +2,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { conflictError, json, security } from "../../../platform/http/schemas";
-import { Pipeline, presentPipeline } from "../../pipelines/schemas";
+import { Pipeline, presentPipeline } from "../../pipelines";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { presentSuggestion, SuggestBody, SuggestionIdParam, SuggestionSchema, SuggestionsQuery, SuggestionsResponse } from "../schemas";
 import { applySuggestion, createSuggestions, listSuggestions } from "../use-cases/suggestions";
@@ -43,7 +43,7 @@ export const suggestionRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const { rows, total } = await listSuggestions(c.get("ctx"), c.get("principal").orgId, q.pipeline_id, q.limit, q.offset);
+      const { rows, total } = await listSuggestions(c.get("ctx"), q.pipeline_id, q.limit, q.offset);
       return c.json({ suggestions: rows.map(presentSuggestion), total_count: total }, 200);
     },
   )
@@ -64,7 +64,7 @@ export const suggestionRoutes = createRouter<HttpEnv>()
       },
     }),
     async (c) => {
-      const { suggestion, pipeline } = await applySuggestion(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
+      const { suggestion, pipeline } = await applySuggestion(c.get("ctx"), c.req.valid("param").id);
       return c.json({ suggestion: presentSuggestion(suggestion), pipeline: presentPipeline(pipeline) }, 200);
     },
   );

@@ -2,12 +2,8 @@
 // the validator's errors and the copilot's warnings, plus failure rates per node from the
 // stored pipeline's real executions. Agents: static findings against the org's tools and models.
 import type { OrgContext } from "../../../platform/org-context";
-import { modelSources } from "../../agents/access";
-import { loadAgent } from "../../agents/access";
-import { listModels } from "../../agents/models";
-import { describeTools } from "../../agents/tools/registry";
-import { getPipeline } from "../../pipelines/use-cases/pipelines";
-import { registry } from "../../pipelines/registry";
+import { describeTools, listModels, loadAgent, modelSources } from "../../agents";
+import { getPipeline } from "../../pipelines";
 import { denial, type Principal } from "../../tenancy/auth/permissions";
 import { forbidden } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
@@ -37,12 +33,12 @@ const FAILURE_RATE_ALERT = 0.2;
 
 export async function analyze(ctx: OrgContext, principal: Principal, req: AnalyzeRequest): Promise<Analysis> {
   if (req.agent_id || req.agent) return analyzeAgent(ctx, principal, req);
-  const row = req.pipeline_id ? await getPipeline(ctx, principal.orgId, req.pipeline_id) : undefined;
-  const report = validatePipeline(row ? row.definition : req.definition, registry, outboundPolicyOf(ctx.env));
+  const row = req.pipeline_id ? await getPipeline(ctx, req.pipeline_id) : undefined;
+  const report = validatePipeline(row ? row.definition : req.definition, ctx.nodes, outboundPolicyOf(ctx.env));
   const recommendations: string[] = [];
   let history: ExecutionHistory | undefined;
   if (row) {
-    history = await executionHistory(ctx, principal.orgId, row.id);
+    history = await executionHistory(ctx, row.id);
     for (const [id, n] of Object.entries(history.nodes)) {
       if (n.failed && n.failure_rate >= FAILURE_RATE_ALERT) {
         const [code] = Object.entries(n.errors).sort((a, b) => b[1] - a[1])[0] ?? ["UNKNOWN"];

@@ -6,14 +6,9 @@
 import type { OrgContext } from "../../../platform/org-context";
 import { ApiError } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
-import { type AgentEvent, collectTurn } from "../../agents/events";
-import { runAgent } from "../../agents/run";
-import { recordingTurn } from "../../agents/turn-log";
-import { sseFrame, ssePayload, sseStream } from "../../agents/sse";
-import { registry } from "../../pipelines/registry";
+import { type AgentEvent, collectTurn, recordingTurn, runAgent, sseFrame, ssePayload, sseStream } from "../../agents";
 import { limitsOfOrg } from "../../tenancy/limits/org-limits";
 import { hasPermission, type Principal } from "../../tenancy/auth/permissions";
-import { execute } from "../../../main/wiring";
 import { copilotTools } from "../chat-tools";
 import type { ValidationReport } from "../findings";
 import { catalogPrompt, DEFINITION_RULES } from "../generation/catalog-prompt";
@@ -52,7 +47,7 @@ export type CopilotChatOutcome = { stream: ReadableStream<Uint8Array> } | { resu
 
 export async function copilotChat(ctx: OrgContext, principal: Principal, req: CopilotChatRequest): Promise<CopilotChatOutcome> {
   const model = await copilotModel(ctx, principal, req.model);
-  const loaded = req.context?.pipeline_id || req.context?.definition ? await loadPipeline(ctx, principal.orgId, req.context) : undefined;
+  const loaded = req.context?.pipeline_id || req.context?.definition ? await loadPipeline(ctx, req.context) : undefined;
   const policy = outboundPolicyOf(ctx.env);
   // Events a tool produced, by tool name in call order: each goes out after that call's result.
   const side = new Map<string, CopilotEvent[][]>();
@@ -63,15 +58,15 @@ export async function copilotChat(ctx: OrgContext, principal: Principal, req: Co
     side.set(tool, [...(side.get(tool) ?? []), running]);
   };
   const tools = copilotTools({
-    registry,
-    validate: (definition) => validatePipeline(definition, registry, policy),
+    registry: ctx.nodes,
+    validate: (definition) => validatePipeline(definition, ctx.nodes, policy),
     track: sideOf,
     ...(hasPermission(principal, "fhir:read") ? { fhir: ctx.fhir(principal) } : {}),
     ...(hasPermission(principal, "pipelines:execute")
       ? {
           executeTest: async (pipelineId: string, inputs: Record<string, unknown>) => {
             const limit = (await limitsOfOrg(ctx)).concurrentExecutions;
-            return execute(ctx, principal.orgId, { pipelineId, inputs, async: false, testMode: true, trigger: { kind: "manual" }, concurrencyLimit: limit });
+            return ctx.execute({ pipelineId, inputs, async: false, testMode: true, trigger: { kind: "manual" }, concurrencyLimit: limit });
           },
         }
       : {}),
@@ -82,7 +77,7 @@ export async function copilotChat(ctx: OrgContext, principal: Principal, req: Co
   const context = loaded
     ? `\nThe user is working on the pipeline "${loaded.name}"${loaded.row ? ` (id ${loaded.row.id}, version ${loaded.row.version})` : ""}:\n${JSON.stringify(loaded.definition)}\nWhen asked to change it, keep its node ids and call propose_pipeline with the complete new definition.`
     : "";
-  const system = `You are the copilot of a clinical data integration service: you help integration engineers build pipelines (graphs of nodes) and agents. Use your tools: search_node_catalog and get_node_schema to find node types and their configuration, validate_pipeline to check a definition, propose_pipeline to hand over a complete definition (it must validate), fhir_search to look at the organization's data, execute_test to run a stored pipeline in test_mode.\n${DEFINITION_RULES}\nNode types (id: description):\n${catalogPrompt(registry)}${context}`;
+  const system = `You are the copilot of a clinical data integration service: you help integration engineers build pipelines (graphs of nodes) and agents. Use your tools: search_node_catalog and get_node_schema to find node types and their configuration, validate_pipeline to check a definition, propose_pipeline to hand over a complete definition (it must validate), fhir_search to look at the organization's data, execute_test to run a stored pipeline in test_mode.\n${DEFINITION_RULES}\nNode types (id: description):\n${catalogPrompt(ctx.nodes)}${context}`;
   const agentEvents = recordingTurn(
     ctx,
     { agentId: "copilot", keyId: principal.keyId, model: model.info.id, promptChars: system.length + req.message.length },

@@ -1,18 +1,16 @@
 // What the copilot's use cases read of an organization: a pipeline given by id or inline,
 // and the org's connectors as configuration context.
-import type { OrgData } from "../../../platform/org-data";
+import type { OrgContext } from "../../../platform/org-context";
 import { badRequest } from "../../../platform/errors";
-import { ConnectorStore } from "../../connectors/store";
-import { type Definition, DefinitionSchema } from "../../pipelines/definition";
-import { getPipeline } from "../../pipelines/use-cases/pipelines";
-import type { PipelineRow } from "../../pipelines/tables";
+import { listConnectors } from "../../connectors";
+import { type Definition, DefinitionSchema, getPipeline, type PipelineRow } from "../../pipelines";
 import type { ConfigureContext } from "../configure";
 
 /** Connectors offered as context: enough for any org's configuration, bounded. */
 const MAX_CONNECTORS = 100;
 
-export async function configureContext(data: OrgData, orgId: string): Promise<ConfigureContext> {
-  const { rows } = await new ConnectorStore(data.db, data.env).list(orgId, MAX_CONNECTORS, 0);
+export async function configureContext(ctx: OrgContext): Promise<ConfigureContext> {
+  const { rows } = await listConnectors(ctx, MAX_CONNECTORS, 0);
   return { connectors: rows.map((r) => ({ id: r.id, name: r.name, type: r.type })) };
 }
 
@@ -28,9 +26,9 @@ export interface LoadedPipeline {
 }
 
 /** The stored pipeline (the org's only: 404 otherwise) or the given definition, which must have the definition's shape. */
-export async function loadPipeline(data: OrgData, orgId: string, ref: PipelineRef): Promise<LoadedPipeline> {
+export async function loadPipeline(ctx: OrgContext, ref: PipelineRef): Promise<LoadedPipeline> {
   if (ref.pipeline_id) {
-    const row = await getPipeline(data, orgId, ref.pipeline_id);
+    const row = await getPipeline(ctx, ref.pipeline_id);
     return { row, name: row.name, definition: row.definition as Definition };
   }
   if (ref.definition === undefined) throw badRequest("Give pipeline_id or definition");

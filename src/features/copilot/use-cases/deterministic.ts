@@ -3,7 +3,6 @@
 import type { OrgContext } from "../../../platform/org-context";
 import { badRequest } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
-import { registry } from "../../pipelines/registry";
 import { autoConfigure, configureNode } from "../configure";
 import type { ValidationReport } from "../findings";
 import { inferSchema, type InferOptions } from "../infer-schema";
@@ -12,26 +11,26 @@ import { validatePipeline } from "../validate";
 import { configureContext, loadPipeline, type PipelineRef } from "./context";
 
 export function validate(ctx: OrgContext, definition: unknown): ValidationReport {
-  return validatePipeline(definition, registry, outboundPolicyOf(ctx.env));
+  return validatePipeline(definition, ctx.nodes, outboundPolicyOf(ctx.env));
 }
 
-export async function configureNodeFor(ctx: OrgContext, orgId: string, req: { node_type: string; config?: Record<string, unknown> }) {
-  const type = registry.get(req.node_type);
+export async function configureNodeFor(ctx: OrgContext, req: { node_type: string; config?: Record<string, unknown> }) {
+  const type = ctx.nodes.get(req.node_type);
   if (!type) throw badRequest(`Unknown node type ${req.node_type}; see GET /api/node-catalog`);
-  return configureNode(type, req.config ?? {}, await configureContext(ctx, orgId));
+  return configureNode(type, req.config ?? {}, await configureContext(ctx));
 }
 
-export async function autoConfigurePipeline(ctx: OrgContext, orgId: string, ref: PipelineRef) {
-  const loaded = await loadPipeline(ctx, orgId, ref);
-  const result = autoConfigure(loaded.definition, registry, await configureContext(ctx, orgId));
+export async function autoConfigurePipeline(ctx: OrgContext, ref: PipelineRef) {
+  const loaded = await loadPipeline(ctx, ref);
+  const result = autoConfigure(loaded.definition, ctx.nodes, await configureContext(ctx));
   return { ...result, pipeline_id: loaded.row?.id ?? null, base_version: loaded.row?.version ?? null, validation: validate(ctx, result.definition) };
 }
 
-export async function documentPipeline(ctx: OrgContext, orgId: string, ref: PipelineRef & { name?: string; description?: string }) {
-  const loaded = await loadPipeline(ctx, orgId, ref);
+export async function documentPipeline(ctx: OrgContext, ref: PipelineRef & { name?: string; description?: string }) {
+  const loaded = await loadPipeline(ctx, ref);
   const markdown = pipelineDocs(
     { name: ref.name ?? loaded.row?.name ?? loaded.name, description: ref.description ?? loaded.row?.description, definition: loaded.definition },
-    registry,
+    ctx.nodes,
   );
   return { pipeline_id: loaded.row?.id ?? null, format: "markdown" as const, markdown };
 }

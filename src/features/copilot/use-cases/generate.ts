@@ -3,12 +3,8 @@
 // returns only what passes them (422 GENERATION_INVALID with the last errors otherwise).
 import type { OrgContext } from "../../../platform/org-context";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
-import { modelSources } from "../../agents/access";
-import { listModels } from "../../agents/models";
-import { builtinTools } from "../../agents/tools/builtin";
-import { describeTools } from "../../agents/tools/registry";
-import type { NodeType } from "../../pipelines/node-type";
-import { registry } from "../../pipelines/registry";
+import { builtinTools, describeTools, listModels, modelSources } from "../../agents";
+import type { NodeType } from "../../pipelines";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { generateAgent } from "../generation/agent";
 import { type CodeRequest, generateCode, type NodeRunner } from "../generation/code";
@@ -25,7 +21,7 @@ export interface ModelChoice {
 }
 
 async function pipelineGeneration(ctx: OrgContext, principal: Principal, req: ModelChoice): Promise<PipelineGeneration> {
-  return { model: await copilotModel(ctx, principal, req.model), registry, policy: outboundPolicyOf(ctx.env) };
+  return { model: await copilotModel(ctx, principal, req.model), registry: ctx.nodes, policy: outboundPolicyOf(ctx.env) };
 }
 
 export async function generatePipelineFor(ctx: OrgContext, principal: Principal, req: ModelChoice & { description: string }) {
@@ -34,14 +30,14 @@ export async function generatePipelineFor(ctx: OrgContext, principal: Principal,
 
 export async function modifyPipelineFor(ctx: OrgContext, principal: Principal, req: ModelChoice & PipelineRef & { instruction: string }) {
   const g = await pipelineGeneration(ctx, principal, req);
-  const loaded = await loadPipeline(ctx, principal.orgId, req);
+  const loaded = await loadPipeline(ctx, req);
   const out = await modifyPipeline(g, loaded, req.instruction);
   return { ...out, pipeline_id: loaded.row?.id ?? null, base_version: loaded.row?.version ?? null };
 }
 
 export async function refinePipelineFor(ctx: OrgContext, principal: Principal, req: ModelChoice & PipelineRef & { goals?: string }) {
   const g = await pipelineGeneration(ctx, principal, req);
-  const loaded = await loadPipeline(ctx, principal.orgId, req);
+  const loaded = await loadPipeline(ctx, req);
   const analysis = await analyze(ctx, principal, loaded.row ? { pipeline_id: loaded.row.id } : { definition: loaded.definition });
   const findings = [...analysis.errors, ...analysis.warnings].map((f) => `${f.node_id ?? "pipeline"}: ${f.message}`);
   const out = await refinePipeline(g, loaded, findings, req.goals);
@@ -88,5 +84,5 @@ function sampleRunner(ctx: OrgContext, principal: Principal): NodeRunner {
 }
 
 export async function generateCodeFor(ctx: OrgContext, principal: Principal, req: ModelChoice & CodeRequest) {
-  return generateCode(await copilotModel(ctx, principal, req.model), registry.get(req.node_type), req, sampleRunner(ctx, principal));
+  return generateCode(await copilotModel(ctx, principal, req.model), ctx.nodes.get(req.node_type), req, sampleRunner(ctx, principal));
 }

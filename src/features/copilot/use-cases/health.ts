@@ -2,7 +2,6 @@
 // model, which this reports (without calling it) from the org's model sources.
 import type { OrgContext } from "../../../platform/org-context";
 import { ApiError } from "../../../platform/errors";
-import { registry } from "../../pipelines/registry";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { copilotModel } from "../generation/model";
 
@@ -16,7 +15,7 @@ export async function copilotHealth(ctx: OrgContext, principal: Principal) {
   }
   return {
     status: model.available ? ("ok" as const) : ("degraded" as const),
-    deterministic: { available: true as const, node_types: registry.all().length },
+    deterministic: { available: true as const, node_types: ctx.nodes.all().length },
     model,
   };
 }

@@ -4,11 +4,7 @@
 // model's reported usage per turn, estimates flagged); an agent whose conversations predate the
 // log gets an estimate from the stored text (about 4 characters a token), labelled so.
 import type { OrgContext } from "../../../platform/org-context";
-import { loadAgent } from "../../agents/access";
-import { conversationStub } from "../../agents/chat";
-import type { ReasoningStep } from "../../agents/events";
-import { AgentStore } from "../../agents/store";
-import { CHARS_PER_TOKEN, turnTotals } from "../../agents/turn-log";
+import { AgentStore, CHARS_PER_TOKEN, conversationStub, loadAgent, type ReasoningStep, turnTotals } from "../../agents";
 
 /** The most recent conversations read for one answer. */
 export const INSIGHT_CONVERSATIONS = 50;
@@ -42,7 +38,8 @@ function steps(text: string | null): ReasoningStep[] {
 
 const isError = (r: unknown) => typeof r === "object" && r !== null && "error" in r;
 
-export async function agentInsights(ctx: OrgContext, orgId: string, agentId: string): Promise<AgentInsights> {
+export async function agentInsights(ctx: OrgContext, agentId: string): Promise<AgentInsights> {
+  const { orgId } = ctx;
   const agent = await loadAgent(ctx.db, orgId, agentId);
   const { rows, total } = await new AgentStore(ctx.db).listConversations(orgId, agent.id, INSIGHT_CONVERSATIONS, 0);
   const usage = new Map<string, ToolUsage>();

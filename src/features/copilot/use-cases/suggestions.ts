@@ -7,11 +7,7 @@ import { applyPatch, compare, type Operation } from "fast-json-patch";
 import type { OrgContext } from "../../../platform/org-context";
 import { badRequest, conflict } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
-import { type Definition, DefinitionSchema } from "../../pipelines/definition";
-import { PipelineStore } from "../../pipelines/pipeline-store";
-import { registry } from "../../pipelines/registry";
-import { checkDefinition } from "../../pipelines/validate-definition";
-import { getPipeline } from "../../pipelines/use-cases/pipelines";
+import { checkDefinition, type Definition, DefinitionSchema, getPipeline, PipelineStore } from "../../pipelines";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { executionHistory } from "../execution-history";
 import { type Improvement, improvements } from "../improvements";
@@ -32,9 +28,9 @@ export interface SuggestRequest {
 export const diffOf = (from: Definition, to: Definition): PatchOperation[] => compare(from, to) as PatchOperation[];
 
 export async function createSuggestions(ctx: OrgContext, principal: Principal, req: SuggestRequest): Promise<SuggestionRow[]> {
-  const row = await getPipeline(ctx, principal.orgId, req.pipeline_id);
+  const row = await getPipeline(ctx, req.pipeline_id);
   const current = DefinitionSchema.parse(row.definition);
-  const found: Improvement[] = improvements(current, registry, await executionHistory(ctx, principal.orgId, row.id), await configureContext(ctx, principal.orgId));
+  const found: Improvement[] = improvements(current, ctx.nodes, await executionHistory(ctx, row.id), await configureContext(ctx));
   if (req.use_model) {
     const refined = await refinePipelineFor(ctx, principal, { pipeline_id: row.id, goals: req.goals, model: req.model });
     const { name: _n, description: _d, ...definition } = refined.pipeline;
@@ -44,7 +40,7 @@ export async function createSuggestions(ctx: OrgContext, principal: Principal, r
   // Only changes the service would accept, and that change something, are kept.
   const valid = found
     .map((i) => ({ i, patch: diffOf(current, i.definition) }))
-    .filter(({ i, patch }) => patch.length && validatePipeline(i.definition, registry, policy).valid);
+    .filter(({ i, patch }) => patch.length && validatePipeline(i.definition, ctx.nodes, policy).valid);
   return new SuggestionStore(ctx.db).createMany(
     valid.map(({ i, patch }) => ({
       orgId: principal.orgId,
@@ -59,15 +55,16 @@ export async function createSuggestions(ctx: OrgContext, principal: Principal, r
   );
 }
 
-export function listSuggestions(ctx: OrgContext, orgId: string, pipelineId: string | undefined, limit: number, offset: number) {
-  return new SuggestionStore(ctx.db).list(orgId, pipelineId, limit, offset);
+export function listSuggestions(ctx: OrgContext, pipelineId: string | undefined, limit: number, offset: number) {
+  return new SuggestionStore(ctx.db).list(ctx.orgId, pipelineId, limit, offset);
 }
 
-export async function applySuggestion(ctx: OrgContext, orgId: string, id: string) {
+export async function applySuggestion(ctx: OrgContext, id: string) {
+  const { orgId } = ctx;
   const suggestions = new SuggestionStore(ctx.db);
   const suggestion = await suggestions.get(orgId, id);
   if (suggestion.status === "applied") throw conflict(`Suggestion ${id} was already applied (version ${suggestion.appliedVersion})`, "SUGGESTION_APPLIED");
-  const row = await getPipeline(ctx, orgId, suggestion.pipelineId);
+  const row = await getPipeline(ctx, suggestion.pipelineId);
   if (row.version !== suggestion.baseVersion) {
     throw conflict(`Pipeline ${row.id} is at version ${row.version}; the suggestion was made for version ${suggestion.baseVersion}`, "PIPELINE_VERSION_CONFLICT");
   }
@@ -77,7 +74,7 @@ export async function applySuggestion(ctx: OrgContext, orgId: string, id: string
   } catch (e) {
     throw badRequest(`The suggestion's patch does not apply: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const { definition } = checkDefinition(patched, registry, outboundPolicyOf(ctx.env));
+  const { definition } = checkDefinition(patched, ctx.nodes, outboundPolicyOf(ctx.env));
   const saved = await new PipelineStore(ctx.db).update(orgId, row.id, { name: row.name, description: row.description, definition }, suggestion.baseVersion);
   const applied = await suggestions.markApplied(orgId, id, saved.version);
   return { suggestion: applied, pipeline: saved };

@@ -34,7 +34,7 @@ export const executionRoutes = createRouter<HttpEnv>()
     createRoute({ method: "post", path: "/execute", audit: audited("execution.start", { response: "execution_id" }), tags, summary: "Execute a pipeline (sync or async)", description: "Non-test executions need a deployed pipeline and run its deployed version; test_mode runs the latest version. 429 beyond the org's concurrent executions.", security, middleware: run, request: { body: { required: true, content: json(ExecuteBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
-      const result = await executePipeline(c.get("ctx"), c.get("principal").orgId, {
+      const result = await executePipeline(c.get("ctx"), {
         pipelineId: body.pipeline_id,
         inputs: body.inputs,
         async: body.async,
@@ -48,7 +48,7 @@ export const executionRoutes = createRouter<HttpEnv>()
     createRoute({ method: "post", operationId: "retryExecution", path: "/execute/retry", audit: audited("execution.retry", { response: "execution_id" }), tags, summary: "Retry from a node: a new linked execution reusing earlier successful outputs", security, middleware: run, request: { body: { required: true, content: json(RetryBody) } }, responses: { ...resultResponses, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
-      const result = await retryExecution(c.get("ctx"), c.get("principal").orgId, {
+      const result = await retryExecution(c.get("ctx"), {
         executionId: body.execution_id,
         nodeId: body.node_id,
         inputs: body.inputs,
@@ -62,7 +62,7 @@ export const executionRoutes = createRouter<HttpEnv>()
     createRoute({ method: "post", operationId: "startStepSession", path: "/execute/step", audit: audited("execution.step", { response: "session_id" }), tags, summary: "Open a step-by-step session (status waiting at the first node)", security, middleware: run, request: { body: { required: true, content: json(StepBody) } }, responses: { 201: { description: "Session", content: json(StepViewSchema) }, ...commonErrors, ...notFoundError, ...conflictError, ...tooLargeError } }),
     async (c) => {
       const body = c.req.valid("json");
-      const view = await startStepSession(c.get("ctx"), c.get("principal").orgId, { pipelineId: body.pipeline_id, inputs: body.inputs, testMode: body.test_mode });
+      const view = await startStepSession(c.get("ctx"), { pipelineId: body.pipeline_id, inputs: body.inputs, testMode: body.test_mode });
       return c.json(view as z.infer<typeof StepViewSchema>, 201);
     },
   )
@@ -71,7 +71,7 @@ export const executionRoutes = createRouter<HttpEnv>()
     async (c) => {
       const { sessionId } = c.req.valid("param");
       const body: z.infer<typeof StepAdvanceBody> = c.req.valid("json") ?? {};
-      const view = await advanceStepSession(c.get("ctx"), c.get("principal").orgId, sessionId, body.node_outputs);
+      const view = await advanceStepSession(c.get("ctx"), sessionId, body.node_outputs);
       return c.json(view as z.infer<typeof StepViewSchema>, 200);
     },
   )
@@ -88,14 +88,14 @@ export const executionRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { limit, offset, pipeline_id, status, since, until } = c.req.valid("query");
-      const { rows, total } = await listExecutions(c.get("ctx"), c.get("principal").orgId, { pipelineId: pipeline_id, status, since, until }, limit, offset);
+      const { rows, total } = await listExecutions(c.get("ctx"), { pipelineId: pipeline_id, status, since, until }, limit, offset);
       return c.json({ executions: rows.map(presentExecutionSummary), total_count: total }, 200);
     },
   )
   .openapi(
     createRoute({ method: "get", path: "/executions/{id}", tags, summary: "Full execution record: per-node inputs, outputs, timing, logs, errors", security, middleware: read, request: { params: ExecutionIdParam }, responses: { 200: { description: "Execution", content: json(ExecutionDetail) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
-      const { row, ...details } = await getExecution(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
+      const { row, ...details } = await getExecution(c.get("ctx"), c.req.valid("param").id);
       return c.json({ ...presentExecutionSummary(row), ...details }, 200);
     },
   )
@@ -115,7 +115,7 @@ export const executionRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const stats = await executionStats(c.get("ctx"), c.get("principal").orgId, { pipelineId: q.pipeline_id, since: q.since, until: q.until, includeTest: q.include_test === "true" });
+      const stats = await executionStats(c.get("ctx"), { pipelineId: q.pipeline_id, since: q.since, until: q.until, includeTest: q.include_test === "true" });
       return c.json(stats, 200);
     },
   );

@@ -1,16 +1,12 @@
 // Calling a custom tool with arguments, as an agent would: the arguments are
 // checked against the tool's JSON Schema, then sent through its connector or
 // run as a synchronous execution of its deployed pipeline.
-import type { OrgData } from "../../../../platform/org-data";
+import type { OrgContext } from "../../../../platform/org-context";
 import type { ToolRow } from "./tables";
-import { connectorClient } from "../../../connectors/client";
-import { assertConnectorDestinations } from "../../../connectors/destinations";
-import { ConnectorStore } from "../../../connectors/store";
-import type { ConnectorAuth } from "../../../connectors/types";
+import { type ConnectorAuth, ConnectorStore, assertConnectorDestinations, connectorClient } from "../../../connectors";
 import { ApiError, validationFailed } from "../../../../platform/errors";
-import type { Execute } from "../../../pipelines/execution-service";
 import { outboundPolicyOf } from "../../../../platform/outbound/policy";
-import { PipelineStore } from "../../../pipelines/pipeline-store";
+import { PipelineStore } from "../../../pipelines";
 import { type ToolImplementation, argumentErrors } from "./definition";
 
 export interface ToolResult {
@@ -47,34 +43,37 @@ export function toolRequest(impl: Extract<ToolImplementation, { kind: "http" }>,
  * The connector or pipeline a tool names must exist in the same organization; a connector
  * whose destination the outbound guard refuses fails with DESTINATION_NOT_ALLOWED.
  */
-export async function implementationErrors(data: OrgData, orgId: string, impl: ToolImplementation) {
-  const { env } = data;
+export async function implementationErrors(ctx: OrgContext, impl: ToolImplementation) {
+  const { env, orgId } = ctx;
   if (impl.kind === "http") {
-    const found = await new ConnectorStore(data.db, env).get(orgId, impl.connector_id);
+    const found = await new ConnectorStore(ctx.db, env).get(orgId, impl.connector_id);
     if (!found) return [{ path: "implementation.connector_id", message: `No connector ${impl.connector_id}` }];
-    assertConnectorDestinations({ type: found.type, endpoint: found.endpoint, auth: found.auth as ConnectorAuth }, outboundPolicyOf(env), "implementation.connector.");
+    assertConnectorDestinations(ctx.connectorTypes, { type: found.type, endpoint: found.endpoint, auth: found.auth as ConnectorAuth }, outboundPolicyOf(env), "implementation.connector.");
     return [];
   }
   try {
-    await new PipelineStore(data.db).get(orgId, impl.pipeline_id);
+    await new PipelineStore(ctx.db).get(orgId, impl.pipeline_id);
     return [];
   } catch {
     return [{ path: "implementation.pipeline_id", message: `No pipeline ${impl.pipeline_id}` }];
   }
 }
 
-/** Runs a tool; in test mode (an ai node of a test-mode execution) it writes nothing outside. */
-/** `execute` runs pipeline tools; it is passed in (see service-wiring.ts) because agents, which call tools, are part of pipeline runs. */
-export async function invokeTool(execute: Execute, data: OrgData, orgId: string, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode = false): Promise<ToolResult> {
+/**
+ * Runs a tool; in test mode (an ai node of a test-mode execution) it writes nothing outside.
+ * Pipeline tools run through the org context's `execute` (wired in src/main/wiring.ts), since
+ * agents, which call tools, are part of pipeline runs.
+ */
+export async function invokeTool(ctx: OrgContext, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode = false): Promise<ToolResult> {
   const errors = argumentErrors(tool.parameters, args);
   if (errors.length) throw validationFailed(`Arguments do not match the parameters of tool ${tool.name}`, errors);
   const impl = tool.implementation as ToolImplementation;
   if (impl.kind === "pipeline") {
-    const res = await execute(data, orgId, { pipelineId: impl.pipeline_id, inputs: args, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit });
+    const res = await ctx.execute({ pipelineId: impl.pipeline_id, inputs: args, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit });
     return { ok: res.status === "completed", result: res.status === "completed" ? res.outputs : res.error, execution_id: res.execution_id };
   }
   const request = toolRequest(impl, args);
-  const res = await connectorClient(data, orgId, testMode).fetch(impl.connector_id, request.path, {
+  const res = await connectorClient(ctx, testMode).fetch(impl.connector_id, request.path, {
     method: impl.method,
     query: request.query,
     headers: { accept: "application/json", ...(request.body === undefined ? {} : { "content-type": "application/json" }) },

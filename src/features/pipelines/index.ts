@@ -1,0 +1,14 @@
+// What other features use of pipelines: definitions and their validation against the node
+// catalog, the stored pipelines and execution records, and starting runs on service events.
+// (Node families implement the NodeType contract in node-type.ts; runs start through the org
+// context's `execute`, src/features/pipelines/org-context.ts.)
+export { type Definition, DefinitionSchema, MAX_DEFINITION_BYTES, type PipelineNode } from "./definition";
+export { ExecutionStore } from "./execution-store";
+export type { NodeType } from "./node-type";
+export { PipelineStore } from "./pipeline-store";
+export { configJsonSchema, type NodeRegistry, outputPorts } from "./registry";
+export { Pipeline, presentPipeline } from "./schemas";
+export type { PipelineRow } from "./tables";
+export { dispatchToPipelines, eventTriggers, type ServiceEvent, triggerMatches } from "./triggers";
+export { getPipeline } from "./use-cases/pipelines";
+export { checkDefinition } from "./validate-definition";
