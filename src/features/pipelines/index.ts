@@ -4,6 +4,7 @@
 // context's `execute`, src/features/pipelines/org-context.ts.)
 export { type Definition, DefinitionSchema, MAX_DEFINITION_BYTES, type PipelineNode } from "./definition";
 export { ExecutionStore } from "./execution-store";
+export { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "./nodes/consent-gate";
 export type { NodeType } from "./node-type";
 export { PipelineStore } from "./pipeline-store";
 export { configJsonSchema, type NodeRegistry, outputPorts } from "./registry";

@@ -14,7 +14,7 @@ import { parseMessage } from "./parse";
 import { URL_NAMESPACE, uuidV5 } from "./uuid";
 import type { InboundEventPayload } from "../../features/inbound/adapter";
 import { defineNode } from "../../features/pipelines/node-type";
-import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../features/consent/outbound";
+import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../features/pipelines";
 
 export const HL7_EVENT_TYPE = "hl7.message";
 

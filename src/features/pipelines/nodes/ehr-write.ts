@@ -5,7 +5,7 @@
 // (429, 503) is retried after Retry-After; any other refusal fails the node with the EHR's
 // OperationOutcome in its error details (on_error "route" sends it to the error port).
 import { z } from "zod";
-import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../consent/outbound";
+import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "./consent-gate";
 import type { Bundle, Resource } from "../../fhir/port";
 import { NodeFailure } from "../node-failure";
 import { defineNode, type NodeContext } from "../node-type";

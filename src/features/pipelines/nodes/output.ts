@@ -1,7 +1,7 @@
 // Output nodes: call an HTTP endpoint (directly or through a connector), set the
 // execution's response, write to the execution log.
 import { z } from "zod";
-import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../consent/outbound";
+import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "./consent-gate";
 import { NodeFailure } from "../node-failure";
 import { defineNode } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";

@@ -2,13 +2,15 @@
 // HL7 send, later MHD publish and exports to external systems) takes the same optional `consent`
 // config and calls checkOutboundConsent before sending: when the node says "always", or "inherit"
 // and the organization enforces outbound consent, each patient the payload is about must be
-// permitted to be disclosed to the node's actors for its purposes.
+// permitted to be disclosed to the node's actors for its purposes. The decisions are the consent
+// feature's (features/consent/decide.ts); the gate lives with the nodes that call it, so pipelines
+// depend on consent and not the other way round (consent's own nodes build on pipelines).
 import { z } from "zod";
-import { evaluate, jsonataExpression } from "../pipelines/nodes/expression";
-import { patientsOf } from "../fhir/access-policy";
-import type { Resource } from "../fhir/port";
-import type { ConsentAction, ConsentDecision, ConsentRequest } from "./decide";
-import type { ConsentDecider } from "./service";
+import { evaluate, jsonataExpression } from "./expression";
+import { patientsOf } from "../../fhir/access-policy";
+import type { Resource } from "../../fhir/port";
+import type { ConsentAction, ConsentDecision, ConsentRequest } from "../../consent/decide";
+import type { ConsentDecider } from "../../consent/service";
 
 const ACT_REASON = "http://terminology.hl7.org/CodeSystem/v3-ActReason";
 
