@@ -1,0 +1,39 @@
+// Everything that plugs into the service, one line each (the contract: src/standards/plugin.ts).
+// The features' own contributions come first, then the standards and implementation guides, each
+// declared once in its own folder, then the device platforms. The order is the catalogs' order
+// (the node catalog lists families as they come here). Every registry is built from this list
+// (catalogs.ts); nothing below src/main/ names a plug-in.
+import { AI_NODES } from "../features/agents/nodes/index";
+import { ALERT_NODES } from "../features/alerts/nodes";
+import { CORE_CONNECTOR_TYPES } from "../features/connectors/core-types";
+import { CONSENT_NODES } from "../features/consent/nodes/index";
+import { DEVICE_NODES } from "../features/devices/nodes";
+import { exportOperations } from "../features/export/operations";
+import { coreOperations } from "../features/fhir/operations/core";
+import { CORE_NODE_FAMILIES } from "../features/pipelines/nodes/index";
+import { DICOMWEB_PLUGIN } from "../standards/dicomweb/plugin";
+import { HL7V2_PLUGIN } from "../standards/hl7v2/plugin";
+import { MHD_PLUGIN } from "../standards/ihe/mhd/plugin";
+import { PDQM_PLUGIN } from "../standards/ihe/pdqm/plugin";
+import { IPS_PLUGIN } from "../standards/ips/plugin";
+import type { Plugin } from "../standards/plugin";
+import { X12_PLUGIN } from "../standards/x12/plugin";
+import { DEVICE_PLATFORM_PLUGINS } from "./device-platforms";
+
+export const PLUGINS: readonly Plugin[] = [
+  { name: "fhir", fhir: { operations: coreOperations } },
+  { name: "bulk-export", fhir: { operations: exportOperations } },
+  ...CORE_NODE_FAMILIES.map((nodes, i) => ({ name: `pipelines-core-${i}`, nodes })),
+  { name: "connectors-core", connectorTypes: CORE_CONNECTOR_TYPES },
+  { name: "agents", nodes: AI_NODES },
+  HL7V2_PLUGIN,
+  X12_PLUGIN,
+  DICOMWEB_PLUGIN,
+  IPS_PLUGIN,
+  PDQM_PLUGIN,
+  MHD_PLUGIN,
+  { name: "devices", nodes: DEVICE_NODES },
+  { name: "alerts", nodes: ALERT_NODES },
+  { name: "consent", nodes: CONSENT_NODES },
+  ...DEVICE_PLATFORM_PLUGINS,
+];
