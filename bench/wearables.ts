@@ -18,7 +18,7 @@
 // Usage: npm run bench -- wearables [--seconds 10] [--concurrency 8] [--documents 200] [--consumer held|running]
 import { createHmac } from "node:crypto";
 import path from "node:path";
-import { mapOura } from "../src/device-platforms/oura/mapping";
+import { mapOura } from "../src/features/devices/platforms/oura/mapping";
 import type { Reading } from "../src/features/devices/reading";
 import { OURA_ORIGIN, ouraMock } from "../test/device-platforms/mocks/oura";
 import { mockNetwork } from "../test/device-platforms/mocks/vendor-mock";

@@ -10,6 +10,7 @@ import { spaAssets } from "../platform/http/spa-assets";
 import { CONSOLE_ROUTES } from "./console-routes";
 import { orgContext } from "./org-context";
 import { orgContexts } from "./context";
+import { devicePlatformsOf } from "./device-platform-services";
 import { resolvePublicBase } from "../platform/http/public-url";
 import { corsPolicy } from "../platform/http/cors";
 import { requestLog } from "../platform/http/request-log";
@@ -58,9 +59,9 @@ import { consoleSessionRoutes, consoleSignInRoutes } from "../features/tenancy/r
 import { organizationRoutes } from "../features/tenancy/routes/organization";
 import { pipelineRoutes } from "../features/pipelines/routes/pipelines";
 import { toolRoutes } from "../features/agents/routes/tools";
-import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../device-platforms/routes";
+import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
 import type { HttpEnv } from "../platform/http/http-env";
-import { companionPublicRoutes, companionRoutes } from "../device-platforms/companion/routes";
+import { companionPublicRoutes, companionRoutes } from "../features/devices/platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 
@@ -128,7 +129,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/console/session", consoleSignInRoutes);
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
-  app.route("/api", devicePlatformPublicRoutes);
+  app.route("/api", devicePlatformPublicRoutes(devicePlatformsOf));
   app.route("/api", companionPublicRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.

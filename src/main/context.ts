@@ -15,6 +15,7 @@ import type { OrgContext, OrgContexts } from "../platform/org-context";
 import { orgData } from "../platform/org-data";
 import { controlDatabase } from "../platform/shards";
 import { CONNECTOR_TYPE_CATALOG } from "./connector-catalog";
+import { devicePlatformsOf, platformServices } from "./device-platform-services";
 import { NODE_FAMILIES } from "./node-catalog";
 import { agentServicesFor, execute, openExecutionBatch, pipelineServicesFor, runFor } from "./wiring";
 // Implementation guides' search parameters and write checks join the store before any store is built.
@@ -43,6 +44,13 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     agents: (principal, options) => agentServicesFor(ctx, principal, options),
     readingsStored: async (stored) => {
       if (stored.length) await evaluateReadings(ctx, stored);
+    },
+    // Read at each use, as the deployment's service profile answers them (a test chooses its fakes per file).
+    get devicePlatforms() {
+      return devicePlatformsOf(env);
+    },
+    get platformServices() {
+      return platformServices(env);
     },
   };
   return ctx;

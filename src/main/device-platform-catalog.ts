@@ -1,7 +1,13 @@
-// Every device platform the service syncs from, one line each: its PlatformAdapter
-// (src/features/devices/platform-adapter.ts). The device feature's registry reads this list;
-// the vendors (issue #14) add their lines here.
-import { devicePlatforms } from "../device-platforms/catalog";
-import type { PlatformAdapter } from "../features/devices/platform-adapter";
+// Every device platform the service syncs from and takes webhooks, OAuth links and uploads of, one
+// line each: its DevicePlatform (src/features/devices/platforms/platform.ts: the device core's
+// PlatformAdapter and what the vendor adds). src/main/device-platform-services.ts hands the
+// registry of this list down; a new vendor is a folder under src/features/devices/platforms/ and a line here.
+import { garmin } from "../features/devices/platforms/garmin/adapter";
+import { googleHealth } from "../features/devices/platforms/google-health/adapter";
+import { oura } from "../features/devices/platforms/oura/adapter";
+import type { DevicePlatform } from "../features/devices/platforms/platform";
+import { polar } from "../features/devices/platforms/polar/adapter";
+import { suunto } from "../features/devices/platforms/suunto/adapter";
+import { whoop } from "../features/devices/platforms/whoop/adapter";
 
-export const DEVICE_PLATFORMS: readonly PlatformAdapter[] = devicePlatforms;
+export const DEVICE_PLATFORMS: readonly DevicePlatform[] = [oura, whoop, garmin, polar, suunto, googleHealth];

@@ -12,10 +12,11 @@ import { consumeAudits } from "../features/fhir/audit-queue";
 import type { Env } from "../platform/env";
 import { normalizeFhirBase } from "../features/fhir/routes/fhir";
 import { runScheduledWork } from "./scheduled";
-import { processDeviceEventBatch } from "../device-platforms/webhooks/queue";
-import type { DeviceEventMessage } from "../device-platforms/webhooks/receive";
-import { DeviceSync as DeviceSyncCore } from "../features/devices/device-sync";
-import { callWithLinkTokens } from "../device-platforms/oauth/sync-calls";
+import { processDeviceEventBatch } from "../features/devices/platforms/webhooks/queue";
+import type { DeviceEventMessage } from "../features/devices/platforms/webhooks/receive";
+import { DeviceSync as DeviceSyncObject } from "../features/devices/device-sync";
+import { AppleHealthImport as AppleHealthImportObject } from "../features/devices/platforms/apple-health/export-job";
+import { callWithLinkTokens } from "../features/devices/platforms/oauth/sync-calls";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
 const DEVICE_EVENTS_QUEUE = "cdis-device-events";
@@ -34,11 +35,14 @@ export class StepSession extends StepSessionObject {
   protected override readonly contexts = orgContexts;
 }
 /** A manual sync calls an OAuth-linked wearable with its platform link's fresh tokens (the device core imports no platform). */
-export class DeviceSync extends DeviceSyncCore {
+export class DeviceSync extends DeviceSyncObject {
+  protected override readonly contexts = orgContexts;
   protected override readonly linkedCall = callWithLinkTokens;
 }
+export class AppleHealthImport extends AppleHealthImportObject {
+  protected override readonly contexts = orgContexts;
+}
 export { OrgMover } from "../features/operations/org-mover";
-export { AppleHealthImport } from "../device-platforms/apple-health/export-job";
 export class MessageRouter extends MessageRouterObject {
   protected override readonly contexts = orgContexts;
   protected override readonly adapters = inboundAdapters;
@@ -54,7 +58,7 @@ export default {
     ctx.waitUntil(runScheduledWork(env, new Date(controller.scheduledTime)));
   },
   // Two queues: reads' AuditEvents (stored per org in batches) and wearable platform webhook
-  // deliveries (src/device-platforms/webhooks/queue.ts); each batch comes from one of them.
+  // deliveries (src/features/devices/platforms/webhooks/queue.ts); each batch comes from one of them.
   queue: (batch, env) =>
     batch.queue === DEVICE_EVENTS_QUEUE
       ? processDeviceEventBatch(batch as MessageBatch<DeviceEventMessage>, env, contextForOrg)

@@ -13,7 +13,8 @@ import { type DispatchResult, runSchedules } from "../features/pipelines/trigger
 import { type LastSyncOf, runShardAlertChecks } from "../features/alerts/absence-check";
 import { lastSyncedThrough } from "../features/devices/store/sync-logs";
 import { orgsWithIntegration } from "../features/devices/store/integrations";
-import { RENEWING_KINDS, renewSubscriptions } from "../device-platforms/webhooks/renew-subscriptions";
+import { renewingKinds, renewSubscriptions } from "../features/devices/platforms/webhooks/renew-subscriptions";
+import { devicePlatformsOf } from "./device-platform-services";
 
 const AUDIT_FLUSH_BUDGET_MS = 20_000;
 /** Vendor webhook subscriptions (Oura) are checked once an hour, at this minute. */
@@ -39,7 +40,7 @@ export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncO
         runSchedules(database(d1), at, dataFor),
         flushAllAuditLogs(d1, deadline, paused),
         runShardAlertChecks(database(d1), at, dataFor, lastSyncOf, logger(env)),
-        at.getUTCMinutes() === SUBSCRIPTION_RENEWAL_MINUTE ? renewShardSubscriptions(database(d1), at, dataFor) : undefined,
+        at.getUTCMinutes() === SUBSCRIPTION_RENEWAL_MINUTE ? renewShardSubscriptions(database(d1), at, dataFor, renewingKinds(devicePlatformsOf(env))) : undefined,
       ]);
       return results;
     }),
@@ -47,9 +48,9 @@ export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncO
   return started.flat();
 }
 
-/** Every org on the shard with a platform whose webhook subscriptions expire: renew those near expiry. */
-async function renewShardSubscriptions(db: ReturnType<typeof database>, at: Date, dataFor: (orgId: string) => Promise<ReturnType<typeof contextFor> | undefined>): Promise<void> {
-  for (const orgId of await orgsWithIntegration(db, RENEWING_KINDS)) {
+/** Every org on the shard with a platform whose webhook subscriptions expire (`kinds`): renew those near expiry. */
+async function renewShardSubscriptions(db: ReturnType<typeof database>, at: Date, dataFor: (orgId: string) => Promise<ReturnType<typeof contextFor> | undefined>, kinds: readonly string[]): Promise<void> {
+  for (const orgId of await orgsWithIntegration(db, kinds)) {
     const data = await dataFor(orgId);
     if (data) await renewSubscriptions(data, at);
   }

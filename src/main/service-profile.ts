@@ -3,13 +3,11 @@
 // registers one (test/support/service-profile.ts); production selects none.
 import type { AgentServiceOptions, AgentServices } from "../features/agents/services";
 import type { Principal } from "../features/tenancy/auth/permissions";
-import type { PlatformServices } from "../device-platforms/wiring";
-import type { Env } from "../platform/env";
 import type { OrgData } from "../platform/org-data";
+import type { DevicePlatformProfile } from "./device-platform-services";
 
-export interface ServiceProfile {
+/** Besides the agents' services: the device platforms and their seams (device-platform-services.ts). */
+export interface ServiceProfile extends DevicePlatformProfile {
   /** The agents' services for a principal (tools, models, pipelines, audit). */
   agents(data: OrgData, principal: Principal, options?: AgentServiceOptions): AgentServices | undefined;
-  /** The wearable platforms' seams to the device core and the vendors' network. */
-  devicePlatforms(env: Env): PlatformServices | undefined;
 }

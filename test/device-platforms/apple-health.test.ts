@@ -5,7 +5,7 @@
 // object, with progress in the sync log.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { importStep, newImportState } from "../../src/device-platforms/apple-health/export-import";
+import { importStep, newImportState } from "../../src/features/devices/platforms/apple-health/export-import";
 import EXPORT_XML from "../fixtures/wearables/apple-health/export.xml?raw";
 import { createKey, authedFetch, call, createTenant, type Tenant } from "../support/tenants";
 import { codeOf, companionDevice, type CompanionDevice, finishedSync, observations, upload, wireDeviceCore } from "./companion-support";

@@ -1,7 +1,7 @@
 // Companion-app test helpers: the device core wired as the Worker wires it, a patient with a
 // companion device, an upload token issued through the real endpoint, uploads with it, and
 // waiting for an import's sync log.
-import { devicePlatformServices } from "../../src/main/device-platform-services";
+import { devicePlatformServices } from "../../src/features/devices/platform-services";
 import { useDevicePlatformServices } from "../support/service-profile";
 import { createPatient, linkDevice } from "../devices/support";
 import { call, type Tenant } from "../support/tenants";

@@ -1,4 +1,4 @@
-// The wearables wired to the device core as the Worker wires them (src/device-platform-services.ts):
+// The wearables wired to the device core as the Worker wires them (src/features/devices/platform-services.ts):
 // the org's Oura credentials come from its device integration, the OAuth link marks the device
 // link Active, and a signed webhook becomes Observations of the linked Device through the device
 // core's ingest, shown on the patient's timeline; a replay adds no Observation. Only the vendor's

@@ -1,7 +1,7 @@
 // What the end-to-end wearable tests read back from the device core, through the public API only:
 // a patient with a linked device, the patient's Observations, a sync log once it has finished,
 // the vitals endpoint and the timeline.
-import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
+import { forgetWebhookCredentials } from "../../src/features/devices/platforms/webhooks/credential-cache";
 import type { Tenant } from "../support/tenants";
 
 /** The org's device integration for `kind`: client id and secret plus secret extras, and the non-secret settings. */

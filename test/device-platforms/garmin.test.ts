@@ -4,8 +4,8 @@
 import { createHmac } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import dailies from "../fixtures/wearables/garmin-dailies.json";
-import { getLink } from "../../src/device-platforms/oauth/link-store";
-import { INLINE_BODY_MAX_CHARS } from "../../src/device-platforms/webhooks/receive";
+import { getLink } from "../../src/features/devices/platforms/oauth/link-store";
+import { INLINE_BODY_MAX_CHARS } from "../../src/features/devices/platforms/webhooks/receive";
 import { createTenant, type Tenant } from "../support/tenants";
 import { GARMIN_ORIGIN, garminMock, garminPushHeaders } from "./mocks/garmin";
 import { mockNetwork } from "./mocks/vendor-mock";

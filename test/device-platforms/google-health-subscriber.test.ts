@@ -8,8 +8,8 @@
 // With `subscription_policy: MANUAL`, Fitbit's semantics: a subscription per user, made on link
 // and removed on unlink.
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/main/device-platform-services";
-import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
+import { devicePlatformServices } from "../../src/features/devices/platform-services";
+import { forgetWebhookCredentials } from "../../src/features/devices/platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
 import { useDevicePlatformServices } from "../support/service-profile";

@@ -6,9 +6,9 @@
 // nothing; a bad Authorization stores nothing; the ECDSA signature when a key is configured;
 // unlink revokes; another org sees none of it. Only Google's cloud is a mock.
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/main/device-platform-services";
-import { getLink } from "../../src/device-platforms/oauth/link-store";
-import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
+import { devicePlatformServices } from "../../src/features/devices/platform-services";
+import { getLink } from "../../src/features/devices/platforms/oauth/link-store";
+import { forgetWebhookCredentials } from "../../src/features/devices/platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
 import { useDevicePlatformServices } from "../support/service-profile";

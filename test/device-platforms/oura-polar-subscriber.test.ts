@@ -7,8 +7,8 @@
 // verification failing → 422, app credentials refused → 400, a missing token → 400; another org
 // (even on the same vendor app) never sees or removes this org's registration.
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/main/device-platform-services";
-import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
+import { devicePlatformServices } from "../../src/features/devices/platform-services";
+import { forgetWebhookCredentials } from "../../src/features/devices/platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
 import { useDevicePlatformServices } from "../support/service-profile";

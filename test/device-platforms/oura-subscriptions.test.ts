@@ -3,7 +3,7 @@
 // expiring within a week; other minutes and orgs without Oura call nothing.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { devicePlatformServices } from "../../src/main/device-platform-services";
+import { devicePlatformServices } from "../../src/features/devices/platform-services";
 import { useDevicePlatformServices } from "../support/service-profile";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";

@@ -3,13 +3,13 @@
 // refresh and rotation; tenancy (a state or a webhook of one org never lands in another).
 import { beforeAll, describe, expect, it } from "vitest";
 import { contextForOrg } from "../../src/main/context";
-import { processDeviceEventBatch } from "../../src/device-platforms/webhooks/queue";
-import type { DeviceEventMessage } from "../../src/device-platforms/webhooks/receive";
-import { oura } from "../../src/device-platforms/oura/adapter";
-import { getLink, swapTokens } from "../../src/device-platforms/oauth/link-store";
-import { freshLink, REFRESH_MARGIN_MS } from "../../src/device-platforms/oauth/tokens";
-import { callWithLinkTokens } from "../../src/device-platforms/oauth/sync-calls";
-import { deviceOAuthStates } from "../../src/device-platforms/oauth/tables";
+import { processDeviceEventBatch } from "../../src/features/devices/platforms/webhooks/queue";
+import type { DeviceEventMessage } from "../../src/features/devices/platforms/webhooks/receive";
+import { oura } from "../../src/features/devices/platforms/oura/adapter";
+import { getLink, swapTokens } from "../../src/features/devices/platforms/oauth/link-store";
+import { freshLink, REFRESH_MARGIN_MS } from "../../src/features/devices/platforms/oauth/tokens";
+import { callWithLinkTokens } from "../../src/features/devices/platforms/oauth/sync-calls";
+import { deviceOAuthStates } from "../../src/features/devices/platforms/oauth/tables";
 import { and, eq } from "drizzle-orm";
 import { platformServices } from "../../src/main/device-platform-services";
 import { call, createTenant, type Tenant } from "../support/tenants";

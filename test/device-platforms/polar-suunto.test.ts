@@ -3,9 +3,9 @@
 // notify-only fetch of the url; Suunto's inline workout), replays, bad signatures, sync pages.
 import { beforeAll, describe, expect, it } from "vitest";
 import created from "../fixtures/wearables/suunto-workout-created.json";
-import { getLink } from "../../src/device-platforms/oauth/link-store";
-import { polar as polarPlatform } from "../../src/device-platforms/polar/adapter";
-import { suunto } from "../../src/device-platforms/suunto/adapter";
+import { getLink } from "../../src/features/devices/platforms/oauth/link-store";
+import { polar as polarPlatform } from "../../src/features/devices/platforms/polar/adapter";
+import { suunto } from "../../src/features/devices/platforms/suunto/adapter";
 import { platformServices } from "../../src/main/device-platform-services";
 import { createTenant, type Tenant } from "../support/tenants";
 import { POLAR_ORIGIN, polarMock, polarSignedHeaders } from "./mocks/polar";

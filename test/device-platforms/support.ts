@@ -1,11 +1,11 @@
 // Wiring for the wearable platform tests: the device core's seams (credentials per org and
 // kind, link status, ingest) as in-memory fakes, vendor mocks behind the real outbound guard,
 // and helpers to link a device through the real OAuth endpoints and wait for the queue.
-import { devicePlatformServices } from "../../src/main/device-platform-services";
+import { devicePlatformServices } from "../../src/features/devices/platform-services";
 import { env } from "cloudflare:workers";
 import type { PlatformCredentials } from "../../src/features/devices/platform-adapter";
 import type { Reading } from "../../src/features/devices/reading";
-import { forgetWebhookCredentials } from "../../src/device-platforms/webhooks/credential-cache";
+import { forgetWebhookCredentials } from "../../src/features/devices/platforms/webhooks/credential-cache";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";
 import { deviceEventsDelivered } from "../support/queues";

@@ -1,5 +1,5 @@
 // WHOOP, Garmin, Polar, Suunto and Oura end to end on the device core as the Worker wires it
-// (src/device-platform-services.ts): per platform, link through the vendor's OAuth with the
+// (src/features/devices/platform-services.ts): per platform, link through the vendor's OAuth with the
 // org's integration → webhooks signed exactly as the vendor signs them → Observations with the
 // metric table's LOINC (or local) codes and UCUM units, every one of them stored (none refused)
 // → the vitals endpoint and the patient timeline show them → a replayed webhook adds nothing →
@@ -16,9 +16,9 @@ import polarExercise from "../fixtures/wearables/polar-exercise.json";
 import ouraSleep from "../fixtures/wearables/oura-sleep.json";
 import { env } from "cloudflare:workers";
 import { contextForOrg } from "../../src/main/context";
-import { devicePlatformServices } from "../../src/main/device-platform-services";
-import { processDeviceEventBatch } from "../../src/device-platforms/webhooks/queue";
-import type { DeviceEventMessage } from "../../src/device-platforms/webhooks/receive";
+import { devicePlatformServices } from "../../src/features/devices/platform-services";
+import { processDeviceEventBatch } from "../../src/features/devices/platforms/webhooks/queue";
+import type { DeviceEventMessage } from "../../src/features/devices/platforms/webhooks/receive";
 import { DEVICE_METRICS_SYSTEM, LOINC, UCUM } from "../../src/features/devices/metrics/codes";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { outboundPolicyOf } from "../../src/platform/outbound/policy";

@@ -2,8 +2,8 @@
 // sleep UUID, deletes), unscored → absent, replay, bad signatures, paging with the running cycle
 // left out, 429 with WHOOP's headers, a vendor answer we cannot read → dead letter, unlink.
 import { beforeAll, describe, expect, it } from "vitest";
-import { getLink } from "../../src/device-platforms/oauth/link-store";
-import { whoop } from "../../src/device-platforms/whoop/adapter";
+import { getLink } from "../../src/features/devices/platforms/oauth/link-store";
+import { whoop } from "../../src/features/devices/platforms/whoop/adapter";
 import { platformServices } from "../../src/main/device-platform-services";
 import { createTenant, type Tenant } from "../support/tenants";
 import { mockNetwork } from "./mocks/vendor-mock";

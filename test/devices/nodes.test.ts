@@ -1,10 +1,12 @@
 // The device node family in real pipeline executions: device data (vitals and readings) for
 // the trigger's patient, device sync started from a pipeline and awaited.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { createTenant } from "../support/tenants";
 import { createPatient, linkDevice, minutesAgo, postReadings, reading } from "./support";
-import "./sync.test-adapter";
+import { useTestVendor } from "./sync.test-adapter";
+
+beforeAll(useTestVendor);
 
 describe("device nodes", () => {
   it("lists devices.data and devices.sync in the catalog", async () => {

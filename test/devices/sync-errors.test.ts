@@ -3,15 +3,15 @@
 // runtime's "internal error".
 // An adapter defined here reads its vendor's base URL from the integration (a stand-in on
 // loopback, a closed port, a name that cannot resolve) through the real outbound guard.
-import { inject, describe, expect, it } from "vitest";
+import { beforeAll, inject, describe, expect, it } from "vitest";
 import type { PlatformAdapter } from "../../src/features/devices/platform-adapter";
-import { registerPlatformAdapter } from "../../src/features/devices/platforms";
 import { namingFailures } from "../../src/features/devices/vendor-fetch";
-import { vendorJson } from "../../src/device-platforms/vendor-http";
+import { vendorJson } from "../../src/features/devices/platforms/vendor-http";
 import { tcpProbe } from "../../src/platform/outbound/connect";
 import { guardedFetch } from "../../src/platform/outbound/fetch";
 import { parseOutboundAllow } from "../../src/platform/outbound/policy";
 import { closedPort } from "../support/orthanc";
+import { useStandInPlatforms } from "../support/service-profile";
 import { createTenant, type Tenant } from "../support/tenants";
 import { createPatient, linkDevice } from "./support";
 
@@ -25,7 +25,7 @@ const adapter: PlatformAdapter = {
     return { readings: body.data.map((d) => ({ patientId: device.patientId, deviceId: device.deviceId, metric: "heart_rate", value: d.value, unit: "/min", time: { at: d.ts }, platform: KIND, sourceRecordId: d.id })) };
   },
 };
-registerPlatformAdapter(adapter);
+beforeAll(() => useStandInPlatforms(adapter));
 
 interface Log {
   state: string;

@@ -1,8 +1,9 @@
 // A platform adapter for the tests: pages the stand-in vendor on loopback
-// (test/setup/device-vendor-server.ts) through the outbound-guarded fetch it is handed.
+// (test/setup/device-vendor-server.ts) through the outbound-guarded fetch it is handed. A file
+// that syncs through it calls useTestVendor() in beforeAll.
 import { inject } from "vitest";
 import { type PlatformAdapter, PlatformError } from "../../src/features/devices/platform-adapter";
-import { registerPlatformAdapter } from "../../src/features/devices/platforms";
+import { useStandInPlatforms } from "../support/service-profile";
 
 const UNITS: Record<string, string> = { heart_rate: "bpm", spo2: "fraction", ecg: "mV" };
 
@@ -24,4 +25,5 @@ const adapter: PlatformAdapter = {
     };
   },
 };
-registerPlatformAdapter(adapter);
+/** This file's deployment syncs `test_vendor` devices through the adapter above. */
+export const useTestVendor = () => useStandInPlatforms(adapter);

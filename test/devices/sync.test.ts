@@ -1,10 +1,12 @@
 // Manual sync end to end: an adapter defined here pages a stand-in vendor on loopback
 // (test/setup/device-vendor-server.ts) through the outbound guard; the DeviceSync object runs
 // it on alarms, retries a 429 after Retry-After, fails one data type and finishes the others.
-import { describe, expect, it } from "vitest";
-import "./sync.test-adapter";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestVendor } from "./sync.test-adapter";
 import { authedFetch, createKey, createTenant, type Tenant } from "../support/tenants";
 import { createPatient, linkDevice } from "./support";
+
+beforeAll(useTestVendor);
 
 
 interface Log {

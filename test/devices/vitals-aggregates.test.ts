@@ -3,7 +3,7 @@
 // sample is): both stay, as Observations and in the time series, and the vitals answer the samples
 // as data_points and the aggregates beside them, per statistic (docs/devices.md, "Vitals").
 import { describe, expect, it } from "vitest";
-import { mapGarmin } from "../../src/device-platforms/garmin/mapping";
+import { mapGarmin } from "../../src/features/devices/platforms/garmin/mapping";
 import type { Reading } from "../../src/features/devices/reading";
 import { createTenant, type Tenant } from "../support/tenants";
 import { createPatient, linkDevice, postReadings } from "./support";

@@ -5,12 +5,9 @@
 // retry; other failures fail the data type and the sync goes on with the next one.
 import type { LinkedCall } from "./linked-calls";
 import { logger } from "../../platform/observability/log";
-import { DurableObject } from "cloudflare:workers";
-import { contextForOrg } from "../../main/context";
+import { OrgObject } from "../../platform/durable-objects/org-object";
 import { claimFor } from "../../platform/durable-objects/owner";
-import type { Env } from "../../platform/env";
 import { type PlatformCall, PlatformError } from "./platform-adapter";
-import { platformAdapter } from "./platforms";
 import { RAW } from "./resolutions";
 import { findIntegration, integrationCredentials } from "./store/integrations";
 import { findLink, unsealTokens, updateLink } from "./store/links";
@@ -29,9 +26,10 @@ interface Cursor {
   progress: Record<string, TypeProgress>;
 }
 
-export class DeviceSync extends DurableObject<Env> {
+/** Bound by the Worker entry (src/main/entry.ts), which says how org contexts are built. */
+export abstract class DeviceSync extends OrgObject {
   /** How a sync calls a platform for a device another module holds the link of (OAuth wearables):
-   * none here; the Worker entry binds the wearables' implementation (src/index.ts). */
+   * none here; the Worker entry binds the wearables' implementation (src/main/entry.ts). */
   protected readonly linkedCall: LinkedCall = async () => ({ handled: false });
 
   async start(job: SyncJob): Promise<void> {
@@ -44,7 +42,7 @@ export class DeviceSync extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const job = await this.ctx.storage.get<SyncJob>("job");
     if (!job) return;
-    const ctx = await contextForOrg(this.env, job.orgId);
+    const ctx = await this.orgContext(job.orgId);
     const at = (await this.ctx.storage.get<Cursor>("cursor")) ?? { typeIndex: 0, retries: 0, progress: Object.fromEntries(job.dataTypes.map((t) => [t, newProgress()])) };
     if (at.typeIndex === 0 && !at.cursor && at.retries === 0 && Object.values(at.progress).every((p) => p.state === "pending")) {
       await updateSyncLog(ctx, job.syncId, { state: "running", startedAt: new Date().toISOString() });
@@ -57,7 +55,7 @@ export class DeviceSync extends DurableObject<Env> {
     try {
       const link = await findLink(ctx, job.deviceId);
       const integration = await findIntegration(ctx, job.integrationId);
-      const adapter = link && platformAdapter(link.platform);
+      const adapter = link && ctx.devicePlatforms.of(link.platform);
       if (link?.status !== "active" || !integration || !adapter) throw new PlatformError("revoked", "the device link, its integration or its platform adapter is gone");
       const fetchPage = (call: PlatformCall) =>
         adapter.fetchPage(call, { deviceId: link.deviceId, patientId: link.patientId, ...(link.platformUserId ? { platformUserId: link.platformUserId } : {}) }, { dataType, from: job.from, to: job.to, ...(at.cursor ? { cursor: at.cursor } : {}), resolution: job.resolutions?.[dataType] ?? RAW });

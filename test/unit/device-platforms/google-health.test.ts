@@ -6,12 +6,12 @@ import { generateKeyPairSync, sign, verify } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { rangeFilter } from "../../../src/device-platforms/google-health/adapter";
-import { failureOf } from "../../../src/device-platforms/vendor-http";
-import { derToRaw, verifyEcdsaP256 } from "../../../src/device-platforms/google-health/ecdsa";
-import { googleHealthMappers, int64, mapGoogleHealth, memberOf } from "../../../src/device-platforms/google-health/mapping";
-import { googleEvents, NOTIFIED_DATA_TYPES } from "../../../src/device-platforms/google-health/notifications";
-import { mapRollup, rollUpPage } from "../../../src/device-platforms/google-health/rollup";
+import { rangeFilter } from "../../../src/features/devices/platforms/google-health/adapter";
+import { failureOf } from "../../../src/features/devices/platforms/vendor-http";
+import { derToRaw, verifyEcdsaP256 } from "../../../src/features/devices/platforms/google-health/ecdsa";
+import { googleHealthMappers, int64, mapGoogleHealth, memberOf } from "../../../src/features/devices/platforms/google-health/mapping";
+import { googleEvents, NOTIFIED_DATA_TYPES } from "../../../src/features/devices/platforms/google-health/notifications";
+import { mapRollup, rollUpPage } from "../../../src/features/devices/platforms/google-health/rollup";
 import { normaliseReading } from "../../../src/features/devices/metrics/normalise";
 import { toObservation } from "../../../src/features/devices/observation";
 

@@ -4,8 +4,8 @@
 // Google's message; not done → PENDING) through a scripted fetch.
 import { createPublicKey, generateKeyPairSync, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { CLOUD_PLATFORM_SCOPE, parseServiceAccountKey, signAssertion } from "../../../src/device-platforms/google-health/service-account";
-import { googleSubscriber, subscriberIdOf } from "../../../src/device-platforms/google-health/subscriber";
+import { CLOUD_PLATFORM_SCOPE, parseServiceAccountKey, signAssertion } from "../../../src/features/devices/platforms/google-health/service-account";
+import { googleSubscriber, subscriberIdOf } from "../../../src/features/devices/platforms/google-health/subscriber";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();

@@ -3,9 +3,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { mapOura } from "../../../src/device-platforms/oura/mapping";
-import { mapSuunto247 } from "../../../src/device-platforms/suunto/mapping";
-import { mapWhoop } from "../../../src/device-platforms/whoop/mapping";
+import { mapOura } from "../../../src/features/devices/platforms/oura/mapping";
+import { mapSuunto247 } from "../../../src/features/devices/platforms/suunto/mapping";
+import { mapWhoop } from "../../../src/features/devices/platforms/whoop/mapping";
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/wearables", name), "utf8"));
 const device = { deviceId: "dev-1", patientId: "pat-1" };

@@ -3,12 +3,12 @@
 // stale and unsigned deliveries.
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { constantTimeEqual, hmacSha256Base64, hmacSha256Hex } from "../../../src/device-platforms/webhooks/signature";
-import { oura } from "../../../src/device-platforms/oura/adapter";
-import { polar } from "../../../src/device-platforms/polar/adapter";
-import { suunto } from "../../../src/device-platforms/suunto/adapter";
-import { whoop } from "../../../src/device-platforms/whoop/adapter";
-import type { WebhookDelivery } from "../../../src/device-platforms/platform";
+import { constantTimeEqual, hmacSha256Base64, hmacSha256Hex } from "../../../src/features/devices/platforms/webhooks/signature";
+import { oura } from "../../../src/features/devices/platforms/oura/adapter";
+import { polar } from "../../../src/features/devices/platforms/polar/adapter";
+import { suunto } from "../../../src/features/devices/platforms/suunto/adapter";
+import { whoop } from "../../../src/features/devices/platforms/whoop/adapter";
+import type { WebhookDelivery } from "../../../src/features/devices/platforms/platform";
 
 const SECRET = "test_client_secret";
 const body = '{"event_type":"create","data_type":"daily_sleep","object_id":"8f9a5221","user_id":"oura-user-1","event_time":"2024-01-15T08:00:00+00:00"}';

@@ -2,7 +2,7 @@
 // for a vendor it could not reach (530 with error 1016 for a name that does not resolve, its 52x
 // codes) say the cause, not a bare status.
 import { describe, expect, it } from "vitest";
-import { failureOf } from "../../../src/device-platforms/vendor-http";
+import { failureOf } from "../../../src/features/devices/platforms/vendor-http";
 
 describe("failureOf", () => {
   it("names Cloudflare's origin failures: DNS (530/1016) is unreachable, the others retry", async () => {

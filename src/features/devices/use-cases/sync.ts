@@ -1,11 +1,11 @@
 // Manual sync (spec 4.9): checks the request (data types the platform offers, a range it allows,
 // days default 7), records a queued sync log and hands the work to a DeviceSync Durable Object;
 // answers at once with the sync id. Reading logs: one, or a device's, newest first.
+import type { OrgContext } from "../../../platform/org-context";
 import type { OrgData } from "../../../platform/org-data";
 import { badRequest, type FieldError, notFound } from "../../../platform/errors";
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import type { Principal } from "../../tenancy/auth/permissions";
-import { platformAdapter } from "../platforms";
 import { resolutionsFor } from "../resolutions";
 import { findIntegration, findIntegrationByPlatform } from "../store/integrations";
 import { findSyncLog, insertSyncLog, listSyncLogs, newProgress } from "../store/sync-logs";
@@ -58,9 +58,9 @@ function range(body: SyncRequest, maxDays: number, now: number): { from: number;
   return { from, to };
 }
 
-export async function startSync(ctx: OrgData, principal: Principal, deviceId: string, body: SyncRequest): Promise<DeviceSyncLogRow> {
+export async function startSync(ctx: OrgContext, principal: Principal, deviceId: string, body: SyncRequest): Promise<DeviceSyncLogRow> {
   const link = await activeLink(ctx, deviceId);
-  const adapter = platformAdapter(link.platform);
+  const adapter = ctx.devicePlatforms.of(link.platform);
   if (!adapter) throw badRequest(`Platform ${link.platform} has no sync adapter`, [{ path: "device_id", message: `${link.platform} devices push their readings; they cannot be synced` }]);
   const integration = link.integrationId ? await findIntegration(ctx, link.integrationId) : await findIntegrationByPlatform(ctx, link.platform);
   if (!integration) throw badRequest(`No ${link.platform} integration is set up`, [{ path: "device_id", message: "the organization has no integration for the device's platform" }]);
