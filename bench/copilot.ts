@@ -11,7 +11,7 @@ import { validatePipeline } from "../src/features/copilot/validate";
 import { DefinitionSchema } from "../src/features/pipelines/definition";
 import { NodeRegistry } from "../src/features/pipelines/registry";
 import { checkDefinition } from "../src/features/pipelines/validate-definition";
-import { NODE_FAMILIES } from "../src/main/node-catalog";
+import { NODE_FAMILIES } from "../src/main/catalogs";
 import { allMeasured, sampled } from "./lib/measured";
 
 /** The deployment's node catalog, as src/main/context.ts builds it. */

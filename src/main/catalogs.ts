@@ -7,12 +7,16 @@ import type { CopilotPorts } from "../features/copilot/ports";
 import type { ConnectorType } from "../features/connectors";
 import { type AnyOperation, type FhirExtensions, OperationRegistry } from "../features/fhir";
 import type { NodeType } from "../features/pipelines";
+import type { DevicePlatform } from "../features/devices/platforms/platform";
 import type { FhirContribution, Plugin } from "../standards/plugin";
 import { PLUGINS } from "./plugins";
 
 const all = <K extends keyof FhirContribution>(plugins: readonly Plugin[], key: K) => plugins.flatMap((p) => (p.fhir?.[key] ?? []) as NonNullable<FhirContribution[K]>[number][]);
 
 export const NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = PLUGINS.flatMap((p) => (p.nodes ? [p.nodes] : []));
+
+/** The wearable and device platforms the service syncs from and takes webhooks, OAuth links and uploads of. */
+export const DEVICE_PLATFORMS: readonly DevicePlatform[] = PLUGINS.flatMap((p) => (p.devicePlatform ? [p.devicePlatform] : []));
 
 export const CONNECTOR_TYPE_CATALOG: readonly ConnectorType[] = PLUGINS.flatMap((p) => p.connectorTypes ?? []);
 

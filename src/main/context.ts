@@ -14,9 +14,8 @@ import { type ApiError, notFound } from "../platform/errors";
 import type { OrgContext, OrgContexts } from "../platform/org-context";
 import { orgData } from "../platform/org-data";
 import { controlDatabase } from "../platform/shards";
-import { CONNECTOR_TYPE_CATALOG } from "./connector-catalog";
+import { CONNECTOR_TYPE_CATALOG, NODE_FAMILIES } from "./catalogs";
 import { devicePlatformsOf, platformServices } from "./device-platform-services";
-import { NODE_FAMILIES } from "./node-catalog";
 import { agentServicesFor, execute, openExecutionBatch, pipelineServicesFor, runFor } from "./wiring";
 // Implementation guides' search parameters and write checks join the store before any store is built.
 import "./fhir-search-parameters";

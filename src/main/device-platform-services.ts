@@ -1,5 +1,5 @@
 // Which device platforms and which device-core seams a deployment's platforms work through: the
-// catalog's (device-platform-catalog.ts) and the device core's (features/devices/platform-services.ts),
+// plug-ins' (plugins.ts) and the device core's (features/devices/platform-services.ts),
 // unless the deployment's service profile replaces them (the Worker tests' vendor fakes and
 // stand-in vendors). Read at each use, as a profile's choice is; context.ts hands both down.
 import { devicePlatformServices } from "../features/devices/platform-services";
@@ -8,7 +8,7 @@ import { type DevicePlatforms, devicePlatformRegistry } from "../features/device
 import type { PlatformServices } from "../features/devices/platforms/services";
 import type { Env } from "../platform/env";
 import { serviceProfileOf } from "../platform/service-profiles";
-import { DEVICE_PLATFORMS } from "./device-platform-catalog";
+import { DEVICE_PLATFORMS } from "./catalogs";
 
 /** What a service profile (service-profile.ts) may replace of the device platforms; undefined: the real ones. */
 export interface DevicePlatformProfile {

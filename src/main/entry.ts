@@ -4,7 +4,7 @@ import { buildApp } from "./app";
 import { contextForOrg, orgContexts } from "./context";
 import { ExportJob as ExportJobObject } from "../features/export/export-job";
 import { MessageRouter as MessageRouterObject } from "../features/inbound/message-router";
-import { inboundAdapters } from "./inbound-protocols";
+import { inboundAdapters } from "./catalogs";
 import { Conversation as ConversationObject } from "../features/agents/conversation";
 import { ExecutionRunner as ExecutionRunnerObject } from "../features/pipelines/execution-runner";
 import { StepSession as StepSessionObject } from "../features/pipelines/step-session";

@@ -18,7 +18,12 @@ import { PDQM_PLUGIN } from "../standards/ihe/pdqm/plugin";
 import { IPS_PLUGIN } from "../standards/ips/plugin";
 import type { Plugin } from "../standards/plugin";
 import { X12_PLUGIN } from "../standards/x12/plugin";
-import { DEVICE_PLATFORM_PLUGINS } from "./device-platforms";
+import { garmin } from "../features/devices/platforms/garmin/adapter";
+import { googleHealth } from "../features/devices/platforms/google-health/adapter";
+import { oura } from "../features/devices/platforms/oura/adapter";
+import { polar } from "../features/devices/platforms/polar/adapter";
+import { suunto } from "../features/devices/platforms/suunto/adapter";
+import { whoop } from "../features/devices/platforms/whoop/adapter";
 
 export const PLUGINS: readonly Plugin[] = [
   { name: "fhir", fhir: { operations: coreOperations } },
@@ -35,5 +40,10 @@ export const PLUGINS: readonly Plugin[] = [
   { name: "devices", nodes: DEVICE_NODES },
   { name: "alerts", nodes: ALERT_NODES },
   { name: "consent", nodes: CONSENT_NODES },
-  ...DEVICE_PLATFORM_PLUGINS,
+  { name: "oura", devicePlatform: oura },
+  { name: "whoop", devicePlatform: whoop },
+  { name: "garmin", devicePlatform: garmin },
+  { name: "polar", devicePlatform: polar },
+  { name: "suunto", devicePlatform: suunto },
+  { name: "google-health", devicePlatform: googleHealth },
 ];

@@ -8,6 +8,7 @@ import type { NodeType } from "../features/pipelines";
 import type { InboundAdapter } from "../features/inbound/adapter";
 import type { ProtocolAlias } from "../features/inbound/routes/messages";
 import type { CopilotPorts } from "../features/copilot/ports";
+import type { DevicePlatform } from "../features/devices/platforms/platform";
 
 /** What a guide adds to the FHIR store and its routes; operations as a list (src/main/ builds the registry). */
 export type FhirContribution = Partial<Omit<FhirExtensions, "operations">> & { readonly operations?: readonly AnyOperation[] };
@@ -25,4 +26,6 @@ export interface Plugin {
   readonly fhir?: FhirContribution;
   /** What the copilot checks with (HL7 v2 field paths). */
   readonly copilot?: Partial<CopilotPorts>;
+  /** A wearable or device platform: OAuth, webhooks, sync (features/devices/platforms/platform.ts). */
+  readonly devicePlatform?: DevicePlatform;
 }

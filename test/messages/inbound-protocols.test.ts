@@ -5,7 +5,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InboundAdapter } from "../../src/features/inbound/adapter";
-import { inboundAdapters } from "../../src/main/inbound-protocols";
+import { inboundAdapters } from "../../src/main/catalogs";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { createPipeline, definition, edge } from "../support/pipelines";
 import { type Tenant, createTenant } from "../support/tenants";

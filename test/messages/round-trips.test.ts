@@ -8,7 +8,7 @@ import { messageRouting } from "../../src/features/inbound/handler";
 import { ingestMessages } from "../../src/features/inbound/ingest";
 import { InboundMessageStore } from "../../src/features/inbound/store";
 import { contextFor } from "../../src/main/context";
-import { inboundAdapters } from "../../src/main/inbound-protocols";
+import { inboundAdapters } from "../../src/main/catalogs";
 import { hl7InboundAdapter } from "../../src/standards/hl7v2/inbound";
 import { countingD1 } from "../support/d1-counter";
 import { createPipeline, definition, edge } from "../support/pipelines";

@@ -2,7 +2,7 @@
 // Schema config and documentation; every documented example config is valid.
 import { describe, expect, it } from "vitest";
 import { NodeRegistry } from "../../src/features/pipelines/registry";
-import { NODE_FAMILIES } from "../../src/main/node-catalog";
+import { NODE_FAMILIES } from "../../src/main/catalogs";
 import { call, createTenant } from "../support/tenants";
 
 /** The catalog the deployment builds (src/main/context.ts), from the same families. */

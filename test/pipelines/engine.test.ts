@@ -7,7 +7,7 @@ import { NodeRegistry } from "../../src/features/pipelines/registry";
 import { checkDefinition } from "../../src/features/pipelines/validate-definition";
 import { pipelinePrincipal } from "../../src/features/pipelines/services";
 import { contextFor } from "../../src/main/context";
-import { NODE_FAMILIES } from "../../src/main/node-catalog";
+import { NODE_FAMILIES } from "../../src/main/catalogs";
 import { definition, edge, type NodeSpec, trigger } from "../support/pipelines";
 
 const registry = new NodeRegistry(NODE_FAMILIES);

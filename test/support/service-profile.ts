@@ -8,7 +8,7 @@ import type { PlatformAdapter } from "../../src/features/devices/platform-adapte
 import { type DevicePlatform, noOutcome } from "../../src/features/devices/platforms/platform";
 import type { PlatformServices } from "../../src/features/devices/platforms/services";
 import type { AgentServices } from "../../src/features/agents/services";
-import { DEVICE_PLATFORMS } from "../../src/main/device-platform-catalog";
+import { DEVICE_PLATFORMS } from "../../src/main/catalogs";
 import type { ServiceProfile } from "../../src/main/service-profile";
 
 const chosen: { agents?: (orgId: string) => AgentServices; devicePlatforms?: PlatformServices; devicePlatformCatalog?: readonly DevicePlatform[] } = {};

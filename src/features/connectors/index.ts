@@ -4,5 +4,5 @@
 export { type ConnectorClient, connectorClient } from "./client";
 export { assertConnectorDestinations } from "./destinations";
 export { ConnectorStore } from "./store";
-export type { ConnectorAuth } from "./types";
+export type { ConnectorAuth, ConnectorType } from "./types";
 export { listConnectors } from "./use-cases/connectors";

@@ -3,7 +3,7 @@ import type { ConnectorTypeRegistry } from "./types";
 
 declare module "../../platform/org-context" {
   interface OrgContext {
-    /** The connector types this deployment offers (src/main/connector-catalog.ts), built once per isolate. */
+    /** The connector types this deployment offers (src/main/plugins.ts), built once per isolate. */
     readonly connectorTypes: ConnectorTypeRegistry;
   }
 }

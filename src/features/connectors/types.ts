@@ -1,7 +1,7 @@
 // Connector types: what each one connects to, which auth kinds it accepts and
 // which credentials each kind needs. The core HTTP types are in core-types.ts; a
 // standard adds its own (HL7 MLLP; later DICOMweb...) with its transport, and the
-// composition root lists them all (src/main/connector-catalog.ts) and builds the
+// composition root lists them all (src/main/plugins.ts) and builds the
 // isolate's one ConnectorTypeRegistry from the list (the org context's `connectorTypes`).
 import { z } from "@hono/zod-openapi";
 import type { OutboundPolicy } from "../../platform/outbound/policy";
@@ -60,7 +60,7 @@ export interface ConnectorTransport {
   exchange(endpoint: string, message: string, opts: ExchangeOptions): Promise<string>;
 }
 
-/** A connector type as the composition root registers it (src/main/connector-catalog.ts). */
+/** A connector type as the composition root registers it (src/main/plugins.ts). */
 export interface ConnectorType extends ConnectorTypeInfo {
   /** Absent for HTTP types, which the connector client calls with fetch. */
   transport?: ConnectorTransport;

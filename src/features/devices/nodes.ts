@@ -1,5 +1,5 @@
 // The device node family: device data (a patient's vitals or readings into a pipeline) and
-// device sync (start a manual sync, optionally wait for it). Listed in src/main/node-catalog.ts.
+// device sync (start a manual sync, optionally wait for it). Listed in src/main/plugins.ts.
 // Nodes reach the org's data and the run's principal through the pipeline's ai seam
 // (services.ai(): env, data, principal), the one seam that carries them.
 import { z } from "zod";

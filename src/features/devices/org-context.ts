@@ -4,7 +4,7 @@ import type { PlatformServices } from "./platforms/services";
 
 declare module "../../platform/org-context" {
   interface OrgContext {
-    /** The deployment's device platforms by kind (src/main/device-platform-catalog.ts, or its service profile's). */
+    /** The deployment's device platforms by kind (src/main/plugins.ts, or its service profile's). */
     readonly devicePlatforms: DevicePlatforms;
     /** The device core's seams the platforms work through (platform-services.ts, or its service profile's). */
     readonly platformServices: PlatformServices;

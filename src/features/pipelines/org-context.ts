@@ -7,7 +7,7 @@ import type { PipelineServices } from "./services";
 
 declare module "../../platform/org-context" {
   interface OrgContext {
-    /** Every node type this deployment offers (src/main/node-catalog.ts), built once per isolate. */
+    /** Every node type this deployment offers (src/main/plugins.ts), built once per isolate. */
     readonly nodes: NodeRegistry;
     /** The pipelines' seam for a principal (what nodes reach the store, connectors, files and agents through). */
     pipelines(principal: Principal, testMode: boolean): PipelineServices;

@@ -1,5 +1,5 @@
 // The node catalog: every runnable node type, by id. Families register by being
-// listed in the composition root's src/main/node-catalog.ts, which builds the one
+// listed in the composition root's src/main/plugins.ts, which builds the one
 // registry of an isolate (the org context carries it as `nodes`); nothing in the
 // engine (and nothing here) changes when one is added.
 import { z } from "zod";

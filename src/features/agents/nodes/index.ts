@@ -1,5 +1,5 @@
 // The ai node family (agent, LLM prompt, classify, extract to FHIR): NodeType values the
-// composition root lists in the node catalog (src/main/node-catalog.ts).
+// composition root lists in the node catalog (src/main/plugins.ts).
 import { agentNode } from "./agent";
 import { classifyNode } from "./classify";
 import { extractFhirNode } from "./extract-fhir";

@@ -1,6 +1,6 @@
 // What a wearable platform adds to the device core's PlatformAdapter: its OAuth endpoints,
 // its webhook scheme (verification, handshake, events) and how one event becomes readings.
-// A ninth platform is one folder implementing this and one line in src/main/device-platform-catalog.ts.
+// A ninth platform is one folder implementing this and one line in src/main/plugins.ts.
 import type { LinkedDevice, PlatformAdapter, PlatformCall, PlatformCredentials } from "../platform-adapter";
 import type { Reading } from "../reading";
 

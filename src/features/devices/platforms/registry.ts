@@ -1,4 +1,4 @@
-// The device platforms a deployment has, by kind. src/main/device-platform-catalog.ts lists them
+// The device platforms a deployment has, by kind. src/main/plugins.ts lists them
 // and src/main/ hands the registry down (each org context's `devicePlatforms`, the public webhook
 // route, the subscription renewal cron); nothing here registers anything.
 //

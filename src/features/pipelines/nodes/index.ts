@@ -1,6 +1,6 @@
 // The core node families: control, data, healthcare (FHIR), output. Other families
 // (ai, HL7 v2; later DICOM, X12, devices, consent) export their own lists, and the
-// composition root assembles the catalog from all of them (src/main/node-catalog.ts).
+// composition root assembles the catalog from all of them (src/main/plugins.ts).
 import type { NodeType } from "../node-type";
 import { conceptMapNode } from "./concept-map";
 import { fhirpathEvaluate, filter, jsonSchemaValidate, setFields, transform } from "./data";
