@@ -22,8 +22,8 @@ async function modelNames(fetch: GuardedFetch, baseURL: string, apiKey: string |
   return (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string" && id.length > 0);
 }
 
-export async function connectorModelEndpoints(data: OrgData, orgId: string): Promise<ModelEndpoint[]> {
-  const { env } = data;
+export async function connectorModelEndpoints(data: OrgData): Promise<ModelEndpoint[]> {
+  const { env, orgId } = data;
   const store = new ConnectorStore(data.db, env);
   const rows = await store.ofType(orgId, MODEL_CONNECTOR_TYPE);
   // Discovery and the model calls themselves (the AI SDK's fetch) both go through the guard.

@@ -99,7 +99,7 @@ export function agentServices(ctx: OrgContext, principal: Principal, options: Ag
       const deployment = envModelEndpoint(settingsOf(env));
       // The deployment's own endpoint (often a local model server) is allowed, for itself only.
       const guarded = deployment && { ...deployment, fetch: guardedFetch({ policy: withAllowedOrigin(outboundPolicyOf(env), deployment.baseURL) }) };
-      return [...(guarded ? [guarded] : []), ...(await connectorModelEndpoints(ctx, orgId))];
+      return [...(guarded ? [guarded] : []), ...(await connectorModelEndpoints(ctx))];
     },
     // AuditEvents are FHIR resources in the org's store, written by the service (never by clients).
     audit: (event) => store.writeAuditEvent(auditEventResource(event)),

@@ -45,7 +45,7 @@ export const agentConversationRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { rows, total } = await listConversations(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id, limit, offset);
+      const { rows, total } = await listConversations(c.get("ctx"), c.req.valid("param").id, limit, offset);
       return c.json({ conversations: rows.map(presentConversation), total_count: total }, 200);
     },
   )
@@ -82,7 +82,7 @@ export const agentConversationRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { id, cid } = c.req.valid("param");
-      return c.json(presentConversation(await getConversation(c.get("ctx"), c.get("principal").orgId, id, cid)), 200);
+      return c.json(presentConversation(await getConversation(c.get("ctx"), id, cid)), 200);
     },
   )
   .openapi(
@@ -99,7 +99,7 @@ export const agentConversationRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { id, cid } = c.req.valid("param");
-      await deleteConversation(c.get("ctx"), c.get("principal").orgId, id, cid);
+      await deleteConversation(c.get("ctx"), id, cid);
       return c.body(null, 204);
     },
   )
@@ -124,7 +124,7 @@ export const agentConversationRoutes = createRouter<HttpEnv>()
     async (c) => {
       const { id, cid } = c.req.valid("param");
       const { limit, offset } = c.req.valid("query");
-      const page = await conversationMessages(c.get("ctx"), c.get("principal").orgId, id, cid, limit, offset);
+      const page = await conversationMessages(c.get("ctx"), id, cid, limit, offset);
       return c.json({ messages: page.messages.map(presentMessage), total_count: page.total }, 200);
     },
   )

@@ -29,7 +29,7 @@ export async function sendConversationMessage(
   conversationId: string,
   msg: Omit<ChatMessage, "conversationId">,
 ): Promise<ChatOutcome> {
-  const { agent } = await loadConversation(ctx, principal.orgId, agentId, conversationId);
+  const { agent } = await loadConversation(ctx, agentId, conversationId);
   return chat(ctx, principal, agent, { input: msg.message, stream: msg.stream, conversationId });
 }
 

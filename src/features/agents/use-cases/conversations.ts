@@ -10,20 +10,20 @@ import { AgentStore } from "../store";
 import type { AgentConversationRow, AgentRow } from "../tables";
 
 /** The agent and its conversation `cid`: 404 when either is not the org's. */
-export async function loadConversation(data: OrgData, orgId: string, agentId: string, cid: string): Promise<{ agent: AgentRow; conv: AgentConversationRow }> {
-  const { db } = data;
+export async function loadConversation(data: OrgData, agentId: string, cid: string): Promise<{ agent: AgentRow; conv: AgentConversationRow }> {
+  const { db, orgId } = data;
   const agent = await loadAgent(db, orgId, agentId);
   const conv = await new AgentStore(db).getConversation(orgId, agent.id, cid);
   if (!conv) throw notFound(`Conversation ${cid} not found`, "CONVERSATION_NOT_FOUND");
   return { agent, conv };
 }
 
-export async function getConversation(data: OrgData, orgId: string, agentId: string, cid: string): Promise<AgentConversationRow> {
-  return (await loadConversation(data, orgId, agentId, cid)).conv;
+export async function getConversation(data: OrgData, agentId: string, cid: string): Promise<AgentConversationRow> {
+  return (await loadConversation(data, agentId, cid)).conv;
 }
 
-export async function listConversations(data: OrgData, orgId: string, agentId: string, limit: number, offset: number): Promise<{ rows: AgentConversationRow[]; total: number }> {
-  const { db } = data;
+export async function listConversations(data: OrgData, agentId: string, limit: number, offset: number): Promise<{ rows: AgentConversationRow[]; total: number }> {
+  const { db, orgId } = data;
   const agent = await loadAgent(db, orgId, agentId);
   return new AgentStore(db).listConversations(orgId, agent.id, limit, offset);
 }
@@ -35,9 +35,9 @@ export async function startConversation(data: OrgData, principal: Principal, age
 }
 
 /** Destroys the conversation's object (its messages), then its index entry. */
-export async function deleteConversation(data: OrgData, orgId: string, agentId: string, cid: string): Promise<void> {
-  const { db, env } = data;
-  const { agent } = await loadConversation(data, orgId, agentId, cid);
+export async function deleteConversation(data: OrgData, agentId: string, cid: string): Promise<void> {
+  const { db, env, orgId } = data;
+  const { agent } = await loadConversation(data, agentId, cid);
   await conversationStub(env, orgId, agent.id, cid).destroy(orgId);
   await new AgentStore(db).deleteConversation(orgId, agent.id, cid);
 }
@@ -45,13 +45,12 @@ export async function deleteConversation(data: OrgData, orgId: string, agentId: 
 /** A page of the conversation's messages, oldest first. */
 export async function conversationMessages(
   data: OrgData,
-  orgId: string,
   agentId: string,
   cid: string,
   limit: number,
   offset: number,
 ): Promise<{ messages: StoredMessage[]; total: number }> {
-  const { env } = data;
-  const { agent } = await loadConversation(data, orgId, agentId, cid);
+  const { env, orgId } = data;
+  const { agent } = await loadConversation(data, agentId, cid);
   return conversationStub(env, orgId, agent.id, cid).messages(orgId, limit, offset);
 }

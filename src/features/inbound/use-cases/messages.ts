@@ -26,16 +26,14 @@ export async function ingestBatch(
   adapter: InboundAdapter,
   messages: z.infer<typeof IngestBody>["messages"],
 ): Promise<IngestResult[]> {
-  const { orgId } = data;
-  const { db, env } = data;
+  const { db, env, orgId } = data;
   const { results, senders } = await ingestMessages(storeOf(db, env, orgId), adapter, messages);
   await kickRouters(env, orgId, senders);
   return results;
 }
 
 export function listMessages(data: OrgData, q: z.infer<typeof MessageListQuery>): Promise<{ rows: InboundMessageSummary[]; total: number }> {
-  const { orgId } = data;
-  const { db, env } = data;
+  const { db, env, orgId } = data;
   const filter: MessageFilter = {
     ...(q.status ? { status: q.status } : {}),
     ...(q.protocol ? { protocol: q.protocol } : {}),
@@ -48,8 +46,7 @@ export function listMessages(data: OrgData, q: z.infer<typeof MessageListQuery>)
 
 /** The message with its text (read from R2 when kept there). */
 export async function getMessage(data: OrgData, id: string): Promise<InboundMessageRow> {
-  const { orgId } = data;
-  const { db, env } = data;
+  const { db, env, orgId } = data;
   const store = storeOf(db, env, orgId);
   const found = await store.get(id);
   if (!found) throw missing();
@@ -58,8 +55,7 @@ export async function getMessage(data: OrgData, id: string): Promise<InboundMess
 
 /** Puts a processed, unrouted or failed message back at the head of its sender's line; answers it as queued. */
 export async function reprocessMessage(data: OrgData, id: string): Promise<InboundMessageSummary> {
-  const { orgId } = data;
-  const { db, env } = data;
+  const { db, env, orgId } = data;
   const store = storeOf(db, env, orgId);
   const row = await store.get(id);
   if (!row) throw missing();

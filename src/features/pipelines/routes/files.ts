@@ -33,7 +33,7 @@ export const fileRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const { limit, offset, pipeline_id, execution_id } = c.req.valid("query");
-      const { rows, total } = await listFiles(c.get("ctx"), c.get("principal").orgId, { pipelineId: pipeline_id, executionId: execution_id }, limit, offset);
+      const { rows, total } = await listFiles(c.get("ctx"), { pipelineId: pipeline_id, executionId: execution_id }, limit, offset);
       return c.json({ files: rows.map(presentFile), total_count: total }, 200);
     },
   )
@@ -54,13 +54,13 @@ export const fileRoutes = createRouter<HttpEnv>()
     async (c) => {
       const body = c.req.valid("json");
       const content = body.text ?? Uint8Array.from(atob(body.base64 ?? ""), (ch) => ch.charCodeAt(0));
-      const row = await uploadFile(c.get("ctx"), c.get("principal").orgId, { key: body.key, contentType: body.content_type, content });
+      const row = await uploadFile(c.get("ctx"), { key: body.key, contentType: body.content_type, content });
       return c.json(presentFile(row), 201);
     },
   )
   .openapi(
     createRoute({ method: "get", operationId: "getFile", path: "/{id}", tags, summary: "A file's metadata", security, middleware: read, request: { params: FileIdParam }, responses: { 200: { description: "File", content: json(FileSummary) }, ...commonErrors, ...notFoundError } }),
-    async (c) => c.json(presentFile(await getFile(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id)), 200),
+    async (c) => c.json(presentFile(await getFile(c.get("ctx"), c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({
@@ -76,7 +76,7 @@ export const fileRoutes = createRouter<HttpEnv>()
       responses: { 200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } }, ...commonErrors, ...notFoundError },
     }),
     async (c) => {
-      const { row, object } = await openFile(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
+      const { row, object } = await openFile(c.get("ctx"), c.req.valid("param").id);
       const headers = new Headers({
         "Content-Type": row.contentType,
         "Content-Length": String(object.size),
@@ -89,7 +89,7 @@ export const fileRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "delete", operationId: "deleteFile", path: "/{id}", audit: audited("file.delete", byId), tags, summary: "Delete a file (admin)", security, middleware: manage, request: { params: FileIdParam }, responses: { 204: { description: "Deleted" }, ...commonErrors, ...notFoundError } }),
     async (c) => {
-      await deleteFile(c.get("ctx"), c.get("principal").orgId, c.req.valid("param").id);
+      await deleteFile(c.get("ctx"), c.req.valid("param").id);
       return c.body(null, 204);
     },
   );
