@@ -11,9 +11,7 @@ import { orgGate } from "./features/tenancy/limits/gate";
 import { type Placement, placementOf } from "./platform/directory";
 import { type OrgData, orgData } from "./platform/org-data";
 import { controlDatabase } from "./platform/shards";
-// Implementation guides' search parameters and write checks join the store before any store is built.
-import "./fhir-search-parameters";
-import "./fhir-write-checks";
+import { FHIR_EXTENSIONS } from "./fhir-extensions";
 import type { PipelineServices } from "./features/pipelines/services";
 import { evaluateReadings, type StoredReading } from "./features/alerts/evaluate-readings";
 import { agentServicesFor, pipelineServicesFor } from "./service-wiring";
@@ -23,8 +21,8 @@ export interface OrgContext extends OrgData {
   readonly placement: Placement;
   /** The org's OrgGate (rate buckets, concurrency slots, leases). */
   gate(): ReturnType<typeof orgGate>;
-  /** The org's FHIR store acting as `principal` (who must belong to this org). */
-  fhir(principal: Principal, options?: FhirStoreOptions): FhirService;
+  /** The org's FHIR store acting as `principal` (who must belong to this org), with the deployment's FHIR extensions unless `options` names others. */
+  fhir(principal: Principal, options?: Partial<FhirStoreOptions>): FhirService;
   pipelines(principal: Principal, testMode: boolean): PipelineServices;
   agents(principal: Principal, options?: AgentServiceOptions): AgentServices;
   /** Device readings just stored as new Observations (webhook, upload, sync, MQTT): threshold alerts evaluate them. */
@@ -39,7 +37,10 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     placement,
     gate: () => orgGate(env, data.orgId),
     // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
-    fhir: (principal, options) => fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, options?.purposeOfUse), ...options }),
+    fhir: (principal, options) => {
+      const extensions = options?.extensions ?? FHIR_EXTENSIONS;
+      return fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse), ...options, extensions });
+    },
     pipelines: (principal, testMode) => pipelineServicesFor(data, principal, testMode),
     agents: (principal, options) => agentServicesFor(data, principal, options),
     readingsStored: async (stored) => {

@@ -18,6 +18,7 @@ import { type PipelineServices, buildPipelineServices } from "./features/pipelin
 import { invokeTool as invokeToolWith } from "./features/agents/tools/custom/invoke";
 import { patientVitals } from "./features/devices/use-cases/vitals";
 import { serviceProfileOf } from "./platform/service-profiles";
+import { FHIR_EXTENSIONS } from "./fhir-extensions";
 import type { ServiceProfile } from "./service-profile";
 
 /** Runs a pipeline with the real services (FHIR store, connectors, agents). */
@@ -34,7 +35,7 @@ export const invokeTool = (data: OrgData, orgId: string, tool: ToolRow, args: Re
   invokeToolWith(execute, data, orgId, tool, args, concurrencyLimit, testMode);
 
 const realAgentServices: AgentServicesFactory = (data, principal, options) => {
-  const services = agentServices(data, principal, options, { execute, invokeTool: invokeToolWith });
+  const services = agentServices(data, principal, options, { execute, invokeTool: invokeToolWith }, FHIR_EXTENSIONS);
   // The devices module's vitals query, read through the agent's own view of the FHIR store.
   return { ...services, vitals: (q) => patientVitals(data, services.fhir(), q.patientId, q.metric, q.days) };
 };
@@ -46,5 +47,5 @@ export function agentServicesFor(data: OrgData, principal: Principal, options?: 
 
 /** The pipelines' seam for a principal, with the agents wired in. */
 export function pipelineServicesFor(data: OrgData, principal: Principal, testMode: boolean): PipelineServices {
-  return buildPipelineServices(data, principal, testMode, agentServicesFor);
+  return buildPipelineServices(data, principal, testMode, agentServicesFor, FHIR_EXTENSIONS);
 }

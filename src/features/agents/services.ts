@@ -7,7 +7,7 @@ import type { OrgData } from "../../platform/org-data";
 import type { JSONSchema7 } from "ai";
 import type { Principal } from "../tenancy/auth/permissions";
 import type { ToolRow } from "./tools/custom/tables";
-import { fhirStoreFor } from "../fhir";
+import { type FhirExtensions, fhirStoreFor } from "../fhir";
 import type { FhirPort } from "../fhir/port";
 import { limitsOfOrg } from "../tenancy/limits/org-limits";
 import type { Execute } from "../pipelines/execution-service";
@@ -69,10 +69,11 @@ export interface PipelineRunner {
   invokeTool: typeof invokeTool;
 }
 
-export function agentServices(data: OrgData, principal: Principal, options: AgentServiceOptions | undefined, { execute, invokeTool }: PipelineRunner): AgentServices {
+/** `fhirExtensions`: what implementation guides add to the organization's FHIR store (the composition root's). */
+export function agentServices(data: OrgData, principal: Principal, options: AgentServiceOptions | undefined, { execute, invokeTool }: PipelineRunner, fhirExtensions: FhirExtensions): AgentServices {
   const { env } = data;
   const testMode = options?.testMode ?? false;
-  const store = fhirStoreFor(data, principal);
+  const store = fhirStoreFor(data, principal, { extensions: fhirExtensions });
   const fhir = (): FhirPort => store;
   const orgId = principal.orgId;
   const tools = () => new ToolStore(data.db);

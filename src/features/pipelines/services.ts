@@ -8,7 +8,7 @@ import type { AgentServicesFactory } from "../agents/services";
 import type { Principal } from "../tenancy/auth/permissions";
 import { type ConnectorClient, connectorClient } from "../connectors/client";
 import { ApiError, type OperationOutcome } from "../../platform/errors";
-import { fhirStoreFor } from "../fhir";
+import { type FhirExtensions, fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
 import type { FhirPort, Resource } from "../fhir/port";
 import { FileIndex } from "./file-index";
@@ -37,12 +37,13 @@ export interface FhirBinding {
   validate?(resource: Resource): Promise<OperationOutcome>;
 }
 
-export type FhirBindingFactory = (data: OrgData, principal: Principal) => FhirBinding;
+/** `extensions`: what implementation guides add to the organization's store (the composition root's). */
+export type FhirBindingFactory = (data: OrgData, principal: Principal, extensions: FhirExtensions) => FhirBinding;
 
 
 /** The organization's FHIR store, acting as the pipeline's principal. */
-const storeBinding: FhirBindingFactory = (data, principal) => {
-  const store = fhirStoreFor(data, principal);
+const storeBinding: FhirBindingFactory = (data, principal, extensions) => {
+  const store = fhirStoreFor(data, principal, { extensions });
   return { port: store, validate: async (resource) => (await store.validate(resource)) as unknown as OperationOutcome };
 };
 
@@ -68,11 +69,11 @@ export const pipelineOf = (principal: Principal): string | undefined => (princip
 
 export type PipelineServicesFactory = (data: OrgData, principal: Principal, testMode: boolean) => PipelineServices;
 
-export function buildPipelineServices(data: OrgData, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory): PipelineServices {
+export function buildPipelineServices(data: OrgData, principal: Principal, testMode: boolean, agentServicesFor: AgentServicesFactory, fhirExtensions: FhirExtensions): PipelineServices {
   const { env } = data;
   let binding: FhirBinding | undefined;
   const fhirBinding = () => {
-    binding ??= fhirBindingFor(data, principal);
+    binding ??= fhirBindingFor(data, principal, fhirExtensions);
     return binding;
   };
   return {

@@ -5,6 +5,7 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
 import { executeSearch, matchStatement } from "../../../src/features/fhir/search/execute";
 import type { Plan } from "../../../src/features/fhir/search/page";
 import { parseSearch } from "../../../src/features/fhir/search/parse";
@@ -72,18 +73,18 @@ describe("the SQL of searches, matches and export pages", () => {
     await run();
     return d1.log.map(({ sql, args }) => ({ sql, args }));
   };
-  const target = () => ({ db: d1 as unknown as D1Database, orgId: ORG, baseUrl: "" });
+  const target = () => ({ db: d1 as unknown as D1Database, orgId: ORG, baseUrl: "", definitions: R4_DEFINITIONS });
 
   it.each(SEARCHES)("search %s?%s (plan %s)", async (type, query, plan) => {
     const params = new URLSearchParams(query);
-    expect(await recorded(() => executeSearch(target(), parseSearch(type, params), params, plan))).toMatchSnapshot();
+    expect(await recorded(() => executeSearch(target(), parseSearch(R4_DEFINITIONS, type, params), params, plan))).toMatchSnapshot();
   });
 
   it.each(CONDITIONS)("conditional match %s?%s", async (type, query) => {
-    expect(await recorded(() => matchStatement(target(), parseSearch(type, query, true), 2).all())).toMatchSnapshot();
+    expect(await recorded(() => matchStatement(target(), parseSearch(R4_DEFINITIONS, type, query, true), 2).all())).toMatchSnapshot();
   });
 
   it.each(EXPORTS.map((q, i) => [i, q] as const))("export page %i", async (_i, q) => {
-    expect(await recorded(() => exportRows(d1 as unknown as D1Database, ORG, q))).toMatchSnapshot();
+    expect(await recorded(() => exportRows(d1 as unknown as D1Database, ORG, R4_DEFINITIONS, q))).toMatchSnapshot();
   });
 });

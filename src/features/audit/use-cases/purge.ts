@@ -4,7 +4,7 @@
 import type { Env } from "../../../platform/env";
 import { ApiError } from "../../../platform/errors";
 import { contextForOrg } from "../../../context";
-import { fhirStoreFor } from "../../fhir";
+import { fhirAuditTrail } from "../../fhir";
 import { operatorPrincipal } from "../operators";
 import { recordManagementAction } from "../record";
 import { readRetention } from "../retention";
@@ -18,7 +18,7 @@ export async function purgeExpiredAudits(env: Env, orgId: string, now = Date.now
     throw new ApiError(409, "AUDIT_RETENTION_KEEP", "The organization keeps its AuditEvents (no retention set): nothing to purge");
   }
   const before = new Date(now - retentionDays * 86_400_000).toISOString();
-  const purged = await fhirStoreFor(data, principal).purgeAuditEvents(before);
+  const purged = await fhirAuditTrail(data, principal).purge(before);
   await recordManagementAction(data, principal, { action: "audit.purge", entityId: orgId, outcome: "0", detail: { before, purged: String(purged), retention_days: String(retentionDays) } });
   return { org_id: orgId, retention_days: retentionDays, before, purged };
 }
