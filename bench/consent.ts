@@ -12,7 +12,7 @@ import { type ConsentRequest, decide } from "../src/features/consent/decide";
 import { activeConsents, activeConsentsOf, CONSENT_SEARCH_PATIENTS } from "../src/features/consent/service";
 import { DEFAULT_CONSENT_POLICY } from "../src/features/consent/policy-store";
 import { consentReadPolicy } from "../src/features/consent/read-policy";
-import { fhirStoreFor } from "../src/features/fhir/index";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../src/features/fhir/index";
 import type { Resource } from "../src/features/fhir/port";
 import { SqliteD1, sqliteOrgData } from "./fhir/d1-sqlite";
 import { allMeasured, sampled } from "./lib/measured";
@@ -72,7 +72,7 @@ const engineBase = await timeEach("engine baseline", ITERATIONS, () => decide(re
 const d1 = new SqliteD1(":memory:");
 d1.applyMigrations(path.join(import.meta.dirname, "../migrations/data"));
 const data = sqliteOrgData(d1, "bench-org");
-const store = fhirStoreFor(data, { orgId: "bench-org", keyId: "bench", keyName: "bench", role: "admin", scopes: [] });
+const store = fhirStoreFor(data, { orgId: "bench-org", keyId: "bench", keyName: "bench", role: "admin", scopes: [] }, { extensions: NO_FHIR_EXTENSIONS });
 for (const c of consents) await store.update(c as Resource & { id: string });
 await store.update({ resourceType: "Patient", id: "p1" });
 // What consentDecider does per decision, less the policy row (read once per execution; the SQLite shim has no drizzle raw()).
@@ -106,6 +106,7 @@ const counting = {
 } as typeof store;
 const enforced = () =>
   fhirStoreFor(data, principal, {
+    extensions: NO_FHIR_EXTENSIONS,
     policy: consentReadPolicy(principal, [], {
       policy: async () => ({ ...DEFAULT_CONSENT_POLICY, enforceReads: true }),
       consentsOf: (patients) => activeConsentsOf(counting, patients),

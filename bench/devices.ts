@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { OrgContext } from "../src/platform/org-context";
-import { fhirStoreFor } from "../src/features/fhir/index";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../src/features/fhir/index";
 import type { Reading } from "../src/features/devices/reading";
 import { insertLink } from "../src/features/devices/store/links";
 import { recordSamples, type Sample } from "../src/features/devices/store/time-series";
@@ -36,8 +36,8 @@ const principal = { orgId: "org-bench", keyId: "key-bench", keyName: "bench", ro
 const data = sqliteOrgData(d1, principal.orgId);
 // The alerts the Worker wires to readingsStored import workerd modules: this in-process figure leaves
 // them out (devices-http, through wrangler dev, includes them).
-const ctx = { ...data, fhir: (p: typeof principal) => fhirStoreFor(data, p), readingsStored: async () => {} } as unknown as OrgContext;
-const store = fhirStoreFor(data, principal);
+const ctx = { ...data, fhir: (p: typeof principal) => fhirStoreFor(data, p, { extensions: NO_FHIR_EXTENSIONS }), readingsStored: async () => {} } as unknown as OrgContext;
+const store = fhirStoreFor(data, principal, { extensions: NO_FHIR_EXTENSIONS });
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
@@ -147,7 +147,7 @@ async function main() {
 
 /** Vitals p50/p99 of heart rate for days=7 and the whole loaded span (at most 365). */
 async function vitalsLatency(patientId: string, loadedDays: number, label: string) {
-  const fhir = fhirStoreFor(data, principal);
+  const fhir = fhirStoreFor(data, principal, { extensions: NO_FHIR_EXTENSIONS });
   for (const days of [...new Set([7, Math.min(365, Math.max(loadedDays, 7))])]) {
     const times: number[] = [];
     let points = 0;

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { flushAuditLog } from "../src/features/fhir/audit-log";
-import { fhirStoreFor } from "../src/features/fhir/index";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../src/features/fhir/index";
+import { AuditRows } from "../src/features/fhir/storage/audit-rows";
 import type { Bundle, Resource } from "../src/features/fhir/port";
 import { buildSummary } from "../src/standards/ips/document";
 import { summaryOperation } from "../src/standards/ips/operation";
@@ -23,7 +24,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "ips-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
 d1.applyMigrations(path.join(import.meta.dirname, "../migrations/data"));
 const principal = { orgId: "org-ips", keyId: "key-ips", keyName: "bench", role: "service" as const, scopes: [] };
-const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId), principal, { baseUrl: "https://fhir.example.org/fhir/r4/org-ips" });
+const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId), principal, { extensions: NO_FHIR_EXTENSIONS, baseUrl: "https://fhir.example.org/fhir/r4/org-ips" });
 
 const coded = (code: string, display: string) => ({ coding: [{ system: "http://loinc.org", code, display }] });
 const category = (code: string) => [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code }] }];
@@ -81,7 +82,7 @@ async function main() {
     const entry = Array.from({ length: Math.min(500, total - 1 - start) }, (_, k) => ({ resource: resourceAt(start + k, subject), request: { method: "POST", url: resourceAt(start + k, subject).resourceType } }));
     await store.batch({ resourceType: "Bundle", type: "transaction", entry } as Bundle);
   }
-  await flushAuditLog(store.store);
+  await flushAuditLog(new AuditRows(store.data.d1, store.principal.orgId));
 
   const call = { store, env: {} as never, principal, limits: {} as never, level: "instance" as const, type: "Patient", id: patient.id!, params: {}, body: undefined, request: { method: "GET" as const, url: "", path: "", headers: new Headers() } };
   let entries = 0;

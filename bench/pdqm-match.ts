@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { flushAuditLog } from "../src/features/fhir/audit-log";
-import { fhirStoreFor } from "../src/features/fhir/index";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../src/features/fhir/index";
+import { AuditRows } from "../src/features/fhir/storage/audit-rows";
 import type { Bundle, Resource } from "../src/features/fhir/port";
 import { matchOperation } from "../src/standards/ihe/pdqm/operations";
 import { type BandQuality, MATCH_TARGETS, MRN, cases, population, precisionRecall } from "../test/fixtures/pdqm/population";
@@ -23,7 +24,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "pdqm-bench-"));
 const d1 = new SqliteD1(path.join(dir, "bench.sqlite"));
 d1.applyMigrations(path.join(import.meta.dirname, "../migrations/data"));
 
-const storeFor = (orgId: string) => fhirStoreFor(sqliteOrgData(d1, orgId), { orgId, keyId: "k", keyName: "bench", role: "service" as const, scopes: [] });
+const storeFor = (orgId: string) => fhirStoreFor(sqliteOrgData(d1, orgId), { orgId, keyId: "k", keyName: "bench", role: "service" as const, scopes: [] }, { extensions: NO_FHIR_EXTENSIONS });
 const GRADE = "http://hl7.org/fhir/StructureDefinition/match-grade";
 
 async function load(store: ReturnType<typeof storeFor>, patients: Resource[]) {
@@ -31,7 +32,7 @@ async function load(store: ReturnType<typeof storeFor>, patients: Resource[]) {
     const entry = patients.slice(i, i + 500).map((resource) => ({ resource, request: { method: "POST", url: "Patient" } }));
     await store.batch({ resourceType: "Bundle", type: "transaction", entry } as Bundle);
   }
-  await flushAuditLog(store.store);
+  await flushAuditLog(new AuditRows(store.data.d1, store.principal.orgId));
 }
 
 const call = (store: ReturnType<typeof storeFor>, body: unknown) =>

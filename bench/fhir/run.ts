@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { flushAuditLog } from "../../src/features/fhir/audit-log";
-import { fhirStoreFor } from "../../src/features/fhir/index";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../../src/features/fhir/index";
+import { AuditRows } from "../../src/features/fhir/storage/audit-rows";
 import { allMeasured, sampled } from "../lib/measured";
 import { numberOption } from "../lib/options";
 import { SqliteD1, sqliteOrgData } from "./d1-sqlite";
@@ -22,8 +23,8 @@ d1.applyMigrations(path.join(import.meta.dirname, "../../migrations/data"));
 const principal = { orgId: "org-bench", keyId: "key-bench", keyName: "bench", role: "service" as const, scopes: [] };
 // Reads send their AuditEvents to the audit queue; its consumer stores them after the reads.
 const auditQueue = new MemoryQueue();
-const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId, { AUDIT_QUEUE: auditQueue }), principal);
-const otherOrg = fhirStoreFor(sqliteOrgData(d1, "org-other"), { ...principal, orgId: "org-other" });
+const store = fhirStoreFor(sqliteOrgData(d1, principal.orgId, { AUDIT_QUEUE: auditQueue }), principal, { extensions: NO_FHIR_EXTENSIONS });
+const otherOrg = fhirStoreFor(sqliteOrgData(d1, "org-other"), { ...principal, orgId: "org-other" }, { extensions: NO_FHIR_EXTENSIONS });
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -40,7 +41,7 @@ async function main() {
     created += res.entry!.length;
   }
   // The AuditEvents still in the log are indexed as part of the creates' cost.
-  await flushAuditLog(store.store);
+  await flushAuditLog(new AuditRows(store.data.d1, store.principal.orgId));
   const createSeconds = (performance.now() - t0) / 1000;
   for (const bundle of patientBundles({ ...DEFAULTS, patients: 20, seed: 7 })) await otherOrg.batch(bundle);
   const resourceRows = (d1.db.prepare("SELECT COUNT(*) AS n FROM fhir_resources").get() as { n: number }).n;

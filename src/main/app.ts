@@ -43,15 +43,10 @@ import { bulkExportListRoutes } from "../features/export/routes/export-list";
 import { type FhirRouterOptions, fhirRouter } from "../features/fhir/routes/fhir";
 import { fhirPublicRoutes } from "../features/fhir/routes/fhir-public";
 import { fhirXmlResponses } from "../features/fhir/routes/fhir-format";
-import { fhirOperationRegistry } from "./fhir-operations";
-import { FHIR_BUNDLE_CHECKS } from "./fhir-bundle-checks";
-import { FHIR_GUIDE_ACTORS } from "./fhir-guide-actors";
-import { FHIR_GUIDE_AUDITS } from "./fhir-guide-audits";
-import { FHIR_RETRIEVE_CHECKS } from "./fhir-retrieve-checks";
-import { FHIR_SEARCH_REFINEMENTS } from "./fhir-search-parameters";
+import type { OperationRegistry } from "../features/fhir/operations/registry";
 import { healthRoutes } from "../features/operations/routes/health";
 import { inboundIngestRoutes, inboundMessageRoutes } from "../features/inbound/routes/messages";
-import { COPILOT_PORTS, INBOUND_ALIASES, inboundAdapters } from "./catalogs";
+import { COPILOT_PORTS, FHIR_EXTENSIONS, INBOUND_ALIASES, inboundAdapters } from "./catalogs";
 import { llmModelRoutes } from "../features/agents/routes/llm-models";
 import { nodeCatalogRoutes } from "../features/pipelines/routes/node-catalog";
 import { consoleSessionRoutes, consoleSignInRoutes } from "../features/tenancy/routes/console-session";
@@ -65,7 +60,10 @@ import { companionPublicRoutes, companionRoutes } from "../features/devices/plat
 export const OPENAPI_PATH = "/api/openapi.json";
 
 /** What a test may wire differently: the FHIR operations and the store's access policy. */
-export type AppOptions = Partial<FhirRouterOptions>;
+export interface AppOptions {
+  operations?: OperationRegistry;
+  policyFor?: FhirRouterOptions["policyFor"];
+}
 
 export function buildApp(options: AppOptions = {}) {
   const app = createRouter<HttpEnv>();
@@ -117,9 +115,9 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/admin", deviceAdminRoutes);
 
   // A FHIR endpoint's CapabilityStatement and SMART configuration are public (discovery).
-  const operations = options.operations ?? fhirOperationRegistry();
+  const fhirExtensions = options.operations ? { ...FHIR_EXTENSIONS, operations: options.operations } : FHIR_EXTENSIONS;
   app.use("/fhir/*", fhirXmlResponses);
-  app.route("/fhir/r4/:orgId", fhirPublicRoutes(operations, FHIR_GUIDE_ACTORS));
+  app.route("/fhir/r4/:orgId", fhirPublicRoutes(fhirExtensions));
 
   // The console's sign-in carries its API key in the body; the session cookie it sets then
   // authenticates like a Bearer key (features/tenancy/sessions/).
@@ -167,7 +165,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/device-platforms", companionRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
-  app.route("/fhir/r4/:orgId", fhirRouter({ operations, searchRefinements: FHIR_SEARCH_REFINEMENTS, bundleChecks: FHIR_BUNDLE_CHECKS, guideAudits: FHIR_GUIDE_AUDITS, retrieveChecks: FHIR_RETRIEVE_CHECKS, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
+  app.route("/fhir/r4/:orgId", fhirRouter({ extensions: fhirExtensions, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));
 
   // Last: the web console (static assets, wrangler.toml [assets]): its page for its routes, its
   // files, 404 for anything else; through the middleware above, so with the X-RateLimit-* headers.

@@ -14,12 +14,9 @@ import { type ApiError, notFound } from "../platform/errors";
 import type { OrgContext, OrgContexts } from "../platform/org-context";
 import { orgData } from "../platform/org-data";
 import { controlDatabase } from "../platform/shards";
-import { CONNECTOR_TYPE_CATALOG, NODE_FAMILIES } from "./catalogs";
+import { CONNECTOR_TYPE_CATALOG, FHIR_EXTENSIONS, NODE_FAMILIES } from "./catalogs";
 import { devicePlatformsOf, platformServices } from "./device-platform-services";
 import { agentServicesFor, execute, openExecutionBatch, pipelineServicesFor, runFor } from "./wiring";
-// Implementation guides' search parameters and write checks join the store before any store is built.
-import "./fhir-search-parameters";
-import "./fhir-write-checks";
 
 // The deployment's catalogs, built once per isolate: every context shares them.
 const nodes = new NodeRegistry(NODE_FAMILIES);
@@ -33,7 +30,11 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     placement,
     gate: () => orgGate(env, data.orgId),
     // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
-    fhir: (principal, options) => fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, options?.purposeOfUse), ...options }),
+    fhirExtensions: FHIR_EXTENSIONS,
+    fhir: (principal, options) => {
+      const extensions = options?.extensions ?? FHIR_EXTENSIONS;
+      return fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse), ...options, extensions });
+    },
     nodes,
     connectorTypes,
     pipelines: (principal, testMode) => pipelineServicesFor(ctx, principal, testMode),

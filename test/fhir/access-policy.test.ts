@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/main/app";
 import { type AccessPolicy, PERMIT, patientsOf } from "../../src/features/fhir/access-policy";
 import { fhirStoreFor } from "../../src/features/fhir";
+import { FHIR_EXTENSIONS } from "../../src/main/catalogs";
 import type { Bundle, Resource } from "../../src/features/fhir/port";
 import { appFetch } from "../support/app-fetch";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -138,7 +139,7 @@ describe("access policy", () => {
     const principal = { orgId: t.orgId, keyId: t.keyId, keyName: "admin key", role: "admin" as const, scopes: [] };
     const until = new Date(Date.now() + 1000).toISOString();
     const exported = async (policy: AccessPolicy | undefined, type: string) => {
-      const store = fhirStoreFor(t.ctx, principal, policy ? { policy } : {});
+      const store = fhirStoreFor(t.ctx, principal, { extensions: FHIR_EXTENSIONS, ...(policy ? { policy } : {}) });
       const ids: string[] = [];
       let cursor: string | undefined;
       do {

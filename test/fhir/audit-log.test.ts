@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runScheduledWork } from "../../src/main/scheduled";
-import { ResourceStore } from "../../src/features/fhir/storage/resource-store";
+import { AuditRows } from "../../src/features/fhir/storage/audit-rows";
 import { createTenant, shardOf } from "../support/tenants";
 import { post, search } from "./support";
 
@@ -29,7 +29,7 @@ describe("AuditEvent log", () => {
   it("indexes each event once when flushes race", async () => {
     const t = await createTenant();
     for (let i = 0; i < 5; i++) await post(t, { resourceType: "Patient", name: [{ family: `Race${i}` }] });
-    const store = new ResourceStore(t.ctx.d1, t.orgId);
+    const store = new AuditRows(t.ctx.d1, t.orgId);
     const [a, b, c] = await Promise.all([store.flushAudits(), store.flushAudits(), store.flushAudits()]);
     expect(a + b + c).toBeGreaterThanOrEqual(5);
     const once = await indexRows(t.orgId);
@@ -37,7 +37,7 @@ describe("AuditEvent log", () => {
     // One more flushed alone adds exactly its own rows: the race left no duplicates.
     const q = await createTenant();
     for (let i = 0; i < 5; i++) await post(q, { resourceType: "Patient", name: [{ family: `Calm${i}` }] });
-    await new ResourceStore(q.ctx.d1, q.orgId).flushAudits();
+    await new AuditRows(q.ctx.d1, q.orgId).flushAudits();
     expect(once).toBe(await indexRows(q.orgId));
   });
 
@@ -45,7 +45,7 @@ describe("AuditEvent log", () => {
     const a = await createTenant();
     const b = await createTenant();
     const p = await post(a, { resourceType: "Patient", name: [{ family: "Private" }] });
-    await new ResourceStore(b.ctx.d1, b.orgId).flushAudits();
+    await new AuditRows(b.ctx.d1, b.orgId).flushAudits();
     expect(await pending(a.orgId)).toBeGreaterThanOrEqual(1);
     expect((await search(b, `AuditEvent?entity=Patient/${p.id}`)).entry ?? []).toEqual([]);
     expect((await search(a, `AuditEvent?entity=Patient/${p.id}`)).entry).toHaveLength(1);

@@ -4,7 +4,9 @@
 // the example transaction and batch Bundles execute.
 import { beforeAll, describe, expect, it } from "vitest";
 import { fhirStoreFor } from "../../src/features/fhir/index";
+import { definitionsOf } from "../../src/features/fhir/extensions";
 import { extractIndex } from "../../src/features/fhir/index-extract";
+import { FHIR_EXTENSIONS } from "../../src/main/catalogs";
 import type { Bundle, Resource } from "../../src/features/fhir/port";
 import type { FhirService } from "../../src/features/fhir/service";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -29,7 +31,7 @@ const rejected: { file: string; status: number; message: string }[] = [];
 
 beforeAll(async () => {
   t = await createTenant();
-  store = fhirStoreFor(t.ctx, { orgId: t.orgId, keyId: t.keyId, keyName: "examples", role: "admin", scopes: [] });
+  store = fhirStoreFor(t.ctx, { orgId: t.orgId, keyId: t.keyId, keyName: "examples", role: "admin", scopes: [] }, { extensions: FHIR_EXTENSIONS });
   for (const [file, resource] of Object.entries(examples)) {
     const r = structuredClone(resource) as Resource & { id: string };
     try {
@@ -59,7 +61,7 @@ describe("official R4 examples", () => {
   it("finds each by its own search parameter values", async () => {
     let checked = 0;
     for (const r of stored) {
-      const rows = extractIndex(r);
+      const rows = extractIndex(r, definitionsOf(FHIR_EXTENSIONS));
       const queries = [
         ...rows.token.filter((x) => !x.code.includes(":")).slice(0, 3).map((x) => `${x.code}=${esc(x.system ? `${x.system}|${x.value}` : x.value)}`),
         ...rows.string.filter((x) => !x.code.includes(":")).slice(0, 3).map((x) => `${x.code}:exact=${esc(x.value)}`),
@@ -79,7 +81,7 @@ describe("official R4 examples", () => {
 
   it("executes the example transaction and batch Bundles", async () => {
     const u = await createTenant();
-    const s = fhirStoreFor(u.ctx, { orgId: u.orgId, keyId: u.keyId, keyName: "examples", role: "admin", scopes: [] });
+    const s = fhirStoreFor(u.ctx, { orgId: u.orgId, keyId: u.keyId, keyName: "examples", role: "admin", scopes: [] }, { extensions: FHIR_EXTENSIONS });
     // Entries of the example transaction act on resources that must exist first.
     await s.update({ resourceType: "Patient", id: "123", name: [{ family: "Existing" }] });
     await s.update({ resourceType: "Patient", id: "123a", name: [{ family: "Existing" }] });

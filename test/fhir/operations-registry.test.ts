@@ -6,7 +6,8 @@ import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/main/app";
 import { defineOperation } from "../../src/features/fhir/operations/operation";
-import { FHIR_OPERATIONS, fhirOperationRegistry } from "../../src/main/fhir-operations";
+import { OperationRegistry } from "../../src/features/fhir/operations/registry";
+import { FHIR_OPERATIONS } from "../../src/main/catalogs";
 import { appFetch } from "../support/app-fetch";
 import { createTenant } from "../support/tenants";
 import { post } from "./support";
@@ -68,7 +69,7 @@ describe("FHIR operations registry", () => {
 
   it("takes a plug-in's operation through the composition root's list: route, CapabilityStatement and OpenAPI", async () => {
     const t = await createTenant();
-    const fetch = appFetch(buildApp({ operations: fhirOperationRegistry([...FHIR_OPERATIONS, echo]) }), t);
+    const fetch = appFetch(buildApp({ operations: new OperationRegistry([...FHIR_OPERATIONS, echo]) }), t);
     const { system, onType, paths } = await surfaces(fetch, t.orgId);
     expect(system).toContain("echo");
     expect(onType("Patient")).toContain("echo");
@@ -93,6 +94,6 @@ describe("FHIR operations registry", () => {
   });
 
   it("refuses two declarations of one operation for the same level and type", () => {
-    expect(() => fhirOperationRegistry([...FHIR_OPERATIONS, { ...echo, name: "everything" }])).toThrow(/declared twice/);
+    expect(() => new OperationRegistry([...FHIR_OPERATIONS, { ...echo, name: "everything" }])).toThrow(/declared twice/);
   });
 });

@@ -8,7 +8,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/main/app";
 import type { Resource } from "../../src/features/fhir/port";
+import { definitionsOf } from "../../src/features/fhir/extensions";
 import { ResourceStore } from "../../src/features/fhir/storage/resource-store";
+import { FHIR_EXTENSIONS } from "../../src/main/catalogs";
 import type { Env } from "../../src/platform/env";
 import { countingD1 } from "../support/d1-counter";
 import { type Tenant, createTenant } from "../support/tenants";
@@ -33,7 +35,7 @@ async function countedPut(t: Tenant, resource: Resource & { id: string }, header
 
 /** Writes a version behind the service's back, as another isolate would. */
 async function writeElsewhere(t: Tenant, resource: Resource & { id: string }, versionId: number) {
-  const store = new ResourceStore((env as unknown as Record<string, D1Database>)[t.shard]!, t.orgId);
+  const store = new ResourceStore((env as unknown as Record<string, D1Database>)[t.shard]!, t.orgId, definitionsOf(FHIR_EXTENSIONS));
   const lastUpdated = new Date().toISOString();
   const stored = { ...resource, meta: { versionId: String(versionId), lastUpdated } };
   await (env as Env & Record<string, D1Database>)[t.shard]!.batch(store.writeStatements([{ kind: "put", resource: stored, versionId, lastUpdated, method: "PUT" }]));
@@ -87,7 +89,7 @@ describe("update by id after this isolate saw the resource", () => {
   it("a resource deleted elsewhere is created again, not updated on the remembered version", async () => {
     const t = await createTenant();
     const p = await post(t, { resourceType: "Patient", name: [{ family: "One" }] });
-    const store = new ResourceStore((env as unknown as Record<string, D1Database>)[t.shard]!, t.orgId);
+    const store = new ResourceStore((env as unknown as Record<string, D1Database>)[t.shard]!, t.orgId, definitionsOf(FHIR_EXTENSIONS));
     await (env as unknown as Record<string, D1Database>)[t.shard]!.batch(
       store.writeStatements([{ kind: "delete", type: "Patient", id: p.id, versionId: 2, lastUpdated: new Date().toISOString() }]),
     );

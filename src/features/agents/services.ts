@@ -65,7 +65,7 @@ export interface AgentServiceOptions {
 export function agentServices(ctx: OrgContext, principal: Principal, options: AgentServiceOptions | undefined): AgentServices {
   const { env } = ctx;
   const testMode = options?.testMode ?? false;
-  const store = fhirStoreFor(ctx, principal);
+  const store = fhirStoreFor(ctx, principal, { extensions: ctx.fhirExtensions });
   const fhir = (): FhirPort => store;
   const orgId = principal.orgId;
   const tools = () => new ToolStore(ctx.db);

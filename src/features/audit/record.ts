@@ -1,10 +1,10 @@
-// The one way a management action is audited: recordManagementAction writes its AuditEvent through
-// the organization's FHIR store (append-only: clients cannot write or delete AuditEvents), so it is
+// The one way a management action is audited: recordManagementAction writes its AuditEvent to the
+// organization's FHIR audit trail (append-only: clients cannot write or delete AuditEvents), so it is
 // searchable on /fhir/r4/<org>/AuditEvent, exported by Bulk Data (_type=AuditEvent) and listed by
 // GET /api/audit. Routes get this for free from the middleware (middleware.ts); work outside a
 // request (devices' syncs, copilot) calls it directly.
 import type { OrgData } from "../../platform/org-data";
-import { fhirStoreFor } from "../fhir";
+import { fhirAuditTrail } from "../fhir";
 import type { Principal } from "../tenancy/auth/permissions";
 import { type ManagementActionInput, managementAuditEvent } from "./event";
 
@@ -16,5 +16,5 @@ import { type ManagementActionInput, managementAuditEvent } from "./event";
  * being moved between shards, FhirService.writeAuditEvent).
  */
 export async function recordManagementAction(data: OrgData, principal: Principal, input: ManagementActionInput, options: { pendingLog?: boolean } = {}): Promise<void> {
-  await fhirStoreFor(data, principal).writeAuditEvent(managementAuditEvent(principal, input), options);
+  await fhirAuditTrail(data, principal).write(managementAuditEvent(principal, input), options);
 }

@@ -4,16 +4,17 @@
 // permit-all policy, so its stores keep their fast paths (no parse on export, SQL counts).
 import type { OrgData } from "../../platform/org-data";
 import { type AccessPolicy, permitAll } from "../fhir/access-policy";
-import { fhirStoreFor } from "../fhir";
+import { type FhirExtensions, fhirStoreFor } from "../fhir";
 import type { Principal } from "../tenancy/auth/permissions";
 import { knownReadEnforcement, readConsentPolicy } from "./policy-store";
 import { consentReadPolicy } from "./read-policy";
 import { activeConsentsOf } from "./service";
 
-export function consentReadPolicyFor(data: OrgData, principal: Principal, purposes: readonly string[] = []): AccessPolicy {
+/** `extensions`: those of the store the policy guards, which reads the Consents too. */
+export function consentReadPolicyFor(data: OrgData, principal: Principal, extensions: FhirExtensions, purposes: readonly string[] = []): AccessPolicy {
   if (knownReadEnforcement(data.orgId) === false) return permitAll;
   return consentReadPolicy(principal, purposes, {
     policy: () => readConsentPolicy(data),
-    consentsOf: (patients) => activeConsentsOf(fhirStoreFor(data, principal), patients),
+    consentsOf: (patients) => activeConsentsOf(fhirStoreFor(data, principal, { extensions }), patients),
   });
 }

@@ -4,15 +4,13 @@
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
 import { OrgObject } from "../../platform/durable-objects/org-object";
-import { type ExportJobState, advanceExport, deleteExportFiles, requesterOf } from "./job";
+import { EXPORT_SLOT_LEASE_MS, type ExportJobState, advanceExport, deleteExportFiles, requesterOf } from "./job";
 import { orgGate, releaseSlot } from "../tenancy/limits/gate";
 import { settingsOf } from "../../platform/settings";
 import { getChunkedJson, putChunkedJson } from "../../platform/durable-objects/chunked-json";
 import { claimFor, ownedBy } from "../../platform/durable-objects/owner";
 
 const CHUNK_BUDGET_MS = 20_000;
-/** Lease on the org's export slot; renewed every chunk, so a dead job frees it soon. */
-export const EXPORT_SLOT_LEASE_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 5;
 const DEFAULT_TTL_HOURS = 24;
 /** How long a cancelled or failed job answers before its record is purged. */

@@ -8,6 +8,13 @@ import { GzipNdjsonUpload, abortUpload } from "./gzip-upload";
 import type { ExportRequest } from "./kickoff";
 import type { ExportQuery, ExportSource } from "./source";
 
+/**
+ * Lease on the org's export slot; the job renews it every chunk, so a dead job frees it soon. Here,
+ * not in export-job.ts, so the kick-off takes it without importing the Durable Object (and, through
+ * it, the composition root).
+ */
+export const EXPORT_SLOT_LEASE_MS = 5 * 60_000;
+
 export interface ExportFile {
   type: string;
   name: string;

@@ -3,8 +3,7 @@
 import type { Env } from "../../platform/env";
 import type { FhirService } from "../fhir";
 import { acquireSlotOrThrow, releaseSlot } from "../tenancy/limits/gate";
-import { EXPORT_SLOT_LEASE_MS } from "./export-job";
-import type { ExportJobState } from "./job";
+import { EXPORT_SLOT_LEASE_MS, type ExportJobState } from "./job";
 import { exportJob } from "./jobs";
 import { recordExport } from "./export-index";
 import { type KickoffInput, parseKickoff } from "./kickoff";

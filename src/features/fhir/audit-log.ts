@@ -2,11 +2,11 @@
 // the same batch as its effect (one row: atomic with the write); interactions that write nothing
 // else send theirs through the audit queue instead (audit-queue.ts), whose consumer indexes them
 // directly, and fall back to this log only when the queue is absent or refuses. The log is
-// indexed into the store in bulk (ResourceStore.flushAudits)
+// indexed into the store in bulk (AuditRows.flushAudits)
 //   - before anything reads or searches AuditEvents (so the API always shows every audit),
 //   - after every FLUSH_EVERY audits an isolate appended for an org (so the log stays short),
 //   - by the minute cron, for orgs gone quiet.
-import { ResourceStore } from "./storage/resource-store";
+import { AuditRows } from "./storage/audit-rows";
 
 const FLUSH_EVERY = 200;
 /** Audits appended per org by this isolate since its last flush. */
@@ -24,8 +24,8 @@ export function noteAudits(orgId: string, count: number): boolean {
 }
 
 /** Indexes the org's whole pending log, or as much as fits before `deadline`. */
-export async function flushAuditLog(store: ResourceStore, deadline = Number.POSITIVE_INFINITY): Promise<void> {
-  while (Date.now() < deadline && (await store.flushAudits()) > 0);
+export async function flushAuditLog(rows: AuditRows, deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  while (Date.now() < deadline && (await rows.flushAudits()) > 0);
 }
 
 /** Whether a search or history (type and query) can return AuditEvents. */
@@ -38,5 +38,5 @@ export function readsAudits(type: string | undefined, query: URLSearchParams): b
 /** The cron's sweep of one shard: every org with pending audits but the `paused` ones (being moved), until `deadline`. */
 export async function flushAllAuditLogs(shard: D1Database, deadline: number, paused: ReadonlySet<string> = new Set()): Promise<void> {
   const { results } = await shard.prepare("SELECT DISTINCT org_id FROM fhir_audit_pending LIMIT 100").all<{ org_id: string }>();
-  for (const { org_id } of results) if (!paused.has(org_id)) await flushAuditLog(new ResourceStore(shard, org_id), deadline);
+  for (const { org_id } of results) if (!paused.has(org_id)) await flushAuditLog(new AuditRows(shard, org_id), deadline);
 }

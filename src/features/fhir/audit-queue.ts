@@ -6,7 +6,7 @@
 import { type Logger, logger } from "../../platform/observability/log";
 import type { OrgData } from "../../platform/org-data";
 import type { Resource } from "./port";
-import { ResourceStore } from "./storage/resource-store";
+import { AuditRows } from "./storage/audit-rows";
 
 export type StoredAudit = Resource & { id: string };
 
@@ -40,10 +40,10 @@ export const AUDIT_WRITE_CHUNK = 5;
  * whole call (the delivery is retried); chunks already stored add nothing then (idempotent on the event id).
  */
 export async function storeAudits(data: OrgData, events: StoredAudit[]): Promise<void> {
-  const store = new ResourceStore(data.d1, data.orgId);
+  const rows = new AuditRows(data.d1, data.orgId);
   // While the org moves between shards its rows may only be appended to (the move catches the log up).
-  if (data.movingTo !== null) await data.d1.batch(store.appendAudits(events));
-  else await store.storeAudits(events.map((event) => ({ event, json: JSON.stringify(event) })), AUDIT_WRITE_CHUNK);
+  if (data.movingTo !== null) await data.d1.batch(rows.appendAudits(events));
+  else await rows.storeAudits(events.map((event) => ({ event, json: JSON.stringify(event) })), AUDIT_WRITE_CHUNK);
 }
 
 /** A message this consumer can store: an AuditEvent with an id, recorded for the org it names. */

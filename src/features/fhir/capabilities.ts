@@ -1,8 +1,9 @@
 // The CapabilityStatement, generated from what this FHIR server implements: its interactions,
-// the definitions index and the operations registry, so /metadata can never drift from the code.
-import { READ_ONLY_TYPES, resourceTypes, searchParamsOf } from "./definitions";
-import { type GuideActor, actorDocumentation, supportedProfilesOf } from "./guide-actors";
-import type { OperationRegistry } from "./operations/registry";
+// the definitions index (with the guides' SearchParameters), the operations registry and the
+// guides' actors, so /metadata can never drift from the code.
+import { READ_ONLY_TYPES, resourceTypes } from "./definitions";
+import { type FhirExtensions, definitionsOf } from "./extensions";
+import { actorDocumentation, supportedProfilesOf } from "./guide-actors";
 import { MODIFIERS } from "./search/parse";
 
 export const TYPE_INTERACTIONS = ["read", "vread", "update", "patch", "delete", "history-instance", "history-type", "create", "search-type"] as const;
@@ -11,14 +12,16 @@ export const SYSTEM_INTERACTIONS = ["transaction", "batch", "search-system", "hi
 
 const RESULT_PARAMS = ["_count", "_sort", "_include", "_revinclude", "_summary", "_elements", "_total", "_type"];
 
-/** `actors`: the implementation guides' actors this server plays (guide-actors.ts). */
-export function capabilityStatement(baseUrl: string, software: { name: string; version: string }, operations: OperationRegistry, actors: readonly GuideActor[] = []): Record<string, unknown> {
+/** `extensions`: the implementation guides' search parameters, operations and the actors this server plays. */
+export function capabilityStatement(baseUrl: string, software: { name: string; version: string }, extensions: FhirExtensions): Record<string, unknown> {
+  const { operations, guideActors: actors } = extensions;
+  const definitions = definitionsOf(extensions);
   const resource = resourceTypes().map((type) => {
     const readOnly = READ_ONLY_TYPES.has(type);
     const searchParam = [
       { name: "_id", type: "token" },
       { name: "_lastUpdated", type: "date" },
-      ...searchParamsOf(type)
+      ...definitions.searchParamsOf(type)
         .filter((p) => p.type !== "special" && p.code !== "_id" && p.code !== "_lastUpdated" && (p.expression || p.type === "composite"))
         .map((p) => ({
           name: p.code,
@@ -40,7 +43,7 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
       conditionalUpdate: !readOnly,
       conditionalDelete: readOnly ? "not-supported" : "single",
       referencePolicy: ["literal", "logical"],
-      searchInclude: [...searchParamsOf(type).filter((p) => p.type === "reference").map((p) => `${type}:${p.code}`), "*"],
+      searchInclude: [...definitions.searchParamsOf(type).filter((p) => p.type === "reference").map((p) => `${type}:${p.code}`), "*"],
       searchRevInclude: ["*"],
       searchParam,
       operation: operations.forType(type),

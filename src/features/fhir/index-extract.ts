@@ -1,6 +1,6 @@
 // Turns a resource into search index rows, one set per parameter kind, by evaluating every
 // search parameter of its type (official FHIRPath expressions) at write time.
-import { type SearchParamComponent, type SearchParamDef, patientCompartmentParams, searchParamsOf } from "./definitions";
+import { type FhirDefinitions, R4_DEFINITIONS, type SearchParamComponent, type SearchParamDef, patientCompartmentParams } from "./definitions";
 import { evaluate } from "./fhirpath";
 import type { Resource } from "./port";
 import { MAX_INSTANT, MIN_INSTANT, dateRange, foldString } from "./values";
@@ -264,21 +264,25 @@ function compositeSecond(c: SearchParamComponent, v: unknown): Omit<CompositeRow
   }
 }
 
-/** All index rows of a resource (which must carry its final id and meta). */
-export function extractIndex(resource: Resource): IndexRows {
+/** All index rows of a resource (which must carry its final id and meta), by the parameters of `definitions`. */
+export function extractIndex(resource: Resource, definitions: FhirDefinitions): IndexRows {
   const rows = emptyRows();
   const keys = Object.keys(resource);
-  for (const p of searchParamsOf(resource.resourceType)) addParam(rows, p, resource, keys);
+  for (const p of definitions.searchParamsOf(resource.resourceType)) addParam(rows, p, resource, keys);
   rows.patients = compartmentPatients(resource, rows.reference);
   return rows;
 }
 
-/** The patients whose compartment holds the resource, evaluating only the compartment's parameters (what access policies need per result). */
+/**
+ * The patients whose compartment holds the resource, evaluating only the compartment's parameters
+ * (what access policies need per result). The compartment is R4's, by R4's parameter codes, which
+ * no guide may redefine: R4's definitions answer it for every store.
+ */
 export function patientCompartmentOf(resource: Resource): string[] {
   const rows = emptyRows();
   const keys = Object.keys(resource);
   const params = new Set(patientCompartmentParams(resource.resourceType));
-  for (const p of searchParamsOf(resource.resourceType)) if (params.has(p.code)) addParam(rows, p, resource, keys);
+  for (const p of R4_DEFINITIONS.searchParamsOf(resource.resourceType)) if (params.has(p.code)) addParam(rows, p, resource, keys);
   return compartmentPatients(resource, rows.reference);
 }
 

@@ -1,16 +1,32 @@
-// Entry point of the FHIR store for the rest of the service: a FhirPort bound to one
-// organization and principal (audited like any API request).
-import type { Principal } from "../tenancy/auth/permissions";
+// Entry point of the FHIR store for the rest of the service: a FhirService (the interaction
+// dispatcher) bound to one organization and principal, built with what the implementation
+// guides add (FhirExtensions, which the composition root builds once), audited like any API
+// request; and the audit trail, for AuditEvents other features record.
 import type { OrgData } from "../../platform/org-data";
-import { type FhirStoreOptions, FhirService } from "./service";
+import type { Principal } from "../tenancy/auth/permissions";
+import { AuditTrail } from "./audit-trail";
+import { InteractionDispatcher } from "./dispatcher";
+import type { FhirService } from "./service";
+import type { FhirStoreOptions } from "./store-options";
 
 export type { FhirPort } from "./port";
-export { FhirService, type FhirStoreOptions } from "./service";
-/** Whether a search would be answered, without running it (search/check.ts). */
-export { checkSearch } from "./search/check";
+export type { FhirService } from "./service";
+export type { FhirStoreOptions } from "./store-options";
+export { type FhirExtensions, NO_FHIR_EXTENSIONS } from "./extensions";
+export type { AnyOperation } from "./operations/operation";
+export { OperationRegistry } from "./operations/registry";
 /** Whether a name is a resource type of the store's definitions (the copilot's generated mappings). */
 export { isResourceType } from "./definitions";
 
-export function fhirStoreFor(data: OrgData, principal: Principal, options: FhirStoreOptions = {}): FhirService {
-  return new FhirService(data, principal, options);
+export function fhirStoreFor(data: OrgData, principal: Principal, options: FhirStoreOptions): FhirService {
+  return new InteractionDispatcher(data, principal, options);
+}
+
+/**
+ * The organization's AuditEvent trail as `principal` records to it: an event another module built
+ * (a management action), and the retention purge. AuditEvents are indexed by R4's parameters
+ * alone, so it needs no FhirExtensions.
+ */
+export function fhirAuditTrail(data: OrgData, principal: Principal): Pick<AuditTrail, "write" | "purge"> {
+  return new AuditTrail(data, principal);
 }

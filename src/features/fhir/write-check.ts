@@ -1,9 +1,8 @@
 // The hook implementation guides use to hold a single write (create, update, conditional
 // update, patch, and each entry of a batch) to their rules before it is stored: MHD's Folder
-// rules on a List updated on its own. The composition root registers them (src/fhir-write-checks.ts),
-// like the guides' SearchParameters, so every store built anywhere applies them. A transaction
-// is checked as a whole by the bundle checks instead (bundle-check.ts): its entries may name
-// each other before any is stored.
+// rules on a List updated on its own. The composition root lists them (src/fhir-write-checks.ts)
+// in the FhirExtensions every store is built with. A transaction is checked as a whole by the
+// bundle checks instead (bundle-check.ts): its entries may name each other before any is stored.
 import type { ApiError } from "../../platform/errors";
 import type { Resource } from "./port";
 import type { FhirService } from "./service";
@@ -15,16 +14,11 @@ export interface WriteCheck {
   check(resource: Resource, store: FhirService): Promise<ApiError | undefined>;
 }
 
-const CHECKS = new Map<string, WriteCheck[]>();
-
-export function addWriteChecks(checks: readonly WriteCheck[]): void {
-  for (const c of checks) for (const type of c.types) CHECKS.set(type, [...(CHECKS.get(type) ?? []), c]);
-}
-
-/** Throws the first refusal of the checks governing the resource's type (null: a delete, which none governs). */
-export async function checkWrite(resource: Resource | null, store: FhirService): Promise<void> {
+/** Throws the first refusal of the `checks` governing the resource's type (null: a delete, which none governs). */
+export async function checkWrite(checks: readonly WriteCheck[], resource: Resource | null, store: FhirService): Promise<void> {
   if (!resource) return;
-  for (const c of CHECKS.get(resource.resourceType) ?? []) {
+  for (const c of checks) {
+    if (!c.types.includes(resource.resourceType)) continue;
     const refusal = await c.check(resource, store);
     if (refusal) throw refusal;
   }

@@ -8,7 +8,7 @@ import type { OrgData } from "../../platform/org-data";
 import type { Principal } from "../tenancy/auth/permissions";
 import { type ConnectorClient, connectorClient } from "../connectors";
 import { ApiError, type OperationOutcome } from "../../platform/errors";
-import { fhirStoreFor } from "../fhir";
+import { type FhirExtensions, fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
 import type { FhirPort, Resource } from "../fhir/port";
 import { FileIndex } from "./file-index";
@@ -45,12 +45,13 @@ export interface FhirBinding {
   validate?(resource: Resource): Promise<OperationOutcome>;
 }
 
-export type FhirBindingFactory = (data: OrgData, principal: Principal) => FhirBinding;
+/** `extensions`: what implementation guides add to the organization's store (the composition root's). */
+export type FhirBindingFactory = (data: OrgData, principal: Principal, extensions: FhirExtensions) => FhirBinding;
 
 
 /** The organization's FHIR store, acting as the pipeline's principal. */
-const storeBinding: FhirBindingFactory = (data, principal) => {
-  const store = fhirStoreFor(data, principal);
+const storeBinding: FhirBindingFactory = (data, principal, extensions) => {
+  const store = fhirStoreFor(data, principal, { extensions });
   return { port: store, validate: async (resource) => (await store.validate(resource)) as unknown as OperationOutcome };
 };
 
@@ -80,7 +81,7 @@ export function buildPipelineServices(ctx: OrgContext, principal: Principal, tes
   const { env } = ctx;
   let binding: FhirBinding | undefined;
   const fhirBinding = () => {
-    binding ??= fhirBindingFor(ctx, principal);
+    binding ??= fhirBindingFor(ctx, principal, ctx.fhirExtensions);
     return binding;
   };
   return {

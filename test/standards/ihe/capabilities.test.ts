@@ -1,8 +1,8 @@
 // The CapabilityStatement declares the implementation guides' actors from their declarations
-// (src/fhir-guide-actors.ts): MHD Document Recipient and Responder, PDQm Supplier, IPS Server,
+// (the plug-ins' guideActors, src/main/catalogs.ts): MHD Document Recipient and Responder, PDQm Supplier, IPS Server,
 // with the supported profiles on each resource type and the transactions they serve.
 import { describe, expect, it } from "vitest";
-import { FHIR_GUIDE_ACTORS } from "../../../src/main/fhir-guide-actors";
+import { FHIR_EXTENSIONS } from "../../../src/main/catalogs";
 import { createTenant } from "../../support/tenants";
 
 interface Cs {
@@ -37,7 +37,7 @@ describe("CapabilityStatement: implementation guide actors", () => {
     // The interactions the actors need are the store's: transaction (ITI-65), search (ITI-66/67/78), read (ITI-68).
     expect(rest.interaction.map((i) => i.code)).toContain("transaction");
     for (const type of ["DocumentReference", "List", "Patient", "Binary"]) expect(byType.get(type)!.interaction.map((i) => i.code)).toEqual(expect.arrayContaining(["read", "search-type"]));
-    for (const actor of FHIR_GUIDE_ACTORS) expect(rest.documentation).toContain(actor.name);
+    for (const actor of FHIR_EXTENSIONS.guideActors) expect(rest.documentation).toContain(actor.name);
     expect(rest.documentation).toContain("ITI-68 Retrieve Document");
     expect(byType.get("Observation")!.supportedProfile).toBeUndefined();
   });

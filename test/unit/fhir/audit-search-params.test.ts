@@ -3,7 +3,7 @@
 // (docs/fhir-store.md, "Audit").
 import { describe, expect, it } from "vitest";
 import { auditEvent } from "../../../src/features/fhir/audit";
-import { searchParam, searchParamsOf } from "../../../src/features/fhir/definitions";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
 import { extractIndex } from "../../../src/features/fhir/index-extract";
 import { managementAuditEvent } from "../../../src/features/audit/event";
 import { parseSearch } from "../../../src/features/fhir/search/parse";
@@ -15,7 +15,7 @@ const now = "2026-01-02T03:04:05.000Z";
 
 /** Index rows per table for an event, as [table, code] pairs. */
 function rowsOf(event: Parameters<typeof extractIndex>[0]): [string, string][] {
-  const rows = extractIndex({ ...event, id: "e1", meta: { versionId: "1", lastUpdated: now } });
+  const rows = extractIndex({ ...event, id: "e1", meta: { versionId: "1", lastUpdated: now } }, R4_DEFINITIONS);
   return [
     ...rows.string.map((r) => ["string", r.code] as [string, string]),
     ...rows.token.map((r) => ["token", r.code] as [string, string]),
@@ -27,11 +27,11 @@ function rowsOf(event: Parameters<typeof extractIndex>[0]): [string, string][] {
 
 describe("AuditEvent search parameters", () => {
   it("are the ones its readers filter by, also for the CapabilityStatement (which lists searchParamsOf)", () => {
-    expect(searchParamsOf("AuditEvent").map((p) => p.code).sort()).toEqual([...SERVED].sort());
-    for (const code of ["site", "source", "type", "agent-name", "agent-role", "entity-name", "entity-role", "address", "policy"]) expect(searchParam("AuditEvent", code)).toBeUndefined();
+    expect(R4_DEFINITIONS.searchParamsOf("AuditEvent").map((p) => p.code).sort()).toEqual([...SERVED].sort());
+    for (const code of ["site", "source", "type", "agent-name", "agent-role", "entity-name", "entity-role", "address", "policy"]) expect(R4_DEFINITIONS.searchParam("AuditEvent", code)).toBeUndefined();
     // Other types keep every R4 parameter.
-    expect(searchParam("Observation", "code")).toBeDefined();
-    expect(searchParam("Patient", "address")).toBeDefined();
+    expect(R4_DEFINITIONS.searchParam("Observation", "code")).toBeDefined();
+    expect(R4_DEFINITIONS.searchParam("Patient", "address")).toBeDefined();
   });
 
   it("a read's AuditEvent is indexed on what its readers search: who, what, the interaction, the outcome, the time", () => {
@@ -48,8 +48,8 @@ describe("AuditEvent search parameters", () => {
   });
 
   it("a search by a parameter it does not serve is unknown: a warning, or 400 under strict handling", () => {
-    expect(parseSearch("AuditEvent", "site=org-a").filters).toEqual([]);
-    expect(() => parseSearch("AuditEvent", "site=org-a", true)).toThrow(ApiError);
-    expect(parseSearch("AuditEvent", "subtype=read&entity=Patient/p1&date=ge2026").filters).toHaveLength(3);
+    expect(parseSearch(R4_DEFINITIONS, "AuditEvent", "site=org-a").filters).toEqual([]);
+    expect(() => parseSearch(R4_DEFINITIONS, "AuditEvent", "site=org-a", true)).toThrow(ApiError);
+    expect(parseSearch(R4_DEFINITIONS, "AuditEvent", "subtype=read&entity=Patient/p1&date=ge2026").filters).toHaveLength(3);
   });
 });

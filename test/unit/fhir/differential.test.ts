@@ -10,8 +10,8 @@ import { MemoryRepository } from "@medplum/fhir-router";
 import type { Resource as MedplumResource } from "@medplum/fhirtypes";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SqliteD1, sqliteOrgData } from "../../../bench/fhir/d1-sqlite";
-import { searchParam } from "../../../src/features/fhir/definitions";
-import { fhirStoreFor } from "../../../src/features/fhir/index";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../../../src/features/fhir/index";
 import { extractIndex } from "../../../src/features/fhir/index-extract";
 import type { Resource } from "../../../src/features/fhir/port";
 import type { FhirService } from "../../../src/features/fhir/service";
@@ -31,7 +31,7 @@ beforeAll(async () => {
   memory = new MemoryRepository();
   const d1 = new SqliteD1(":memory:");
   d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations/data"));
-  store = fhirStoreFor(sqliteOrgData(d1, "o"), { orgId: "o", keyId: "k", keyName: "diff", role: "admin", scopes: [] });
+  store = fhirStoreFor(sqliteOrgData(d1, "o"), { orgId: "o", keyId: "k", keyName: "diff", role: "admin", scopes: [] }, { extensions: NO_FHIR_EXTENSIONS });
   for (const file of readdirSync(dir).filter((f) => TYPES.some((t) => f.startsWith(`${t}-`)))) {
     const r = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as Resource & { id: string };
     try {
@@ -63,7 +63,7 @@ describe("differential vs MemoryRepository", () => {
   it("token and reference searches select the same resources", async () => {
     const queries = new Set<string>();
     for (const r of loaded) {
-      const rows = extractIndex(r);
+      const rows = extractIndex(r, R4_DEFINITIONS);
       for (const t of rows.token.filter((x) => !x.code.includes(":") && !x.code.startsWith("_")).slice(0, 4)) {
         queries.add(`${r.resourceType}?${t.code}=${encodeURIComponent(t.system ? `${t.system}|${t.value}` : t.value)}`);
       }
@@ -75,7 +75,7 @@ describe("differential vs MemoryRepository", () => {
     const differences: string[] = [];
     for (const q of queries) {
       const [type, query] = q.split("?") as [string, string];
-      const def = searchParam(type, query.split("=")[0]!);
+      const def = R4_DEFINITIONS.searchParam(type, query.split("=")[0]!);
       if (!def || !COMPARED.has(def.type)) continue;
       const difference = await compare(q);
       if (difference === undefined) continue;

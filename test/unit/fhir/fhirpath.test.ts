@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { evalFhirPathTyped, parseFhirPath, toTypedValue } from "@medplum/core";
 import { describe, expect, it } from "vitest";
-import { searchParamsOf } from "../../../src/features/fhir/definitions";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
 import { evaluate } from "../../../src/features/fhir/fhirpath";
 import type { Resource } from "../../../src/features/fhir/port";
 
@@ -25,7 +25,7 @@ describe("FHIRPath fast path", () => {
     let compared = 0;
     const mismatches: string[] = [];
     for (const [file, resource] of examples()) {
-      for (const p of searchParamsOf(resource.resourceType)) {
+      for (const p of R4_DEFINITIONS.searchParamsOf(resource.resourceType)) {
         if (!p.expression) continue;
         let expected: unknown[];
         try {
@@ -54,7 +54,7 @@ describe("FHIRPath fast path", () => {
     let compared = 0;
     const mismatches: string[] = [];
     for (const [file, resource] of examples()) {
-      for (const p of searchParamsOf(resource.resourceType)) {
+      for (const p of R4_DEFINITIONS.searchParamsOf(resource.resourceType)) {
         if (p.type !== "composite" || !p.expression) continue;
         for (const base of evaluate(p.expression, resource)) {
           for (const c of p.components ?? []) {

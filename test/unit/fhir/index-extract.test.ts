@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { evalFhirPathTyped, parseFhirPath, toTypedValue } from "@medplum/core";
 import { describe, expect, it } from "vitest";
-import { searchParamsOf } from "../../../src/features/fhir/definitions";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
 import { extractIndex, tokenValues } from "../../../src/features/fhir/index-extract";
 import type { Resource } from "../../../src/features/fhir/port";
 
@@ -12,10 +12,10 @@ const dir = path.join(import.meta.dirname, "../../../node_modules/hl7.fhir.r4.ex
 
 /** The deceased rows the general evaluator gives, without any shortcut. */
 function deceasedByEvaluator(patient: Resource): string[] {
-  const expression = searchParamsOf("Patient").find((p) => p.code === "deceased")!.expression!;
+  const expression = R4_DEFINITIONS.searchParamsOf("Patient").find((p) => p.code === "deceased")!.expression!;
   return evalFhirPathTyped(parseFhirPath(expression), [toTypedValue(patient)]).flatMap((v) => tokenValues(v.value).tokens.map(([s, c]) => `${s}|${c}`));
 }
-const deceasedRows = (patient: Resource) => extractIndex(patient).token.filter((t) => t.code === "deceased").map((t) => `${t.system}|${t.value}`);
+const deceasedRows = (patient: Resource) => extractIndex(patient, R4_DEFINITIONS).token.filter((t) => t.code === "deceased").map((t) => `${t.system}|${t.value}`);
 
 describe("unguarded parameters (Patient.deceased)", () => {
   const base: Resource = { resourceType: "Patient", id: "p", name: [{ family: "X" }] };

@@ -7,8 +7,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
 import { ApiError } from "../../../src/platform/errors";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
-import { MAX_CANDIDATES } from "../../../src/features/fhir/search/conditions";
+import { MAX_CANDIDATES } from "../../../src/features/fhir/search/args";
 import { executeSearch } from "../../../src/features/fhir/search/execute";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
 import { parseSearch } from "../../../src/features/fhir/search/parse";
 import { ResourceStore, type VersionWrite } from "../../../src/features/fhir/storage/resource-store";
 
@@ -20,7 +21,7 @@ let d1: SqliteD1;
 beforeAll(async () => {
   d1 = new SqliteD1(":memory:");
   d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations/data"));
-  const store = new ResourceStore(d1 as unknown as D1Database, ORG);
+  const store = new ResourceStore(d1 as unknown as D1Database, ORG, R4_DEFINITIONS);
   const start = Date.parse("2024-01-01T00:00:00Z");
   const put = (resource: Resource & { id: string }, i: number): VersionWrite => ({ kind: "put", resource, versionId: 1, lastUpdated: new Date(start + i * 1000).toISOString(), method: "POST" });
   const writes: VersionWrite[] = [];
@@ -32,12 +33,12 @@ beforeAll(async () => {
   }
   await d1.batch(store.writeStatements(writes) as never);
   // Another organization's resource, updated last: no search of ORG may see it.
-  await d1.batch(new ResourceStore(d1 as unknown as D1Database, "org-other").writeStatements([put({ resourceType: "Patient", id: "x1", gender: "female" }, PATIENTS * 2)]) as never);
+  await d1.batch(new ResourceStore(d1 as unknown as D1Database, "org-other", R4_DEFINITIONS).writeStatements([put({ resourceType: "Patient", id: "x1", gender: "female" }, PATIENTS * 2)]) as never);
 }, 120_000);
 
 const search = (type: string | undefined, query: string, plan?: "general" | "scan" | "walk") => {
   const params = new URLSearchParams(query);
-  return executeSearch({ db: d1 as unknown as D1Database, orgId: ORG, baseUrl: "" }, parseSearch(type, params), params, plan);
+  return executeSearch({ db: d1 as unknown as D1Database, orgId: ORG, baseUrl: "", definitions: R4_DEFINITIONS }, parseSearch(R4_DEFINITIONS, type, params), params, plan);
 };
 const matches = (b: Bundle) => (b.entry ?? []).filter((e) => e.search?.mode === "match").map((e) => `${e.resource!.resourceType}/${e.resource!.id}`);
 const pageQuery = () => [...d1.log].reverse().find((x) => /^SELECT r\.resource_type, r\.id, [rc]\.content/.test(x.sql))!;

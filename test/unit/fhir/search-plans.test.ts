@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MemoryQueue } from "../../../bench/fhir/memory-queue";
 import { SqliteD1, sqliteOrgData } from "../../../bench/fhir/d1-sqlite";
 import { patientBundles } from "../../../bench/fhir/generate";
-import { fhirStoreFor } from "../../../src/features/fhir/index";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../../../src/features/fhir/index";
 import { executeSearch } from "../../../src/features/fhir/search/execute";
 import { parseSearch } from "../../../src/features/fhir/search/parse";
 import type { Bundle } from "../../../src/features/fhir/port";
@@ -21,10 +22,10 @@ const principal = { orgId: ORG, keyId: "k", keyName: "plans", role: "service" as
 async function loaded(patients: number): Promise<{ d1: SqliteD1; store: FhirService }> {
   const d1 = new SqliteD1(":memory:");
   d1.applyMigrations(MIGRATIONS);
-  const store = fhirStoreFor(sqliteOrgData(d1, ORG, { AUDIT_QUEUE: new MemoryQueue() }), principal);
+  const store = fhirStoreFor(sqliteOrgData(d1, ORG, { AUDIT_QUEUE: new MemoryQueue() }), principal, { extensions: NO_FHIR_EXTENSIONS });
   for (const bundle of patientBundles({ patients, encountersPerPatient: 3, observationsPerPatient: 30, conditionsPerPatient: 3, medicationsPerPatient: 2, seed: 5 })) await store.batch(bundle);
   // Another organization's data shares every table and index.
-  const other = fhirStoreFor(sqliteOrgData(d1, "org-other", { AUDIT_QUEUE: new MemoryQueue() }), { ...principal, orgId: "org-other" });
+  const other = fhirStoreFor(sqliteOrgData(d1, "org-other", { AUDIT_QUEUE: new MemoryQueue() }), { ...principal, orgId: "org-other" }, { extensions: NO_FHIR_EXTENSIONS });
   for (const bundle of patientBundles({ patients: 3, encountersPerPatient: 1, observationsPerPatient: 5, conditionsPerPatient: 1, medicationsPerPatient: 1, seed: 9 })) await other.batch(bundle);
   return { d1, store };
 }
@@ -112,7 +113,7 @@ describe("search query plans per kind", () => {
     it(`the walk over ${kind} reads the filter's index in id order, page after page`, async () => {
       const forced = (q: string, plan?: "general" | "walk") => {
         const params = new URLSearchParams(q);
-        return executeSearch({ db: d1 as unknown as D1Database, orgId: ORG, baseUrl: "" }, parseSearch(type, params), params, plan);
+        return executeSearch({ db: d1 as unknown as D1Database, orgId: ORG, baseUrl: "", definitions: R4_DEFINITIONS }, parseSearch(R4_DEFINITIONS, type, params), params, plan);
       };
       const nextOf = (b: Bundle) => new URL(b.link!.find((l) => l.relation === "next")!.url, "http://x").searchParams.toString();
       d1.log = [];

@@ -5,7 +5,8 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SqliteD1, sqliteOrgData } from "../../../bench/fhir/d1-sqlite";
-import { fhirStoreFor } from "../../../src/features/fhir/index";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
+import { NO_FHIR_EXTENSIONS, fhirStoreFor } from "../../../src/features/fhir/index";
 import type { Bundle, Resource } from "../../../src/features/fhir/port";
 import { executeSearch } from "../../../src/features/fhir/search/execute";
 import { parseSearch } from "../../../src/features/fhir/search/parse";
@@ -57,7 +58,7 @@ function observations(seed: number): Resource[] {
 }
 
 async function load(org: "a" | "b", resources: Resource[]) {
-  const store = fhirStoreFor(sqliteOrgData(d1, org), { orgId: org, keyId: "k", keyName: "t", role: "admin", scopes: [] });
+  const store = fhirStoreFor(sqliteOrgData(d1, org), { orgId: org, keyId: "k", keyName: "t", role: "admin", scopes: [] }, { extensions: NO_FHIR_EXTENSIONS });
   const ids: string[] = [];
   for (const r of resources) {
     const out = await store.create(r);
@@ -84,7 +85,7 @@ beforeAll(async () => {
   await load("b", [...observations(1), extra({ effectiveDateTime: "2022-03-05T12:30:00Z" }), extra({ effectivePeriod: { start: "2021-06-01" } }), extra({ effectiveDateTime: "2021" })]);
 }, 120_000);
 
-const target = (org: string) => ({ db: d1 as unknown as D1Database, orgId: org, baseUrl: `/fhir/r4/${org}` });
+const target = (org: string) => ({ db: d1 as unknown as D1Database, orgId: org, baseUrl: `/fhir/r4/${org}`, definitions: R4_DEFINITIONS });
 const matchIds = (b: Bundle) => (b.entry ?? []).filter((e) => e.search?.mode === "match").map((e) => e.resource!.id!);
 const link = (b: Bundle, relation: string) => b.link?.find((l) => l.relation === relation)?.url;
 
@@ -93,7 +94,7 @@ async function walk(org: string, query: string, plan: "general" | "scan") {
   const pages: string[][] = [];
   const run = async (q: string) => {
     const params = new URLSearchParams(q);
-    return executeSearch(target(org), parseSearch("Observation", params), params, plan);
+    return executeSearch(target(org), parseSearch(R4_DEFINITIONS, "Observation", params), params, plan);
   };
   let bundle = await run(query);
   pages.push(matchIds(bundle));
@@ -138,7 +139,7 @@ const SORTS = ["-date", "date", "-date,status", "date,-status", "-date,-_lastUpd
 describe("sort-ordered plan vs general plan", () => {
   it("applies to a first sort key on a date parameter; complete when a filter requires a value", () => {
     const shape = (q: string) => {
-      const scan = sortScanFor(parseSearch("Observation", q));
+      const scan = sortScanFor(parseSearch(R4_DEFINITIONS, "Observation", q));
       return scan && (scan.complete ? "complete" : "with undated");
     };
     expect(shape("date=ge2022&_sort=-date")).toBe("complete");
@@ -186,10 +187,10 @@ describe("sort-ordered plan vs general plan", () => {
   it("a cursor keeps working when the plan changes between pages", async () => {
     const q = "date=ge2022-02-01&date=lt2022-05-15&_sort=-date&_count=3";
     const params = new URLSearchParams(q);
-    const first = await executeSearch(target("a"), parseSearch("Observation", params), params, "general");
+    const first = await executeSearch(target("a"), parseSearch(R4_DEFINITIONS, "Observation", params), params, "general");
     const next = new URLSearchParams(new URL(link(first, "next")!, "http://x").search);
-    const viaScan = await executeSearch(target("a"), parseSearch("Observation", next), next, "scan");
-    const viaGeneral = await executeSearch(target("a"), parseSearch("Observation", next), next, "general");
+    const viaScan = await executeSearch(target("a"), parseSearch(R4_DEFINITIONS, "Observation", next), next, "scan");
+    const viaGeneral = await executeSearch(target("a"), parseSearch(R4_DEFINITIONS, "Observation", next), next, "general");
     expect(matchIds(viaScan)).toEqual(matchIds(viaGeneral));
     expect(matchIds(viaScan)).toHaveLength(3);
   });
@@ -197,7 +198,7 @@ describe("sort-ordered plan vs general plan", () => {
 
 describe("plan choice", () => {
   it("walks the date index when the driving filter matches many resources, and not when it matches few", async () => {
-    const store = fhirStoreFor(sqliteOrgData(d1, "c"), { orgId: "c", keyId: "k", keyName: "t", role: "admin", scopes: [] });
+    const store = fhirStoreFor(sqliteOrgData(d1, "c"), { orgId: "c", keyId: "k", keyName: "t", role: "admin", scopes: [] }, { extensions: NO_FHIR_EXTENSIONS });
     const entry = (code: string, i: number) => ({
       request: { method: "POST", url: "Observation" },
       resource: { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code }] }, effectiveDateTime: new Date(Date.UTC(2022, 0, 1) + i * 3_600_000).toISOString() },
@@ -207,7 +208,7 @@ describe("plan choice", () => {
     const pageQuery = () => [...d1.log].reverse().find((x) => /^SELECT r\.resource_type, r\.id, r\.content/.test(x.sql))!.sql;
     const run = (q: string, plan?: "general" | "scan") => {
       const params = new URLSearchParams(q);
-      return executeSearch(target("c"), parseSearch("Observation", params), params, plan);
+      return executeSearch(target("c"), parseSearch(R4_DEFINITIONS, "Observation", params), params, plan);
     };
     const common = "code=http://loinc.org|8480-6&date=ge2022-01-10&date=lt2022-02-10&_sort=-date&_count=5";
     const chosen = await run(common);
@@ -216,7 +217,7 @@ describe("plan choice", () => {
     // The next page keeps the plan without counting again.
     const next = new URLSearchParams(new URL(link(chosen, "next")!, "http://x").search);
     const logged = d1.log.length;
-    await executeSearch(target("c"), parseSearch("Observation", next), next);
+    await executeSearch(target("c"), parseSearch(R4_DEFINITIONS, "Observation", next), next);
     expect(d1.log.slice(logged).map((x) => x.sql).some((sql) => sql.startsWith("SELECT COUNT(*) AS n FROM (SELECT 1 FROM"))).toBe(false);
     expect(pageQuery()).toContain("FROM fhir_idx_date d");
     await run("code=rare&date=ge2022-01-01&_sort=-date&_count=5");

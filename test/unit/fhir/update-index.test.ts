@@ -5,6 +5,7 @@
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqliteD1 } from "../../../bench/fhir/d1-sqlite";
+import { R4_DEFINITIONS } from "../../../src/features/fhir/definitions";
 import type { Resource } from "../../../src/features/fhir/port";
 import { ResourceStore, type VersionWrite } from "../../../src/features/fhir/storage/resource-store";
 
@@ -28,7 +29,7 @@ beforeEach(() => {
   d1.applyMigrations(path.join(import.meta.dirname, "../../../migrations/data"));
 });
 
-const store = (org: string) => new ResourceStore(d1 as unknown as D1Database, org);
+const store = (org: string) => new ResourceStore(d1 as unknown as D1Database, org, R4_DEFINITIONS);
 type Stored = Resource & { id: string };
 const put = (resource: Stored, versionId: number, replaces?: Stored): VersionWrite => ({
   kind: "put",

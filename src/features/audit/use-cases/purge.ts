@@ -3,6 +3,7 @@
 // whose retention is "keep" (the default) is refused: nothing is ever purged by default.
 import type { OrgContexts } from "../../../platform/org-context";
 import { ApiError } from "../../../platform/errors";
+import { fhirAuditTrail } from "../../fhir";
 import { operatorPrincipal } from "../operators";
 import { recordManagementAction } from "../record";
 import { readRetention } from "../retention";
@@ -16,7 +17,7 @@ export async function purgeExpiredAudits(contexts: OrgContexts, orgId: string, n
     throw new ApiError(409, "AUDIT_RETENTION_KEEP", "The organization keeps its AuditEvents (no retention set): nothing to purge");
   }
   const before = new Date(now - retentionDays * 86_400_000).toISOString();
-  const purged = await data.fhir(principal).purgeAuditEvents(before);
+  const purged = await fhirAuditTrail(data, principal).purge(before);
   await recordManagementAction(data, principal, { action: "audit.purge", entityId: orgId, outcome: "0", detail: { before, purged: String(purged), retention_days: String(retentionDays) } });
   return { org_id: orgId, retention_days: retentionDays, before, purged };
 }

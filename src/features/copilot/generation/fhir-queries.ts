@@ -1,5 +1,5 @@
 // generate/fhir-queries: FHIR search requests ("Type?param=value&...") for a description, each
-// checked as the FHIR API would take it (features/fhir checkSearch: the search parser and the
+// checked as the organization's FHIR API would take it (its store's checkSearch: the search parser and the
 // value checks of building its SQL, so `birthdate=notadate` or `value-quantity=abc` is refused as
 // the API refuses it). Refused requests go back to the model; parameters the parser does not know
 // are sent back once and, if still there, dropped from the query with a warning. After the last
@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError, type FieldError } from "../../../platform/errors";
 import type { ResolvedModel } from "../../agents";
-import { checkSearch } from "../../fhir";
+import type { FhirService } from "../../fhir";
 import { generateStructured } from "./structured";
 
 export const GeneratedQueriesSchema = z.object({
@@ -20,16 +20,19 @@ export interface CheckedQuery {
   warnings: string[];
 }
 
+/** What checks a search as the FHIR API would: the organization's store (its implementation guides' parameters too). */
+export type SearchChecker = Pick<FhirService, "checkSearch">;
+
 /** Checks `Type?query` as the FHIR API would; throws ApiError (400) for what it would refuse. */
-export function checkQuery(text: string): CheckedQuery {
+export function checkQuery(store: SearchChecker, text: string): CheckedQuery {
   const trimmed = text.trim().replace(/^\/?(?:fhir\/r4\/[^/]+\/)?/, "");
   const [path, qs = ""] = trimmed.split("?", 2) as [string, string?];
   const type = path.replace(/\/_search$/, "");
   if (!/^[A-Z][A-Za-z]+$/.test(type)) throw new ApiError(400, "BAD_REQUEST", `${text}: expected ResourceType?param=value`);
-  const req = checkSearch(type, qs);
+  const req = store.checkSearch(type, qs);
   if (!req.warnings.length) return { query: `${type}${qs ? `?${qs}` : ""}`, warnings: [] };
   // Drop each parameter the parser does not take on its own, keeping the rest in order.
-  const kept = [...new URLSearchParams(qs)].filter(([k, v]) => !checkSearch(type, new URLSearchParams([[k, v]])).warnings.length);
+  const kept = [...new URLSearchParams(qs)].filter(([k, v]) => !store.checkSearch(type, new URLSearchParams([[k, v]])).warnings.length);
   const rest = new URLSearchParams(kept).toString();
   return { query: `${type}${rest ? `?${rest}` : ""}`, warnings: req.warnings.map((w) => `${type}: ${w} (dropped)`) };
 }
@@ -37,12 +40,12 @@ export function checkQuery(text: string): CheckedQuery {
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Each query checked (`index`: its place in the answer): the accepted ones, and why each refused one is. */
-function checkAll(queries: string[]): { accepted: (CheckedQuery & { index: number })[]; refused: { index: number; query: string; message: string }[] } {
+function checkAll(store: SearchChecker, queries: string[]): { accepted: (CheckedQuery & { index: number })[]; refused: { index: number; query: string; message: string }[] } {
   const accepted: (CheckedQuery & { index: number })[] = [];
   const refused: { index: number; query: string; message: string }[] = [];
   queries.forEach((query, index) => {
     try {
-      accepted.push({ ...checkQuery(query), index });
+      accepted.push({ ...checkQuery(store, query), index });
     } catch (e) {
       refused.push({ index, query, message: messageOf(e) });
     }
@@ -50,10 +53,10 @@ function checkAll(queries: string[]): { accepted: (CheckedQuery & { index: numbe
   return { accepted, refused };
 }
 
-export async function generateFhirQueries(model: ResolvedModel, description: string, attempts?: number) {
+export async function generateFhirQueries(model: ResolvedModel, store: SearchChecker, description: string, attempts?: number) {
   let firstRound = true;
   const check = (value: z.infer<typeof GeneratedQueriesSchema>, { last }: { last: boolean }): FieldError[] => {
-    const { accepted, refused } = checkAll(value.queries);
+    const { accepted, refused } = checkAll(store, value.queries);
     const errors: FieldError[] = [];
     // Unknown parameters get one chance to be repaired; after that they are dropped.
     if (firstRound) for (const c of accepted) errors.push(...c.warnings.map((w) => ({ path: `queries.${c.index}`, message: w })));
@@ -75,7 +78,7 @@ export async function generateFhirQueries(model: ResolvedModel, description: str
     },
     "list of FHIR search requests",
   );
-  const { accepted, refused } = checkAll(result.value.queries);
+  const { accepted, refused } = checkAll(store, result.value.queries);
   const dropped = refused.map((r) => `${r.query}: ${r.message} (dropped: the FHIR API refuses it)`);
   return { queries: accepted.map((c) => c.query), warnings: [...accepted.flatMap((c) => c.warnings), ...dropped], attempts: result.attempts, model: model.info.id };
 }

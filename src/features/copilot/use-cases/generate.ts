@@ -53,7 +53,7 @@ export async function generateAgentFor(ctx: OrgContext, principal: Principal, re
 }
 
 export async function generateFhirQueriesFor(ctx: OrgContext, principal: Principal, req: ModelChoice & { description: string }) {
-  return generateFhirQueries(await copilotModel(ctx, principal, req.model), req.description);
+  return generateFhirQueries(await copilotModel(ctx, principal, req.model), ctx.fhir(principal), req.description);
 }
 
 export async function generateHl7MappingFor(ctx: OrgContext, principal: Principal, hl7: Hl7FieldPaths, req: ModelChoice & MappingRequest) {

@@ -9,7 +9,7 @@ import { clientAcceptEncoding, negotiateEncoding } from "../../../platform/http/
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { security } from "../../../platform/http/schemas";
-import { fhirStoreFor } from "../../fhir";
+import { permitAll } from "../../fhir/access-policy";
 import { requirePermission } from "../../tenancy/middleware/auth";
 import { type ExportJobState, percentDone } from "../job";
 import { cancelExport, downloadExportFile, visibleExport } from "../jobs";
@@ -107,7 +107,8 @@ bulkExportRoutes
       // decompressed on the fly (streaming, so memory stays flat).
       const coding = negotiateEncoding(clientAcceptEncoding(c.req.raw), ["gzip", "identity"]);
       if (!coding) throw notAcceptable("Export files are served gzip-compressed or uncompressed; Accept-Encoding excludes both");
-      const store = fhirStoreFor(c.get("ctx"), c.get("principal"), { waitUntil: (p) => c.executionCtx.waitUntil(p) });
+      // The download reads no resource (its file is written): the store only audits it, without the consent policy.
+      const store = c.get("ctx").fhir(c.get("principal"), { policy: permitAll, waitUntil: (p) => c.executionCtx.waitUntil(p) });
       const object = await downloadExportFile(c.env, store, jobId, file);
       const headers = new Headers({ "Content-Type": "application/fhir+ndjson", Vary: "Accept-Encoding" });
       for (const [k, v] of c.res.headers) if (k.startsWith("x-")) headers.set(k, v);

@@ -6,8 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { capabilityStatement } from "../capabilities";
-import type { GuideActor } from "../guide-actors";
-import type { OperationRegistry } from "../operations/registry";
+import type { FhirExtensions } from "../extensions";
 import { fhirContent, send } from "./fhir-http";
 import { negotiate } from "./fhir";
 import type { HttpEnv } from "../../../platform/http/http-env";
@@ -30,8 +29,8 @@ export function smartConfiguration() {
   };
 }
 
-/** `actors`: the implementation guides' actors the CapabilityStatement declares. */
-export function fhirPublicRoutes(operations: OperationRegistry, actors: readonly GuideActor[] = []) {
+/** `extensions`: the operations, search parameters and actors the CapabilityStatement declares. */
+export function fhirPublicRoutes(extensions: FhirExtensions) {
   const routes = createRouter<HttpEnv>();
   routes.use("/metadata", negotiate);
   routes.openapi(
@@ -45,7 +44,7 @@ export function fhirPublicRoutes(operations: OperationRegistry, actors: readonly
       request: { params: OrgParam },
       responses: { 200: { description: "CapabilityStatement", content: fhirContent }, 406: { description: "Unsupported _format or Accept (OperationOutcome)", content: fhirContent } },
     }),
-    (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), SOFTWARE, operations, actors)) as never,
+    (c) => send(c, 200, capabilityStatement(fhirBaseUrl(c), SOFTWARE, extensions)) as never,
   );
   routes.openapi(
     createRoute({

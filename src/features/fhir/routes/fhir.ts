@@ -1,10 +1,11 @@
 // FHIR R4 REST API, mounted at /fhir/r4/:orgId. Thin: HTTP concerns only (content
-// negotiation, headers, Prefer, status codes); everything else is FhirService. Operations
-// ($name) come from the registry the composition root builds (operations/registry.ts).
-import { type BundleCheck, refusalOf } from "../bundle-check";
+// negotiation, headers, Prefer, status codes); everything else is the store's interaction
+// dispatcher (FhirService). Operations ($name) and the guides' hooks come from the
+// FhirExtensions the composition root builds.
+import { refusalOf } from "../bundle-check";
 import { bundleShapeIssues } from "../bundle-shape";
-import { type RetrieveCheck, checkRetrieval } from "../retrieve-check";
-import { type SearchRefinement, refinedSearch } from "../search-refinement";
+import { checkRetrieval } from "../retrieve-check";
+import { refinedSearch } from "../search-refinement";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { HttpEnv } from "../../../platform/http/http-env";
@@ -17,10 +18,11 @@ import { AUDITED_BY_FHIR_STORE } from "../../audit/declarations";
 import type { Principal } from "../../tenancy/auth/permissions";
 import { authorize } from "../../tenancy/middleware/auth";
 import type { AccessPolicy } from "../access-policy";
-import type { OperationRegistry } from "../operations/registry";
+import { failureOf } from "../audit-trail";
+import type { FhirExtensions } from "../extensions";
 import type { Bundle, Resource, WriteResult } from "../port";
-import { type FhirService, failureOf } from "../service";
-import { type GuideAudit, type GuideInteraction, recordGuideAudits } from "../guide-audit";
+import type { FhirService } from "../service";
+import { type GuideInteraction, recordGuideAudits } from "../guide-audit";
 import { conditionalDeleteAt, conditionalUpdateAt, createAt, updateAt } from "../rest-writes";
 import { parseVersion } from "../write-preconditions";
 import { type C, checkAcceptable, fhirContent, send, versionHeaders } from "./fhir-http";
@@ -29,17 +31,10 @@ import { mountOperations } from "./operations";
 import { binaryRepresentation, rawBinary } from "./binary-read";
 
 export interface FhirRouterOptions {
-  operations: OperationRegistry;
-  /** The access policy the store applies for a principal (access-policy.ts); permits everything when absent. */
+  /** What implementation guides add: the operations, refinements, checks and audits the routes apply, and the store's own. */
+  extensions: FhirExtensions;
+  /** The access policy the store applies for a principal (access-policy.ts); the organization's (consent) when absent. */
   policyFor?: (env: Env, principal: Principal) => AccessPolicy;
-  /** Implementation guides' refinements of type searches (search-refinement.ts). */
-  searchRefinements?: readonly SearchRefinement[];
-  /** Implementation guides' checks of a transaction or batch before it runs (bundle-check.ts). */
-  bundleChecks?: readonly BundleCheck[];
-  /** Implementation guides' AuditEvents for their transactions (guide-audit.ts). */
-  guideAudits?: readonly GuideAudit[];
-  /** Implementation guides' checks before a Binary's raw document is served (retrieve-check.ts). */
-  retrieveChecks?: readonly RetrieveCheck[];
 }
 
 /** Declares why the request reads (v3 ActReason codes, comma-separated: TREAT, ETREAT, BTG, HRESCH...); consent decides with it. */
@@ -94,11 +89,13 @@ async function searchBody(c: C): Promise<URLSearchParams> {
 }
 
 export function fhirRouter(options: FhirRouterOptions) {
+  const { extensions } = options;
   const routes = createRouter<HttpEnv>();
   const service = (c: C): FhirService => {
     const principal = c.get("principal");
     // The org's store as the composition root builds it (its access policy: consent enforcement).
     return c.get("ctx").fhir(principal, {
+      extensions,
       baseUrl: fhirBaseUrl(c),
       waitUntil: (p) => c.executionCtx.waitUntil(p),
       purposeOfUse: purposesOfUse(c.req.header(PURPOSE_OF_USE_HEADER)),
@@ -107,7 +104,7 @@ export function fhirRouter(options: FhirRouterOptions) {
   };
   /** Runs an interaction a guide may audit as one of its transactions, and reports it, success or failure. */
   const guideAudited = async <T extends { status: number; body: Resource }>(c: C, s: FhirService, interaction: GuideInteraction, run: () => Promise<T>): Promise<T> => {
-    const audits = options.guideAudits ?? [];
+    const audits = extensions.guideAudits;
     if (audits.length === 0) return run();
     const about = { ...interaction, principal: c.get("principal"), baseUrl: s.baseUrl, clientAddress: c.req.header("cf-connecting-ip") };
     // The store's own AuditEvent and the guides' go to the audit queue in one send.
@@ -124,7 +121,7 @@ export function fhirRouter(options: FhirRouterOptions) {
   };
   const search = async (c: C, type: string | undefined, params: URLSearchParams) => {
     const s = service(c);
-    const { status, body } = await guideAudited(c, s, { kind: "search", type, params }, () => refinedSearch(options.searchRefinements ?? [], s, type, params, strict(c)));
+    const { status, body } = await guideAudited(c, s, { kind: "search", type, params }, () => refinedSearch(extensions.searchRefinements, s, type, params, strict(c)));
     return send(c, status, body);
   };
   const history = async (c: C, scope: { type?: string; id?: string }) => send(c, 200, await service(c).history(scope, queryOf(c)));
@@ -135,7 +132,7 @@ export function fhirRouter(options: FhirRouterOptions) {
   const criteria = (c: C) => new URL(c.req.url).search.slice(1);
 
   // Operations first: /$name and /:type/$name would otherwise be searches and reads.
-  mountOperations(routes, options.operations, service, guideAudited);
+  mountOperations(routes, extensions.operations, service, guideAudited);
   // A Binary read asking for a non-FHIR type gets the raw document (ITI-68), before FHIR-only negotiation.
   routes.get("/Binary/:id", async (c, next) => {
     const id = c.req.param("id");
@@ -144,7 +141,7 @@ export function fhirRouter(options: FhirRouterOptions) {
     const s = service(c);
     const { body, contentType, bytes } = await guideAudited(c, s, { kind: "binary-retrieve", id }, async () => {
       const binary = await s.read("Binary", id);
-      await checkRetrieval(options.retrieveChecks ?? [], binary, s);
+      await checkRetrieval(extensions.retrieveChecks, binary, s);
       return { status: 200, body: binary, ...rawBinary(binary, c.req.header("accept") ?? "*/*") };
     });
     return c.body(bytes, 200, { ...versionHeaders(body), "Content-Type": contentType });
@@ -159,7 +156,7 @@ export function fhirRouter(options: FhirRouterOptions) {
     if (bundleShapeIssues(posted).length) return send(c, 200, await s.batch(posted as Bundle));
     const bundle = posted as Bundle;
     const { status, body } = await guideAudited(c, s, { kind: "transaction", bundle }, async () => {
-      const refusal = await refusalOf(options.bundleChecks ?? [], bundle, s);
+      const refusal = await refusalOf(extensions.bundleChecks, bundle, s);
       return refusal ?? { status: 200, body: (await s.batch(bundle)) as Resource };
     });
     return send(c, status, body);

@@ -2,13 +2,14 @@
 // types, too many values) and what building its SQL refuses (a date that is none, a quantity that
 // is no number, a composite without its `$`). The same code a search runs, against no database:
 // a generated query checked here is one the FHIR API takes (the copilot's generate/fhir-queries).
-import { Args } from "./conditions";
+import type { FhirDefinitions } from "../definitions";
+import { Args } from "./args";
 import { whereClause } from "./page";
 import { type SearchRequest, parseSearch } from "./parse";
 
 /** The parsed search (its `warnings`: parameters ignored); throws the 400 the FHIR API would answer. */
-export function checkSearch(type: string | undefined, query: string | URLSearchParams): SearchRequest {
-  const req = parseSearch(type, query);
+export function checkSearch(definitions: FhirDefinitions, type: string | undefined, query: string | URLSearchParams): SearchRequest {
+  const req = parseSearch(definitions, type, query);
   whereClause(req, new Args("check", false));
   return req;
 }

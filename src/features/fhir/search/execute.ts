@@ -1,9 +1,10 @@
 // Runs a parsed search against D1: the page of matches (keyset paging), the optional total,
 // then _include/_revinclude (with :iterate), and assembles the searchset Bundle.
+import type { FhirDefinitions } from "../definitions";
 import type { Bundle, BundleEntry, Resource } from "../port";
 import { shapeResource } from "../summary";
 import { tooCostly } from "../../../platform/errors";
-import { Args, D1_MAX_PARAMS, MAX_CANDIDATES } from "./conditions";
+import { Args, D1_MAX_PARAMS, MAX_CANDIDATES } from "./args";
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
 import { type Plan, type Rider, type Row, countMatches, cursorKeys, readPage, whereClause } from "./page";
 import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
@@ -13,6 +14,8 @@ export interface SearchTarget {
   orgId: string;
   /** Absolute base of this organization's FHIR API, without a trailing slash. */
   baseUrl: string;
+  /** The search parameters of the store (what _include=Type:* reads through). */
+  definitions: FhirDefinitions;
   /** The results the store's access policy shows, when it may hide some (matches, includes, totals). */
   filter?: (resources: Resource[]) => Resource[] | Promise<Resource[]>;
 }
@@ -53,7 +56,7 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   // read) runs only when more pages follow. A later page or a count alone is counted beside it.
   const countBeside = wantTotal && (countOnly || cursor !== undefined);
   const [page, countedBeside] = await Promise.all([
-    countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan, includeRider(req)),
+    countOnly ? undefined : readPage(target.db, target.orgId, req, cursor, limit, plan, includeRider(target.definitions, req)),
     countBeside ? count() : undefined,
   ]);
   let rows = page?.rows ?? [];
@@ -164,7 +167,7 @@ const RIDER_PARAMS = 3;
  * page keeps, and the access policy shows, are used (riddenIncludes). None where the page
  * statement's arguments leave no room for the rider's (D1 binds 100).
  */
-function includeRider(req: SearchRequest): Rider | undefined {
+function includeRider(definitions: FhirDefinitions, req: SearchRequest): Rider | undefined {
   const type = req.types[0];
   const specs = req.include.filter((s) => s.sourceType === "*" || s.sourceType === type);
   if (req.types.length !== 1 || !type || !specs.length) return undefined;
@@ -177,7 +180,7 @@ function includeRider(req: SearchRequest): Rider | undefined {
             WHERE x.org_id = ?1 AND x.resource_type = ?${n + 1} AND x.resource_id IN (SELECT id FROM (${page.sql}))
               AND x.code IN (SELECT value FROM json_each(?${n + 2})) AND (?${n + 3} IS NULL OR x.target_type = ?${n + 3}) AND r.deleted = 0
             LIMIT ${MAX_INCLUDED}`,
-      args: [...page.args, type, JSON.stringify(spec.param === "*" ? referenceParams(type).map((p) => p.code) : [spec.param]), spec.targetType ?? null],
+      args: [...page.args, type, JSON.stringify(spec.param === "*" ? referenceParams(definitions, type).map((p) => p.code) : [spec.param]), spec.targetType ?? null],
     }));
   };
 }
@@ -202,7 +205,7 @@ async function fetchIncludes(target: SearchTarget, inc: IncludeSpec[], rev: Incl
   for (const spec of inc) {
     for (const [type, ids] of byType) {
       if (spec.sourceType !== "*" && spec.sourceType !== type) continue;
-      const codes = spec.param === "*" ? referenceParams(type).map((p) => p.code) : [spec.param];
+      const codes = spec.param === "*" ? referenceParams(target.definitions, type).map((p) => p.code) : [spec.param];
       statements.push(
         target.db
           .prepare(
@@ -217,7 +220,7 @@ async function fetchIncludes(target: SearchTarget, inc: IncludeSpec[], rev: Incl
   }
   for (const spec of rev) {
     if (spec.sourceType === "*") continue;
-    const codes = spec.param === "*" ? referenceParams(spec.sourceType).map((p) => p.code) : [spec.param];
+    const codes = spec.param === "*" ? referenceParams(target.definitions, spec.sourceType).map((p) => p.code) : [spec.param];
     for (const [type, ids] of byType) {
       if (spec.targetType && spec.targetType !== type) continue;
       statements.push(

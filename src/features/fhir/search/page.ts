@@ -3,23 +3,16 @@
 // should be cheaper; and the count. Every statement reads a bounded number of rows (MAX_CANDIDATES
 // per set or window, see Args.bounded): a search that would need more is refused as too costly.
 import { ApiError, tooCostly } from "../../../platform/errors";
-import { Args, type IdCondition, MAX_CANDIDATES, condition, joinTerms, probe } from "./conditions";
+import type { Checked } from "./checked";
+import { Args, MAX_CANDIDATES } from "./args";
+import { condition } from "./conditions";
+import { type IdCondition, joinTerms, probe, resourcesOf } from "./sql";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
 import { type SortScan, sortScanFor, sortScanPage } from "./sort-scan";
 import { type Walk, walkCount, walkFor, walkPage } from "./walk";
 import { driverDensity } from "./driver-density";
-
-/** One statement and its checks (one-row statements with the same values, see Args.checkSql and fullSql). */
-export interface Checked {
-  sql: string;
-  args: unknown[];
-  /** Answers `over`: a bounded set the statement reads was cut. */
-  check?: string;
-  /** Answers `full`: the window the statement reads holds more rows than it may read. */
-  full?: string;
-}
 
 /** One page query; `limit` is how many rows it may return. */
 export type Segment = (limit: number) => Checked;
@@ -54,7 +47,7 @@ export function whereClause(req: SearchRequest, args: Args, drive?: number): str
   const driver = drive === undefined ? driverOf(conds) : conds[drive];
   for (const c of conds) where.push(c === driver ? `r.id IN (${args.bounded(c)})` : probe(c));
   if (!driver && req.types.length === 1) {
-    where.push(`r.id IN (${args.bounded({ sql: `SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = ${typeExpr} AND deleted = 0`, idColumn: "id", negate: false, rank: 9 })})`);
+    where.push(`r.id IN (${args.bounded({ ids: resourcesOf(typeExpr), negate: false, rank: 9 })})`);
   }
   return joinTerms(where, "AND");
 }
@@ -92,7 +85,7 @@ async function driverReaches(db: D1Database, orgId: string, req: SearchRequest, 
   if (!driver) return true;
   const args = new Args(orgId);
   const own = condition(req.filters[ranked.indexOf(driver)]!, args.add(req.types[0]), args);
-  const ids = args.bounded(own).replace(/^SELECT \S+ FROM/, "SELECT 1 FROM");
+  const ids = args.bounded(own, "1");
   const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM (${ids}) LIMIT ${args.add(threshold)})`;
   const key = `${sql}\u0000${JSON.stringify(args.values)}`;
   const known = used ? driverDensity.get(key) : undefined;

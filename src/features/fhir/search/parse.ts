@@ -1,7 +1,7 @@
 // Parses a FHIR search query string into a typed request: filters (with chains and _has),
 // result parameters, and warnings for what is unknown or unsupported.
 import { badRequest } from "../../../platform/errors";
-import { type SearchParamDef, isResourceType, searchParam, searchParamsOf } from "../definitions";
+import { type FhirDefinitions, type SearchParamDef, isResourceType } from "../definitions";
 import { lookupTable } from "../../../platform/object-keys";
 
 export type Filter =
@@ -67,8 +67,8 @@ export function parseCount(value: string | null): number {
   return Math.min(n, MAX_COUNT);
 }
 
-export function paramDef(type: string, code: string): SearchParamDef | undefined {
-  return COLUMN_DEFS[code] ?? searchParam(type, code);
+export function paramDef(definitions: FhirDefinitions, type: string, code: string): SearchParamDef | undefined {
+  return COLUMN_DEFS[code] ?? definitions.searchParam(type, code);
 }
 
 /** Splits a parameter value on unescaped commas (FHIR's OR), unescaping "\,". */
@@ -90,31 +90,31 @@ export function splitOr(value: string): string[] {
 
 class UnknownParam extends Error {}
 
-function parseFilter(type: string, key: string, value: string): Filter {
+function parseFilter(definitions: FhirDefinitions, type: string, key: string, value: string): Filter {
   if (key.startsWith("_has:")) {
     // _has:Source:refParam:rest
     const [, sourceType, refCode, ...rest] = key.split(":");
     if (!sourceType || !refCode || rest.length === 0 || !isResourceType(sourceType)) throw new UnknownParam(`Invalid _has parameter ${key}`);
-    const ref = searchParam(sourceType, refCode);
+    const ref = definitions.searchParam(sourceType, refCode);
     if (ref?.type !== "reference") throw new UnknownParam(`${sourceType}.${refCode} is not a reference parameter`);
-    return { kind: "has", sourceType, refCode, inner: parseFilter(sourceType, rest.join(":"), value) };
+    return { kind: "has", sourceType, refCode, inner: parseFilter(definitions, sourceType, rest.join(":"), value) };
   }
   const dot = key.indexOf(".");
   if (dot > 0) {
     const [name, typeModifier] = key.slice(0, dot).split(":") as [string, string | undefined];
-    const def = searchParam(type, name);
+    const def = definitions.searchParam(type, name);
     if (def?.type !== "reference") throw new UnknownParam(`Cannot chain through ${type}.${name}`);
     const targets = typeModifier ? [typeModifier] : (def.targets ?? []);
     const rest = key.slice(dot + 1);
     const innerName = rest.split(/[.:]/)[0]!;
     const inner = targets
-      .filter((t) => isResourceType(t) && (paramDef(t, innerName) || innerName === "_has"))
-      .map((t) => ({ type: t, filter: parseFilter(t, rest, value) }));
+      .filter((t) => isResourceType(t) && (paramDef(definitions, t, innerName) || innerName === "_has"))
+      .map((t) => ({ type: t, filter: parseFilter(definitions, t, rest, value) }));
     if (inner.length === 0) throw new UnknownParam(`No target of ${type}.${name} has the parameter ${innerName}`);
     return { kind: "chain", def, inner };
   }
   const [name, modifier] = key.split(":") as [string, string | undefined];
-  const def = paramDef(type, name);
+  const def = paramDef(definitions, type, name);
   if (!def || def.type === "special") throw new UnknownParam(`Unknown search parameter ${name} for ${type}`);
   if (modifier === "missing") {
     if (value !== "true" && value !== "false") throw badRequest(`:missing takes true or false, got ${value}`);
@@ -129,11 +129,11 @@ function parseFilter(type: string, key: string, value: string): Filter {
   return { kind: "param", def, modifier, values: splitOr(value) };
 }
 
-function parseInclude(value: string, iterate: boolean): IncludeSpec {
+function parseInclude(definitions: FhirDefinitions, value: string, iterate: boolean): IncludeSpec {
   if (value === "*") return { sourceType: "*", param: "*", iterate };
   const [sourceType, param, targetType] = value.split(":");
   if (!sourceType || !param || !isResourceType(sourceType)) throw badRequest(`Invalid include ${value}`);
-  if (param !== "*" && searchParam(sourceType, param)?.type !== "reference") {
+  if (param !== "*" && definitions.searchParam(sourceType, param)?.type !== "reference") {
     throw badRequest(`${sourceType}:${param} is not a reference search parameter`);
   }
   return { sourceType, param, targetType, iterate };
@@ -154,7 +154,7 @@ export const MAX_SEARCH_VALUE_CHARS = 64 * 1024;
 /** Single-valued result parameters that add nothing to the statement: not counted against MAX_VALUES (a guide may add `_total`). */
 const UNBOUND_PARAMS = new Set(["_total", "_count", "_summary", "_format", "_pretty"]);
 
-export function parseSearch(type: string | undefined, query: string | URLSearchParams, strict = false): SearchRequest {
+export function parseSearch(definitions: FhirDefinitions, type: string | undefined, query: string | URLSearchParams, strict = false): SearchRequest {
   const params = typeof query === "string" ? new URLSearchParams(query) : query;
   const values = [...params].reduce((n, [k, v]) => (UNBOUND_PARAMS.has(k) ? n : n + v.split(",").length), 0);
   // Each value becomes a clause or two of one SQL statement, which D1 caps at 100 KB.
@@ -172,11 +172,11 @@ export function parseSearch(type: string | undefined, query: string | URLSearchP
     if (value.length > MAX_SEARCH_VALUE_CHARS) throw badRequest(`The value of ${key.slice(0, 100)} is ${value.length} characters; the limit is ${MAX_SEARCH_VALUE_CHARS}`);
     const base = key.split(":")[0]!;
     if (RESULT_PARAMS.has(base)) {
-      applyResultParam(req, filterType, key, value, warn);
+      applyResultParam(definitions, req, filterType, key, value, warn);
       continue;
     }
     try {
-      req.filters.push(parseFilter(filterType === "Resource" ? "Patient" : filterType, key, value));
+      req.filters.push(parseFilter(definitions, filterType === "Resource" ? "Patient" : filterType, key, value));
       if (filterType === "Resource" && !["_id", "_lastUpdated", "_tag", "_profile", "_security", "_source"].includes(base)) {
         req.filters.pop();
         warn(`Parameter ${key} needs a single _type for a system-level search`);
@@ -189,7 +189,7 @@ export function parseSearch(type: string | undefined, query: string | URLSearchP
   return req;
 }
 
-function applyResultParam(req: SearchRequest, type: string, key: string, value: string, warn: (m: string) => void) {
+function applyResultParam(definitions: FhirDefinitions, req: SearchRequest, type: string, key: string, value: string, warn: (m: string) => void) {
   const [name, modifier] = key.split(":");
   switch (name) {
     case "_count":
@@ -202,14 +202,14 @@ function applyResultParam(req: SearchRequest, type: string, key: string, value: 
       for (const part of value.split(",").filter(Boolean)) {
         const desc = part.startsWith("-");
         const code = desc ? part.slice(1) : part;
-        const def = paramDef(type === "Resource" ? "Patient" : type, code);
+        const def = paramDef(definitions, type === "Resource" ? "Patient" : type, code);
         if (!def || def.type === "composite" || def.type === "special") warn(`Cannot sort by ${code}`);
         else req.sort.push({ def, desc });
       }
       break;
     case "_include":
     case "_revinclude": {
-      const spec = parseInclude(value, modifier === "iterate");
+      const spec = parseInclude(definitions, value, modifier === "iterate");
       (name === "_include" ? req.include : req.revinclude).push(spec);
       break;
     }
@@ -229,4 +229,4 @@ function applyResultParam(req: SearchRequest, type: string, key: string, value: 
 }
 
 /** All reference parameters of a type (for _include=Type:*). */
-export const referenceParams = (type: string) => searchParamsOf(type).filter((p) => p.type === "reference");
+export const referenceParams = (definitions: FhirDefinitions, type: string) => definitions.searchParamsOf(type).filter((p) => p.type === "reference");

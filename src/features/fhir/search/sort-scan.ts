@@ -4,7 +4,10 @@
 // the page's order, checks each candidate, and stops at LIMIT, so its cost follows the page size;
 // it loses when matches are rare, hence the choice in page.ts.
 import { MAX_INSTANT, MIN_INSTANT } from "../values";
-import { type Args, MAX_CANDIDATES, condition, dateRowClause, dateSortBound, joinTerms, probe } from "./conditions";
+import { type Args, MAX_CANDIDATES } from "./args";
+import { condition } from "./conditions";
+import { joinTerms, probe } from "./sql";
+import { dateRowClause, dateSortBound } from "./value-clauses";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest, SortKey } from "./parse";
 import { keysetCondition } from "./sort";

@@ -1,6 +1,6 @@
 // SQL expressions giving each matched resource its sort value for a _sort key (a lookup in the
 // owner index per matched row), and the keyset condition that resumes after (or before) a cursor.
-import type { Args } from "./conditions";
+import type { Args } from "./args";
 import type { SortKey } from "./parse";
 import { lookupTable } from "../../../platform/object-keys";
 

@@ -3,9 +3,12 @@
 // filter, and stops when the page is full. It reads at most MAX_CANDIDATES + 1 index rows per
 // page (a window starting at the cursor), so a search whose matches are rare is refused
 // (too-costly) instead of reading the organization's whole store.
-import { Args, MAX_CANDIDATES, condition, dateRowClause, joinTerms, probe, splitPrefix } from "./conditions";
+import type { Checked } from "./checked";
+import { Args, MAX_CANDIDATES } from "./args";
+import { condition } from "./conditions";
+import { joinTerms, probe, renderSubquery } from "./sql";
+import { dateRowClause, splitPrefix } from "./value-clauses";
 import type { Cursor } from "./cursor";
-import type { Checked } from "./page";
 import type { Filter, SearchRequest } from "./parse";
 import { parseReference } from "../index-extract";
 import { keysetCondition } from "./sort";
@@ -131,8 +134,8 @@ function drivenPage(walk: Walk, req: SearchRequest, driver: number, cursor: Curs
   const args = new Args(orgId);
   const typeExpr = args.add(req.types[0]);
   const dir = (walk.desc[0] ?? false) !== backwards ? "DESC" : "ASC";
-  let lead = condition(req.filters[driver]!, typeExpr, args).sql.replace(/^SELECT \S+ FROM/, "FROM");
-  if (cursor) lead += ` AND resource_id ${dir === "DESC" ? "<" : ">"} ${args.add(cursor.id)}`;
+  const ids = condition(req.filters[driver]!, typeExpr, args).ids;
+  const rows = cursor ? { ...ids, where: `${ids.where} AND resource_id ${dir === "DESC" ? "<" : ">"} ${args.add(cursor.id)}` } : ids;
   const tests = ["r.deleted = 0"];
   req.filters.forEach((f, i) => {
     if (i === driver) return;
@@ -141,7 +144,7 @@ function drivenPage(walk: Walk, req: SearchRequest, driver: number, cursor: Curs
   });
   const select = ["r.resource_type", "r.id", "r.content", ...walk.exprs.map((e, i) => `${e} AS s${i}`)];
   // As in walkPage, the outer ORDER BY repeats the window's, so SQLite stops reading it once the page is full.
-  const window = `SELECT DISTINCT resource_id AS id ${lead} ORDER BY resource_id ${dir} LIMIT ${MAX_CANDIDATES + 1}`;
+  const window = `${renderSubquery(rows, "DISTINCT resource_id AS id")} ORDER BY resource_id ${dir} LIMIT ${MAX_CANDIDATES + 1}`;
   const sql = `SELECT ${select.join(", ")} FROM (${window}) w CROSS JOIN fhir_resources r ON r.org_id = ?1 AND r.resource_type = ${typeExpr} AND r.id = w.id WHERE ${joinTerms(tests, "AND")} ORDER BY w.id ${dir} LIMIT ${args.add(limit)}`;
-  return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(`SELECT 1 ${lead}`) };
+  return { sql, args: args.values, check: args.checkSql(), full: args.fullSql(renderSubquery(rows, "1")) };
 }

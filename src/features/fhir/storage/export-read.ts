@@ -3,19 +3,22 @@
 // _typeFilter queries go through the search engine's own conditions, so they mean
 // exactly what the same search would; the Patient compartment comes from its index.
 import { notFound } from "../../../platform/errors";
+import type { FhirDefinitions } from "../definitions";
 import { decodePagingToken, encodePagingToken, tokenFields } from "../paging-token";
 import type { ExportQuery } from "../port";
-import { Args, condition, joinTerms, probe } from "../search/conditions";
+import { Args } from "../search/args";
+import { condition } from "../search/conditions";
+import { joinTerms, probe } from "../search/sql";
 import { parseSearch } from "../search/parse";
 
 /** The position after which the next page starts, as a paging token like every other. */
 const POSITION = { lastUpdated: tokenFields.instant, id: tokenFields.id };
 
 /** SQL for "matches at least one of the queries", each an AND of its filters. */
-function filtersSql(type: string, typeArg: string, filters: string[], args: Args, idExpr: string): string {
+function filtersSql(definitions: FhirDefinitions, type: string, typeArg: string, filters: string[], args: Args, idExpr: string): string {
   const alternatives = filters.map((query) => {
     // Strict: an unknown parameter in a filter is an error, not a silently wider export.
-    const request = parseSearch(type, query, true);
+    const request = parseSearch(definitions, type, query, true);
     const terms = request.filters.map((f) => probe(condition(f, typeArg, args), idExpr));
     return terms.length ? `(${joinTerms(terms, "AND")})` : "1";
   });
@@ -26,7 +29,7 @@ function filtersSql(type: string, typeArg: string, filters: string[], args: Args
  * Conditions that put resource `r` of one type into the export: live at transactionTime,
  * updated after `since`, in the compartment, matching a `_typeFilter` query.
  */
-function exportedWhere(q: ExportQuery, type: string, filters: string[] | undefined, untilArg: string, args: Args, r = "r"): string[] {
+function exportedWhere(definitions: FhirDefinitions, q: ExportQuery, type: string, filters: string[] | undefined, untilArg: string, args: Args, r = "r"): string[] {
   const typeArg = args.add(type);
   const where = [`${r}.org_id = ?1`, `${r}.resource_type = ${typeArg}`, `${r}.deleted = 0`, `${r}.last_updated <= ${untilArg}`];
   if (q.since) where.push(`${r}.last_updated > ${args.add(q.since)}`);
@@ -35,7 +38,7 @@ function exportedWhere(q: ExportQuery, type: string, filters: string[] | undefin
     const patients = q.compartment.patients === "all" ? "" : ` AND c.patient_id IN (SELECT value FROM json_each(${args.add(JSON.stringify(q.compartment.patients))}))`;
     where.push(`EXISTS (SELECT 1 FROM fhir_compartment c WHERE c.org_id = ?1 AND c.resource_type = ${r}.resource_type AND c.resource_id = ${r}.id${patients})`);
   }
-  if (filters?.length) where.push(filtersSql(type, typeArg, filters, args, `${r}.id`));
+  if (filters?.length) where.push(filtersSql(definitions, type, typeArg, filters, args, `${r}.id`));
   return where;
 }
 
@@ -54,8 +57,8 @@ function latestForTarget(untilArg: string): string {
  * CROSS JOIN keeps SQLite walking from the Provenance's own targets to each target by key;
  * left free, it scans every exportable resource per Provenance.
  */
-function associatedWhere(q: ExportQuery, associated: NonNullable<ExportQuery["associated"]>, untilArg: string, args: Args): string {
-  const focal = associated.focal.map((f) => `(${exportedWhere(q, f.type, f.filters, untilArg, args).join(" AND ")})`);
+function associatedWhere(definitions: FhirDefinitions, q: ExportQuery, associated: NonNullable<ExportQuery["associated"]>, untilArg: string, args: Args): string {
+  const focal = associated.focal.map((f) => `(${exportedWhere(definitions, q, f.type, f.filters, untilArg, args).join(" AND ")})`);
   const latest = associated.latestOnly ? ` AND ${latestForTarget(untilArg)}` : "";
   return `EXISTS (SELECT 1 FROM fhir_idx_reference x INDEXED BY fhir_idx_reference_owner_idx CROSS JOIN fhir_resources r ON r.org_id = ?1 AND r.resource_type = x.target_type AND r.id = x.target_id
     WHERE x.org_id = ?1 AND x.resource_type = 'Provenance' AND x.resource_id = s.id AND x.code = 'target' AND (${focal.join(" OR ") || "0"})${latest})`;
@@ -68,14 +71,14 @@ export interface ExportRow {
   content: string;
 }
 
-/** Up to `q.limit + 1` rows from the query's position (the extra row says whether more follow). */
-export async function exportRows(db: D1Database, orgId: string, q: ExportQuery): Promise<ExportRow[]> {
+/** Up to `q.limit + 1` rows from the query's position (the extra row says whether more follow); `definitions`: what its _typeFilter searches by. */
+export async function exportRows(db: D1Database, orgId: string, definitions: FhirDefinitions, q: ExportQuery): Promise<ExportRow[]> {
   const args = new Args(orgId);
   const untilArg = args.add(q.until);
   // The page's resources are `s`: the type's own, filtered as exported, or associated Provenance.
   const where = q.associated
-    ? [`s.org_id = ?1 AND s.resource_type = ${args.add(q.type)} AND s.deleted = 0 AND s.last_updated <= ${untilArg}`, associatedWhere(q, q.associated, untilArg, args)]
-    : exportedWhere(q, q.type, q.filters, untilArg, args, "s");
+    ? [`s.org_id = ?1 AND s.resource_type = ${args.add(q.type)} AND s.deleted = 0 AND s.last_updated <= ${untilArg}`, associatedWhere(definitions, q, q.associated, untilArg, args)]
+    : exportedWhere(definitions, q, q.type, q.filters, untilArg, args, "s");
   if (q.cursor) {
     const at = decodePagingToken(q.cursor, orgId, POSITION);
     const lu = args.add(at.lastUpdated);

@@ -1,8 +1,15 @@
 // Reads and writes resource versions of one organization in D1. Every statement binds org_id
 // first; writes come back as statements so callers can put several in one atomic db.batch.
+// Resources are indexed by the search parameters of the store's definitions; the AuditEvent
+// log's rows are audit-rows.ts's.
+import type { FhirDefinitions } from "../definitions";
 import { extractIndex } from "../index-extract";
 import type { Resource } from "../port";
-import { clearIndex, clearIndexOfMany, indexChanges, insertIndex, jsonChunks, jsonColumns } from "./index-statements";
+import { type AuditWrite, pendingRow } from "./audit-rows";
+import { currentRows } from "./current-rows";
+import { clearIndex, indexChanges, insertIndex, jsonChunks, jsonColumns } from "./index-statements";
+
+export type { AuditWrite } from "./audit-rows";
 
 export interface StoredVersion {
   resourceType: string;
@@ -52,27 +59,7 @@ export interface DeleteVersion {
   lastUpdated: string;
 }
 
-/** An AuditEvent to record: appended to the pending log, indexed later in bulk (flushAudits). */
-export interface AuditWrite {
-  kind: "audit";
-  event: Resource & { id: string };
-}
-
 export type VersionWrite = PutVersion | DeleteVersion | AuditWrite;
-
-/** An audit's row in the pending log: [id, recorded, content]. */
-const pendingRow = (a: AuditWrite): [string, string, string] => [a.event.id, a.event.meta?.lastUpdated ?? "", JSON.stringify(a.event)];
-
-/** AuditEvents read from the pending log per flush (indexed AUDIT_WRITE_CHUNK at a time). */
-const FLUSH_BATCH = 500;
-
-/**
- * AuditEvents indexed per D1 batch. A batch holds the shard's single writer while it runs, and the
- * requests' statements queue behind it: 100 events in one batch held it ~100-200 ms under load, and
- * a flush of 500 for seconds: the tail latency of everything around it (docs/fhir-hot-path.md). Chunks
- * run one after the other, so requests that arrive meanwhile go between them.
- */
-export const AUDIT_WRITE_CHUNK = 25;
 
 /** Sources per reference query: their keys travel as one JSON value, well under D1's 2 MB per value. */
 const REFERENCE_SOURCES_PER_QUERY = 5000;
@@ -90,6 +77,8 @@ export class ResourceStore {
   constructor(
     readonly db: D1Database,
     readonly orgId: string,
+    /** The search parameters its writes index. */
+    readonly definitions: FhirDefinitions,
   ) {}
 
   async current(type: string, id: string): Promise<StoredVersion | undefined> {
@@ -253,7 +242,9 @@ export class ResourceStore {
       );
     }
     out.push(
-      ...this.currentRows(
+      ...currentRows(
+        this.db,
+        this.orgId,
         current,
         "DO UPDATE SET version_id = excluded.version_id, last_updated = excluded.last_updated, deleted = 0, content = excluded.content",
       ),
@@ -269,9 +260,9 @@ export class ResourceStore {
     // create (a re-create after a delete too: the delete cleared them) has none; an update clears
     // and refills only the tables whose rows changed.
     const indexed = puts.map((w) => {
-      const rows = extractIndex(w.resource);
+      const rows = extractIndex(w.resource, this.definitions);
       if (!w.replaces) return { type: w.resource.resourceType, id: w.resource.id, rows, clear: [] };
-      const changed = indexChanges(extractIndex(w.replaces), rows);
+      const changed = indexChanges(extractIndex(w.replaces, this.definitions), rows);
       return { type: w.resource.resourceType, id: w.resource.id, rows: changed.rows, clear: changed.tables };
     });
     for (const r of indexed) if (r.clear.length) out.push(...clearIndex(this.db, this.orgId, r.type, r.id, r.clear));
@@ -283,99 +274,5 @@ export class ResourceStore {
       );
     }
     return out;
-  }
-
-  /** Inserts current rows ([type, id, version, lastUpdated, content]) with the given ON CONFLICT action. */
-  private currentRows(rows: unknown[][], onConflict: string): D1PreparedStatement[] {
-    // "WHERE true" lets SQLite tell the upsert's ON CONFLICT from a join constraint.
-    return jsonChunks(rows).map((chunk) =>
-      this.db
-        .prepare(
-          `INSERT INTO fhir_resources (org_id, resource_type, id, version_id, last_updated, deleted, content) SELECT ?1, ${jsonColumns(4)}, 0, json_extract(j.value, '$[4]') FROM json_each(?2) j WHERE true
-           ON CONFLICT (org_id, resource_type, id) ${onConflict}`,
-        )
-        .bind(this.orgId, chunk),
-    );
-  }
-
-  /** Appends AuditEvents to the pending log; one already there (a redelivery) is kept as it was. */
-  appendAudits(events: (Resource & { id: string })[]): D1PreparedStatement[] {
-    return jsonChunks(events.map((event) => pendingRow({ kind: "audit", event }))).map((chunk) =>
-      this.db
-        .prepare(`INSERT INTO fhir_audit_pending (org_id, id, recorded, content) SELECT ?1, ${jsonColumns(3)} FROM json_each(?2) j WHERE true ON CONFLICT DO NOTHING`)
-        .bind(this.orgId, chunk),
-    );
-  }
-
-  /**
-   * Statements storing AuditEvents as searchable resources, idempotent on their ids: index rows
-   * go in only for events not stored yet, before the events themselves, so a redelivered or
-   * re-flushed event adds nothing. Run them in one batch (D1 serializes batches, so two racing
-   * over the same events cannot both see them fresh).
-   */
-  indexAudits(events: { event: Resource & { id: string }; json: string }[]): D1PreparedStatement[] {
-    const fresh = "NOT EXISTS (SELECT 1 FROM fhir_resources x WHERE x.org_id = ?1 AND x.resource_type = json_extract(j.value, '$[0]') AND x.id = json_extract(j.value, '$[1]'))";
-    return [
-      ...insertIndex(
-        this.db,
-        this.orgId,
-        events.map(({ event }) => ({ type: "AuditEvent", id: event.id, rows: extractIndex(event) })),
-        fresh,
-      ),
-      // AuditEvents never change: their current row is their whole history.
-      ...this.currentRows(
-        events.map(({ event, json }) => ["AuditEvent", event.id, 1, event.meta?.lastUpdated ?? "", json]),
-        "DO NOTHING",
-      ),
-    ];
-  }
-
-  /**
-   * Stores AuditEvents as searchable resources (indexAudits), `chunkSize` per D1 batch, each
-   * batch with `alongside(chunk)`'s statements. A failing batch fails the call; those before it
-   * stay stored, and storing them again adds nothing.
-   */
-  async storeAudits(events: { event: Resource & { id: string }; json: string }[], chunkSize = AUDIT_WRITE_CHUNK, alongside: (chunk: typeof events) => D1PreparedStatement[] = () => []): Promise<void> {
-    for (let i = 0; i < events.length; i += chunkSize) {
-      const chunk = events.slice(i, i + chunkSize);
-      await this.db.batch([...this.indexAudits(chunk), ...alongside(chunk)]);
-    }
-  }
-
-  /**
-   * Indexes up to FLUSH_BATCH pending AuditEvents into the store and removes them from the log,
-   * a chunk per batch. Two flushes racing over the same rows are harmless (indexAudits). Returns how many it took.
-   */
-  async flushAudits(): Promise<number> {
-    const { results } = await this.db
-      .prepare("SELECT content FROM fhir_audit_pending WHERE org_id = ?1 ORDER BY id LIMIT ?2")
-      .bind(this.orgId, FLUSH_BATCH)
-      .all<{ content: string }>();
-    if (!results.length) return 0;
-    const events = results.map((r) => ({ json: r.content, event: JSON.parse(r.content) as Resource & { id: string } }));
-    await this.storeAudits(events, AUDIT_WRITE_CHUNK, (chunk) => [
-      this.db.prepare("DELETE FROM fhir_audit_pending WHERE org_id = ?1 AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, JSON.stringify(chunk.map((e) => e.event.id))),
-    ]);
-    return events.length;
-  }
-
-  /**
-   * Erases up to `limit` AuditEvents recorded before `before` (ISO instant): their rows, history and
-   * index entries. Only the audit retention purge calls this (an operator command, itself audited);
-   * no client interaction can delete an AuditEvent. Returns how many it erased.
-   */
-  async purgeAuditsBefore(before: string, limit = 200): Promise<number> {
-    const { results } = await this.db
-      .prepare("SELECT id FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'AuditEvent' AND last_updated < ?2 LIMIT ?3")
-      .bind(this.orgId, before, limit)
-      .all<{ id: string }>();
-    if (!results.length) return 0;
-    const ids = JSON.stringify(results.map((r) => r.id));
-    await this.db.batch([
-      ...clearIndexOfMany(this.db, this.orgId, "AuditEvent", ids),
-      this.db.prepare("DELETE FROM fhir_history WHERE org_id = ?1 AND resource_type = 'AuditEvent' AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
-      this.db.prepare("DELETE FROM fhir_resources WHERE org_id = ?1 AND resource_type = 'AuditEvent' AND id IN (SELECT value FROM json_each(?2))").bind(this.orgId, ids),
-    ]);
-    return results.length;
   }
 }
