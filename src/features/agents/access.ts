@@ -2,7 +2,7 @@
 // agents exist (for API key scopes), the model sources for the caller, and checking
 // a model_config against the models the org has.
 import type { OrgContext } from "../../platform/org-context";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { Database } from "../../platform/db/client";
 import type { AgentModelConfig, AgentRow } from "./tables";
 import type { Env } from "../../platform/env";

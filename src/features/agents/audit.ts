@@ -1,6 +1,6 @@
 // The FHIR AuditEvent recorded when an agent acts (a tool call), naming the agent
 // and the key it acted for, so a reviewer can tell what the agent touched.
-import type { Resource } from "../fhir/port";
+import type { Resource } from "../fhir";
 
 export interface AgentAuditEvent {
   agentId: string;

@@ -4,7 +4,7 @@
 import type { OrgContext } from "../../platform/org-context";
 import type { SendResult } from "./conversation";
 import { type Failure, apiErrorOf } from "../../platform/durable-objects/failure";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { AgentRow } from "./tables";
 import type { Env } from "../../platform/env";
 import { notFound } from "../../platform/errors";

@@ -4,7 +4,7 @@
 // A long answer or trace (up to 20 model calls a turn) goes to R2, its key in the row.
 import type { OrgContext } from "../../platform/org-context";
 import { OrgObject } from "../../platform/durable-objects/org-object";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { type Spilled, spill, unspill } from "../../platform/db/spill";
 import type { AgentRow } from "./tables";
 import type { Env } from "../../platform/env";

@@ -17,3 +17,4 @@ export { builtinTools } from "./tools/builtin";
 export { type AssignedTool, describeTools } from "./tools/registry";
 export type { AgentTool } from "./tools/types";
 export { CHARS_PER_TOKEN, recordingTurn, turnTotals } from "./turn-log";
+

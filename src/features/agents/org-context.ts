@@ -1,5 +1,5 @@
 // What agents add to an org's context (src/platform/org-context.ts); src/main/context.ts builds it.
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { AgentServiceOptions, AgentServices } from "./services";
 
 declare module "../../platform/org-context" {

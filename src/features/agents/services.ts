@@ -5,11 +5,11 @@
 // with fakes), since pipelines run agents in turn.
 import type { OrgContext } from "../../platform/org-context";
 import type { JSONSchema7 } from "ai";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { ToolRow } from "./tools/custom/tables";
 import { fhirStoreFor } from "../fhir";
-import type { FhirPort } from "../fhir/port";
-import { limitsOfOrg } from "../tenancy/limits/org-limits";
+import type { FhirPort } from "../fhir";
+import { limitsOfOrg } from "../tenancy";
 import { invokeTool } from "./tools/custom/invoke";
 import { ToolStore } from "./tools/custom/store";
 import { type AgentAuditEvent, auditEventResource } from "./audit";

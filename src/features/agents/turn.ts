@@ -1,7 +1,7 @@
 // Prepares and runs one turn for a stored agent: resolves its model (503
 // MODEL_UNAVAILABLE before anything streams), its assigned tools, its prompt and
 // the history that fits, then hands over to the tool loop.
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { AgentRow } from "./tables";
 import type { OrgData } from "../../platform/org-data";
 import type { AgentEvent } from "./events";

@@ -7,7 +7,7 @@
 // stream's latest) are evaluated among the episodes the stream had, without moving its live
 // state (episodes.ts, `stepLate`; docs/alerts.md, "Readings, order and late data").
 import type { OrgContext } from "../../platform/org-context";
-import type { Reading } from "../devices/reading";
+import type { Reading } from "../devices";
 import { type KnownEpisode, type Point, stepEpisodes, stepLate, type Transition } from "./episodes";
 import { valueMessage } from "./messages";
 import { publishPending } from "./publish";

@@ -2,7 +2,7 @@
 // detected event (implicating the Observations), a Flag while a standing condition lasts (absence
 // of data), and a Communication per audience. Ids derive from the alert's, so publishing again
 // updates the same resources instead of adding new ones (wearables reference, section 4).
-import type { Resource } from "../fhir/port";
+import type { Resource } from "../fhir";
 import type { AlertKind } from "./rule";
 import type { AlertRow } from "./tables";
 

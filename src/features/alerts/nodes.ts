@@ -3,7 +3,7 @@
 // alerts of other rules never start it. It is an event trigger on device.alert, narrowed by the
 // alert's kind, severity, metric, patient or rule when configured.
 import { z } from "zod";
-import { defineNode } from "../pipelines/node-type";
+import { defineNode } from "../pipelines";
 import { ALERT_EVENT, ALERT_KINDS, SEVERITIES } from "./rule";
 
 export const ALERT_TRIGGER = "alerts.alert_trigger";

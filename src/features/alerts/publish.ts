@@ -5,8 +5,8 @@
 // publication that failed half-way (publishPending).
 import { logger } from "../../platform/observability/log";
 import type { OrgContext } from "../../platform/org-context";
-import type { Principal } from "../tenancy/auth/permissions";
-import { dispatchToPipelines } from "../pipelines/triggers";
+import type { Principal } from "../tenancy";
+import { dispatchToPipelines } from "../pipelines";
 import { type Audience, communication, detectedIssue, flag } from "./fhir-resources";
 import { presentAlert } from "./schemas";
 import { AlertStore } from "./store";

@@ -1,8 +1,8 @@
 // Builds the FHIR R4 AuditEvent of one management action: who (the API key's id and role, never
 // the key), what (type and subtypes, action), the entity (its kind and id), the outcome (0 success,
 // 4 refused, 8 failed, with the reason), the source (the org's service) and when.
-import type { Resource } from "../fhir/port";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Resource } from "../fhir";
+import type { Principal } from "../tenancy";
 import { ACTION_SYSTEM, ENTITY_TYPE_SYSTEM, MANAGEMENT_ACTIONS, type ManagementAction } from "./actions";
 
 export interface ManagementActionInput {

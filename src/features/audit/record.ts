@@ -5,7 +5,7 @@
 // request (devices' syncs, copilot) calls it directly.
 import type { OrgData } from "../../platform/org-data";
 import { fhirAuditTrail } from "../fhir";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { type ManagementActionInput, managementAuditEvent } from "./event";
 
 /**

@@ -6,3 +6,4 @@ export { assertConnectorDestinations } from "./destinations";
 export { ConnectorStore } from "./store";
 export type { ConnectorAuth, ConnectorType } from "./types";
 export { listConnectors } from "./use-cases/connectors";
+export { decryptCredentials, encryptCredentials, maskCredentials } from "./crypto";

@@ -2,7 +2,7 @@
 // a Consent resource through). Codes come from the R4 value sets: consentscope, consentaction,
 // v3-ActReason (purposes), v3-ParticipationType (actor roles), v3-ActCode (OPTIN/OPTOUT rules).
 import { z } from "zod";
-import type { Resource } from "../fhir/port";
+import type { Resource } from "../fhir";
 import { CONSENT_ACTIONS } from "./decide";
 
 const REF = z.string().regex(/^[A-Z][A-Za-z]+\/[A-Za-z0-9\-.]{1,64}$/, "a reference Type/id");

@@ -2,7 +2,7 @@
 // patient's Consent resources (FHIR R4) and the organization's default policy. Pure: no I/O,
 // so it is unit-tested case by case and benchmarked in-process. The algorithm and its table of
 // cases are in docs/consent.md.
-import type { Resource } from "../fhir/port";
+import type { Resource } from "../fhir";
 
 export const CONSENT_ACTIONS = ["access", "collect", "use", "disclose", "correct"] as const;
 export type ConsentAction = (typeof CONSENT_ACTIONS)[number];

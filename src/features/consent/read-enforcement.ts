@@ -3,9 +3,9 @@
 // policy row read once. An org this isolate recently saw with `enforce_reads` off gets the
 // permit-all policy, so its stores keep their fast paths (no parse on export, SQL counts).
 import type { OrgData } from "../../platform/org-data";
-import { type AccessPolicy, permitAll } from "../fhir/access-policy";
+import { type AccessPolicy, permitAll } from "../fhir";
 import { type FhirExtensions, fhirStoreFor } from "../fhir";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { knownReadEnforcement, readConsentPolicy } from "./policy-store";
 import { consentReadPolicy } from "./read-policy";
 import { activeConsentsOf } from "./service";

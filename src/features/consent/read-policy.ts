@@ -8,10 +8,10 @@
 // the Consents that withheld or were overridden and the purposes (auditNote).
 // Cost: Consents are read once per request for all the patients of a page (one search per
 // CONSENT_SEARCH_PATIENTS patients), then decided in-process.
-import type { AccessAuditNote, AccessDecision, AccessPolicy, AccessRequest } from "../fhir/access-policy";
-import { PERMIT, patientsOf } from "../fhir/access-policy";
-import type { Resource } from "../fhir/port";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { AccessAuditNote, AccessDecision, AccessPolicy, AccessRequest } from "../fhir";
+import { PERMIT, patientsOf } from "../fhir";
+import type { Resource } from "../fhir";
+import type { Principal } from "../tenancy";
 import { type Coding, decide } from "./decide";
 import type { ConsentPolicy } from "./policy-store";
 

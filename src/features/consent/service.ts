@@ -1,7 +1,7 @@
 // Consent decisions over an organization's store: the patient's Consents (read through the
 // FHIR port, so only this org's) decided with the org's default policy.
 import type { OrgData } from "../../platform/org-data";
-import type { FhirPort, Resource } from "../fhir/port";
+import type { FhirPort, Resource } from "../fhir";
 import { type ConsentDecision, type ConsentRequest, decide } from "./decide";
 import { type ConsentPolicy, readConsentPolicy } from "./policy-store";
 

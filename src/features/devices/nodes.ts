@@ -4,7 +4,7 @@
 // (services.ai(): env, data, principal), the one seam that carries them.
 import { z } from "zod";
 import { ApiError } from "../../platform/errors";
-import { defineNode, type NodeContext } from "../pipelines/node-type";
+import { defineNode, type NodeContext } from "../pipelines";
 import { VITALS_METRIC_NAMES } from "./metrics/table";
 import { READING_IDENTIFIER_SYSTEM } from "./observation";
 import { getSyncLog, startSync } from "./use-cases/sync";

@@ -2,7 +2,7 @@
 // status final, category, LOINC or local coding (plus the source's MDC code for bedside
 // streams), UCUM quantities, effectiveDateTime or effectivePeriod, the Device by reference
 // with its name, and the identifier (platform|device|source record id|metric) ingest is idempotent on.
-import type { Resource } from "../fhir/port";
+import type { Resource } from "../fhir";
 import { type Coding, DATA_ABSENT_REASON, local, mdc, OBSERVATION_CATEGORY, UCUM } from "./metrics/codes";
 import type { NormalisedReading, NormalisedValue } from "./metrics/normalise";
 import { seriesKey } from "./store/time-series";

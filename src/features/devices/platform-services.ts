@@ -10,7 +10,7 @@ import { insertSyncLog, updateSyncLog } from "./store/sync-logs";
 import { ingestReadings } from "./use-cases/ingest";
 import { vendorFetch } from "./vendor-fetch";
 import { retractObservationIds, retractSourceRecords } from "./use-cases/retract";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { logger } from "../../platform/observability/log";
 
 /** Who stores a platform's webhook readings: the platform itself, as a service. */

@@ -5,7 +5,7 @@ import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
 import { OrgObject } from "../../platform/durable-objects/org-object";
 import { EXPORT_SLOT_LEASE_MS, type ExportJobState, advanceExport, deleteExportFiles, requesterOf } from "./job";
-import { orgGate, releaseSlot } from "../tenancy/limits/gate";
+import { orgGate, releaseSlot } from "../tenancy";
 import { settingsOf } from "../../platform/settings";
 import { getChunkedJson, putChunkedJson } from "../../platform/durable-objects/chunked-json";
 import { claimFor, ownedBy } from "../../platform/durable-objects/owner";

@@ -1,10 +1,10 @@
 // Bulk Data kick-off ($export at system, Patient and Group level, HL7 Bulk Data Access IG v2) as
 // FHIR operations: the composition root adds them to the FHIR operations registry.
 import { z } from "@hono/zod-openapi";
-import type { AnyOperation, FhirOperation, OperationCall, OperationResponse } from "../fhir/operations/operation";
+import type { AnyOperation, FhirOperation, OperationCall, OperationResponse } from "../fhir";
 import type { ExportLevel } from "./kickoff";
 import { startExport } from "./start-export";
-import { audited } from "../audit/declarations";
+import { audited } from "../audit";
 
 const BULK_DATA = "http://hl7.org/fhir/uv/bulkdata";
 

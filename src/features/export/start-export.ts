@@ -2,7 +2,7 @@
 // the organization's export slots, start the job's Durable Object, audit the kick-off.
 import type { Env } from "../../platform/env";
 import type { FhirService } from "../fhir";
-import { acquireSlotOrThrow, releaseSlot } from "../tenancy/limits/gate";
+import { acquireSlotOrThrow, releaseSlot } from "../tenancy";
 import { EXPORT_SLOT_LEASE_MS, type ExportJobState } from "./job";
 import { exportJob } from "./jobs";
 import { recordExport } from "./export-index";

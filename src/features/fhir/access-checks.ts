@@ -2,7 +2,7 @@
 // absent resource (404), a write denied is a 403 naming its reason, and results are thinned to
 // what the principal may see. A policy that permits everything costs no check and no parse.
 import { forbidden, notFound } from "../../platform/errors";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { AccessAction, AccessPolicy } from "./access-policy";
 import type { Resource } from "./port";
 

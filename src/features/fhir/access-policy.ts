@@ -3,7 +3,7 @@
 // with (FhirStoreOptions.policy); the default permits everything. Consent enforcement plugs
 // in here: a policy that reads the organization's Consent resources and denies or filters
 // what a patient's consent excludes (docs/fhir-store.md, "Access policy").
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { patientCompartmentOf } from "./index-extract";
 import type { Resource } from "./port";
 

@@ -6,7 +6,7 @@ import { logger } from "../../platform/observability/log";
 import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
 import type { OrgData } from "../../platform/org-data";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { AccessPolicy } from "./access-policy";
 import { type AuditInput, type Interaction, asStoredAudit, auditEvent } from "./audit";
 import { flushAuditLog, noteAudits, readsAudits } from "./audit-log";

@@ -8,7 +8,7 @@
 // run in parallel.
 import type { Env } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
-import { orgGate } from "../tenancy/limits/gate";
+import { orgGate } from "../tenancy";
 
 /** Longer than any single plan + commit; a holder that dies frees the condition after this. */
 const LEASE_MS = 30_000;

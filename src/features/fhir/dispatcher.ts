@@ -6,7 +6,7 @@
 import { badRequest, gone, notFound } from "../../platform/errors";
 import { configuredPublicBaseUrl } from "../../platform/http/public-url";
 import type { OrgData } from "../../platform/org-data";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { AccessChecks } from "./access-checks";
 import { permitAll } from "./access-policy";
 import type { AuditInput, Interaction } from "./audit";

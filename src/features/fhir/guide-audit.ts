@@ -3,7 +3,7 @@
 // beside the store's own REST AuditEvent. The composition root lists the guides' audits;
 // routes/fhir.ts reports each search, transaction, raw Binary read and operation to them, success or failure.
 // The events go through the store's audit path (the audit queue), under the caller's organization.
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { AuditInput } from "./audit";
 import type { Bundle, Resource } from "./port";
 import type { FhirService } from "./service";

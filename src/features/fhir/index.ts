@@ -3,7 +3,7 @@
 // guides add (FhirExtensions, which the composition root builds once), audited like any API
 // request; and the audit trail, for AuditEvents other features record.
 import type { OrgData } from "../../platform/org-data";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { AuditTrail } from "./audit-trail";
 import { InteractionDispatcher } from "./dispatcher";
 import type { FhirService } from "./service";
@@ -30,3 +30,7 @@ export function fhirStoreFor(data: OrgData, principal: Principal, options: FhirS
 export function fhirAuditTrail(data: OrgData, principal: Principal): Pick<AuditTrail, "write" | "purge"> {
   return new AuditTrail(data, principal);
 }
+export type { Resource, Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader } from "./port";
+export { permitAll, type AccessPolicy, type AccessAuditNote, type AccessDecision, type AccessRequest, PERMIT, patientsOf } from "./access-policy";
+export type { FhirOperation, OperationCall, OperationResponse } from "./operations/operation";
+export { evaluateBudgeted, fhirpathSyntaxError } from "./fhirpath";

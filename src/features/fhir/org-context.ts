@@ -1,5 +1,5 @@
 // What the FHIR store adds to an org's context (src/platform/org-context.ts); src/main/context.ts builds it.
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { FhirExtensions } from "./extensions";
 import type { FhirService } from "./service";
 import type { FhirStoreOptions } from "./store-options";

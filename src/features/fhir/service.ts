@@ -5,7 +5,7 @@
 // the implementation guides' hooks and other features (FhirPort) all sit on it. Types only, so
 // every hook can name the store without importing it.
 import type { OrgData } from "../../platform/org-data";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { AuditInput } from "./audit";
 import type { Bundle, FhirExportReader, FhirPort, Resource, WriteResult } from "./port";
 import type { SearchRequest } from "./search/parse";

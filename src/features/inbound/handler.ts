@@ -7,7 +7,7 @@ import type { Write } from "../../platform/db/client";
 import type { OrgContext } from "../../platform/org-context";
 import { ApiError } from "../../platform/errors";
 import { recent, recentBy } from "../../platform/recent";
-import { limitsOfOrg } from "../tenancy/limits/org-limits";
+import { limitsOfOrg } from "../tenancy";
 import { type ServiceEvent, eventTriggers, triggerMatches } from "../pipelines";
 import type { InboundAdapter, InboundEventPayload } from "./adapter";
 import type { InboundAdapters } from "./adapters";

@@ -9,7 +9,7 @@ import { asFailure, type Failure } from "../../platform/durable-objects/failure"
 import { logger } from "../../platform/observability/log";
 import { type MoveJob, beginMove, isFinished, stepMove } from "../../platform/org-move";
 import { settingsOf } from "../../platform/settings";
-import { forgetCachedKeys } from "../tenancy/middleware/auth";
+import { forgetCachedKeys } from "../tenancy";
 
 /** Work done in one alarm before it yields (the state is saved after every step anyway). */
 const ALARM_BUDGET_MS = 10_000;

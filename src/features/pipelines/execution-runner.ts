@@ -4,7 +4,7 @@
 import { logger } from "../../platform/observability/log";
 import { OrgObject } from "../../platform/durable-objects/org-object";
 import { ApiError } from "../../platform/errors";
-import { acquireSlotOrThrow } from "../tenancy/limits/gate";
+import { acquireSlotOrThrow } from "../tenancy";
 import { ASYNC_LEASE_MS, type ExecutionJob, finishJob } from "./execution-service";
 import type { NodeState, RunState } from "./engine";
 import { getChunkedJson, putChunkedJson, runStateLimit, StoredValueTooLarge } from "../../platform/durable-objects/chunked-json";

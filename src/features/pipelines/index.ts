@@ -13,3 +13,6 @@ export type { PipelineRow } from "./tables";
 export { dispatchToPipelines, eventTriggers, type ServiceEvent, triggerMatches } from "./triggers";
 export { getPipeline } from "./use-cases/pipelines";
 export { checkDefinition } from "./validate-definition";
+export { defineNode, type NodeContext, type PortDef } from "./node-type";
+export { NodeFailure } from "./node-failure";
+export { evaluate, jsonataExpression } from "./nodes/expression";

@@ -1,5 +1,5 @@
 // What pipelines add to an org's context (src/platform/org-context.ts); src/main/context.ts builds it.
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import type { ExecutionRun } from "./engine";
 import type { ExecuteRequest, ExecutionBatch, ExecutionJob, ExecutionResponse } from "./execution-service";
 import type { NodeRegistry } from "./registry";

@@ -5,15 +5,15 @@
 import type { Env } from "../../platform/env";
 import type { OrgContext } from "../../platform/org-context";
 import type { OrgData } from "../../platform/org-data";
-import type { Principal } from "../tenancy/auth/permissions";
+import type { Principal } from "../tenancy";
 import { type ConnectorClient, connectorClient } from "../connectors";
 import { ApiError, type OperationOutcome } from "../../platform/errors";
 import { type FhirExtensions, fhirStoreFor } from "../fhir";
 import { outboundFetch } from "../../platform/outbound/fetch";
-import type { FhirPort, Resource } from "../fhir/port";
+import type { FhirPort, Resource } from "../fhir";
 import { FileIndex } from "./file-index";
 import { type NodeFiles, nodeFiles } from "./node-files";
-import { type ConsentDecider, consentDecider } from "../consent/service";
+import { type ConsentDecider, consentDecider } from "../consent";
 
 export interface PipelineServices {
   /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */

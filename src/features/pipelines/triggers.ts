@@ -8,7 +8,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "../../platform/db/client";
 import { type PipelineTriggerRow, pipelineTriggers } from "./tables";
 import { ApiError } from "../../platform/errors";
-import { limitsOfOrg } from "../tenancy/limits/org-limits";
+import { limitsOfOrg } from "../tenancy";
 
 export interface ServiceEvent {
   type: "hl7.message" | "device.alert" | (string & {});

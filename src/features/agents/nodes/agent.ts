@@ -6,7 +6,7 @@ import { collectTurn } from "../events";
 import { AgentStore } from "../store";
 import { prepareTurn } from "../turn";
 import { inputOf } from "./complete";
-import { defineNode } from "../../pipelines/node-type";
+import { defineNode } from "../../pipelines";
 import { AI_INPUTS, aiContext } from "./types";
 
 const Config = z.object({ agent_id: z.string().min(1).max(100) });

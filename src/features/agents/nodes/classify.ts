@@ -4,7 +4,7 @@ import { z } from "zod";
 import { modelError } from "../../../platform/errors";
 import { inputText } from "../prompt";
 import { ModelSettings, complete, inputOf } from "./complete";
-import { defineNode } from "../../pipelines/node-type";
+import { defineNode } from "../../pipelines";
 import { AI_INPUTS, aiContext } from "./types";
 
 const Config = z.object({

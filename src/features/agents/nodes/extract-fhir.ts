@@ -2,12 +2,12 @@
 // is validated before output, and what fails validation is reported, not output.
 import { z } from "zod";
 import { modelError } from "../../../platform/errors";
-import type { Bundle, Resource } from "../../fhir/port";
+import type { Bundle, Resource } from "../../fhir";
 import { zodDetails } from "../../../platform/http/router";
 import { inputText } from "../prompt";
 import { ModelSettings, complete, inputOf } from "./complete";
 import { EXTRACTABLE_TYPES, RESOURCE_SHAPES } from "./fhir-shapes";
-import { defineNode } from "../../pipelines/node-type";
+import { defineNode } from "../../pipelines";
 import { AI_INPUTS, aiContext } from "./types";
 
 const Config = z.object({

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { hasInputPlaceholder, renderPrompt } from "../prompt";
 import { ModelSettings, complete, inputOf } from "./complete";
-import { defineNode } from "../../pipelines/node-type";
+import { defineNode } from "../../pipelines";
 import { AI_INPUTS, aiContext } from "./types";
 
 const Config = z.object({

@@ -3,8 +3,8 @@
 // and their input port. The nodes themselves implement the pipelines' NodeType contract like every family.
 import type { Env } from "../../../platform/env";
 import type { OrgData } from "../../../platform/org-data";
-import type { NodeContext, PortDef } from "../../pipelines/node-type";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { NodeContext, PortDef } from "../../pipelines";
+import type { Principal } from "../../tenancy";
 import type { AgentServices } from "../services";
 
 export interface AiNodeContext {

@@ -5,12 +5,12 @@ import type { Context } from "hono";
 import { ChatBody, IdParam, InvokeBody, InvokeResultSchema, ModelUnavailableError, TurnSchema } from "../schemas";
 import { SSE_HEADERS } from "../sse";
 import { type ChatOutcome, chatWithAgent, invokeAgent } from "../use-cases/chat";
-import { agentExecuteScope } from "../../tenancy/auth/permissions";
+import { agentExecuteScope } from "../../tenancy";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, notFoundError, security, json } from "../../../platform/http/schemas";
-import { requirePermission, requirePermissionOrScope } from "../../tenancy/middleware/auth";
-import { audited, byId } from "../../audit/declarations";
+import { requirePermission, requirePermissionOrScope } from "../../tenancy";
+import { audited, byId } from "../../audit";
 
 const tags = ["Agents"];
 

@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import {
   ConversationParam,
   ConversationSchema,
@@ -19,7 +19,7 @@ import { sendConversationMessage } from "../use-cases/chat";
 import { conversationMessages, deleteConversation, getConversation, listConversations, startConversation } from "../use-cases/conversations";
 import { answer } from "./agent-chat";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId, newId } from "../../audit/declarations";
+import { audited, byId, newId } from "../../audit";
 
 const tags = ["Agent conversations"];
 const chatPermission = requirePermission("agents:chat");

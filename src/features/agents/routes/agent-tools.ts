@@ -2,11 +2,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { AssignToolBody, AssignedToolSchema, IdParam, ToolParam, presentAssignedTools } from "../schemas";
 import { assignAgentTool, listAgentTools, removeAgentTool } from "../use-cases/agent-tools";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId } from "../../audit/declarations";
+import { audited, byId } from "../../audit";
 
 const tags = ["Agents"];
 

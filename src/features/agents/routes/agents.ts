@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import {
   AgentListQuery,
   AgentSchema,
@@ -29,7 +29,7 @@ import {
   updateAgent,
 } from "../use-cases/agents";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId, newId } from "../../audit/declarations";
+import { audited, byId, newId } from "../../audit";
 
 const tags = ["Agents"];
 const read = requirePermission("agents:read");

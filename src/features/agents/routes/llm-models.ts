@@ -2,7 +2,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, pageOf, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { ModelSchema, presentModels } from "../schemas";
 import { availableModels } from "../use-cases/models";
 import type { HttpEnv } from "../../../platform/http/http-env";

@@ -2,7 +2,7 @@
 // the devices module is present), running a deployed pipeline, and terminology
 // lookup. Each reaches the rest of the service only through AgentServices.
 import { z } from "zod";
-import type { Bundle, Resource } from "../../fhir/port";
+import type { Bundle, Resource } from "../../fhir";
 import type { AgentServices } from "../services";
 import { lookupDisplay } from "./terminology";
 import type { AgentTool } from "./types";

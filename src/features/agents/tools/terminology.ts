@@ -2,7 +2,7 @@
 // table of codes this service itself uses (FHIR vital signs, device codes, IPS
 // sections, common problems) answers first; otherwise the display the org's own
 // data records for that code.
-import type { FhirPort } from "../../fhir/port";
+import type { FhirPort } from "../../fhir";
 import { lookupTables } from "../../../platform/object-keys";
 
 export const LOINC = "http://loinc.org";

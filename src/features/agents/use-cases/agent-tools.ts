@@ -2,7 +2,7 @@
 // custom tool id, removed by name or custom tool id.
 import type { OrgContext } from "../../../platform/org-context";
 import { notFound } from "../../../platform/errors";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { loadAgent } from "../access";
 import { AgentStore } from "../store";
 import { type AssignedTool, describeTools, resolveAssignable } from "../tools/registry";

@@ -4,7 +4,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { OrgContext } from "../../../platform/org-context";
 import { agentNotFound, conflict, notFound, validationFailed } from "../../../platform/errors";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { checkModelConfig, loadAgent } from "../access";
 import { conversationStub } from "../chat";
 import type { AgentListQuery, CreateAgentBody, UpdateAgentBody } from "../schemas";

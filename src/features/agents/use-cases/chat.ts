@@ -1,7 +1,7 @@
 // Talking to an agent: a chat message (optionally continuing a conversation), a message
 // sent within a conversation, and the public invocation of a deployed agent.
 import type { OrgContext } from "../../../platform/org-context";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { loadAgent } from "../access";
 import { type ChatOutcome, chat } from "../chat";
 import type { AgentRow } from "../tables";

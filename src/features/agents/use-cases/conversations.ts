@@ -2,7 +2,7 @@
 // Conversation Durable Object (which serializes concurrent sends).
 import type { OrgData } from "../../../platform/org-data";
 import { notFound } from "../../../platform/errors";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { loadAgent } from "../access";
 import { conversationStub } from "../chat";
 import type { StoredMessage } from "../conversation";

@@ -1,6 +1,6 @@
 // The language models the caller's organization can use.
 import type { OrgContext } from "../../../platform/org-context";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { modelSources } from "../access";
 import { type ModelInfo, listModels } from "../models";
 

@@ -3,11 +3,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { AlertRule, IdParam, RuleBody, RuleListQuery, presentRule } from "../schemas";
 import { createRule, deleteRule, getRule, listRules, replaceRule } from "../use-cases/rules";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId, newId } from "../../audit/declarations";
+import { audited, byId, newId } from "../../audit";
 
 const tags = ["Alerts"];
 const manage = requirePermission("alerts:manage");

@@ -3,11 +3,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { Alert, AlertActionBody, AlertListQuery, IdParam, presentAlert } from "../schemas";
 import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from "../use-cases/alerts";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId } from "../../audit/declarations";
+import { audited, byId } from "../../audit";
 
 const tags = ["Alerts"];
 const manage = requirePermission("alerts:manage");

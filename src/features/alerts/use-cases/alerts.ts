@@ -4,7 +4,7 @@
 // mitigation, the Flag inactive), or at the next cron tick if the store fails meanwhile.
 import type { OrgContext } from "../../../platform/org-context";
 import { conflict, notFound } from "../../../platform/errors";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { publishPending } from "../publish";
 import { type AlertFilter, AlertStore } from "../store";
 import type { AlertRow } from "../tables";

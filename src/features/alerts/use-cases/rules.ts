@@ -3,8 +3,8 @@
 // one for the same readings. Saving a rule starts its evaluation afresh (re-armed).
 import type { OrgContext } from "../../../platform/org-context";
 import { ApiError, type FieldError, notFound, validationFailed } from "../../../platform/errors";
-import type { Principal } from "../../tenancy/auth/permissions";
-import { getPipeline } from "../../pipelines/use-cases/pipelines";
+import type { Principal } from "../../tenancy";
+import { getPipeline } from "../../pipelines";
 import { ALERT_TRIGGER } from "../nodes";
 import { ALERT_EVENT } from "../rule";
 import { type RuleDraft, conflictProblems } from "../rule";

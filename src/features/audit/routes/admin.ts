@@ -4,7 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";
 import { auditedInside } from "../declarations";
-import { operatorOnly } from "../../operations/routes/admin";
+import { operatorOnly } from "../../operations";
 import { purgeExpiredAudits } from "../use-cases/purge";
 import type { HttpEnv } from "../../../platform/http/http-env";
 

@@ -2,7 +2,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import type { AuditRetention } from "../retention";
 import { AuditPage, AuditQuery, RetentionBody, RetentionSchema } from "../schemas";
 import { listAuditEvents } from "../use-cases/list-audit";

@@ -3,9 +3,9 @@
 // org's store, so it sees exactly what /fhir/r4/<org>/AuditEvent and Bulk Data export see.
 import { badRequest } from "../../../platform/errors";
 import type { OrgContext } from "../../../platform/org-context";
-import { permitAll } from "../../fhir/access-policy";
-import type { Resource } from "../../fhir/port";
-import type { Principal } from "../../tenancy/auth/permissions";
+import { permitAll } from "../../fhir";
+import type { Resource } from "../../fhir";
+import type { Principal } from "../../tenancy";
 
 export interface AuditFilter {
   actor?: string;

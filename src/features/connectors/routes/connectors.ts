@@ -3,11 +3,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { Connector, ConnectorBody, ConnectorIdParam, ConnectorTypesSchema, TestResult, presentConnector, presentConnectorTypes } from "../schemas";
 import { connectorTypes, createConnector, deleteConnector, getConnector, listConnectors, testConnector, updateConnector } from "../use-cases/connectors";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId, newId } from "../../audit/declarations";
+import { audited, byId, newId } from "../../audit";
 
 const tags = ["Connectors"];
 const manage = requirePermission("connectors:manage");

@@ -2,10 +2,10 @@
 // the store's validator and stores it; revokes one (status inactive); or replaces one (the old
 // made inactive and the new created in one transaction, so there is never zero or two).
 import { z } from "zod";
-import type { Bundle, Resource } from "../../fhir/port";
-import { NodeFailure } from "../../pipelines/node-failure";
-import { defineNode, type NodeContext } from "../../pipelines/node-type";
-import { evaluate, jsonataExpression } from "../../pipelines/nodes/expression";
+import type { Bundle, Resource } from "../../fhir";
+import { NodeFailure } from "../../pipelines";
+import { defineNode, type NodeContext } from "../../pipelines";
+import { evaluate, jsonataExpression } from "../../pipelines";
 import { buildConsent, type ConsentForm } from "../build";
 
 const Config = z

@@ -1,5 +1,5 @@
 // The consent node family (listed in src/node-catalog.ts).
-import type { NodeType } from "../../pipelines/node-type";
+import type { NodeType } from "../../pipelines";
 import { consentCapture } from "./capture";
 import { consentValidate } from "./validate";
 

@@ -1,9 +1,9 @@
 // consent.validate: decides whether an action on a patient's data is permitted by the patient's
 // Consents (and the org's default policy), and routes the input to permit or deny.
 import { z } from "zod";
-import { NodeFailure } from "../../pipelines/node-failure";
-import { defineNode } from "../../pipelines/node-type";
-import { evaluate, jsonataExpression } from "../../pipelines/nodes/expression";
+import { NodeFailure } from "../../pipelines";
+import { defineNode } from "../../pipelines";
+import { evaluate, jsonataExpression } from "../../pipelines";
 import { CONSENT_ACTIONS, type ConsentRequest } from "../decide";
 
 const CodingOrCode = z.union([z.string().min(1), z.object({ system: z.string().optional(), code: z.string().min(1) }).strict()]);

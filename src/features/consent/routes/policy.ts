@@ -2,11 +2,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { ConsentPolicyBody, ConsentPolicySchema, presentConsentPolicy } from "../schemas";
 import { getConsentPolicy, setConsentPolicy } from "../use-cases/policy";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, theOrganization } from "../../audit/declarations";
+import { audited, theOrganization } from "../../audit";
 
 const tags = ["Consent"];
 

@@ -1,6 +1,6 @@
 // Reading and changing the organization's consent policy (the change is admin-only, checked by the route).
 import type { OrgData } from "../../../platform/org-data";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { type ConsentPolicy, readConsentPolicy, writeConsentPolicy } from "../policy-store";
 import type { DefaultPolicy } from "../decide";
 

@@ -3,12 +3,12 @@ import { createRoute, type z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { json, security } from "../../../platform/http/schemas";
 import { SSE_HEADERS } from "../../agents";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { ChatBody, ChatResponse } from "../schemas";
 import { copilotChat } from "../use-cases/chat";
 import { modelErrors, SSE_CONTENT, tags } from "./responses";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited } from "../../audit/declarations";
+import { audited } from "../../audit";
 
 const EVENTS =
   "stream false: JSON with response, reasoning_steps, pipeline (the last valid proposed definition) and validation. stream true: text/event-stream with events " +

@@ -3,7 +3,7 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { json, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import {
   AgentIdParam,
   AnalysisSchema,

@@ -2,7 +2,7 @@
 // FHIR queries, HL7 mapping and code. 503 MODEL_UNAVAILABLE without a model.
 import type { z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import type { Hl7FieldPaths } from "../ports";
 import {
   CodeBody,

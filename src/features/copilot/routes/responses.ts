@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { RouteAudit } from "../../../platform/http/route-audit";
-import { notAudited } from "../../audit/declarations";
+import { notAudited } from "../../audit";
 import { commonErrors, ErrorSchema, json, notFoundError, security } from "../../../platform/http/schemas";
 
 const error = (description: string) => ({ description, content: json(ErrorSchema) });

@@ -3,13 +3,13 @@ import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { conflictError, json, security } from "../../../platform/http/schemas";
 import { Pipeline, presentPipeline } from "../../pipelines";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { presentSuggestion, SuggestBody, SuggestionIdParam, SuggestionSchema, SuggestionsQuery, SuggestionsResponse } from "../schemas";
 import { applySuggestion, createSuggestions, listSuggestions } from "../use-cases/suggestions";
 import { deterministicErrors, jsonPost, modelErrors, tags } from "./responses";
 import { z } from "@hono/zod-openapi";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId, notAudited } from "../../audit/declarations";
+import { audited, byId, notAudited } from "../../audit";
 
 const manage = requirePermission("pipelines:manage");
 

@@ -4,7 +4,7 @@
 import type { OrgContext } from "../../../platform/org-context";
 import { describeTools, listModels, loadAgent, modelSources } from "../../agents";
 import { getPipeline } from "../../pipelines";
-import { denial, type Principal } from "../../tenancy/auth/permissions";
+import { denial, type Principal } from "../../tenancy";
 import { forbidden } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { type AgentShape, agentFindings } from "../agent-checks";

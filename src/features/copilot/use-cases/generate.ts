@@ -5,7 +5,7 @@ import type { OrgContext } from "../../../platform/org-context";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { builtinTools, describeTools, listModels, modelSources } from "../../agents";
 import type { NodeType } from "../../pipelines";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { generateAgent } from "../generation/agent";
 import { type CodeRequest, generateCode, type NodeRunner } from "../generation/code";
 import { generateFhirQueries } from "../generation/fhir-queries";

@@ -2,7 +2,7 @@
 // model, which this reports (without calling it) from the org's model sources.
 import type { OrgContext } from "../../../platform/org-context";
 import { ApiError } from "../../../platform/errors";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { copilotModel } from "../generation/model";
 
 export async function copilotHealth(ctx: OrgContext, principal: Principal) {

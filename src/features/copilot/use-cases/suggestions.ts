@@ -8,7 +8,7 @@ import type { OrgContext } from "../../../platform/org-context";
 import { badRequest, conflict } from "../../../platform/errors";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import { checkDefinition, type Definition, DefinitionSchema, getPipeline, PipelineStore } from "../../pipelines";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { executionHistory } from "../execution-history";
 import { type Improvement, improvements } from "../improvements";
 import { SuggestionStore } from "../suggestion-store";

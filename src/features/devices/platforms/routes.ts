@@ -4,8 +4,8 @@
 // unlinking, and the webhook events with their processing state.
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { requirePermission } from "../../tenancy/middleware/auth";
-import { countWebhookDelivery } from "../../tenancy/middleware/rate-limit";
+import { requirePermission } from "../../tenancy";
+import { countWebhookDelivery } from "../../tenancy";
 import { ApiError } from "../../../platform/errors";
 import { logger } from "../../../platform/observability/log";
 import { bodyLimit } from "../../../platform/http/body-limit";
@@ -42,7 +42,7 @@ import { credentialFreeHandshake, receiveWebhook, signatureRefused, webhookSpecO
 import type { HttpEnv } from "../../../platform/http/http-env";
 import type { WebhookDelivery } from "./platform";
 import type { DevicePlatformsOf } from "./registry";
-import { audited, notAudited } from "../../audit/declarations";
+import { audited, notAudited } from "../../audit";
 
 const tags = ["Wearable platforms"];
 const manage = requirePermission("connectors:manage");

@@ -6,7 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json } from "../../../platform/http/schemas";
-import { operatorOnly } from "../../operations/routes/admin";
+import { operatorOnly } from "../../operations";
 import { readingMovesByOrg } from "../use-cases/reading-moves";
 
 const Report = z

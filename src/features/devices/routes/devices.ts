@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { deviceMetricsCodeSystem } from "../metrics/codes";
 import {
   IdParam,
@@ -35,7 +35,7 @@ import { getSourcePriority, setSourcePriority } from "../use-cases/source-priori
 import { patientTimeline, TIMELINE_TYPES } from "../use-cases/timeline";
 import { patientVitals } from "../use-cases/vitals";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { AUDITED_BY_FHIR_STORE, audited, byId, newId, theOrganization } from "../../audit/declarations";
+import { AUDITED_BY_FHIR_STORE, audited, byId, newId, theOrganization } from "../../audit";
 
 const tags = ["Devices"];
 const ingest = requirePermission("messages:ingest");

@@ -2,12 +2,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { DeviceParam, presentSyncLog, SyncBody, SyncLog } from "../schemas";
 import { deviceSyncLogs, getSyncLog, startSync } from "../use-cases/sync";
 import { z } from "@hono/zod-openapi";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited } from "../../audit/declarations";
+import { audited } from "../../audit";
 
 const tags = ["Devices"];
 const SyncParam = z.object({ syncId: z.string().min(1).max(64).openapi({ param: { name: "syncId", in: "path" } }) });

@@ -3,7 +3,7 @@
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../../platform/db/client";
 import type { OrgData } from "../../../platform/org-data";
-import { decryptCredentials, encryptCredentials, maskCredentials } from "../../connectors/crypto";
+import { decryptCredentials, encryptCredentials, maskCredentials } from "../../connectors";
 import { type DeviceIntegrationRow, deviceIntegrations } from "../tables";
 
 const aad = (orgId: string, id: string) => `device-integration:${orgId}:${id}`;

@@ -3,7 +3,7 @@
 // readings keep their device's name.
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { OrgData } from "../../../platform/org-data";
-import { decryptCredentials, encryptCredentials } from "../../connectors/crypto";
+import { decryptCredentials, encryptCredentials } from "../../connectors";
 import type { PlatformTokens } from "../platform-adapter";
 import { type DeviceLinkRow, deviceLinks } from "../tables";
 

@@ -14,9 +14,9 @@
 // series the vitals query reads.
 import type { OrgContext } from "../../../platform/org-context";
 import { ApiError, type FieldError } from "../../../platform/errors";
-import type { Bundle, BundleEntry, Resource } from "../../fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../fhir";
 import type { FhirService } from "../../fhir";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { type NormalisedReading, normaliseReading } from "../metrics/normalise";
 import { contentDiffers, identifierQuery, sampleKeyOf, toObservation } from "../observation";
 import type { Reading } from "../reading";

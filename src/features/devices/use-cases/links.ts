@@ -4,8 +4,8 @@
 import type { OrgContext } from "../../../platform/org-context";
 import type { OrgData } from "../../../platform/org-data";
 import { badRequest, conflict, notFound } from "../../../platform/errors";
-import type { Resource } from "../../fhir/port";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Resource } from "../../fhir";
+import type { Principal } from "../../tenancy";
 import type { PlatformTokens } from "../platform-adapter";
 import { findIntegration } from "../store/integrations";
 import { findLink, insertLink, listPatientLinks, sealTokens, updateLink } from "../store/links";

@@ -1,7 +1,7 @@
 // POST /v1/devices/readings: the API's readings (checked item by item) through ingestReadings,
 // answered per reading in the order sent.
 import type { OrgContext } from "../../../platform/org-context";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import type { Reading } from "../reading";
 import { readReadings } from "../schemas";
 import { ingestReadings } from "./ingest";

@@ -3,8 +3,8 @@
 // was received stays, and FHIR consumers know to disregard it), and their values leave the time
 // series, so the vitals no longer show them. Alerts are not raised again: nothing is ingested.
 import type { OrgContext } from "../../../platform/org-context";
-import type { Resource } from "../../fhir/port";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Resource } from "../../fhir";
+import type { Principal } from "../../tenancy";
 import { METRICS } from "../metrics/table";
 import { identifierQuery, readingIdentifierOf, sampleKeyOf } from "../observation";
 import { readingIdentifier } from "../reading";

@@ -3,7 +3,7 @@
 // the device whose platform comes first in the metric's list (else the "default" list) counts;
 // platforms not listed come after the listed ones; between equals, the one with more samples.
 import type { OrgData } from "../../../platform/org-data";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import type { VitalsMetric } from "../metrics/table";
 import { patientDevicePlatforms } from "../store/links";
 import { readSourcePriority, type SourcePriority, writeSourcePriority } from "../store/source-priority";

@@ -5,7 +5,7 @@ import type { OrgContext } from "../../../platform/org-context";
 import type { OrgData } from "../../../platform/org-data";
 import { badRequest, type FieldError, notFound } from "../../../platform/errors";
 import { orgObject } from "../../../platform/durable-objects/object-names";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Principal } from "../../tenancy";
 import { resolutionsFor } from "../resolutions";
 import { findIntegration, findIntegrationByPlatform } from "../store/integrations";
 import { findSyncLog, insertSyncLog, listSyncLogs, newProgress } from "../store/sync-logs";

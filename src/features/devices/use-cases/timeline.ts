@@ -4,8 +4,8 @@
 // exact while offset+limit stays within one search page (MAX_WINDOW).
 import type { OrgContext } from "../../../platform/org-context";
 import { badRequest } from "../../../platform/errors";
-import type { Resource } from "../../fhir/port";
-import type { Principal } from "../../tenancy/auth/permissions";
+import type { Resource } from "../../fhir";
+import type { Principal } from "../../tenancy";
 import { requirePatient } from "./links";
 
 interface Source {

@@ -7,7 +7,7 @@
 // aggregates (its series `<metric>@<statistic>`) are answered beside the samples, never among them.
 import { badRequest } from "../../../platform/errors";
 import type { OrgData } from "../../../platform/org-data";
-import type { FhirPort } from "../../fhir/port";
+import type { FhirPort } from "../../fhir";
 import { metricDefinition, VITALS_METRIC_NAMES, VITALS_METRICS, type VitalsMetric } from "../metrics/table";
 import { findLinks } from "../store/links";
 import { sourceRank } from "./source-priority";

@@ -9,11 +9,11 @@ import { clientAcceptEncoding, negotiateEncoding } from "../../../platform/http/
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { security } from "../../../platform/http/schemas";
-import { permitAll } from "../../fhir/access-policy";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { permitAll } from "../../fhir";
+import { requirePermission } from "../../tenancy";
 import { type ExportJobState, percentDone } from "../job";
 import { cancelExport, downloadExportFile, visibleExport } from "../jobs";
-import { audited } from "../../audit/declarations";
+import { audited } from "../../audit";
 
 const tags = ["FHIR Bulk Data"];
 const canExport = requirePermission("export:run");

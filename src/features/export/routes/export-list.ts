@@ -6,7 +6,7 @@ import type { HttpEnv } from "../../../platform/http/http-env";
 import { publicBaseUrl } from "../../../platform/http/public-url";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, PageQuery, pageOf, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { type ListedExport, listExports } from "../export-index";
 
 const BulkExport = z

@@ -5,8 +5,8 @@
 import type { z } from "@hono/zod-openapi";
 import type { Env } from "../../../platform/env";
 import type { RouteAudit } from "../../../platform/http/route-audit";
-import type { Principal } from "../../tenancy/auth/permissions";
-import type { Limits } from "../../tenancy/limits/config";
+import type { Principal } from "../../tenancy";
+import type { Limits } from "../../tenancy";
 import type { Resource } from "../port";
 import type { FhirService } from "../service";
 

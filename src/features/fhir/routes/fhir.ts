@@ -14,9 +14,9 @@ import { badRequest, notFound, unsupportedMediaType } from "../../../platform/er
 import { fhirBaseUrl } from "../../../platform/http/public-url";
 import { declareAudit } from "../../../platform/http/route-audit";
 import { createRouter } from "../../../platform/http/router";
-import { AUDITED_BY_FHIR_STORE } from "../../audit/declarations";
-import type { Principal } from "../../tenancy/auth/permissions";
-import { authorize } from "../../tenancy/middleware/auth";
+import { AUDITED_BY_FHIR_STORE } from "../../audit";
+import type { Principal } from "../../tenancy";
+import { authorize } from "../../tenancy";
 import type { AccessPolicy } from "../access-policy";
 import { failureOf } from "../audit-trail";
 import type { FhirExtensions } from "../extensions";

@@ -3,8 +3,8 @@ import { createRoute } from "@hono/zod-openapi";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, security } from "../../../platform/http/schemas";
-import { audited, theOrganization } from "../../audit/declarations";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { audited, theOrganization } from "../../audit";
+import { requirePermission } from "../../tenancy";
 import { IheSettingsBody, IheSettingsSchema, presentIheSettings } from "../schemas";
 import { readIheSettings, writeIheSettings } from "../settings-store";
 

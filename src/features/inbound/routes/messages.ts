@@ -4,12 +4,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import type { InboundAdapters } from "../adapters";
 import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, detail, summary } from "../schemas";
 import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../use-cases/messages";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId, notAudited } from "../../audit/declarations";
+import { audited, byId, notAudited } from "../../audit";
 
 const tags = ["Inbound messages"];
 

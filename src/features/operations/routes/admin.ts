@@ -6,7 +6,7 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../../platform/errors";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
-import { auditedInside } from "../../audit/declarations";
+import { auditedInside } from "../../audit";
 import { commonErrors, conflictError, json, notFoundError } from "../../../platform/http/schemas";
 import { settingsOf } from "../../../platform/settings";
 import { OrgMoveSchema, presentOrgMove } from "../schemas";

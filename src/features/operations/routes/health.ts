@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { allDatabases, controlDatabase, shardDatabase, shardNames } from "../../../platform/shards";
-import { orgGate } from "../../tenancy/limits/gate";
+import { orgGate } from "../../tenancy";
 import { HealthSchema, ReadinessSchema } from "../schemas";
 import { checkHealth, checkReadiness } from "../use-cases/health";
 import type { HttpEnv } from "../../../platform/http/http-env";

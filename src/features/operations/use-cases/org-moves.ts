@@ -7,8 +7,8 @@ import { apiErrorOf } from "../../../platform/durable-objects/failure";
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import { notFound } from "../../../platform/errors";
 import type { MoveJob } from "../../../platform/org-move";
-import { operatorPrincipal } from "../../audit/operators";
-import { recordManagementAction } from "../../audit/record";
+import { operatorPrincipal } from "../../audit";
+import { recordManagementAction } from "../../audit";
 
 const moverOf = (env: Env, orgId: string) => orgObject(env.ORG_MOVER, orgId, "move");
 

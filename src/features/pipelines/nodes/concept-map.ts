@@ -1,7 +1,7 @@
 // Code mapping through a FHIR ConceptMap (inline, or read from the store), in
 // the spirit of $translate: source system+code in, target codings out.
 import { z } from "zod";
-import type { Resource } from "../../fhir/port";
+import type { Resource } from "../../fhir";
 import { NodeFailure } from "../node-failure";
 import { defineNode } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";

@@ -7,10 +7,10 @@
 // depend on consent and not the other way round (consent's own nodes build on pipelines).
 import { z } from "zod";
 import { evaluate, jsonataExpression } from "./expression";
-import { patientsOf } from "../../fhir/access-policy";
-import type { Resource } from "../../fhir/port";
-import type { ConsentAction, ConsentDecision, ConsentRequest } from "../../consent/decide";
-import type { ConsentDecider } from "../../consent/service";
+import { patientsOf } from "../../fhir";
+import type { Resource } from "../../fhir";
+import type { ConsentAction, ConsentDecision, ConsentRequest } from "../../consent";
+import type { ConsentDecider } from "../../consent";
 
 const ACT_REASON = "http://terminology.hl7.org/CodeSystem/v3-ActReason";
 

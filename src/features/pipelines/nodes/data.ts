@@ -2,7 +2,7 @@
 // FHIRPath and check JSON Schema. Pure functions of their input and config.
 import { Validator } from "@cfworker/json-schema";
 import { z } from "zod";
-import { evaluateBudgeted as evaluateFhirPath, fhirpathSyntaxError } from "../../fhir/fhirpath";
+import { evaluateBudgeted as evaluateFhirPath, fhirpathSyntaxError } from "../../fhir";
 import { BUDGET_EXCEEDED, ExpressionBudgetExceeded, stepBudget } from "../../../platform/step-budget";
 import { isPrototypeKey, ownProperty } from "../../../platform/object-keys";
 import { NodeFailure } from "../node-failure";

@@ -3,7 +3,7 @@
 // by their source id, so re-fetching updates instead of duplicating. References
 // into the EHR's id space are rewritten to the local copies (see localizeReferences).
 import { z } from "zod";
-import type { Bundle, Resource } from "../../fhir/port";
+import type { Bundle, Resource } from "../../fhir";
 import { NodeFailure } from "../node-failure";
 import { defineNode } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";

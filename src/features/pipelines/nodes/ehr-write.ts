@@ -6,7 +6,7 @@
 // OperationOutcome in its error details (on_error "route" sends it to the error port).
 import { z } from "zod";
 import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "./consent-gate";
-import type { Bundle, Resource } from "../../fhir/port";
+import type { Bundle, Resource } from "../../fhir";
 import { NodeFailure } from "../node-failure";
 import { defineNode, type NodeContext } from "../node-type";
 import { sourceSystem } from "./ehr-fetch";

@@ -1,7 +1,7 @@
 // Bundle nodes: split a Bundle into its resources, and gather resources into a
 // collection, batch or transaction Bundle.
 import { z } from "zod";
-import type { Bundle, BundleEntry, Resource } from "../../fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../fhir";
 import { defineNode } from "../node-type";
 import { asBundle, asResource, RESOURCE_TYPE } from "./fhir-resource";
 

@@ -1,5 +1,5 @@
 // Shared checks for healthcare nodes: values on fhir-resource / fhir-bundle ports.
-import type { Bundle, Resource } from "../../fhir/port";
+import type { Bundle, Resource } from "../../fhir";
 import { NodeFailure } from "../node-failure";
 
 export function asResource(value: unknown, port = "resource"): Resource {

@@ -2,7 +2,7 @@
 // update, conditional upsert and validate. In test mode the writes report what
 // they would have written and touch nothing.
 import { z } from "zod";
-import type { Resource } from "../../fhir/port";
+import type { Resource } from "../../fhir";
 import { defineNode, type NodeContext } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";
 import { asResource, RESOURCE_TYPE } from "./fhir-resource";

@@ -3,7 +3,7 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, security, tooLargeError } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import {
   ExecuteBody,
   ExecutionDetail,
@@ -22,7 +22,7 @@ import {
 } from "../schemas";
 import { advanceStepSession, executePipeline, executionStats, getExecution, listExecutions, retryExecution, startStepSession } from "../use-cases/executions";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited } from "../../audit/declarations";
+import { audited } from "../../audit";
 
 const tags = ["Execution"];
 const run = requirePermission("pipelines:execute");

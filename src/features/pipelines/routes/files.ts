@@ -4,10 +4,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, security, tooLargeError } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { FileIdParam, FileListQuery, FileSummary, FileUploadBody, presentFile } from "../schemas";
 import { deleteFile, getFile, listFiles, openFile, uploadFile } from "../use-cases/files";
-import { audited, byId, newId } from "../../audit/declarations";
+import { audited, byId, newId } from "../../audit";
 
 const tags = ["Files"];
 const read = requirePermission("pipelines:read");

@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, security } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import { CatalogDetail, CatalogQuery, NodeTypeIdParam, NodeTypeListSchema, NodeTypeSearchParam, presentNodeTypeDetail, presentNodeTypes } from "../schemas";
 import { getNodeType, listNodeTypes, searchNodeTypes } from "../use-cases/node-catalog";
 import type { HttpEnv } from "../../../platform/http/http-env";

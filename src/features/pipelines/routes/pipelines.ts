@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, PageQuery, security, tooLargeError } from "../../../platform/http/schemas";
-import { requirePermission } from "../../tenancy/middleware/auth";
+import { requirePermission } from "../../tenancy";
 import {
   ExecutionResponseSchema,
   IdParam,
@@ -30,7 +30,7 @@ import {
   updatePipeline,
 } from "../use-cases/pipelines";
 import type { HttpEnv } from "../../../platform/http/http-env";
-import { audited, byId, newId } from "../../audit/declarations";
+import { audited, byId, newId } from "../../audit";
 
 const tags = ["Pipelines"];
 const read = requirePermission("pipelines:read");

@@ -3,8 +3,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError } from "../../../platform/http/schemas";
-import { auditedInside } from "../../audit/declarations";
-import { operatorOnly } from "../../operations/routes/admin";
+import { auditedInside } from "../../audit";
+import { operatorOnly } from "../../operations";
 import { limitsSchema } from "../limits/config";
 import { setOrganizationLimits } from "../use-cases/set-limits";
 

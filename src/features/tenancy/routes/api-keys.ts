@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
-import { audited, byId, newId } from "../../audit/declarations";
+import { audited, byId, newId } from "../../audit";
 import { requirePermission } from "../middleware/auth";
 import { ApiKeyIdParam, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey } from "../schemas";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../use-cases/api-keys";

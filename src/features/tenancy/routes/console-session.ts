@@ -5,7 +5,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, security } from "../../../platform/http/schemas";
-import { audited, auditedInside } from "../../audit/declarations";
+import { audited, auditedInside } from "../../audit";
 import { clearedSessionCookie, sessionCookie } from "../sessions/session-policy";
 import { ConsoleSessionSchema, SignInBody } from "../sessions/schemas";
 import { currentSession, signIn, signOut } from "../use-cases/console-session";

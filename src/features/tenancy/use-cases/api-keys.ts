@@ -2,7 +2,7 @@
 // read and revoke (the revoked key stops working at once in this isolate).
 import type { OrgData } from "../../../platform/org-data";
 import { notFound } from "../../../platform/errors";
-import { existingAgentIds } from "../../agents/access";
+import { existingAgentIds } from "../../agents";
 import { ApiKeyStore } from "../api-keys";
 import { checkScopedAgents, scopedAgentIds } from "../auth/key-scopes";
 import type { Principal, Role } from "../auth/permissions";

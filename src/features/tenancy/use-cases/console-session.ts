@@ -6,7 +6,7 @@ import { forbidden, notFound } from "../../../platform/errors";
 import type { Env } from "../../../platform/env";
 import type { OrgContexts } from "../../../platform/org-context";
 import { type OrgData, controlStore } from "../../../platform/org-data";
-import { recordManagementAction } from "../../audit/record";
+import { recordManagementAction } from "../../audit";
 import { ApiKeyStore } from "../api-keys";
 import { authenticate } from "../auth/authenticate";
 import { type Principal, permissionsOf } from "../auth/permissions";

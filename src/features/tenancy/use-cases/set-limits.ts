@@ -6,8 +6,8 @@
 // expires (middleware/auth.ts).
 import type { OrgContexts } from "../../../platform/org-context";
 import { validationFailed } from "../../../platform/errors";
-import { recordManagementAction } from "../../audit/record";
-import { operatorPrincipal } from "../../audit/operators";
+import { recordManagementAction } from "../../audit";
+import { operatorPrincipal } from "../../audit";
 import { type LimitOverrides, limitOverridesSchema, resolveLimits } from "../limits/config";
 import { OrganizationStore } from "../organizations";
 

@@ -2,7 +2,7 @@
 // names the org's device): Apple Health sample batches and export.xml, Health Connect records.
 // Authenticated: issuing, listing and revoking a device's upload tokens (admin and clinician).
 import { createRoute, z } from "@hono/zod-openapi";
-import { requirePermission } from "../../../tenancy/middleware/auth";
+import { requirePermission } from "../../../tenancy";
 import { bodyLimit } from "../../../../platform/http/body-limit";
 import { absoluteUrl } from "../../../../platform/http/public-url";
 import { createRouter } from "../../../../platform/http/router";
@@ -15,7 +15,7 @@ import { HealthConnectRecordInput, HealthConnectUploadBody } from "../health-con
 import { uploadHealthConnectRecords } from "../health-connect/upload";
 import { IssuedUploadToken, OrgParam, presentToken, TokenParams, UploadAnswer, UploadToken, UploadTokenBody } from "./schemas";
 import { authenticateUpload, issueUploadToken, listUploadTokens, revokeUploadToken, uploadTokenRefused } from "./upload-tokens";
-import { AUDITED_BY_FHIR_STORE, audited, notAudited } from "../../../audit/declarations";
+import { AUDITED_BY_FHIR_STORE, audited, notAudited } from "../../../audit";
 
 const tags = ["Companion apps"];
 const sync = requirePermission("devices:sync");

@@ -5,7 +5,7 @@
 // and marks the device Active. Unlinking revokes at the vendor and forgets the tokens.
 import { and, eq, lt } from "drizzle-orm";
 import { PlatformError } from "../../platform-adapter";
-import { decryptCredentials, encryptCredentials } from "../../../connectors/crypto";
+import { decryptCredentials, encryptCredentials } from "../../../connectors";
 import { ApiError, badRequest, notFound } from "../../../../platform/errors";
 import type { OrgContext } from "../../../../platform/org-context";
 import type { DevicePlatform } from "../platform";

@@ -2,7 +2,7 @@
 // vendor's user id, and replaced only by compare-and-swap on `version`.
 import { and, count, desc, eq, getTableColumns, isNull, lt, or } from "drizzle-orm";
 import type { PlatformTokens } from "../../platform-adapter";
-import { decryptCredentials, encryptCredentials } from "../../../connectors/crypto";
+import { decryptCredentials, encryptCredentials } from "../../../connectors";
 import type { OrgData } from "../../../../platform/org-data";
 import { type DevicePlatformLinkRow, devicePlatformLinks } from "./tables";
 

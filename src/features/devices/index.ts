@@ -1,0 +1,2 @@
+// The devices feature's public surface: what other features may import (nothing reaches its internals).
+export type { Reading } from "./reading";
