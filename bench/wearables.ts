@@ -1,4 +1,4 @@
-// Wearable webhooks through a real `wrangler dev --local` (src/index.ts as deployed, behind
+// Wearable webhooks through a real `wrangler dev --local` (src/main/entry.ts as deployed, behind
 // bench/wearables/held-consumer-worker.ts's switch for the queue consumer), with the tests' Oura
 // mock served on loopback as the vendor's cloud (OUTBOUND_ALLOW=127.0.0.1) and the org's Oura
 // integration configured through the API (credentials encrypted in D1, as in production).

@@ -1,4 +1,4 @@
-// The fhir-http bench's Worker: src/index.ts unchanged, with meters around the bindings its
+// The fhir-http bench's Worker: src/main/entry.ts unchanged, with meters around the bindings its
 // requests use (never deployed). Counted per request path, not the queue consumer: OrgGate calls
 // (always; a Proxy per stub), audit queue sends (always), and, while metering is on, D1 rows read and written as D1 reports
 // them (meta.rows_read / rows_written, also for first() and raw(), which drop meta: see below).

@@ -89,7 +89,7 @@ export interface StartOptions {
   logLevel?: LogLevelName;
   /** The data shard of each seeded organization, in order (default: all on the first shard). */
   orgShards?: string[];
-  /** Another entry module over wrangler.toml's bindings (a bench's wiring around src/index.ts). */
+  /** Another entry module over wrangler.toml's bindings (a bench's wiring around src/main/entry.ts). */
   entry?: string;
   /** How long the runtime may take to answer /health (default 60 s; building the bundle is most of it). */
   startTimeoutMs?: number;

@@ -1,4 +1,4 @@
-// The wearables bench's Worker: src/index.ts unchanged, with a switch that holds the device
+// The wearables bench's Worker: src/main/entry.ts unchanged, with a switch that holds the device
 // events' queue consumer (never deployed). Under wrangler dev the consumer runs on the same
 // workerd thread as the requests, which Cloudflare never does (a consumer is its own
 // invocation, elsewhere), so the acknowledgement phase holds it and times the acks alone; the

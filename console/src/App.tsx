@@ -1,6 +1,6 @@
 // Routes of the signed-in console. Pages past the first load lazily, so the first route stays
 // small; a page the role may not use shows "not allowed" (and its API answers 403 anyway). Every
-// route's path comes from src/console-routes.ts, the list the Worker serves the console's page for.
+// route's path comes from src/main/console-routes.ts, the list the Worker serves the console's page for.
 import { lazy, type ReactNode, Suspense } from "react";
 import { Route, Switch } from "wouter";
 import { CONSOLE_ROUTES } from "../../src/main/console-routes";

@@ -39,7 +39,7 @@ export interface MiniflareRuntimeOptions {
   log?: Log;
   /** The cron ticker's clock (tests). */
   clock?: TickerClock;
-  /** Another entry module over wrangler.toml's bindings (a benchmark's wiring around src/index.ts). */
+  /** Another entry module over wrangler.toml's bindings (a benchmark's wiring around src/main/entry.ts). */
   entry?: string;
   /** Opens workerd's V8 inspector on this port (benchmark profiles; never `npm start`'s request path). */
   inspectorPort?: number;

@@ -53,7 +53,7 @@ const app = buildApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(normalizeFhirBase(request), env, ctx),
-  // Every minute, on every shard: due schedule triggers and quiet orgs' audit logs (src/scheduled.ts).
+  // Every minute, on every shard: due schedule triggers and quiet orgs' audit logs (src/main/scheduled.ts).
   scheduled: (controller, env, ctx) => {
     ctx.waitUntil(runScheduledWork(env, new Date(controller.scheduledTime)));
   },

@@ -1,4 +1,4 @@
-// After authentication: the request's org context (src/context.ts), built from the placement the
+// After authentication: the request's org context (src/main/context.ts), built from the placement the
 // key lookup carried, so the directory costs no extra round trip. Writes pause while the org moves.
 // Its shard queries run in one D1 session (platform/db/session.ts): a GET or HEAD may read from a
 // replica, after the bookmark the client sent back; the response carries the session's bookmark.

@@ -1,6 +1,6 @@
 // What every store of one organization runs on: the org's shard (raw D1 for the FHIR store's
 // hand-written SQL, drizzle for the rest), the control database and the blob bucket. Built
-// only by the composition root (src/context.ts), so no store picks its own database.
+// only by the composition root (src/main/context.ts), so no store picks its own database.
 import { type Database, database } from "./db/client";
 import type { Env } from "./env";
 import type { Placement } from "./directory";

@@ -38,7 +38,7 @@ function servedRoutes(): DeclaredRoute[] {
 }
 
 const paramsOf = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-/** Where the management audit middleware runs (src/app.ts): an `audited` route anywhere else would record nothing. */
+/** Where the management audit middleware runs (src/main/app.ts): an `audited` route anywhere else would record nothing. */
 const underAuditMiddleware = (path: string) => path.startsWith("/api/") || path.startsWith("/fhir/r4/:orgId/");
 
 describe("route audit declarations", () => {

@@ -1,5 +1,5 @@
 // The console as the Worker serves it from its static assets: its page for exactly the routes the
-// console's router has (src/console-routes.ts), its files, and 404 for every other path, each
+// console's router has (src/main/console-routes.ts), its files, and 404 for every other path, each
 // answer with the X-RateLimit-* headers of every response (spec 8). The Worker suite's assets are
 // the fixed stand-in of vitest.config.ts (an index.html and one file under assets/).
 import { describe, expect, it } from "vitest";

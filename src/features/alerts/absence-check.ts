@@ -1,4 +1,4 @@
-// Absence of data, evaluated by the minute cron (src/scheduled.ts): the absence rules of a shard
+// Absence of data, evaluated by the minute cron (src/main/scheduled.ts): the absence rules of a shard
 // whose next look is due are judged (absence.ts) on their latest reading and their devices' last
 // sync, which the device platform answers through `lastSyncOf` (its sync logs). A silent rule
 // opens an episode (DetectedIssue, Flag, Communications) that the next reading ends. Alerts whose

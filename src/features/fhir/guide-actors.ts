@@ -1,7 +1,7 @@
 // What an implementation guide's actor adds to the CapabilityStatement beyond the store's own
 // interactions: the guide's CapabilityStatement the server instantiates and the profiles each
 // resource type supports (as IHE's actor CapabilityStatements declare them). Standards declare
-// their actors; the composition root lists them (src/fhir-guide-actors.ts).
+// their actors; the composition root lists them (src/main/plugins.ts).
 export interface GuideActor {
   /** e.g. "IHE MHD Document Recipient". */
   name: string;

@@ -1,6 +1,6 @@
 // The hook implementation guides use to hold a single write (create, update, conditional
 // update, patch, and each entry of a batch) to their rules before it is stored: MHD's Folder
-// rules on a List updated on its own. The composition root lists them (src/fhir-write-checks.ts)
+// rules on a List updated on its own. The composition root lists them (src/main/plugins.ts)
 // in the FhirExtensions every store is built with. A transaction is checked as a whole by the
 // bundle checks instead (bundle-check.ts): its entries may name each other before any is stored.
 import type { ApiError } from "../../platform/errors";

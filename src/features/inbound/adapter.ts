@@ -1,7 +1,7 @@
 // The contract a protocol implements to feed the inbound path: HL7 v2 first, device
 // messages (MQTT) and X12 next. Ingestion, the store, the drain, the routing and the
 // routes know only this interface; a protocol's adapter lives in standards/<name>/ and
-// the composition root registers it (src/inbound-protocols.ts).
+// the composition root registers it (src/main/plugins.ts).
 
 /** Why a message cannot be accepted, in the protocol's own terms. */
 export interface MessageProblem {

@@ -1,5 +1,5 @@
 // The inbound protocols this deployment accepts, by name. The composition root fills it
-// (src/inbound-protocols.ts); the generic inbound modules look adapters up here.
+// (src/main/plugins.ts); the generic inbound modules look adapters up here.
 import { notFound } from "../../platform/errors";
 import type { InboundAdapter } from "./adapter";
 

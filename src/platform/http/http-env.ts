@@ -1,5 +1,5 @@
 // The part of a Hono environment the HTTP plumbing relies on: the bindings and the per-request
-// variables it sets or reads itself. The app's environment (src/app-env.ts) extends it; the
+// variables it sets or reads itself (features declare theirs as Hono ContextVariableMap entries); the
 // helpers here are generic over it, so the platform names no app type.
 import type { Env } from "../env";
 

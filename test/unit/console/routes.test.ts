@@ -1,4 +1,4 @@
-// The console's router takes every route path from src/console-routes.ts, the list the Worker
+// The console's router takes every route path from src/main/console-routes.ts, the list the Worker
 // answers the console's page for (src/platform/http/spa-assets.ts), and every listed route is one
 // of the router's: neither can gain a route the other lacks.
 import { readFileSync } from "node:fs";

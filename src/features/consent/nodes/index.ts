@@ -1,4 +1,4 @@
-// The consent node family (listed in src/node-catalog.ts).
+// The consent node family (listed in src/main/plugins.ts).
 import type { NodeType } from "../../pipelines";
 import { consentCapture } from "./capture";
 import { consentValidate } from "./validate";

@@ -1,7 +1,7 @@
 // The contract of a FHIR operation ($name): declared once, it is served by the FHIR routes,
 // listed in the CapabilityStatement and described in the OpenAPI document (registry.ts).
 // The store's own operations are in core.ts; other features and standards declare theirs
-// beside their code and the composition root (src/fhir-operations.ts) lists them all.
+// beside their code and the composition root (src/main/plugins.ts) lists them all.
 import type { z } from "@hono/zod-openapi";
 import type { Env } from "../../../platform/env";
 import type { RouteAudit } from "../../../platform/http/route-audit";

@@ -1,4 +1,4 @@
-// The DICOM node family (catalog category healthcare), listed in src/node-catalog.ts.
+// The DICOM node family (catalog category healthcare), listed in src/main/plugins.ts.
 import { imagingStudyLink } from "./imaging-study-link";
 import { dicomQuery } from "./query";
 import { dicomRetrieve } from "./retrieve";

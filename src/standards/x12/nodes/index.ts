@@ -1,4 +1,4 @@
-// The X12 node family (catalog category "claims"), listed in src/node-catalog.ts.
+// The X12 node family (catalog category "claims"), listed in src/main/plugins.ts.
 import { x12Build } from "./build";
 import { fhirToX12 } from "./from-fhir";
 import { x12Parse } from "./parse";
