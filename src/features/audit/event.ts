@@ -1,8 +1,7 @@
 // Builds the FHIR R4 AuditEvent of one management action: who (the API key's id and role, never
 // the key), what (type and subtypes, action), the entity (its kind and id), the outcome (0 success,
 // 4 refused, 8 failed, with the reason), the source (the org's service) and when.
-import type { Resource } from "../fhir";
-import type { Principal } from "../tenancy";
+import type { Principal } from "../../platform/principal";
 import { ACTION_SYSTEM, ENTITY_TYPE_SYSTEM, MANAGEMENT_ACTIONS, type ManagementAction } from "./actions";
 
 export interface ManagementActionInput {
@@ -19,7 +18,14 @@ export interface ManagementActionInput {
 
 const MAX_REASON_CHARS = 500;
 
-export function managementAuditEvent(principal: Principal, input: ManagementActionInput, recorded = new Date().toISOString()): Resource {
+/** The AuditEvent as FHIR JSON (the store's Resource shape; this builder is pure, so the admin CLI runs it too). */
+export interface AuditEventResource {
+  resourceType: "AuditEvent";
+  id?: string;
+  [key: string]: unknown;
+}
+
+export function managementAuditEvent(principal: Principal, input: ManagementActionInput, recorded = new Date().toISOString()): AuditEventResource {
   const def = MANAGEMENT_ACTIONS[input.action];
   const entity = {
     type: { system: ENTITY_TYPE_SYSTEM, code: def.entity, display: def.entity },

@@ -1,6 +1,6 @@
 // Builds the AuditEvent (FHIR R4, DICOM/IHE style) recorded for every FHIR interaction:
 // who (the API key and its role), what (the resource or the query) and the outcome.
-import type { Principal } from "../tenancy";
+import type { Principal } from "../../platform/principal";
 import { clip } from "../../platform/db/size";
 import type { Resource } from "./port";
 import { newResourceId } from "./resource-id";

@@ -1,8 +1,9 @@
 // Roles, permissions and scopes. A key has one role; a key with scopes is
 // restricted to exactly those scopes and has none of its role's permissions.
 
-export const ROLES = ["admin", "clinician", "service"] as const;
-export type Role = (typeof ROLES)[number];
+import type { Principal, Role } from "../../../platform/principal";
+
+export { ROLES, type Principal, type Role } from "../../../platform/principal";
 
 export type Permission =
   | "org:read"
@@ -66,13 +67,6 @@ export function scopedAgentId(scope: string): string | undefined {
   return AGENT_SCOPE.exec(scope)?.[1];
 }
 
-export interface Principal {
-  orgId: string;
-  keyId: string;
-  keyName: string;
-  role: Role;
-  scopes: string[];
-}
 
 /** Every permission `p` holds (the console hides what is not listed; the API still checks). */
 export function permissionsOf(p: Principal): Permission[] {
