@@ -176,7 +176,7 @@ describe("Bulk Data export", () => {
     await seed(t);
     const filtered = await complete(t, await kickoff(t, `/$export?_type=Observation&_typeFilter=${encodeURIComponent("Observation?code=http://loinc.org|8867-4")}`));
     expect(filtered.output).toEqual([expect.objectContaining({ type: "Observation", count: 3 })]);
-    const later = await complete(t, await kickoff(t, `/$export?_since=${encodeURIComponent(new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, "Z"))}`)).catch(() => null);
+    const later = await complete(t, await kickoff(t, `/$export?_since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, "Z"))}`)).catch(() => null);
     expect(later).toBeNull();
     const recent = await complete(t, await kickoff(t, `/$export?_type=Patient&_since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`));
     expect(recent.output[0]?.count).toBe(3);
