@@ -29,8 +29,8 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     ...data,
     placement,
     gate: () => orgGate(env, data.orgId),
-    // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
     fhirExtensions: FHIR_EXTENSIONS,
+    // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
     fhir: (principal, options) => {
       const extensions = options?.extensions ?? FHIR_EXTENSIONS;
       return fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse), ...options, extensions });

@@ -9,12 +9,14 @@ import { InteractionDispatcher } from "./dispatcher";
 import type { FhirService } from "./service";
 import type { FhirStoreOptions } from "./store-options";
 
-export type { FhirPort } from "./port";
 export type { FhirService } from "./service";
 export type { FhirStoreOptions } from "./store-options";
 export { type FhirExtensions, NO_FHIR_EXTENSIONS } from "./extensions";
-export type { AnyOperation } from "./operations/operation";
 export { OperationRegistry } from "./operations/registry";
+export type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Resource } from "./port";
+export { permitAll, type AccessPolicy, type AccessAuditNote, type AccessDecision, type AccessRequest, PERMIT, patientsOf } from "./access-policy";
+export type { AnyOperation, FhirOperation, OperationCall, OperationResponse } from "./operations/operation";
+export { evaluateBudgeted, fhirpathSyntaxError } from "./fhirpath";
 /** Whether a name is a resource type of the store's definitions (the copilot's generated mappings). */
 export { isResourceType } from "./definitions";
 
@@ -30,7 +32,3 @@ export function fhirStoreFor(data: OrgData, principal: Principal, options: FhirS
 export function fhirAuditTrail(data: OrgData, principal: Principal): Pick<AuditTrail, "write" | "purge"> {
   return new AuditTrail(data, principal);
 }
-export type { Resource, Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader } from "./port";
-export { permitAll, type AccessPolicy, type AccessAuditNote, type AccessDecision, type AccessRequest, PERMIT, patientsOf } from "./access-policy";
-export type { FhirOperation, OperationCall, OperationResponse } from "./operations/operation";
-export { evaluateBudgeted, fhirpathSyntaxError } from "./fhirpath";
