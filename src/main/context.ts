@@ -42,6 +42,8 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     openExecutionBatch: (opts) => openExecutionBatch(ctx, opts),
     runFor: (job, durableWaits) => runFor(ctx, job, durableWaits),
     agents: (principal, options) => agentServicesFor(ctx, principal, options),
+    // No receiver of the service's events yet: the webhooks feature will deliver them.
+    publish: async () => undefined,
     readingsStored: async (stored) => {
       if (stored.length) await evaluateReadings(ctx, stored);
     },

@@ -6,10 +6,17 @@
 import type { Placement } from "./directory";
 import type { Env } from "./env";
 import type { ApiError } from "./errors";
+import type { PublishedEvent } from "./events";
 import type { OrgData } from "./org-data";
 
 export interface OrgContext extends OrgData {
   readonly placement: Placement;
+  /**
+   * Hands the service's own events (a reading stored, an alert raised, an execution failed, a FHIR
+   * resource changed: events.ts) to whoever delivers them out (customer webhooks). Never throws:
+   * a failure to hand one over is logged, and the work that raised it stands.
+   */
+  publish(events: readonly PublishedEvent[]): Promise<void>;
 }
 
 /** How work outside a request (a Durable Object, an operator route, a public route) reaches an org's context. */
