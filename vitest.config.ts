@@ -60,7 +60,7 @@ export default defineConfig(async () => {
       // tests, a redirector plus a forbidden target for the outbound-guard tests, a clearinghouse
       // plus on-demand Orthancs for the X12 and DICOMweb node tests, a device vendor stand-in, and
       // an independent FHIR server (Medplum's router) as the EHR for fetch and write-back.
-      globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts", "./test/setup/fhir-peer.ts"],
+      globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/outbound-peers.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts", "./test/setup/fhir-peer.ts"],
     },
   });
   return {

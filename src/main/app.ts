@@ -31,6 +31,7 @@ import { alertRuleRoutes } from "../features/alerts/routes/alert-rules";
 import { agentRoutes } from "../features/agents/routes/agents";
 import { apiKeyRoutes } from "../features/tenancy/routes/api-keys";
 import { connectorRoutes } from "../features/connectors/routes/connectors";
+import { destinationRoutes } from "../features/destinations";
 import { copilotRoutes } from "../features/copilot/routes/index";
 import { deviceRoutes } from "../features/devices/routes/devices";
 import { syncRoutes } from "../features/devices/routes/sync";
@@ -149,6 +150,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/files", fileRoutes);
   app.route("/api/node-catalog", nodeCatalogRoutes);
   app.route("/api/connectors", connectorRoutes);
+  app.route("/api/v1/destinations", destinationRoutes);
   app.route("/api/tools", toolRoutes);
   app.route("/api/copilot", copilotRoutes(COPILOT_PORTS));
   app.route("/api/v1", deviceRoutes);

@@ -17,6 +17,8 @@ import type { DeviceEventMessage } from "../features/devices/platforms/webhooks/
 import { DeviceSync as DeviceSyncObject } from "../features/devices/device-sync";
 import { AppleHealthImport as AppleHealthImportObject } from "../features/devices/platforms/apple-health/export-job";
 import { callWithLinkTokens } from "../features/devices/platforms/oauth/sync-calls";
+import { DestinationQueue as DestinationQueueObject } from "../features/destinations";
+import { ATTEMPT_OBSERVERS, DELIVERY_TRANSPORTS } from "./delivery";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
 const DEVICE_EVENTS_QUEUE = "cdis-device-events";
@@ -48,6 +50,11 @@ export class MessageRouter extends MessageRouterObject {
   protected override readonly adapters = inboundAdapters;
 }
 export { OrgGate } from "../features/tenancy/org-gate";
+export class DestinationQueue extends DestinationQueueObject {
+  protected override readonly contexts = orgContexts;
+  protected override readonly transports = DELIVERY_TRANSPORTS;
+  protected override readonly observers = ATTEMPT_OBSERVERS;
+}
 
 const app = buildApp();
 

@@ -58,6 +58,11 @@ export interface ConnectorTransport {
   address(endpoint: string): { hostname: string; port: number };
   probe(endpoint: string, timeoutMs: number, policy: OutboundPolicy): Promise<void>;
   exchange(endpoint: string, message: string, opts: ExchangeOptions): Promise<string>;
+  /**
+   * What an answer says of the message sent (mllp: the ACK's MSA-1 and reason), for the destination
+   * queues to tell delivered from rejected; throws when the answer is unreadable.
+   */
+  readAnswer(answer: string): { code: string; reason: string };
 }
 
 /** A connector type as the composition root registers it (src/main/plugins.ts). */

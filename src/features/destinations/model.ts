@@ -123,7 +123,7 @@ export interface QueuedMessage {
   headers: Record<string, string>;
   path: string | null;
   method: string | null;
-  source: OutboundMessage["source"] | null;
+  source: NonNullable<OutboundMessage["source"]> | null;
   label: string | null;
   enqueued_at: string;
   attempts: number;

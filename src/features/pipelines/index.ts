@@ -5,6 +5,7 @@
 export { type Definition, DefinitionSchema, MAX_DEFINITION_BYTES, type PipelineNode } from "./definition";
 export { ExecutionStore } from "./execution-store";
 export { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "./nodes/consent-gate";
+export { DestinationIdConfig, type QueuedOutput, queueMessage } from "./nodes/queued-send";
 export type { NodeType } from "./node-type";
 export { PipelineStore } from "./pipeline-store";
 export { configJsonSchema, type NodeRegistry, outputPorts } from "./registry";

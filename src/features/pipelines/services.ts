@@ -14,6 +14,7 @@ import type { FhirPort, Resource } from "../fhir";
 import { FileIndex } from "./file-index";
 import { type NodeFiles, nodeFiles } from "./node-files";
 import { type ConsentDecider, consentDecider } from "../consent";
+import { type DeliveryTarget, destinationTarget, enqueue, type OutboundMessage } from "../destinations";
 
 export interface PipelineServices {
   /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */
@@ -27,8 +28,17 @@ export interface PipelineServices {
   fetch(input: string | Request, init?: RequestInit): Promise<Response>;
   /** Consent decisions over the org's Consents and policy (consent nodes, outbound checks). */
   consent: ConsentDecider;
+  /** The org's destinations (docs/destinations.md): queued sends hand their messages to a destination's durable queue. */
+  destinations: NodeDestinations;
   /** Who the run acts as, in which org: the ai nodes take their agents' services from it (`data.agents`), the device nodes the org's data. */
   ai(): NodeActor;
+}
+
+export interface NodeDestinations {
+  /** Hands messages to the destination's queue; a delivery id given twice is queued once. Blocked in test mode. */
+  enqueue(destinationId: string, messages: OutboundMessage[]): Promise<{ ids: string[]; duplicates: string[] }>;
+  /** Where the destination delivers; 404 DESTINATION_NOT_FOUND when it is not the org's. */
+  target(destinationId: string): Promise<DeliveryTarget>;
 }
 
 /** The pipeline's principal in its org's context, and whether the run is in test mode. */
@@ -95,6 +105,13 @@ export function buildPipelineServices(ctx: OrgContext, principal: Principal, tes
     files: nodeFiles(ctx.blobs, principal.orgId, testMode, (file, origin) => new FileIndex(ctx.db).record(principal.orgId, file, { pipelineId: pipelineOf(principal), ...origin })),
     fetch: outboundFetch(env),
     consent: consentDecider(ctx, () => fhirBinding().port),
+    destinations: {
+      enqueue: (id, messages) => {
+        if (testMode) throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", "Test mode blocks queueing messages to destinations");
+        return enqueue(ctx, id, messages);
+      },
+      target: (id) => destinationTarget(ctx, id),
+    },
     ai: () => ({ env, data: ctx, principal, testMode }),
   };
 }

@@ -12,7 +12,9 @@ export type MetricEvent =
   /** blobs: org, protocol, sender, status; doubles: messages. */
   | { kind: "inbound"; org: string; protocol: string; sender: string; status: string; count: number }
   /** blobs: org, status; doubles: resources, duration ms. */
-  | { kind: "export"; org: string; status: string; resources: number; durationMs: number };
+  | { kind: "export"; org: string; status: string; resources: number; durationMs: number }
+  /** One attempt of a destination queue. blobs: org, destination, status (delivered, retry, dead); doubles: duration ms. */
+  | { kind: "outbound"; org: string; destination: string; status: string; durationMs: number };
 
 export function dataPoint(e: MetricEvent): AnalyticsEngineDataPoint {
   switch (e.kind) {
@@ -24,6 +26,8 @@ export function dataPoint(e: MetricEvent): AnalyticsEngineDataPoint {
       return { indexes: [e.org], blobs: [e.kind, e.org, e.protocol, e.sender, e.status], doubles: [e.count] };
     case "export":
       return { indexes: [e.org], blobs: [e.kind, e.org, e.status], doubles: [e.resources, e.durationMs] };
+    case "outbound":
+      return { indexes: [e.org], blobs: [e.kind, e.org, e.destination, e.status], doubles: [e.durationMs] };
   }
 }
 

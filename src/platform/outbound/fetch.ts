@@ -27,7 +27,10 @@ export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) =
 
 const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 
-/** A fetch that refuses destinations the policy refuses, on the first request and on every redirect. */
+/**
+ * A fetch that refuses destinations the policy refuses, on the first request and on every redirect.
+ * `redirect: "manual"` in init answers a redirect as it came, unfollowed (queued deliveries do not follow them).
+ */
 export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const network = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const credentials = [...CREDENTIAL_HEADERS, ...(options.credentialHeaders ?? []).map((h) => h.toLowerCase())];
@@ -43,11 +46,12 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
     // Node's fetch sends a stream body only with duplex "half"; workerd ignores the field.
     const duplex = streamed ? ({ duplex: "half" } as RequestInit) : {};
     const signal = init.signal ?? request?.signal;
+    const manual = init.redirect === "manual";
     for (let hop = 0; ; hop++) {
       assertAllowed(checkUrl(url, options.policy));
       const res = await network(url.toString(), { ...init, ...duplex, method, headers, body, signal, redirect: "manual" });
       const location = isRedirect(res.status) ? res.headers.get("location") : null;
-      if (location === null) return res;
+      if (location === null || manual) return res;
       await res.body?.cancel();
       if (streamed && (res.status === 307 || res.status === 308)) {
         throw new ApiError(502, "REDIRECT_NOT_REPLAYABLE", `${url.origin} redirected a streamed request body (HTTP ${res.status}); it cannot be sent again`);

@@ -4,6 +4,7 @@
 
 import { type Delimiters, escapeValue } from "./escape";
 import { Hl7Message, Hl7Segment } from "./message";
+import { parseMessage } from "./parse";
 import { lookupTable } from "../../platform/object-keys";
 
 export type AckCode = "AA" | "AE" | "AR" | "CA" | "CE" | "CR";
@@ -156,4 +157,20 @@ function trimJoin(parts: string[], sep: string): string {
   let n = parts.length;
   while (n > 0 && parts[n - 1] === "") n--;
   return parts.slice(0, n).join(sep);
+}
+
+/** What an answer to a sent message says: MSA-1, MSA-2 and the reason (MSA-3, else ERR-8 or ERR-3.2). */
+export interface AckReading {
+  code: string;
+  controlId: string;
+  reason: string;
+}
+
+/** Reads an ACK; throws Hl7ParseError for text that is not HL7 and a plain Error when there is no MSA. */
+export function readAck(raw: string): AckReading {
+  const ack = parseMessage(raw);
+  const msa = ack.segment("MSA");
+  if (!msa) throw new Error("The receiver's answer has no MSA segment");
+  const err = ack.segment("ERR");
+  return { code: msa.field(1).value, controlId: msa.field(2).value, reason: msa.field(3).value || err?.field(8).value || err?.field(3).comp(2).value || "" };
 }

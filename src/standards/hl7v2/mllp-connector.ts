@@ -3,6 +3,7 @@
 // connectors feature. Framing and endpoint parsing are in mllp-framing.ts.
 import type { ConnectorType } from "../../features/connectors/types";
 import { ApiError } from "../../platform/errors";
+import { readAck } from "./ack";
 import { guardedConnect } from "../../platform/outbound/connect";
 import type { OutboundPolicy } from "../../platform/outbound/policy";
 import { frame, type MllpEndpoint, MllpUnframer, parseMllpEndpoint } from "./mllp-framing";
@@ -96,5 +97,6 @@ export const MLLP_CONNECTOR_TYPE: ConnectorType = {
     address: parseMllpEndpoint,
     probe: (endpoint, timeoutMs, policy) => mllpProbe(parseMllpEndpoint(endpoint), timeoutMs, policy),
     exchange: (endpoint, message, opts) => mllpSend(parseMllpEndpoint(endpoint), message, opts),
+    readAnswer: readAck,
   },
 };

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { parseMllpEndpoint } from "./mllp-framing";
 import { ApiError } from "../../platform/errors";
 import type { Bundle } from "../../features/fhir/port";
-import { type AckCode, buildAck } from "./ack";
+import { type AckCode, type AckReading, buildAck, readAck } from "./ack";
 import { convertToFhirWithReport } from "./convert/index";
 import { Hl7ConversionError, Hl7EncodingError, Hl7ParseError } from "./errors";
 import { convertFromFhir, ENCODABLE_MESSAGE_TYPES, type EncodableMessageType, type HdInput, VERSIONS } from "./from-fhir/index";
@@ -14,7 +14,7 @@ import { parseMessage } from "./parse";
 import { URL_NAMESPACE, uuidV5 } from "./uuid";
 import type { InboundEventPayload } from "../../features/inbound/adapter";
 import { defineNode } from "../../features/pipelines/node-type";
-import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from "../../features/pipelines";
+import { CONSENT_DENIED_PORT, DestinationIdConfig, OutboundConsentConfig, outboundConsentGate, queueMessage } from "../../features/pipelines";
 
 export const HL7_EVENT_TYPE = "hl7.message";
 
@@ -322,6 +322,9 @@ function pidIdentifiers(message: Hl7Message): string[] {
     .filter((v) => v !== "");
 }
 
+/** HL7 v2 ER7 text's media type, as HL7's own registrations name it. */
+const HL7_MEDIA_TYPE = "x-application/hl7-v2+er7";
+
 /** Codes that mean the receiver took responsibility for the message. */
 const ACCEPT_CODES = new Set(["AA", "CA"]);
 
@@ -330,18 +333,24 @@ export const hl7Send = defineNode({
   name: "HL7 send (MLLP)",
   category: "healthcare",
   description:
-    "Sends an HL7 v2 message over MLLP to the endpoint of an mllp connector and waits for its ACK. By default a rejecting ACK (AE/AR/CE/CR) fails the node with HL7_NACK so the error policy applies.",
+    "Sends an HL7 v2 message over MLLP to the endpoint of an mllp connector and waits for its ACK, or (destination_id) hands it to a destination's durable queue, which delivers in order per patient, retries for days and dead-letters. By default a rejecting ACK (AE/AR/CE/CR) fails the node with HL7_NACK so the error policy applies.",
   keywords: ["hl7", "v2", "mllp", "send", "outbound", "interface", "ack", "tcp"],
   inputs: MESSAGE_IN,
-  outputs: [{ name: "output", type: "json", description: "{ack, ack_code, control_id, text}" }, CONSENT_DENIED_PORT],
+  outputs: [
+    { name: "output", type: "json", description: "{ack, ack_code, control_id, text}" },
+    CONSENT_DENIED_PORT,
+    { name: "queued", type: "json", description: "With destination_id: {destination_id, delivery_id, duplicate, control_id}" },
+  ],
   config: z
     .object({
-      connector_id: z.string().min(1).describe("An mllp connector: mllp://host:port or mllps://host:port"),
+      connector_id: z.string().min(1).optional().describe("An mllp connector: mllp://host:port or mllps://host:port"),
+      destination_id: DestinationIdConfig.optional(),
       consent: OutboundConsentConfig.optional().describe("Consent check before sending; the patient is found by the PID-3 identifiers unless named (docs/consent.md)"),
       timeout_ms: z.number().int().min(100).max(120_000).default(10_000).describe("How long to wait for the connection and the ACK"),
       require_accept: z.boolean().default(true).describe("Fail with HL7_NACK unless MSA-1 is AA or CA"),
     })
-    .strict(),
+    .strict()
+    .refine((c) => !!c.connector_id !== !!c.destination_id, "Set exactly one of connector_id and destination_id"),
   documentation: {
     summary:
       "Test mode reports the message as a would-write to mllp:<connector_id> and sends nothing. Errors: HL7_NACK (rejecting ACK), HL7_SEND_TIMEOUT (no ACK in time), HL7_SEND_FAILED (connection refused or closed), HL7_ACK_INVALID (answer is not an ACK), DESTINATION_NOT_ALLOWED (host refused by the outbound guard; see OUTBOUND_ALLOW).",
@@ -354,29 +363,35 @@ export const hl7Send = defineNode({
   run: async (ctx) => {
     const message = parsed(ctx.inputs.message);
     const text = message.toString();
+    const { connector_id: connectorId, destination_id: destinationId } = ctx.config;
+    const identifiers = pidIdentifiers(message);
+    if (destinationId) {
+      const denied = await outboundConsentGate(ctx, ctx.config.consent, `destination:${destinationId}`, undefined, { input: ctx.inputs.message, subjects: { identifiers } });
+      if (denied) return { outputs: denied };
+      // One patient's messages keep their order; the first PID-3 identifier names the patient.
+      const queued = await queueMessage(ctx, destinationId, { body: text, content_type: HL7_MEDIA_TYPE, label: `${message.messageType}^${message.triggerEvent}`, ...(identifiers[0] ? { key: identifiers[0] } : {}) });
+      return { outputs: { queued: { ...queued, control_id: message.controlId } } };
+    }
+    if (!connectorId) throw new ApiError(400, "INVALID_CONFIG", "Set connector_id or destination_id");
     // Resolved in test mode too: an unknown (or another organization's) connector fails either way.
-    parseMllpEndpoint(await ctx.services.connectors.endpoint(ctx.config.connector_id));
-    const denied = await outboundConsentGate(ctx, ctx.config.consent, `mllp:${ctx.config.connector_id}`, undefined, { input: ctx.inputs.message, subjects: { identifiers: pidIdentifiers(message) } });
+    parseMllpEndpoint(await ctx.services.connectors.endpoint(connectorId));
+    const denied = await outboundConsentGate(ctx, ctx.config.consent, `mllp:${connectorId}`, undefined, { input: ctx.inputs.message, subjects: { identifiers } });
     if (denied) return { outputs: denied };
     if (ctx.testMode) {
-      ctx.wouldWrite(`mllp:${ctx.config.connector_id}`, text);
+      ctx.wouldWrite(`mllp:${connectorId}`, text);
       return { outputs: { output: { ack: null, ack_code: null, control_id: message.controlId, text: "test mode: not sent" } } };
     }
-    const raw = await ctx.services.connectors.exchange(ctx.config.connector_id, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
-    let ack: Hl7Message;
+    const raw = await ctx.services.connectors.exchange(connectorId, text, { timeoutMs: ctx.config.timeout_ms, signal: ctx.signal });
+    let reading: AckReading;
     try {
-      ack = parseMessage(raw);
+      reading = readAck(raw);
     } catch (err) {
       if (err instanceof Hl7ParseError) throw new ApiError(502, "HL7_ACK_INVALID", `The receiver answered with something that is not HL7: ${err.message}`);
-      throw err;
+      throw new ApiError(502, "HL7_ACK_INVALID", err instanceof Error ? err.message : String(err));
     }
-    const msa = ack.segment("MSA");
-    if (!msa) throw new ApiError(502, "HL7_ACK_INVALID", "The receiver's answer has no MSA segment");
-    const err = ack.segment("ERR");
-    const code = msa.field(1).value;
-    const reason = msa.field(3).value || err?.field(8).value || err?.field(3).comp(2).value || "";
-    const output = { ack: raw, ack_code: code, control_id: msa.field(2).value, text: reason };
-    if (msa.field(2).value !== message.controlId) ctx.log("warn", `ACK control id ${msa.field(2).value} does not match MSH-10 ${message.controlId}`);
+    const { code, reason } = reading;
+    const output = { ack: raw, ack_code: code, control_id: reading.controlId, text: reason };
+    if (reading.controlId !== message.controlId) ctx.log("warn", `ACK control id ${reading.controlId} does not match MSH-10 ${message.controlId}`);
     if (ctx.config.require_accept && !ACCEPT_CODES.has(code)) {
       throw new ApiError(502, "HL7_NACK", `The receiver answered ${code || "without an ACK code"}${reason ? `: ${reason}` : ""}`);
     }

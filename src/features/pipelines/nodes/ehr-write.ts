@@ -12,10 +12,12 @@ import { defineNode, type NodeContext } from "../node-type";
 import { sourceSystem } from "./ehr-fetch";
 import { evaluate, jsonataExpression } from "./expression";
 import { asResource } from "./fhir-resource";
+import { DestinationIdConfig, queueMessage } from "./queued-send";
 
 const Config = z
   .object({
     connector_id: z.string().min(1),
+    destination_id: DestinationIdConfig.optional().describe("A destination delivering through this connector: the write goes to its durable queue (retried for days, in order per patient) instead of being sent now"),
     operation: z.enum(["create", "update", "conditional_create", "conditional_update", "transaction"]).default("create"),
     match: z.string().optional().describe("conditional_*: the search that identifies the EHR's copy; default identifier=<system>|<value> of the resource's first identifier"),
     match_expression: jsonataExpression("yields the conditional search from the resource").optional(),
@@ -166,6 +168,23 @@ async function send(ctx: NodeContext<Config>, req: EhrRequest): Promise<{ res: R
   }
 }
 
+/** The patient a resource is about (its subject or patient reference), else itself: the queue keeps each one's writes in order. */
+function orderingKey(resource: Resource): string {
+  const ref = (resource.subject as { reference?: string } | undefined)?.reference ?? (resource.patient as { reference?: string } | undefined)?.reference;
+  return ref ?? `${resource.resourceType}/${resource.id ?? ""}`;
+}
+
+/** The request handed to a destination that delivers through the node's connector. */
+async function queueWrite(ctx: NodeContext<Config>, destinationId: string, req: EhrRequest, input: Resource) {
+  const target = await ctx.services.destinations.target(destinationId);
+  if (target.kind !== "connector" || target.connector_id !== ctx.config.connector_id) {
+    throw new NodeFailure("DESTINATION_MISMATCH", `Destination ${destinationId} does not deliver through connector ${ctx.config.connector_id}: EHR ids are mapped for that connector`);
+  }
+  const { "content-type": contentType, ...headers } = req.headers;
+  const queued = await queueMessage(ctx, destinationId, { body: JSON.stringify(req.body), content_type: contentType, headers, path: req.path, method: req.method, key: orderingKey(input), label: `${req.method} ${req.path || "(transaction)"}` });
+  return { status: 202, outcome: "queued", ...queued };
+}
+
 export const ehrWrite = defineNode({
   id: "fhir.ehr_write",
   name: "Write to EHR",
@@ -177,7 +196,7 @@ export const ehrWrite = defineNode({
   config: Config,
   documentation: {
     summary:
-      "update PUTs to the EHR id EHR fetch recorded (identifier urn:cdis:connector:<id>); references to resources fetched from the same connector are rewritten to the EHR's ids. 429/503 are retried after Retry-After; other failures fail with EHR_WRITE_FAILED, or EHR_VERSION_CONFLICT on 409/412 to an If-Match update, details {status, outcome} carrying the EHR's OperationOutcome (on_error route: the error port). Test mode sends nothing; would_write has the exact request.",
+      "update PUTs to the EHR id EHR fetch recorded (identifier urn:cdis:connector:<id>); references to resources fetched from the same connector are rewritten to the EHR's ids. 429/503 are retried after Retry-After; other failures fail with EHR_WRITE_FAILED, or EHR_VERSION_CONFLICT on 409/412 to an If-Match update, details {status, outcome} carrying the EHR's OperationOutcome (on_error route: the error port). Test mode sends nothing; would_write has the exact request. With destination_id (a destination whose target is this connector, else DESTINATION_MISMATCH) the request goes to its durable queue and written is {status: 202, outcome: queued, delivery_id}: the EHR's answer is on the destination's message record.",
     example: {
       config: { connector_id: "<connector id>", operation: "conditional_update" },
       inputs: { resource: { resourceType: "Patient", identifier: [{ system: "urn:mrn", value: "7" }] } },
@@ -207,6 +226,7 @@ export const ehrWrite = defineNode({
     const target = `ehr:${config.connector_id}`;
     const denied = await outboundConsentGate(ctx, config.consent, target, input, { input });
     if (denied) return { outputs: denied };
+    if (config.destination_id) return { outputs: { written: await queueWrite(ctx, config.destination_id, req, input) } };
     if (ctx.testMode) {
       ctx.wouldWrite(`${target} ${req.method} ${req.path}`, { method: req.method, url: `${endpoint.replace(/\/$/, "")}/${req.path}`, headers: req.headers, body: req.body });
       return { outputs: { written: { status: 0, outcome: "would_write", request: req } } };

@@ -9,12 +9,12 @@ import { ehrWrite } from "./ehr-write";
 import { bundleMerge, bundleSplit } from "./fhir-bundles";
 import { fhirCreate, fhirRead, fhirSearch, fhirUpdate, fhirUpsert, fhirValidate } from "./fhir-store";
 import { condition, delay, forEach, merge, switchNode } from "./flow";
-import { httpRequest, logNode, respond } from "./output";
+import { enqueueOutput, httpRequest, logNode, respond } from "./output";
 import { eventTrigger, manualTrigger, scheduleTrigger, webhookTrigger } from "./triggers";
 
 export const CONTROL_NODES = [manualTrigger, webhookTrigger, scheduleTrigger, eventTrigger, condition, switchNode, forEach, merge, delay];
 export const DATA_NODES = [transform, filter, setFields, fhirpathEvaluate, jsonSchemaValidate, conceptMapNode];
 export const HEALTHCARE_NODES = [fhirRead, fhirSearch, fhirCreate, fhirUpdate, fhirUpsert, fhirValidate, bundleSplit, bundleMerge, ehrFetch, ehrWrite];
-export const OUTPUT_NODES = [httpRequest, respond, logNode];
+export const OUTPUT_NODES = [httpRequest, enqueueOutput, respond, logNode];
 
 export const CORE_NODE_FAMILIES: readonly (readonly NodeType<unknown>[])[] = [CONTROL_NODES, DATA_NODES, HEALTHCARE_NODES, OUTPUT_NODES];

@@ -5,6 +5,7 @@ import { CONSENT_DENIED_PORT, OutboundConsentConfig, outboundConsentGate } from 
 import { NodeFailure } from "../node-failure";
 import { defineNode } from "../node-type";
 import { evaluate, jsonataExpression } from "./expression";
+import { DestinationIdConfig, queueMessage } from "./queued-send";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
@@ -19,10 +20,12 @@ export const httpRequest = defineNode({
     { name: "response", type: "json", description: "{status, headers, body}" },
     { name: "http_error", type: "json", description: "The response instead, when its status is 4xx/5xx" },
     CONSENT_DENIED_PORT,
+    { name: "queued", type: "json", description: "With destination_id: {destination_id, delivery_id, duplicate}" },
   ],
   config: z
     .object({
       connector_id: z.string().optional(),
+      destination_id: DestinationIdConfig.optional(),
       url: z.url().optional().describe("Absolute URL when no connector; else a path under the connector endpoint"),
       path: z.string().default("").describe("Path under the connector endpoint"),
       method: z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]).default("POST"),
@@ -31,7 +34,8 @@ export const httpRequest = defineNode({
       consent: OutboundConsentConfig.optional().describe("Consent check before a body is sent (docs/consent.md)"),
     })
     .strict()
-    .refine((c) => !!c.connector_id !== !!c.url, "Set exactly one of connector_id and url"),
+    .refine((c) => [c.connector_id, c.url, c.destination_id].filter(Boolean).length === 1, "Set exactly one of connector_id, url and destination_id")
+    .refine((c) => !c.destination_id || !READ_METHODS.has(c.method), "A queued request sends something: POST, PUT, PATCH or DELETE"),
   destinations: (config) => (config.url ? [{ path: "url", url: config.url }] : []),
   documentation: {
     summary:
@@ -47,10 +51,15 @@ export const httpRequest = defineNode({
       body,
       signal: ctx.signal,
     };
-    const target = config.connector_id ? `connector:${config.connector_id}/${config.path}` : (config.url as string);
+    const target = config.destination_id ? `destination:${config.destination_id}` : config.connector_id ? `connector:${config.connector_id}/${config.path}` : (config.url as string);
     if (body !== undefined) {
       const denied = await outboundConsentGate(ctx, config.consent, target, JSON.parse(body), { input: ctx.inputs.input });
       if (denied) return { outputs: denied };
+    }
+    if (config.destination_id) {
+      const method = config.method === "PATCH" ? "POST" : (config.method as "POST" | "PUT" | "DELETE");
+      const queued = await queueMessage(ctx, config.destination_id, { body: body ?? "", content_type: "application/json", headers: config.headers, path: config.path || undefined, method });
+      return { outputs: { queued } };
     }
     if (ctx.testMode && !READ_METHODS.has(config.method)) {
       ctx.wouldWrite(`http:${config.method} ${target}`, { headers: init.headers, body: body && JSON.parse(body) });
@@ -69,6 +78,49 @@ export const httpRequest = defineNode({
     const response = { status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
     ctx.log("info", `${config.method} answered ${res.status}`);
     return { outputs: res.ok ? { response } : { http_error: response } };
+  },
+});
+
+export const enqueueOutput = defineNode({
+  id: "output.enqueue",
+  name: "Enqueue to destination",
+  category: "output",
+  description:
+    "Hands the input to a destination's durable queue: delivered in order (per key when the destination orders per key), retried with backoff for up to days, dead-lettered with the last answer. The run does not wait for the delivery.",
+  keywords: ["queue", "destination", "outbound", "send", "deliver", "retry", "mllp", "webhook", "reliable"],
+  inputs: [{ name: "input", type: "any", description: "Text is sent as it is; anything else as JSON" }],
+  outputs: [{ name: "queued", type: "json", description: "{destination_id, delivery_id, duplicate}" }],
+  config: z
+    .object({
+      destination_id: DestinationIdConfig,
+      key_expression: jsonataExpression("yields the ordering key (e.g. the patient), for destinations that order per key").optional(),
+      content_type: z.string().max(200).optional().describe("Default: text/plain for text, application/json otherwise (HL7 v2 text: x-application/hl7-v2+er7)"),
+      path: z.string().max(2048).optional().describe("HTTP destinations: a path under the endpoint"),
+      method: z.enum(["POST", "PUT", "DELETE"]).optional().describe("HTTP destinations: default the destination's"),
+      headers: z.record(z.string(), z.string()).default({}),
+      label: z.string().max(200).optional().describe("Shown and filtered on in the destination's message list"),
+    })
+    .strict(),
+  documentation: {
+    summary:
+      "The delivery id is <execution>:<node>:0, so running the node again in the same execution queues nothing twice, and receivers can de-duplicate on it (x-delivery-id; webhook-id on signed destinations). Test mode resolves the destination (an unknown one fails with DESTINATION_NOT_FOUND) and queues nothing: would_write shows the message.",
+    example: { config: { destination_id: "<destination id>", key_expression: "subject.reference" }, inputs: { input: { resourceType: "Observation", subject: { reference: "Patient/1" } } }, outputs: { queued: { destination_id: "…", delivery_id: "…:n3:0", duplicate: false } } },
+  },
+  run: async (ctx) => {
+    const { config } = ctx;
+    const input = ctx.inputs.input;
+    const text = typeof input === "string";
+    const key = config.key_expression ? await evaluate(config.key_expression, input) : undefined;
+    const queued = await queueMessage(ctx, config.destination_id, {
+      body: text ? input : JSON.stringify(input),
+      content_type: config.content_type ?? (text ? "text/plain" : "application/json"),
+      headers: config.headers,
+      ...(key !== undefined && key !== null ? { key: String(key) } : {}),
+      ...(config.path ? { path: config.path } : {}),
+      ...(config.method ? { method: config.method } : {}),
+      ...(config.label ? { label: config.label } : {}),
+    });
+    return { outputs: { queued } };
   },
 });
 

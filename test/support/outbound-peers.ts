@@ -1,0 +1,36 @@
+// Scripted loopback receivers for the outbound tests (test/setup/outbound-peers.ts serves them).
+import { inject } from "vitest";
+
+export interface ScriptStep {
+  /** MLLP: the ACK code to answer, or drop (close on the frame), half (close mid-ACK), silent. */
+  reply?: "AA" | "AE" | "AR" | "CE" | "drop" | "half" | "silent";
+  /** HTTP: the status to answer. */
+  status?: number;
+  times?: number;
+  delay_ms?: number;
+  location?: string;
+  /** MLLP: the step answers only messages whose MSH-10 starts with this. */
+  control_prefix?: string;
+}
+
+export interface Received {
+  body: string;
+  headers: Record<string, string>;
+  at: number;
+  answered: string;
+  verified?: boolean;
+  error?: string;
+}
+
+async function create<T>(kind: "mllp" | "http", spec: object): Promise<T> {
+  const res = await fetch(`${inject("outboundPeersUrl")}/${kind}`, { method: "POST", body: JSON.stringify(spec) });
+  if (res.status !== 201) throw new Error(`peer not created: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+export const mllpReceiver = (script: ScriptStep[] = []) => create<{ id: string; port: number }>("mllp", { script });
+export const httpReceiver = (script: ScriptStep[] = [], secrets?: string[]) => create<{ id: string; url: string }>("http", { script, secrets });
+
+export async function receivedBy(peerId: string): Promise<Received[]> {
+  return ((await (await fetch(`${inject("outboundPeersUrl")}/${peerId}/received`)).json()) as { received: Received[] }).received;
+}
