@@ -16,6 +16,7 @@ import { processDeviceEventBatch } from "../features/devices/platforms/webhooks/
 import type { DeviceEventMessage } from "../features/devices/platforms/webhooks/receive";
 import { DeviceSync as DeviceSyncObject } from "../features/devices/device-sync";
 import { AppleHealthImport as AppleHealthImportObject } from "../features/devices/platforms/apple-health/export-job";
+import { BridgeRelay as BridgeRelayObject } from "../features/bridges";
 import { callWithLinkTokens } from "../features/devices/platforms/oauth/sync-calls";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
@@ -48,6 +49,10 @@ export class MessageRouter extends MessageRouterObject {
   protected override readonly adapters = inboundAdapters;
 }
 export { OrgGate } from "../features/tenancy/org-gate";
+/** One per (org, bridge): the bridge's relay WebSocket, hibernating between deliveries (features/bridges). */
+export class BridgeRelay extends BridgeRelayObject {
+  protected override readonly contexts = orgContexts;
+}
 
 const app = buildApp();
 

@@ -17,3 +17,4 @@ export * from "../features/export/tables";
 export * from "../features/devices/platforms/oauth/tables";
 export * from "../features/devices/platforms/webhooks/tables";
 export * from "../features/devices/platforms/companion/tables";
+export * from "../features/bridges/tables";
