@@ -8,6 +8,9 @@ import { MessageQueue } from "./message-queue";
 import { Metrics } from "./metrics";
 import { FORWARD_TARGETS } from "./protocols";
 import { startStatusServer } from "./status-server";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { AllowList, Relay, RelayOutbox } from "./relay";
 
 export interface RunningListener {
   name: string;
@@ -24,6 +27,8 @@ export interface RunningBridge {
   statusPort: number;
   queue: MessageQueue;
   metrics: Metrics;
+  /** The outbound relay, when a bridge credential is configured. */
+  relay: Relay | null;
   /** Stops accepting, ends the forwarder's current attempts and closes the queue. */
   stop(): Promise<void>;
 }
@@ -31,6 +36,8 @@ export interface RunningBridge {
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const IDLE_POLL_MS = 1000;
 const BATCH_LINGER_MS = 20;
+/** The version the relay's hello reports: the repository's. */
+const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export async function startBridge(config: BridgeConfig, log: Logger): Promise<RunningBridge> {
   const queue = new MessageQueue(config.dataDir);
@@ -58,6 +65,11 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
     );
     stops.push(status.close);
     forwarder.start();
+    const relay = config.relay
+      ? new Relay(new RelayOutbox(queue.database), { ...config.relay, allow: new AllowList(config.relay.allow), retryBaseMs: config.retryBaseMs, retryMaxMs: config.retryMaxMs, version: VERSION, host: os.hostname(), retentionHours: config.retentionHours }, log)
+      : null;
+    relay?.start();
+    if (relay) stops.push(() => relay.stop());
     const prune = () => {
       const removed = queue.pruneDone(new Date(Date.now() - config.retentionHours * 3600 * 1000));
       if (removed > 0) log.info("pruned_forwarded", { removed });
@@ -69,6 +81,7 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
       listeners: running.map((l) => `${l.name} (${l.protocol}) ${l.url}`),
       status: `http://${config.statusHost}:${status.port}/status`,
       worker_url: config.workerUrl,
+      relay: config.relay ? config.relay.url : "off",
       data_dir: config.dataDir,
     });
     return {
@@ -77,6 +90,7 @@ export async function startBridge(config: BridgeConfig, log: Logger): Promise<Ru
       statusPort: status.port,
       queue,
       metrics,
+      relay,
       stop: async () => {
         clearInterval(pruneTimer);
         // Stop intake before the forwarder so nothing is enqueued after the queue closes.

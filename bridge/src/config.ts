@@ -9,6 +9,7 @@ import type { MqttListenerOptions } from "./listeners/mqtt/listener";
 import { topicFilter } from "./protocols/device-readings/convention";
 import type { LogLevel } from "./log";
 import type { Hl7Options } from "./protocols/hl7/adapter";
+import { AllowList, DEFAULT_ALLOW } from "./relay/allow-list";
 
 /** HL7 v2 over MLLP. */
 export interface MllpListenerConfig extends MllpListenerOptions {
@@ -31,6 +32,15 @@ export type ListenerConfig = MllpListenerConfig | X12FolderListenerConfig | Mqtt
 
 const LISTENER_KINDS: readonly ListenerConfig["kind"][] = ["mllp", "x12-folder", "mqtt"];
 
+/** The outbound relay (relay/): on when a bridge credential is configured. */
+export interface RelayConfig {
+  /** ws(s)://…/api/v1/bridges/connect */
+  url: string;
+  credential: string;
+  allow: string[];
+  pingMs: number;
+}
+
 export interface BridgeConfig {
   workerUrl: string;
   apiKey: string;
@@ -48,6 +58,7 @@ export interface BridgeConfig {
   maxRetryAfterMs: number;
   retentionHours: number;
   logLevel: LogLevel;
+  relay: RelayConfig | null;
 }
 
 interface Setting {
@@ -96,6 +107,10 @@ export const SETTINGS = {
   misconfiguredRetryMs: { flag: "misconfigured-retry-ms", env: "MISCONFIGURED_RETRY_MS", default: "300000", help: "retry delay after 401/403/4xx" },
   maxRetryAfterMs: { flag: "max-retry-after-ms", env: "MAX_RETRY_AFTER_MS", default: "3600000", help: "longest Retry-After honoured" },
   retentionHours: { flag: "retention-hours", env: "RETENTION_HOURS", default: "168", help: "how long forwarded messages are kept for duplicate detection" },
+  bridgeCredential: { flag: "bridge-credential", env: "BRIDGE_CREDENTIAL", help: "the bridge's credential (cdisb_…, from POST /api/v1/bridges): turns on the outbound relay (prefer the env var)" },
+  relayUrl: { flag: "relay-url", env: "RELAY_URL", help: "the relay's WebSocket URL (default: WORKER_URL as ws(s)://…/api/v1/bridges/connect)" },
+  relayAllow: { flag: "relay-allow", env: "RELAY_ALLOW", default: DEFAULT_ALLOW.join(","), help: "comma-separated addresses the relay may deliver to: CIDRs, host[:port], file:///folder" },
+  relayPingMs: { flag: "relay-ping-ms", env: "RELAY_PING_MS", default: "30000", help: "keep-alive ping interval of the relay connection; silent for two, it is remade" },
   logLevel: { flag: "log-level", env: "LOG_LEVEL", default: "info", help: "debug, info, warn or error" },
 } satisfies Record<string, Setting>;
 
@@ -201,7 +216,23 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): BridgeConfig
     maxRetryAfterMs: int("maxRetryAfterMs", 0),
     retentionHours: int("retentionHours", 1),
     logLevel: logLevel as LogLevel,
+    relay: relayConfig(),
   };
+
+  function relayConfig(): RelayConfig | null {
+    const credential = raw("bridgeCredential");
+    if (!credential) return null;
+    if (!credential.startsWith("cdisb_")) throw new ConfigError("BRIDGE_CREDENTIAL must be a bridge credential (cdisb_…), not an API key");
+    const url = raw("relayUrl") ?? `${workerUrl.replace(/^http/, "ws").replace(/\/+$/, "")}/api/v1/bridges/connect`;
+    if (!/^wss?:\/\//.test(url)) throw new ConfigError("RELAY_URL must be a ws:// or wss:// URL");
+    const allow = required("relayAllow").split(",").map((a) => a.trim()).filter((a) => a !== "");
+    try {
+      new AllowList(allow);
+    } catch (e) {
+      throw new ConfigError(`RELAY_ALLOW: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return { url, credential, allow, pingMs: int("relayPingMs", 10) };
+  }
 }
 
 function listenerKinds(value: string): ListenerConfig["kind"][] {

@@ -73,6 +73,25 @@ CREATE INDEX IF NOT EXISTS messages_error ON messages (seq) WHERE state = 'error
 CREATE INDEX IF NOT EXISTS messages_done ON messages (settled_at) WHERE state = 'done';
 `;
 
+/**
+ * The relay's deliveries (relay/outbox.ts): each `transmit` from the service, stored before it is
+ * delivered, keyed by the service's delivery id; its outcome once delivered, and when the
+ * service acknowledged that outcome.
+ */
+const RELAY_TABLE = `
+CREATE TABLE IF NOT EXISTS relay_deliveries (
+  delivery_id TEXT PRIMARY KEY,
+  transmit TEXT NOT NULL,
+  received_at TEXT NOT NULL,
+  outcome TEXT,
+  delivered_at TEXT,
+  reported_at TEXT
+);
+CREATE INDEX IF NOT EXISTS relay_undelivered ON relay_deliveries (received_at) WHERE outcome IS NULL;
+CREATE INDEX IF NOT EXISTS relay_unreported ON relay_deliveries (delivered_at) WHERE outcome IS NOT NULL AND reported_at IS NULL;
+CREATE INDEX IF NOT EXISTS relay_reported ON relay_deliveries (reported_at) WHERE reported_at IS NOT NULL;
+`;
+
 const COLUMNS = "seq, id, protocol, sender, control_id, message_type, raw, received_at, listener, remote_address";
 
 interface PendingWrite {
@@ -118,7 +137,13 @@ export class MessageQueue {
       }
       for (const name of OLD_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
       this.db.exec(INDEXES);
+      this.db.exec(RELAY_TABLE);
     });
+  }
+
+  /** The queue's database, for the relay's table in it (relay/outbox.ts). */
+  get database(): DatabaseSync {
+    return this.db;
   }
 
   /** Durably stores a message for forwarding, unless its (protocol, sender, control id) is already held. */

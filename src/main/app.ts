@@ -56,6 +56,7 @@ import { pipelineRoutes } from "../features/pipelines/routes/pipelines";
 import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
 import type { HttpEnv } from "../platform/http/http-env";
+import { bridgeConnectRoutes, bridgeRoutes } from "../features/bridges";
 import { companionPublicRoutes, companionRoutes } from "../features/devices/platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -129,6 +130,8 @@ export function buildApp(options: AppOptions = {}) {
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
   app.route("/api", devicePlatformPublicRoutes(devicePlatformsOf));
   app.route("/api", companionPublicRoutes);
+  // A bridge's relay WebSocket: its own credential, never an API key (features/bridges/routes.ts).
+  app.route("/api/v1/bridges", bridgeConnectRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once its route has answered: each route declares its
@@ -165,6 +168,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/bulk-exports", bulkExportListRoutes);
   app.route("/api/v1/device-platforms", devicePlatformRoutes);
   app.route("/api/v1/device-platforms", companionRoutes);
+  app.route("/api/v1/bridges", bridgeRoutes);
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ extensions: fhirExtensions, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

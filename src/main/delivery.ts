@@ -1,5 +1,6 @@
 // How this deployment delivers out: the transport of each destination target kind, and the
 // observers the owners of managed destinations (Subscriptions, webhook endpoints) give the queue.
+import { bridgeTransport } from "../features/bridges";
 import { type AttemptObservers, connectorTransport, failed, type Transports, urlTransport } from "../features/destinations";
 
 /** A target kind this build cannot reach yet holds its messages (retried) rather than losing them. */
@@ -8,7 +9,7 @@ const unavailable = (what: string) => ({ deliver: async () => failed("configurat
 export const DELIVERY_TRANSPORTS: Transports = {
   connector: connectorTransport,
   url: urlTransport,
-  bridge: unavailable("Bridge deliveries"),
+  bridge: bridgeTransport,
   websocket: unavailable("Websocket notifications"),
 };
 

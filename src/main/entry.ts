@@ -16,6 +16,7 @@ import { processDeviceEventBatch } from "../features/devices/platforms/webhooks/
 import type { DeviceEventMessage } from "../features/devices/platforms/webhooks/receive";
 import { DeviceSync as DeviceSyncObject } from "../features/devices/device-sync";
 import { AppleHealthImport as AppleHealthImportObject } from "../features/devices/platforms/apple-health/export-job";
+import { BridgeRelay as BridgeRelayObject } from "../features/bridges";
 import { callWithLinkTokens } from "../features/devices/platforms/oauth/sync-calls";
 import { DestinationQueue as DestinationQueueObject } from "../features/destinations";
 import { ATTEMPT_OBSERVERS, DELIVERY_TRANSPORTS } from "./delivery";
@@ -54,6 +55,10 @@ export class DestinationQueue extends DestinationQueueObject {
   protected override readonly contexts = orgContexts;
   protected override readonly transports = DELIVERY_TRANSPORTS;
   protected override readonly observers = ATTEMPT_OBSERVERS;
+}
+/** One per (org, bridge): the bridge's relay WebSocket, hibernating between deliveries (features/bridges). */
+export class BridgeRelay extends BridgeRelayObject {
+  protected override readonly contexts = orgContexts;
 }
 
 const app = buildApp();

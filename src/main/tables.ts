@@ -18,3 +18,4 @@ export * from "../features/devices/platforms/oauth/tables";
 export * from "../features/devices/platforms/webhooks/tables";
 export * from "../features/devices/platforms/companion/tables";
 export * from "../features/destinations/tables";
+export * from "../features/bridges/tables";

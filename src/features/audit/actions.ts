@@ -121,6 +121,9 @@ export const MANAGEMENT_ACTIONS = {
   "alert_rule.delete": rest("alert_rule", "D"),
   "alert.acknowledge": rest("alert", "U"),
   "alert.resolve": rest("alert", "U"),
+  "bridge.create": alert("bridge", "C", USER_SECURITY),
+  "bridge.rotate_credential": alert("bridge", "U", USER_SECURITY),
+  "bridge.delete": alert("bridge", "D", USER_SECURITY),
 } as const satisfies Record<string, ManagementActionDef>;
 
 export type ManagementAction = keyof typeof MANAGEMENT_ACTIONS;
