@@ -3732,7 +3732,7 @@ export interface components {
                     [key: string]: string;
                 };
             };
-            /** @description MSH defaults for messages hl7.from_fhir builds for this destination */
+            /** @description MSH settings hl7.from_fhir takes when it names this destination (they win over its msh) */
             hl7?: {
                 sending_application?: string;
                 sending_facility?: string;
@@ -3792,7 +3792,7 @@ export interface components {
                     [key: string]: string;
                 };
             };
-            /** @description MSH defaults for messages hl7.from_fhir builds for this destination */
+            /** @description MSH settings hl7.from_fhir takes when it names this destination (they win over its msh) */
             hl7?: {
                 sending_application?: string;
                 sending_facility?: string;

@@ -230,6 +230,29 @@ describe("queued pipeline sends", () => {
     expect(await acceptedOrder(peer.id)).toEqual(["Q1"]);
   });
 
+  it("hl7.from_fhir takes MSH from the destination's HL7 settings, and hl7.send queues the message there", async () => {
+    const t = await createTenant();
+    const peer = await mllpReceiver();
+    const d = await destination(t, {
+      target: { kind: "connector", connector_id: await connector(t, `mllp://127.0.0.1:${peer.port}`) },
+      hl7: { sending_application: "CDIS", sending_facility: "GENHOSP", receiving_application: "LIS", receiving_facility: "LAB", version: "2.4" },
+    });
+    const patient = { resourceType: "Patient", identifier: [{ system: "urn:hl7v2:authority:GENHOSP", value: "4711" }], name: [{ family: "Doe", given: ["Jane"] }] };
+    const p = await createPipeline(
+      t,
+      definition(
+        [trigger(), { id: "out", type: "hl7.from_fhir", config: { message_type: "ADT^A08", destination_id: d.id, msh: { receiving_application: "IGNORED" } } }, { id: "send", type: "hl7.send", config: { destination_id: d.id } }],
+        [edge("start", "out", "event", "bundle"), edge("out", "send", "message", "message")],
+      ),
+    );
+    const { body } = await run(t, p, patient);
+    expect(body.status).toBe("completed");
+    const [m] = await eventually(() => messages(t, d.id, "&state=delivered"), (ms) => ms.length === 1);
+    const msh = (await receivedBy(peer.id))[0]!.body.split("\r")[0]!.split("|");
+    expect([msh[2], msh[3], msh[4], msh[5], msh[11]]).toEqual(["CDIS", "GENHOSP", "LIS", "LAB", "2.4"]);
+    expect(m!.key).toBe("4711");
+  });
+
   it("output.enqueue queues JSON with a key from an expression; test mode queues nothing", async () => {
     const t = await createTenant();
     const peer = await httpReceiver();

@@ -57,7 +57,7 @@ const DestinationFields = {
     })
     .strict()
     .nullish()
-    .openapi({ description: "MSH defaults for messages hl7.from_fhir builds for this destination" }),
+    .openapi({ description: "MSH settings hl7.from_fhir takes when it names this destination (they win over its msh)" }),
 };
 
 export const DestinationBody = z.object(DestinationFields).strict().openapi("DestinationInput");

@@ -14,7 +14,7 @@ import type { FhirPort, Resource } from "../fhir";
 import { FileIndex } from "./file-index";
 import { type NodeFiles, nodeFiles } from "./node-files";
 import { type ConsentDecider, consentDecider } from "../consent";
-import { type DeliveryTarget, destinationTarget, enqueue, type OutboundMessage } from "../destinations";
+import { type DestinationSettings, destinationSettings, enqueue, type OutboundMessage } from "../destinations";
 
 export interface PipelineServices {
   /** The organization's FHIR store; in test mode writes throw (nodes report would-write instead). */
@@ -37,8 +37,8 @@ export interface PipelineServices {
 export interface NodeDestinations {
   /** Hands messages to the destination's queue; a delivery id given twice is queued once. Blocked in test mode. */
   enqueue(destinationId: string, messages: OutboundMessage[]): Promise<{ ids: string[]; duplicates: string[] }>;
-  /** Where the destination delivers; 404 DESTINATION_NOT_FOUND when it is not the org's. */
-  target(destinationId: string): Promise<DeliveryTarget>;
+  /** Where the destination delivers and its HL7 header settings; 404 DESTINATION_NOT_FOUND when it is not the org's. */
+  settings(destinationId: string): Promise<DestinationSettings>;
 }
 
 /** The pipeline's principal in its org's context, and whether the run is in test mode. */
@@ -110,7 +110,7 @@ export function buildPipelineServices(ctx: OrgContext, principal: Principal, tes
         if (testMode) throw new ApiError(409, "TEST_MODE_WRITE_BLOCKED", "Test mode blocks queueing messages to destinations");
         return enqueue(ctx, id, messages);
       },
-      target: (id) => destinationTarget(ctx, id),
+      settings: (id) => destinationSettings(ctx, id),
     },
     ai: () => ({ env, data: ctx, principal, testMode }),
   };

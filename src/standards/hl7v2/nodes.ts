@@ -180,6 +180,7 @@ const FromFhirConfig = z
   .object({
     message_type: z.enum(Object.keys(ENCODABLE_MESSAGE_TYPES) as [EncodableMessageType, ...EncodableMessageType[]]).describe("MSH-9, e.g. ADT^A08"),
     msh: MshConfig.default({ version: "2.5.1", processing_id: "P" }),
+    destination_id: z.string().min(1).max(64).optional().describe("A destination whose HL7 settings (docs/destinations.md) fill MSH: they win over msh, since the destination says who the receiver is"),
     system_base: z.string().max(200).optional().describe("As hl7.to_fhir's: systems below it are written back as the names they came from"),
     authorities: z.record(z.string(), z.string()).optional().describe("Assigning authority → identifier system URI, as hl7.to_fhir's (read backwards)"),
     coding_systems: z.record(z.string(), z.string()).optional().describe("CWE.3 coding system name → code system URI, as hl7.to_fhir's (read backwards)"),
@@ -219,16 +220,18 @@ export const hl7FromFhir = defineNode({
   },
   run: async (ctx) => {
     const c = ctx.config;
+    const fromDestination = c.destination_id ? ((await ctx.services.destinations.settings(c.destination_id)).hl7 ?? {}) : {};
+    const msh = { ...c.msh, ...fromDestination } as typeof c.msh;
     try {
       const result = convertFromFhir(ctx.inputs.bundle, {
         messageType: c.message_type,
         msh: {
-          sendingApplication: hdInput(c.msh.sending_application),
-          sendingFacility: hdInput(c.msh.sending_facility),
-          receivingApplication: hdInput(c.msh.receiving_application),
-          receivingFacility: hdInput(c.msh.receiving_facility),
-          version: c.msh.version,
-          processingId: c.msh.processing_id,
+          sendingApplication: hdInput(msh.sending_application),
+          sendingFacility: hdInput(msh.sending_facility),
+          receivingApplication: hdInput(msh.receiving_application),
+          receivingFacility: hdInput(msh.receiving_facility),
+          version: msh.version,
+          processingId: msh.processing_id,
           acceptAckType: c.msh.accept_ack_type,
           applicationAckType: c.msh.application_ack_type,
           characterSet: c.msh.character_set,

@@ -115,9 +115,16 @@ export async function redeliver(ctx: OrgContext, destinationId: string, messages
   return { ids: messages.map((m) => m.id) };
 }
 
-/** Where a destination delivers (404 DESTINATION_NOT_FOUND when it is not the org's). */
-export async function destinationTarget(ctx: OrgContext, destinationId: string): Promise<DeliveryTarget> {
-  return (await rowOf(ctx, destinationId)).target;
+export interface DestinationSettings {
+  target: DeliveryTarget;
+  /** MSH settings for HL7 v2 messages built for the destination (sending_application, receiving_facility, version...). */
+  hl7: Record<string, string> | null;
+}
+
+/** Where a destination delivers and its HL7 header settings (404 DESTINATION_NOT_FOUND when it is not the org's). */
+export async function destinationSettings(ctx: OrgContext, destinationId: string): Promise<DestinationSettings> {
+  const row = await rowOf(ctx, destinationId);
+  return { target: row.target, hl7: row.hl7 };
 }
 
 export async function queueStats(ctx: OrgContext, destinationId: string): Promise<QueueFigures | null> {

@@ -176,7 +176,7 @@ function orderingKey(resource: Resource): string {
 
 /** The request handed to a destination that delivers through the node's connector. */
 async function queueWrite(ctx: NodeContext<Config>, destinationId: string, req: EhrRequest, input: Resource) {
-  const target = await ctx.services.destinations.target(destinationId);
+  const { target } = await ctx.services.destinations.settings(destinationId);
   if (target.kind !== "connector" || target.connector_id !== ctx.config.connector_id) {
     throw new NodeFailure("DESTINATION_MISMATCH", `Destination ${destinationId} does not deliver through connector ${ctx.config.connector_id}: EHR ids are mapped for that connector`);
   }

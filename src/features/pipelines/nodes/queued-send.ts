@@ -21,7 +21,7 @@ export interface QueuedOutput {
 export const deliveryIdOf = (ctx: NodeContext<unknown>, index = 0): string => `${ctx.executionId}:${ctx.nodeId}:${index}`;
 
 export async function queueMessage(ctx: NodeContext<unknown>, destinationId: string, message: Omit<OutboundMessage, "id" | "source">): Promise<QueuedOutput> {
-  await ctx.services.destinations.target(destinationId);
+  await ctx.services.destinations.settings(destinationId);
   const id = deliveryIdOf(ctx);
   if (ctx.testMode) {
     ctx.wouldWrite(`destination:${destinationId}`, { id, ...message });
