@@ -103,6 +103,18 @@ describe("destination queues over MLLP", () => {
     expect(await acceptedOrder(peer.id)).toEqual(["R2", "R1"]);
   });
 
+  it("a receiver that answers too slowly is a timeout, retried with the same control id", async () => {
+    const t = await createTenant();
+    const peer = await mllpReceiver([{ reply: "silent" }, { reply: "AA", delay_ms: 2_000 }]);
+    const d = await destination(t, { timeout_ms: 300, target: { kind: "connector", connector_id: await connector(t, `mllp://127.0.0.1:${peer.port}`) } });
+    await enqueue(t, d.id, [{ id: "slow", body: hl7("S1") }]);
+    const [m] = await settled(t, d.id, 1);
+    expect(m).toMatchObject({ state: "delivered", attempts: 3 });
+    const detail = (await (await t.fetch(`/api/v1/destinations/${d.id}/messages/slow`)).json()) as { attempts: { result: Message["last_result"] }[] };
+    expect(detail.attempts.map((a) => a.result!.failure?.class ?? a.result!.ack_code)).toEqual(["timeout", "timeout", "AA"]);
+    expect((await receivedBy(peer.id)).map((r) => r.body.split("\r")[0]!.split("|")[9])).toEqual(["S1", "S1", "S1"]);
+  });
+
   it("per_key ordering: a failing key waits while the other keys proceed", async () => {
     const t = await createTenant();
     // The first message (patient A) is refused twice; B's go through meanwhile.
