@@ -1,6 +1,6 @@
 // The outbound relay in-process, against a fake service WebSocket server and real loopback
 // receivers: a transmit delivered over MLLP with its ACK text reported, HTTP and folder targets,
-// the allow-list, one delivery per delivery id, reconnects with backoff, and outcomes the service
+// the allow-list, one delivery per delivery id (and another attempt for one that failed), reconnects with backoff, and outcomes the service
 // did not acknowledge reported again after reconnecting.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -59,6 +59,22 @@ describe("relay delivery", () => {
     expect(first?.result.ok).toBe(true);
     expect(repeat?.result).toEqual(first?.result);
     expect(receiver.received).toEqual(["DUP-1"]);
+  });
+
+  it("delivers a delivery id again when the service retries one whose stored outcome is a failure", async () => {
+    const { service, receiver } = await setUp();
+    // Refused first (nothing listens on port 1); the service's retry carries the fixed address.
+    service.transmit({ delivery_id: "again-1", address: "mllp://127.0.0.1:1", body: oru("AGAIN-1") });
+    await waitFor(() => service.outcomesOf("again-1").length === 1, "first outcome");
+    expect(service.outcomesOf("again-1")[0]?.result).toMatchObject({ ok: false, failure: { class: "refused" } });
+    service.transmit({ delivery_id: "again-1", address: `mllp://127.0.0.1:${receiver.port}`, body: oru("AGAIN-1") });
+    await waitFor(() => service.outcomesOf("again-1").length === 2, "outcome of the retry");
+    expect(service.outcomesOf("again-1")[1]?.result).toMatchObject({ ok: true });
+    // Delivered now: a further repeat is answered from the stored outcome, not sent again.
+    service.transmit({ delivery_id: "again-1", address: `mllp://127.0.0.1:${receiver.port}`, body: oru("AGAIN-1") });
+    await waitFor(() => service.outcomesOf("again-1").length === 3, "repeat answered");
+    expect(service.outcomesOf("again-1")[2]?.result).toEqual(service.outcomesOf("again-1")[1]?.result);
+    expect(receiver.received).toEqual(["AGAIN-1"]);
   });
 
   it("delivers to HTTP and folder targets, and refuses addresses off the allow-list", async () => {

@@ -2,7 +2,9 @@
 // database, message-queue.ts). A transmit is stored before it is delivered; its outcome is stored
 // before it is reported; the service's ack marks it reported. So after a kill -9: a row without an
 // outcome is delivered (again: at least once, always under the same delivery id), a row with an
-// unreported outcome is reported, and a transmit repeated by the service is answered from here.
+// unreported outcome is reported, and a transmit repeated by the service is answered from here
+// when it was delivered; one whose stored outcome is a failure is the service's next attempt and
+// is delivered again.
 import type { DatabaseSync } from "node:sqlite";
 import type { AttemptResult, Transmit } from "./protocol";
 
@@ -30,6 +32,7 @@ export class RelayOutbox {
   private readonly getRow;
   private readonly setOutcome;
   private readonly setReported;
+  private readonly resetFailed;
   private readonly undeliveredRows;
   private readonly unreportedRows;
   private readonly prune;
@@ -39,6 +42,9 @@ export class RelayOutbox {
     this.getRow = db.prepare("SELECT delivery_id, transmit, outcome, reported_at FROM relay_deliveries WHERE delivery_id = ?");
     this.setOutcome = db.prepare("UPDATE relay_deliveries SET outcome = ?, delivered_at = ? WHERE delivery_id = ? AND outcome IS NULL");
     this.setReported = db.prepare("UPDATE relay_deliveries SET reported_at = ? WHERE delivery_id = ? AND outcome IS NOT NULL AND reported_at IS NULL");
+    this.resetFailed = db.prepare(
+      "UPDATE relay_deliveries SET transmit = ?, received_at = ?, outcome = NULL, delivered_at = NULL, reported_at = NULL WHERE delivery_id = ? AND outcome IS NOT NULL AND json_extract(outcome, '$.ok') = 0 RETURNING delivery_id",
+    );
     this.undeliveredRows = db.prepare("SELECT delivery_id, transmit, outcome, reported_at FROM relay_deliveries WHERE outcome IS NULL ORDER BY received_at");
     this.unreportedRows = db.prepare("SELECT delivery_id, transmit, outcome, reported_at FROM relay_deliveries WHERE outcome IS NOT NULL AND reported_at IS NULL ORDER BY delivered_at");
     this.prune = db.prepare("DELETE FROM relay_deliveries WHERE reported_at IS NOT NULL AND reported_at < ?");
@@ -57,6 +63,15 @@ export class RelayOutbox {
   /** Stores a delivery's outcome (the first one stands). */
   complete(deliveryId: string, outcome: AttemptResult): void {
     this.setOutcome.run(JSON.stringify(outcome), new Date().toISOString(), deliveryId);
+  }
+
+  /**
+   * The service tries again a delivery whose stored outcome is a failure (an AE, a refused
+   * connection, a timeout): the failure is forgotten and the row is undelivered again, holding the
+   * new transmit (durable on return). False when the row holds no failure (delivered, or none yet).
+   */
+  retry(transmit: Transmit): boolean {
+    return this.resetFailed.get(JSON.stringify(transmit), new Date().toISOString(), transmit.delivery_id) !== undefined;
   }
 
   /** The service acknowledged the outcome. */

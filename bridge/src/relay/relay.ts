@@ -2,8 +2,9 @@
 // bridge's credential), reconnecting with capped exponential backoff and jitter. The service sends
 // `transmit`s; each is stored (outbox.ts) before it is delivered (deliver.ts), its outcome stored
 // before it is reported, and the service's `ack` marks it reported. Outcomes not yet acknowledged
-// are reported again after every reconnect; a delivery id already held is never delivered again
-// (its stored outcome answers, or the delivery in flight will).
+// are reported again after every reconnect; a delivery id already delivered is never delivered
+// again (its stored outcome answers, or the delivery in flight will), while one whose stored
+// outcome is a failure is delivered again when the service retries it.
 import WebSocket from "ws";
 import { backoffDelay } from "../backoff";
 import type { Logger } from "../log";
@@ -138,9 +139,14 @@ export class Relay {
 
   private onTransmit(transmit: Transmit): void {
     const held = this.outbox.get(transmit.delivery_id);
-    if (held?.outcome) {
+    if (held?.outcome?.ok) {
       // Delivered before: the stored outcome answers, nothing is sent again.
       this.send({ type: "outcome", delivery_id: transmit.delivery_id, result: held.outcome });
+      return;
+    }
+    if (held?.outcome) {
+      // It failed (AE, refused, timeout…) and the service retries: that is a new attempt, not a repeat.
+      if (this.outbox.retry(transmit)) this.startDelivery(transmit);
       return;
     }
     if (held) {
