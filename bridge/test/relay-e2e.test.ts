@@ -194,12 +194,10 @@ it("delivers every message once per delivery id, in order per key, across AE, dr
   const target = worker;
   const other = target?.others[0];
   if (!target || !other) throw new Error("the service did not start");
-  const a = await setUpOrg(target, target, true);
-  const b = await setUpOrg(target, other, false);
-  let bridgeA = await startOrgBridge(target, a);
+  const [a, b] = await Promise.all([setUpOrg(target, target, true), setUpOrg(target, other, false)]);
   cleanups.push(() => a.bridge && stopBridge(a.bridge, "SIGKILL"));
-  const bridgeB = await startOrgBridge(target, b);
-  cleanups.push(() => stopBridge(bridgeB, "SIGKILL"));
+  cleanups.push(() => b.bridge && stopBridge(b.bridge, "SIGKILL"));
+  let [bridgeA] = await Promise.all([startOrgBridge(target, a), startOrgBridge(target, b)]);
   await waitFor(async () => (await bridgeStatus(target, a)) === "online" && (await bridgeStatus(target, b)) === "online", "both bridges online", 20_000, POLL_MS);
 
   // 200 messages over 10 keys (enqueue order = index order), the message id also the MSH-10.
