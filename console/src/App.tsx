@@ -30,7 +30,21 @@ const AuditLog = lazy(() => import("./pages/AuditLog").then((m) => ({ default: m
 const ApiKeys = lazy(() => import("./pages/ApiKeys").then((m) => ({ default: m.ApiKeys })));
 const FhirBrowser = lazy(() => import("./pages/FhirBrowser").then((m) => ({ default: m.FhirBrowser })));
 const Exports = lazy(() => import("./pages/Exports").then((m) => ({ default: m.Exports })));
+const Destinations = lazy(() => import("./pages/Destinations").then((m) => ({ default: m.Destinations })));
+const DestinationDetail = lazy(() => import("./pages/DestinationDetail").then((m) => ({ default: m.DestinationDetail })));
+const DestinationForm = lazy(() => import("./pages/DestinationForm").then((m) => ({ default: m.DestinationForm })));
+const DestinationMessage = lazy(() => import("./pages/DestinationMessage").then((m) => ({ default: m.DestinationMessage })));
+const Bridges = lazy(() => import("./pages/Bridges").then((m) => ({ default: m.Bridges })));
 const FhirResource = lazy(() => import("./pages/FhirResource").then((m) => ({ default: m.FhirResource })));
+
+/** A path segment the router has passed through decodeURI: reserved characters (%3A, %2F) are still escaped. */
+function pathParam(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 function Guarded({ needs, what, children }: { needs: string; what: string; children: ReactNode }) {
   const { can } = useSession();
@@ -176,6 +190,42 @@ function Console() {
           <Route path={CONSOLE_ROUTES.exports}>
             <Guarded needs="export:run" what="run Bulk Data exports">
               <Exports />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.destinations}>
+            <Guarded needs="messages:read" what="see destinations">
+              <Destinations />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.newDestination}>
+            <Guarded needs="connectors:manage" what="create destinations">
+              <DestinationForm />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.editDestination}>
+            {(params) => (
+              <Guarded needs="connectors:manage" what="change destinations">
+                <DestinationForm id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path={CONSOLE_ROUTES.destinationMessage}>
+            {(params) => (
+              <Guarded needs="messages:read" what="see destinations">
+                <DestinationMessage key={`${params.id}/${params.messageId}`} destinationId={params.id} messageId={pathParam(params.messageId)} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path={CONSOLE_ROUTES.destination}>
+            {(params) => (
+              <Guarded needs="messages:read" what="see destinations">
+                <DestinationDetail key={params.id} id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path={CONSOLE_ROUTES.bridges}>
+            <Guarded needs="org:read" what="see bridges">
+              <Bridges />
             </Guarded>
           </Route>
           <Route component={NotFound} />

@@ -28,4 +28,10 @@ export const CONSOLE_ROUTES = {
   fhirResource: "/fhir-browser/:type/:id",
   fhirVersion: "/fhir-browser/:type/:id/_history/:vid",
   exports: "/exports",
+  destinations: "/destinations",
+  newDestination: "/destinations/new",
+  editDestination: "/destinations/:id/edit",
+  destination: "/destinations/:id",
+  destinationMessage: "/destinations/:id/messages/:messageId",
+  bridges: "/settings/bridges",
 } as const;

@@ -16,6 +16,7 @@ export const NAV: readonly NavItem[] = [
   { href: "/pipelines", label: "Pipelines", needs: "pipelines:read" },
   { href: "/executions", label: "Executions", needs: "pipelines:read" },
   { href: "/messages", label: "Messages", needs: "messages:read" },
+  { href: "/destinations", label: "Destinations", needs: "messages:read" },
   { href: "/agents", label: "Agents", needs: "agents:read" },
   { href: "/patients", label: "Patients", needs: "fhir:read" },
   { href: "/devices", label: "Devices", needs: "fhir:read" },
@@ -23,6 +24,7 @@ export const NAV: readonly NavItem[] = [
   { href: "/exports", label: "Exports", needs: "export:run" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
   { href: "/settings/connectors", label: "Connectors", needs: "connectors:manage" },
+  { href: "/settings/bridges", label: "Bridges", needs: "org:read" },
   { href: "/settings/organization", label: "Organization", needs: "org:read" },
   { href: "/settings/audit", label: "Audit log", needs: "audit:read" },
 ];
