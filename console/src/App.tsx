@@ -212,7 +212,7 @@ function Console() {
           <Route path={CONSOLE_ROUTES.destinationMessage}>
             {(params) => (
               <Guarded needs="messages:read" what="see destinations">
-                <DestinationMessage key={`${params.id}/${params.messageId}`} destinationId={params.id} messageId={pathParam(params.messageId)} />
+                <DestinationMessage key={`${params.id}/${params.message}`} destinationId={params.id} messageId={pathParam(params.message)} />
               </Guarded>
             )}
           </Route>

@@ -32,6 +32,6 @@ export const CONSOLE_ROUTES = {
   newDestination: "/destinations/new",
   editDestination: "/destinations/:id/edit",
   destination: "/destinations/:id",
-  destinationMessage: "/destinations/:id/messages/:messageId",
+  destinationMessage: "/destinations/:id/messages/:message",
   bridges: "/settings/bridges",
 } as const;

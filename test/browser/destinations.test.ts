@@ -8,7 +8,7 @@
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type LoopbackServer, serveOnLoopback } from "../support/loopback-http";
-import { consolePerTest, consoleUrl, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, consoleUrl, expectAccessible, navLinks, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -238,5 +238,23 @@ describe("Destinations pages", () => {
     await visit(page, "/settings/bridges");
     await page.click(`${row} button[aria-label^='Delete']`);
     await page.waitForFunction((sel: string) => !document.querySelector(sel), { timeout: 10_000 }, row);
+  });
+
+  it("a clinician sees no Destinations (not allowed, API 403) and the bridges without their actions", async () => {
+    const { orgId, clinicianKey, adminKey } = inject("orgA");
+    await orgApi({ orgId, adminKey }, "/api/v1/bridges", { name: `Seen by clinicians ${Math.random().toString(36).slice(2, 8)}` });
+    const page = await consolePage.open();
+    await signIn(page, orgId, clinicianKey);
+    const links = await navLinks(page);
+    expect(links).not.toContain("Destinations");
+    expect(links).toContain("Bridges");
+    await visit(page, "/destinations");
+    expect(await textOf(page, "main h1")).toBe("Not allowed");
+    expect(await page.evaluate(async () => (await fetch("/api/v1/destinations")).status)).toBe(403);
+    await visit(page, "/settings/bridges");
+    await page.waitForSelector("tr[data-bridge-id]");
+    expect(await page.$("form[aria-label='Register a bridge']")).toBeNull();
+    expect(await page.$("tr[data-bridge-id] button")).toBeNull();
+    await expectAccessible(page);
   });
 });
