@@ -21,7 +21,7 @@ export function resultText(m: Pick<QueuedMessage, "last_result">): string {
   return [r.failure?.class, code].filter(Boolean).join(", ") || "failed";
 }
 
-export function MessageList({ destinationId, pollMs, onChanged }: { destinationId: string; pollMs: number; onChanged(): void }) {
+export function MessageList({ destinationId, paused, pollMs, onChanged }: { destinationId: string; paused: boolean; pollMs: number; onChanged(): void }) {
   const { can } = useSession();
   const [state, setState] = useState("");
   const [key, setKey] = useState("");
@@ -172,7 +172,7 @@ export function MessageList({ destinationId, pollMs, onChanged }: { destinationI
                 </td>
                 <td>{m.attempts}</td>
                 <td>{resultText(m)}</td>
-                <td>{m.state === "queued" ? when(m.next_attempt_at) : "—"}</td>
+                <td>{m.state !== "queued" ? "—" : paused ? "when resumed" : when(m.next_attempt_at)}</td>
               </tr>
             ))}
           </tbody>

@@ -114,7 +114,7 @@ export function DestinationDetail({ id }: { id: string }) {
         <dt>Updated</dt>
         <dd>{when(d.updated_at)}</dd>
       </dl>
-      <MessageList destinationId={d.id} pollMs={DESTINATIONS_POLL_MS} onChanged={reload} />
+      <MessageList destinationId={d.id} paused={d.state === "paused"} pollMs={DESTINATIONS_POLL_MS} onChanged={reload} />
     </>
   );
 }
