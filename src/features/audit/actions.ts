@@ -124,6 +124,11 @@ export const MANAGEMENT_ACTIONS = {
   "bridge.create": alert("bridge", "C", USER_SECURITY),
   "bridge.rotate_credential": alert("bridge", "U", USER_SECURITY),
   "bridge.delete": alert("bridge", "D", USER_SECURITY),
+  "webhook_endpoint.create": alert("webhook_endpoint", "C", USER_SECURITY),
+  "webhook_endpoint.update": rest("webhook_endpoint", "U"),
+  "webhook_endpoint.delete": rest("webhook_endpoint", "D"),
+  "webhook_endpoint.rotate_secret": alert("webhook_endpoint", "U", USER_SECURITY),
+  "webhook_endpoint.replay": rest("webhook_endpoint", "E"),
 } as const satisfies Record<string, ManagementActionDef>;
 
 export type ManagementAction = keyof typeof MANAGEMENT_ACTIONS;

@@ -28,14 +28,15 @@ export type Permission =
   | "alerts:manage"
   | "consent:manage"
   | "audit:read"
-  | "audit:manage";
+  | "audit:manage"
+  | "webhooks:manage";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "fhir:configure", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
   "alerts:read", "alerts:manage",
-  "consent:manage", "audit:read", "audit:manage",
+  "consent:manage", "audit:read", "audit:manage", "webhooks:manage",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
