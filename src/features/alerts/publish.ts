@@ -3,6 +3,7 @@
 // episode, then marks the alert published. Every step is idempotent (resource ids derive from
 // the alert's, executions carry the alert's id as idempotency key), so the cron can repeat a
 // publication that failed half-way (publishPending).
+import type { PublishedEvent } from "../../platform/events";
 import { logger } from "../../platform/observability/log";
 import type { OrgContext } from "../../platform/org-context";
 import type { Principal } from "../tenancy";
@@ -69,6 +70,31 @@ export async function publishAlert(ctx: OrgContext, row: AlertRow): Promise<void
     resources.dispatched = true;
   }
   await new AlertStore(ctx.db).published(row, { resources, pipelineRuns });
+  // Once per alert: its first publication (a repeated one raises the same event id, recorded once).
+  if (!row.publishedAt) await ctx.publish([alertRaised(row, resources.detectedIssue)]);
+}
+
+/** The `alert.raised` event (docs/webhooks.md). */
+function alertRaised(row: AlertRow, detectedIssue: string | undefined): PublishedEvent {
+  return {
+    type: "alert.raised",
+    id: `alert.raised.${row.id}`,
+    occurred_at: row.createdAt,
+    data: {
+      alert_id: row.id,
+      rule_id: row.ruleId,
+      patient_id: row.patientId,
+      kind: row.kind,
+      severity: row.severity,
+      metric: row.metric,
+      device_id: row.deviceId,
+      value: row.value,
+      limit: row.limit,
+      message: row.message,
+      started_at: row.startedAt,
+      detected_issue_id: detectedIssue ?? null,
+    },
+  };
 }
 
 /** Publishes what is still pending (after a failure, or an ended episode); errors wait for the next tick. */

@@ -4,6 +4,7 @@
 // on (a page fetched twice only meets its own Observations). Rate limits and outages wait and
 // retry; other failures fail the data type and the sync goes on with the next one.
 import type { LinkedCall } from "./linked-calls";
+import type { PublishedEvent } from "../../platform/events";
 import { logger } from "../../platform/observability/log";
 import { OrgObject } from "../../platform/durable-objects/org-object";
 import { claimFor } from "../../platform/durable-objects/owner";
@@ -105,10 +106,27 @@ export abstract class DeviceSync extends OrgObject {
     await updateSyncLog(ctx, job.syncId, { state, progress: at.progress as unknown as Record<string, unknown>, ...(done ? { finishedAt: new Date().toISOString() } : {}) });
     if (done) {
       if (state !== "failed") await updateLink(ctx, job.deviceId, { lastSyncAt: new Date().toISOString() });
+      await ctx.publish([syncFinished(job, state, at.progress)]);
       return;
     }
     await this.ctx.storage.setAlarm(Date.now() + wait * 1000);
   }
+}
+
+/** The `sync.completed` (completed, partially_failed) or `sync.failed` event of a finished sync (docs/webhooks.md). */
+function syncFinished(job: SyncJob, state: SyncState, progress: Record<string, TypeProgress>): PublishedEvent {
+  const type = state === "failed" ? "sync.failed" : "sync.completed";
+  const all = Object.values(progress);
+  const sum = (k: "observations_created" | "observations_updated" | "readings_rejected") => all.reduce((n, p) => n + p[k], 0);
+  return {
+    type,
+    id: `${type}.${job.syncId}`,
+    occurred_at: new Date().toISOString(),
+    data:
+      type === "sync.failed"
+        ? { sync_id: job.syncId, device_id: job.deviceId, state, data_types: job.dataTypes, errors: all.flatMap((p) => p.errors.map((e) => e.reason)).slice(0, 10) }
+        : { sync_id: job.syncId, device_id: job.deviceId, state, data_types: job.dataTypes, observations_created: sum("observations_created"), observations_updated: sum("observations_updated"), readings_rejected: sum("readings_rejected") },
+  };
 }
 
 /** The integration's stored credentials in the adapter's terms: client id and secret, the rest as extras. */

@@ -50,7 +50,7 @@ export async function drainSender(
   store: InboundMessageStore,
   sender: string,
   handle: MessageHandler,
-  opts: { budgetMs: number; now?: () => number; onMessage?: (message: InboundMessageRow, status: "processed" | "unrouted" | "failed" | "retrying") => void },
+  opts: { budgetMs: number; now?: () => number; onMessage?: (message: InboundMessageRow, status: "processed" | "unrouted" | "failed" | "retrying", failure?: { error: { code: string; message: string; at: string }; attempts: number }) => void },
 ): Promise<DrainOutcome> {
   const seen = opts.onMessage ?? (() => {});
   const now = opts.now ?? Date.now;
@@ -75,7 +75,7 @@ export async function drainSender(
       const error = { ...describe(err), at: new Date(now()).toISOString() };
       if (isPermanent(err) || attempts >= MAX_ATTEMPTS) {
         await store.markFailed(message.id, error, attempts);
-        seen(message, "failed");
+        seen(message, "failed", { error, attempts });
         processed++;
         continue;
       }

@@ -3,6 +3,7 @@
 // adapter says which pipelines it triggers). Alarms make it durable: if the object is
 // evicted or crashes mid-drain, the alarm fires again and it resumes at the FIFO head.
 import { ApiError } from "../../platform/errors";
+import type { PublishedEvent } from "../../platform/events";
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
 import { OrgObject } from "../../platform/durable-objects/org-object";
@@ -10,10 +11,21 @@ import type { InboundAdapters } from "./adapters";
 import { type DrainOutcome, drainSender } from "./drain";
 import { messageRouting } from "./handler";
 import { InboundMessageStore } from "./store";
+import type { InboundMessageRow } from "./tables";
 import { claimFor } from "../../platform/durable-objects/owner";
 
 /** Work per alarm; beyond it the object re-arms so one sender cannot hog an invocation. */
 const DRAIN_BUDGET_MS = 20_000;
+
+/** The `inbound.message.failed` event (docs/webhooks.md): the message failed for good. */
+function messageFailed(message: InboundMessageRow, failure: { error: { code: string; message: string; at: string }; attempts: number }): PublishedEvent {
+  return {
+    type: "inbound.message.failed",
+    id: `inbound.message.failed.${message.id}.${Date.parse(failure.error.at)}`,
+    occurred_at: failure.error.at,
+    data: { message_id: message.id, protocol: message.protocol, sender: message.sender, control_id: message.controlId ?? null, attempts: failure.attempts, error: { code: failure.error.code, message: failure.error.message } },
+  };
+}
 
 /** Bound by the Worker entry (src/main/entry.ts): how org contexts are built and the deployment's protocol adapters. */
 export abstract class MessageRouter extends OrgObject {
@@ -46,16 +58,19 @@ export abstract class MessageRouter extends OrgObject {
     const store = new InboundMessageStore(org.db, orgId, org.blobs);
     const routing = messageRouting(org, this.adapters);
     let outcome: DrainOutcome;
+    const failed: PublishedEvent[] = [];
     try {
       outcome = await drainSender(store, sender, routing.handle, {
         budgetMs: DRAIN_BUDGET_MS,
-        onMessage: (message, status) => {
+        onMessage: (message, status, failure) => {
           logger(this.env).info("inbound message", { org: orgId, protocol: message.protocol, sender, message_id: message.id, status, attempts: message.attempts });
           recordMetric(this.env, { kind: "inbound", org: orgId, protocol: message.protocol, sender, status, count: 1 });
+          if (failure) failed.push(messageFailed(message, failure));
         },
       });
     } finally {
       await routing.close();
+      await org.publish(failed);
     }
     if (outcome.state === "budget-exhausted") await this.ctx.storage.setAlarm(Date.now());
     if (outcome.state === "retry-later") await this.ctx.storage.setAlarm(outcome.retryAt);

@@ -3,6 +3,7 @@
 // its ExecutionRunner Durable Object (async), and writes the final record.
 import { logger } from "../../platform/observability/log";
 import { recordMetric } from "../../platform/observability/metrics";
+import type { PublishedEvent } from "../../platform/events";
 import type { OrgContext } from "../../platform/org-context";
 import type { OrgData } from "../../platform/org-data";
 import type { Write } from "../../platform/db/client";
@@ -15,7 +16,7 @@ import { acquireSlotOrThrow, heldSlot, releaseSlot } from "../tenancy";
 import { limitsOfOrg } from "../tenancy";
 import { orgObject } from "../../platform/durable-objects/object-names";
 import type { Definition } from "./definition";
-import { ExecutionPlan, ExecutionRun, type ExecutionStatus, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
+import { ExecutionPlan, ExecutionRun, type ExecutionStatus, type NodeError, executionOutputs, executionStatus, type NodeState, type RunState } from "./engine";
 import { type ExecutionRecord, ExecutionStore, type NewExecution } from "./execution-store";
 import type { TriggerInfo } from "./node-type";
 import { PipelineStore } from "./pipeline-store";
@@ -187,7 +188,7 @@ export function recordOf(run: ExecutionRun): ExecutionRecord {
  * `recordInto`: the run's start was never recorded, so the whole record's insert goes to the batch's records.
  */
 export async function finishJob(
-  data: OrgData,
+  data: OrgContext,
   job: ExecutionJob,
   run: ExecutionRun,
   opts: { slotHeld?: boolean; recordInto?: { row: NewExecution; writes: Write[] } } = {},
@@ -210,6 +211,7 @@ export async function finishJob(
   const nodes = Object.keys(results).length;
   logger(env).info("execution finished", { org: job.orgId, execution_id: job.executionId, pipeline_id: job.pipelineId, status, trigger: job.trigger.kind, nodes, duration_ms: durationMs });
   recordMetric(env, { kind: "execution", org: job.orgId, pipeline: job.pipelineId, status, trigger: job.trigger.kind, durationMs, nodes });
+  if (status === "completed" || status === "failed") await data.publish([executionFinished(job, status, durationMs, run.state.stopped_by)]);
   return {
     execution_id: job.executionId,
     status,
@@ -220,6 +222,29 @@ export async function finishJob(
     node_results: results,
     ...(run.state.stopped_by ? { error: run.state.stopped_by } : {}),
     duration_ms: durationMs,
+  };
+}
+
+/**
+ * The `execution.completed` or `execution.failed` event (docs/webhooks.md). A run of an execution
+ * batch (the inbound drain) raises it before the batch commits its record; if that commit fails,
+ * the message is processed again as a new execution.
+ */
+function executionFinished(job: ExecutionJob, status: "completed" | "failed", durationMs: number, error: NodeError | undefined): PublishedEvent {
+  const type = `execution.${status}`;
+  return {
+    type,
+    id: `${type}.${job.executionId}`,
+    occurred_at: new Date().toISOString(),
+    data: {
+      execution_id: job.executionId,
+      pipeline_id: job.pipelineId,
+      pipeline_version: job.version,
+      trigger: job.trigger.kind,
+      test_mode: job.testMode,
+      duration_ms: durationMs,
+      ...(status === "failed" ? { error: { code: error?.code ?? null, message: error?.message ?? null, node_id: error?.node_id ?? null, node_type: error?.node_type ?? null } } : {}),
+    },
   };
 }
 

@@ -2,6 +2,7 @@
 // resolving are the clinician's workflow: active → acknowledged → resolved (or active → resolved);
 // a resolved alert stays resolved. The change reaches the FHIR resources at once (DetectedIssue
 // mitigation, the Flag inactive), or at the next cron tick if the store fails meanwhile.
+import type { PublishedEvent } from "../../../platform/events";
 import type { OrgContext } from "../../../platform/org-context";
 import { conflict, notFound } from "../../../platform/errors";
 import type { Principal } from "../../tenancy";
@@ -32,8 +33,21 @@ async function transition(ctx: OrgContext, id: string, change: (row: AlertRow) =
     const updated = await store.transition(row, set);
     if (!updated) continue; // changed meanwhile (the episode ended, another clinician): decide again
     await publishPending(ctx, [updated]);
+    await ctx.publish([transitionEvent(updated)]);
     return (await store.get(ctx.orgId, id)) ?? updated;
   }
+}
+
+/** The `alert.acknowledged` or `alert.resolved` event of a transition (docs/webhooks.md). */
+function transitionEvent(row: AlertRow): PublishedEvent {
+  const resolved = row.state === "resolved";
+  const type = resolved ? "alert.resolved" : "alert.acknowledged";
+  return {
+    type,
+    id: `${type}.${row.id}`,
+    occurred_at: (resolved ? row.resolvedAt : row.acknowledgedAt) ?? new Date().toISOString(),
+    data: { alert_id: row.id, rule_id: row.ruleId, patient_id: row.patientId, by: (resolved ? row.resolvedBy : row.acknowledgedBy) ?? null, note: row.note ?? null },
+  };
 }
 
 /** active → acknowledged; acknowledging again changes nothing; a resolved alert cannot be. */

@@ -12,6 +12,7 @@
 // names the device link, so only a record stored before it did (or written by hand) can meet one,
 // and that reading is refused with the Observation it met. Numeric values then go to the time
 // series the vitals query reads.
+import type { PublishedEvent } from "../../../platform/events";
 import type { OrgContext } from "../../../platform/org-context";
 import { ApiError, type FieldError } from "../../../platform/errors";
 import type { Bundle, BundleEntry, Resource } from "../../fhir";
@@ -149,6 +150,17 @@ async function writeChunk(ctx: OrgContext, fhir: FhirService, chunk: Accepted[],
   await recordSamples(ctx.d1, ctx.orgId, samples(stored.filter((a) => results[a.index]?.updated)), true);
 }
 
+/** The `device.reading.created` event of a reading stored as a new Observation or a new version of one (docs/webhooks.md). */
+function readingCreated(reading: Reading, observationId: string, version: string | undefined): PublishedEvent {
+  const effectiveAt = "at" in reading.time ? reading.time.at : reading.time.start;
+  return {
+    type: "device.reading.created",
+    id: `device.reading.created.${observationId}.${version ?? "1"}`,
+    occurred_at: new Date().toISOString(),
+    data: { observation_id: observationId, version_id: version ?? "1", patient_id: reading.patientId, device_id: reading.deviceId, metric: reading.metric, value: reading.value ?? null, unit: reading.unit ?? null, effective_at: effectiveAt },
+  };
+}
+
 /**
  * Each reading's outcome, in order. `results` is filled in place as each chunk commits, so a
  * caller that passes its own sees, after a throw, what was stored before it (a webhook delivery
@@ -181,12 +193,12 @@ export async function ingestReadings(ctx: OrgContext, principal: Principal, read
     for (let i = 0; i < unique.length; i += TRANSACTION_CHUNK) await writeChunk(ctx, fhir, unique.slice(i, i + TRANSACTION_CHUNK), results);
     for (const { index, of } of repeats) results[index] = { observationId: results[of.index]?.observationId, duplicate: true };
     // New and changed Observations only: an unchanged redelivery was evaluated when it first arrived.
-    await ctx.readingsStored(
-      unique.flatMap(({ index, n }) => {
-        const r = results[index];
-        return r?.observationId && !r.duplicate ? [{ reading: n.reading, observationId: r.observationId, ...(r.version ? { version: r.version } : {}) }] : [];
-      }),
-    );
+    const stored = unique.flatMap(({ index, n }) => {
+      const r = results[index];
+      return r?.observationId && !r.duplicate ? [{ reading: n.reading, observationId: r.observationId, ...(r.version ? { version: r.version } : {}) }] : [];
+    });
+    await ctx.readingsStored(stored);
+    await ctx.publish(stored.map((s) => readingCreated(s.reading, s.observationId, s.version)));
   } finally {
     fhir.releaseAuditFlush();
   }
