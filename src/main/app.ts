@@ -57,6 +57,7 @@ import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
 import type { HttpEnv } from "../platform/http/http-env";
 import { bridgeConnectRoutes, bridgeRoutes } from "../features/bridges";
+import { destinationsPort, webhookEndpointRoutes, webhookEventTypeRoutes } from "../features/event-webhooks";
 import { companionPublicRoutes, companionRoutes } from "../features/devices/platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -169,6 +170,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/device-platforms", devicePlatformRoutes);
   app.route("/api/v1/device-platforms", companionRoutes);
   app.route("/api/v1/bridges", bridgeRoutes);
+  app.route("/api/v1/webhook-event-types", webhookEventTypeRoutes);
+  app.route("/api/v1/webhook-endpoints", webhookEndpointRoutes(destinationsPort));
   // Bulk Data status and files before the generic FHIR routes, whose /{type}/{id} would match them.
   app.route("/fhir/r4/:orgId", bulkExportRoutes);
   app.route("/fhir/r4/:orgId", fhirRouter({ extensions: fhirExtensions, ...(options.policyFor ? { policyFor: options.policyFor } : {}) }));

@@ -5,6 +5,7 @@
 import { evaluateReadings } from "../features/alerts/evaluate-readings";
 import { consentReadPolicyFor } from "../features/consent/read-enforcement";
 import { ConnectorTypeRegistry } from "../features/connectors/types";
+import { destinationsPort, publishEvents } from "../features/event-webhooks";
 import { fhirStoreFor } from "../features/fhir";
 import { NodeRegistry } from "../features/pipelines/registry";
 import { orgGate } from "../features/tenancy/limits/gate";
@@ -42,8 +43,8 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     openExecutionBatch: (opts) => openExecutionBatch(ctx, opts),
     runFor: (job, durableWaits) => runFor(ctx, job, durableWaits),
     agents: (principal, options) => agentServicesFor(ctx, principal, options),
-    // No receiver of the service's events yet: the webhooks feature will deliver them.
-    publish: async () => undefined,
+    // The service's events go to the org's webhook endpoints subscribed to them (docs/webhooks.md).
+    publish: (events) => publishEvents(ctx, events, destinationsPort),
     readingsStored: async (stored) => {
       if (stored.length) await evaluateReadings(ctx, stored);
     },

@@ -6,7 +6,10 @@
 //   POST {outboundPeersUrl}/http {script: [{status, times?, delay_ms?, location?}], secrets?: ["whsec_…"]}
 //     → {id, url}: an HTTP receiver answering 200 once the script is done; with secrets, it checks
 //     each request's Standard Webhooks signature with the standardwebhooks package (`verified`).
-//   GET {outboundPeersUrl}/{id}/received → {received: [{body, headers, at, answered, verified?}]}
+//   PUT {outboundPeersUrl}/{id}/secrets {secrets: ["whsec_…"]} → 204: the secrets to verify with from
+//     now on (a webhook endpoint's secret is known only once the receiver's URL is registered).
+//   GET {outboundPeersUrl}/{id}/received → {received: [{body, headers, at, answered, verified?, verified_each?}]}
+//     (verified_each: for each secret in order, whether the request verified with it alone).
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
 import { createServer, type Socket } from "node:net";
 import { Webhook } from "standardwebhooks";
@@ -33,11 +36,13 @@ interface Received {
   at: number;
   answered: string;
   verified?: boolean;
+  verified_each?: boolean[];
   error?: string;
 }
 
 interface Peer {
   received: Received[];
+  secrets?: string[];
   close(): Promise<void>;
 }
 
@@ -121,35 +126,37 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function verify(secrets: string[], body: string, headers: Record<string, string>): { verified: boolean; error?: string } {
+function verify(secrets: string[], body: string, headers: Record<string, string>): { verified: boolean; verified_each: boolean[]; error?: string } {
   const errors: string[] = [];
-  for (const secret of secrets) {
+  const each = secrets.map((secret) => {
     try {
       new Webhook(secret).verify(body, headers);
-      return { verified: true };
+      return true;
     } catch (err) {
       errors.push(err instanceof Error ? err.message : String(err));
+      return false;
     }
-  }
-  return { verified: false, error: errors.join("; ") };
+  });
+  return each.some(Boolean) ? { verified: true, verified_each: each } : { verified: false, verified_each: each, error: errors.join("; ") };
 }
 
 async function httpPeer(script: Step[], secrets: string[] | undefined): Promise<Peer & { url: string }> {
   const received: Received[] = [];
   const next = scriptRunner(script);
+  const peer: Peer & { url: string } = { url: "", received, secrets, close: () => new Promise<void>((r) => server.close(() => r())) };
   const server = createHttpServer(async (req, res) => {
     const body = await bodyOf(req);
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
     const step = next("");
     const status = step?.status ?? 200;
-    received.push({ body, headers, at: Date.now(), answered: String(status), ...(secrets ? verify(secrets, body, headers) : {}) });
+    received.push({ body, headers, at: Date.now(), answered: String(status), ...(peer.secrets ? verify(peer.secrets, body, headers) : {}) });
     if (step?.delay_ms) await new Promise((r) => setTimeout(r, step.delay_ms));
     res.setHeader("connection", "close");
     res.writeHead(status, step?.location ? { location: step.location } : {});
     res.end(status >= 400 ? `scripted ${status}` : "ok");
   });
-  const port = await listen(server);
-  return { url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+  peer.url = `http://127.0.0.1:${await listen(server)}/hook`;
+  return peer;
 }
 
 export default async function setup(project: TestProject) {
@@ -173,8 +180,12 @@ export default async function setup(project: TestProject) {
         peers.set(id, peer);
         return send(201, { id, url: peer.url });
       }
-      const m = /^\/(peer-\d+)\/received$/.exec(url.pathname);
+      const m = /^\/(peer-\d+)\/(received|secrets)$/.exec(url.pathname);
       const peer = m ? peers.get(m[1]!) : undefined;
+      if (peer && m?.[2] === "secrets" && req.method === "PUT") {
+        peer.secrets = ((JSON.parse((await bodyOf(req)) || "{}") as { secrets?: string[] }).secrets ?? []).slice();
+        return void res.writeHead(204).end();
+      }
       if (peer) return send(200, { received: peer.received });
       send(404, { error: "no such peer" });
     } catch (err) {

@@ -19,6 +19,8 @@ export interface Received {
   at: number;
   answered: string;
   verified?: boolean;
+  /** With secrets: for each, in order, whether the request verified with it alone. */
+  verified_each?: boolean[];
   error?: string;
 }
 
@@ -33,4 +35,10 @@ export const httpReceiver = (script: ScriptStep[] = [], secrets?: string[]) => c
 
 export async function receivedBy(peerId: string): Promise<Received[]> {
   return ((await (await fetch(`${inject("outboundPeersUrl")}/${peerId}/received`)).json()) as { received: Received[] }).received;
+}
+
+/** The secrets an HTTP receiver verifies later requests with (a webhook endpoint's, known once it is registered). */
+export async function setReceiverSecrets(peerId: string, secrets: string[]): Promise<void> {
+  const res = await fetch(`${inject("outboundPeersUrl")}/${peerId}/secrets`, { method: "PUT", body: JSON.stringify({ secrets }) });
+  if (res.status !== 204) throw new Error(`secrets not set: ${res.status} ${await res.text()}`);
 }

@@ -1,11 +1,11 @@
 // What customer webhooks need of the destination queues, as a port: the managed destination of
 // an endpoint, enqueueing its messages, reading its log, and putting delivered messages back for
-// a replay. destinations-port.ts implements it over the destinations feature; tests may pass
+// a replay. destinationsPort (destinations-port.ts) implements it over the destinations feature; tests may pass
 // another. And the messages themselves: one per (event, endpoint), whose id is the Standard
 // Webhooks `webhook-id` (the same on every retry and every replay).
 import type { PublishedEvent } from "../../platform/events";
 import type { OrgContext } from "../../platform/org-context";
-import type { Attempt, MessageState, OutboundMessage, QueuedMessage } from "../destinations/model";
+import type { Attempt, MessageState, OutboundMessage, QueuedMessage } from "../destinations";
 
 export interface EndpointDestination {
   url: string;
@@ -44,10 +44,26 @@ export async function messageIdOf(endpointId: string, eventId: string): Promise<
   return `msg_${hex(digest).slice(0, 32)}`;
 }
 
+/** The data fields naming what an event is about, most specific first. */
+const SUBJECT_FIELDS = ["alert_id", "execution_id", "sync_id", "message_id", "observation_id", "endpoint_id", "reference"] as const;
+
+/**
+ * The event's ordering key on an endpoint's queue: what it is about (`alert:<id>` for every
+ * alert.* event of one alert, a FHIR resource's reference…), else the event itself. Events of
+ * one subject are delivered in the order they were raised.
+ */
+export function subjectOf(event: PublishedEvent): string {
+  for (const field of SUBJECT_FIELDS) {
+    const value = event.data[field];
+    if (typeof value === "string" && value) return `${field.replace(/_id$/, "")}:${value}`.slice(0, 200);
+  }
+  return `event:${event.id}`.slice(0, 200);
+}
+
 export async function messageOf(endpointId: string, event: PublishedEvent): Promise<OutboundMessage> {
   return {
     id: await messageIdOf(endpointId, event.id),
-    key: event.id,
+    key: subjectOf(event),
     body: payloadOf(event),
     content_type: "application/json",
     label: event.type,

@@ -7,7 +7,7 @@
 // disabled_at, and raises webhook.endpoint.disabled to the org's other endpoints. Never throws.
 import { logger } from "../../platform/observability/log";
 import type { OrgContext } from "../../platform/org-context";
-import type { AttemptObservation } from "../destinations/model";
+import type { AttemptObservation } from "../destinations";
 import type { DeliveryPort } from "./delivery";
 import { forgetEndpoints } from "./endpoint-cache";
 import { publishEvents } from "./publish";

@@ -7,7 +7,7 @@
 import type { PublishedEvent } from "../../platform/events";
 import { logger } from "../../platform/observability/log";
 import type { OrgContext } from "../../platform/org-context";
-import type { OutboundMessage } from "../destinations/model";
+import type { OutboundMessage } from "../destinations";
 import type { DeliveryPort } from "./delivery";
 import { messageOf } from "./delivery";
 import { type LiveEndpoint, liveEndpoints } from "./endpoint-cache";

@@ -1,7 +1,7 @@
 // The customer webhooks API's zod schemas (validation and OpenAPI) and presenters.
 import { z } from "@hono/zod-openapi";
 import { PageQuery } from "../../platform/http/schemas";
-import type { Attempt, QueuedMessage } from "../destinations/model";
+import type { Attempt, QueuedMessage } from "../destinations";
 import { EVENT_TYPES } from "./catalog";
 import { DEFAULT_OVERLAP_HOURS, MAX_OVERLAP_HOURS, type SigningSecret } from "./secrets";
 import type { WebhookEndpointRow } from "./tables";

@@ -3,7 +3,7 @@
 // the same delivery ids (`webhook-id`), so a receiver that de-duplicates sees a replay as one.
 import { ApiError, badRequest, conflict, notFound } from "../../../platform/errors";
 import type { OrgContext } from "../../../platform/org-context";
-import type { MessageState } from "../../destinations/model";
+import type { MessageState } from "../../destinations";
 import type { PublishedEvent } from "../../../platform/events";
 import { type DeliveryPort, EVENT_SOURCE, messageIdOf, messageOf } from "../delivery";
 import { WebhookStore } from "../store";
