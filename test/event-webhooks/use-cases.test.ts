@@ -4,7 +4,7 @@
 // the disable rule through the attempt observer, and tenancy (org B never gets org A's events
 // and cannot read A's endpoints).
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AttemptObservation, Destination, OutboundMessage } from "../../src/features/destinations/model";
+import type { AttemptObservation, Destination, OutboundMessage } from "../../src/features/destinations";
 import type { DeliveryPort, EndpointDestination } from "../../src/features/event-webhooks/delivery";
 import { messageIdOf } from "../../src/features/event-webhooks/delivery";
 import { observeAttempt } from "../../src/features/event-webhooks/observer";
