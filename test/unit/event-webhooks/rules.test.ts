@@ -4,7 +4,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { EVENT_TYPES, isEventType } from "../../../src/features/event-webhooks/catalog";
-import { messageIdOf, payloadOf } from "../../../src/features/event-webhooks/delivery";
+import { messageIdOf, payloadOf, subjectOf } from "../../../src/features/event-webhooks/delivery";
 import { fhirChangeEvent } from "../../../src/features/event-webhooks/fhir-events";
 import { DISABLE_AFTER_MS, verdict } from "../../../src/features/event-webhooks/observer";
 import { fanOut } from "../../../src/features/event-webhooks/publish";
@@ -100,6 +100,16 @@ describe("fan-out", () => {
 
   it("leaves out the endpoint an event is about", async () => {
     expect([...(await fanOut([event], endpoints, "e3")).keys()]).toEqual(["d1"]);
+  });
+
+  it("keys each message by the event's subject, so one alert's or one resource's events keep their order", async () => {
+    const acknowledged = { ...event, type: "alert.acknowledged", id: "alert.acknowledged.a1.1" };
+    expect(subjectOf(event)).toBe("alert:a1");
+    expect(subjectOf(acknowledged)).toBe(subjectOf(event));
+    expect((await fanOut([event, acknowledged], endpoints)).get("d1")?.map((m) => m.key)).toEqual(["alert:a1", "alert:a1"]);
+    expect(subjectOf(fhirChangeEvent({ action: "create", resourceType: "Patient", id: "p1", versionId: "1" }))).toBe("reference:Patient/p1");
+    expect(subjectOf({ type: "execution.failed", id: "x", occurred_at: event.occurred_at, data: { execution_id: "e9", pipeline_id: "p" } })).toBe("execution:e9");
+    expect(subjectOf({ type: "sync.completed", id: "s.1", occurred_at: event.occurred_at, data: {} })).toBe("event:s.1");
   });
 });
 
