@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { PublishedEvent } from "../../src/platform/events";
 import { evaluate, patientWithDevice, series } from "../alerts/support";
 import { eventually } from "../support/eventually";
+import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { httpReceiver, type Received, receivedBy, type ScriptStep, setReceiverSecrets } from "../support/outbound-peers";
 import { createTenant, type Tenant } from "../support/tenants";
 
@@ -227,6 +228,19 @@ describe("delivery through the endpoint's queue", () => {
     expect(both.map((r) => bodyOf(r).type)).toEqual(["alert.raised", "alert.acknowledged"]);
     expect(bodyOf(both[1]!).data).toMatchObject({ alert_id: alertId, note: "seen" });
     expect(both.every((r) => r.verified)).toBe(true);
+  });
+});
+
+describe("events of pipeline runs", () => {
+  it("a pipeline run that fails raises execution.failed to the receiver, with the failing node", async () => {
+    const t = await createTenant();
+    const { peer } = await receiverEndpoint(t, ["execution.*"]);
+    const pipelineId = await createPipeline(t, definition([trigger(), { id: "bad", type: "data.transform", config: { expression: "$error('no good')" } }], [edge("start", "bad", "event")]));
+    const { body } = await run(t, pipelineId);
+    expect(body.status).toBe("failed");
+    const [got] = await receivedWhen(peer.id, (r) => r.length >= 1);
+    expect(got?.verified).toBe(true);
+    expect(bodyOf(got!)).toMatchObject({ type: "execution.failed", data: { execution_id: body.execution_id, pipeline_id: pipelineId, error: { code: "EXPRESSION_FAILED", node_id: "bad", node_type: "data.transform" } } });
   });
 });
 
