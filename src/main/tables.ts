@@ -19,3 +19,4 @@ export * from "../features/devices/platforms/webhooks/tables";
 export * from "../features/devices/platforms/companion/tables";
 export * from "../features/destinations/tables";
 export * from "../features/bridges/tables";
+export * from "../features/subscriptions/tables";
