@@ -2523,6 +2523,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/r4/{orgId}/Subscription/{id}/$status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription/{id}/$status: the subscription's status and event count (a Bundle whose first entry is a SubscriptionStatus Parameters)
+         * @description $status (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-status); needs fhir:read.
+         */
+        get: operations["statusInstanceSubscription"];
+        put?: never;
+        /**
+         * Subscription/{id}/$status: the subscription's status and event count (a Bundle whose first entry is a SubscriptionStatus Parameters)
+         * @description $status (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-status); needs fhir:read.
+         */
+        post: operations["statusInstanceSubscriptionPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Subscription/{id}/$events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription/{id}/$events: its events replayed by event number (at most 100 a call), as a notification Bundle of type query-event
+         * @description $events (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-events); needs fhir:read.
+         */
+        get: operations["eventsInstanceSubscription"];
+        put?: never;
+        /**
+         * Subscription/{id}/$events: its events replayed by event number (at most 100 a call), as a notification Bundle of type query-event
+         * @description $events (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-events); needs fhir:read.
+         */
+        post: operations["eventsInstanceSubscriptionPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Subscription/$topic-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription/$topic-list: the SubscriptionTopic canonical URLs this server declares
+         * @description $topic-list (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/Backport-subscriptiontopic-list); needs fhir:read.
+         */
+        get: operations["topic-listTypeSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/fhir/r4/{orgId}/Patient/$summary": {
         parameters: {
             query?: never;
@@ -18040,6 +18108,189 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    statusInstanceSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    statusInstanceSubscriptionPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    eventsInstanceSubscription: {
+        parameters: {
+            query?: {
+                /** @description The lowest event number to include (inclusive) */
+                eventsSinceNumber?: string;
+                /** @description The highest event number to include (inclusive) */
+                eventsUntilNumber?: string;
+                /** @description Payload content of the answer (the subscription's by default) */
+                content?: "empty" | "id-only" | "full-resource";
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    eventsInstanceSubscriptionPost: {
+        parameters: {
+            query?: {
+                /** @description The lowest event number to include (inclusive) */
+                eventsSinceNumber?: string;
+                /** @description The highest event number to include (inclusive) */
+                eventsUntilNumber?: string;
+                /** @description Payload content of the answer (the subscription's by default) */
+                content?: "empty" | "id-only" | "full-resource";
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    "topic-listTypeSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
             };
         };
     };
