@@ -69,8 +69,8 @@ describe("the FHIR change hook", () => {
       ["create", "Patient", "1"],
       ["create", "Patient", "1"],
     ]);
-    expect((seen[1]!.previous as { name: { family: string }[] }).name[0]!.family).toBe("One");
-    expect((seen[3]!.resource as { name: { family: string }[] }).name[0]!.family).toBe("Two");
+    expect((seen[1]!.previous as unknown as { name: { family: string }[] }).name[0]!.family).toBe("One");
+    expect((seen[3]!.resource as unknown as { name: { family: string }[] }).name[0]!.family).toBe("Two");
   });
 
   it("never fails the write when the hook throws", async () => {
@@ -134,7 +134,7 @@ describe("subscriptions' bookkeeping", () => {
     expect(messagesOf(t, sub.id).map((m) => m.id)).toEqual([`${sub.id}:handshake:1`, `${sub.id}:1`, `${sub.id}:2`]);
 
     const status = (await (await t.fetch(`/fhir/r4/${t.orgId}/Subscription/${sub.id}/$status`)).json()) as Bundle;
-    const params = status.entry![0]!.resource as { parameter: { name: string; valueCode?: string; valueString?: string }[] };
+    const params = status.entry![0]!.resource as unknown as { parameter: { name: string; valueCode?: string; valueString?: string }[] };
     expect(params.parameter.find((p) => p.name === "type")?.valueCode).toBe("query-status");
     expect(params.parameter.find((p) => p.name === "events-since-subscription-start")?.valueString).toBe("2");
 
@@ -182,11 +182,11 @@ describe("subscriptions' bookkeeping", () => {
     const sent = await sendHeartbeats(t.ctx, [sub.id], outbound, new Date(Date.now() + 61_000));
     expect(sent).toBe(1);
     const bodies = messagesOf(t, sub.id).map((m) => JSON.parse(m.body) as Bundle);
-    const typeOf = (b: Bundle) => (b.entry![0]!.resource as { parameter: { name: string; valueCode?: string }[] }).parameter.find((p) => p.name === "type")?.valueCode;
+    const typeOf = (b: Bundle) => (b.entry![0]!.resource as unknown as { parameter: { name: string; valueCode?: string }[] }).parameter.find((p) => p.name === "type")?.valueCode;
     expect(bodies.map(typeOf)).toEqual(["handshake", "event-notification", "heartbeat"]);
     expect(bodies[1]!.entry![1]!.resource).toBeUndefined();
     expect(bodies[1]!.entry![1]!.fullUrl).toMatch(/\/Observation\//);
-    expect((bodies[0]!.entry![0]!.resource as { parameter: { name: string; valueCanonical?: string }[] }).parameter.find((p) => p.name === "topic")?.valueCanonical).toBe(`${TOPIC_BASE}/device-reading`);
+    expect((bodies[0]!.entry![0]!.resource as unknown as { parameter: { name: string; valueCanonical?: string }[] }).parameter.find((p) => p.name === "topic")?.valueCanonical).toBe(`${TOPIC_BASE}/device-reading`);
   });
 
   it("org B's subscription never sees org A's changes, nor its $status", async () => {
