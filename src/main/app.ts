@@ -57,6 +57,7 @@ import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
 import type { HttpEnv } from "../platform/http/http-env";
 import { bridgeConnectRoutes, bridgeRoutes } from "../features/bridges";
+import { subscriptionSocketRoutes } from "../features/subscriptions";
 import { companionPublicRoutes, companionRoutes } from "../features/devices/platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -132,6 +133,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api", companionPublicRoutes);
   // A bridge's relay WebSocket: its own credential, never an API key (features/bridges/routes.ts).
   app.route("/api/v1/bridges", bridgeConnectRoutes);
+  // A FHIR Subscription websocket: the binding token it sends authenticates it (features/subscriptions/routes.ts).
+  app.route("/fhir/r4", subscriptionSocketRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once its route has answered: each route declares its

@@ -43,7 +43,7 @@ export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncO
         flushAllAuditLogs(d1, deadline, paused),
         runShardAlertChecks(database(d1), at, dataFor, lastSyncOf, logger(env)),
         at.getUTCMinutes() === SUBSCRIPTION_RENEWAL_MINUTE ? renewShardSubscriptions(database(d1), at, dataFor, renewingKinds(devicePlatformsOf(env))) : undefined,
-        SUBSCRIPTION_OUTBOUND ? sendShardHeartbeats(d1, at, dataFor, SUBSCRIPTION_OUTBOUND) : undefined,
+        sendShardHeartbeats(d1, at, dataFor, SUBSCRIPTION_OUTBOUND),
       ]);
       return results;
     }),

@@ -8,16 +8,12 @@ import type { OrgContext } from "../../platform/org-context";
 import { logger } from "../../platform/observability/log";
 import { type LiveSubscription, forgetLive, liveSubscriptions } from "./active";
 import { matches } from "./criteria";
-import { type NotificationEvent, notificationBundle } from "./notification";
-import { subscriptionsPrincipal } from "./principal";
+import type { NotificationEvent } from "./notification";
+import { eventMessage, fhirBaseOf, statusMessage } from "./messages";
 import type { NotificationMessage, SubscriptionOutbound, SubscriptionTarget } from "./outbound";
+import { socketText, socketsOf } from "./sockets";
 import { SubscriptionStore } from "./store";
 import { type SubscriptionSpec, parseSubscription } from "./subscription";
-
-/** The org's FHIR base, as notifications name resources. */
-export const fhirBaseOf = (ctx: OrgContext) => ctx.fhir(subscriptionsPrincipalOf(ctx), { onChange: undefined }).baseUrl;
-
-const subscriptionsPrincipalOf = (ctx: OrgContext) => subscriptionsPrincipal(ctx.orgId);
 
 export async function subscriptionsOnChanges(ctx: OrgContext, changes: readonly FhirChange[], outbound: SubscriptionOutbound): Promise<void> {
   const written = changes.filter((c) => c.resourceType === "Subscription");
@@ -60,19 +56,6 @@ export function matchesChange(spec: SubscriptionSpec, change: FhirChange): boole
   return mine.length > 0 && mine.every((f) => matches(f, change.resource));
 }
 
-function eventMessage(spec: SubscriptionSpec, baseUrl: string, event: NotificationEvent, eventsSinceStart: number): NotificationMessage {
-  const body = spec.emptyPost
-    ? ""
-    : JSON.stringify(notificationBundle({ baseUrl, subscriptionId: spec.id, ...(spec.topic ? { topic: spec.topic.url } : {}), status: spec.status === "requested" ? "active" : spec.status, type: "event-notification", eventsSinceStart, content: spec.payload, events: [event] }));
-  return { id: `${spec.id}:${event.eventNumber}`, key: spec.id, body, ...(spec.emptyPost ? {} : { content_type: "application/fhir+json" }), source: { kind: "subscription", id: spec.id }, label: `event ${event.eventNumber}` };
-}
-
-/** A handshake or heartbeat notification (no events). */
-export function statusMessage(spec: SubscriptionSpec, baseUrl: string, type: "handshake" | "heartbeat", eventsSinceStart: number, id: string): NotificationMessage {
-  const body = spec.emptyPost ? "" : JSON.stringify(notificationBundle({ baseUrl, subscriptionId: spec.id, ...(spec.topic ? { topic: spec.topic.url } : {}), status: spec.status === "requested" ? "requested" : spec.status, type, eventsSinceStart, content: spec.payload, events: [] }));
-  return { id, key: spec.id, body, ...(spec.emptyPost ? {} : { content_type: "application/fhir+json" }), source: { kind: "subscription", id: spec.id }, label: type };
-}
-
 const targetOf = (spec: SubscriptionSpec): SubscriptionTarget => (spec.channel === "websocket" ? { kind: "websocket", subscription_id: spec.id } : { kind: "url", url: spec.endpoint! });
 
 const nextHeartbeat = (spec: SubscriptionSpec, from = Date.now()) => (spec.heartbeatSeconds ? new Date(from + spec.heartbeatSeconds * 1000).toISOString() : null);
@@ -82,6 +65,7 @@ async function syncSubscription(ctx: OrgContext, change: FhirChange, outbound: S
   const owner = { kind: "subscription" as const, id: change.id };
   const store = new SubscriptionStore(ctx.d1, ctx.orgId);
   if (change.action === "delete") {
+    await socketsOf(ctx).unbindAll(ctx.orgId, change.id);
     await outbound.removeManagedDestination(ctx, owner);
     await store.remove(change.id);
     return;
@@ -94,6 +78,7 @@ async function syncSubscription(ctx: OrgContext, change: FhirChange, outbound: S
     return;
   }
   const spec = parsed.spec;
+  if (spec.channel !== "websocket" || spec.status === "off") await socketsOf(ctx).unbindAll(ctx.orgId, spec.id);
   const destination = await outbound.saveManagedDestination(ctx, owner, {
     name: `Subscription/${spec.id}`,
     target: targetOf(spec),
@@ -111,7 +96,7 @@ async function syncSubscription(ctx: OrgContext, change: FhirChange, outbound: S
   }
 }
 
-/** Queues the heartbeats due for the org's subscriptions `ids` and schedules their next ones. */
+/** Sends the heartbeats due for the org's subscriptions `ids` (rest-hook: queued; websocket: pushed to the bound sockets) and schedules their next ones. */
 export async function sendHeartbeats(ctx: OrgContext, ids: readonly string[], outbound: SubscriptionOutbound, now = new Date()): Promise<number> {
   const store = new SubscriptionStore(ctx.d1, ctx.orgId);
   let sent = 0;
@@ -124,7 +109,10 @@ export async function sendHeartbeats(ctx: OrgContext, ids: readonly string[], ou
       continue;
     }
     const spec = { ...parsed.spec, status: row.status as SubscriptionSpec["status"] };
-    await outbound.enqueue(ctx, row.destinationId, [statusMessage(spec, fhirBaseOf(ctx), "heartbeat", row.eventCount, `${id}:heartbeat:${now.toISOString()}`)]);
+    const heartbeat = statusMessage(spec, fhirBaseOf(ctx), "heartbeat", row.eventCount, `${id}:heartbeat:${now.toISOString()}`);
+    // A websocket's heartbeat goes straight to the sockets bound now (a late one is worth nothing); a rest-hook's through its queue.
+    if (spec.channel === "websocket") await socketsOf(ctx).push(ctx.orgId, id, socketText(id, heartbeat.body));
+    else await outbound.enqueue(ctx, row.destinationId, [heartbeat]);
     await store.setNextHeartbeat(id, nextHeartbeat(spec, now.getTime()));
     sent++;
   }

@@ -2,6 +2,7 @@
 // Subscription's destination, its status follows the rules of status.ts. The service's own
 // status writes go to the store without the change hook (they notify nobody, and do not
 // re-synchronise the destination), then the subscription's row and this isolate's cache follow.
+import type { AttemptObservation } from "../destinations";
 import type { OrgContext } from "../../platform/org-context";
 import { logger } from "../../platform/observability/log";
 import { forgetLive } from "./active";
@@ -10,13 +11,8 @@ import { type AttemptOutcome, statusAfter } from "./status";
 import { SubscriptionStore } from "./store";
 import type { SubscriptionStatus } from "./subscription";
 
-/** What the queue reports of one attempt (AttemptObservation in destinations/model.ts), as far as subscriptions read it. */
-export interface SubscriptionAttempt {
-  destination: { owner: { kind: string; id: string } | null };
-  attempt: { result: { ok: boolean; status?: number; failure?: { class: string; message: string } } };
-  next: "delivered" | "retry" | "dead";
-  failure_streak: number;
-}
+/** What the queue reports of one attempt, as far as subscriptions read it. */
+export type SubscriptionAttempt = { destination: Pick<AttemptObservation["destination"], "owner"> } & { attempt: { result: Pick<AttemptObservation["attempt"]["result"], "ok" | "status" | "failure"> } } & Pick<AttemptObservation, "next" | "failure_streak">;
 
 export async function subscriptionAttemptObserver(ctx: OrgContext, observation: SubscriptionAttempt): Promise<void> {
   const owner = observation.destination.owner;

@@ -7,6 +7,8 @@ import { badRequest } from "../../platform/errors";
 import type { AnyOperation, FhirOperation, FhirService, Resource } from "../fhir";
 import { IG, type PayloadContent } from "./ig";
 import { type NotificationEvent, notificationBundle } from "./notification";
+import { orgObject } from "../../platform/durable-objects/object-names";
+import { SOCKETS_NAME } from "./sockets";
 import { SubscriptionStore } from "./store";
 import { type SubscriptionStatus, parseSubscription } from "./subscription";
 import { TOPICS } from "./topics";
@@ -95,6 +97,40 @@ const eventsOperation: FhirOperation<z.infer<typeof eventsQuery>> = {
   },
 };
 
+/** Where a client opens its websocket for `baseUrl`'s organization (routes.ts serves it). */
+export const websocketUrlOf = (baseUrl: string) => `${baseUrl.replace(/^http/, "ws")}/$subscription-ws`;
+
+const wsTokenOperation: FhirOperation<Record<string, never>> = {
+  name: "get-ws-binding-token",
+  definition: IG.wsTokenOperation,
+  instantiates: IG.serverCapability,
+  levels: ["instance"],
+  types: ["Subscription"],
+  methods: ["GET", "POST"],
+  permission: "fhir:read",
+  input: "none",
+  parameters: z.object({}) as never,
+  summary: "Subscription/{id}/$get-ws-binding-token: a short-lived token a websocket client sends as `bind-with-token <token>` on the websocket-url it names",
+  responses: { 400: "Not a websocket Subscription", 404: "No such Subscription in this organization" },
+  handler: async ({ store, env, id }) => {
+    const { resource, spec } = await subscriptionOf(store, id!);
+    if (spec?.channel !== "websocket") throw badRequest(`Subscription/${resource.id} does not use the websocket channel`);
+    const orgId = store.data.orgId;
+    const { token, expiresAt } = await orgObject(env.SUBSCRIPTION_SOCKETS, orgId, SOCKETS_NAME).issueToken(orgId, [resource.id]);
+    return {
+      body: {
+        resourceType: "Parameters",
+        parameter: [
+          { name: "token", valueString: token },
+          { name: "expiration", valueDateTime: expiresAt },
+          { name: "subscription", valueString: resource.id },
+          { name: "websocket-url", valueUrl: websocketUrlOf(store.baseUrl) },
+        ],
+      },
+    };
+  },
+};
+
 const topicListOperation: FhirOperation<Record<string, never>> = {
   name: "topic-list",
   definition: "http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/Backport-subscriptiontopic-list",
@@ -110,6 +146,6 @@ const topicListOperation: FhirOperation<Record<string, never>> = {
   }),
 };
 
-export const subscriptionOperations: readonly AnyOperation[] = [statusOperation, eventsOperation, topicListOperation];
+export const subscriptionOperations: readonly AnyOperation[] = [statusOperation, eventsOperation, wsTokenOperation, topicListOperation];
 
 

@@ -1,21 +1,17 @@
-// What subscriptions need of the destination queues (features/destinations, the lead's core):
-// a managed destination per Subscription and enqueueing to it. The composition root passes the
-// core's functions (src/main/fhir-changes.ts); the shapes are the core's (destinations/model.ts),
-// restated structurally so this feature reaches the core only through what it is handed.
+// What subscriptions need of the destination queues (features/destinations): a managed
+// destination per Subscription and enqueueing to it. The composition root passes the core's
+// functions (src/main/fhir-changes.ts: saveManagedDestination, removeManagedDestination, enqueue),
+// so the tests can pass a recorder of the same shape.
+import type { DeliveryTarget, OutboundMessage } from "../destinations";
 import type { OrgContext } from "../../platform/org-context";
 
 export type SubscriptionOwner = { kind: "subscription"; id: string };
 
-export type SubscriptionTarget = { kind: "url"; url: string } | { kind: "websocket"; subscription_id: string };
+export type SubscriptionTarget = Extract<DeliveryTarget, { kind: "url" | "websocket" }>;
 
-export interface NotificationMessage {
+export interface NotificationMessage extends OutboundMessage {
   /** The delivery id: `<subscription>:<event number>`, `<subscription>:handshake:<version>`, `<subscription>:heartbeat:<time>`. */
   id: string;
-  key?: string;
-  body: string;
-  content_type?: string;
-  source?: { kind: string; id: string };
-  label?: string;
 }
 
 export interface SubscriptionOutbound {

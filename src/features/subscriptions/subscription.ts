@@ -26,7 +26,7 @@ export interface SubscriptionSpec {
   /** R4's `channel.payload` MIME type (absent: an empty notification). */
   mimeType?: string;
   payload: PayloadContent;
-  /** R4's empty notification: a criteria subscription with neither channel.payload nor backport-payload-content gets a POST with no body. */
+  /** R4's empty notification: a criteria subscription with neither channel.payload nor backport-payload-content gets a POST with no body (rest-hook) or `ping <id>` (websocket). */
   emptyPost: boolean;
   /** Seconds between heartbeats (topic subscriptions' backport-heartbeat-period). */
   heartbeatSeconds?: number;
@@ -124,7 +124,7 @@ export function parseSubscription(resource: Resource, id = (resource as Subscrip
       headers,
       ...(mimeType ? { mimeType } : {}),
       payload,
-      emptyPost: !topic && !mimeType && content === undefined && channelType === "rest-hook",
+      emptyPost: !topic && !mimeType && content === undefined,
       ...(typeof heartbeat === "number" && heartbeat > 0 ? { heartbeatSeconds: heartbeat } : {}),
       ...(typeof maxCount === "number" ? { maxCount } : {}),
       ...(typeof timeout === "number" && timeout > 0 ? { timeoutSeconds: timeout } : {}),
