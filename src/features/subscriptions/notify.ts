@@ -7,7 +7,7 @@ import type { FhirChange } from "../fhir";
 import type { OrgContext } from "../../platform/org-context";
 import { logger } from "../../platform/observability/log";
 import { type LiveSubscription, forgetLive, liveSubscriptions } from "./active";
-import { matches } from "./criteria";
+import { matchesChange } from "./match";
 import type { NotificationEvent } from "./notification";
 import { eventMessage, fhirBaseOf, statusMessage } from "./messages";
 import type { NotificationMessage, SubscriptionOutbound, SubscriptionTarget } from "./outbound";
@@ -44,16 +44,6 @@ export async function subscriptionsOnChanges(ctx: OrgContext, changes: readonly 
     byDestination.set(sub.destinationId!, list);
   });
   await Promise.all([...byDestination].map(([destinationId, messages]) => outbound.enqueue(ctx, destinationId, messages)));
-}
-
-/** Whether a change is an event of the subscription: its criteria match, or its topic triggers and every filter of the focus's type matches. */
-export function matchesChange(spec: SubscriptionSpec, change: FhirChange): boolean {
-  if (spec.kind === "criteria") return !!spec.criteria && spec.criteria.resourceType === change.resourceType && matches(spec.criteria, change.resource);
-  const topic = spec.topic!;
-  if (!topic.resourceTypes.includes(change.resourceType) || !topic.triggers(change)) return false;
-  if (spec.filters.length === 0) return true;
-  const mine = spec.filters.filter((f) => f.resourceType === change.resourceType);
-  return mine.length > 0 && mine.every((f) => matches(f, change.resource));
 }
 
 const targetOf = (spec: SubscriptionSpec): SubscriptionTarget => (spec.channel === "websocket" ? { kind: "websocket", subscription_id: spec.id } : { kind: "url", url: spec.endpoint! });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { FhirChange } from "../../../src/features/fhir";
 import { IG } from "../../../src/features/subscriptions/ig";
 import { notificationBundle } from "../../../src/features/subscriptions/notification";
-import { matchesChange } from "../../../src/features/subscriptions/notify";
+import { matchesChange } from "../../../src/features/subscriptions/match";
 import { ERROR_STREAK, statusAfter } from "../../../src/features/subscriptions/status";
 import { parseSubscription } from "../../../src/features/subscriptions/subscription";
 import { TOPIC_BASE } from "../../../src/features/subscriptions/topics";
