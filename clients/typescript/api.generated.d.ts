@@ -330,6 +330,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/r4/{orgId}/$subscription-ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a FHIR Subscription websocket (the websocket channel's websocket-url)
+         * @description Upgrade: websocket, no credential. The client sends `bind-with-token <token>` (a token from `Subscription/{id}/$get-ws-binding-token`, valid 5 minutes, and only here, in its organization) and `unbind-with-token <token>`; the service answers each bound subscription's handshake Bundle (`bound <id>` for an R4 subscription without payload), then pushes its notification Bundles as text frames (`ping <id>` for R4 empty notifications) and its heartbeats. A message it cannot serve is answered with an OperationOutcome. The text `ping` is answered `pong`.
+         */
+        get: operations["listFhirR4SubscriptionWs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organization/usage": {
         parameters: {
             query?: never;
@@ -2639,6 +2659,98 @@ export interface paths {
          * @description $export (http://hl7.org/fhir/uv/bulkdata/OperationDefinition/group-export); needs export:run.
          */
         post: operations["exportInstanceGroupPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Subscription/{id}/$status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription/{id}/$status: the subscription's status and event count (a Bundle whose first entry is a SubscriptionStatus Parameters)
+         * @description $status (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-status); needs fhir:read.
+         */
+        get: operations["statusInstanceSubscription"];
+        put?: never;
+        /**
+         * Subscription/{id}/$status: the subscription's status and event count (a Bundle whose first entry is a SubscriptionStatus Parameters)
+         * @description $status (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-status); needs fhir:read.
+         */
+        post: operations["statusInstanceSubscriptionPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Subscription/{id}/$events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription/{id}/$events: its events replayed by event number (at most 100 a call), as a notification Bundle of type query-event
+         * @description $events (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-events); needs fhir:read.
+         */
+        get: operations["eventsInstanceSubscription"];
+        put?: never;
+        /**
+         * Subscription/{id}/$events: its events replayed by event number (at most 100 a call), as a notification Bundle of type query-event
+         * @description $events (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-events); needs fhir:read.
+         */
+        post: operations["eventsInstanceSubscriptionPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Subscription/{id}/$get-ws-binding-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription/{id}/$get-ws-binding-token: a short-lived token a websocket client sends as `bind-with-token <token>` on the websocket-url it names
+         * @description $get-ws-binding-token (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-get-ws-binding-token); needs fhir:read.
+         */
+        get: operations["get-ws-binding-tokenInstanceSubscription"];
+        put?: never;
+        /**
+         * Subscription/{id}/$get-ws-binding-token: a short-lived token a websocket client sends as `bind-with-token <token>` on the websocket-url it names
+         * @description $get-ws-binding-token (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/backport-subscription-get-ws-binding-token); needs fhir:read.
+         */
+        post: operations["get-ws-binding-tokenInstanceSubscriptionPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/Subscription/$topic-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription/$topic-list: the SubscriptionTopic canonical URLs this server declares
+         * @description $topic-list (http://hl7.org/fhir/uv/subscriptions-backport/OperationDefinition/Backport-subscriptiontopic-list); needs fhir:read.
+         */
+        get: operations["topic-listTypeSubscription"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6433,6 +6545,46 @@ export interface operations {
             };
             /** @description Not a valid bridge credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a WebSocket upgrade */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFhirR4SubscriptionWs: {
+        parameters: {
+            query?: never;
+            header?: {
+                upgrade?: string;
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the subscription socket */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such organization */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18965,6 +19117,251 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    statusInstanceSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    statusInstanceSubscriptionPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    eventsInstanceSubscription: {
+        parameters: {
+            query?: {
+                /** @description The lowest event number to include (inclusive) */
+                eventsSinceNumber?: string;
+                /** @description The highest event number to include (inclusive) */
+                eventsUntilNumber?: string;
+                /** @description Payload content of the answer (the subscription's by default) */
+                content?: "empty" | "id-only" | "full-resource";
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    eventsInstanceSubscriptionPost: {
+        parameters: {
+            query?: {
+                /** @description The lowest event number to include (inclusive) */
+                eventsSinceNumber?: string;
+                /** @description The highest event number to include (inclusive) */
+                eventsUntilNumber?: string;
+                /** @description Payload content of the answer (the subscription's by default) */
+                content?: "empty" | "id-only" | "full-resource";
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+        };
+    };
+    "get-ws-binding-tokenInstanceSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description No such Subscription in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "get-ws-binding-tokenInstanceSubscriptionPost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description No such Subscription in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "topic-listTypeSubscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FHIR resource or Bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
+            };
+            /** @description OperationOutcome */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResource"];
+                    "application/fhir+xml": components["schemas"]["FhirResource"];
+                };
             };
         };
     };

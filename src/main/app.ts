@@ -58,6 +58,7 @@ import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/de
 import type { HttpEnv } from "../platform/http/http-env";
 import { bridgeConnectRoutes, bridgeRoutes } from "../features/bridges";
 import { destinationsPort, webhookEndpointRoutes, webhookEventTypeRoutes } from "../features/event-webhooks";
+import { subscriptionSocketRoutes } from "../features/subscriptions";
 import { companionPublicRoutes, companionRoutes } from "../features/devices/platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -133,6 +134,8 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api", companionPublicRoutes);
   // A bridge's relay WebSocket: its own credential, never an API key (features/bridges/routes.ts).
   app.route("/api/v1/bridges", bridgeConnectRoutes);
+  // A FHIR Subscription websocket: the binding token it sends authenticates it (features/subscriptions/routes.ts).
+  app.route("/fhir/r4", subscriptionSocketRoutes);
 
   // Everything else is authenticated, counted and size-limited, in that order.
   // Then every management action is audited once its route has answered: each route declares its

@@ -17,6 +17,7 @@ import { orgData } from "../platform/org-data";
 import { controlDatabase } from "../platform/shards";
 import { CONNECTOR_TYPE_CATALOG, FHIR_EXTENSIONS, NODE_FAMILIES } from "./catalogs";
 import { devicePlatformsOf, platformServices } from "./device-platform-services";
+import { fhirChanged } from "./fhir-changes";
 import { agentServicesFor, execute, openExecutionBatch, pipelineServicesFor, runFor } from "./wiring";
 
 // The deployment's catalogs, built once per isolate: every context shares them.
@@ -32,9 +33,10 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     gate: () => orgGate(env, data.orgId),
     fhirExtensions: FHIR_EXTENSIONS,
     // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
+    // Every commit is told to the change listeners (fhir-changes.ts); `onChange: undefined` in `options` writes silently.
     fhir: (principal, options) => {
       const extensions = options?.extensions ?? FHIR_EXTENSIONS;
-      return fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse), ...options, extensions });
+      return fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse), onChange: (changes) => fhirChanged(ctx, changes), ...options, extensions });
     },
     nodes,
     connectorTypes,

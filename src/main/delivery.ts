@@ -1,20 +1,20 @@
 // How this deployment delivers out: the transport of each destination target kind, and the
 // observers the owners of managed destinations (Subscriptions, webhook endpoints) give the queue.
 import { bridgeTransport } from "../features/bridges";
-import { type AttemptObservers, connectorTransport, failed, type Transports, urlTransport } from "../features/destinations";
+import { type AttemptObservers, connectorTransport, type Transports, urlTransport } from "../features/destinations";
 import { destinationsPort, observeAttempt } from "../features/event-webhooks";
-
-/** A target kind this build cannot reach yet holds its messages (retried) rather than losing them. */
-const unavailable = (what: string) => ({ deliver: async () => failed("configuration", `${what} are not available in this build`) });
+import { subscriptionAttemptObserver, websocketTransport } from "../features/subscriptions";
 
 export const DELIVERY_TRANSPORTS: Transports = {
   connector: connectorTransport,
   url: urlTransport,
   bridge: bridgeTransport,
-  websocket: unavailable("Websocket notifications"),
+  websocket: websocketTransport,
 };
 
 export const ATTEMPT_OBSERVERS: AttemptObservers = {
+  // A Subscription turns active on a delivery, error after a failure streak (docs/subscriptions.md).
+  subscription: subscriptionAttemptObserver,
   // A webhook endpoint answering 410, or failing for days, is disabled (docs/webhooks.md).
   webhook: (ctx, observation) => observeAttempt(ctx, observation, destinationsPort),
 };

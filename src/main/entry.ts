@@ -19,6 +19,7 @@ import { AppleHealthImport as AppleHealthImportObject } from "../features/device
 import { BridgeRelay as BridgeRelayObject } from "../features/bridges";
 import { callWithLinkTokens } from "../features/devices/platforms/oauth/sync-calls";
 import { DestinationQueue as DestinationQueueObject } from "../features/destinations";
+import { SubscriptionSockets as SubscriptionSocketsObject } from "../features/subscriptions";
 import { ATTEMPT_OBSERVERS, DELIVERY_TRANSPORTS } from "./delivery";
 
 /** wrangler.toml [[queues.consumers]]: the wearable deliveries' queue; the other is the audit queue. */
@@ -58,6 +59,10 @@ export class DestinationQueue extends DestinationQueueObject {
 }
 /** One per (org, bridge): the bridge's relay WebSocket, hibernating between deliveries (features/bridges). */
 export class BridgeRelay extends BridgeRelayObject {
+  protected override readonly contexts = orgContexts;
+}
+/** One per org: the FHIR Subscriptions' websocket clients, hibernating between notifications (features/subscriptions). */
+export class SubscriptionSockets extends SubscriptionSocketsObject {
   protected override readonly contexts = orgContexts;
 }
 

@@ -11,6 +11,7 @@ import { DEVICE_NODES } from "../features/devices/nodes";
 import { exportOperations } from "../features/export/operations";
 import { coreOperations } from "../features/fhir/operations/core";
 import { CORE_NODE_FAMILIES } from "../features/pipelines/nodes/index";
+import { subscriptionBundleCheck, subscriptionOperations, subscriptionWriteCheck, subscriptionsActor } from "../features/subscriptions";
 import { DICOMWEB_PLUGIN } from "../standards/dicomweb/plugin";
 import { HL7V2_PLUGIN } from "../standards/hl7v2/plugin";
 import { MHD_PLUGIN } from "../standards/ihe/mhd/plugin";
@@ -28,6 +29,7 @@ import { whoop } from "../features/devices/platforms/whoop/adapter";
 export const PLUGINS: readonly Plugin[] = [
   { name: "fhir", fhir: { operations: coreOperations } },
   { name: "bulk-export", fhir: { operations: exportOperations } },
+  { name: "subscriptions", fhir: { operations: subscriptionOperations, writeChecks: [subscriptionWriteCheck], bundleChecks: [subscriptionBundleCheck], guideActors: [subscriptionsActor] } },
   ...CORE_NODE_FAMILIES.map((nodes, i) => ({ name: `pipelines-core-${i}`, nodes })),
   { name: "connectors-core", connectorTypes: CORE_CONNECTOR_TYPES },
   { name: "agents", nodes: AI_NODES },

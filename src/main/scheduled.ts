@@ -15,6 +15,8 @@ import { lastSyncedThrough } from "../features/devices/store/sync-logs";
 import { orgsWithIntegration } from "../features/devices/store/integrations";
 import { renewingKinds, renewSubscriptions } from "../features/devices/platforms/webhooks/renew-subscriptions";
 import { devicePlatformsOf } from "./device-platform-services";
+import { dueHeartbeats, sendHeartbeats, type SubscriptionOutbound } from "../features/subscriptions";
+import { SUBSCRIPTION_OUTBOUND } from "./fhir-changes";
 
 const AUDIT_FLUSH_BUDGET_MS = 20_000;
 /** Vendor webhook subscriptions (Oura) are checked once an hour, at this minute. */
@@ -41,6 +43,7 @@ export async function runScheduledWork(env: Env, at: Date, lastSyncOf: LastSyncO
         flushAllAuditLogs(d1, deadline, paused),
         runShardAlertChecks(database(d1), at, dataFor, lastSyncOf, logger(env)),
         at.getUTCMinutes() === SUBSCRIPTION_RENEWAL_MINUTE ? renewShardSubscriptions(database(d1), at, dataFor, renewingKinds(devicePlatformsOf(env))) : undefined,
+        sendShardHeartbeats(d1, at, dataFor, SUBSCRIPTION_OUTBOUND),
       ]);
       return results;
     }),
@@ -54,4 +57,17 @@ async function renewShardSubscriptions(db: ReturnType<typeof database>, at: Date
     const data = await dataFor(orgId);
     if (data) await renewSubscriptions(data, at);
   }
+}
+
+/** FHIR Subscriptions' heartbeats due on the shard (backport-heartbeat-period, to the minute): one notification each, and the next one scheduled. */
+export async function sendShardHeartbeats(d1: D1Database, at: Date, dataFor: (orgId: string) => Promise<ReturnType<typeof contextFor> | undefined>, outbound: SubscriptionOutbound): Promise<number> {
+  const due = await dueHeartbeats(d1, at.toISOString());
+  const byOrg = new Map<string, string[]>();
+  for (const d of due) byOrg.set(d.orgId, [...(byOrg.get(d.orgId) ?? []), d.subscriptionId]);
+  let sent = 0;
+  for (const [orgId, ids] of byOrg) {
+    const ctx = await dataFor(orgId);
+    if (ctx) sent += await sendHeartbeats(ctx, ids, outbound, at);
+  }
+  return sent;
 }

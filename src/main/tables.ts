@@ -20,3 +20,4 @@ export * from "../features/devices/platforms/companion/tables";
 export * from "../features/destinations/tables";
 export * from "../features/bridges/tables";
 export * from "../features/event-webhooks/tables";
+export * from "../features/subscriptions/tables";

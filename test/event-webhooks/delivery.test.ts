@@ -281,3 +281,22 @@ describe("tenancy", () => {
     expect((await json<EndpointView>(a.fetch(base))).enabled).toBe(true);
   });
 });
+
+describe("FHIR changes as events", () => {
+  it("a Patient created and updated through the FHIR API reaches an endpoint subscribed to fhir.Patient.*, signed, in order", async () => {
+    const t = await createTenant();
+    const { peer } = await receiverEndpoint(t, ["fhir.Patient.*"]);
+    const created = await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", headers: { "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Patient", name: [{ family: "Doe" }] }) });
+    expect(created.status).toBe(201);
+    const patient = (await created.json()) as { id: string };
+    const updated = await t.fetch(`/fhir/r4/${t.orgId}/Patient/${patient.id}`, { method: "PUT", headers: { "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Patient", id: patient.id, name: [{ family: "Roe" }] }) });
+    expect(updated.status).toBe(200);
+    await t.fetch(`/fhir/r4/${t.orgId}/Observation`, { method: "POST", headers: { "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Observation", status: "final", code: { text: "x" } }) });
+    const got = await receivedWhen(peer.id, (r) => r.length >= 2);
+    expect(got.every((r) => r.verified)).toBe(true);
+    expect(got.map((r) => [bodyOf(r).type, bodyOf(r).data.reference, bodyOf(r).data.version_id])).toEqual([
+      ["fhir.Patient.created", `Patient/${patient.id}`, "1"],
+      ["fhir.Patient.updated", `Patient/${patient.id}`, "2"],
+    ]);
+  });
+});

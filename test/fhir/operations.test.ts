@@ -20,7 +20,7 @@ describe("metadata", () => {
     expect(audit.interaction.map((i) => i.code)).not.toContain("create");
     expect(cs.rest[0]!.resource.length).toBeGreaterThan(140);
     expect(cs.rest[0]!.interaction.map((i) => i.code)).toEqual(["transaction", "batch", "search-system", "history-system"]);
-    expect(cs.rest[0]!.operation.map((o) => o.name)).toEqual(["validate", "everything", "export", "summary", "match"]);
+    expect(cs.rest[0]!.operation.map((o) => o.name)).toEqual(["validate", "everything", "export", "status", "events", "get-ws-binding-token", "topic-list", "summary", "match"]);
   });
 
   it("labels FHIR JSON application/json for a client that asks only for that", async () => {

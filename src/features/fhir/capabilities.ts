@@ -3,7 +3,7 @@
 // guides' actors, so /metadata can never drift from the code.
 import { READ_ONLY_TYPES, resourceTypes } from "./definitions";
 import { type FhirExtensions, definitionsOf } from "./extensions";
-import { actorDocumentation, supportedProfilesOf } from "./guide-actors";
+import { actorDocumentation, resourceExtensionsOf, supportedProfilesOf } from "./guide-actors";
 import { MODIFIERS } from "./search/parse";
 
 export const TYPE_INTERACTIONS = ["read", "vread", "update", "patch", "delete", "history-instance", "history-type", "create", "search-type"] as const;
@@ -31,7 +31,9 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
         })),
     ];
     const supportedProfile = supportedProfilesOf(actors, type);
+    const extension = resourceExtensionsOf(actors, type);
     return {
+      ...(extension.length ? { extension } : {}),
       type,
       ...(supportedProfile.length ? { supportedProfile } : {}),
       interaction: TYPE_INTERACTIONS.filter((i) => !readOnly || READ_INTERACTIONS.has(i)).map((code) => ({ code })),

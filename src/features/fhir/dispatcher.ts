@@ -58,7 +58,7 @@ export class InteractionDispatcher implements BundleDispatcher {
     this.access = new AccessChecks(policy, principal);
     this.audit = new AuditTrail(data, principal, { policy, waitUntil: options.waitUntil, holdAuditFlush: options.holdAuditFlush });
     this.planner = new WritePlanner(this.repository, this.access);
-    this.writes = new WriteInteractions({ env: data.env, orgId: principal.orgId, repository: this.repository, audit: this.audit, planner: this.planner, writeChecks: options.extensions.writeChecks, store: this });
+    this.writes = new WriteInteractions({ env: data.env, orgId: principal.orgId, repository: this.repository, audit: this.audit, planner: this.planner, writeChecks: options.extensions.writeChecks, store: this, onChange: options.onChange });
   }
 
   // ---- reads

@@ -11,6 +11,8 @@ export interface GuideActor {
   supportedProfile?: Readonly<Record<string, readonly string[]>>;
   /** The transactions the actor serves, for the rest documentation (e.g. "ITI-65"). */
   transactions: readonly string[];
+  /** Extensions the actor adds to a resource type's CapabilityStatement entry (e.g. the Backport IG's topic canonicals on Subscription). */
+  resourceExtensions?: Readonly<Record<string, readonly Record<string, unknown>[]>>;
 }
 
 /** The supported profiles the actors declare for `type`, each once. */
@@ -21,4 +23,9 @@ export function supportedProfilesOf(actors: readonly GuideActor[], type: string)
 /** One line per actor, for CapabilityStatement.rest.documentation. */
 export function actorDocumentation(actors: readonly GuideActor[]): string {
   return actors.map((a) => `${a.name} (${a.transactions.join(", ")})`).join("; ");
+}
+
+/** The extensions the actors add to `type`'s entry. */
+export function resourceExtensionsOf(actors: readonly GuideActor[], type: string): Record<string, unknown>[] {
+  return actors.flatMap((a) => [...(a.resourceExtensions?.[type] ?? [])]);
 }

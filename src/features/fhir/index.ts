@@ -11,6 +11,10 @@ import type { FhirStoreOptions } from "./store-options";
 
 export type { FhirService } from "./service";
 export type { FhirStoreOptions } from "./store-options";
+export type { FhirChange, FhirChangeHook } from "./changes";
+export type { WriteCheck } from "./write-check";
+export type { BundleCheck } from "./bundle-check";
+export type { GuideActor } from "./guide-actors";
 export { type FhirExtensions, NO_FHIR_EXTENSIONS } from "./extensions";
 export { OperationRegistry } from "./operations/registry";
 export type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Resource } from "./port";
@@ -19,6 +23,8 @@ export type { AnyOperation, FhirOperation, OperationCall, OperationResponse } fr
 export { evaluateBudgeted, fhirpathSyntaxError } from "./fhirpath";
 /** Whether a name is a resource type of the store's definitions (the copilot's generated mappings). */
 export { isResourceType } from "./definitions";
+/** R4's search parameters by type and code (subscriptions evaluate criteria on changed resources with them). */
+export { R4_DEFINITIONS, type SearchParamDef } from "./definitions";
 
 export function fhirStoreFor(data: OrgData, principal: Principal, options: FhirStoreOptions): FhirService {
   return new InteractionDispatcher(data, principal, options);

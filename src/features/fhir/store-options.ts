@@ -1,6 +1,7 @@
 // How a FHIR store is built for one organization and principal (fhirStoreFor): what the
 // implementation guides add, where its URLs point, who may see what, and when its audits flush.
 import type { AccessPolicy } from "./access-policy";
+import type { FhirChangeHook } from "./changes";
 import type { FhirExtensions } from "./extensions";
 
 export interface FhirStoreOptions {
@@ -20,4 +21,10 @@ export interface FhirStoreOptions {
    * otherwise wait behind the flush its own writes started on the same database.
    */
   holdAuditFlush?: boolean;
+  /**
+   * Called after every commit that stored versions (changes.ts: creates, updates, patches, deletes,
+   * single or in a batch or transaction; never reads), with what it stored. It runs before the
+   * write answers; whatever it throws is logged and the write stands.
+   */
+  onChange?: FhirChangeHook;
 }

@@ -5,7 +5,9 @@
 // without If-Match, one that lost a race for a version runs again (version-race.ts).
 import type { Env } from "../../platform/env";
 import { gone, notFound, preconditionFailed } from "../../platform/errors";
+import { logger } from "../../platform/observability/log";
 import type { AuditInput } from "./audit";
+import { type FhirChangeHook, announce } from "./changes";
 import type { AuditTrail } from "./audit-trail";
 import { type ConditionalAttempt, conditionKey, withConditionLeases } from "./conditional-lock";
 import type { Resource, WriteResult } from "./port";
@@ -28,6 +30,8 @@ export interface WriteParts {
   writeChecks: readonly WriteCheck[];
   /** The store the writes belong to: its conditional matches, and what the guides' write checks read through. */
   store: FhirService;
+  /** Told of every commit's stored versions (store-options.ts). */
+  onChange?: FhirChangeHook;
 }
 
 export class WriteInteractions {
@@ -149,7 +153,9 @@ export class WriteInteractions {
   async commit(plans: PlannedWrite[], audits: AuditInput[] = []): Promise<void> {
     const now = new Date().toISOString();
     const events = [...plans.map((p) => this.parts.audit.stored(p.audit, p.lastUpdated)), ...audits.map((a) => this.parts.audit.stored(a, now))];
-    if (await this.parts.repository.commit(plans, events)) this.parts.audit.appended(events.length);
+    if (!(await this.parts.repository.commit(plans, events))) return;
+    this.parts.audit.appended(events.length);
+    await announce(this.parts.onChange, plans, logger(this.parts.env));
   }
 
   /**

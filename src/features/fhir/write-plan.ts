@@ -69,13 +69,15 @@ export class WritePlanner {
 
   async planDelete(type: string, id: string, current: StoredVersion): Promise<PlannedWrite> {
     deletable(type);
-    if (!this.access.permitsAll) await this.access.mayWrite("delete", parsed(current.content));
+    const last = parsed(current.content) as Resource & { id: string };
+    if (!this.access.permitsAll) await this.access.mayWrite("delete", last);
     const versionId = current.versionId + 1;
     const lastUpdated = new Date().toISOString();
     return {
       write: { kind: "delete", type, id, versionId, lastUpdated },
       result: { resource: { resourceType: type, id }, outcome: "updated" },
       resource: null,
+      last,
       type,
       id,
       versionId,

@@ -13,6 +13,8 @@ export interface PlannedWrite {
   result: WriteResult;
   /** null for a delete. */
   resource: Resource | null;
+  /** A delete's last version before it (what the change hook reports). */
+  last?: Resource & { id: string };
   type: string;
   id: string;
   versionId: number;
