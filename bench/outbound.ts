@@ -228,9 +228,16 @@ try {
   const d0 = performance.now();
   await api(worker, `/api/v1/destinations/${backlog}/resume`, { method: "POST", json: {} });
   let drainPeak = rssAfter;
+  const drainSamples: { at: number; rss: number }[] = [];
+  let nextDrainSample = 10_000;
   const f = await until(
     async () => {
-      drainPeak = Math.max(drainPeak, rssBytes(pids));
+      const rss = rssBytes(pids);
+      drainPeak = Math.max(drainPeak, rss);
+      while (receiver.of("bl").count >= nextDrainSample) {
+        drainSamples.push({ at: nextDrainSample, rss });
+        nextDrainSample += 10_000;
+      }
       const v = await figures(worker, backlog);
       return v.depth === 0 ? v : undefined;
     },
@@ -246,6 +253,7 @@ try {
     { label: "backlog drain msg/s", value: drained / drainSeconds, errors: f.dead + (BACKLOG - drained) },
   ]);
   console.log(`drain after resume: ${drained} delivered in ${drainSeconds.toFixed(1)} s, ${(drained / drainSeconds).toFixed(0)} msg/s (${ratio(drained / drainSeconds)}), workerd RSS peak while draining ${mib(drainPeak)}, dead ${f.dead}`);
+  console.log(`  RSS per 10k delivered: ${drainSamples.map((s) => `${s.at / 1000}k ${mib(s.rss)}`).join(", ")}; after the drain ${mib(rssBytes(pids))}`);
   console.log("subscription notification p50/p99: not measured (FHIR Subscriptions are not on main yet)");
 } finally {
   if (bridge) await stopBridge(bridge, "SIGKILL");
