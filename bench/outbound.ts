@@ -8,7 +8,9 @@
 //     by the same bridge process over its WebSocket, as a ratio to 1;
 //  4. a backlog: a paused destination takes --messages (100,000) in batches of 100, workerd's RSS
 //     read before, every 10,000 and after (the queue is the Durable Object's SQLite, so it should
-//     stay flat); then resumed, the drain rate until its depth is 0.
+//     stay flat); then resumed, the drain rate until the receiver has ACKed all (then depth 0 checked).
+// Completion is read off the receiver; the destination's figures (GET /api/v1/destinations/{id},
+// a scan of its queue on the object's thread) only every few seconds, for dead letters.
 // Usage: npx tsx bench/outbound.ts [--messages 100000] [--rate-messages 2000] [--concurrency 16] [--keys 64]
 // (--concurrency: the destinations' per_key concurrency, and the inbound run's MLLP connections).
 import net from "node:net";
