@@ -46,8 +46,8 @@ describe("FHIR operations registry", () => {
     const t = await createTenant();
     const fetch = appFetch(buildApp(), t);
     const { system, onType, paths } = await surfaces(fetch, t.orgId);
-    // The core operations, then the standards' ($summary from IPS, $match from PDQm).
-    expect(system).toEqual(["validate", "everything", "export", "summary", "match"]);
+    // The core operations, the subscriptions' ($status, $events, $get-ws-binding-token, $topic-list), then the standards' ($summary from IPS, $match from PDQm).
+    expect(system).toEqual(["validate", "everything", "export", "status", "events", "get-ws-binding-token", "topic-list", "summary", "match"]);
     expect(onType("Patient")).toEqual(["validate", "everything", "patient-export", "summary", "match"]);
     expect(onType("Group")).toEqual(["validate", "group-export"]);
     expect(onType("Observation")).toEqual(["validate"]);

@@ -96,6 +96,9 @@ export class QueueStore {
       next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, settled_at INTEGER, last_result TEXT)`);
     sql.exec("CREATE INDEX IF NOT EXISTS messages_pending ON messages (state, key, seq)");
     sql.exec("CREATE INDEX IF NOT EXISTS messages_settled ON messages (settled_at)");
+    // The figures read the oldest pending message and the latest delivery through these, not a scan.
+    sql.exec("CREATE INDEX IF NOT EXISTS messages_state_seq ON messages (state, seq)");
+    sql.exec("CREATE INDEX IF NOT EXISTS messages_delivered ON messages (delivered_at)");
     sql.exec(`CREATE TABLE IF NOT EXISTS attempts (
       message_id TEXT NOT NULL, number INTEGER NOT NULL, started_at INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
       result TEXT NOT NULL, PRIMARY KEY (message_id, number))`);
@@ -141,9 +144,8 @@ export class QueueStore {
           now,
           limit + busy.size,
         )
-      : this.sql.exec<Row>(`SELECT * FROM messages WHERE ${PENDING} ORDER BY seq LIMIT 1`);
-    return heads
-      .toArray()
+      : [this.head()].filter((r): r is Row => r !== undefined);
+    return (Array.isArray(heads) ? heads : heads.toArray())
       .filter((r) => r.next_attempt_at <= now && !busy.has(r.id))
       .slice(0, limit)
       .map(toMessage);
@@ -153,7 +155,7 @@ export class QueueStore {
   nextDueAt(perKey: boolean): number | null {
     const row = perKey
       ? this.sql.exec<{ at: number | null }>(`SELECT MIN(m.next_attempt_at) AS at FROM messages m JOIN (SELECT MIN(seq) AS seq FROM messages WHERE ${PENDING} GROUP BY key) h ON m.seq = h.seq`).one()
-      : this.sql.exec<{ at: number | null }>(`SELECT next_attempt_at AS at FROM messages WHERE ${PENDING} ORDER BY seq LIMIT 1`).toArray()[0];
+      : { at: this.head()?.next_attempt_at ?? null };
     return row?.at ?? null;
   }
 
@@ -198,15 +200,23 @@ export class QueueStore {
       );
   }
 
+  /** The first pending message: the lower seq of the first queued and the first in flight (each an index lookup). */
+  private head(): Row | undefined {
+    const first = (state: string) => this.sql.exec<Row>("SELECT * FROM messages WHERE state = ? ORDER BY seq LIMIT 1", state).toArray()[0];
+    const [queued, inFlight] = [first("queued"), first("in_flight")];
+    if (!queued || !inFlight) return queued ?? inFlight;
+    return queued.seq < inFlight.seq ? queued : inFlight;
+  }
+
   figures(now: number): QueueFigures {
     const counts = new Map(this.sql.exec<{ state: string; n: number }>("SELECT state, COUNT(*) AS n FROM messages GROUP BY state").toArray().map((r) => [r.state, r.n]));
-    const oldest = this.sql.exec<{ at: number | null }>(`SELECT MIN(enqueued_at) AS at FROM messages WHERE ${PENDING}`).one().at;
+    const head = this.head();
+    const oldest = head?.enqueued_at ?? null;
     const minute = Math.floor(now / 60_000);
     const window = (minutes: number) =>
       this.sql.exec<{ d: number | null; f: number | null; lag: number | null; max: number | null }>("SELECT SUM(delivered) AS d, SUM(failed) AS f, SUM(lag_sum) AS lag, MAX(lag_max) AS max FROM tallies WHERE minute > ?", minute - minutes).one();
     const [w1, w15, w60] = [window(1), window(15), window(60)];
     const lastDelivered = this.sql.exec<{ at: number | null }>("SELECT MAX(delivered_at) AS at FROM messages").one().at;
-    const head = this.sql.exec<Row>(`SELECT * FROM messages WHERE ${PENDING} ORDER BY seq LIMIT 1`).toArray()[0];
     const headFailure = head?.last_result ? (JSON.parse(head.last_result) as AttemptResult) : null;
     const failingSince = head && headFailure && !headFailure.ok ? this.sql.exec<{ at: number }>("SELECT MIN(started_at) AS at FROM attempts WHERE message_id = ?", head.id).one().at : null;
     return {
