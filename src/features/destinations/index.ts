@@ -6,7 +6,7 @@ export { DestinationQueue } from "./destination-queue";
 export { destinationRoutes } from "./routes/destinations";
 export { connectorTransport } from "./transports/connector";
 export { urlTransport } from "./transports/url";
-export { type DestinationSettings, destinationSettings, enqueue, listMessages, managedDestination, messageAttempts, queueStats, redeliver, removeManagedDestination, saveManagedDestination } from "./use-cases/destinations";
+export { type DestinationSettings, destinationSettings, enqueue, listMessages, managedDestination, messageAttempts, queueStats, redeliver, removeManagedDestination, retryManagedNow, saveManagedDestination } from "./use-cases/destinations";
 export type * from "./model";
 export { excerpt, httpResult, failed } from "./classify";
 export type { QueueFigures } from "./queue-store";

@@ -9,7 +9,7 @@
 // Bundle as a text frame, an R4 empty notification as `ping <id>` (HAPI's). A socket of org B
 // lives in org B's object and can only present tokens that object issued, so it never binds A's
 // subscriptions.
-import { failed, type AttemptResult, type Transport } from "../destinations";
+import { failed, retryManagedNow, type AttemptResult, type Transport } from "../destinations";
 import { OrgObject } from "../../platform/durable-objects/org-object";
 import { orgObject } from "../../platform/durable-objects/object-names";
 import type { Env } from "../../platform/env";
@@ -166,6 +166,8 @@ export abstract class SubscriptionSockets extends OrgObject {
       ws.send(hello.body === "" ? `bound ${spec.id}` : hello.body);
       // The handshake reached the client: a requested (or errored) subscription is active.
       await applyOutcome(ctx, spec.id, { next: "delivered", failureStreak: 0 });
+      // Notifications that waited for a bound socket go out now, not at their next retry.
+      await retryManagedNow(ctx, { kind: "subscription", id: spec.id });
     }
   }
 

@@ -186,6 +186,12 @@ export async function managedDestination(ctx: OrgContext, owner: Owner): Promise
   return row ? store.resolve(row) : undefined;
 }
 
+/** Makes the waiting messages of an owner's destination due now (a websocket client just bound: what waited goes out). */
+export async function retryManagedNow(ctx: OrgContext, owner: Owner): Promise<void> {
+  const row = await new DestinationStore(ctx).byOwner(owner);
+  if (row) await queueOf(ctx, row.id).act(ctx.orgId, row.id, { action: "retry_now" });
+}
+
 /** The owner is gone: its destination goes with its queue, whatever it still holds. */
 export async function removeManagedDestination(ctx: OrgContext, owner: Owner): Promise<void> {
   const row = await new DestinationStore(ctx).byOwner(owner);
