@@ -137,7 +137,8 @@ describe("relay connection", () => {
     expect(gaps[4]).toBeGreaterThan(gaps[0] ?? 0);
     // A dropped connection is remade, and the backoff starts again from the base.
     service.drop();
-    await waitFor(() => service.connectedAt.length === 2 && service.connected, "reconnected after a drop");
+    // The hello follows the connection as a message of its own: wait for it too.
+    await waitFor(() => service.connectedAt.length === 2 && service.connected && service.hellos.length === 2, "reconnected after a drop, hello sent");
     expect((service.connectedAt[1] ?? 0) - Date.now()).toBeLessThan(2000);
     expect(service.hellos).toHaveLength(2);
   });
