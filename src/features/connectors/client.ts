@@ -33,6 +33,8 @@ export interface ConnectorClient {
   exchange(connectorId: string, message: string, opts: Omit<ExchangeOptions, "policy">): Promise<string>;
   test(connectorId: string): Promise<ConnectionTestResult>;
   endpoint(connectorId: string): Promise<string>;
+  /** The connector's type (mllp, fhir, http...). */
+  type(connectorId: string): Promise<string>;
 }
 
 const tokenCache: TokenCache = new Map();
@@ -98,9 +100,20 @@ export function connectorClient(ctx: OrgContext, testMode: boolean): ConnectorCl
   // A connector's custom auth header is a credential too: dropped on a cross-origin redirect.
   // A stream body (a DICOM STOW) is sent as a stream, not buffered: a study can outgrow a Worker's memory.
   const http = (c: ResolvedConnector, streamBodies = false) => guardedFetch({ policy, credentialHeaders: c.row.auth.header_name ? [c.row.auth.header_name] : [], streamBodies });
-  const resolve = async (id: string) => {
-    const c = await store.resolve(orgId, id);
-    if (!c) throw notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
+  // Read once per client (one execution, one delivery attempt): a node or a delivery that asks for
+  // the type, then calls, reads the row and unseals its credentials once.
+  const resolved = new Map<string, Promise<ResolvedConnector>>();
+  const resolve = (id: string): Promise<ResolvedConnector> => {
+    let c = resolved.get(id);
+    if (!c) {
+      c = store.resolve(orgId, id).then((row) => {
+        if (!row) throw notFound(`Connector ${id} not found`, "CONNECTOR_NOT_FOUND");
+        return row;
+      });
+      // A miss is not remembered: a connector created meanwhile is found by the next call.
+      c.catch(() => resolved.delete(id));
+      resolved.set(id, c);
+    }
     return c;
   };
   const call = async (c: ResolvedConnector, path: string, { query, ...init }: ConnectorRequestInit = {}) => {
@@ -123,6 +136,7 @@ export function connectorClient(ctx: OrgContext, testMode: boolean): ConnectorCl
       return transport.exchange(row.endpoint, message, { ...opts, policy });
     },
     endpoint: async (id) => (await resolve(id)).row.endpoint,
+    type: async (id) => (await resolve(id)).row.type,
     test: async (id) => {
       const c = await resolve(id);
       const started = Date.now();

@@ -1,7 +1,7 @@
 // Deliveries through one of the org's connectors: over the connector type's own transport (mllp:
 // the message, then its ACK read by the type) or as an HTTP request under its endpoint, with
 // the connector's auth. A connector deleted meanwhile holds the queue as a configuration failure.
-import { type ConnectorClient, ConnectorStore, connectorClient } from "../../connectors";
+import { type ConnectorClient, connectorClient } from "../../connectors";
 import type { OrgContext } from "../../../platform/org-context";
 import { ackResult, failed } from "../classify";
 import type { AttemptResult, Delivery, Transport } from "../model";
@@ -29,10 +29,10 @@ export const connectorTransport: Transport = {
   async deliver(ctx, d) {
     if (d.destination.target.kind !== "connector") return failed("configuration", "Not a connector destination");
     const id = d.destination.target.connector_id;
-    const resolved = await new ConnectorStore(ctx.db, ctx.env).resolve(ctx.orgId, id).catch(() => undefined);
-    if (!resolved) return failed("configuration", `Connector ${id} no longer exists: messages wait until the destination names one that does`);
     const client = connectorClient(ctx, false);
-    if (ctx.connectorTypes.get(resolved.row.type)?.transport) return exchange(ctx, client, id, resolved.row.type, d);
+    const type = await client.type(id).catch(() => undefined);
+    if (!type) return failed("configuration", `Connector ${id} no longer exists: messages wait until the destination names one that does`);
+    if (ctx.connectorTypes.get(type)?.transport) return exchange(ctx, client, id, type, d);
     return sendHttp((path, init) => client.fetch(id, path, init), d);
   },
 };
