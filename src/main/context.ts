@@ -16,6 +16,7 @@ import type { OrgContext, OrgContexts } from "../platform/org-context";
 import { orgData } from "../platform/org-data";
 import { controlDatabase } from "../platform/shards";
 import { CONNECTOR_TYPE_CATALOG, FHIR_EXTENSIONS, NODE_FAMILIES } from "./catalogs";
+import { DELIVERY_TRANSPORTS } from "./delivery";
 import { devicePlatformsOf, platformServices } from "./device-platform-services";
 import { fhirChanged } from "./fhir-changes";
 import { agentServicesFor, execute, openExecutionBatch, pipelineServicesFor, runFor } from "./wiring";
@@ -40,6 +41,7 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     },
     nodes,
     connectorTypes,
+    deliveryTransports: DELIVERY_TRANSPORTS,
     pipelines: (principal, testMode) => pipelineServicesFor(ctx, principal, testMode),
     execute: (req) => execute(ctx, req),
     openExecutionBatch: (opts) => openExecutionBatch(ctx, opts),

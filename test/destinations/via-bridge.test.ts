@@ -62,17 +62,26 @@ describe("destinations via a bridge", () => {
     }
   });
 
-  it("another organization's bridge never receives the messages; its bridge id is no target of ours", async () => {
+  it("another organization's bridge, or none, is refused at save; a bridge deleted later holds its messages", async () => {
     const a = await createTenant();
     const b = await createTenant();
     const bBridge = await registerBridge(b);
     const bSocket = await TestBridgeSocket.open(bBridge.credential);
     try {
-      // A names B's bridge: the transport refuses it as a configuration failure, held, never sent.
-      const d = await bridgeDestination(a, bBridge.id);
+      for (const bridgeId of [bBridge.id, "no-such-bridge"]) {
+        const res = await a.fetch("/api/v1/destinations", { method: "POST", json: { name: `via ${bridgeId}`, target: { kind: "bridge", bridge_id: bridgeId, address: "mllp://10.1.2.3:2575" } } });
+        expect(res.status).toBe(422);
+        expect(await res.json()).toMatchObject({ error: { code: "BRIDGE_NOT_FOUND", details: [{ path: "target.bridge_id" }] } });
+      }
+      const own = await registerBridge(a, "A's bridge");
+      const d = await bridgeDestination(a, own.id);
+      const moved = await a.fetch(`/api/v1/destinations/${d}`, { method: "PATCH", json: { target: { kind: "bridge", bridge_id: bBridge.id, address: "mllp://10.1.2.3:2575" } } });
+      expect(moved.status).toBe(422);
+      expect((await a.fetch(`/api/v1/bridges/${own.id}`, { method: "DELETE" })).status).toBe(204);
+      // The bridge is gone: the transport holds the message as a configuration failure, never sent anywhere.
       await a.fetch(`/api/v1/destinations/${d}/messages`, { method: "POST", json: { messages: [{ id: "secret", body: "MSH|A" }] } });
       const held = await eventually(() => messagesOf(a, d), (ms) => ms[0]?.last_result?.failure !== undefined);
-      expect(held[0]!.last_result!.failure!.class).toBe("configuration");
+      expect(held[0]).toMatchObject({ state: "queued", last_result: { failure: { class: "configuration" } } });
       await new Promise((r) => setTimeout(r, 300));
       expect(bSocket.messages("transmit")).toEqual([]);
     } finally {

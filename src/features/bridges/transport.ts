@@ -2,6 +2,7 @@
 // destination's organization and bridge. The bridge must be one of the destination's
 // organization (the relay is named by both, so another org's bridge is never reached).
 import { orgObject } from "../../platform/durable-objects/object-names";
+import { ApiError } from "../../platform/errors";
 import type { OrgContext } from "../../platform/org-context";
 import type { AttemptResult, Delivery, Transport } from "../destinations";
 import { BridgeStore } from "./store";
@@ -44,5 +45,10 @@ export const bridgeTransport: Transport = {
     } catch (e) {
       return { ok: false, failure: { class: "bridge_offline", message: `the bridge relay failed: ${e instanceof Error ? e.message : String(e)}` } };
     }
+  },
+  // The address's form is the schema's; whether the bridge is the org's is known only here.
+  async checkTarget(ctx, target) {
+    if (target.kind !== "bridge" || (await new BridgeStore(ctx.db).get(ctx.orgId, target.bridge_id))) return undefined;
+    return new ApiError(422, "BRIDGE_NOT_FOUND", `Bridge ${target.bridge_id} not found`, [{ path: "target.bridge_id", message: "No such bridge in this organization" }]);
   },
 };

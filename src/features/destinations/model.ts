@@ -1,4 +1,5 @@
 import type { OrgContext } from "../../platform/org-context";
+import type { ApiError } from "../../platform/errors";
 
 // The words of outbound delivery, shared by the queue, its transports and the features that
 // enqueue (pipelines' nodes, FHIR Subscriptions, customer webhooks) or deliver (the bridge relay,
@@ -158,6 +159,12 @@ export interface Delivery {
  */
 export interface Transport {
   deliver(ctx: OrgContext, delivery: Delivery): Promise<AttemptResult>;
+  /**
+   * Why a destination cannot be saved with `target` (a connector or bridge not of this org, a URL
+   * the outbound guard refuses), checked on create and update; undefined when it can. What may
+   * change later (a connector deleted) is still answered by `deliver` as a configuration failure.
+   */
+  checkTarget?(ctx: OrgContext, target: DeliveryTarget): Promise<ApiError | undefined>;
 }
 
 /** The deployment's transports, one per target kind. */

@@ -2,6 +2,7 @@
 // the message, then its ACK read by the type) or as an HTTP request under its endpoint, with
 // the connector's auth. A connector deleted meanwhile holds the queue as a configuration failure.
 import { type ConnectorClient, connectorClient } from "../../connectors";
+import { ApiError } from "../../../platform/errors";
 import type { OrgContext } from "../../../platform/org-context";
 import { ackResult, failed } from "../classify";
 import type { AttemptResult, Delivery, Transport } from "../model";
@@ -34,5 +35,10 @@ export const connectorTransport: Transport = {
     if (!type) return failed("configuration", `Connector ${id} no longer exists: messages wait until the destination names one that does`);
     if (ctx.connectorTypes.get(type)?.transport) return exchange(ctx, client, id, type, d);
     return sendHttp((path, init) => client.fetch(id, path, init), d);
+  },
+  async checkTarget(ctx, target) {
+    if (target.kind !== "connector") return undefined;
+    if (await connectorClient(ctx, false).type(target.connector_id).catch(() => undefined)) return undefined;
+    return new ApiError(422, "CONNECTOR_NOT_FOUND", `Connector ${target.connector_id} not found`, [{ path: "target.connector_id", message: "No such connector in this organization" }]);
   },
 };

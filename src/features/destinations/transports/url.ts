@@ -4,6 +4,7 @@
 // = this attempt's time; one v1 signature per secret during a rotation), by the standardwebhooks package.
 import { Webhook } from "standardwebhooks";
 import { outboundFetch } from "../../../platform/outbound/fetch";
+import { checkUrl, destinationNotAllowed, outboundPolicyOf } from "../../../platform/outbound/policy";
 import { failed } from "../classify";
 import type { Delivery, Transport } from "../model";
 import { sendHttp } from "./http";
@@ -21,5 +22,10 @@ export const urlTransport: Transport = {
     const url = d.destination.target.url;
     const fetch = outboundFetch(ctx.env);
     return sendHttp((path, init) => fetch(path ? new URL(path, url).href : url, init), d, signatureHeaders(d, new Date()));
+  },
+  async checkTarget(ctx, target) {
+    if (target.kind !== "url") return undefined;
+    const verdict = checkUrl(target.url, outboundPolicyOf(ctx.env));
+    return verdict.ok ? undefined : destinationNotAllowed(verdict.reason, [{ path: "target.url", message: verdict.reason }]);
   },
 };

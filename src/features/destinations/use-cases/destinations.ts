@@ -3,9 +3,7 @@
 // The D1 row says where and how to deliver; the destination's Durable Object holds its messages.
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import { ApiError, notFound } from "../../../platform/errors";
-import { checkUrl, destinationNotAllowed, outboundPolicyOf } from "../../../platform/outbound/policy";
 import type { OrgContext } from "../../../platform/org-context";
-import { ConnectorStore } from "../../connectors";
 import type { OperatorAction } from "../destination-queue";
 import type { Attempt, DeliveryTarget, Destination, DestinationOwner, MessageState, OutboundMessage, QueuedMessage } from "../model";
 import type { QueueFigures } from "../queue-store";
@@ -22,16 +20,10 @@ async function rowOf(ctx: OrgContext, id: string): Promise<DestinationRow> {
   return row;
 }
 
-/** A target must point somewhere this org may deliver: its own connector, a URL the outbound guard allows. */
+/** A target must point somewhere this org may deliver, as its kind's transport judges (its own connector or bridge, a URL the guard allows). */
 async function checkTarget(ctx: OrgContext, target: DeliveryTarget): Promise<void> {
-  if (target.kind === "connector") {
-    const connector = await new ConnectorStore(ctx.db, ctx.env).resolve(ctx.orgId, target.connector_id).catch(() => undefined);
-    if (!connector) throw new ApiError(422, "CONNECTOR_NOT_FOUND", `Connector ${target.connector_id} not found`, [{ path: "target.connector_id", message: "No such connector in this organization" }]);
-  }
-  if (target.kind === "url") {
-    const verdict = checkUrl(target.url, outboundPolicyOf(ctx.env));
-    if (!verdict.ok) throw destinationNotAllowed(verdict.reason, [{ path: "target.url", message: verdict.reason }]);
-  }
+  const problem = await ctx.deliveryTransports[target.kind].checkTarget?.(ctx, target);
+  if (problem) throw problem;
 }
 
 const nameTaken = (name: string) => new ApiError(409, "DESTINATION_NAME_TAKEN", `A destination named ${name} exists`);
