@@ -1,11 +1,11 @@
 // Which rate-limit buckets a request counts against (spec section 8).
 import type { BucketRequest } from "../org-gate";
-import type { Principal } from "../auth/permissions";
+import { actorId, type Principal } from "../../../platform/principal";
 import type { Limits } from "./config";
 
 const MINUTE = 60;
 
-/** Per-user buckets by route; "user" is the API key, which is how callers are identified. */
+/** Per-user buckets by route, counted per actor: the person when the principal names one, else the credential (actorId). */
 const USER_BUCKETS: { pattern: RegExp; bucket: string; limit: (l: Limits) => number }[] = [
   {
     pattern: /^POST \/api\/agents\/[^/]+\/(?:chat|conversations\/[^/]+\/messages)$/,
@@ -23,16 +23,16 @@ export function bucketsFor(method: string, path: string, principal: Principal, l
   const route = `${method} ${path}`;
   for (const b of USER_BUCKETS) {
     if (b.pattern.test(route)) {
-      buckets.push({ name: `${b.bucket}:${principal.keyId}`, limit: b.limit(limits), windowSeconds: MINUTE });
+      buckets.push({ name: `${b.bucket}:${actorId(principal)}`, limit: b.limit(limits), windowSeconds: MINUTE });
     }
   }
   return buckets;
 }
 
-/** The buckets a principal's usage report reads: the org's API window and the key's own per-route windows. */
+/** The buckets a principal's usage report reads: the org's API window and the actor's own per-route windows. */
 export function usageBuckets(principal: Principal, limits: Limits): (BucketRequest & { id: "api" | "agent-chat" | "copilot" })[] {
   return [
     { id: "api", name: "api", limit: limits.apiPerMinute, windowSeconds: MINUTE },
-    ...USER_BUCKETS.map((b) => ({ id: b.bucket as "agent-chat" | "copilot", name: `${b.bucket}:${principal.keyId}`, limit: b.limit(limits), windowSeconds: MINUTE })),
+    ...USER_BUCKETS.map((b) => ({ id: b.bucket as "agent-chat" | "copilot", name: `${b.bucket}:${actorId(principal)}`, limit: b.limit(limits), windowSeconds: MINUTE })),
   ];
 }
