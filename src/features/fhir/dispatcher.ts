@@ -39,8 +39,9 @@ export class InteractionDispatcher implements BundleDispatcher {
   private readonly repository: FhirRepository;
   private readonly access: AccessChecks;
   private readonly audit: AuditTrail;
-  private readonly planner: WritePlanner;
-  private readonly writes: WriteInteractions;
+  private readonly options: FhirStoreOptions;
+  private writePlanner?: WritePlanner;
+  private writeInteractions?: WriteInteractions;
 
   constructor(
     readonly data: OrgData,
@@ -57,8 +58,19 @@ export class InteractionDispatcher implements BundleDispatcher {
     this.repository = new FhirRepository(data, this.definitions);
     this.access = new AccessChecks(policy, principal);
     this.audit = new AuditTrail(data, principal, { policy, waitUntil: options.waitUntil, holdAuditFlush: options.holdAuditFlush });
-    this.planner = new WritePlanner(this.repository, this.access);
-    this.writes = new WriteInteractions({ env: data.env, orgId: principal.orgId, repository: this.repository, audit: this.audit, planner: this.planner, writeChecks: options.extensions.writeChecks, store: this, onChange: options.onChange });
+    this.options = options;
+  }
+
+  // Made on a store's first write: most stores (a request's reads and searches) never write.
+  private get planner(): WritePlanner {
+    this.writePlanner ??= new WritePlanner(this.repository, this.access);
+    return this.writePlanner;
+  }
+
+  private get writes(): WriteInteractions {
+    const { data, principal, options } = this;
+    this.writeInteractions ??= new WriteInteractions({ env: data.env, orgId: principal.orgId, repository: this.repository, audit: this.audit, planner: this.planner, writeChecks: options.extensions.writeChecks, store: this, onChange: options.onChange });
+    return this.writeInteractions;
   }
 
   // ---- reads
