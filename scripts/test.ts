@@ -1,11 +1,12 @@
-// `npm test`: the whole suite in three parts on two lanes that run at the same time, since much of
+// `npm test`: the whole suite in four parts on two lanes that run at the same time, since much of
 // its wall time is waiting (loopback peers, queue deliveries, alarms, child processes):
-//   worker:  the Worker projects (worker, worker-isolated), three files at once (vitest.config.ts);
+//   worker-1, worker-2: the two halves (vitest --shard) of the Worker projects (worker,
+//            worker-isolated), three files at once (vitest.config.ts);
 //   node:    the unit and bridge projects, a file at a time;
 //   service: the console build, then the interop and browser projects against one service.
-// Each lane takes the next part when it is free, longest first, so neither lane waits while the
-// other has work: on CI the worker part and then the service part share one lane, the node part
-// has the other (docs/testing.md has the figures). The parts share nothing a test depends on: the
+// Each lane takes the next part when it is free, in plan()'s order, so neither lane waits while the
+// other has work: lane 1 worker-1 then service, lane 2 node then worker-2 (docs/testing.md has the
+// figures). The parts share nothing a test depends on: the
 // Worker projects' Miniflares serve a fixed stand-in for the console, every loopback peer listens
 // on a port of its own, and a console build never leaves console/dist empty
 // (scripts/lib/console-build.ts). Each line is prefixed with its part; a failure fails the run,
@@ -75,9 +76,8 @@ function plan(): Part[] {
     ];
   }
   if (ownArgs.length === 0) {
-    // The three parts are close in length, so two lanes would leave one idle for a third of the
-    // run; the Worker files are halved (vitest's --shard) and each lane ends with a half:
-    // lane 1 worker-1 then service, lane 2 node then worker-2.
+    // Worker, node and service are close in length, so two lanes would leave one idle for a third
+    // of the run; halving the Worker files lets each lane end with a half.
     return [
       { name: "worker-1", steps: [{ vitest: [...WORKER_PROJECTS, "--shard=1/2"] }] },
       { name: "node", steps: [{ vitest: NODE_PROJECTS }] },

@@ -39,14 +39,13 @@ export class InteractionDispatcher implements BundleDispatcher {
   private readonly repository: FhirRepository;
   private readonly access: AccessChecks;
   private readonly audit: AuditTrail;
-  private readonly options: FhirStoreOptions;
   private writePlanner?: WritePlanner;
   private writeInteractions?: WriteInteractions;
 
   constructor(
     readonly data: OrgData,
     readonly principal: Principal,
-    options: FhirStoreOptions,
+    private readonly options: FhirStoreOptions,
   ) {
     // The store's database is the org's shard: a principal of another org would read the wrong one.
     if (data.orgId !== principal.orgId) throw new Error("FhirService: the principal's organization is not the data's");
@@ -58,7 +57,6 @@ export class InteractionDispatcher implements BundleDispatcher {
     this.repository = new FhirRepository(data, this.definitions);
     this.access = new AccessChecks(policy, principal);
     this.audit = new AuditTrail(data, principal, { policy, waitUntil: options.waitUntil, holdAuditFlush: options.holdAuditFlush });
-    this.options = options;
   }
 
   // Made on a store's first write: most stores (a request's reads and searches) never write.
