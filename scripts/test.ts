@@ -10,7 +10,9 @@
 // Worker projects' Miniflares serve a fixed stand-in for the console, every loopback peer listens
 // on a port of its own, and a console build never leaves console/dist empty
 // (scripts/lib/console-build.ts). Each line is prefixed with its part; a failure fails the run,
-// after every part has finished. At the end: each part's and lane's wall time and the ten slowest
+// after every part has finished. Each step is supervised (scripts/lib/supervised-run.ts): a vitest
+// that wrote its report but does not exit, or a step silent for minutes, is stopped with its
+// processes listed, so a hang ends the step instead of the CI run's budget. At the end: each part's and lane's wall time and the ten slowest
 // files (from vitest's JSON reports).
 //
 // The inner loop (docs/testing.md):
@@ -22,10 +24,10 @@
 //                                   or since ref) in every project, through the module graph; the
 //                                   whole service part when console/ changed.
 // Arguments after a second `--` go to every vitest run (npm test -- devices -- -t "sync").
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
+import { stopAllRuns, supervisedRun } from "./lib/supervised-run";
 import { selectTests } from "./lib/test-selection";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -98,20 +100,24 @@ function plan(): Part[] {
   return parts;
 }
 
-/** Runs a command with its output prefixed by the part's name; resolves with its exit code. */
-function run(part: string, command: string, args: string[]): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", (line) => console.log(`[${part}] ${line}`));
-    child.on("error", (err) => {
-      console.log(`[${part}] ${command} did not start: ${err.message}`);
-      resolve(1);
-    });
-    // "exit", not "close": a process a failed test left behind (a wrangler dev whose start timed
-    // out) can hold the inherited output open long after vitest is done.
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+/**
+ * A vitest run that wrote its report has this long to exit before it is stopped (its report is its
+ * outcome); a step silent this long is hung. The longest quiet stretch a healthy run has is the
+ * service's start (its hook budget, 180 s) or one slow file on a loaded machine (vitest prints a
+ * file when it ends; the slowest take 80 s here).
+ */
+const GRACE_MS = 60_000;
+const SILENCE_MS = 8 * 60_000;
+
+/** Runs a command, supervised (scripts/lib/supervised-run.ts); resolves with its exit code. */
+async function run(part: string, command: string, args: string[], report?: string): Promise<number> {
+  const result = await supervisedRun({ label: part, command, args, cwd: ROOT, report, graceMs: GRACE_MS, silenceMs: SILENCE_MS });
+  if (result.stopped) stoppedSteps.push(`${part}: ${result.stopped}`);
+  return result.code;
 }
+
+/** Steps the supervisor had to stop, listed again at the end so a hang is not lost in the output. */
+const stoppedSteps: string[] = [];
 
 interface PartResult {
   name: string;
@@ -134,7 +140,7 @@ async function runPart({ name, steps }: Part, lane: number): Promise<PartResult>
     const report = path.join(REPORTS, `${name}-${i}.json`);
     reports.push(report);
     const args = ["vitest", "run", ...step.vitest, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...vitestArgs];
-    if ((await run(name, "npx", args)) !== 0) failed.push(`vitest ${step.vitest.filter((_, j) => step.vitest[j - 1] === "--project").join(" ")}`);
+    if ((await run(name, "npx", args, report)) !== 0) failed.push(`vitest ${step.vitest.filter((_, j) => step.vitest[j - 1] === "--project").join(" ")}`);
   }
   return { name, lane, failed, seconds: Math.round((Date.now() - started) / 1000), reports };
 }
@@ -163,6 +169,12 @@ function slowest(results: PartResult[]): { part: string; file: string; seconds: 
 
 const minutes = (s: number) => `${Math.floor(s / 60)} min ${s % 60} s`;
 
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stopAllRuns();
+    process.exit(130);
+  });
+}
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(REPORTS, { recursive: true });
 const started = Date.now();
@@ -172,6 +184,7 @@ for (const lane of [...new Set(results.map((r) => r.lane))].sort()) {
   const parts = results.filter((r) => r.lane === lane);
   console.log(`lane ${lane}: ${parts.map((r) => r.name).join(" then ")}, ${minutes(parts.reduce((s, r) => s + r.seconds, 0))}`);
 }
+for (const s of stoppedSteps) console.log(`stopped by the supervisor: ${s}`);
 console.log(`npm test: ${minutes(Math.round((Date.now() - started) / 1000))}`);
 const slow = slowest(results);
 if (slow.length) {
