@@ -66,7 +66,7 @@ export async function issueToken(control: Database, req: TokenRequest): Promise<
   if (!clientId || (form.client_id !== undefined && form.client_id !== clientId)) throw invalidClient("The assertion's iss does not name the client");
   // Another org's client is unknown here, exactly as a client that does not exist.
   const client = await new ClientApplicationStore(control).get(req.orgId, clientId);
-  if (!client || client.status !== "active") throw invalidClient("Unknown or disabled client");
+  if (client?.status !== "active") throw invalidClient("Unknown or disabled client");
 
   const nowSeconds = Math.floor(now / 1000);
   let claims: { exp?: number; jti?: string };
