@@ -184,6 +184,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/fhir/r4/{orgId}/auth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Token endpoint: client_credentials with a private_key_jwt assertion (no other authentication) */
+        post: operations["smartToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's public keys that verify its access tokens (no authentication) */
+        get: operations["smartJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/console/session": {
         parameters: {
             query?: never;
@@ -418,6 +452,43 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client-applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List client applications */
+        get: operations["listClientApplications"];
+        put?: never;
+        /** Register a SMART backend client */
+        post: operations["createClientApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/client-applications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a client application */
+        get: operations["getClientApplication"];
+        put?: never;
+        post?: never;
+        /** Delete a client application (no new tokens; issued ones run out within 5 minutes) */
+        delete: operations["deleteClientApplication"];
+        options?: never;
+        head?: never;
+        /** Change a client application (its keys, scopes, status); tokens already issued run out (5 minutes) */
+        patch: operations["patchClientApplication"];
         trace?: never;
     };
     "/api/llm-models": {
@@ -3213,6 +3284,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TokenResponse: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "bearer";
+            expires_in: number;
+            scope: string;
+        };
+        OAuthError: {
+            error: string;
+            error_description: string;
+        };
+        TokenRequest: {
+            /** @example client_credentials */
+            grant_type: string;
+            /** @example urn:ietf:params:oauth:client-assertion-type:jwt-bearer */
+            client_assertion_type: string;
+            /** @description A JWT signed (RS384 or ES384) with a key the client registered: iss = sub = client_id, aud = this URL, exp at most 5 minutes ahead, a jti never used before */
+            client_assertion: string;
+            /** @example system/Patient.rs */
+            scope: string;
+            client_id?: string;
+        };
         ConsoleSession: {
             organization: {
                 id: string;
@@ -3372,6 +3465,73 @@ export interface components {
              * @default []
              */
             scopes?: string[];
+        };
+        ClientApplication: {
+            /** @description The client_id: the iss and sub of its assertions */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "backend";
+            jwks: {
+                keys: {
+                    [key: string]: unknown;
+                }[];
+            } | null;
+            jwks_url: string | null;
+            scopes: string[];
+            /** @enum {string} */
+            status: "active" | "disabled";
+            created_at: string;
+            created_by: string | null;
+        };
+        CreateClientApplication: {
+            name: string;
+            /** @description The client's public keys (a JWK Set): RSA keys for RS384 or EC P-384 keys for ES384; never a private key */
+            jwks?: {
+                keys: ({
+                    kty: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
+            /**
+             * Format: uri
+             * @description Where the client publishes its JWK Set (https), instead of jwks
+             */
+            jwks_url?: string;
+            /**
+             * @description The system/ SMART scopes tokens may be granted (system/Patient.rs, system/*.read...)
+             * @example [
+             *       "system/Patient.rs",
+             *       "system/Observation.read"
+             *     ]
+             */
+            scopes: string[];
+            /** @enum {string} */
+            status?: "active" | "disabled";
+        };
+        UpdateClientApplication: {
+            name?: string;
+            /** @description The client's public keys (a JWK Set): RSA keys for RS384 or EC P-384 keys for ES384; never a private key */
+            jwks?: {
+                keys: ({
+                    kty: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } | null;
+            /** Format: uri */
+            jwks_url?: string | null;
+            /**
+             * @description The system/ SMART scopes tokens may be granted (system/Patient.rs, system/*.read...)
+             * @example [
+             *       "system/Patient.rs",
+             *       "system/Observation.read"
+             *     ]
+             */
+            scopes?: string[];
+            /** @enum {string} */
+            status?: "active" | "disabled";
         };
         LlmModel: {
             /** @description The value for model_config.model */
@@ -5908,6 +6068,76 @@ export interface operations {
             };
         };
     };
+    smartToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description An access token (5 minutes) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description invalid_request, unsupported_grant_type or invalid_scope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client: unknown client, bad signature, wrong aud, exp too far, replayed jti */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    smartJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JWK Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     getConsoleSession: {
         parameters: {
             query?: never;
@@ -6955,6 +7185,353 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listClientApplications: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of clients */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_applications: components["schemas"]["ClientApplication"][];
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createClientApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateClientApplication"];
+            };
+        };
+        responses: {
+            /** @description Registered; `id` is the client_id */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientApplication"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unusable keys or scopes */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClientApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientApplication"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteClientApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientApplication"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchClientApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateClientApplication"];
+            };
+        };
+        responses: {
+            /** @description Client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientApplication"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unusable keys or scopes */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -59,6 +59,7 @@ import type { HttpEnv } from "../platform/http/http-env";
 import { bridgeConnectRoutes, bridgeRoutes } from "../features/bridges";
 import { destinationsPort, webhookEndpointRoutes, webhookEventTypeRoutes } from "../features/event-webhooks";
 import { subscriptionSocketRoutes } from "../features/subscriptions";
+import { clientApplicationRoutes, smartAccessTokens, smartPublicRoutes } from "../features/smart";
 import { companionPublicRoutes, companionRoutes } from "../features/devices/platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -122,6 +123,9 @@ export function buildApp(options: AppOptions = {}) {
   const fhirExtensions = options.operations ? { ...FHIR_EXTENSIONS, operations: options.operations } : FHIR_EXTENSIONS;
   app.use("/fhir/*", fhirXmlResponses);
   app.route("/fhir/r4/:orgId", fhirPublicRoutes(fhirExtensions));
+  // SMART Backend Services' token endpoint and JWK Set: the client's signed assertion authenticates it.
+  app.use("/fhir/r4/:orgId/auth/*", bodyLimit);
+  app.route("/fhir/r4/:orgId", smartPublicRoutes);
 
   // The console's sign-in carries its API key in the body; the session cookie it sets then
   // authenticates like a Bearer key (features/tenancy/sessions/).
@@ -141,11 +145,12 @@ export function buildApp(options: AppOptions = {}) {
   // Then every management action is audited once its route has answered: each route declares its
   // audit where it is defined (features/audit/declarations.ts, platform/http/route-audit.ts).
   app.use("/api/*", bodyLimit, authenticateRequest(), rateLimit, orgContext, managementAudit, requireJsonBody());
-  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId"), rateLimit, orgContext, managementAudit);
+  app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId", smartAccessTokens), rateLimit, orgContext, managementAudit);
 
   app.route("/api", organizationRoutes);
   app.route("/api/v1/console/session", consoleSessionRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
+  app.route("/api/v1/client-applications", clientApplicationRoutes);
   app.route("/api/llm-models", llmModelRoutes);
   app.route("/api/agents", agentRoutes);
   app.route("/api/agents", agentChatRoutes);

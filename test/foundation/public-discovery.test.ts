@@ -18,12 +18,20 @@ describe("public FHIR discovery", () => {
     expect((await call(`/fhir/r4/${t.orgId}/metadata?_format=ttl`)).status).toBe(406);
   });
 
-  it("states bearer API keys in the SMART configuration and claims no OAuth capability", async () => {
+  it("advertises SMART Backend Services in the SMART configuration and the CapabilityStatement", async () => {
     const res = await call(`/fhir/r4/any-org/.well-known/smart-configuration`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { capabilities: string[]; authentication: { type: string } };
-    expect(body.capabilities).toEqual([]);
+    const body = (await res.json()) as Record<string, unknown> & { capabilities: string[]; authentication: { type: string } };
+    expect(body.capabilities).toEqual(["client-confidential-asymmetric", "permission-v1", "permission-v2"]);
+    expect(body.token_endpoint).toMatch(/\/fhir\/r4\/any-org\/auth\/token$/);
+    expect(body.jwks_uri).toMatch(/\/fhir\/r4\/any-org\/\.well-known\/jwks\.json$/);
+    expect(body.grant_types_supported).toEqual(["client_credentials"]);
+    expect(body.token_endpoint_auth_methods_supported).toEqual(["private_key_jwt"]);
+    expect(body.token_endpoint_auth_signing_alg_values_supported).toEqual(["RS384", "ES384"]);
     expect(body.authentication.type).toBe("bearer");
+    const cs = (await (await call(`/fhir/r4/any-org/metadata`)).json()) as { rest: { security: { extension: { url: string; extension: { url: string; valueUri: string }[] }[] } }[] };
+    const oauth = cs.rest[0]!.security.extension.find((e) => e.url.endsWith("/oauth-uris"));
+    expect(oauth?.extension).toEqual([{ url: "token", valueUri: body.token_endpoint }]);
   });
 
   it("still refuses data without a key, and another org's key", async () => {

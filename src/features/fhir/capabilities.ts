@@ -66,7 +66,12 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
       {
         mode: "server",
         ...(actors.length ? { documentation: `Implementation guide actors: ${actorDocumentation(actors)}` } : {}),
-        security: { description: "Authorization: Bearer <API key> and X-Organization-ID on every request" },
+        security: {
+          // SMART App Launch's oauth-uris: where a backend service gets its access token (features/smart).
+          extension: [{ url: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris", extension: [{ url: "token", valueUri: `${baseUrl}/auth/token` }] }],
+          service: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/restful-security-service", code: "SMART-on-FHIR" }] }],
+          description: "Authorization: Bearer <access token> from the SMART Backend Services token endpoint, or Bearer <API key> with X-Organization-ID",
+        },
         resource,
         interaction: SYSTEM_INTERACTIONS.map((code) => ({ code })),
         searchParam: RESULT_PARAMS.map((name) => ({ name, type: name === "_count" ? "number" : "string" })),

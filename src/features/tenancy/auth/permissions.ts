@@ -29,14 +29,15 @@ export type Permission =
   | "consent:manage"
   | "audit:read"
   | "audit:manage"
-  | "webhooks:manage";
+  | "webhooks:manage"
+  | "clients:manage";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "fhir:configure", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
   "alerts:read", "alerts:manage",
-  "consent:manage", "audit:read", "audit:manage", "webhooks:manage",
+  "consent:manage", "audit:read", "audit:manage", "webhooks:manage", "clients:manage",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {

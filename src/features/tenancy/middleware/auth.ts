@@ -6,12 +6,14 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { authenticate, RefusedForOrg } from "../auth/authenticate";
 import { type Permission, type Principal, denial } from "../auth/permissions";
-import { forbidden } from "../../../platform/errors";
+import { forbidden, unauthorized } from "../../../platform/errors";
+import { fhirBaseUrl } from "../../../platform/http/public-url";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { resolveLimits } from "../limits/config";
 import { PLACEMENT_TTL_MS } from "../../../platform/directory";
 import { controlStore } from "../../../platform/org-data";
 import { ApiKeyStore, type KeyWithOrg } from "../api-keys";
+import { OrganizationStore } from "../organizations";
 import { ConsoleSessionStore } from "../sessions/session-store";
 import { authenticateSession } from "../sessions/authenticate-session";
 import { assertSameOriginWrite, sessionIdOf, sessionLifetimes } from "../sessions/session-policy";
@@ -45,16 +47,34 @@ export function forgetCachedKey(keyHash: string): void {
 /** Forgets every cached key of this isolate (the placements they carry changed: a move from here). */
 export function forgetCachedKeys(): void {
   keyCache.clear();
+  orgCache.clear();
 }
 
-export function authenticateRequest(pathOrgParam?: string) {
+/**
+ * OAuth access tokens a route family accepts besides API keys (SMART on /fhir, wired by the
+ * composition root): `accepts` tells a token from a key by its shape; `verify` answers the
+ * principal or throws a 401 ApiError (with its WWW-Authenticate header).
+ */
+export interface AccessTokens {
+  accepts(credential: string): boolean;
+  verify(env: HttpEnv["Bindings"], token: string, orgId: string, fhirBase: string): Promise<Principal>;
+}
+
+const BEARER_CREDENTIAL = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+type OrgEntry = Omit<KeyWithOrg, "key">;
+const orgCache = new Map<string, { entry: OrgEntry; until: number }>();
+
+export function authenticateRequest(pathOrgParam?: string, accessTokens?: AccessTokens) {
   return createMiddleware<HttpEnv>(async (c, next) => {
     const now = Date.now();
     const pathOrganizationId = pathOrgParam ? c.req.param(pathOrgParam) : undefined;
-    const sessionId = c.req.header("authorization") ? undefined : sessionIdOf(c);
-    let authenticated: Awaited<ReturnType<typeof keyPrincipal>>;
+    const authorization = c.req.header("authorization");
+    const sessionId = authorization ? undefined : sessionIdOf(c);
+    const token = accessTokens && pathOrganizationId !== undefined ? BEARER_CREDENTIAL.exec(authorization ?? "")?.[1] : undefined;
+    let authenticated: { principal: Principal; entry: OrgEntry };
     try {
-      authenticated = sessionId ? await sessionPrincipal(c, sessionId, pathOrganizationId, now) : await keyPrincipal(c, pathOrganizationId, now);
+      if (token && accessTokens?.accepts(token) && pathOrganizationId !== undefined) authenticated = await tokenPrincipal(c, accessTokens, token, pathOrganizationId, now);
+      else authenticated = sessionId ? await sessionPrincipal(c, sessionId, pathOrganizationId, now) : await keyPrincipal(c, pathOrganizationId, now);
     } catch (e) {
       // A valid credential naming the wrong organization counts in its own organization's bucket,
       // so it cannot spend the budget of the client IP it shares with others (429 once spent).
@@ -67,6 +87,24 @@ export function authenticateRequest(pathOrgParam?: string) {
     c.set("placement", { orgId: principal.orgId, shard: entry.orgShard, movingTo: entry.orgMovingTo });
     await next();
   });
+}
+
+/**
+ * An access token: the URL names the org (no X-Organization-ID needed; one that names another
+ * org is refused as for a key). The org's limits and placement are cached per isolate.
+ */
+async function tokenPrincipal(c: Context<HttpEnv>, accessTokens: AccessTokens, token: string, orgId: string, now: number) {
+  const principal = await accessTokens.verify(c.env, token, orgId, fhirBaseUrl(c));
+  const header = c.req.header("x-organization-id")?.trim();
+  if (header && header !== orgId) throw forbidden("The organization in the URL does not match X-Organization-ID");
+  let entry = orgCache.get(orgId);
+  if (!entry || entry.until <= now) {
+    const org = await new OrganizationStore(controlStore(c.env)).get(orgId);
+    if (!org) throw unauthorized("The access token's organization does not exist");
+    entry = { entry: { orgLimits: org.limits, orgShard: org.shard, orgMovingTo: org.movingTo }, until: now + PLACEMENT_TTL_MS };
+    orgCache.set(orgId, entry);
+  }
+  return { principal, entry: entry.entry };
 }
 
 /** A Bearer API key (cached briefly per isolate; its last use recorded at most once a minute). */

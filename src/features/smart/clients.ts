@@ -1,0 +1,54 @@
+// Client application records (control database), always read within their organization.
+import { and, count, desc, eq } from "drizzle-orm";
+import type { Database } from "../../platform/db/client";
+import { type ClientApplicationRow, clientApplications } from "./tables";
+
+export type ClientChanges = Partial<Pick<ClientApplicationRow, "name" | "jwks" | "jwksUrl" | "scopes" | "status">>;
+
+export class ClientApplicationStore {
+  constructor(private readonly db: Database) {}
+
+  async create(row: ClientApplicationRow): Promise<ClientApplicationRow> {
+    await this.db.insert(clientApplications).values(row);
+    return row;
+  }
+
+  async list(orgId: string, limit: number, offset: number): Promise<{ rows: ClientApplicationRow[]; total: number }> {
+    const [rows, totals] = await Promise.all([
+      this.db
+        .select()
+        .from(clientApplications)
+        .where(eq(clientApplications.orgId, orgId))
+        .orderBy(desc(clientApplications.createdAt), desc(clientApplications.id))
+        .limit(limit)
+        .offset(offset),
+      this.db.select({ n: count() }).from(clientApplications).where(eq(clientApplications.orgId, orgId)),
+    ]);
+    return { rows, total: totals[0]?.n ?? 0 };
+  }
+
+  get(orgId: string, id: string): Promise<ClientApplicationRow | undefined> {
+    return this.db
+      .select()
+      .from(clientApplications)
+      .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.id, id)))
+      .get();
+  }
+
+  async update(orgId: string, id: string, changes: ClientChanges): Promise<ClientApplicationRow | undefined> {
+    const rows = await this.db
+      .update(clientApplications)
+      .set(changes)
+      .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.id, id)))
+      .returning();
+    return rows[0];
+  }
+
+  async delete(orgId: string, id: string): Promise<ClientApplicationRow | undefined> {
+    const rows = await this.db
+      .delete(clientApplications)
+      .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.id, id)))
+      .returning();
+    return rows[0];
+  }
+}

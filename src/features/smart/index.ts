@@ -1,0 +1,27 @@
+// The SMART Backend Services feature's public surface: its routes, the access-token check the
+// composition root hands the /fhir authentication, and what the FHIR discovery documents advertise.
+import { ApiError } from "../../platform/errors";
+import type { Env } from "../../platform/env";
+import type { Principal } from "../../platform/principal";
+import { controlStore } from "../../platform/org-data";
+import { InvalidToken, looksLikeJwt, verifyAccessToken } from "./access-tokens";
+
+export { clientApplicationRoutes } from "./routes/client-applications";
+export { JWKS_PATH, smartPublicRoutes, TOKEN_PATH } from "./routes/smart-public";
+export { ASSERTION_ALGS } from "./client-keys";
+export { SUPPORTED_SCOPE_EXAMPLES } from "./scopes";
+export { rotateSigningKey } from "./signing-keys";
+
+/** Bearer access tokens for the FHIR endpoint: a refusal is 401 with RFC 6750's invalid_token. */
+export const smartAccessTokens = {
+  accepts: looksLikeJwt,
+  async verify(env: Env, token: string, orgId: string, fhirBase: string): Promise<Principal> {
+    try {
+      return await verifyAccessToken(controlStore(env), token, orgId, fhirBase);
+    } catch (e) {
+      if (!(e instanceof InvalidToken)) throw e;
+      const header = `Bearer error="invalid_token", error_description="${e.message}"`;
+      throw new ApiError(401, "UNAUTHORIZED", e.message, [], { "WWW-Authenticate": header });
+    }
+  },
+};
