@@ -6,7 +6,7 @@ import { evaluateReadings } from "../features/alerts/evaluate-readings";
 import { consentReadPolicyFor } from "../features/consent/read-enforcement";
 import { ConnectorTypeRegistry } from "../features/connectors/types";
 import { destinationsPort, publishEvents } from "../features/event-webhooks";
-import { fhirStoreFor } from "../features/fhir";
+import { allOf, fhirStoreFor, smartScopePolicy } from "../features/fhir";
 import { NodeRegistry } from "../features/pipelines/registry";
 import { orgGate } from "../features/tenancy/limits/gate";
 import { type Placement, placementOf } from "../platform/directory";
@@ -33,11 +33,14 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     placement,
     gate: () => orgGate(env, data.orgId),
     fhirExtensions: FHIR_EXTENSIONS,
-    // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads).
+    // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads),
+    // unless the caller chose the policy; a token's SMART scopes narrow every store it reads as, whichever (deny wins).
     // Every commit is told to the change listeners (fhir-changes.ts); `onChange: undefined` in `options` writes silently.
     fhir: (principal, options) => {
       const extensions = options?.extensions ?? FHIR_EXTENSIONS;
-      return fhirStoreFor(data, principal, { policy: consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse), onChange: (changes) => fhirChanged(ctx, changes), ...options, extensions });
+      const chosen = options?.policy ?? consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse);
+      const policy = allOf(smartScopePolicy(principal), chosen);
+      return fhirStoreFor(data, principal, { onChange: (changes) => fhirChanged(ctx, changes), ...options, extensions, policy });
     },
     nodes,
     connectorTypes,

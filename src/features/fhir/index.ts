@@ -19,6 +19,9 @@ export { type FhirExtensions, NO_FHIR_EXTENSIONS } from "./extensions";
 export { OperationRegistry } from "./operations/registry";
 export type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Resource } from "./port";
 export { permitAll, type AccessPolicy, type AccessAuditNote, type AccessDecision, type AccessRequest, PERMIT, patientsOf } from "./access-policy";
+export { allOf } from "./access-all-of";
+export { smartScopePolicy } from "./scopes/policy";
+export { parseScope, scopeError, type ResourceScope, type ScopeParse } from "./scopes/syntax";
 export type { AnyOperation, FhirOperation, OperationCall, OperationResponse } from "./operations/operation";
 export { evaluateBudgeted, fhirpathSyntaxError } from "./fhirpath";
 /** Whether a name is a resource type of the store's definitions (the copilot's generated mappings). */

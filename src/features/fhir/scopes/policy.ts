@@ -1,0 +1,32 @@
+// The store's access policy (access-policy.ts) for a principal's SMART grant: check denies what
+// no granted scope covers (a read 404s, a write 403s naming the missing scope), filter leaves out
+// of results what none covers. A principal without a grant (an API key) gets permitAll, so its
+// stores keep their fast paths.
+import type { Principal } from "../../tenancy";
+import { type AccessAction, type AccessPolicy, permitAll } from "../access-policy";
+import { type ScopeInteraction, scopeGrantOf, scopesPermit } from "./grant";
+
+/** A Bulk Data export reads each resource: SMART's `r` (read, not search). */
+const INTERACTION_OF: Readonly<Record<AccessAction, ScopeInteraction>> = {
+  read: "read",
+  search: "search",
+  export: "read",
+  create: "create",
+  update: "update",
+  delete: "delete",
+};
+
+export function smartScopePolicy(principal: Principal): AccessPolicy {
+  if (!principal.fhirGrant) return permitAll;
+  const grant = scopeGrantOf(principal.fhirGrant);
+  return {
+    permitsAll: false,
+    check: ({ action, resourceType, resource, patient }) =>
+      scopesPermit(grant, { interaction: INTERACTION_OF[action], resourceType, ...(resource ? { resource } : {}), ...(patient !== undefined ? { patient } : {}) }),
+    filter: (_principal, action, items, resourceOf) =>
+      items.filter((item) => {
+        const resource = resourceOf(item);
+        return scopesPermit(grant, { interaction: INTERACTION_OF[action], resourceType: resource.resourceType, resource }).permit;
+      }),
+  };
+}
