@@ -1,4 +1,5 @@
 // The control database's tables, for drizzle-kit (migrations/control/): organizations, their
-// API keys and the shard each org lives on. Nothing else lives there, and none of these
-// tables exists on a data shard, so a store handed the wrong database fails loudly.
+// API keys, console sessions and users, and the shard each org lives on. Nothing else lives
+// there, and none of these tables exists on a data shard, so a store handed the wrong database fails loudly.
 export * from "../features/tenancy/tables";
+export * from "../features/identity/tables";

@@ -52,7 +52,7 @@ export function authenticateRequest(pathOrgParam?: string) {
     const now = Date.now();
     const pathOrganizationId = pathOrgParam ? c.req.param(pathOrgParam) : undefined;
     const sessionId = c.req.header("authorization") ? undefined : sessionIdOf(c);
-    let authenticated: Awaited<ReturnType<typeof keyPrincipal>>;
+    let authenticated: { principal: Principal; entry: Omit<KeyWithOrg, "key"> };
     try {
       authenticated = sessionId ? await sessionPrincipal(c, sessionId, pathOrganizationId, now) : await keyPrincipal(c, pathOrganizationId, now);
     } catch (e) {
