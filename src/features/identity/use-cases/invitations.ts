@@ -18,7 +18,7 @@ export async function acceptInvitation(env: Env, contexts: OrgContexts, input: {
   const store = new UserStore(controlStore(env));
   const hash = await sha256Hex(input.token);
   const user = await store.findByInvitation(hash);
-  if (!user || user.status !== "invited" || !user.invitationExpiresAt || Date.parse(user.invitationExpiresAt) <= now) throw invalid();
+  if (user?.status !== "invited" || !user.invitationExpiresAt || Date.parse(user.invitationExpiresAt) <= now) throw invalid();
   if (!(await store.accept(user.id, hash, await hashPassword(input.password)))) throw invalid();
   await recordManagementAction(await contexts.forOrg(user.orgId), userPrincipal(user), { action: "user.accept_invitation", entityId: user.id, outcome: "0" });
   return (await store.get(user.orgId, user.id)) ?? user;

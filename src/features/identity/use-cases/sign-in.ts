@@ -34,7 +34,7 @@ export async function signInWithPassword(env: Env, contexts: OrgContexts, input:
   const control = controlStore(env);
   const store = new UserStore(control);
   const user = await store.findByEmail(input.organization_id, input.email);
-  if (!user || user.status !== "active" || !user.passwordHash) {
+  if (user?.status !== "active" || !user.passwordHash) {
     // As slow as a real check, so the answer's timing does not tell which emails exist.
     await verifyPassword(input.password, DUMMY_HASH);
     if (user) await audit(contexts, user, "4", "UNAUTHORIZED: the user is not active");
