@@ -240,6 +240,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: its token and a password (at least 12 characters) make the user active */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console with an organization id, email and password: sets the session cookie
+         * @description Sets `cdis_session` as `POST /api/v1/console/session` does. Unknown email, wrong password, disabled or not yet accepted: the same 401. After 5 consecutive failures the account is locked (1 min, doubling with each further failure, at most 1 h): 401 with `Retry-After`.
+         */
+        post: operations["signInWithPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/devices/{kind}/{orgId}": {
         parameters: {
             query?: never;
@@ -489,6 +526,57 @@ export interface paths {
         head?: never;
         /** Change a client application (its keys, scopes, status); tokens already issued run out (5 minutes) */
         patch: operations["patchClientApplication"];
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's users (never a password or invitation) */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invite a user: creates them invited and returns a one-time invitation token (valid 7 days) */
+        post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a user's role, name, fhirUser or status (disabled: their sessions stop at once) */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/api/llm-models": {
@@ -3312,14 +3400,22 @@ export interface components {
                 name: string;
             };
             /** @enum {string} */
-            role: "admin" | "clinician" | "service";
+            role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
             scopes: string[];
             /** @description What the session may do; the console hides the rest (the API refuses it too) */
             permissions: string[];
-            key: {
+            /** @description The API key signed in with (absent for a user's password sign-in) */
+            key?: {
                 id: string;
                 name: string;
                 key_prefix: string;
+            };
+            /** @description The user signed in with a password (absent for an API key's session) */
+            user?: {
+                id: string;
+                email: string;
+                name: string;
+                fhir_user?: string;
             };
             created_at: string;
             /** @description When the session ends without further requests: the earlier of the idle and the absolute expiry */
@@ -3331,6 +3427,30 @@ export interface components {
             organization_id: string;
             /** @description An administrator's or clinician's API key; exchanged for the session, never kept by the browser */
             api_key: string;
+        };
+        User: {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
+            fhir_user: string | null;
+            /** @enum {string} */
+            status: "active" | "invited" | "disabled";
+            /** @description Set while sign-in is locked after repeated failures */
+            locked_until: string | null;
+            last_sign_in_at: string | null;
+            created_at: string;
+            created_by: string | null;
+        };
+        AcceptInvitation: {
+            token: string;
+            password: string;
+        };
+        PasswordSignIn: {
+            organization_id: string;
+            email: string;
+            password: string;
         };
         DeviceWebhookAck: {
             /**
@@ -3445,7 +3565,7 @@ export interface components {
             id: string;
             name: string;
             /** @enum {string} */
-            role: "admin" | "clinician" | "service";
+            role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
             scopes: string[];
             /** @description First characters of the key, to tell keys apart */
             key_prefix: string;
@@ -3459,7 +3579,7 @@ export interface components {
         CreateApiKey: {
             name: string;
             /** @enum {string} */
-            role: "admin" | "clinician" | "service";
+            role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
             /**
              * @description Restricts the key to these scopes only, e.g. agent/<agent_id>:execute (the agent must exist in the organization)
              * @default []
@@ -3531,6 +3651,40 @@ export interface components {
              */
             scopes?: string[];
             /** @enum {string} */
+            status?: "active" | "disabled";
+        };
+        UserInvitation: components["schemas"]["User"] & {
+            invitation: {
+                /** @description The one-time invitation token: shown only in this response, stored only as its SHA-256 */
+                token: string;
+                expires_at: string;
+            };
+        };
+        InviteUser: {
+            /** Format: email */
+            email: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
+            /**
+             * @description The FHIR resource the user is (SMART fhirUser), named by AuditEvents of their actions
+             * @example Practitioner/123
+             */
+            fhir_user?: string;
+        };
+        UpdateUser: {
+            /** @enum {string} */
+            role?: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
+            name?: string;
+            /**
+             * @description The FHIR resource the user is (SMART fhirUser), named by AuditEvents of their actions
+             * @example Practitioner/123
+             */
+            fhir_user?: string | null;
+            /**
+             * @description disabled: the user's sessions stop at once and sign-in is refused
+             * @enum {string}
+             */
             status?: "active" | "disabled";
         };
         LlmModel: {
@@ -6326,6 +6480,81 @@ export interface operations {
             };
         };
     };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitation"];
+            };
+        };
+        responses: {
+            /** @description The user, now active */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Invalid body, or the token is unknown, used or expired (INVALID_INVITATION) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signInWithPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordSignIn"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the cookie is set */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Invalid request body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid email or password, or the account is locked (Retry-After) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     answerDevicePlatformWebhookChallenge: {
         parameters: {
             query?: never;
@@ -7532,6 +7761,219 @@ export interface operations {
             };
             /** @description Unusable keys or scopes */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["User"][];
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteUser"];
+            };
+        };
+        responses: {
+            /** @description Invited; the token is in `invitation.token`, shown only here */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInvitation"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUser"];
+            };
+        };
+        responses: {
+            /** @description The user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

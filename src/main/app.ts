@@ -52,6 +52,8 @@ import { llmModelRoutes } from "../features/agents/routes/llm-models";
 import { nodeCatalogRoutes } from "../features/pipelines/routes/node-catalog";
 import { consoleSessionRoutes, consoleSignInRoutes } from "../features/tenancy/routes/console-session";
 import { organizationRoutes } from "../features/tenancy/routes/organization";
+import { authRoutes } from "../features/identity/routes/auth";
+import { userRoutes } from "../features/identity/routes/users";
 import { pipelineRoutes } from "../features/pipelines/routes/pipelines";
 import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
@@ -132,6 +134,9 @@ export function buildApp(options: AppOptions = {}) {
   app.openAPIRegistry.registerComponent("securitySchemes", "consoleSession", { type: "apiKey", in: "cookie", name: "cdis_session", description: "The web console's session (POST /api/v1/console/session)" });
   app.use("/api/v1/console/session", bodyLimit);
   app.route("/api/v1/console/session", consoleSignInRoutes);
+  // A user's invitation acceptance and password sign-in: public, the body carries the credential.
+  app.use("/api/v1/auth/*", bodyLimit);
+  app.route("/api/v1/auth", authRoutes);
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
   app.route("/api", devicePlatformPublicRoutes(devicePlatformsOf));
@@ -151,6 +156,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/console/session", consoleSessionRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/v1/client-applications", clientApplicationRoutes);
+  app.route("/api/v1/users", userRoutes);
   app.route("/api/llm-models", llmModelRoutes);
   app.route("/api/agents", agentRoutes);
   app.route("/api/agents", agentChatRoutes);

@@ -3,7 +3,7 @@
 // its role and scopes. Every floor names it (stores audit it, Durable Objects carry it), so it is
 // plain vocabulary here; what each role may do is tenancy's (features/tenancy/auth/permissions.ts).
 
-export const ROLES = ["admin", "clinician", "service"] as const;
+export const ROLES = ["admin", "clinician", "service", "integration_engineer", "auditor"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The person a request acts for, when one does (a signed-in user, a user-authorized app, a user's key). */

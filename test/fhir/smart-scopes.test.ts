@@ -51,7 +51,10 @@ describe("SMART scopes on the FHIR API", () => {
     expect(idsOf(searched).sort()).toEqual(p1Obs.map((o) => `Observation/${o.id}`).sort());
     expect(searched.total).toBe(2);
     expect((await bundle("Observation?_summary=count")).total).toBe(2);
-    expect(idsOf(await bundle("Patient"))).toEqual([]);
+    // No scope names Patient: the search is refused before it runs, naming the scope it lacks.
+    const patients = await fetch(`${base}/Patient`);
+    expect(patients.status).toBe(403);
+    expect(JSON.stringify(await patients.json())).toContain("do not grant patient/Patient.s");
     expect(idsOf(await bundle(`Observation/${p2Obs[0]!.id}/_history`))).toEqual([]);
 
     const created = await fetch(`${base}/Observation`, { method: "POST", json: newObservation(p1.id) });

@@ -72,6 +72,30 @@ describe("SMART Backend Services", () => {
     expect(jwks.keys[0]).not.toHaveProperty("d");
   });
 
+  it("holds a token to its granted scopes: system/Patient.rs reads and searches Patients only, and writes nothing", async () => {
+    const t = await createTenant();
+    const patient = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient", name: [{ family: "Scoped" }] } })).json()) as { id: string };
+    const obs = await t.fetch(`/fhir/r4/${t.orgId}/Observation`, {
+      method: "POST",
+      json: { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code: "8867-4" }] }, subject: { reference: `Patient/${patient.id}` } },
+    });
+    expect(obs.status).toBe(201);
+    const { id: obsId } = (await obs.json()) as { id: string };
+    const { access_token } = await tokenFor(t, await register(t), "system/Patient.rs");
+    const withToken = (path: string, init: RequestInit = {}) => call(`/fhir/r4/${t.orgId}${path}`, { ...init, headers: { authorization: `Bearer ${access_token}`, "content-type": "application/fhir+json", ...init.headers } });
+    expect((await withToken(`/Patient?family=Scoped`)).status).toBe(200);
+    // A read outside the grant looks like an absent resource; a search of a type no scope names is refused.
+    expect((await withToken(`/Observation/${obsId}`)).status).toBe(404);
+    const search = await withToken(`/Observation?subject=Patient/${patient.id}`);
+    expect(search.status).toBe(403);
+    expect(JSON.stringify(await search.json())).toContain("do not grant system/Observation.s");
+    const write = await withToken(`/Patient`, { method: "POST", body: JSON.stringify({ resourceType: "Patient", name: [{ family: "Nope" }] }) });
+    expect(write.status).toBe(403);
+    // The data is unchanged and still there for the API key.
+    expect((await t.fetch(`/fhir/r4/${t.orgId}/Observation/${obsId}`)).status).toBe(200);
+    expect(((await (await t.fetch(`/fhir/r4/${t.orgId}/Patient?family=Nope`)).json()) as { total?: number; entry?: unknown[] }).entry ?? []).toHaveLength(0);
+  });
+
   it("accepts an RS384 client too", async () => {
     const t = await createTenant();
     const client = await register(t, "RS384");

@@ -6,7 +6,7 @@ import { ApiFailure, api, SESSION_ENDED } from "./api";
 
 export interface ConsoleSession {
   organization: { id: string; name: string };
-  role: "admin" | "clinician" | "service";
+  role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
   scopes: string[];
   permissions: string[];
   key: { id: string; name: string; key_prefix: string };

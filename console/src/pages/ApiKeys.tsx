@@ -9,7 +9,7 @@ import { useApi } from "../lib/use-api";
 interface ApiKey {
   id: string;
   name: string;
-  role: "admin" | "clinician" | "service";
+  role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
   key_prefix: string;
   status: "active" | "revoked";
   created_at: string;
@@ -63,6 +63,8 @@ export function ApiKeys() {
           <select value={role} onChange={(e) => setRole(e.target.value as ApiKey["role"])}>
             <option value="admin">Administrator</option>
             <option value="clinician">Clinician</option>
+            <option value="integration_engineer">Integration engineer</option>
+            <option value="auditor">Auditor (read-only)</option>
             <option value="service">Service (systems)</option>
           </select>
         </label>

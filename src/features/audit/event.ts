@@ -1,7 +1,9 @@
-// Builds the FHIR R4 AuditEvent of one management action: who (the API key's id and role, never
-// the key), what (type and subtypes, action), the entity (its kind and id), the outcome (0 success,
-// 4 refused, 8 failed, with the reason), the source (the org's service) and when.
+// Builds the FHIR R4 AuditEvent of one management action: who (the person, when a user acted, and
+// the API key's id and role, never the key), what (type and subtypes, action), the entity (its kind
+// and id), the outcome (0 success, 4 refused, 8 failed, with the reason), the source (the org's
+// service) and when.
 import type { Principal } from "../../platform/principal";
+import { principalAgents } from "../../platform/audit-agents";
 import { ACTION_SYSTEM, ENTITY_TYPE_SYSTEM, MANAGEMENT_ACTIONS, type ManagementAction } from "./actions";
 
 export interface ManagementActionInput {
@@ -41,15 +43,7 @@ export function managementAuditEvent(principal: Principal, input: ManagementActi
     recorded,
     outcome: input.outcome,
     ...(input.reason ? { outcomeDesc: input.reason.slice(0, MAX_REASON_CHARS) } : {}),
-    agent: [
-      {
-        type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ParticipationType", code: "AUT", display: "author (originator)" }] },
-        who: { identifier: { system: "urn:cdis:api-key", value: principal.keyId }, display: principal.keyName },
-        altId: principal.keyId,
-        role: [{ coding: [{ system: "urn:cdis:role", code: principal.role }], text: principal.role }],
-        requestor: true,
-      },
-    ],
+    agent: principalAgents(principal, true),
     source: {
       site: principal.orgId,
       observer: { display: "cdis-management-api" },

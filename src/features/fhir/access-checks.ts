@@ -1,6 +1,6 @@
 // The store's use of its access policy (access-policy.ts, the hook): a read denied looks like an
-// absent resource (404), a write denied is a 403 naming its reason, and results are thinned to
-// what the principal may see. A policy that permits everything costs no check and no parse.
+// absent resource (404), a write or a search of a type refused outright is a 403 naming its reason,
+// and results are thinned to what the principal may see. A policy that permits everything costs no check and no parse.
 import { forbidden, notFound } from "../../platform/errors";
 import type { Principal } from "../tenancy";
 import type { AccessAction, AccessPolicy } from "./access-policy";
@@ -37,6 +37,13 @@ export class AccessChecks {
     if (this.permitsAll) return;
     const decision = await this.policy.check({ principal: this.principal, action, resourceType: resource.resourceType, resource });
     if (!decision.permit) throw forbidden(`${action} of ${resource.resourceType}/${resource.id ?? "(new)"} denied: ${decision.reason}`);
+  }
+
+  /** A search of a type the policy refuses outright (no scope names it) is a 403 naming its reason, before it runs. */
+  async maySearch(resourceType: string): Promise<void> {
+    if (this.permitsAll) return;
+    const decision = await this.policy.check({ principal: this.principal, action: "search", resourceType });
+    if (!decision.permit) throw forbidden(`search of ${resourceType} denied: ${decision.reason}`);
   }
 
   /** The results of `action` the policy lets the principal see. */

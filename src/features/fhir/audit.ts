@@ -1,6 +1,7 @@
 // Builds the AuditEvent (FHIR R4, DICOM/IHE style) recorded for every FHIR interaction:
 // who (the API key and its role), what (the resource or the query) and the outcome.
 import type { Principal } from "../../platform/principal";
+import { principalAgents } from "../../platform/audit-agents";
 import { clip } from "../../platform/db/size";
 import type { Resource } from "./port";
 import { newResourceId } from "./resource-id";
@@ -91,14 +92,7 @@ export function auditEvent(principal: Principal, input: AuditInput, recorded: st
     outcome: input.outcome,
     ...(input.outcomeDesc ? { outcomeDesc: input.outcomeDesc } : {}),
     ...(input.policy?.purposes.length ? { purposeOfEvent: input.policy.purposes.map((code) => ({ coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ActReason", code }] })) } : {}),
-    agent: [
-      {
-        type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ParticipationType", code: "AUT" }] },
-        who: { identifier: { system: "urn:cdis:api-key", value: principal.keyId }, display: principal.keyName },
-        role: [{ coding: [{ system: "urn:cdis:role", code: principal.role }], text: principal.role }],
-        requestor: true,
-      },
-    ],
+    agent: principalAgents(principal, false),
     source: { site: principal.orgId, observer: { display: "cdis-fhir-store" } },
     ...(entity.length ? { entity } : {}),
   };

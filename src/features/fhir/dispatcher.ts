@@ -108,6 +108,7 @@ export class InteractionDispatcher implements BundleDispatcher {
     return this.audit.audited(type ? "search-type" : "search-system", { query: label }, async () => {
       if (type) checkType(type);
       const req = parseSearch(this.definitions, type, params, options.strict);
+      if (type) await this.access.maySearch(type);
       await this.audit.visibleBefore(type, params);
       return this.repository.search(req, params, { baseUrl: this.baseUrl, filter: this.access.searchFilter() });
     });

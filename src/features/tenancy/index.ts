@@ -5,3 +5,8 @@ export { limitsOfOrg } from "./limits/org-limits";
 export { countWebhookDelivery } from "./middleware/rate-limit";
 export { orgGate, releaseSlot, acquireSlotOrThrow, heldSlot } from "./limits/gate";
 export type { Limits } from "./limits/config";
+export { permissionsOf } from "./auth/permissions";
+export { ConsoleSessionStore } from "./sessions/session-store";
+export { sessionCookie, sessionLifetimes } from "./sessions/session-policy";
+export { ConsoleSessionSchema, type ConsoleSessionView } from "./sessions/schemas";
+export { presentSession } from "./sessions/present-session";

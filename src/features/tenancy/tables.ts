@@ -1,6 +1,7 @@
 // Drizzle schema of the service's D1 tables. `npm run db:generate` turns changes
 // into SQL under migrations/. Every tenant-owned table leads its keys with org_id.
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { ROLES } from "../../platform/principal";
 
 export const organizations = sqliteTable("organizations", {
   id: text("id").primaryKey(),
@@ -22,7 +23,7 @@ export const apiKeys = sqliteTable(
       .notNull()
       .references(() => organizations.id),
     name: text("name").notNull(),
-    role: text("role", { enum: ["admin", "clinician", "service"] }).notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
     scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull().default([]),
     keyHash: text("key_hash").notNull(),
     keyPrefix: text("key_prefix").notNull(),
@@ -41,8 +42,8 @@ export type OrganizationRow = typeof organizations.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /**
- * Web console sessions (issue #19): a sign-in with an API key exchanged for a random session id,
- * kept only as its SHA-256 hash. In the control database beside the keys because a session
+ * Web console sessions (issue #19): a sign-in with an API key, or a user's password (issue #34),
+ * exchanged for a random session id, kept only as its SHA-256 hash. In the control database beside the keys because a session
  * authenticates like its key (one joined lookup) and dies with it when the key is revoked.
  */
 export const consoleSessions = sqliteTable(
@@ -52,9 +53,13 @@ export const consoleSessions = sqliteTable(
     orgId: text("org_id")
       .notNull()
       .references(() => organizations.id),
-    keyId: text("key_id")
-      .notNull()
-      .references(() => apiKeys.id),
+    /** The key signed in with; null for a user's password sign-in. */
+    keyId: text("key_id").references(() => apiKeys.id),
+    /**
+     * The user signed in (features/identity); null for a key's session. No foreign key in the
+     * schema: identity's table refers to organizations here, and a reference back would be a cycle.
+     */
+    userId: text("user_id"),
     createdAt: text("created_at").notNull(),
     /** Sliding expiry: idle longer than CONSOLE_SESSION_IDLE_SECONDS after this and the session is over. */
     lastSeenAt: text("last_seen_at").notNull(),
@@ -62,7 +67,7 @@ export const consoleSessions = sqliteTable(
     expiresAt: text("expires_at").notNull(),
     revokedAt: text("revoked_at"),
   },
-  (t) => [index("console_sessions_key_idx").on(t.keyId)],
+  (t) => [index("console_sessions_key_idx").on(t.keyId), index("console_sessions_user_idx").on(t.userId)],
 );
 
 export type ConsoleSessionRow = typeof consoleSessions.$inferSelect;

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { allOf } from "../../../src/features/fhir/access-all-of";
 import { type AccessPolicy, PERMIT, permitAll } from "../../../src/features/fhir/access-policy";
 import type { Resource } from "../../../src/features/fhir/port";
-import { type ScopeInteraction, scopeGrantOf, scopesPermit } from "../../../src/features/fhir/scopes/grant";
+import { type ScopeInteraction, scopeGrantOf, scopesPermit, scopesPermitType } from "../../../src/features/fhir/scopes/grant";
 import { smartScopePolicy } from "../../../src/features/fhir/scopes/policy";
 import { parseScope, resourceScopesOf, scopeError } from "../../../src/features/fhir/scopes/syntax";
 import type { Principal } from "../../../src/platform/principal";
@@ -135,6 +135,14 @@ describe("SMART scope decisions", () => {
     expect(permits(either, "read", observation("p1", "social-history"), "p1")).toBe(false);
     // A code element that is a plain code (Patient.gender is not granular, but Condition.code is a CodeableConcept).
     expect(permits(["user/Condition.rs?code=http://snomed.info/sct|44054006"], "read", { resourceType: "Condition", code: { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] } })).toBe(true);
+  });
+
+  it("lets a search run when any scope names its type and letter, whatever its conditions or compartment", () => {
+    const type = (scopes: string[], resourceType: string) => scopesPermitType(scopeGrantOf({ scopes }), { interaction: "search", resourceType });
+    expect(type([`patient/Observation.rs?category=${VITALS}`], "Observation")).toEqual(PERMIT);
+    expect(type(["system/*.s"], "Encounter")).toEqual(PERMIT);
+    expect(type(["system/Observation.r"], "Observation")).toEqual({ permit: false, reason: "the token's scopes do not grant system/Observation.s" });
+    expect(type(["patient/Observation.rs", "system/Patient.rs"], "Condition")).toEqual({ permit: false, reason: "the token's scopes do not grant patient/Condition.s" });
   });
 
   it("names the missing scope, or the scopes a resource is outside of", () => {

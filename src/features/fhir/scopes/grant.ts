@@ -44,15 +44,30 @@ export function scopeGrantOf(grant: FhirGrant): ScopeGrant {
 }
 
 export function scopesPermit(grant: ScopeGrant, request: ScopeRequest): AccessDecision {
-  const permission = PERMISSION_OF[request.interaction];
-  const named = grant.scopes.filter((s) => (s.resourceType === "*" || s.resourceType === request.resourceType) && s.permissions.has(permission));
+  const named = namedScopes(grant, request);
   if (named.some((s) => covers(grant, s, request))) return PERMIT;
-  if (!named.length) {
-    const context = grant.scopes.some((s) => s.context === "patient") ? "patient" : "user";
-    return { permit: false, reason: `the token's scopes do not grant ${context}/${request.resourceType}.${permission}` };
-  }
+  if (!named.length) return notGranted(grant, request);
   const what = request.resource?.id ? `${request.resourceType}/${request.resource.id}` : `this ${request.resourceType}`;
   return { permit: false, reason: `${what} is outside what the token's scopes grant (${named.map((s) => s.text).join(" ")})` };
+}
+
+/**
+ * Whether any scope names the type and the interaction's letter, whatever its conditions and
+ * compartment: a search is refused before it runs when none does (its results are then thinned
+ * by scopesPermit, one by one).
+ */
+export function scopesPermitType(grant: ScopeGrant, request: Omit<ScopeRequest, "resource" | "patient">): AccessDecision {
+  return namedScopes(grant, request).length ? PERMIT : notGranted(grant, request);
+}
+
+function namedScopes(grant: ScopeGrant, request: Pick<ScopeRequest, "interaction" | "resourceType">): ResourceScope[] {
+  const permission = PERMISSION_OF[request.interaction];
+  return grant.scopes.filter((s) => (s.resourceType === "*" || s.resourceType === request.resourceType) && s.permissions.has(permission));
+}
+
+function notGranted(grant: ScopeGrant, request: Pick<ScopeRequest, "interaction" | "resourceType">): AccessDecision {
+  const context = (["patient", "system"] as const).find((c) => grant.scopes.some((s) => s.context === c)) ?? "user";
+  return { permit: false, reason: `the token's scopes do not grant ${context}/${request.resourceType}.${PERMISSION_OF[request.interaction]}` };
 }
 
 function covers(grant: ScopeGrant, scope: ResourceScope, request: ScopeRequest): boolean {

@@ -1,10 +1,11 @@
 // The store's access policy (access-policy.ts) for a principal's SMART grant: check denies what
-// no granted scope covers (a read 404s, a write 403s naming the missing scope), filter leaves out
+// no granted scope covers (a read 404s, a write or a search of a type no scope names 403s naming
+// the missing scope), filter leaves out
 // of results what none covers. A principal without a grant (an API key) gets permitAll, so its
 // stores keep their fast paths.
 import type { Principal } from "../../tenancy";
 import { type AccessAction, type AccessPolicy, permitAll } from "../access-policy";
-import { type ScopeInteraction, scopeGrantOf, scopesPermit } from "./grant";
+import { type ScopeInteraction, scopeGrantOf, scopesPermit, scopesPermitType } from "./grant";
 
 /** A Bulk Data export reads each resource: SMART's `r` (read, not search). */
 const INTERACTION_OF: Readonly<Record<AccessAction, ScopeInteraction>> = {
@@ -22,7 +23,10 @@ export function smartScopePolicy(principal: Principal): AccessPolicy {
   return {
     permitsAll: false,
     check: ({ action, resourceType, resource, patient }) =>
-      scopesPermit(grant, { interaction: INTERACTION_OF[action], resourceType, ...(resource ? { resource } : {}), ...(patient !== undefined ? { patient } : {}) }),
+      // A search is judged on its type before it runs (AccessChecks.maySearch), its results one by one.
+      action === "search" && !resource
+        ? scopesPermitType(grant, { interaction: "search", resourceType })
+        : scopesPermit(grant, { interaction: INTERACTION_OF[action], resourceType, ...(resource ? { resource } : {}), ...(patient !== undefined ? { patient } : {}) }),
     filter: (_principal, action, items, resourceOf) =>
       items.filter((item) => {
         const resource = resourceOf(item);

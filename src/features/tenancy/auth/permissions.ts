@@ -30,14 +30,15 @@ export type Permission =
   | "audit:read"
   | "audit:manage"
   | "webhooks:manage"
-  | "clients:manage";
+  | "clients:manage"
+  | "users:manage";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "fhir:configure", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
   "alerts:read", "alerts:manage",
-  "consent:manage", "audit:read", "audit:manage", "webhooks:manage", "clients:manage",
+  "consent:manage", "audit:read", "audit:manage", "webhooks:manage", "clients:manage", "users:manage",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
@@ -51,6 +52,17 @@ const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   service: new Set<Permission>([
     "org:read", "fhir:read", "fhir:write", "export:run", "pipelines:read", "pipelines:execute",
     "agents:invoke", "messages:ingest", "messages:read", "alerts:read",
+  ]),
+  // Integration engineers build and run the data flows (pipelines, connectors, destinations,
+  // webhooks, devices, messages, FHIR data); they do not manage keys, users or the audit trail.
+  integration_engineer: new Set<Permission>([
+    "org:read", "fhir:read", "fhir:write", "pipelines:read", "pipelines:manage", "pipelines:execute",
+    "connectors:manage", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
+    "webhooks:manage", "agents:read", "alerts:read",
+  ]),
+  // Auditors look, never touch: read-only over the org, its data and its trail.
+  auditor: new Set<Permission>([
+    "org:read", "fhir:read", "audit:read", "messages:read", "pipelines:read", "alerts:read", "agents:read",
   ]),
 };
 

@@ -1,6 +1,8 @@
 // Turns a console session cookie into the same Principal its API key would give, so every route
-// applies the same role checks whichever credential the request carried.
+// applies the same role checks whichever credential the request carried; a user's session gives
+// the user's principal (their role, `user` set), and stops the moment the user is disabled.
 import { forbidden, unauthorized } from "../../../platform/errors";
+import { userPrincipal } from "../../identity";
 import { hashApiKey } from "../auth/api-key-crypto";
 import type { Principal } from "../auth/permissions";
 import { RefusedForOrg } from "../auth/authenticate";
@@ -30,7 +32,8 @@ export async function authenticateSession(
   const idHash = await hashApiKey(creds.sessionId);
   const entry = await lookup(idHash);
   if (!entry) throw unauthorized("Invalid console session: sign in again");
-  assertLive(entry.session, entry.key.revokedAt, lifetimes, now);
+  assertLive(entry.session, entry.key?.revokedAt ?? null, lifetimes, now);
+  if (entry.user && entry.user.status !== "active") throw unauthorized("The user is disabled: the console session has ended");
   const orgId = entry.session.orgId;
   const refuse = (message: string) => new RefusedForOrg(forbidden(message), orgId, entry.orgLimits);
   const named = creds.organizationId?.trim();
@@ -38,5 +41,11 @@ export async function authenticateSession(
   if (creds.pathOrganizationId !== undefined && creds.pathOrganizationId !== orgId) {
     throw refuse("The organization in the URL does not match the console session's");
   }
-  return { idHash, entry, principal: { orgId, keyId: entry.key.id, keyName: entry.key.name, role: entry.key.role, scopes: entry.key.scopes } };
+  return { idHash, entry, principal: principalOf(entry, orgId) };
+}
+
+function principalOf({ key, user }: SessionWithKey, orgId: string): Principal {
+  if (key) return { orgId, keyId: key.id, keyName: key.name, role: key.role, scopes: key.scopes };
+  if (!user) throw unauthorized("Invalid console session: sign in again");
+  return userPrincipal(user);
 }

@@ -9,13 +9,14 @@ import { type OrgData, controlStore } from "../../../platform/org-data";
 import { recordManagementAction } from "../../audit";
 import { ApiKeyStore } from "../api-keys";
 import { authenticate } from "../auth/authenticate";
-import { type Principal, permissionsOf } from "../auth/permissions";
+import type { Principal } from "../auth/permissions";
 import { ConsoleSessionStore, type SessionWithKey } from "../sessions/session-store";
-import { sessionEndsAt, sessionLifetimes } from "../sessions/session-policy";
+import { sessionLifetimes } from "../sessions/session-policy";
+import { presentSession } from "../sessions/present-session";
 import type { ConsoleSessionView } from "../sessions/schemas";
 
 /** Roles that may sign in to the console; service keys are for systems. */
-const CONSOLE_ROLES = new Set(["admin", "clinician"]);
+const CONSOLE_ROLES = new Set(["admin", "clinician", "integration_engineer", "auditor"]);
 
 export interface SignedIn {
   sessionId: string;
@@ -35,7 +36,7 @@ export async function signIn(env: Env, contexts: OrgContexts, input: { organizat
   }
   const lifetimes = sessionLifetimes(env);
   const sessions = new ConsoleSessionStore(control);
-  const { id, row } = await sessions.create(principal.orgId, principal.keyId, now, lifetimes.maxSeconds);
+  const { id, row } = await sessions.create(principal.orgId, { keyId: principal.keyId }, now, lifetimes.maxSeconds);
   const found = await sessions.findByHash(row.idHash);
   if (!found) throw new Error("the session just created was not found");
   await recordManagementAction(trail, principal, { action: "console_session.sign_in", outcome: "0" });
@@ -51,19 +52,4 @@ export function currentSession(data: OrgData, principal: Principal, session: Ses
 export async function signOut(data: OrgData, idHash: string | undefined): Promise<void> {
   if (!idHash) throw notFound("No console session: this request was authenticated with an API key", "NO_CONSOLE_SESSION");
   await new ConsoleSessionStore(data.control).revoke(idHash, new Date().toISOString());
-}
-
-function presentSession(principal: Principal, { session, key, orgName }: SessionWithKey, env: Env): ConsoleSessionView {
-  const lifetimes = sessionLifetimes(env);
-  return {
-    organization: { id: session.orgId, name: orgName },
-    role: principal.role,
-    scopes: principal.scopes,
-    permissions: permissionsOf(principal),
-    key: { id: key.id, name: key.name, key_prefix: key.keyPrefix },
-    created_at: session.createdAt,
-    expires_at: new Date(sessionEndsAt(session, lifetimes)).toISOString(),
-    absolute_expires_at: session.expiresAt,
-    idle_timeout_seconds: lifetimes.idleSeconds,
-  };
 }

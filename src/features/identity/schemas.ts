@@ -1,0 +1,87 @@
+// The identity API's shapes (validation and OpenAPI) and how a user row is presented: never its
+// password hash or invitation hash.
+import { z } from "@hono/zod-openapi";
+import { ROLES } from "../../platform/principal";
+import { MIN_PASSWORD_LENGTH } from "./password";
+import { USER_STATUSES, type UserRow } from "./tables";
+
+const FHIR_USER = /^(Practitioner|PractitionerRole|Patient|RelatedPerson|Person)\/[A-Za-z0-9.-]{1,64}$/;
+const fhirUser = z.string().regex(FHIR_USER, "Expected a FHIR reference such as Practitioner/123").openapi({ description: "The FHIR resource the user is (SMART fhirUser), named by AuditEvents of their actions", example: "Practitioner/123" });
+
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string(),
+    role: z.enum(ROLES),
+    fhir_user: z.string().nullable(),
+    status: z.enum(USER_STATUSES),
+    locked_until: z.string().nullable().openapi({ description: "Set while sign-in is locked after repeated failures" }),
+    last_sign_in_at: z.string().nullable(),
+    created_at: z.string(),
+    created_by: z.string().nullable(),
+  })
+  .openapi("User");
+
+export const InviteUserBody = z
+  .object({
+    email: z.string().trim().toLowerCase().email().max(254),
+    name: z.string().trim().min(1).max(200),
+    role: z.enum(ROLES),
+    fhir_user: fhirUser.optional(),
+  })
+  .strict()
+  .openapi("InviteUser");
+
+export const InvitationSchema = UserSchema.extend({
+  invitation: z.object({
+    token: z.string().openapi({ description: "The one-time invitation token: shown only in this response, stored only as its SHA-256" }),
+    expires_at: z.string(),
+  }),
+}).openapi("UserInvitation");
+
+export const UpdateUserBody = z
+  .object({
+    role: z.enum(ROLES).optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    fhir_user: fhirUser.nullable().optional(),
+    status: z.enum(["active", "disabled"]).optional().openapi({ description: "disabled: the user's sessions stop at once and sign-in is refused" }),
+  })
+  .strict()
+  .openapi("UpdateUser");
+
+export const AcceptInvitationBody = z
+  .object({
+    token: z.string().trim().min(1).max(200),
+    password: z.string().min(MIN_PASSWORD_LENGTH, `The password needs at least ${MIN_PASSWORD_LENGTH} characters`).max(1024),
+  })
+  .strict()
+  .openapi("AcceptInvitation");
+
+export const PasswordSignInBody = z
+  .object({
+    organization_id: z.string().trim().min(1).max(200),
+    email: z.string().trim().min(1).max(254),
+    password: z.string().min(1).max(1024),
+  })
+  .strict()
+  .openapi("PasswordSignIn");
+
+export const UserIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
+
+export type UserView = z.infer<typeof UserSchema>;
+
+export function presentUser(row: UserRow): UserView {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    fhir_user: row.fhirUser,
+    status: row.status,
+    locked_until: row.lockedUntil,
+    last_sign_in_at: row.lastSignInAt,
+    created_at: row.createdAt,
+    created_by: row.createdBy,
+  };
+}

@@ -1,0 +1,68 @@
+// Password sign-in to the console: the org's user by email, the password checked with scrypt,
+// then a console session bound to the user (tenancy's sessions, cookie and lifetimes). Every
+// refusal answers the same 401 (unknown email, wrong password, disabled, locked, not yet
+// accepted), so it tells nobody which emails exist; a locked account adds Retry-After. Attempts on
+// a known user are audited in their organization's trail (console_session.sign_in).
+import { ApiError } from "../../../platform/errors";
+import type { Env } from "../../../platform/env";
+import type { OrgContexts } from "../../../platform/org-context";
+import { controlStore } from "../../../platform/org-data";
+import { recordManagementAction } from "../../audit";
+import { ConsoleSessionStore, type ConsoleSessionView, presentSession, sessionLifetimes } from "../../tenancy";
+import { lockedForSeconds, lockMs } from "../lockout";
+import { DUMMY_HASH, verifyPassword } from "../password";
+import type { UserRow } from "../tables";
+import { UserStore } from "../users";
+import { userPrincipal } from "./principal";
+
+export interface PasswordSignIn {
+  organization_id: string;
+  email: string;
+  password: string;
+}
+
+export interface SignedIn {
+  sessionId: string;
+  maxAgeSeconds: number;
+  view: ConsoleSessionView;
+}
+
+const refused = (retryAfterSeconds = 0) =>
+  new ApiError(401, "UNAUTHORIZED", "Invalid email or password", [], retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {});
+
+export async function signInWithPassword(env: Env, contexts: OrgContexts, input: PasswordSignIn, now = Date.now()): Promise<SignedIn> {
+  const control = controlStore(env);
+  const store = new UserStore(control);
+  const user = await store.findByEmail(input.organization_id, input.email);
+  if (user?.status !== "active" || !user.passwordHash) {
+    // As slow as a real check, so the answer's timing does not tell which emails exist.
+    await verifyPassword(input.password, DUMMY_HASH);
+    if (user) await audit(contexts, user, "4", "UNAUTHORIZED: the user is not active");
+    throw refused();
+  }
+  const locked = lockedForSeconds(user.lockedUntil, now);
+  if (locked) {
+    await audit(contexts, user, "4", "UNAUTHORIZED: sign-in locked after repeated failures");
+    throw refused(locked);
+  }
+  if (!(await verifyPassword(input.password, user.passwordHash))) {
+    const failures = await store.recordFailure(user.id);
+    const lock = lockMs(failures);
+    if (lock) await store.lock(user.id, new Date(now + lock).toISOString());
+    await audit(contexts, user, "4", `UNAUTHORIZED: wrong password (${failures} consecutive failures)`);
+    throw refused(lock ? Math.ceil(lock / 1000) : 0);
+  }
+  await store.recordSuccess(user.id, new Date(now).toISOString());
+  const lifetimes = sessionLifetimes(env);
+  const sessions = new ConsoleSessionStore(control);
+  const { id, row } = await sessions.create(user.orgId, { userId: user.id }, now, lifetimes.maxSeconds);
+  const found = await sessions.findByHash(row.idHash);
+  if (!found) throw new Error("the session just created was not found");
+  const principal = userPrincipal(user);
+  await audit(contexts, user, "0");
+  return { sessionId: id, maxAgeSeconds: lifetimes.maxSeconds, view: presentSession(principal, found, env) };
+}
+
+async function audit(contexts: OrgContexts, user: UserRow, outcome: "0" | "4", reason?: string): Promise<void> {
+  await recordManagementAction(await contexts.forOrg(user.orgId), userPrincipal(user), { action: "console_session.sign_in", outcome, ...(reason ? { reason } : {}) });
+}

@@ -1,0 +1,106 @@
+// User records in the control database. Reads and writes are scoped by org, except the
+// invitation lookup (the token names its user) and the updates of a user already found in its org.
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { Database } from "../../platform/db/client";
+import type { Role } from "../../platform/principal";
+import { type UserRow, type UserStatus, users } from "./tables";
+
+export interface NewUser {
+  orgId: string;
+  email: string;
+  name: string;
+  role: Role;
+  fhirUser?: string | undefined;
+  invitationHash: string;
+  invitationExpiresAt: string;
+  createdBy: string;
+}
+
+export interface UserChanges {
+  role?: Role | undefined;
+  name?: string | undefined;
+  fhirUser?: string | null | undefined;
+  status?: Extract<UserStatus, "active" | "disabled"> | undefined;
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export class UserStore {
+  constructor(private readonly db: Database) {}
+
+  async create(input: NewUser): Promise<UserRow> {
+    const row: UserRow = {
+      id: crypto.randomUUID(),
+      orgId: input.orgId,
+      email: normalizeEmail(input.email),
+      name: input.name,
+      role: input.role,
+      fhirUser: input.fhirUser ?? null,
+      status: "invited",
+      passwordHash: null,
+      invitationHash: input.invitationHash,
+      invitationExpiresAt: input.invitationExpiresAt,
+      failedSignIns: 0,
+      lockedUntil: null,
+      lastSignInAt: null,
+      createdAt: new Date().toISOString(),
+      createdBy: input.createdBy,
+    };
+    await this.db.insert(users).values(row);
+    return row;
+  }
+
+  async list(orgId: string, limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
+    const [rows, totals] = await Promise.all([
+      this.db.select().from(users).where(eq(users.orgId, orgId)).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset(offset),
+      this.db.select({ n: count() }).from(users).where(eq(users.orgId, orgId)),
+    ]);
+    return { rows, total: totals[0]?.n ?? 0 };
+  }
+
+  async get(orgId: string, id: string): Promise<UserRow | undefined> {
+    return this.db.select().from(users).where(and(eq(users.orgId, orgId), eq(users.id, id))).get();
+  }
+
+  async findByEmail(orgId: string, email: string): Promise<UserRow | undefined> {
+    return this.db.select().from(users).where(and(eq(users.orgId, orgId), eq(users.email, normalizeEmail(email)))).get();
+  }
+
+  async findByInvitation(invitationHash: string): Promise<UserRow | undefined> {
+    return this.db.select().from(users).where(eq(users.invitationHash, invitationHash)).get();
+  }
+
+  async update(orgId: string, id: string, changes: UserChanges): Promise<UserRow | undefined> {
+    const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    if (Object.keys(set).length) await this.db.update(users).set(set).where(and(eq(users.orgId, orgId), eq(users.id, id)));
+    return this.get(orgId, id);
+  }
+
+  /** Accepts the invitation once: only while it is still pending, so a replayed token changes nothing. */
+  async accept(id: string, invitationHash: string, passwordHash: string): Promise<boolean> {
+    const done = await this.db
+      .update(users)
+      .set({ status: "active", passwordHash, invitationHash: null, invitationExpiresAt: null })
+      .where(and(eq(users.id, id), eq(users.invitationHash, invitationHash), eq(users.status, "invited")))
+      .returning({ id: users.id });
+    return done.length === 1;
+  }
+
+  /** Counts one more consecutive failure (atomically) and answers the new count. */
+  async recordFailure(id: string): Promise<number> {
+    const hit = await this.db
+      .update(users)
+      .set({ failedSignIns: sql`${users.failedSignIns} + 1` })
+      .where(eq(users.id, id))
+      .returning({ n: users.failedSignIns });
+    return hit[0]?.n ?? 0;
+  }
+
+  async lock(id: string, until: string): Promise<void> {
+    await this.db.update(users).set({ lockedUntil: until }).where(eq(users.id, id));
+  }
+
+  async recordSuccess(id: string, at: string): Promise<void> {
+    await this.db.update(users).set({ failedSignIns: 0, lockedUntil: null, lastSignInAt: at }).where(eq(users.id, id));
+  }
+}
