@@ -1,7 +1,10 @@
 // SMART Backend Services end to end: a registered client signs an assertion, gets an access
 // token and reads FHIR data with it; the refusals RFC 6749 / SMART name, and the token's reach.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { orgObject } from "../../src/platform/durable-objects/object-names";
 import { call, createTenant, type Tenant } from "../support/tenants";
 
 type Alg = "ES384" | "RS384";
@@ -94,6 +97,31 @@ describe("SMART Backend Services", () => {
     // The data is unchanged and still there for the API key.
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Observation/${obsId}`)).status).toBe(200);
     expect(((await (await t.fetch(`/fhir/r4/${t.orgId}/Patient?family=Nope`)).json()) as { total?: number; entry?: unknown[] }).entry ?? []).toHaveLength(0);
+  });
+
+  it("runs a Bulk Data export as the token's grant allows, for that client alone", async () => {
+    const t = await createTenant();
+    const patient = (await (await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", json: { resourceType: "Patient", name: [{ family: "Bulk" }] } })).json()) as { id: string };
+    const obs = await t.fetch(`/fhir/r4/${t.orgId}/Observation`, { method: "POST", json: { resourceType: "Observation", status: "final", code: { text: "hr" }, subject: { reference: `Patient/${patient.id}` } } });
+    expect(obs.status).toBe(201);
+    const client = await register(t);
+    const { access_token } = await tokenFor(t, client, "system/Patient.rs");
+    const kickoff = await call(`/fhir/r4/${t.orgId}/$export`, { headers: { authorization: `Bearer ${access_token}`, accept: "application/fhir+json", prefer: "respond-async" } });
+    expect(kickoff.status).toBe(202);
+    const statusPath = new URL(kickoff.headers.get("content-location")!).pathname;
+    await runDurableObjectAlarm(orgObject(env.EXPORT_JOB, t.orgId, statusPath.split("/").pop()!));
+    const done = await call(statusPath, bearer(access_token));
+    expect(done.status).toBe(200);
+    // The job read as the token: its Patients, none of the Observations the grant does not reach.
+    const manifest = (await done.json()) as { requiresAccessToken: boolean; output: { type: string; count: number; url: string }[] };
+    expect(manifest.requiresAccessToken).toBe(true);
+    expect(manifest.output.filter((o) => o.count > 0).map((o) => [o.type, o.count])).toEqual([["Patient", 1]]);
+    expect((await call(new URL(manifest.output[0]!.url).pathname, bearer(access_token))).status).toBe(200);
+    expect((await call(new URL(manifest.output[0]!.url).pathname)).status).toBe(401);
+    // Another client of the org sees neither the status nor the files.
+    const other = await tokenFor(t, await register(t), "system/Patient.rs");
+    expect((await call(statusPath, bearer(other.access_token))).status).toBe(404);
+    expect((await call(new URL(manifest.output[0]!.url).pathname, bearer(other.access_token))).status).toBe(404);
   });
 
   it("accepts an RS384 client too", async () => {

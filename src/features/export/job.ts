@@ -27,8 +27,8 @@ export type ExportStatus = "running" | "completed" | "failed" | "cancelled";
 export interface ExportJobState {
   id: string;
   orgId: string;
-  /** The key that kicked the export off (scopes absent in jobs started before they were recorded). */
-  requestedBy: { keyId: string; keyName: string; role: Role; scopes?: string[] };
+  /** Who kicked the export off: the pages are read as this principal (scopes absent in jobs started before they were recorded). */
+  requestedBy: Requester;
   request: ExportRequest;
   status: ExportStatus;
   /** Export includes resources updated up to and including this instant. */
@@ -87,10 +87,20 @@ export interface JobDeps {
   now?: () => number;
 }
 
-/** The principal an export reads as: the key that kicked it off (the store's access policy judges it). */
+/**
+ * The principal as an export job keeps it: everything the store's access policies judge by (the
+ * role, a token's SMART grant, the client, the user, the access policy), so a job reads no more
+ * than its requester could have read at kick-off.
+ */
+export type Requester = Pick<Principal, "keyId" | "keyName" | "role"> & Partial<Pick<Principal, "scopes" | "user" | "client" | "fhirGrant" | "accessPolicyId">>;
+
+export function requesterRecordOf({ keyId, keyName, role, scopes, user, client, fhirGrant, accessPolicyId }: Principal): Requester {
+  return { keyId, keyName, role, scopes, ...(user ? { user } : {}), ...(client ? { client } : {}), ...(fhirGrant ? { fhirGrant } : {}), ...(accessPolicyId ? { accessPolicyId } : {}) };
+}
+
+/** The principal an export reads as: its requester (the store's access policies judge every page). */
 export function requesterOf(state: Pick<ExportJobState, "orgId" | "requestedBy">): Principal {
-  const { keyId, keyName, role, scopes = [] } = state.requestedBy;
-  return { orgId: state.orgId, keyId, keyName, role, scopes };
+  return { ...state.requestedBy, orgId: state.orgId, scopes: state.requestedBy.scopes ?? [] };
 }
 
 export function fileKey(state: Pick<ExportJobState, "orgId" | "id">, name: string): string {

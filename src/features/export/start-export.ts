@@ -3,7 +3,7 @@
 import type { Env } from "../../platform/env";
 import type { FhirService } from "../fhir";
 import { acquireSlotOrThrow, releaseSlot } from "../tenancy";
-import { EXPORT_SLOT_LEASE_MS, type ExportJobState } from "./job";
+import { EXPORT_SLOT_LEASE_MS, type ExportJobState, requesterRecordOf } from "./job";
 import { exportJob } from "./jobs";
 import { recordExport } from "./export-index";
 import { type KickoffInput, parseKickoff } from "./kickoff";
@@ -36,7 +36,7 @@ export async function startExport(ctx: KickoffContext, input: KickoffInput): Pro
   const state: ExportJobState = {
     id,
     orgId: principal.orgId,
-    requestedBy: { keyId: principal.keyId, keyName: principal.keyName, role: principal.role, scopes: principal.scopes },
+    requestedBy: requesterRecordOf(principal),
     request,
     status: "running",
     transactionTime: now,

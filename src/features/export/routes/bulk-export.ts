@@ -53,7 +53,7 @@ bulkExportRoutes
       },
     }),
     async (c) => {
-      const state = await visibleExport(c.env, c.get("principal").orgId, c.req.valid("param").jobId);
+      const state = await visibleExport(c.env, c.get("principal"), c.req.valid("param").jobId);
       if (state.status === "failed") {
         throw new ApiError(500, "EXPORT_FAILED", `The export failed: ${state.failure ?? "unknown error"}`);
       }
@@ -80,7 +80,7 @@ bulkExportRoutes
       responses: { 202: { description: "Cancelled" }, 404: outcome("Unknown export") },
     }),
     async (c) => {
-      await cancelExport(c.env, c.get("principal").orgId, c.req.valid("param").jobId);
+      await cancelExport(c.env, c.get("principal"), c.req.valid("param").jobId);
       return c.body(null, 202);
     },
   )
