@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 
 const BENCHMARKS: Record<string, { file: string; what: string }> = {
+  auth: { file: "auth.ts", what: "FHIR read by id with a SMART access token (Backend Services) vs with an API key, alternating rounds on npm start's runtime (target >= 0.95x)" },
   "http-auth": { file: "http-auth.ts", what: "authenticated requests vs /health through wrangler dev" },
   "local-runtime": { file: "local-runtime.ts", what: "/health req/s under npm start (Miniflare directly) vs npm run dev (wrangler dev)" },
   fhir: { file: "fhir/run.ts", what: "FHIR store in-process: creates, reads, searches at ~100k resources, EXPLAIN QUERY PLAN" },

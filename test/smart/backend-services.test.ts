@@ -4,7 +4,9 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { InvalidToken, verifyAccessToken } from "../../src/features/smart/access-tokens";
 import { orgObject } from "../../src/platform/durable-objects/object-names";
+import { controlStore } from "../../src/platform/org-data";
 import { call, createTenant, type Tenant } from "../support/tenants";
 
 type Alg = "ES384" | "RS384";
@@ -122,6 +124,18 @@ describe("SMART Backend Services", () => {
     const other = await tokenFor(t, await register(t), "system/Patient.rs");
     expect((await call(statusPath, bearer(other.access_token))).status).toBe(404);
     expect((await call(new URL(manifest.output[0]!.url).pathname, bearer(other.access_token))).status).toBe(404);
+  });
+
+  it("refuses a token once it has expired, though this isolate verified it before", async () => {
+    const t = await createTenant();
+    const { access_token } = await tokenFor(t, await register(t));
+    const base = `http://localhost/fhir/r4/${t.orgId}`;
+    const principal = await verifyAccessToken(controlStore(env), access_token, t.orgId, base);
+    expect(principal.client).toBeDefined();
+    // Cached now; five minutes and a second later it is refused all the same.
+    await expect(verifyAccessToken(controlStore(env), access_token, t.orgId, base, Date.now() + 301_000)).rejects.toBeInstanceOf(InvalidToken);
+    // Another org's base never takes it, cached or not.
+    await expect(verifyAccessToken(controlStore(env), access_token, "another-org", `http://localhost/fhir/r4/another-org`)).rejects.toBeInstanceOf(InvalidToken);
   });
 
   it("accepts an RS384 client too", async () => {

@@ -15,8 +15,28 @@ export function looksLikeJwt(credential: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(credential);
 }
 
+/**
+ * Tokens this isolate verified, by FHIR base and token, until they expire: a client sends the same
+ * token for up to 5 minutes, and an ES384 verification per request cost a quarter of a read's
+ * throughput (bench/auth.ts). Nothing revokes a token before it expires (docs/smart.md), so the
+ * cache changes no answer; it is bounded, the oldest entry dropped first.
+ */
+const verified = new Map<string, { principal: Principal; until: number }>();
+const VERIFIED_MAX = 10_000;
+
 /** `orgId`: the org the URL names; `fhirBase`: its FHIR base URL (the token's iss and aud). */
 export async function verifyAccessToken(control: Database, token: string, orgId: string, fhirBase: string, now = Date.now()): Promise<Principal> {
+  const cacheKey = `${fhirBase} ${token}`;
+  const hit = verified.get(cacheKey);
+  if (hit && hit.until > now && hit.principal.orgId === orgId) return structuredClone(hit.principal);
+  if (hit) verified.delete(cacheKey);
+  const { principal, until } = await verifyUncached(control, token, orgId, fhirBase, now);
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(cacheKey, { principal, until });
+  return structuredClone(principal);
+}
+
+async function verifyUncached(control: Database, token: string, orgId: string, fhirBase: string, now: number): Promise<{ principal: Principal; until: number }> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -38,7 +58,7 @@ export async function verifyAccessToken(control: Database, token: string, orgId:
     const clientId = payload.sub ?? "";
     const name = typeof payload.client_name === "string" ? payload.client_name : clientId;
     const scopes = typeof payload.scope === "string" ? parseScopeParam(payload.scope) : [];
-    return {
+    const principal: Principal = {
       orgId,
       keyId: `client:${clientId}`,
       keyName: name,
@@ -47,6 +67,7 @@ export async function verifyAccessToken(control: Database, token: string, orgId:
       client: { id: clientId, name },
       fhirGrant: { scopes },
     };
+    return { principal, until: (payload.exp ?? 0) * 1000 };
   } catch (e) {
     if (e instanceof InvalidToken) throw e;
     if (e instanceof joseErrors.JWTExpired) throw new InvalidToken("The access token has expired");
