@@ -82,6 +82,7 @@ async function main() {
       fresh(browser, async (page) => {
         await page.goto(`${worker.url}/`, { waitUntil: "networkidle0" });
         await page.type("input[name=organization]", worker.orgId);
+        await page.click("button[data-switch-to=key]");
         await page.type("input[name=api_key]", worker.apiKey);
         await Promise.all([page.waitForSelector("nav[aria-label=Main]"), page.click("button[type=submit]")]);
         // Warm the editor's chunk, so the figure is rendering, not downloading code.

@@ -249,7 +249,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation: its token and a password (at least 12 characters) make the user active */
+        /** Accept an invitation: its token and a password (at least 12 characters), optionally the name to go by, make the user active */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
@@ -3446,6 +3446,8 @@ export interface components {
         AcceptInvitation: {
             token: string;
             password: string;
+            /** @description The user's name as they want it shown, when not the one they were invited with */
+            name?: string;
         };
         PasswordSignIn: {
             organization_id: string;

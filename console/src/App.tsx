@@ -1,5 +1,6 @@
-// Routes of the signed-in console. Pages past the first load lazily, so the first route stays
-// small; a page the role may not use shows "not allowed" (and its API answers 403 anyway). Every
+// Routes of the console. Pages past the first load lazily, so the first route stays small; a page
+// the role may not use shows "not allowed" (and its API answers 403 anyway). Accepting an
+// invitation is the one page reached without a session; every other route signs in first. Every
 // route's path comes from src/main/console-routes.ts, the list the Worker serves the console's page for.
 import { lazy, type ReactNode, Suspense } from "react";
 import { Route, Switch } from "wouter";
@@ -35,6 +36,13 @@ const DestinationDetail = lazy(() => import("./pages/DestinationDetail").then((m
 const DestinationForm = lazy(() => import("./pages/DestinationForm").then((m) => ({ default: m.DestinationForm })));
 const DestinationMessage = lazy(() => import("./pages/DestinationMessage").then((m) => ({ default: m.DestinationMessage })));
 const Bridges = lazy(() => import("./pages/Bridges").then((m) => ({ default: m.Bridges })));
+const Users = lazy(() => import("./pages/Users").then((m) => ({ default: m.Users })));
+const Applications = lazy(() => import("./pages/Applications").then((m) => ({ default: m.Applications })));
+const Subscriptions = lazy(() => import("./pages/Subscriptions").then((m) => ({ default: m.Subscriptions })));
+const SubscriptionDetail = lazy(() => import("./pages/SubscriptionDetail").then((m) => ({ default: m.SubscriptionDetail })));
+const Webhooks = lazy(() => import("./pages/Webhooks").then((m) => ({ default: m.Webhooks })));
+const WebhookDetail = lazy(() => import("./pages/WebhookDetail").then((m) => ({ default: m.WebhookDetail })));
+const AcceptInvitation = lazy(() => import("./pages/AcceptInvitation").then((m) => ({ default: m.AcceptInvitation })));
 const FhirResource = lazy(() => import("./pages/FhirResource").then((m) => ({ default: m.FhirResource })));
 
 /** A path segment the router has passed through decodeURI: reserved characters (%3A, %2F) are still escaped. */
@@ -53,7 +61,19 @@ function Guarded({ needs, what, children }: { needs: string; what: string; child
 
 function Console() {
   const { session } = useSession();
-  if (!session) return <SignIn />;
+  return (
+    <Switch>
+      <Route path={CONSOLE_ROUTES.acceptInvitation}>
+        <Suspense fallback={<Loading what="the page" />}>
+          <AcceptInvitation />
+        </Suspense>
+      </Route>
+      <Route>{session ? <SignedIn /> : <SignIn />}</Route>
+    </Switch>
+  );
+}
+
+function SignedIn() {
   return (
     <Layout>
       <Suspense fallback={<Loading what="the page" />}>
@@ -226,6 +246,40 @@ function Console() {
           <Route path={CONSOLE_ROUTES.bridges}>
             <Guarded needs="org:read" what="see bridges">
               <Bridges />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.subscriptions}>
+            <Guarded needs="messages:read" what="see subscriptions">
+              <Subscriptions />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.subscription}>
+            {(params) => (
+              <Guarded needs="messages:read" what="see subscriptions">
+                <SubscriptionDetail key={params.id} id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path={CONSOLE_ROUTES.webhooks}>
+            <Guarded needs="webhooks:manage" what="manage event webhooks">
+              <Webhooks />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.webhook}>
+            {(params) => (
+              <Guarded needs="webhooks:manage" what="manage event webhooks">
+                <WebhookDetail key={params.id} id={params.id} />
+              </Guarded>
+            )}
+          </Route>
+          <Route path={CONSOLE_ROUTES.users}>
+            <Guarded needs="users:manage" what="manage users">
+              <Users />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.applications}>
+            <Guarded needs="clients:manage" what="manage client applications">
+              <Applications />
             </Guarded>
           </Route>
           <Route component={NotFound} />

@@ -34,4 +34,12 @@ export const CONSOLE_ROUTES = {
   destination: "/destinations/:id",
   destinationMessage: "/destinations/:id/messages/:message",
   bridges: "/settings/bridges",
+  users: "/settings/users",
+  applications: "/settings/applications",
+  subscriptions: "/subscriptions",
+  subscription: "/subscriptions/:id",
+  webhooks: "/webhooks",
+  webhook: "/webhooks/:id",
+  // Public: reached from an invitation link, before anyone is signed in.
+  acceptInvitation: "/accept-invitation",
 } as const;

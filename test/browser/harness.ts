@@ -59,12 +59,28 @@ export function consolePerTest(): { open(base?: string): Promise<Page> } {
   };
 }
 
-/** Signs in through the form and waits for the signed-in frame. */
-export async function signIn(page: Page, orgId: string, apiKey: string): Promise<void> {
+/** Switches the sign-in page to its API key form (the password form is the default). */
+export async function chooseApiKeySignIn(page: Page): Promise<void> {
   await page.waitForSelector("input[name=organization]");
+  if (!(await page.$("input[name=api_key]"))) await page.click("button[data-switch-to=key]");
+  await page.waitForSelector("input[name=api_key]");
+}
+
+/** Signs in through the API key form and waits for the signed-in frame. */
+export async function signIn(page: Page, orgId: string, apiKey: string): Promise<void> {
+  await chooseApiKeySignIn(page);
   await page.type("input[name=organization]", orgId);
   await page.type("input[name=api_key]", apiKey);
   await Promise.all([page.waitForSelector("nav[aria-label=Main]"), page.click("button[type=submit]")]);
+}
+
+/** Types the email and password sign-in form and submits it (the caller waits for what follows). */
+export async function submitPasswordSignIn(page: Page, orgId: string, email: string, password: string): Promise<void> {
+  await page.waitForSelector("input[name=email]");
+  await page.type("input[name=organization]", orgId);
+  await page.type("input[name=email]", email);
+  await page.type("input[name=password]", password);
+  await page.click("button[type=submit]");
 }
 
 /** Follows a link or types an address the way a user would, then waits for the page to settle. */

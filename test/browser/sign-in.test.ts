@@ -2,7 +2,7 @@
 // an HttpOnly cookie, the console's HTML carries a CSP without inline scripts, and every page
 // passes the accessibility scan.
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, consoleUrl, expectAccessible, navLinks, screenshot, signIn, textOf } from "./harness";
+import { chooseApiKeySignIn, consolePerTest, consoleUrl, expectAccessible, navLinks, screenshot, signIn, textOf } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -32,7 +32,7 @@ describe("console sign-in", () => {
     await signIn(page, orgId, adminKey);
 
     expect(await textOf(page, "header")).toContain(orgId);
-    expect(await navLinks(page)).toEqual(["Overview", "Pipelines", "Executions", "Messages", "Destinations", "Agents", "Patients", "Devices", "FHIR browser", "Exports", "API keys", "Connectors", "Bridges", "Organization", "Audit log"]);
+    expect(await navLinks(page)).toEqual(["Overview", "Pipelines", "Executions", "Messages", "Destinations", "Subscriptions", "Event webhooks", "Agents", "Patients", "Devices", "FHIR browser", "Exports", "Users", "Applications", "API keys", "Connectors", "Bridges", "Organization", "Audit log"]);
     await screenshot(page, "overview-admin");
     await expectAccessible(page);
 
@@ -56,6 +56,7 @@ describe("console sign-in", () => {
   it("shows the API's message when the key is wrong and stays on the sign-in page", async () => {
     const { orgId } = inject("orgA");
     const page = await consolePage.open();
+    await chooseApiKeySignIn(page);
     await page.type("input[name=organization]", orgId);
     await page.type("input[name=api_key]", "cdis_not-a-key");
     await page.click("button[type=submit]");

@@ -112,6 +112,18 @@ describe("organization users", () => {
     expect(again.status).toBe(409);
   });
 
+  it("accepting may set the name the person goes by; without one the invited name stays", async () => {
+    const t = await createTenant();
+    const renamed = await invite(t);
+    const res = await call("/api/v1/auth/invitations/accept", { method: "POST", json: { token: renamed.token, password: PASSWORD, name: "  Dana D. Doe " } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: renamed.id, name: "Dana D. Doe", status: "active" });
+    const kept = await invite(t);
+    expect(await (await accept(kept.token)).json()).toMatchObject({ id: kept.id, name: "Dana Doe" });
+    const blank = await invite(t);
+    expect((await call("/api/v1/auth/invitations/accept", { method: "POST", json: { token: blank.token, password: PASSWORD, name: " " } })).status).toBe(400);
+  });
+
   it("answers a wrong password with 401 and locks the account after 5 failures (Retry-After)", async () => {
     const t = await createTenant();
     const u = await invite(t);

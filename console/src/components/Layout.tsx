@@ -2,7 +2,7 @@
 // only what the session's role may use (the API refuses the rest regardless).
 import type { ReactNode } from "react";
 import { Link, useLocation } from "wouter";
-import { useSession } from "../lib/session";
+import { signedInAs, useSession } from "../lib/session";
 
 interface NavItem {
   href: string;
@@ -17,11 +17,15 @@ export const NAV: readonly NavItem[] = [
   { href: "/executions", label: "Executions", needs: "pipelines:read" },
   { href: "/messages", label: "Messages", needs: "messages:read" },
   { href: "/destinations", label: "Destinations", needs: "messages:read" },
+  { href: "/subscriptions", label: "Subscriptions", needs: "messages:read" },
+  { href: "/webhooks", label: "Event webhooks", needs: "webhooks:manage" },
   { href: "/agents", label: "Agents", needs: "agents:read" },
   { href: "/patients", label: "Patients", needs: "fhir:read" },
   { href: "/devices", label: "Devices", needs: "fhir:read" },
   { href: "/fhir-browser", label: "FHIR browser", needs: "fhir:read" },
   { href: "/exports", label: "Exports", needs: "export:run" },
+  { href: "/settings/users", label: "Users", needs: "users:manage" },
+  { href: "/settings/applications", label: "Applications", needs: "clients:manage" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
   { href: "/settings/connectors", label: "Connectors", needs: "connectors:manage" },
   { href: "/settings/bridges", label: "Bridges", needs: "org:read" },
@@ -39,7 +43,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <header className="topbar">
         <span className="brand">CDIS console</span>
         <span className="who">
-          {session.organization.name} <span className="muted">({session.organization.id})</span> · {session.key.name} · <span className="role">{session.role}</span>
+          {session.organization.name} <span className="muted">({session.organization.id})</span> · <span data-signed-in-as>{signedInAs(session)}</span> · <span className="role">{session.role.replace("_", " ")}</span>
         </span>
         <button type="button" onClick={() => void signOut()}>
           Sign out

@@ -8,6 +8,8 @@ export class ApiFailure extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The `Retry-After` seconds the service sent with it (a locked sign-in, a rate limit). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -43,7 +45,7 @@ export async function api<T>(path: string, opts: RequestOptions = {}): Promise<T
   const text = await res.text();
   const parsed = text ? safeJson(text) : undefined;
   if (!res.ok) {
-    const failure = failureOf(res.status, parsed);
+    const failure = failureOf(res.status, parsed, retryAfter(res.headers.get("retry-after")));
     if (res.status === 401 && !opts.quiet401) window.dispatchEvent(new CustomEvent(SESSION_ENDED, { detail: failure.message }));
     throw failure;
   }
@@ -59,14 +61,20 @@ function safeJson(text: string): unknown {
 }
 
 /** The management API's `{"error":{code,message}}` or a FHIR OperationOutcome, as one failure. */
-function failureOf(status: number, body: unknown): ApiFailure {
+function failureOf(status: number, body: unknown, retryAfterSeconds?: number): ApiFailure {
   const b = body as { error?: { code?: string; message?: string; details?: { path: string; message: string }[] }; resourceType?: string; issue?: { diagnostics?: string; details?: { text?: string } }[] } | undefined;
   // The field errors name what to fix ("pipeline_id: Invalid UUID"), which the summary alone does not.
   const fields = (b?.error?.details ?? []).map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");
-  if (b?.error?.message) return new ApiFailure(status, b.error.code ?? "ERROR", fields ? `${b.error.message} (${fields})` : b.error.message);
+  if (b?.error?.message) return new ApiFailure(status, b.error.code ?? "ERROR", fields ? `${b.error.message} (${fields})` : b.error.message, retryAfterSeconds);
   const issue = b?.resourceType === "OperationOutcome" ? b.issue?.[0] : undefined;
-  if (issue) return new ApiFailure(status, "OPERATION_OUTCOME", issue.diagnostics ?? issue.details?.text ?? `HTTP ${status}`);
-  return new ApiFailure(status, "HTTP_ERROR", `The service answered HTTP ${status}`);
+  if (issue) return new ApiFailure(status, "OPERATION_OUTCOME", issue.diagnostics ?? issue.details?.text ?? `HTTP ${status}`, retryAfterSeconds);
+  return new ApiFailure(status, "HTTP_ERROR", `The service answered HTTP ${status}`, retryAfterSeconds);
+}
+
+/** Retry-After in seconds (the service sends seconds, never a date). */
+function retryAfter(header: string | null): number | undefined {
+  const n = header === null ? Number.NaN : Number(header);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
 /** `path` with the query parameters that are set. */

@@ -1,16 +1,17 @@
-// The signed-in session (who am I) for every component, plus sign-in and sign-out. The API key
-// typed at sign-in goes to the service once and is never kept: the browser holds only the
-// HttpOnly cookie the service sets, which scripts cannot read.
+// The signed-in session (who am I) for every component, plus sign-in (a user's email and
+// password, or an API key) and sign-out. What is typed at sign-in goes to the service once and is
+// never kept: the browser holds only the HttpOnly cookie the service sets, which scripts cannot read.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from "react";
+import type { components } from "../../../clients/typescript/api.generated";
 import { ApiFailure, api, SESSION_ENDED } from "./api";
 
-export interface ConsoleSession {
-  organization: { id: string; name: string };
-  role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
-  scopes: string[];
-  permissions: string[];
-  key: { id: string; name: string; key_prefix: string };
-  expires_at: string;
+/** GET /api/v1/console/session: bound to a user (password sign-in) or to an API key. */
+export type ConsoleSession = components["schemas"]["ConsoleSession"];
+
+/** Who the session is, in words: the user's name and email, or the key's name. */
+export function signedInAs(session: ConsoleSession): string {
+  if (session.user) return `${session.user.name} (${session.user.email})`;
+  return session.key ? `key ${session.key.name}` : "unknown";
 }
 
 interface SessionState {
@@ -18,6 +19,7 @@ interface SessionState {
   /** Why the last session ended, shown on the sign-in page. */
   endedBecause: string | null;
   signIn(organizationId: string, apiKey: string): Promise<void>;
+  signInWithPassword(organizationId: string, email: string, password: string): Promise<void>;
   signOut(): Promise<void>;
   can(permission: string): boolean;
 }
@@ -52,6 +54,12 @@ export function SessionProvider({ children, loading }: { children: ReactNode; lo
     setSession(s);
   }, []);
 
+  const signInWithPassword = useCallback(async (organizationId: string, email: string, password: string) => {
+    const s = await api<ConsoleSession>("/api/v1/auth/sign-in", { method: "POST", body: { organization_id: organizationId, email, password }, quiet401: true });
+    setEndedBecause(null);
+    setSession(s);
+  }, []);
+
   const signOut = useCallback(async () => {
     try {
       await api("/api/v1/console/session", { method: "DELETE", quiet401: true });
@@ -66,5 +74,5 @@ export function SessionProvider({ children, loading }: { children: ReactNode; lo
   const can = useCallback((permission: string) => session?.permissions.includes(permission) ?? false, [session]);
 
   if (session === undefined) return <>{loading}</>;
-  return <SessionContext.Provider value={{ session, endedBecause, signIn, signOut, can }}>{children}</SessionContext.Provider>;
+  return <SessionContext.Provider value={{ session, endedBecause, signIn, signInWithPassword, signOut, can }}>{children}</SessionContext.Provider>;
 }

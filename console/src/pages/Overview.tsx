@@ -10,7 +10,16 @@ export function Overview() {
     <>
       <h1>{session.organization.name}</h1>
       <p>
-        Signed in with the key <strong>{session.key.name}</strong> ({session.key.key_prefix}…) as <strong>{session.role}</strong>. The session ends at{" "}
+        {session.user ? (
+          <>
+            Signed in as <strong>{session.user.name}</strong> ({session.user.email})
+          </>
+        ) : (
+          <>
+            Signed in with the key <strong>{session.key?.name}</strong> ({session.key?.key_prefix}…)
+          </>
+        )}{" "}
+        as <strong>{session.role}</strong>. The session ends at{" "}
         {new Date(session.expires_at).toLocaleString()} unless you keep working.
       </p>
       <h2>What you can do</h2>

@@ -1,12 +1,39 @@
-// Sign-in: organization id and API key, exchanged once for a session cookie. The key field is
-// cleared as soon as the exchange answers; nothing is written to storage.
+// Sign-in: the organization id and either a user's email and password (the default) or an API
+// key (the second option), exchanged once for a session cookie. Secrets are cleared from the form
+// as soon as the exchange answers; nothing is written to storage.
 import { type FormEvent, useState } from "react";
 import { ApiFailure } from "../lib/api";
 import { useSession } from "../lib/session";
 
+type Method = "password" | "key";
+
+/** The words for a refused sign-in: the service answers every refusal with one 401, a locked account adds Retry-After. */
+export function signInRefusal(err: unknown, method: Method): string {
+  if (!(err instanceof ApiFailure)) return String(err);
+  if (method === "password" && err.status === 401) {
+    if (err.retryAfterSeconds) {
+      const minutes = Math.ceil(err.retryAfterSeconds / 60);
+      return `Too many failed sign-ins: this account is locked. Try again in ${minutes === 1 ? "1 minute" : `${minutes} minutes`}.`;
+    }
+    return "Invalid email or password. A disabled account, or one whose invitation has not been accepted yet, is refused the same way: ask an administrator of your organization.";
+  }
+  return err.message;
+}
+
+/**
+ * Where "Sign in with <identity provider>" buttons go once the organization's single sign-on is
+ * served (`GET /api/v1/auth/sso/{orgId}`, not on this branch): nothing is shown until then.
+ */
+function SingleSignOnOptions(_props: { organizationId: string }) {
+  return null;
+}
+
 export function SignIn() {
-  const { signIn, endedBecause } = useSession();
+  const { signIn, signInWithPassword, endedBecause } = useSession();
+  const [method, setMethod] = useState<Method>("password");
   const [orgId, setOrgId] = useState("");
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
   const [apiKey, setApiKey] = useState("");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -16,13 +43,22 @@ export function SignIn() {
     setBusy(true);
     setError(undefined);
     try {
-      await signIn(orgId.trim(), apiKey.trim());
+      if (method === "password") await signInWithPassword(orgId.trim(), email.trim(), password);
+      else await signIn(orgId.trim(), apiKey.trim());
     } catch (err) {
-      setError(err instanceof ApiFailure ? err.message : String(err));
+      setError(signInRefusal(err, method));
     } finally {
       setApiKey("");
+      setPassword("");
       setBusy(false);
     }
+  }
+
+  function switchTo(m: Method) {
+    setMethod(m);
+    setError(undefined);
+    setApiKey("");
+    setPassword("");
   }
 
   return (
@@ -33,15 +69,28 @@ export function SignIn() {
           {endedBecause}
         </p>
       )}
-      <form onSubmit={(e) => void submit(e)}>
+      <form onSubmit={(e) => void submit(e)} aria-label={method === "password" ? "Sign in with email and password" : "Sign in with an API key"}>
         <label>
           Organization id
           <input name="organization" value={orgId} onChange={(e) => setOrgId(e.target.value)} required autoComplete="organization" />
         </label>
-        <label>
-          API key
-          <input name="api_key" type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} required autoComplete="off" />
-        </label>
+        {method === "password" ? (
+          <>
+            <label>
+              Email
+              <input name="email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required autoComplete="username" />
+            </label>
+            <label>
+              Password
+              <input name="password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} required autoComplete="current-password" />
+            </label>
+          </>
+        ) : (
+          <label>
+            API key
+            <input name="api_key" type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} required autoComplete="off" />
+          </label>
+        )}
         {error && (
           <p className="error" role="alert">
             {error}
@@ -51,7 +100,23 @@ export function SignIn() {
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </form>
-      <p className="muted">An administrator creates API keys under Settings → API keys. The key is exchanged for a session and never stored in this browser.</p>
+      <SingleSignOnOptions organizationId={orgId.trim()} />
+      <p>
+        {method === "password" ? (
+          <button type="button" className="link-button" data-switch-to="key" onClick={() => switchTo("key")}>
+            Sign in with an API key
+          </button>
+        ) : (
+          <button type="button" className="link-button" data-switch-to="password" onClick={() => switchTo("password")}>
+            Sign in with email and password
+          </button>
+        )}
+      </p>
+      <p className="muted">
+        {method === "password"
+          ? "An administrator invites you under Settings → Users; the invitation link sets your password. After 5 failed attempts the account is locked for a while."
+          : "An administrator creates API keys under Settings → API keys. The key is exchanged for a session and never stored in this browser."}
+      </p>
     </main>
   );
 }

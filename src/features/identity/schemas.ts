@@ -54,6 +54,7 @@ export const AcceptInvitationBody = z
   .object({
     token: z.string().trim().min(1).max(200),
     password: z.string().min(MIN_PASSWORD_LENGTH, `The password needs at least ${MIN_PASSWORD_LENGTH} characters`).max(1024),
+    name: z.string().trim().min(1).max(200).optional().openapi({ description: "The user's name as they want it shown, when not the one they were invited with" }),
   })
   .strict()
   .openapi("AcceptInvitation");

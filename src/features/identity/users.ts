@@ -77,10 +77,10 @@ export class UserStore {
   }
 
   /** Accepts the invitation once: only while it is still pending, so a replayed token changes nothing. */
-  async accept(id: string, invitationHash: string, passwordHash: string): Promise<boolean> {
+  async accept(id: string, invitationHash: string, passwordHash: string, name?: string): Promise<boolean> {
     const done = await this.db
       .update(users)
-      .set({ status: "active", passwordHash, invitationHash: null, invitationExpiresAt: null })
+      .set({ status: "active", passwordHash, invitationHash: null, invitationExpiresAt: null, ...(name ? { name } : {}) })
       .where(and(eq(users.id, id), eq(users.invitationHash, invitationHash), eq(users.status, "invited")))
       .returning({ id: users.id });
     return done.length === 1;

@@ -21,7 +21,7 @@ export const authRoutes = createRouter<HttpEnv>()
       path: "/invitations/accept",
       audit: auditedInside("user.accept_invitation"),
       tags,
-      summary: "Accept an invitation: its token and a password (at least 12 characters) make the user active",
+      summary: "Accept an invitation: its token and a password (at least 12 characters), optionally the name to go by, make the user active",
       security: [],
       request: { body: { required: true, content: json(AcceptInvitationBody) } },
       responses: {
