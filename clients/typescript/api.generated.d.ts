@@ -3688,6 +3688,11 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "disabled";
+            /**
+             * @description Clears the failed sign-ins and the lockout they caused
+             * @enum {boolean}
+             */
+            unlock?: true;
         };
         LlmModel: {
             /** @description The value for model_config.model */

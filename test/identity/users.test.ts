@@ -144,7 +144,25 @@ describe("organization users", () => {
     const unknownEmail = (await signIn(t.orgId, "nobody@example.org")).res;
     expect(unknownEmail.status).toBe(401);
     expect((await unknownEmail.json()) as unknown).toEqual({ ...body, error: { ...body.error, request_id: expect.anything() } } as unknown);
+    // An admin unlocks the account: the right password signs in at once.
+    expect((await t.fetch(`/api/v1/users/${u.id}`, { method: "PATCH", json: { unlock: true } })).status).toBe(200);
+    expect((await signIn(t.orgId, u.email)).res.status).toBe(201);
   }, 90_000);
+
+  it("keeps an active admin user: the last one can be neither demoted nor disabled, by itself or anyone", async () => {
+    const t = await createTenant();
+    const first = await activeUser(t, "admin");
+    for (const change of [{ role: "clinician" }, { status: "disabled" }]) {
+      const own = await call(`/api/v1/users/${first.id}`, { method: "PATCH", json: change, headers: { cookie: first.session, ...WRITE } });
+      expect(own.status, JSON.stringify(change)).toBe(409);
+      expect(((await own.json()) as { error: { code: string } }).error.code).toBe("LAST_ADMIN");
+      expect((await t.fetch(`/api/v1/users/${first.id}`, { method: "PATCH", json: change })).status).toBe(409);
+    }
+    // With a second admin the first may step down; the second is then the last.
+    const second = await activeUser(t, "admin");
+    expect(await (await t.fetch(`/api/v1/users/${first.id}`, { method: "PATCH", json: { role: "clinician" } })).json()).toMatchObject({ role: "clinician" });
+    expect((await t.fetch(`/api/v1/users/${second.id}`, { method: "PATCH", json: { status: "disabled" } })).status).toBe(409);
+  }, 60_000);
 
   it("stops a disabled user's session at once, and their sign-in", async () => {
     const t = await createTenant();

@@ -46,6 +46,7 @@ export const UpdateUserBody = z
     name: z.string().trim().min(1).max(200).optional(),
     fhir_user: fhirUser.nullable().optional(),
     status: z.enum(["active", "disabled"]).optional().openapi({ description: "disabled: the user's sessions stop at once and sign-in is refused" }),
+    unlock: z.literal(true).optional().openapi({ description: "Clears the failed sign-ins and the lockout they caused" }),
   })
   .strict()
   .openapi("UpdateUser");

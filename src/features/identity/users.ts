@@ -21,6 +21,9 @@ export interface UserChanges {
   name?: string | undefined;
   fhirUser?: string | null | undefined;
   status?: Extract<UserStatus, "active" | "disabled"> | undefined;
+  /** An administrator's unlock: the failure count back to 0 and no lockout. */
+  failedSignIns?: 0 | undefined;
+  lockedUntil?: null | undefined;
 }
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -70,9 +73,22 @@ export class UserStore {
     return this.db.select().from(users).where(eq(users.invitationHash, invitationHash)).get();
   }
 
-  async update(orgId: string, id: string, changes: UserChanges): Promise<UserRow | undefined> {
+  /**
+   * Applies the changes; with `keepAnAdmin`, only while another active admin of the org remains
+   * (one statement, so two admins demoting each other at once cannot both succeed). Answers
+   * undefined when the user is not there, "last-admin" when the guard held the change back.
+   */
+  async update(orgId: string, id: string, changes: UserChanges, keepAnAdmin = false): Promise<UserRow | "last-admin" | undefined> {
     const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-    if (Object.keys(set).length) await this.db.update(users).set(set).where(and(eq(users.orgId, orgId), eq(users.id, id)));
+    if (Object.keys(set).length) {
+      const otherAdmins = sql`(SELECT count(*) FROM ${users} AS o WHERE o.org_id = ${orgId} AND o.role = 'admin' AND o.status = 'active' AND o.id <> ${id}) > 0`;
+      const done = await this.db
+        .update(users)
+        .set(set)
+        .where(and(eq(users.orgId, orgId), eq(users.id, id), ...(keepAnAdmin ? [otherAdmins] : [])))
+        .returning({ id: users.id });
+      if (!done.length && keepAnAdmin && (await this.get(orgId, id))) return "last-admin";
+    }
     return this.get(orgId, id);
   }
 

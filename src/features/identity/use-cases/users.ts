@@ -19,6 +19,7 @@ export interface UpdateRequest {
   name?: string | undefined;
   fhir_user?: string | null | undefined;
   status?: "active" | "disabled" | undefined;
+  unlock?: true | undefined;
 }
 
 const missing = () => notFound("User not found", "USER_NOT_FOUND");
@@ -57,6 +58,11 @@ export async function updateUser(data: OrgData, id: string, req: UpdateRequest):
   if (!row) throw missing();
   // An invited user becomes active by accepting the invitation (setting a password), not by a switch.
   if (req.status && row.status === "invited") throw new ApiError(409, "USER_INVITED", "The user has not accepted the invitation yet");
-  const changes: UserChanges = { role: req.role, name: req.name, fhirUser: req.fhir_user, status: req.status };
-  return (await store.update(data.orgId, id, changes)) ?? row;
+  const changes: UserChanges = { role: req.role, name: req.name, fhirUser: req.fhir_user, status: req.status, ...(req.unlock ? { failedSignIns: 0, lockedUntil: null } : {}) };
+  // The organization keeps at least one active admin user: nobody demotes or disables the last.
+  const removesAnAdmin = row.role === "admin" && row.status === "active" && ((req.role !== undefined && req.role !== "admin") || req.status === "disabled");
+  const updated = await store.update(data.orgId, id, changes, removesAnAdmin);
+  if (updated === "last-admin") throw conflict("This is the organization's last active admin; make another user admin first", "LAST_ADMIN");
+  if (!updated) throw missing();
+  return updated;
 }
