@@ -91,7 +91,7 @@ describe("users and password sign-in", () => {
     expect(await page.$(`${row(ada.email)} button`)).toBeNull();
   });
 
-  it("says when an account is locked after 5 failed sign-ins", async () => {
+  it("says when an account is locked after 5 failed sign-ins; an administrator unlocks it", async () => {
     const a = inject("orgA");
     const lee = await invite(a, "clinician", "Lee Locked", true);
     const page = await consolePage.open();
@@ -107,9 +107,17 @@ describe("users and password sign-in", () => {
     }
     expect(await textOf(page, "[role=alert]")).toBe("Too many failed sign-ins: this account is locked. Try again in 1 minute.");
     await screenshot(page, "sign-in-locked");
-    // The Users page shows the lock to an administrator.
-    const users = await orgApi<{ users: { email: string; locked_until: string | null }[] }>(a, "/api/v1/users?limit=100");
-    expect(users.body.users.find((u) => u.email === lee.email)?.locked_until).not.toBeNull();
+    // The Users page shows the lock to an administrator, who unlocks the account.
+    const lockedUntil = async () => (await orgApi<{ users: { email: string; locked_until: string | null }[] }>(a, "/api/v1/users?limit=100")).body.users.find((u) => u.email === lee.email)?.locked_until;
+    expect(await lockedUntil()).not.toBeNull();
+    const admin = await consolePage.open();
+    admin.on("dialog", (d) => void d.accept());
+    await signIn(admin, a.orgId, a.adminKey);
+    await visit(admin, "/settings/users");
+    await admin.waitForSelector(`${row(lee.email)} .failure-line`);
+    await Promise.all([admin.waitForResponse((r) => r.url().includes("/api/v1/users/") && r.request().method() === "PATCH"), admin.click(`${row(lee.email)} button[data-action=unlock]`)]);
+    await admin.waitForFunction((sel) => !document.querySelector(sel), {}, `${row(lee.email)} .failure-line`);
+    expect(await lockedUntil()).toBeNull();
   });
 
   it("the Users page invites (the link shown once), changes a role and disables and enables a user", async () => {

@@ -36,7 +36,7 @@ export function Users() {
     });
   }
 
-  function update(u: User, body: { role?: User["role"]; status?: "active" | "disabled" }, question: string) {
+  function update(u: User, body: { role?: User["role"]; status?: "active" | "disabled"; unlock?: true }, question: string) {
     if (!window.confirm(question)) return;
     void act.run(async () => {
       await api(`/api/v1/users/${encodeURIComponent(u.id)}`, { method: "PATCH", body });
@@ -131,6 +131,11 @@ export function Users() {
                       {!self && u.status === "active" && (
                         <button type="button" disabled={act.busy} onClick={() => update(u, { status: "disabled" }, `Disable ${u.name}? Their sessions stop at once and they cannot sign in.`)}>
                           Disable {u.name}
+                        </button>
+                      )}
+                      {!self && lockedNow(u) && (
+                        <button type="button" data-action="unlock" disabled={act.busy} onClick={() => update(u, { unlock: true }, `Unlock ${u.name}? Their failed sign-ins are forgotten and they may sign in at once.`)}>
+                          Unlock {u.name}
                         </button>
                       )}
                       {!self && u.status === "disabled" && (
