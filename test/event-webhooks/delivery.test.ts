@@ -3,7 +3,9 @@
 // loopback receivers (test/setup/outbound-peers.ts) that verify every request with the
 // standardwebhooks package. Signing and rotation, retries with a stable webhook-id, 410
 // disabling, replay, an alert raised by real work, and tenancy.
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { webhookEndpoints } from "../../src/features/event-webhooks/tables";
 import type { PublishedEvent } from "../../src/platform/events";
 import { evaluate, patientWithDevice, series } from "../alerts/support";
 import { eventually } from "../support/eventually";
@@ -176,6 +178,31 @@ describe("delivery through the endpoint's queue", () => {
     expect(refused.status).toBe(409);
     const enabled = await json<EndpointView>(t.fetch(`/api/v1/webhook-endpoints/${gone.endpoint.id}`, { method: "PATCH", json: { enabled: true } }));
     expect(enabled).toMatchObject({ enabled: true, disabled_reason: null, disabled_at: null });
+  });
+
+  it("an endpoint failing for 5 days is disabled on its next failure: its message waits, and is delivered once it is enabled again", async () => {
+    const t = await createTenant();
+    const failing = await receiverEndpoint(t, ["sync.completed"], [{ status: 500, times: 1 }]);
+    const watcher = await receiverEndpoint(t, ["webhook.endpoint.disabled"]);
+    // Its first failure after its last success was six days ago (the rule counts from there).
+    const sixDaysAgo = new Date(Date.now() - 6 * 86_400_000).toISOString();
+    await t.ctx.db.update(webhookEndpoints).set({ failingSince: sixDaysAgo }).where(eq(webhookEndpoints.id, failing.endpoint.id));
+    const sent = event("sync.completed", { sync_id: "s-late" });
+    await t.ctx.publish([sent]);
+    const disabled = await eventually(() => json<EndpointView>(t.fetch(`/api/v1/webhook-endpoints/${failing.endpoint.id}`)), (e) => !e.enabled);
+    expect(disabled).toMatchObject({ enabled: false, disabled_reason: "failing" });
+    const [told] = await receivedWhen(watcher.peer.id, (r) => r.length >= 1);
+    expect(bodyOf(told!)).toMatchObject({ type: "webhook.endpoint.disabled", data: { endpoint_id: failing.endpoint.id, disabled_reason: "failing", detail: expect.stringMatching(/^HTTP 500/) } });
+    // Not dead: the message waits in the paused queue, unanswered.
+    const [waiting] = await deliveries(t, failing.endpoint.id);
+    expect(waiting).toMatchObject({ event_id: sent.id, attempts: 1, last_status: 500 });
+    expect(waiting!.state).not.toMatch(/dead|delivered/);
+    // Enabled again: the queue resumes and the receiver (answering 200 now) gets it, same webhook-id.
+    expect((await json<EndpointView>(t.fetch(`/api/v1/webhook-endpoints/${failing.endpoint.id}`, { method: "PATCH", json: { enabled: true } }))).enabled).toBe(true);
+    const [log] = await eventually(() => deliveries(t, failing.endpoint.id), (d) => d[0]?.state === "delivered", 30_000);
+    const got = await receivedBy(failing.peer.id);
+    expect(got.map((r) => r.answered)).toEqual(["500", "200"]);
+    expect(new Set(got.map((r) => r.headers["webhook-id"]))).toEqual(new Set([log!.id]));
   });
 
   it("replays one event and a time range under the original webhook-ids", async () => {
