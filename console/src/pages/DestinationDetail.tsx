@@ -1,6 +1,5 @@
 // One destination: its status and queue figures (fetched again every few seconds), its
 // configuration, the operator's actions and its messages.
-import { useEffect } from "react";
 import { Link } from "wouter";
 import { ErrorMessage, Loading } from "../components/States";
 import { DestinationActions } from "../destinations/Actions";
@@ -11,6 +10,7 @@ import { StatusBadge } from "../destinations/StatusBadge";
 import type { Destination } from "../destinations/types";
 import { useTargetNames } from "../destinations/use-names";
 import { useApi } from "../lib/use-api";
+import { usePolling } from "../lib/use-polling";
 import { DESTINATIONS_POLL_MS } from "./Destinations";
 
 export function DestinationDetail({ id }: { id: string }) {
@@ -18,11 +18,7 @@ export function DestinationDetail({ id }: { id: string }) {
   const { names } = useTargetNames();
   const { data: d, loading, reload } = dest;
 
-  useEffect(() => {
-    if (loading || dest.error) return;
-    const timer = setTimeout(reload, DESTINATIONS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [loading, reload, dest.error]);
+  usePolling(!loading && !dest.error, DESTINATIONS_POLL_MS, reload);
 
   if (dest.error && !d) return <ErrorMessage error={dest.error} />;
   if (!d) return <Loading what="the destination" />;

@@ -2,7 +2,7 @@
 // shows its channels: status (active, paused, failing with the failure class and since when),
 // target, depth, oldest message, throughput, lag and dead letters. Fetched again every few
 // seconds, so the figures move without a reload.
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Link } from "wouter";
 import { PAGE_SIZE, Pager } from "../components/Pager";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
@@ -14,6 +14,7 @@ import { useTargetNames } from "../destinations/use-names";
 import { withQuery } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
+import { usePolling } from "../lib/use-polling";
 
 export const DESTINATIONS_POLL_MS = 3000;
 
@@ -24,11 +25,7 @@ export function Destinations() {
   const { names } = useTargetNames();
   const { data, reload, loading } = list;
 
-  useEffect(() => {
-    if (loading) return;
-    const timer = setTimeout(reload, DESTINATIONS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [loading, reload]);
+  usePolling(!loading, DESTINATIONS_POLL_MS, reload);
 
   return (
     <>

@@ -2,13 +2,14 @@
 // the resource and $status), the destination queue its notifications go through (status and
 // figures, as the Destinations page shows them, with a link to its message browser), and its
 // numbered events from $events, newest first, each linked to its focus and its delivery.
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Link } from "wouter";
 import { ErrorMessage, Loading } from "../components/States";
 import { duration, when } from "../destinations/format";
 import { StatusBadge } from "../destinations/StatusBadge";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
+import { usePolling } from "../lib/use-polling";
 import { channelType, filters, headerNames, heartbeatSeconds, type NotificationBundle, payloadContent, readStatus, type Subscription, topicName } from "../outbound/subscription";
 import { useManagedDestinations } from "../outbound/use-managed";
 import { fhirBase } from "../patients/fhir";
@@ -30,18 +31,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
   const first = Math.max(1, last - EVENTS_PAGE + 1);
   const events = useApi<NotificationBundle>(last > 0 ? `${base}/$events?content=id-only&eventsSinceNumber=${first}&eventsUntilNumber=${last}` : null);
   const { loading, reload } = status;
-  const reloadSub = sub.reload;
-  const reloadManaged = managed.reload;
-
-  useEffect(() => {
-    if (loading || sub.error) return;
-    const timer = setTimeout(() => {
-      reloadSub();
-      reload();
-      reloadManaged();
-    }, DESTINATIONS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [loading, reload, reloadSub, reloadManaged, sub.error]);
+  usePolling(!loading && !sub.error, DESTINATIONS_POLL_MS, sub.reload, reload, managed.reload);
 
   if (sub.error && !sub.data) return <ErrorMessage error={sub.error} />;
   const s = sub.data;

@@ -3,13 +3,14 @@
 // of the destination queue that delivers its notifications (as the Destinations page shows it).
 // Fetched again every few seconds, so a handshake turning a subscription active shows without a
 // reload. Created and changed through the FHIR API (POST [base]/Subscription); docs/subscriptions.md.
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Link } from "wouter";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { TableHead } from "../components/TableHead";
 import { StatusBadge } from "../destinations/StatusBadge";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
+import { usePolling } from "../lib/use-polling";
 import { channelType, payloadContent, type Subscription, topicName } from "../outbound/subscription";
 import { useManagedDestinations } from "../outbound/use-managed";
 import { type Bundle, fhirBase, matches } from "../patients/fhir";
@@ -23,16 +24,7 @@ export function Subscriptions() {
   const list = useApi<Bundle<Subscription>>(path);
   const managed = useManagedDestinations("subscription");
   const { loading, reload } = list;
-  const reloadManaged = managed.reload;
-
-  useEffect(() => {
-    if (loading) return;
-    const timer = setTimeout(() => {
-      reload();
-      reloadManaged();
-    }, DESTINATIONS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [loading, reload, reloadManaged]);
+  usePolling(!loading, DESTINATIONS_POLL_MS, reload, managed.reload);
 
   const subs = list.data ? matches(list.data) : [];
   return (

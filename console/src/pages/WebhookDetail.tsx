@@ -2,7 +2,7 @@
 // figures, as the Destinations page shows them), the signing secret's rotation (the new one shown
 // once), disable/enable, and its deliveries newest first (state, attempts, last answer), each
 // opening the message page with its payload and every attempt. Fetched again every few seconds.
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Link, useLocation } from "wouter";
 import { ErrorMessage, Loading } from "../components/States";
 import { failureWords } from "../destinations/failure-words";
@@ -13,6 +13,7 @@ import { api, withQuery } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
+import { usePolling } from "../lib/use-polling";
 import { endpointState, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointCreated } from "../outbound/webhooks";
 import { DESTINATIONS_POLL_MS } from "./Destinations";
 import { SecretOnce } from "./Webhooks";
@@ -33,18 +34,7 @@ export function WebhookDetail({ id }: { id: string }) {
   const [rotated, setRotated] = useState<string>();
   const act = useAction();
   const { loading, reload } = deliveries;
-  const reloadEndpoint = endpoint.reload;
-  const reloadDest = dest.reload;
-
-  useEffect(() => {
-    if (loading || endpoint.error) return;
-    const timer = setTimeout(() => {
-      reload();
-      reloadEndpoint();
-      reloadDest();
-    }, DESTINATIONS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [loading, reload, reloadEndpoint, reloadDest, endpoint.error]);
+  usePolling(!loading && !endpoint.error, DESTINATIONS_POLL_MS, reload, endpoint.reload, dest.reload);
 
   if (endpoint.error && !w) return <ErrorMessage error={endpoint.error} />;
   if (!w) return <Loading what="the webhook endpoint" />;
@@ -53,7 +43,7 @@ export function WebhookDetail({ id }: { id: string }) {
   function setEnabled(enabled: boolean) {
     void act.run(async () => {
       await api(path, { method: "PATCH", body: { enabled } });
-      reloadEndpoint();
+      endpoint.reload();
     });
   }
 
@@ -61,7 +51,7 @@ export function WebhookDetail({ id }: { id: string }) {
     if (!window.confirm("Make a new signing secret? The current one keeps signing for 24 hours beside it.")) return;
     void act.run(async () => {
       setRotated((await api<WebhookEndpointCreated>(`${path}/rotate-secret`, { method: "POST", body: {} })).secret);
-      reloadEndpoint();
+      endpoint.reload();
     });
   }
 

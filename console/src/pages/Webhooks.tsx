@@ -3,7 +3,7 @@
 // it); register one with its event types (the signing secret shown exactly once), disable and
 // enable, delete. Each endpoint's page has its deliveries. Permission webhooks:manage
 // (administrators, integration engineers); the API enforces it too. docs/webhooks.md.
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { Link } from "wouter";
 import { PAGE_SIZE, Pager } from "../components/Pager";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
@@ -13,6 +13,7 @@ import { StatusBadge } from "../destinations/StatusBadge";
 import { api, withQuery } from "../lib/api";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
+import { usePolling } from "../lib/use-polling";
 import { useManagedDestinations } from "../outbound/use-managed";
 import { endpointState, parseEventTypes, type WebhookEndpoint, type WebhookEndpointCreated, type WebhookEventType } from "../outbound/webhooks";
 import { DESTINATIONS_POLL_MS } from "./Destinations";
@@ -42,16 +43,7 @@ export function Webhooks() {
   const [created, setCreated] = useState<WebhookEndpointCreated>();
   const act = useAction();
   const { loading, reload } = list;
-  const reloadManaged = managed.reload;
-
-  useEffect(() => {
-    if (loading) return;
-    const timer = setTimeout(() => {
-      reload();
-      reloadManaged();
-    }, DESTINATIONS_POLL_MS);
-    return () => clearTimeout(timer);
-  }, [loading, reload, reloadManaged]);
+  usePolling(!loading, DESTINATIONS_POLL_MS, reload, managed.reload);
 
   // The catalog's FHIR entry is a template (fhir.{ResourceType}.created): typed as a pattern instead.
   const types = (catalog.data?.event_types ?? []).filter((t) => !t.type.includes("{"));
@@ -75,7 +67,7 @@ export function Webhooks() {
       setChosen(new Set());
       setOffset(0);
       reload();
-      reloadManaged();
+      managed.reload();
     });
   }
 
