@@ -129,7 +129,8 @@ describe("relay connection", () => {
     service.refuseNext = 5;
     const harness = await startTestBridge(worker, { BRIDGE_CREDENTIAL: TEST_CREDENTIAL, RELAY_URL: service.relayUrl, RETRY_BASE_MS: "40", RETRY_MAX_MS: "2000" });
     cleanups.push(() => harness.stop());
-    await waitFor(() => service.connected, "connected after five refusals", 20_000);
+    // The hello follows the connection as a message of its own: dropping before it arrives would lose it.
+    await waitFor(() => service.connected && service.hellos.length === 1, "connected after five refusals, hello sent", 20_000);
     const attempts = [...service.refusedAt, service.connectedAt[0] ?? 0];
     const gaps = attempts.slice(1).map((t, i) => t - (attempts[i] ?? 0));
     // Retry n waits between half and all of 40 ms * 2^(n-1) (plus connect time).
@@ -137,7 +138,6 @@ describe("relay connection", () => {
     expect(gaps[4]).toBeGreaterThan(gaps[0] ?? 0);
     // A dropped connection is remade, and the backoff starts again from the base.
     service.drop();
-    // The hello follows the connection as a message of its own: wait for it too.
     await waitFor(() => service.connectedAt.length === 2 && service.connected && service.hellos.length === 2, "reconnected after a drop, hello sent");
     expect((service.connectedAt[1] ?? 0) - Date.now()).toBeLessThan(2000);
     expect(service.hellos).toHaveLength(2);
