@@ -6,6 +6,7 @@ import { lastOf } from "../support/fake-openai";
 import { turnTotals } from "../../src/features/agents/turn-log";
 import { createPipeline, definition, edge, run, trigger } from "../support/pipelines";
 import { createKey, authedFetch, createTenant, type Tenant } from "../support/tenants";
+import { withinOneMinuteWindow } from "../support/minute-window";
 
 beforeAll(installAgentFakes);
 
@@ -317,6 +318,7 @@ describe("tenancy, roles and limits", () => {
 
   it("counts every copilot request, GET too, in the per-key bucket: X-RateLimit headers, then 429", async () => {
     const t = await createTenant({ limits: { copilotPerMinute: 2 } });
+    await withinOneMinuteWindow();
     const first = await t.fetch("/api/copilot/health");
     expect(first.headers.get("x-ratelimit-limit")).toBe("2");
     expect(first.headers.get("x-ratelimit-remaining")).toBe("1");

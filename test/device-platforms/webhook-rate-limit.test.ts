@@ -10,6 +10,7 @@ import { ouraMock, ouraSignedHeaders } from "./mocks/oura";
 import { mockNetwork } from "./mocks/vendor-mock";
 import { whoopSignedHeaders } from "./mocks/whoop";
 import { configure, env, installWorld, type PlatformWorld, settled } from "./support";
+import { withinOneMinuteWindow } from "../support/minute-window";
 
 const OURA = "smart_ring";
 const WHOOP = "recovery_strap";
@@ -78,6 +79,7 @@ describe("webhook rate limit", () => {
   it("is enforced per organization and platform: over it 429 with Retry-After, nothing queued; other orgs and platforms keep theirs", async () => {
     const [a, b] = [await configuredTenant(), await configuredTenant()];
     const vars = { LIMIT_WEBHOOK_PER_MINUTE: "3" };
+    await withinOneMinuteWindow();
     const ip = crypto.randomUUID();
     const before = await recorded(a, WHOOP);
     const accepted: string[] = [];
@@ -109,6 +111,7 @@ describe("webhook rate limit", () => {
   it("counts refused deliveries per client IP (an unsigned flood cannot spend an organization's window), and public routes keep their limit", async () => {
     const b = await configuredTenant();
     const vars = { LIMIT_WEBHOOK_PER_MINUTE: "5", LIMIT_PUBLIC_PER_MINUTE: "2" };
+    await withinOneMinuteWindow();
     const ip = crypto.randomUUID();
     const body = whoopNotification();
     const bad = await webhook(vars, ip, b, WHOOP, body, whoopSignedHeaders("wrong-secret", body));

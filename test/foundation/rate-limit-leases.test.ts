@@ -9,6 +9,7 @@ import { orgGate } from "../../src/features/tenancy/limits/gate";
 import { LEASE_TTL_MS, LeasedWindows, shareOf } from "../../src/features/tenancy/limits/leases";
 import { leasedWindows } from "../../src/features/tenancy/middleware/rate-limit";
 import { createTenant } from "../support/tenants";
+import { withinOneMinuteWindow } from "../support/minute-window";
 
 const api = (limit: number) => [{ name: "api", limit, windowSeconds: 60 }];
 const gateOf = (orgId: string) => {
@@ -80,9 +81,7 @@ describe("leased rate-limit windows", () => {
   });
 
   it("through the API: five parallel clients of an org with 1,000/min get 1,000 within 2%, truthful headers, 429 past it", async () => {
-    // Keep the run inside one window.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    await withinOneMinuteWindow(20_000);
     const t = await createTenant({ limits: { apiPerMinute: 1000 } });
     const app = buildApp();
     const callsBefore = leasedWindows.gateCalls;

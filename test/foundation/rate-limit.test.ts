@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/main/app";
 import { heldSlot, orgGate } from "../../src/features/tenancy/limits/gate";
 import { authedFetch, call, createKey, createTenant } from "../support/tenants";
+import { withinOneMinuteWindow } from "../support/minute-window";
 
 const app = buildApp();
 
@@ -13,6 +14,7 @@ const gate = (name: string) => orgGate(env, name);
 describe("rate limits", () => {
   it("allows exactly the org limit per window, then answers 429 with Retry-After", async () => {
     const t = await createTenant({ limits: { apiPerMinute: 5 } });
+    await withinOneMinuteWindow();
     const remaining: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await t.fetch("/api/organization");
@@ -35,6 +37,7 @@ describe("rate limits", () => {
 
   it("counts every key of the org together, and orgs apart", async () => {
     const a = await createTenant({ limits: { apiPerMinute: 3 } });
+    await withinOneMinuteWindow();
     const second = authedFetch(a.orgId, (await createKey(a.orgId, "clinician")).key);
     const b = await createTenant({ limits: { apiPerMinute: 3 } });
     await a.fetch("/api/organization");
