@@ -1,5 +1,5 @@
 // User administration: invite (a one-time token returned once, its hash kept), list and change
-// (role, name, fhirUser, disable/enable). Everything is in the caller's organization.
+// (role, name, fhirUser, disable/enable, forget the IdP binding). Everything is in the caller's organization.
 import { ApiError, conflict, notFound } from "../../../platform/errors";
 import type { OrgData } from "../../../platform/org-data";
 import type { Principal, Role } from "../../../platform/principal";
@@ -19,6 +19,7 @@ export interface UpdateRequest {
   name?: string | undefined;
   fhir_user?: string | null | undefined;
   status?: "active" | "disabled" | undefined;
+  identity_provider?: null | undefined;
 }
 
 const missing = () => notFound("User not found", "USER_NOT_FOUND");
@@ -57,6 +58,6 @@ export async function updateUser(data: OrgData, id: string, req: UpdateRequest):
   if (!row) throw missing();
   // An invited user becomes active by accepting the invitation (setting a password), not by a switch.
   if (req.status && row.status === "invited") throw new ApiError(409, "USER_INVITED", "The user has not accepted the invitation yet");
-  const changes: UserChanges = { role: req.role, name: req.name, fhirUser: req.fhir_user, status: req.status };
+  const changes: UserChanges = { role: req.role, name: req.name, fhirUser: req.fhir_user, status: req.status, identityProvider: req.identity_provider };
   return (await store.update(data.orgId, id, changes)) ?? row;
 }
