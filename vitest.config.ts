@@ -59,8 +59,9 @@ export default defineConfig(async () => {
       // Loopback servers in Node (workerd cannot listen): an MLLP receiver for the hl7.send
       // tests, a redirector plus a forbidden target for the outbound-guard tests, a clearinghouse
       // plus on-demand Orthancs for the X12 and DICOMweb node tests, a device vendor stand-in, and
-      // an independent FHIR server (Medplum's router) as the EHR for fetch and write-back.
-      globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/outbound-peers.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts", "./test/setup/fhir-peer.ts"],
+      // an independent FHIR server (Medplum's router) as the EHR for fetch and write-back, and an
+      // OpenID Connect provider (oidc-provider) as an organization's IdP for single sign-on.
+      globalSetup: ["./test/setup/mllp-server.ts", "./test/setup/outbound-peers.ts", "./test/setup/redirect-server.ts", "./test/setup/standards-servers.ts", "./test/setup/device-vendor-server.ts", "./test/setup/fhir-peer.ts", "./test/setup/oidc-idp.ts"],
     },
   });
   return {

@@ -277,6 +277,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/sso/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the organization offers single sign-on, its button's text and where it starts (public, no secrets)
+         * @description An organization that does not exist answers as one without single sign-on.
+         */
+        get: operations["getSsoInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso/{orgId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start single sign-on: 302 to the organization's IdP (authorization code, PKCE S256, state, nonce)
+         * @description Sets the `cdis_sso` cookie binding the sign-in to this browser (10 minutes). Refused: 302 to `/?sso_error=<CODE>` (`SSO_NOT_CONFIGURED`, `STATE_INVALID`, `STATE_EXPIRED`, `ACCESS_DENIED`, `IDP_ERROR`, `TOKEN_INVALID`, `NONCE_MISMATCH`, `EMAIL_MISSING`, `EMAIL_NOT_VERIFIED`, `DOMAIN_NOT_ALLOWED`, `NO_ROLE_MAPPED`, `NOT_PROVISIONED`, `USER_DISABLED`, `SUBJECT_MISMATCH`).
+         */
+        get: operations["startSsoSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso/{orgId}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The IdP's redirect back: signs the user in (sets the session cookie) and 302 to the console
+         * @description The redirect URI to register at the IdP. The single-use `state` (this organization, this browser's `cdis_sso` cookie, 10 minutes) authenticates it; the code is exchanged and the ID token validated (issuer, audience, expiry, nonce, signature). Signed in: `cdis_session` is set as password sign-in sets it, and 302 to the console. Refused (audited, nothing granted): 302 to `/?sso_error=<CODE>` (`SSO_NOT_CONFIGURED`, `STATE_INVALID`, `STATE_EXPIRED`, `ACCESS_DENIED`, `IDP_ERROR`, `TOKEN_INVALID`, `NONCE_MISMATCH`, `EMAIL_MISSING`, `EMAIL_NOT_VERIFIED`, `DOMAIN_NOT_ALLOWED`, `NO_ROLE_MAPPED`, `NOT_PROVISIONED`, `USER_DISABLED`, `SUBJECT_MISMATCH`).
+         */
+        get: operations["completeSsoSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/devices/{kind}/{orgId}": {
         parameters: {
             query?: never;
@@ -577,6 +637,28 @@ export interface paths {
         head?: never;
         /** Change a user's role, name, fhirUser or status (disabled: their sessions stop at once) */
         patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v1/identity-provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's OpenID Connect identity provider (the client secret only as a hint) */
+        get: operations["getIdentityProvider"];
+        /**
+         * Configure the organization's OpenID Connect identity provider (creates or replaces it)
+         * @description The issuer must be https (plain http only for a host OUTBOUND_ALLOW lists). `client_secret` is required when none is stored, or when the issuer or client id changes; omitted otherwise, the stored one is kept. Just-in-time provisioning needs allowed email domains and a role (mapped values or a default).
+         */
+        put: operations["putIdentityProvider"];
+        post?: never;
+        /** Remove the organization's identity provider: single sign-on stops; users and their bindings stay */
+        delete: operations["deleteIdentityProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/llm-models": {
@@ -3440,6 +3522,15 @@ export interface components {
             /** @description Set while sign-in is locked after repeated failures */
             locked_until: string | null;
             last_sign_in_at: string | null;
+            /**
+             * @description How the last sign-in was made: `password`, or `sso` (the organization's OpenID Connect identity provider)
+             * @enum {string|null}
+             */
+            last_sign_in_method: "password" | "sso" | null;
+            /** @description The OpenID Connect issuer the user is bound to since their first single sign-on (null: none yet) */
+            identity_provider: string | null;
+            /** @description The issuer's `sub` for this user: only that subject signs in as them */
+            external_subject: string | null;
             created_at: string;
             created_by: string | null;
         };
@@ -3453,6 +3544,12 @@ export interface components {
             organization_id: string;
             email: string;
             password: string;
+        };
+        SsoInfo: {
+            enabled: boolean;
+            display_name: string | null;
+            /** @description Navigate the browser here (a GET) to sign in */
+            start_url: string | null;
         };
         DeviceWebhookAck: {
             /**
@@ -3693,6 +3790,121 @@ export interface components {
              * @enum {boolean}
              */
             unlock?: true;
+            /** @description null: forget the user's binding to an IdP subject, so that their next single sign-on binds again (after a change of identity provider) */
+            identity_provider?: null;
+        };
+        IdentityProvider: {
+            display_name: string;
+            issuer: string;
+            client_id: string;
+            /** @description `****` and the secret's last four characters (`****` alone for a secret under 16 characters) */
+            client_secret_hint: string;
+            scopes: string[];
+            email_claim: string;
+            role_mapping: {
+                claim: string;
+                values: {
+                    [key: string]: "admin" | "clinician" | "integration_engineer" | "auditor";
+                };
+                /** @enum {string|null} */
+                default: "admin" | "clinician" | "integration_engineer" | "auditor" | null;
+                sync: boolean;
+            };
+            allowed_email_domains: string[];
+            jit_provisioning: boolean;
+            enabled: boolean;
+            /** @description The redirect URI to register with the IdP for this organization */
+            redirect_uri: string;
+            /** @description Where the console sends the browser to sign in */
+            start_url: string;
+            created_at: string;
+            updated_at: string;
+            updated_by: string | null;
+        };
+        IdentityProviderInput: {
+            /**
+             * @description What the console's sign-in button says
+             * @example Sign in with Okta
+             */
+            display_name: string;
+            /**
+             * @description The issuer identifier, exactly as its discovery document's `issuer` (https; http only for a host OUTBOUND_ALLOW lists)
+             * @example https://example.okta.com/oauth2/default
+             */
+            issuer: string;
+            client_id: string;
+            /** @description Required when none is stored yet, and when the issuer or client id changes; omitted, the stored one is kept. Never returned: `client_secret_hint` shows its last four characters */
+            client_secret?: string;
+            /**
+             * @description Requested scopes (default `openid email profile`; add `groups` where the IdP puts groups behind it, as Okta does)
+             * @default [
+             *       "openid",
+             *       "email",
+             *       "profile"
+             *     ]
+             */
+            scopes?: string[];
+            /**
+             * @description The ID token claim with the user's email (Entra ID without the optional `email` claim: `preferred_username`)
+             * @default email
+             */
+            email_claim?: string;
+            role_mapping?: components["schemas"]["SsoRoleMapping"];
+            /**
+             * @description Email domains that may sign in (exact: a subdomain is listed by itself); empty: any. Required for just-in-time provisioning
+             * @default []
+             * @example [
+             *       "example.org"
+             *     ]
+             */
+            allowed_email_domains?: string[];
+            /**
+             * @description Create a user at their first sign-in (email domain allowed, role mapped) instead of refusing those not yet invited
+             * @default false
+             */
+            jit_provisioning?: boolean;
+            /**
+             * @description false: the console offers no single sign-on and the flow refuses (SSO_NOT_CONFIGURED); the configuration is kept
+             * @default true
+             */
+            enabled?: boolean;
+        };
+        /**
+         * @default {
+         *       "claim": "groups",
+         *       "values": {},
+         *       "default": null,
+         *       "sync": false
+         *     }
+         */
+        SsoRoleMapping: {
+            /**
+             * @description The ID token claim whose values decide the role (`groups`, `roles`, `realm_access.roles`)
+             * @example groups
+             */
+            claim: string;
+            /**
+             * @description Claim value → role. Several mapped values: the most privileged role wins (admin, integration_engineer, clinician, auditor)
+             * @default {}
+             * @example {
+             *       "cdis-admins": "admin",
+             *       "cdis-clinicians": "clinician"
+             *     }
+             */
+            values?: {
+                [key: string]: "admin" | "clinician" | "integration_engineer" | "auditor";
+            };
+            /**
+             * @description The role when no value maps; null refuses the sign-in (NO_ROLE_MAPPED)
+             * @default null
+             * @enum {string|null}
+             */
+            default?: "admin" | "clinician" | "integration_engineer" | "auditor" | null;
+            /**
+             * @description Apply the mapping at every sign-in (the IdP manages roles), not only when a user is created
+             * @default false
+             */
+            sync?: boolean;
         };
         LlmModel: {
             /** @description The value for model_config.model */
@@ -6562,6 +6774,106 @@ export interface operations {
             };
         };
     };
+    getSsoInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Single sign-on for the console's sign-in page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoInfo"];
+                };
+            };
+            /** @description Malformed path or query parameters (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startSsoSignIn: {
+        parameters: {
+            query?: {
+                /** @description The console path to land on once signed in (default `/`); anything but a path of this service is ignored */
+                return_to?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the IdP's authorization endpoint, or to the console's sign-in page with `sso_error` */
+            302: {
+                headers: {
+                    location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed path or query parameters (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeSsoSignIn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console, signed in; or to its sign-in page with `sso_error` */
+            302: {
+                headers: {
+                    location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed path or query parameters (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     answerDevicePlatformWebhookChallenge: {
         parameters: {
             query?: never;
@@ -7981,6 +8293,194 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity provider, with the redirect URI to register at the IdP */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderInput"];
+            };
+        };
+        responses: {
+            /** @description The identity provider as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

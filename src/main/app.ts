@@ -54,6 +54,7 @@ import { consoleSessionRoutes, consoleSignInRoutes } from "../features/tenancy/r
 import { organizationRoutes } from "../features/tenancy/routes/organization";
 import { authRoutes } from "../features/identity/routes/auth";
 import { userRoutes } from "../features/identity/routes/users";
+import { identityProviderRoutes, ssoPublicRoutes } from "../features/identity/sso/routes";
 import { pipelineRoutes } from "../features/pipelines/routes/pipelines";
 import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
@@ -137,6 +138,9 @@ export function buildApp(options: AppOptions = {}) {
   // A user's invitation acceptance and password sign-in: public, the body carries the credential.
   app.use("/api/v1/auth/*", bodyLimit);
   app.route("/api/v1/auth", authRoutes);
+  // Single sign-on (OpenID Connect): public; the start and the IdP's callback are browser
+  // navigations, the single-use state (and the browser's cdis_sso cookie) authenticates the callback.
+  app.route("/api/v1/auth/sso", ssoPublicRoutes);
 
   // Wearable platform webhooks and OAuth callbacks: the signature or the OAuth state authenticates them.
   app.route("/api", devicePlatformPublicRoutes(devicePlatformsOf));
@@ -157,6 +161,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/v1/client-applications", clientApplicationRoutes);
   app.route("/api/v1/users", userRoutes);
+  app.route("/api/v1/identity-provider", identityProviderRoutes);
   app.route("/api/llm-models", llmModelRoutes);
   app.route("/api/agents", agentRoutes);
   app.route("/api/agents", agentChatRoutes);

@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { ROLES } from "../../platform/principal";
 import { MIN_PASSWORD_LENGTH } from "./password";
-import { USER_STATUSES, type UserRow } from "./tables";
+import { SIGN_IN_METHODS, USER_STATUSES, type UserRow } from "./tables";
 
 const FHIR_USER = /^(Practitioner|PractitionerRole|Patient|RelatedPerson|Person)\/[A-Za-z0-9.-]{1,64}$/;
 const fhirUser = z.string().regex(FHIR_USER, "Expected a FHIR reference such as Practitioner/123").openapi({ description: "The FHIR resource the user is (SMART fhirUser), named by AuditEvents of their actions", example: "Practitioner/123" });
@@ -18,6 +18,9 @@ export const UserSchema = z
     status: z.enum(USER_STATUSES),
     locked_until: z.string().nullable().openapi({ description: "Set while sign-in is locked after repeated failures" }),
     last_sign_in_at: z.string().nullable(),
+    last_sign_in_method: z.enum(SIGN_IN_METHODS).nullable().openapi({ description: "How the last sign-in was made: `password`, or `sso` (the organization's OpenID Connect identity provider)" }),
+    identity_provider: z.string().nullable().openapi({ description: "The OpenID Connect issuer the user is bound to since their first single sign-on (null: none yet)" }),
+    external_subject: z.string().nullable().openapi({ description: "The issuer's `sub` for this user: only that subject signs in as them" }),
     created_at: z.string(),
     created_by: z.string().nullable(),
   })
@@ -47,6 +50,7 @@ export const UpdateUserBody = z
     fhir_user: fhirUser.nullable().optional(),
     status: z.enum(["active", "disabled"]).optional().openapi({ description: "disabled: the user's sessions stop at once and sign-in is refused" }),
     unlock: z.literal(true).optional().openapi({ description: "Clears the failed sign-ins and the lockout they caused" }),
+    identity_provider: z.null().optional().openapi({ description: "null: forget the user's binding to an IdP subject, so that their next single sign-on binds again (after a change of identity provider)" }),
   })
   .strict()
   .openapi("UpdateUser");
@@ -83,6 +87,9 @@ export function presentUser(row: UserRow): UserView {
     status: row.status,
     locked_until: row.lockedUntil,
     last_sign_in_at: row.lastSignInAt,
+    last_sign_in_method: row.lastSignInMethod,
+    identity_provider: row.identityProvider,
+    external_subject: row.externalSubject,
     created_at: row.createdAt,
     created_by: row.createdBy,
   };

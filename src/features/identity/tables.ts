@@ -1,12 +1,15 @@
 // The people of an organization (issue #34): who signs in to the console, with which role. In the
 // control database beside the keys and console sessions, because a session's lookup joins its user
 // (a disabled user's sessions stop at once) and sign-in names the org before any shard is known.
+// Also their organization's single sign-on: its identity provider and the pending sign-ins.
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { ROLES } from "../../platform/principal";
+import { ROLES, type Role } from "../../platform/principal";
 import { organizations } from "../tenancy/tables";
 
 export const USER_STATUSES = ["active", "invited", "disabled"] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
+export const SIGN_IN_METHODS = ["password", "sso"] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 export const users = sqliteTable(
   "users",
@@ -31,6 +34,15 @@ export const users = sqliteTable(
     failedSignIns: integer("failed_sign_ins").notNull().default(0),
     lockedUntil: text("locked_until"),
     lastSignInAt: text("last_sign_in_at"),
+    /** How the last successful sign-in was made: `password` or `sso` (OpenID Connect). */
+    lastSignInMethod: text("last_sign_in_method", { enum: SIGN_IN_METHODS }),
+    /**
+     * The OpenID Connect issuer this user is bound to, with `externalSubject` its `sub` for them:
+     * set at the first single sign-on, after which only that subject signs in as this user (an
+     * email changed at the IdP cannot take over another account). Null until then.
+     */
+    identityProvider: text("identity_provider"),
+    externalSubject: text("external_subject"),
     createdAt: text("created_at").notNull(),
     createdBy: text("created_by"),
   },
@@ -38,7 +50,77 @@ export const users = sqliteTable(
     uniqueIndex("users_org_email_uq").on(t.orgId, t.email),
     uniqueIndex("users_invitation_uq").on(t.invitationHash),
     index("users_org_created_idx").on(t.orgId, t.createdAt),
+    // One account per IdP subject in an organization (NULLs, the unbound users, do not collide).
+    uniqueIndex("users_org_subject_uq").on(t.orgId, t.identityProvider, t.externalSubject),
   ],
 );
 
 export type UserRow = typeof users.$inferSelect;
+
+// Single sign-on (sso/): an organization's OpenID Connect identity provider (one per organization)
+// and the pending sign-ins (one row per `state`, single use, ten minutes). Here too because the
+// public start and callback name the organization in the path before any shard is needed, and a
+// sign-in ends in a user row and a console session, both control tables.
+
+/** Which claim decides a just-in-time user's role, and how its values map to roles. */
+export interface RoleMapping {
+  /** The ID token claim (`groups`, `roles`; a dotted path such as `realm_access.roles` when no claim has that exact name). */
+  claim: string;
+  /** Claim value → role. A claim holding several values maps to the most privileged role any of them names. */
+  values: Record<string, Exclude<Role, "service">>;
+  /** The role when no value maps; null refuses the sign-in (NO_ROLE_MAPPED). */
+  default: Exclude<Role, "service"> | null;
+  /** Apply the mapping at every sign-in, not only when the user is created (the IdP then manages roles). */
+  sync: boolean;
+}
+
+export const identityProviders = sqliteTable("identity_providers", {
+  orgId: text("org_id")
+    .primaryKey()
+    .references(() => organizations.id),
+  displayName: text("display_name").notNull(),
+  /** The issuer identifier, exactly as the discovery document's `issuer` and the ID tokens' `iss`. */
+  issuer: text("issuer").notNull(),
+  clientId: text("client_id").notNull(),
+  /** The client secret, AES-GCM sealed (connectors' key), bound to the organization. */
+  clientSecretEnc: text("client_secret_enc").notNull(),
+  /** What the API shows instead of the secret (`****` and its last four characters). */
+  clientSecretHint: text("client_secret_hint").notNull(),
+  scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+  /** The claim carrying the user's email (`email`; Entra ID without the optional claim: `preferred_username`). */
+  emailClaim: text("email_claim").notNull(),
+  roleMapping: text("role_mapping", { mode: "json" }).$type<RoleMapping>().notNull(),
+  /** Lowercased; empty: any domain (only without just-in-time provisioning). */
+  allowedDomains: text("allowed_domains", { mode: "json" }).$type<string[]>().notNull(),
+  jitProvisioning: integer("jit_provisioning", { mode: "boolean" }).notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+  updatedBy: text("updated_by"),
+});
+
+export type IdentityProviderRow = typeof identityProviders.$inferSelect;
+
+export const ssoStates = sqliteTable(
+  "sso_states",
+  {
+    /** SHA-256 of the random `state` parameter: the row is found by it, and taken by the first callback. */
+    stateHash: text("state_hash").primaryKey(),
+    orgId: text("org_id").notNull(),
+    /** SHA-256 of the random value in the browser's `cdis_sso` cookie: the callback must come from the browser that started. */
+    browserHash: text("browser_hash").notNull(),
+    /** The issuer and client the sign-in started against: a configuration changed meanwhile fails it. */
+    issuer: text("issuer").notNull(),
+    clientId: text("client_id").notNull(),
+    /** Sealed `{ verifier, nonce }`: the PKCE code verifier and the ID token's expected nonce. */
+    secretsEnc: text("secrets_enc").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    /** The console path to land on once signed in. */
+    returnTo: text("return_to").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("sso_states_org_expiry_idx").on(t.orgId, t.expiresAt)],
+);
+
+export type SsoStateRow = typeof ssoStates.$inferSelect;

@@ -1,6 +1,6 @@
 // User records in the control database. Reads and writes are scoped by org, except the
 // invitation lookup (the token names its user) and the updates of a user already found in its org.
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../platform/db/client";
 import type { Role } from "../../platform/principal";
 import { type UserRow, type UserStatus, users } from "./tables";
@@ -24,6 +24,18 @@ export interface UserChanges {
   /** An administrator's unlock: the failure count back to 0 and no lockout. */
   failedSignIns?: 0 | undefined;
   lockedUntil?: null | undefined;
+  /** Null: forget the user's identity provider binding (their next single sign-on binds again). */
+  identityProvider?: null | undefined;
+}
+
+/** A user created at their first single sign-on (just-in-time): active, no password, bound to the IdP's subject. */
+export interface ProvisionedUser {
+  orgId: string;
+  email: string;
+  name: string;
+  role: Role;
+  issuer: string;
+  subject: string;
 }
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -46,8 +58,36 @@ export class UserStore {
       failedSignIns: 0,
       lockedUntil: null,
       lastSignInAt: null,
+      lastSignInMethod: null,
+      identityProvider: null,
+      externalSubject: null,
       createdAt: new Date().toISOString(),
       createdBy: input.createdBy,
+    };
+    await this.db.insert(users).values(row);
+    return row;
+  }
+
+  async createProvisioned(input: ProvisionedUser, at: string): Promise<UserRow> {
+    const row: UserRow = {
+      id: crypto.randomUUID(),
+      orgId: input.orgId,
+      email: normalizeEmail(input.email),
+      name: input.name,
+      role: input.role,
+      fhirUser: null,
+      status: "active",
+      passwordHash: null,
+      invitationHash: null,
+      invitationExpiresAt: null,
+      failedSignIns: 0,
+      lockedUntil: null,
+      lastSignInAt: null,
+      lastSignInMethod: null,
+      identityProvider: input.issuer,
+      externalSubject: input.subject,
+      createdAt: at,
+      createdBy: "sso",
     };
     await this.db.insert(users).values(row);
     return row;
@@ -73,13 +113,48 @@ export class UserStore {
     return this.db.select().from(users).where(eq(users.invitationHash, invitationHash)).get();
   }
 
+  /** The user the IdP's subject is bound to in this organization. */
+  async findBySubject(orgId: string, issuer: string, subject: string): Promise<UserRow | undefined> {
+    return this.db
+      .select()
+      .from(users)
+      .where(and(eq(users.orgId, orgId), eq(users.identityProvider, issuer), eq(users.externalSubject, subject)))
+      .get();
+  }
+
+  /** Binds the user to the subject, only while no subject is bound (two first sign-ins at once: one wins). */
+  async bindSubject(id: string, issuer: string, subject: string): Promise<boolean> {
+    const done = await this.db
+      .update(users)
+      .set({ identityProvider: issuer, externalSubject: subject })
+      .where(and(eq(users.id, id), isNull(users.externalSubject)))
+      .returning({ id: users.id });
+    return done.length === 1;
+  }
+
+  /** A single sign-on: when and how. The password lockout is the password's, so it is left as it is. */
+  async recordSsoSignIn(id: string, at: string): Promise<void> {
+    await this.db.update(users).set({ lastSignInAt: at, lastSignInMethod: "sso" }).where(eq(users.id, id));
+  }
+
+  /** An invited user who signs in through the organization's IdP: active, the invitation spent. */
+  async activateInvited(id: string): Promise<void> {
+    await this.db.update(users).set({ status: "active", invitationHash: null, invitationExpiresAt: null }).where(and(eq(users.id, id), eq(users.status, "invited")));
+  }
+
+  async setRole(id: string, role: Role): Promise<void> {
+    await this.db.update(users).set({ role }).where(eq(users.id, id));
+  }
+
   /**
    * Applies the changes; with `keepAnAdmin`, only while another active admin of the org remains
    * (one statement, so two admins demoting each other at once cannot both succeed). Answers
    * undefined when the user is not there, "last-admin" when the guard held the change back.
    */
   async update(orgId: string, id: string, changes: UserChanges, keepAnAdmin = false): Promise<UserRow | "last-admin" | undefined> {
-    const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    const { identityProvider, ...rest } = changes;
+    const set: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    if (identityProvider === null) Object.assign(set, { identityProvider: null, externalSubject: null });
     if (Object.keys(set).length) {
       const otherAdmins = sql`(SELECT count(*) FROM ${users} AS o WHERE o.org_id = ${orgId} AND o.role = 'admin' AND o.status = 'active' AND o.id <> ${id}) > 0`;
       const done = await this.db
@@ -117,6 +192,6 @@ export class UserStore {
   }
 
   async recordSuccess(id: string, at: string): Promise<void> {
-    await this.db.update(users).set({ failedSignIns: 0, lockedUntil: null, lastSignInAt: at }).where(eq(users.id, id));
+    await this.db.update(users).set({ failedSignIns: 0, lockedUntil: null, lastSignInAt: at, lastSignInMethod: "password" }).where(eq(users.id, id));
   }
 }

@@ -53,16 +53,24 @@ export async function signInWithPassword(env: Env, contexts: OrgContexts, input:
     throw refused(lock ? Math.ceil(lock / 1000) : 0);
   }
   await store.recordSuccess(user.id, new Date(now).toISOString());
+  const signedIn = await openUserSession(env, user, now);
+  await audit(contexts, user, "0");
+  return signedIn;
+}
+
+/**
+ * A console session bound to `user`, who has just proven who they are (a password here, an
+ * OpenID Connect sign-in in sso/flow.ts): the same session, lifetimes and view either way.
+ */
+export async function openUserSession(env: Env, user: UserRow, now = Date.now()): Promise<SignedIn> {
   const lifetimes = sessionLifetimes(env);
-  const sessions = new ConsoleSessionStore(control);
+  const sessions = new ConsoleSessionStore(controlStore(env));
   const { id, row } = await sessions.create(user.orgId, { userId: user.id }, now, lifetimes.maxSeconds);
   const found = await sessions.findByHash(row.idHash);
   if (!found) throw new Error("the session just created was not found");
-  const principal = userPrincipal(user);
-  await audit(contexts, user, "0");
-  return { sessionId: id, maxAgeSeconds: lifetimes.maxSeconds, view: presentSession(principal, found, env) };
+  return { sessionId: id, maxAgeSeconds: lifetimes.maxSeconds, view: presentSession(userPrincipal(found.user ?? user), found, env) };
 }
 
 async function audit(contexts: OrgContexts, user: UserRow, outcome: "0" | "4", reason?: string): Promise<void> {
-  await recordManagementAction(await contexts.forOrg(user.orgId), userPrincipal(user), { action: "console_session.sign_in", outcome, ...(reason ? { reason } : {}) });
+  await recordManagementAction(await contexts.forOrg(user.orgId), userPrincipal(user), { action: "console_session.sign_in", outcome, detail: { sign_in_method: "password" }, ...(reason ? { reason } : {}) });
 }

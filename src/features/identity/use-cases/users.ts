@@ -1,5 +1,5 @@
 // User administration: invite (a one-time token returned once, its hash kept), list and change
-// (role, name, fhirUser, disable/enable). Everything is in the caller's organization.
+// (role, name, fhirUser, disable/enable, forget the IdP binding). Everything is in the caller's organization.
 import { ApiError, conflict, notFound } from "../../../platform/errors";
 import type { OrgData } from "../../../platform/org-data";
 import type { Principal, Role } from "../../../platform/principal";
@@ -20,6 +20,7 @@ export interface UpdateRequest {
   fhir_user?: string | null | undefined;
   status?: "active" | "disabled" | undefined;
   unlock?: true | undefined;
+  identity_provider?: null | undefined;
 }
 
 const missing = () => notFound("User not found", "USER_NOT_FOUND");
@@ -58,7 +59,7 @@ export async function updateUser(data: OrgData, id: string, req: UpdateRequest):
   if (!row) throw missing();
   // An invited user becomes active by accepting the invitation (setting a password), not by a switch.
   if (req.status && row.status === "invited") throw new ApiError(409, "USER_INVITED", "The user has not accepted the invitation yet");
-  const changes: UserChanges = { role: req.role, name: req.name, fhirUser: req.fhir_user, status: req.status, ...(req.unlock ? { failedSignIns: 0, lockedUntil: null } : {}) };
+  const changes: UserChanges = { role: req.role, name: req.name, fhirUser: req.fhir_user, status: req.status, identityProvider: req.identity_provider, ...(req.unlock ? { failedSignIns: 0, lockedUntil: null } : {}) };
   // The organization keeps at least one active admin user: nobody demotes or disables the last.
   const removesAnAdmin = row.role === "admin" && row.status === "active" && ((req.role !== undefined && req.role !== "admin") || req.status === "disabled");
   const updated = await store.update(data.orgId, id, changes, removesAnAdmin);
