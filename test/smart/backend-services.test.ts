@@ -61,7 +61,7 @@ describe("SMART Backend Services", () => {
     const { id } = (await created.json()) as { id: string };
     const client = await register(t);
     const token = await tokenFor(t, client);
-    expect(token).toMatchObject({ token_type: "bearer", expires_in: 300, scope: "system/Patient.rs" });
+    expect(token).toMatchObject({ token_type: "Bearer", expires_in: 300, scope: "system/Patient.rs" });
     // No X-Organization-ID: the URL names the org.
     const read = await call(`/fhir/r4/${t.orgId}/Patient/${id}`, bearer(token.access_token));
     expect(read.status).toBe(200);

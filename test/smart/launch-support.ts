@@ -142,7 +142,7 @@ export function token(t: Tenant, form: Record<string, string>, headers: Record<s
 export const basic = (app: App) => ({ authorization: `Basic ${btoa(`${app.id}:${app.secret ?? ""}`)}` });
 
 export function exchange(t: Tenant, app: App, code: string, verifier: string, extra: Record<string, string> = {}) {
-  const auth = app.type === "confidential" ? {} : { client_id: app.id };
+  const auth: Record<string, string> = app.type === "confidential" ? {} : { client_id: app.id };
   return token(t, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, ...auth, ...extra }, app.type === "confidential" ? basic(app) : {});
 }
 
@@ -166,7 +166,7 @@ export async function tokensOf(res: Response): Promise<Tokens> {
 }
 
 export function refresh(t: Tenant, app: App, refreshToken: string, extra: Record<string, string> = {}) {
-  const auth = app.type === "confidential" ? {} : { client_id: app.id };
+  const auth: Record<string, string> = app.type === "confidential" ? {} : { client_id: app.id };
   return token(t, { grant_type: "refresh_token", refresh_token: refreshToken, ...auth, ...extra }, app.type === "confidential" ? basic(app) : {});
 }
 

@@ -29,6 +29,12 @@ export interface ClientAuthRequest {
   /** jwks_uri fetches go through the deployment's outbound guard. */
   fetchKeys: KeySetFetch;
   now: number;
+  /**
+   * The client a request without any client identification stands for: a refresh token names its
+   * client, and a public client need not repeat its client_id on a refresh (RFC 6749 §6; fhirclient
+   * sends none). Only a public client may be implied so.
+   */
+  impliedClientId?: string | undefined;
 }
 
 export interface AuthenticatedClient {
@@ -86,7 +92,7 @@ export async function authenticateClient(control: Database, req: ClientAuthReque
   if (form.client_assertion !== undefined || form.client_assertion_type !== undefined) return { client: await assertionClient(req, find, control), method: "private_key_jwt" };
 
   // No credential: only a public client may do that.
-  const client = await find(form.client_id, "Bearer");
+  const client = await find(form.client_id ?? req.impliedClientId, "Bearer");
   if (client.type !== "public") throw new TokenError(401, "invalid_client", "This client is confidential: it must authenticate", "Bearer", client.id);
   return { client, method: "none" };
 }

@@ -13,7 +13,7 @@ import { authenticateClient, type ClientAuthRequest } from "./client-auth";
 import { invalidGrant, invalidRequest, TokenError } from "./errors";
 import { checkGrant, createGrant, revokeGrant } from "./grants";
 import { verifierMatches } from "./pkce";
-import { claimRefreshToken, issueRefreshToken } from "./refresh/rotation";
+import { claimRefreshToken, findRefreshToken, issueRefreshToken } from "./refresh/rotation";
 import { narrowScopes, parseScopeParam, refreshKindOf, scopesBeyond } from "./scopes";
 import { isSecretOf, sha256Hex } from "./secrets";
 import { keysForSigning, privateKeyOf } from "./signing-keys";
@@ -64,7 +64,9 @@ export async function issueToken(control: Database, req: TokenRequest): Promise<
   const grantType = req.form.grant_type;
   if (!grantType) throw invalidRequest("grant_type is required");
   if (!GRANTS.includes(grantType as GrantType)) throw new TokenError(400, "unsupported_grant_type", `grant_type ${grantType} is not supported`);
-  const { client } = await authenticateClient(control, { ...req, audiences: [req.tokenUrl], now });
+  const identified = req.form.client_id ?? req.form.client_assertion ?? req.form.client_secret ?? req.authorization;
+  const impliedClientId = grantType === "refresh_token" && identified === undefined ? (await findRefreshToken(control, req.orgId, req.form.refresh_token))?.clientId : undefined;
+  const { client } = await authenticateClient(control, { ...req, audiences: [req.tokenUrl], now, impliedClientId });
   if (!client.grantTypes.includes(grantType as GrantType)) throw new TokenError(400, "unauthorized_client", `The client is not registered for ${grantType}`, "Bearer", client.id);
   switch (grantType as GrantType) {
     case "client_credentials":
