@@ -1,11 +1,12 @@
 // Routes of the signed-in console. Pages past the first load lazily, so the first route stays
 // small; a page the role may not use shows "not allowed" (and its API answers 403 anyway). Every
 // route's path comes from src/main/console-routes.ts, the list the Worker serves the console's page for.
-import { lazy, type ReactNode, Suspense } from "react";
+import { lazy, type ReactNode, Suspense, useEffect } from "react";
 import { Route, Switch } from "wouter";
 import { CONSOLE_ROUTES } from "../../src/main/console-routes";
 import { Layout } from "./components/Layout";
 import { Loading } from "./components/States";
+import { returnTarget } from "./lib/return-to";
 import { SessionProvider, useSession } from "./lib/session";
 import { NotAllowed, NotFound } from "./pages/NotFound";
 import { Overview } from "./pages/Overview";
@@ -53,7 +54,13 @@ function Guarded({ needs, what, children }: { needs: string; what: string; child
 
 function Console() {
   const { session } = useSession();
+  // Signed in, and an app's authorization request sent the person here first: back to its consent screen.
+  const back = session ? returnTarget() : undefined;
+  useEffect(() => {
+    if (back) window.location.replace(back);
+  }, [back]);
   if (!session) return <SignIn />;
+  if (back) return <Loading what="the app's authorization" />;
   return (
     <Layout>
       <Suspense fallback={<Loading what="the page" />}>

@@ -159,6 +159,20 @@ describe("SMART Backend Services", () => {
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`)).status).toBe(200);
   });
 
+  it("fetches a jwks_url through the outbound guard: a refused destination is never contacted, and the assertion is invalid_client", async () => {
+    const t = await createTenant();
+    const keys = await clientKeys("ES384");
+    // 127.0.0.2 stands in for a forbidden target (the suite allows only 127.0.0.1).
+    const res = await t.fetch("/api/v1/client-applications", { method: "POST", json: { name: "Remote keys", jwks_url: "https://127.0.0.2/jwks.json", scopes: ["system/Patient.rs"] } });
+    expect(res.status).toBe(201);
+    const client = { ...keys, alg: "ES384" as const, id: ((await res.json()) as { id: string }).id };
+    const refused = await requestToken(t.orgId, await assertion(client, tokenUrl(t.orgId)));
+    expect(refused.status).toBe(401);
+    const body = (await refused.json()) as { error: string; error_description: string };
+    expect(body.error).toBe("invalid_client");
+    expect(body.error_description).toMatch(/jwks_url could not be read: .*(not allowed|refused|private|loopback)/i);
+  });
+
   it("manages client applications: validation, list, patch, delete", async () => {
     const t = await createTenant();
     const { jwk } = await clientKeys("ES384");

@@ -6,6 +6,7 @@
 // Another org's client is unknown here, exactly as a client that does not exist.
 import { decodeJwt, errors as joseErrors, jwtVerify } from "jose";
 import type { Database } from "../../platform/db/client";
+import { ApiError } from "../../platform/errors";
 import { ASSERTION_ALGS } from "./client-keys";
 import { clientKeySet, type KeySetFetch } from "./client-cache";
 import { ClientApplicationStore } from "./clients";
@@ -130,6 +131,7 @@ async function assertionClient(req: ClientAuthRequest, find: (id: string | undef
       clockTolerance: 5,
     }));
   } catch (e) {
+    if (e instanceof ApiError) throw invalid(`The client's jwks_url could not be read: ${e.message}`);
     throw invalid(e instanceof joseErrors.JOSEError ? `client_assertion rejected: ${e.message}` : "client_assertion rejected");
   }
   const exp = claims.exp ?? 0;
