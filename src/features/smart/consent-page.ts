@@ -54,7 +54,8 @@ export function pageHeaders(nonce: string, formTargets: readonly string[] = []):
     "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the form's POST, which the CSRF check refuses.
+    "referrer-policy": "same-origin",
     "cache-control": "no-store",
     pragma: "no-cache",
   };
@@ -67,7 +68,7 @@ function cspSource(url: string): string {
 }
 
 function layout(title: string, nonce: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${escapeHtml(nonce)}">${STYLE}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="same-origin"><title>${escapeHtml(title)}</title><style nonce="${escapeHtml(nonce)}">${STYLE}</style></head><body>${body}</body></html>`;
 }
 
 const hidden = (name: string, value: string) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
@@ -92,7 +93,7 @@ export function renderConsentPage(view: ConsentView, nonce: string): string {
 <p>If you approve, <strong>${escapeHtml(view.clientName)}</strong> will be able to:</p><ul>${scopes}</ul>${launched}${notice}${search}
 <form method="post" action="${escapeHtml(view.action)}">${hidden("request", view.requestId)}${hidden("csrf", view.csrf)}${choices}
 <div class="actions"><button class="primary" type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></div></form>
-<p class="muted">You can revoke this access later. Only approve apps you trust.</p></main>`;
+<p class="muted">Only approve apps you trust.</p></main>`;
   return layout(`Authorize ${view.clientName}`, nonce, body);
 }
 

@@ -76,7 +76,7 @@ const CONTEXT_WORDS: Readonly<Record<string, string>> = {
   launch: "Use the patient (and encounter) open in the console when it was launched",
   "launch/patient": "Know which patient is selected",
   "launch/encounter": "Know which encounter is selected",
-  offline_access: "Keep access after you sign out, until you or an administrator revoke it",
+  offline_access: "Keep access after you sign out, until the access is revoked",
   online_access: "Keep access while you stay signed in to the console",
 };
 
