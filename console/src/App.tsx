@@ -55,7 +55,7 @@ function Guarded({ needs, what, children }: { needs: string; what: string; child
 function Console() {
   const { session } = useSession();
   // Signed in, and an app's authorization request sent the person here first: back to its consent screen.
-  const back = session ? returnTarget() : undefined;
+  const back = session ? returnTarget(window.location.search) : undefined;
   useEffect(() => {
     if (back) window.location.replace(back);
   }, [back]);

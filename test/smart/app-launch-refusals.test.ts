@@ -20,7 +20,7 @@ import {
   redirectParams,
   refresh,
   registerApp,
-  signedInUser,
+  quickUser,
   token,
   tokensOf,
 } from "./launch-support";
@@ -32,7 +32,7 @@ async function auditEvents(t: Tenant, action: string, done: (l: { outcome: strin
 describe("the authorization endpoint's refusals", () => {
   it("an unknown client or an unregistered redirect_uri is an error page, never a redirect; the rest redirect with error and state", async () => {
     const t = await createTenant();
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t, { scopes: ["launch/patient", "patient/Patient.rs"] });
     const { challenge } = await pkce();
     const page = async (path: string, status = 400) => {
@@ -70,7 +70,7 @@ describe("the authorization endpoint's refusals", () => {
 
   it("the consent form needs its CSRF token, this site and the same session", async () => {
     const t = await createTenant();
-    const [user, other] = [await signedInUser(t), await signedInUser(t)];
+    const [user, other] = [await quickUser(t), await quickUser(t)];
     const app = await registerApp(t, { scopes: ["patient/Patient.rs"] });
     const { challenge } = await pkce();
     const form = consentForm(await (await authorize(authorizeUrl(t, app, { challenge, scope: "patient/Patient.rs" }), user.cookie)).text());
@@ -91,7 +91,7 @@ describe("the authorization endpoint's refusals", () => {
     const asKey = await authorize(authorizeUrl(a, app, { challenge, scope: "patient/Patient.rs" }), keySession);
     expect(asKey.status).toBe(403);
     expect(await asKey.text()).toContain("Sign in as a user");
-    const bUser = await signedInUser(b);
+    const bUser = await quickUser(b);
     const elsewhere = await authorize(authorizeUrl(a, app, { challenge, scope: "patient/Patient.rs" }), bUser.cookie);
     expect(elsewhere.status).toBe(403);
     expect(await elsewhere.text()).toContain("another organization");
@@ -103,7 +103,7 @@ describe("the authorization endpoint's refusals", () => {
 describe("the token endpoint's refusals", () => {
   it("missing or wrong verifier, wrong redirect_uri, a replayed code (which revokes what it issued)", async () => {
     const t = await createTenant();
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t, { scopes: ["patient/Patient.rs", "user/Patient.rs", "offline_access"] });
     const scope = "user/Patient.rs offline_access";
     const c1 = await approvedCode(t, app, user, { scope });
@@ -134,7 +134,7 @@ describe("the token endpoint's refusals", () => {
 
   it("confidential clients: no credential or a wrong secret is invalid_client (Basic answers its challenge); rotation replaces the secret", async () => {
     const t = await createTenant();
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t, { type: "confidential", scopes: ["user/Patient.rs"] });
     const scope = "user/Patient.rs";
     const c1 = await approvedCode(t, app, user, { scope });
@@ -162,7 +162,7 @@ describe("the token endpoint's refusals", () => {
 
   it("a revoked refresh token, and a disabled client's", async () => {
     const t = await createTenant();
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t, { scopes: ["user/Patient.rs", "offline_access"] });
     const c = await approvedCode(t, app, user, { scope: "user/Patient.rs offline_access" });
     const issued = await tokensOf(await exchange(t, app, c.code, c.verifier));
@@ -204,7 +204,7 @@ describe("registration", () => {
 describe("cross-tenant", () => {
   it("org A's code, refresh token and client fail at org B's endpoints", async () => {
     const [a, b] = [await createTenant(), await createTenant()];
-    const user = await signedInUser(a);
+    const user = await quickUser(a);
     const appA = await registerApp(a, { scopes: ["user/Patient.rs", "offline_access"] });
     const appB = await registerApp(b, { scopes: ["user/Patient.rs", "offline_access"] });
     const scope = "user/Patient.rs offline_access";

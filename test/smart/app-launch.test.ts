@@ -22,8 +22,9 @@ import {
   redirectParams,
   refresh,
   registerApp,
+  quickSession,
+  quickUser,
   signedInUser,
-  signIn,
   tokensOf,
   twoPatients,
 } from "./launch-support";
@@ -31,7 +32,8 @@ import {
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
 describe("standalone launch", () => {
-  it("signs in, consents with a picked patient, exchanges the code with PKCE; the token reads only that patient's data", async () => {
+  // A real invitation and password sign-in: two scrypt hashes, ~2 s each in workerd, far more on a busy machine.
+  it("signs in, consents with a picked patient, exchanges the code with PKCE; the token reads only that patient's data", { timeout: 60_000 }, async () => {
     const t = await createTenant();
     const { mine, other } = await twoPatients(t);
     const user = await signedInUser(t, "clinician", { fhir_user: "Practitioner/pr-1" });
@@ -116,7 +118,7 @@ describe("standalone launch", () => {
 
   it("Deny sends the app error=access_denied with its state, and no code", async () => {
     const t = await createTenant();
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t);
     const { challenge } = await pkce();
     const page = await authorize(authorizeUrl(t, app, { challenge, scope: "patient/Patient.rs", state: "deny-me" }), user.cookie);
@@ -137,7 +139,7 @@ describe("EHR launch", () => {
     const t = await createTenant();
     const { mine } = await twoPatients(t);
     const enc = (await (await t.fetch(`/fhir/r4/${t.orgId}/Encounter`, { method: "POST", json: { resourceType: "Encounter", status: "in-progress", class: { code: "AMB" }, subject: { reference: `Patient/${mine.patient}` } } })).json()) as { id: string };
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t, { type: "confidential", launch: true });
     expect(app.secret).toMatch(/^cs_/);
 
@@ -184,7 +186,7 @@ describe("refresh tokens", () => {
   it("rotate on each use; a reused one revokes the grant, its newer refresh token and its access tokens", async () => {
     const t = await createTenant();
     const { mine } = await twoPatients(t);
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t);
     const { code, verifier } = await approvedCode(t, app, user, { patient: mine.patient });
     const first = await tokensOf(await exchange(t, app, code, verifier));
@@ -214,7 +216,7 @@ describe("refresh tokens", () => {
   it("offline_access outlives the console session; online_access ends with it; a disabled user's grants end", async () => {
     const t = await createTenant();
     const { mine } = await twoPatients(t);
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t);
     const scopeOf = (kind: string) => `launch/patient ${kind} patient/Patient.rs`;
     const offline = await (async () => {
@@ -238,7 +240,7 @@ describe("refresh tokens", () => {
     const offline2 = await tokensOf(await refresh(t, app, offline.refresh_token!));
 
     // A new session, a new online grant; then the user is disabled: every grant of theirs ends.
-    const cookie = await signIn(t, user.email);
+    const cookie = await quickSession(t, user.id);
     const online3 = await (async () => {
       const { code, verifier } = await approvedCode(t, app, { ...user, cookie }, { patient: mine.patient, scope: scopeOf("online_access") });
       return tokensOf(await exchange(t, app, code, verifier));
@@ -253,7 +255,7 @@ describe("introspection and revocation", () => {
   it("a confidential client introspects its own tokens, a management key any; revocation ends the grant", async () => {
     const t = await createTenant();
     const { mine } = await twoPatients(t);
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const app = await registerApp(t, { type: "confidential" });
     const otherApp = await registerApp(t, { type: "confidential" });
     const { code, verifier } = await approvedCode(t, app, user, { patient: mine.patient });

@@ -2,8 +2,14 @@
 // password, as test/identity/users.test.ts does), registered apps, PKCE, and the browser's part
 // of the flow: following the authorization endpoint, reading the consent form, posting the
 // decision, exchanging the code.
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { expect } from "vitest";
+import { users } from "../../src/features/identity/tables";
+import { UserStore } from "../../src/features/identity/users";
+import { ConsoleSessionStore } from "../../src/features/tenancy";
 import { base64url } from "../../src/platform/base64url";
+import { controlStore } from "../../src/platform/org-data";
 import type { Role } from "../../src/platform/principal";
 import { call, type Tenant } from "../support/tenants";
 
@@ -18,6 +24,25 @@ export interface SignedInUser {
   email: string;
   /** `cdis_session=...` */
   cookie: string;
+}
+
+/**
+ * An active user with a console session, made straight through the stores: the same rows a
+ * password sign-in makes, without its two scrypt hashes (~2 s of CPU each in workerd), so the
+ * files that need many users stay quick. `signedInUser` goes through the real invitation and sign-in.
+ */
+export async function quickUser(t: Tenant, role: Role = "clinician", fhirUser?: string): Promise<SignedInUser> {
+  const db = controlStore(env);
+  const email = `${crypto.randomUUID().slice(0, 8)}@example.org`;
+  const row = await new UserStore(db).create({ orgId: t.orgId, email, name: "Dana Doe", role, fhirUser, invitationHash: crypto.randomUUID(), invitationExpiresAt: new Date(Date.now() + 60_000).toISOString(), createdBy: t.keyId });
+  await db.update(users).set({ status: "active", invitationHash: null, invitationExpiresAt: null }).where(eq(users.id, row.id));
+  return { id: row.id, email, cookie: await quickSession(t, row.id) };
+}
+
+/** A new console session of the user (as a sign-in makes). */
+export async function quickSession(t: Tenant, userId: string): Promise<string> {
+  const { id } = await new ConsoleSessionStore(controlStore(env)).create(t.orgId, { userId }, Date.now(), 3600);
+  return `cdis_session=${id}`;
 }
 
 export async function signedInUser(t: Tenant, role: Role = "clinician", extra: Record<string, unknown> = {}): Promise<SignedInUser> {

@@ -7,7 +7,7 @@ import { checkGrant, createGrant } from "../../src/features/smart/grants";
 import { claimRefreshToken, findRefreshToken, issueRefreshToken } from "../../src/features/smart/refresh/rotation";
 import { controlStore } from "../../src/platform/org-data";
 import { createTenant } from "../support/tenants";
-import { approvedCode, exchange, oauthError, registerApp, signedInUser, token, tokensOf } from "./launch-support";
+import { approvedCode, exchange, oauthError, quickUser, registerApp, token, tokensOf } from "./launch-support";
 
 async function grantOf(orgId: string, userId: string, clientId: string) {
   const db = controlStore(env);
@@ -60,7 +60,7 @@ describe("refresh token rotation", () => {
 
   it("a public client refreshes without repeating its client_id (as fhirclient does); a confidential one must authenticate", async () => {
     const t = await createTenant();
-    const user = await signedInUser(t);
+    const user = await quickUser(t);
     const pub = await registerApp(t, { scopes: ["user/Patient.rs", "offline_access"] });
     const conf = await registerApp(t, { type: "confidential", scopes: ["user/Patient.rs", "offline_access"] });
     const scope = "user/Patient.rs offline_access";

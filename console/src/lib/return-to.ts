@@ -4,7 +4,7 @@
 // the console an open redirector.
 const AUTHORIZE_PATH = /^\/fhir\/r4\/[^/?#]+\/auth\/authorize(\?|$)/;
 
-export function returnTarget(search: string = window.location.search): string | undefined {
+export function returnTarget(search: string): string | undefined {
   const target = new URLSearchParams(search).get("return_to");
   return target && AUTHORIZE_PATH.test(target) ? target : undefined;
 }

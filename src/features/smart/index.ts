@@ -8,7 +8,7 @@ import { controlStore } from "../../platform/org-data";
 import { InvalidToken, looksLikeJwt, verifyAccessToken } from "./access-tokens";
 
 export { clientApplicationRoutes } from "./routes/client-applications";
-export { JWKS_PATH, smartPublicRoutes, TOKEN_PATH } from "./routes/smart-public";
+export { smartPublicRoutes } from "./routes/smart-public";
 export { authorizeRoutes } from "./routes/authorize";
 export { launchRoutes } from "./routes/launches";
 export { ASSERTION_ALGS } from "./client-keys";

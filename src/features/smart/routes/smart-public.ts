@@ -29,9 +29,6 @@ const oauthError = (description: string) => ({ description, content: { "applicat
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 const FORM = "application/x-www-form-urlencoded";
 
-export const TOKEN_PATH = PATHS.token;
-export const JWKS_PATH = PATHS.jwks;
-
 function tokenError(c: Context<HttpEnv>, e: TokenError) {
   if (e.status === 401) c.header("WWW-Authenticate", e.scheme === "Basic" ? `Basic realm="${fhirBaseUrl(c)}", charset="UTF-8"` : `Bearer error="${e.error}"`);
   return c.json({ error: e.error, error_description: e.description }, e.status, NO_STORE);
