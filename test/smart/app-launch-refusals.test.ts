@@ -125,7 +125,10 @@ describe("the token endpoint's refusals", () => {
     await oauthError(await refresh(t, app, issued.refresh_token!), 400, "invalid_grant");
 
     await oauthError(await token(t, { grant_type: "password", username: "x", password: "y" }), 400, "unsupported_grant_type");
-    await oauthError(await token(t, { grant_type: "authorization_code", code: "x", client_id: app.id, client_id2: "y" }), 400, "invalid_request");
+    // A parameter sent twice (RFC 6749 §3.1).
+    const twice = `grant_type=authorization_code&code=${c3.code}&code_verifier=${c3.verifier}&redirect_uri=${encodeURIComponent(REDIRECT)}&client_id=${app.id}&client_id=${app.id}`;
+    const repeated = await call(`/fhir/r4/${t.orgId}/auth/token`, { method: "POST", body: twice, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    await oauthError(repeated, 400, "invalid_request");
     // A public client cannot use client_credentials.
     await oauthError(await token(t, { grant_type: "client_credentials", scope: "system/Patient.rs", client_id: app.id }), 400, "unauthorized_client");
     const events = await auditEvents(t, "smart.token", (l) => l.filter((e) => e.outcome === "4").length >= 6 && l.some((e) => e.outcome === "0"));

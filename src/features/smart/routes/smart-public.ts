@@ -75,6 +75,13 @@ async function audit(c: Context<HttpEnv>, principal: Principal, input: Managemen
   await recordManagementAction(ctx, principal, input);
 }
 
+/** A form the schema refuses: invalid_request, audited as the endpoint's refusals are. */
+async function refuseForm(c: Context<HttpEnv>, action: "smart.token" | "smart.introspect" | "smart.revoke", description: string) {
+  const e = new TokenError(400, "invalid_request", description);
+  await audit(c, clientPrincipal(c.req.param("orgId") ?? "", undefined), { action, outcome: "4", reason: refusal(e) });
+  return tokenError(c, e);
+}
+
 const refusal = (e: TokenError) => `${e.error}: ${e.description}`;
 const callerPrincipal = (orgId: string, caller: Caller | undefined, clientId?: string): Principal =>
   caller?.kind === "key" ? { orgId, keyId: caller.keyId, keyName: caller.keyId, role: "admin", scopes: [] } : clientPrincipal(orgId, caller?.clientId ?? clientId);
@@ -122,10 +129,8 @@ export const smartPublicRoutes = createRouter<HttpEnv>()
         throw e;
       }
     },
-    // A form that does not parse is an OAuth invalid_request, not the API's validation error.
-    (result, c) => {
-      if (!result.success) return tokenError(c as Context<HttpEnv>, new TokenError(400, "invalid_request", "The form needs grant_type (each parameter once)"));
-    },
+    // A form that does not parse is an OAuth invalid_request (audited), not the API's validation error.
+    (result, c) => (result.success ? undefined : refuseForm(c as Context<HttpEnv>, "smart.token", "The form needs grant_type (each parameter once)")),
   )
   .openapi(
     createRoute({
@@ -159,9 +164,7 @@ export const smartPublicRoutes = createRouter<HttpEnv>()
         return tokenError(c, e);
       }
     },
-    (result, c) => {
-      if (!result.success) return tokenError(c as Context<HttpEnv>, new TokenError(400, "invalid_request", "The form needs token (each parameter once)"));
-    },
+    (result, c) => (result.success ? undefined : refuseForm(c as Context<HttpEnv>, "smart.introspect", "The form needs token (each parameter once)")),
   )
   .openapi(
     createRoute({
@@ -200,9 +203,7 @@ export const smartPublicRoutes = createRouter<HttpEnv>()
         return tokenError(c, e);
       }
     },
-    (result, c) => {
-      if (!result.success) return tokenError(c as Context<HttpEnv>, new TokenError(400, "invalid_request", "The form needs token (each parameter once)"));
-    },
+    (result, c) => (result.success ? undefined : refuseForm(c as Context<HttpEnv>, "smart.revoke", "The form needs token (each parameter once)")),
   )
   .openapi(
     createRoute({
