@@ -167,23 +167,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/fhir/r4/{orgId}/.well-known/smart-configuration": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** SMART configuration: how to authenticate (no authentication) */
-        get: operations["smartConfiguration"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/fhir/r4/{orgId}/auth/token": {
         parameters: {
             query?: never;
@@ -193,8 +176,48 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Token endpoint: client_credentials with a private_key_jwt assertion (no other authentication) */
+        /**
+         * Token endpoint: authorization_code (PKCE), refresh_token (rotated) and client_credentials
+         * @description Client authentication: client_secret_basic, client_secret_post, private_key_jwt, or none for a public client (client_id). A replayed authorization code fails invalid_grant and revokes what it issued; a reused refresh token revokes its grant.
+         */
         post: operations["smartToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/auth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Token introspection (RFC 7662): a confidential client (its own tokens) or a management API key (clients:manage) */
+        post: operations["smartIntrospect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/auth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation (RFC 7009): a refresh token, or an access token a user authorized, revokes its grant
+         * @description The client authenticates as at the token endpoint (a public client names itself with client_id), or a management API key revokes any of the org's tokens. The grant's refresh tokens stop at once; its access tokens within 15 s on every isolate (at once on this one), and expire within 5 minutes anyway. 200 whatever the token (a foreign, expired or unknown one changes nothing); a backend service's access token answers unsupported_token_type.
+         */
+        post: operations["smartRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -208,10 +231,99 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's public keys that verify its access tokens (no authentication) */
+        /** The organization's public keys that verify its access tokens and id_tokens (no authentication) */
         get: operations["smartJwks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/.well-known/smart-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SMART configuration: how to authorize and authenticate (no authentication) */
+        get: operations["smartConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenID Connect discovery for the id_tokens this FHIR endpoint issues (issuer: the FHIR base) */
+        get: operations["openidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/auth/smart-style.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The styles a launched app may match (smart_style_url) */
+        get: operations["smartStyle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/auth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization endpoint: the console user approves or denies the app (consent screen)
+         * @description response_type=code with PKCE S256 (plain is refused), aud equal to this FHIR base, state, and launch for an EHR launch. An unknown client or an unregistered redirect_uri is an error page (never a redirect). Without a console user session: a redirect to the console's sign-in, which returns here.
+         */
+        get: operations["smartAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fhir/r4/{orgId}/auth/authorize/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The consent screen again, with the patient search's results (standalone launch/patient) */
+        get: operations["smartConsentSearch"];
+        put?: never;
+        /** The consent screen's decision: Approve redirects to the app with a code, Deny with error=access_denied */
+        post: operations["smartConsentDecision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -561,7 +673,7 @@ export interface paths {
         /** List client applications */
         get: operations["listClientApplications"];
         put?: never;
-        /** Register a SMART backend client */
+        /** Register a SMART client (a backend service or an app); a confidential client without keys gets its client_secret once, in this answer */
         post: operations["createClientApplication"];
         delete?: never;
         options?: never;
@@ -586,6 +698,40 @@ export interface paths {
         head?: never;
         /** Change a client application (its keys, scopes, status); tokens already issued run out (5 minutes) */
         patch: operations["patchClientApplication"];
+        trace?: never;
+    };
+    "/api/v1/client-applications/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a confidential client's secret: the new one is in this answer only; the old one stops at once */
+        post: operations["secretClientApplication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smart/launches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Launch an app for a patient (EHR launch): the URL to open and its one-time launch value (5 minutes) */
+        post: operations["createSmartLaunche"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/users": {
@@ -3457,24 +3603,73 @@ export interface components {
         TokenResponse: {
             access_token: string;
             /** @enum {string} */
-            token_type: "bearer";
+            token_type: "Bearer";
             expires_in: number;
             scope: string;
+            /** @description With offline_access or online_access granted; rotated on each use */
+            refresh_token?: string;
+            /** @description With openid granted: signed with the org's key (ES384): iss the FHIR base, sub the user, aud the client, fhirUser, nonce */
+            id_token?: string;
+            patient?: string;
+            encounter?: string;
+            fhirUser?: string;
+            need_patient_banner?: boolean;
+            smart_style_url?: string;
         };
         OAuthError: {
             error: string;
             error_description: string;
         };
         TokenRequest: {
-            /** @example client_credentials */
+            /**
+             * @description authorization_code, refresh_token or client_credentials
+             * @example authorization_code
+             */
             grant_type: string;
-            /** @example urn:ietf:params:oauth:client-assertion-type:jwt-bearer */
-            client_assertion_type: string;
-            /** @description A JWT signed (RS384 or ES384) with a key the client registered: iss = sub = client_id, aud = this URL, exp at most 5 minutes ahead, a jti never used before */
-            client_assertion: string;
-            /** @example system/Patient.rs */
-            scope: string;
+            /** @description authorization_code: the code from the authorization endpoint (60 s, once) */
+            code?: string;
+            /** @description authorization_code: the redirect_uri of the authorization request, exactly */
+            redirect_uri?: string;
+            /** @description authorization_code: the PKCE verifier whose S256 is the request's code_challenge */
+            code_verifier?: string;
+            /** @description refresh_token: the latest refresh token (each is used once; a reused one revokes the grant) */
+            refresh_token?: string;
+            /**
+             * @description client_credentials: the system/ scopes asked for; refresh_token: a subset of the grant's scopes (narrowing)
+             * @example system/Patient.rs
+             */
+            scope?: string;
+            /** @description A public client's id (or a client_secret_post client's) */
             client_id?: string;
+            /** @description client_secret_post */
+            client_secret?: string;
+            /**
+             * @description private_key_jwt
+             * @example urn:ietf:params:oauth:client-assertion-type:jwt-bearer
+             */
+            client_assertion_type?: string;
+            /** @description private_key_jwt: a JWT signed (RS384 or ES384) with a key the client registered: iss = sub = client_id, aud = the token URL, exp at most 5 minutes ahead, a jti never used before */
+            client_assertion?: string;
+        };
+        /** @description RFC 7662: active, and for an active token scope, client_id, sub, exp, iat, iss, token_type, patient, encounter, fhirUser */
+        TokenIntrospection: {
+            active: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        TokenOperationRequest: {
+            /** @description An access token or refresh token of this organization */
+            token: string;
+            /** @description access_token or refresh_token (a hint only) */
+            token_type_hint?: string;
+            /** @description The client's id (a public client revoking its own token; client_secret_post) */
+            client_id?: string;
+            /** @description client_secret_post */
+            client_secret?: string;
+            /** @description private_key_jwt */
+            client_assertion_type?: string;
+            /** @description private_key_jwt (aud: the token URL or this endpoint's URL) */
+            client_assertion?: string;
         };
         ConsoleSession: {
             organization: {
@@ -3686,11 +3881,25 @@ export interface components {
             scopes?: string[];
         };
         ClientApplication: {
-            /** @description The client_id: the iss and sub of its assertions */
+            /** @description The client_id (for a backend, the iss and sub of its assertions) */
             id: string;
             name: string;
+            /**
+             * @description app when a user authorizes it (authorization_code), else backend
+             * @enum {string}
+             */
+            kind: "backend" | "app";
             /** @enum {string} */
-            kind: "backend";
+            type: "public" | "confidential";
+            /** @description How it authenticates at the token endpoint */
+            token_endpoint_auth_methods: ("none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt")[];
+            grant_types: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            redirect_uris: string[];
+            launch_uri: string | null;
+            /** @description When its current client secret was made (null: it has none) */
+            secret_created_at: string | null;
+            /** @description The client secret: only in the answer that made it (registration, rotation); stored hashed, never shown again */
+            client_secret?: string;
             jwks: {
                 keys: {
                     [key: string]: unknown;
@@ -3719,7 +3928,7 @@ export interface components {
              */
             jwks_url?: string;
             /**
-             * @description The system/ SMART scopes tokens may be granted (system/Patient.rs, system/*.read...)
+             * @description The SMART scopes tokens may be granted: system/ scopes for client_credentials (system/Patient.rs); patient/, user/ and openid, fhirUser, launch, launch/patient, launch/encounter, offline_access, online_access for authorization_code
              * @example [
              *       "system/Patient.rs",
              *       "system/Observation.read"
@@ -3728,6 +3937,17 @@ export interface components {
             scopes: string[];
             /** @enum {string} */
             status?: "active" | "disabled";
+            /**
+             * @description public: no credential (PKCE only; a browser or native app). confidential: a client secret (generated and shown once, client_secret_basic or client_secret_post) unless jwks/jwks_url are given (private_key_jwt). Default confidential
+             * @enum {string}
+             */
+            type?: "public" | "confidential";
+            /** @description Default: authorization_code and refresh_token when redirect_uris are given, else client_credentials */
+            grant_types?: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            /** @description Exact-match redirect URIs: https, or http on localhost / 127.0.0.1 / [::1] */
+            redirect_uris?: string[];
+            /** @description Where the console's EHR launch opens the app (`?iss=<FHIR base>&launch=<value>` is appended) */
+            launch_uri?: string;
         };
         UpdateClientApplication: {
             name?: string;
@@ -3742,7 +3962,7 @@ export interface components {
             /** Format: uri */
             jwks_url?: string | null;
             /**
-             * @description The system/ SMART scopes tokens may be granted (system/Patient.rs, system/*.read...)
+             * @description The SMART scopes tokens may be granted: system/ scopes for client_credentials (system/Patient.rs); patient/, user/ and openid, fhirUser, launch, launch/patient, launch/encounter, offline_access, online_access for authorization_code
              * @example [
              *       "system/Patient.rs",
              *       "system/Observation.read"
@@ -3751,6 +3971,29 @@ export interface components {
             scopes?: string[];
             /** @enum {string} */
             status?: "active" | "disabled";
+            /** @description Default: authorization_code and refresh_token when redirect_uris are given, else client_credentials */
+            grant_types?: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            /** @description Exact-match redirect URIs: https, or http on localhost / 127.0.0.1 / [::1] */
+            redirect_uris?: string[];
+            /** @description Where the console's EHR launch opens the app (`?iss=<FHIR base>&launch=<value>` is appended) */
+            launch_uri?: string | null;
+        };
+        SmartLaunch: {
+            /** @description The opaque launch value (5 minutes, once) */
+            launch: string;
+            /** @description Open this: the app's launch_uri with iss and launch */
+            launch_url: string;
+            /** @description The org's FHIR base URL */
+            iss: string;
+            expires_at: string;
+        };
+        SmartLaunchRequest: {
+            /** @description The app to launch (a client with a launch_uri) */
+            client_id: string;
+            /** @description The id of the patient open in the console */
+            patient: string;
+            /** @description The id of the encounter open, if any */
+            encounter?: string;
         };
         UserInvitation: components["schemas"]["User"] & {
             invitation: {
@@ -6415,32 +6658,6 @@ export interface operations {
             };
         };
     };
-    smartConfiguration: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                orgId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description SMART configuration */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        capabilities: string[];
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-    };
     smartToken: {
         parameters: {
             query?: never;
@@ -6456,7 +6673,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An access token (5 minutes) */
+            /** @description An access token (5 minutes), with the launch context, a refresh token and an id_token as granted */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6465,7 +6682,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description invalid_request, unsupported_grant_type or invalid_scope */
+            /** @description invalid_request, invalid_grant, unauthorized_client, unsupported_grant_type or invalid_scope */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6474,7 +6691,93 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description invalid_client: unknown client, bad signature, wrong aud, exp too far, replayed jti */
+            /** @description invalid_client (WWW-Authenticate: Basic when the client used HTTP Basic) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    smartIntrospect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenOperationRequest"];
+            };
+        };
+        responses: {
+            /** @description active, and what the token is when active; `active: false` for anything foreign, expired, revoked or used */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenIntrospection"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    smartRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenOperationRequest"];
+            };
+        };
+        responses: {
+            /** @description Revoked (or nothing to revoke) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request or unsupported_token_type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6507,6 +6810,243 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                     };
+                };
+            };
+        };
+    };
+    smartConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SMART configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capabilities: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    openidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenID Provider metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuer: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    smartStyle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SMART style */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    smartAuthorize: {
+        parameters: {
+            query?: {
+                response_type?: string;
+                client_id?: string;
+                /** @description Exactly one of the client's registered redirect URIs */
+                redirect_uri?: string;
+                scope?: string;
+                state?: string;
+                /** @description This FHIR endpoint's base URL */
+                aud?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                /** @description EHR launch: the value the app received with iss */
+                launch?: string;
+                nonce?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent screen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the app's redirect_uri with error and state, or to the console's sign-in */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request cannot be returned to the app (unknown client, unregistered redirect_uri) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed in with an API key or to another organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    smartConsentSearch: {
+        parameters: {
+            query?: {
+                request?: string;
+                q?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent screen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request has ended */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Another session's request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    smartConsentDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    request: string;
+                    csrf: string;
+                    /** @enum {string} */
+                    decision: "approve" | "deny";
+                    patient?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The consent screen again (a patient is still to be picked) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the app's redirect_uri: code and state, or error=access_denied */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request has ended or was already decided */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Cross-site, another session's request, or a stale form */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -8079,6 +8619,160 @@ export interface operations {
                 };
             };
             /** @description Unusable keys or scopes */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    secretClientApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client with its new client_secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientApplication"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has no secret (public, or private_key_jwt) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSmartLaunche: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmartLaunchRequest"];
+            };
+        };
+        responses: {
+            /** @description The launch */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartLaunch"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such client application or patient */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The client has no launch_uri, or is not an active app */
             422: {
                 headers: {
                     [name: string]: unknown;

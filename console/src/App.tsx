@@ -2,11 +2,12 @@
 // the role may not use shows "not allowed" (and its API answers 403 anyway). Accepting an
 // invitation is the one page reached without a session; every other route signs in first. Every
 // route's path comes from src/main/console-routes.ts, the list the Worker serves the console's page for.
-import { lazy, type ReactNode, Suspense } from "react";
+import { lazy, type ReactNode, Suspense, useEffect } from "react";
 import { Route, Switch } from "wouter";
 import { CONSOLE_ROUTES } from "../../src/main/console-routes";
 import { Layout } from "./components/Layout";
 import { Loading } from "./components/States";
+import { returnTarget } from "./lib/return-to";
 import { SessionProvider, useSession } from "./lib/session";
 import { NotAllowed, NotFound } from "./pages/NotFound";
 import { Overview } from "./pages/Overview";
@@ -74,6 +75,12 @@ function Console() {
 }
 
 function SignedIn() {
+  // An app's authorization request sent the person here to sign in first: back to its consent screen.
+  const back = returnTarget(window.location.search);
+  useEffect(() => {
+    if (back) window.location.replace(back);
+  }, [back]);
+  if (back) return <Loading what="the app's authorization" />;
   return (
     <Layout>
       <Suspense fallback={<Loading what="the page" />}>

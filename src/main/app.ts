@@ -62,7 +62,7 @@ import type { HttpEnv } from "../platform/http/http-env";
 import { bridgeConnectRoutes, bridgeRoutes } from "../features/bridges";
 import { destinationsPort, webhookEndpointRoutes, webhookEventTypeRoutes } from "../features/event-webhooks";
 import { subscriptionSocketRoutes } from "../features/subscriptions";
-import { clientApplicationRoutes, smartAccessTokens, smartPublicRoutes } from "../features/smart";
+import { authorizeRoutes, clientApplicationRoutes, launchRoutes, smartAccessTokens, smartPublicRoutes } from "../features/smart";
 import { companionPublicRoutes, companionRoutes } from "../features/devices/platforms/companion/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
@@ -126,9 +126,12 @@ export function buildApp(options: AppOptions = {}) {
   const fhirExtensions = options.operations ? { ...FHIR_EXTENSIONS, operations: options.operations } : FHIR_EXTENSIONS;
   app.use("/fhir/*", fhirXmlResponses);
   app.route("/fhir/r4/:orgId", fhirPublicRoutes(fhirExtensions));
-  // SMART Backend Services' token endpoint and JWK Set: the client's signed assertion authenticates it.
+  // SMART's authorization server: the token, introspection and revocation endpoints (the client
+  // authenticates itself), the JWK Set and discovery, and the authorization endpoint (the console
+  // session cookie names the person who approves).
   app.use("/fhir/r4/:orgId/auth/*", bodyLimit);
   app.route("/fhir/r4/:orgId", smartPublicRoutes);
+  app.route("/fhir/r4/:orgId", authorizeRoutes);
 
   // The console's sign-in carries its API key in the body; the session cookie it sets then
   // authenticates like a Bearer key (features/tenancy/sessions/).
@@ -160,6 +163,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/console/session", consoleSessionRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/v1/client-applications", clientApplicationRoutes);
+  app.route("/api/v1/smart", launchRoutes);
   app.route("/api/v1/users", userRoutes);
   app.route("/api/v1/identity-provider", identityProviderRoutes);
   app.route("/api/llm-models", llmModelRoutes);

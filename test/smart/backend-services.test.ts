@@ -66,7 +66,7 @@ describe("SMART Backend Services", () => {
     const { id } = (await created.json()) as { id: string };
     const client = await register(t);
     const token = await tokenFor(t, client);
-    expect(token).toMatchObject({ token_type: "bearer", expires_in: 300, scope: "system/Patient.rs" });
+    expect(token).toMatchObject({ token_type: "Bearer", expires_in: 300, scope: "system/Patient.rs" });
     // No X-Organization-ID: the URL names the org.
     const read = await call(`/fhir/r4/${t.orgId}/Patient/${id}`, bearer(token.access_token));
     expect(read.status).toBe(200);
@@ -130,12 +130,12 @@ describe("SMART Backend Services", () => {
     const t = await createTenant();
     const { access_token } = await tokenFor(t, await register(t));
     const base = `http://localhost/fhir/r4/${t.orgId}`;
-    const principal = await verifyAccessToken(controlStore(env), access_token, t.orgId, base);
+    const principal = await verifyAccessToken(controlStore(env), env, access_token, t.orgId, base);
     expect(principal.client).toBeDefined();
     // Cached now; five minutes and a second later it is refused all the same.
-    await expect(verifyAccessToken(controlStore(env), access_token, t.orgId, base, Date.now() + 301_000)).rejects.toBeInstanceOf(InvalidToken);
+    await expect(verifyAccessToken(controlStore(env), env, access_token, t.orgId, base, Date.now() + 301_000)).rejects.toBeInstanceOf(InvalidToken);
     // Another org's base never takes it, cached or not.
-    await expect(verifyAccessToken(controlStore(env), access_token, "another-org", `http://localhost/fhir/r4/another-org`)).rejects.toBeInstanceOf(InvalidToken);
+    await expect(verifyAccessToken(controlStore(env), env, access_token, "another-org", `http://localhost/fhir/r4/another-org`)).rejects.toBeInstanceOf(InvalidToken);
   });
 
   it("accepts an RS384 client too", async () => {
@@ -199,6 +199,20 @@ describe("SMART Backend Services", () => {
     expect(forged.headers.get("www-authenticate")).toContain('error="invalid_token"');
     // API keys work as before.
     expect((await t.fetch(`/fhir/r4/${t.orgId}/Patient`)).status).toBe(200);
+  });
+
+  it("fetches a jwks_url through the outbound guard: a refused destination is never contacted, and the assertion is invalid_client", async () => {
+    const t = await createTenant();
+    const keys = await clientKeys("ES384");
+    // 127.0.0.2 stands in for a forbidden target (the suite allows only 127.0.0.1).
+    const res = await t.fetch("/api/v1/client-applications", { method: "POST", json: { name: "Remote keys", jwks_url: "https://127.0.0.2/jwks.json", scopes: ["system/Patient.rs"] } });
+    expect(res.status).toBe(201);
+    const client = { ...keys, alg: "ES384" as const, id: ((await res.json()) as { id: string }).id };
+    const refused = await requestToken(t.orgId, await assertion(client, tokenUrl(t.orgId)));
+    expect(refused.status).toBe(401);
+    const body = (await refused.json()) as { error: string; error_description: string };
+    expect(body.error).toBe("invalid_client");
+    expect(body.error_description).toMatch(/jwks_url could not be read: .*(not allowed|refused|private|loopback)/i);
   });
 
   it("manages client applications: validation, list, patch, delete", async () => {

@@ -51,6 +51,14 @@ export const MANAGEMENT_ACTIONS = {
   "client_application.create": alert("client_application", "C", USER_SECURITY),
   "client_application.update": alert("client_application", "U", USER_SECURITY),
   "client_application.delete": alert("client_application", "D", USER_SECURITY),
+  "client_application.rotate_secret": alert("client_application", "U", USER_SECURITY),
+  // SMART App Launch (features/smart): a user's approval or denial of an app, an EHR launch, the
+  // token endpoint's grants and refusals, introspection refusals, revocations.
+  "smart.authorize": alert("smart_grant", "C", USER_SECURITY),
+  "smart.launch": rest("smart_launch", "C"),
+  "smart.token": { action: "E", entity: "smart_token", type: USER_AUTHENTICATION, subtype: security("110122", "Login") },
+  "smart.introspect": alert("smart_token", "R", SECURITY_CONFIG),
+  "smart.revoke": alert("smart_grant", "D", USER_SECURITY),
   "user.invite": alert("user", "C", USER_SECURITY),
   "user.update": alert("user", "U", USER_SECURITY),
   "user.accept_invitation": alert("user", "U", USER_SECURITY),

@@ -67,10 +67,20 @@ export function capabilityStatement(baseUrl: string, software: { name: string; v
         mode: "server",
         ...(actors.length ? { documentation: `Implementation guide actors: ${actorDocumentation(actors)}` } : {}),
         security: {
-          // SMART App Launch's oauth-uris: where a backend service gets its access token (features/smart).
-          extension: [{ url: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris", extension: [{ url: "token", valueUri: `${baseUrl}/auth/token` }] }],
+          // SMART App Launch's oauth-uris: the authorization server's endpoints (features/smart/paths.ts).
+          extension: [
+            {
+              url: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
+              extension: [
+                { url: "authorize", valueUri: `${baseUrl}/auth/authorize` },
+                { url: "token", valueUri: `${baseUrl}/auth/token` },
+                { url: "introspect", valueUri: `${baseUrl}/auth/introspect` },
+                { url: "revoke", valueUri: `${baseUrl}/auth/revoke` },
+              ],
+            },
+          ],
           service: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/restful-security-service", code: "SMART-on-FHIR" }] }],
-          description: "Authorization: Bearer <access token> from the SMART Backend Services token endpoint, or Bearer <API key> with X-Organization-ID",
+          description: "Authorization: Bearer <access token> from the SMART authorization server (App Launch: authorization_code with PKCE; Backend Services: client_credentials), or Bearer <API key> with X-Organization-ID",
         },
         resource,
         interaction: SYSTEM_INTERACTIONS.map((code) => ({ code })),

@@ -3,7 +3,7 @@ import { and, count, desc, eq } from "drizzle-orm";
 import type { Database } from "../../platform/db/client";
 import { type ClientApplicationRow, clientApplications } from "./tables";
 
-export type ClientChanges = Partial<Pick<ClientApplicationRow, "name" | "jwks" | "jwksUrl" | "scopes" | "status">>;
+export type ClientChanges = Partial<Pick<ClientApplicationRow, "name" | "kind" | "jwks" | "jwksUrl" | "scopes" | "status" | "grantTypes" | "redirectUris" | "launchUri" | "secretHash" | "secretCreatedAt">>;
 
 export class ClientApplicationStore {
   constructor(private readonly db: Database) {}

@@ -10,3 +10,7 @@ export { ConsoleSessionStore } from "./sessions/session-store";
 export { sessionCookie, sessionLifetimes } from "./sessions/session-policy";
 export { ConsoleSessionSchema, type ConsoleSessionView } from "./sessions/schemas";
 export { presentSession } from "./sessions/present-session";
+export { sessionEndsAt, SESSION_COOKIE } from "./sessions/session-policy";
+export { SESSION_ID_PATTERN, type SessionWithKey } from "./sessions/session-store";
+export { hashApiKey as hashSessionId } from "./auth/api-key-crypto";
+export { authenticateApiKey } from "./auth/authenticate-key";

@@ -1,5 +1,7 @@
-// /api/v1/client-applications: administrators register their org's SMART backend clients (their
-// public keys and the system/ scopes they may be granted), list, change and delete them.
+// /api/v1/client-applications: administrators register their org's SMART clients — backend
+// services (their public keys and system/ scopes) and apps users authorize (public or
+// confidential, redirect URIs, launch URI, patient/ and user/ scopes) — list, change and delete
+// them, and rotate a confidential client's secret (shown once).
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, errorResponse, json, notFoundError, pageOf, PageQuery, security } from "../../../platform/http/schemas";
@@ -7,7 +9,7 @@ import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, newId } from "../../audit";
 import { requirePermission } from "../../tenancy";
 import { asJwks, ClientApplicationSchema, ClientIdParam, CreateClientBody, presentClient, UpdateClientBody } from "../schemas";
-import { createClient, deleteClient, getClient, listClients, updateClient } from "../use-cases";
+import { createClient, deleteClient, getClient, listClients, rotateSecret, updateClient } from "../use-cases";
 
 const admin = requirePermission("clients:manage");
 const tags = ["Client applications"];
@@ -19,7 +21,7 @@ export const clientApplicationRoutes = createRouter<HttpEnv>()
       method: "post",
       path: "/",
       tags,
-      summary: "Register a SMART backend client",
+      summary: "Register a SMART client (a backend service or an app); a confidential client without keys gets its client_secret once, in this answer",
       audit: audited("client_application.create", newId),
       security,
       middleware: admin,
@@ -28,8 +30,8 @@ export const clientApplicationRoutes = createRouter<HttpEnv>()
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const row = await createClient(c.get("ctx"), c.get("principal"), { ...body, jwks: asJwks(body.jwks) });
-      return c.json(presentClient(row), 201);
+      const { row, secret } = await createClient(c.get("ctx"), c.get("principal"), { ...body, jwks: asJwks(body.jwks) });
+      return c.json(presentClient(row, secret), 201, { "Cache-Control": "no-store" });
     },
   )
   .openapi(
@@ -46,7 +48,7 @@ export const clientApplicationRoutes = createRouter<HttpEnv>()
     async (c) => {
       const { limit, offset } = c.req.valid("query");
       const { rows, total } = await listClients(c.get("ctx"), limit, offset);
-      return c.json({ client_applications: rows.map(presentClient), total_count: total }, 200);
+      return c.json({ client_applications: rows.map((r) => presentClient(r)), total_count: total }, 200);
     },
   )
   .openapi(
@@ -93,4 +95,26 @@ export const clientApplicationRoutes = createRouter<HttpEnv>()
       responses: { 200: { description: "The deleted client", content: json(ClientApplicationSchema) }, ...commonErrors, ...notFoundError },
     }),
     async (c) => c.json(presentClient(await deleteClient(c.get("ctx"), c.req.valid("param").id)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/secret",
+      tags,
+      summary: "Rotate a confidential client's secret: the new one is in this answer only; the old one stops at once",
+      audit: audited("client_application.rotate_secret", byId),
+      security,
+      middleware: admin,
+      request: { params: ClientIdParam },
+      responses: {
+        200: { description: "The client with its new client_secret", content: json(ClientApplicationSchema) },
+        ...commonErrors,
+        ...notFoundError,
+        409: errorResponse("The client has no secret (public, or private_key_jwt)"),
+      },
+    }),
+    async (c) => {
+      const { row, secret } = await rotateSecret(c.get("ctx"), c.req.valid("param").id);
+      return c.json(presentClient(row, secret), 200, { "Cache-Control": "no-store" });
+    },
   );
