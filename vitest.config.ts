@@ -89,7 +89,8 @@ export default defineConfig(async () => {
             name: "browser",
             environment: "node",
             include: [...NODE_INCLUDE.browser],
-            globalSetup: [SERVICE_SETUP],
+            // The OpenID Provider the single sign-on test signs in through (test/browser/sso.test.ts).
+            globalSetup: [SERVICE_SETUP, "./test/setup/oidc-idp.ts"],
             fileParallelism: false,
             hookTimeout: 180_000,
             testTimeout: 60_000,

@@ -1,8 +1,10 @@
 // Sign-in: the organization id and either a user's email and password (the default) or an API
-// key (the second option), exchanged once for a session cookie. Secrets are cleared from the form
+// key (the second option), exchanged once for a session cookie, or the organization's single
+// sign-on when it has one (a refused one comes back as `?sso_error=`). Secrets are cleared from the form
 // as soon as the exchange answers; nothing is written to storage.
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { ApiFailure } from "../lib/api";
+import { returnTarget } from "../lib/return-to";
 import { useSession } from "../lib/session";
 
 type Method = "password" | "key";
@@ -20,12 +22,61 @@ export function signInRefusal(err: unknown, method: Method): string {
   return err.message;
 }
 
+/** What the service's `?sso_error=` codes mean to the person (docs/identity.md lists them all). */
+const SSO_ERRORS: Record<string, string> = {
+  SSO_NOT_CONFIGURED: "This organization has no single sign-on set up.",
+  STATE_INVALID: "The single sign-on could not be completed in this browser. Start it again from this page.",
+  STATE_EXPIRED: "The single sign-on took too long. Start it again.",
+  ACCESS_DENIED: "Your identity provider refused the sign-in (cancelled, or you are not assigned to this application).",
+  DOMAIN_NOT_ALLOWED: "Your email address's domain may not sign in to this organization.",
+  NOT_PROVISIONED: "You are not a user of this organization yet: ask an administrator to invite you.",
+  NO_ROLE_MAPPED: "Your identity provider gave you no role in this organization: ask an administrator.",
+  USER_DISABLED: "Your account is disabled: ask an administrator of your organization.",
+  EMAIL_NOT_VERIFIED: "Your identity provider has not verified your email address.",
+};
+
+export function ssoRefusal(search: string): string | undefined {
+  const code = new URLSearchParams(search).get("sso_error");
+  if (!code) return undefined;
+  return SSO_ERRORS[code] ?? `Single sign-on failed (${code}). Try again, or sign in with your password.`;
+}
+
+interface SsoInfo {
+  enabled: boolean;
+  display_name: string | null;
+  start_url: string | null;
+}
+
 /**
- * Where "Sign in with <identity provider>" buttons go once the organization's single sign-on is
- * served (`GET /api/v1/auth/sso/{orgId}`, not on this branch): nothing is shown until then.
+ * "Sign in with <identity provider>", once the organization id names an organization with single
+ * sign-on (`GET /api/v1/auth/sso/{orgId}`, public), asked a moment after typing stops. The start
+ * carries a SMART app's `return_to` along, so a person signing in by SSO lands on its consent screen too.
  */
-function SingleSignOnOptions(_props: { organizationId: string }) {
-  return null;
+function SingleSignOnOptions({ organizationId }: { organizationId: string }) {
+  const [info, setInfo] = useState<SsoInfo & { orgId: string }>();
+  useEffect(() => {
+    if (!organizationId) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      fetch(`/api/v1/auth/sso/${encodeURIComponent(organizationId)}`, { signal: controller.signal, headers: { accept: "application/json" } })
+        .then(async (res) => (res.ok ? setInfo({ ...((await res.json()) as SsoInfo), orgId: organizationId }) : setInfo(undefined)))
+        .catch(() => undefined);
+    }, 400);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [organizationId]);
+  if (!info?.enabled || !info.start_url || info.orgId !== organizationId) return null;
+  const back = returnTarget(window.location.search);
+  const href = back ? `${info.start_url}?${new URLSearchParams({ return_to: back })}` : info.start_url;
+  return (
+    <p className="sso">
+      <a className="button-link" href={href} data-sso-start>
+        {info.display_name ?? "Sign in with your identity provider"}
+      </a>
+    </p>
+  );
 }
 
 export function SignIn() {
@@ -35,7 +86,7 @@ export function SignIn() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [apiKey, setApiKey] = useState("");
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<string | undefined>(() => ssoRefusal(window.location.search));
   const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
