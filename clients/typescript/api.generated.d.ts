@@ -717,6 +717,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/smart/launchable-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The apps a person may launch for a patient: active client applications with a launch_uri */
+        get: operations["listSmartLaunchableApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/smart/launches": {
         parameters: {
             query?: never;
@@ -3977,6 +3994,15 @@ export interface components {
             redirect_uris?: string[];
             /** @description Where the console's EHR launch opens the app (`?iss=<FHIR base>&launch=<value>` is appended) */
             launch_uri?: string | null;
+        };
+        /** @description The organization's active apps that have a launch_uri, by name (at most 100) */
+        LaunchableApps: {
+            apps: components["schemas"]["LaunchableApp"][];
+        };
+        LaunchableApp: {
+            id: string;
+            name: string;
+            launch_uri: string;
         };
         SmartLaunch: {
             /** @description The opaque launch value (5 minutes, once) */
@@ -8696,6 +8722,62 @@ export interface operations {
             };
             /** @description The client has no secret (public, or private_key_jwt) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSmartLaunchableApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The apps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LaunchableApps"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -179,6 +179,12 @@ describe("EHR launch", () => {
     // An app without a launch_uri cannot be launched.
     const plain = await registerApp(t);
     expect((await t.fetch("/api/v1/smart/launches", { method: "POST", json: { client_id: plain.id, patient: mine.patient } })).status).toBe(422);
+    // What the console offers the person: the launchable app only, names and launch URIs, to their org alone.
+    const offered = await call("/api/v1/smart/launchable-apps", { headers: { cookie: user.cookie } });
+    expect(offered.status).toBe(200);
+    expect(await offered.json()).toEqual({ apps: [{ id: app.id, name: expect.any(String), launch_uri: "https://app.example/launch" }] });
+    const other = await createTenant();
+    expect(await (await other.fetch("/api/v1/smart/launchable-apps")).json()).toEqual({ apps: [] });
   });
 });
 

@@ -1,4 +1,4 @@
-// One patient: name and identifiers, then the timeline, vitals, IPS summary and documents as tabs
+// One patient: name and identifiers, "Launch app" (SMART EHR launch) when the org has apps to launch, then the timeline, vitals, IPS summary and documents as tabs
 // (the tab is kept in `?tab=` so each view links).
 import { useState } from "react";
 import { Link, useSearch } from "wouter";
@@ -7,6 +7,7 @@ import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
 import { Documents } from "../patients/Documents";
 import { fhirBase, nameOf, type Patient } from "../patients/fhir";
+import { LaunchApp } from "../patients/LaunchApp";
 import { Summary } from "../patients/Summary";
 import { Timeline } from "../patients/Timeline";
 import { Vitals } from "../patients/Vitals";
@@ -38,6 +39,7 @@ export function PatientDetail({ id }: { id: string }) {
       <p className="muted">
         {p.birthDate ?? "birth date unknown"} · {p.gender ?? "gender unknown"} · {(p.identifier ?? []).map((i) => `${i.system ?? ""}|${i.value ?? ""}`).join(", ") || "no identifiers"} · <Link href={`/devices?patient=${encodeURIComponent(p.id)}`}>devices</Link>
       </p>
+      <LaunchApp patientId={p.id} />
       <div role="tablist" aria-label="Patient views" className="tabs">
         {TABS.map((t) => (
           <button key={t} type="button" role="tab" id={`tab-${t}`} aria-selected={tab === t} aria-controls={`panel-${t}`} onClick={() => choose(t)}>

@@ -1,5 +1,5 @@
 // Client application records (control database), always read within their organization.
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNotNull } from "drizzle-orm";
 import type { Database } from "../../platform/db/client";
 import { type ClientApplicationRow, clientApplications } from "./tables";
 
@@ -25,6 +25,16 @@ export class ClientApplicationStore {
       this.db.select({ n: count() }).from(clientApplications).where(eq(clientApplications.orgId, orgId)),
     ]);
     return { rows, total: totals[0]?.n ?? 0 };
+  }
+
+  /** The org's active apps with a launch URI (EHR launch), by name; at most `limit`. */
+  launchable(orgId: string, limit: number): Promise<Pick<ClientApplicationRow, "id" | "name" | "launchUri" | "grantTypes">[]> {
+    return this.db
+      .select({ id: clientApplications.id, name: clientApplications.name, launchUri: clientApplications.launchUri, grantTypes: clientApplications.grantTypes })
+      .from(clientApplications)
+      .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.status, "active"), isNotNull(clientApplications.launchUri)))
+      .orderBy(asc(clientApplications.name), asc(clientApplications.id))
+      .limit(limit);
   }
 
   get(orgId: string, id: string): Promise<ClientApplicationRow | undefined> {

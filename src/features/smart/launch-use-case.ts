@@ -1,10 +1,19 @@
 // Starting an EHR launch: the client must be an active app of the org with a launch_uri, and the
-// patient (and encounter) must be ones the person launching can read.
+// patient (and encounter) must be ones the person launching can read. And what can be launched.
 import { notFound, unprocessable } from "../../platform/errors";
 import type { OrgContext } from "../../platform/org-context";
 import type { Principal } from "../../platform/principal";
 import { ClientApplicationStore } from "./clients";
 import { createLaunch } from "./launches";
+
+/** More apps than a "Launch app" menu can usefully list. */
+const LAUNCHABLE_MAX = 100;
+
+/** The apps startLaunch would take: active, with a launch_uri and the authorization_code grant, by name. */
+export async function launchableApps(ctx: OrgContext): Promise<{ id: string; name: string; launch_uri: string }[]> {
+  const rows = await new ClientApplicationStore(ctx.control).launchable(ctx.orgId, LAUNCHABLE_MAX);
+  return rows.filter((r) => r.grantTypes.includes("authorization_code")).map((r) => ({ id: r.id, name: r.name, launch_uri: r.launchUri ?? "" }));
+}
 
 export interface LaunchInput {
   client_id: string;

@@ -180,3 +180,9 @@ export const LaunchSchema = z
     expires_at: z.string(),
   })
   .openapi("SmartLaunch");
+
+export const LaunchableAppsSchema = z
+  .object({
+    apps: z.array(z.object({ id: z.string(), name: z.string(), launch_uri: z.string() }).openapi("LaunchableApp")),
+  })
+  .openapi("LaunchableApps", { description: "The organization's active apps that have a launch_uri, by name (at most 100)" });

@@ -1,5 +1,6 @@
 // POST /api/v1/smart/launches: the console's "Launch app" for the patient it has open (SMART EHR
-// launch). The answer's launch_url opens the app with `iss` (the org's FHIR base) and `launch`,
+// launch), and GET /api/v1/smart/launchable-apps, what it offers (names and launch URIs only: the
+// people who launch apps need not manage clients). The answer's launch_url opens the app with `iss` (the org's FHIR base) and `launch`,
 // whose context (patient, encounter) the app's authorization binds within 5 minutes, once.
 import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
@@ -7,10 +8,24 @@ import { commonErrors, errorResponse, json, security } from "../../../platform/h
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited } from "../../audit";
 import { requirePermission } from "../../tenancy";
-import { startLaunch } from "../launch-use-case";
-import { LaunchBody, LaunchSchema } from "../schemas";
+import { launchableApps, startLaunch } from "../launch-use-case";
+import { LaunchableAppsSchema, LaunchBody, LaunchSchema } from "../schemas";
 
-export const launchRoutes = createRouter<HttpEnv>().openapi(
+
+export const launchRoutes = createRouter<HttpEnv>()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/launchable-apps",
+      tags: ["SMART App Launch"],
+      summary: "The apps a person may launch for a patient: active client applications with a launch_uri",
+      security,
+      middleware: requirePermission("fhir:read"),
+      responses: { 200: { description: "The apps", content: json(LaunchableAppsSchema) }, ...commonErrors },
+    }),
+    async (c) => c.json({ apps: await launchableApps(c.get("ctx")) }, 200),
+  )
+  .openapi(
   createRoute({
     method: "post",
     path: "/launches",
