@@ -5,6 +5,8 @@
 // mapped role. A refusal comes back as ?sso_error= and the page says why in words.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { consolePerTest, consoleUrl, textOf } from "./harness";
+// The IdP's issuer in inject() (its globalSetup declares it).
+import type {} from "../setup/oidc-idp";
 
 const consolePage = consolePerTest();
 const issuer = inject("oidcIssuer");

@@ -40,7 +40,7 @@ export function LaunchApp({ patientId }: { patientId: string }) {
   }
 
   return (
-    <div className="inline-form" aria-label="Launch an app for this patient">
+    <div className="inline-form" role="group" aria-label="Launch an app for this patient">
       <label>
         App
         <select name="launch-app" value={appId} onChange={(e) => setChosen(e.target.value)}>
