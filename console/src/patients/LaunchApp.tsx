@@ -40,7 +40,14 @@ export function LaunchApp({ patientId }: { patientId: string }) {
   }
 
   return (
-    <div className="inline-form" role="group" aria-label="Launch an app for this patient">
+    <form
+      className="inline-form"
+      aria-label="Launch an app for this patient"
+      onSubmit={(e) => {
+        e.preventDefault();
+        launch();
+      }}
+    >
       <label>
         App
         <select name="launch-app" value={appId} onChange={(e) => setChosen(e.target.value)}>
@@ -51,10 +58,10 @@ export function LaunchApp({ patientId }: { patientId: string }) {
           ))}
         </select>
       </label>
-      <button type="button" data-action="launch-app" disabled={act.busy} onClick={launch}>
+      <button type="submit" data-action="launch-app" disabled={act.busy}>
         Launch app
       </button>
       {act.failure && <ErrorMessage error={act.failure} />}
-    </div>
+    </form>
   );
 }

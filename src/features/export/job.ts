@@ -2,7 +2,7 @@
 // persisting its position after each, so an interrupted run resumes at the
 // start of the file it was writing (that file's upload is aborted and redone).
 import { ApiError } from "../../platform/errors";
-import type { Principal, Role } from "../tenancy";
+import type { Principal } from "../tenancy";
 import { subsetLine } from "./elements";
 import { GzipNdjsonUpload, abortUpload } from "./gzip-upload";
 import type { ExportRequest } from "./kickoff";
