@@ -54,6 +54,7 @@ import { consoleSessionRoutes, consoleSignInRoutes } from "../features/tenancy/r
 import { organizationRoutes } from "../features/tenancy/routes/organization";
 import { authRoutes } from "../features/identity/routes/auth";
 import { userRoutes } from "../features/identity/routes/users";
+import { accessPolicyRoutes } from "../features/access-policies";
 import { pipelineRoutes } from "../features/pipelines/routes/pipelines";
 import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
@@ -157,6 +158,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/v1/client-applications", clientApplicationRoutes);
   app.route("/api/v1/users", userRoutes);
+  app.route("/api/v1/access-policies", accessPolicyRoutes);
   app.route("/api/llm-models", llmModelRoutes);
   app.route("/api/agents", agentRoutes);
   app.route("/api/agents", agentChatRoutes);

@@ -20,6 +20,7 @@ export const UserSchema = z
     last_sign_in_at: z.string().nullable(),
     created_at: z.string(),
     created_by: z.string().nullable(),
+    access_policy_id: z.string().nullable().openapi({ description: "The access policy it acts under (PUT /api/v1/access-policies/{id}/assignments/...); null: none" }),
   })
   .openapi("User");
 
@@ -83,5 +84,6 @@ export function presentUser(row: UserRow): UserView {
     last_sign_in_at: row.lastSignInAt,
     created_at: row.createdAt,
     created_by: row.createdBy,
+    access_policy_id: row.accessPolicyId,
   };
 }

@@ -33,6 +33,8 @@ export const users = sqliteTable(
     lastSignInAt: text("last_sign_in_at"),
     createdAt: text("created_at").notNull(),
     createdBy: text("created_by"),
+    /** The access policy (features/access-policies) the user acts under; null: none narrows them. */
+    accessPolicyId: text("access_policy_id"),
   },
   (t) => [
     uniqueIndex("users_org_email_uq").on(t.orgId, t.email),

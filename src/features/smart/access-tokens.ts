@@ -46,6 +46,7 @@ export async function verifyAccessToken(control: Database, token: string, orgId:
       scopes: [],
       client: { id: clientId, name },
       fhirGrant: { scopes },
+      ...(typeof payload.access_policy === "string" ? { accessPolicyId: payload.access_policy } : {}),
     };
   } catch (e) {
     if (e instanceof InvalidToken) throw e;

@@ -11,6 +11,7 @@ export { JWKS_PATH, smartPublicRoutes, TOKEN_PATH } from "./routes/smart-public"
 export { ASSERTION_ALGS } from "./client-keys";
 export { SUPPORTED_SCOPE_EXAMPLES } from "./scopes";
 export { rotateSigningKey } from "./signing-keys";
+export { clientPolicyAssignments } from "./access-policy";
 
 /** Bearer access tokens for the FHIR endpoint: a refusal is 401 with RFC 6750's invalid_token. */
 export const smartAccessTokens = {

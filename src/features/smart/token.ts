@@ -93,7 +93,8 @@ export async function issueToken(control: Database, req: TokenRequest): Promise<
 
   const keys = await keysForSigning(control, req.orgId, now);
   const scope = scopes.join(" ");
-  const accessToken = await new SignJWT({ scope, org: req.orgId, client_name: client.name })
+  // The client's access policy travels in the token (by id: the policy's rules are read when the token is used).
+  const accessToken = await new SignJWT({ scope, org: req.orgId, client_name: client.name, ...(client.accessPolicyId ? { access_policy: client.accessPolicyId } : {}) })
     .setProtectedHeader({ alg: keys.signing.alg, kid: keys.signing.kid, typ: "at+jwt" })
     .setIssuer(req.fhirBase)
     .setSubject(client.id)

@@ -47,6 +47,7 @@ export async function createClient(data: OrgData, principal: Principal, req: Cli
     status: req.status ?? "active",
     createdAt: new Date().toISOString(),
     createdBy: principal.keyId,
+    accessPolicyId: null,
   });
 }
 

@@ -10,3 +10,4 @@ export { ConsoleSessionStore } from "./sessions/session-store";
 export { sessionCookie, sessionLifetimes } from "./sessions/session-policy";
 export { ConsoleSessionSchema, type ConsoleSessionView } from "./sessions/schemas";
 export { presentSession } from "./sessions/present-session";
+export { apiKeyPolicyAssignments, type PolicyHolder } from "./use-cases/key-access-policy";
