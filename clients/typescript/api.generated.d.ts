@@ -824,6 +824,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/access-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's access policies */
+        get: operations["listAccessPolicies"];
+        put?: never;
+        /** Create an access policy */
+        post: operations["createAccessPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/access-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an access policy and who acts under it */
+        get: operations["getAccessPolicy"];
+        /** Replace an access policy's name, description and rules (applies to its holders within 10 seconds) */
+        put: operations["replaceAccessPolicy"];
+        post?: never;
+        /** Delete an access policy (409 while it is assigned) */
+        delete: operations["deleteAccessPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/access-policies/{id}/assignments/{kind}/{principal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Make an API key, a user or a client application act under the policy (replacing any other)
+         * @description An API key's change applies at once in this isolate and within 10 seconds in others; a user's at their next request; a client application's to the tokens issued after it (those issued before keep their policy until they expire, 5 minutes at most).
+         */
+        put: operations["assignAccessPolicy"];
+        post?: never;
+        /** Stop an API key, a user or a client application acting under the policy */
+        delete: operations["unassignAccessPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/llm-models": {
         parameters: {
             query?: never;
@@ -3745,6 +3803,8 @@ export interface components {
             external_subject: string | null;
             created_at: string;
             created_by: string | null;
+            /** @description The access policy it acts under (PUT /api/v1/access-policies/{id}/assignments/...); null: none */
+            access_policy_id: string | null;
         };
         AcceptInvitation: {
             token: string;
@@ -3886,6 +3946,8 @@ export interface components {
             created_by: string | null;
             last_used_at: string | null;
             revoked_at: string | null;
+            /** @description The access policy it acts under (PUT /api/v1/access-policies/{id}/assignments/...); null: none */
+            access_policy_id: string | null;
         };
         CreateApiKey: {
             name: string;
@@ -3928,6 +3990,8 @@ export interface components {
             status: "active" | "disabled";
             created_at: string;
             created_by: string | null;
+            /** @description The access policy its tokens act under (fixed in each token as it is issued) (PUT /api/v1/access-policies/{id}/assignments/...); null: none */
+            access_policy_id: string | null;
         };
         CreateClientApplication: {
             name: string;
@@ -4174,6 +4238,75 @@ export interface components {
              * @default false
              */
             sync?: boolean;
+        };
+        AccessPolicy: {
+            id: string;
+            name: string;
+            description: string | null;
+            resources: components["schemas"]["AccessPolicyRule"][];
+            created_at: string;
+            created_by: string | null;
+            updated_at: string;
+            updated_by: string | null;
+        };
+        AccessPolicyRule: {
+            /**
+             * @description A FHIR R4 resource type, or "*" for every type
+             * @example Observation
+             */
+            resource_type: string;
+            /** @description Reads and searches only: creates, updates and deletes are refused (403) */
+            readonly?: boolean;
+            /**
+             * @description A FHIR search of the rule's type a resource must match (token, string, uri, reference and date parameters; no chains)
+             * @example Observation?category=vital-signs
+             */
+            criteria?: string;
+            /** @description Only resources in this patient's compartment, or in a compartment of a patient the Group lists as an active member */
+            compartment?: {
+                /** @example Patient/123 */
+                patient: string;
+            } | {
+                /** @example Group/cohort-1 */
+                group: string;
+            };
+            /**
+             * @description Element paths removed from every read, search, history, $everything and export; kept as stored on updates
+             * @example [
+             *       "Patient.telecom"
+             *     ]
+             */
+            hidden_fields?: string[];
+            /**
+             * @description Element paths kept as stored on updates (not set on creates)
+             * @example [
+             *       "Patient.identifier"
+             *     ]
+             */
+            readonly_fields?: string[];
+        };
+        AccessPolicyBody: {
+            name: string;
+            description?: string;
+            /** @description The rules: a type no rule names is out of reach; a resource is reached through any rule of its type that admits it */
+            resources: components["schemas"]["AccessPolicyRule"][];
+        };
+        AccessPolicyDetail: components["schemas"]["AccessPolicy"] & {
+            /** @description The API keys, users and client applications acting under the policy */
+            assigned_to: components["schemas"]["AccessPolicyAssignee"][];
+        };
+        AccessPolicyAssignee: {
+            /** @enum {string} */
+            kind: "api-keys" | "users" | "client-applications";
+            id: string;
+            name: string;
+        };
+        AccessPolicyAssignment: {
+            access_policy_id: string | null;
+            /** @enum {string} */
+            kind: "api-keys" | "users" | "client-applications";
+            id: string;
+            name: string;
         };
         LlmModel: {
             /** @description The value for model_config.model */
@@ -9227,6 +9360,502 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccessPolicies: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of access policies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_policies: components["schemas"]["AccessPolicy"][];
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccessPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessPolicyBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicy"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid rules: an unknown resource type, criteria the search parser or the matcher refuses, a bad compartment or field path (each in details) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccessPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicyDetail"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceAccessPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessPolicyBody"];
+            };
+        };
+        responses: {
+            /** @description Access policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicy"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid rules: an unknown resource type, criteria the search parser or the matcher refuses, a bad compartment or field path (each in details) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAccessPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted access policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicy"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    assignAccessPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                kind: "api-keys" | "users" | "client-applications";
+                /** @description The API key's, user's or client application's id */
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicyAssignment"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unassignAccessPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                kind: "api-keys" | "users" | "client-applications";
+                /** @description The API key's, user's or client application's id */
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment, its access_policy_id now null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicyAssignment"];
+                };
             };
             /** @description Invalid request body or parameters */
             400: {

@@ -55,6 +55,7 @@ import { organizationRoutes } from "../features/tenancy/routes/organization";
 import { authRoutes } from "../features/identity/routes/auth";
 import { userRoutes } from "../features/identity/routes/users";
 import { identityProviderRoutes, ssoPublicRoutes } from "../features/identity/sso/routes";
+import { accessPolicyRoutes } from "../features/access-policies";
 import { pipelineRoutes } from "../features/pipelines/routes/pipelines";
 import { toolRoutes } from "../features/agents/routes/tools";
 import { devicePlatformPublicRoutes, devicePlatformRoutes } from "../features/devices/platforms/routes";
@@ -166,6 +167,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1/smart", launchRoutes);
   app.route("/api/v1/users", userRoutes);
   app.route("/api/v1/identity-provider", identityProviderRoutes);
+  app.route("/api/v1/access-policies", accessPolicyRoutes);
   app.route("/api/llm-models", llmModelRoutes);
   app.route("/api/agents", agentRoutes);
   app.route("/api/agents", agentChatRoutes);

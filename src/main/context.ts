@@ -2,6 +2,7 @@
 // Object call or alarm, or the scheduled handler: its data (the org's shard, found in the
 // directory, never `env`), its gate and every feature's services on them. The features declare
 // what they add (src/platform/org-context.ts); this is where each is built.
+import { accessPolicyFor } from "../features/access-policies";
 import { evaluateReadings } from "../features/alerts/evaluate-readings";
 import { consentReadPolicyFor } from "../features/consent/read-enforcement";
 import { ConnectorTypeRegistry } from "../features/connectors/types";
@@ -34,12 +35,13 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     gate: () => orgGate(env, data.orgId),
     fhirExtensions: FHIR_EXTENSIONS,
     // Patients' Consents govern what the org's stores show (consent/read-enforcement.ts; off unless the org's policy enforces reads),
-    // unless the caller chose the policy; a token's SMART scopes narrow every store it reads as, whichever (deny wins).
+    // unless the caller chose the policy; a token's SMART scopes and the access policy assigned to the credential
+    // (access-policies/) narrow every store it reads as, whichever (deny wins).
     // Every commit is told to the change listeners (fhir-changes.ts); `onChange: undefined` in `options` writes silently.
     fhir: (principal, options) => {
       const extensions = options?.extensions ?? FHIR_EXTENSIONS;
       const chosen = options?.policy ?? consentReadPolicyFor(data, principal, extensions, options?.purposeOfUse);
-      const policy = allOf(smartScopePolicy(principal), chosen);
+      const policy = allOf(smartScopePolicy(principal), accessPolicyFor(data, principal, extensions), chosen);
       return fhirStoreFor(data, principal, { onChange: (changes) => fhirChanged(ctx, changes), ...options, extensions, policy });
     },
     nodes,

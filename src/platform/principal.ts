@@ -45,7 +45,11 @@ export interface Principal {
   user?: PrincipalUser;
   client?: PrincipalClient;
   fhirGrant?: FhirGrant;
-  /** The access policy (by id) that narrows what this credential may read and write. */
+  /**
+   * The access policy (by id) that narrows what this credential may read and write: the API key's,
+   * the user's or the client application's (its token's) assignment. Every store the composition
+   * root builds for the principal enforces it (features/access-policies; docs/fhir-store.md).
+   */
   accessPolicyId?: string;
 }
 

@@ -1,7 +1,8 @@
-// Policies that must all permit (deny wins): the SMART scopes of a token and the organization's
-// consent, each deciding alone. Policies that permit everything drop out, so when all do the
+// Policies that must all permit (deny wins): the SMART scopes of a token, the access policy of its
+// credential and the organization's consent, each deciding alone; search scopes add up (AND),
+// redactions and restorations apply one after another. Policies that permit everything drop out, so when all do the
 // result is permitAll and the store keeps its fast paths (no check, no parse).
-import { type AccessAuditNote, type AccessDecision, type AccessPolicy, PERMIT, permitAll } from "./access-policy";
+import { type AccessAuditNote, type AccessDecision, type AccessPolicy, PERMIT, type SearchScope, permitAll } from "./access-policy";
 import type { Resource } from "./port";
 
 export function allOf(...policies: AccessPolicy[]): AccessPolicy {
@@ -29,6 +30,28 @@ export function allOf(...policies: AccessPolicy[]): AccessPolicy {
       }
       return kept;
     },
+    // Only where some policy narrows searches, hides or keeps fields: the store skips what none does.
+    ...(deciding.some((p) => p.searchScope) && {
+      async searchScope(principal, types) {
+        const scopes: SearchScope[] = [];
+        for (const p of deciding) scopes.push(...((await p.searchScope?.(principal, types)) ?? []));
+        return scopes;
+      },
+    }),
+    ...(deciding.some((p) => p.redact) && {
+      async redact(principal, resource) {
+        let shown = resource;
+        for (const p of deciding) if (p.redact) shown = await p.redact(principal, shown);
+        return shown;
+      },
+    }),
+    ...(deciding.some((p) => p.restore) && {
+      async restore(principal, written, current) {
+        let kept = written;
+        for (const p of deciding) if (p.restore) kept = await p.restore(principal, kept, current);
+        return kept;
+      },
+    }),
     auditNote: () => mergedNote(deciding.map((p) => p.auditNote?.())),
   };
 }

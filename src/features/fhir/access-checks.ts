@@ -1,9 +1,10 @@
 // The store's use of its access policy (access-policy.ts, the hook): a read denied looks like an
 // absent resource (404), a write or a search of a type refused outright is a 403 naming its reason,
-// and results are thinned to what the principal may see. A policy that permits everything costs no check and no parse.
+// and results are thinned to what the principal may see, and shown without the fields it hides. A
+// policy that permits everything costs no check and no parse.
 import { forbidden, notFound } from "../../platform/errors";
 import type { Principal } from "../tenancy";
-import type { AccessAction, AccessPolicy } from "./access-policy";
+import type { AccessAction, AccessPolicy, SearchParamUse, SearchScope } from "./access-policy";
 import type { Resource } from "./port";
 
 export class AccessChecks {
@@ -40,10 +41,38 @@ export class AccessChecks {
   }
 
   /** A search of a type the policy refuses outright (no scope names it) is a 403 naming its reason, before it runs. */
-  async maySearch(resourceType: string): Promise<void> {
+  async maySearch(resourceType: string, searchParams?: readonly SearchParamUse[]): Promise<void> {
     if (this.permitsAll) return;
-    const decision = await this.policy.check({ principal: this.principal, action: "search", resourceType });
+    const decision = await this.policy.check({ principal: this.principal, action: "search", resourceType, ...(searchParams ? { searchParams } : {}) });
     if (!decision.permit) throw forbidden(`search of ${resourceType} denied: ${decision.reason}`);
+  }
+
+  /** The conditions a search of `types` must meet in its query (none: it runs as asked). */
+  async searchScopes(types: readonly string[]): Promise<readonly SearchScope[]> {
+    if (this.permitsAll || !this.policy.searchScope) return [];
+    return (await this.policy.searchScope(this.principal, types)) ?? [];
+  }
+
+  /** What the principal is shown of a resource it may see (the fields the policy hides removed). */
+  async shown<R extends Resource>(resource: R): Promise<R> {
+    if (this.permitsAll || !this.policy.redact) return resource;
+    return (await this.policy.redact(this.principal, resource)) as R;
+  }
+
+  async shownAll<R extends Resource>(resources: R[]): Promise<R[]> {
+    if (this.permitsAll || !this.policy.redact) return resources;
+    return Promise.all(resources.map((r) => this.shown(r)));
+  }
+
+  /** Whether results need reshaping before they are shown (a policy that may hide fields). */
+  get redacts(): boolean {
+    return !this.permitsAll && this.policy.redact !== undefined;
+  }
+
+  /** The version a write stores: what the principal may not see or change kept from `current` (none: a create). */
+  async restored<R extends Resource>(written: R, current: Resource | undefined): Promise<R> {
+    if (this.permitsAll || !this.policy.restore) return written;
+    return (await this.policy.restore(this.principal, written, current)) as R;
   }
 
   /** The results of `action` the policy lets the principal see. */
@@ -54,5 +83,10 @@ export class AccessChecks {
   /** What a search shows of its results, when the policy may hide some (undefined: everything). */
   searchFilter(): ((resources: Resource[]) => Resource[] | Promise<Resource[]>) | undefined {
     return this.permitsAll ? undefined : (resources) => this.visible("search", resources, (r) => r);
+  }
+
+  /** How a search shows the results it keeps, when the policy may hide fields (undefined: as stored). */
+  searchRedaction(): ((resources: Resource[]) => Promise<Resource[]>) | undefined {
+    return this.redacts ? (resources) => this.shownAll(resources) : undefined;
   }
 }

@@ -2,7 +2,11 @@
 // Every read, search, write and export path of the store consults the policy it was built
 // with (FhirStoreOptions.policy); the default permits everything. Consent enforcement plugs
 // in here: a policy that reads the organization's Consent resources and denies or filters
-// what a patient's consent excludes (docs/fhir-store.md, "Access policy").
+// what a patient's consent excludes, a token's SMART scopes and an access policy assigned to the
+// credential narrow what it reaches (docs/fhir-store.md, "Access policy"). Beyond deciding and
+// filtering, a policy may narrow a search in its query (searchScope, so pages and totals hold
+// only what it shows), hide fields from what is returned (redact) and keep them as stored
+// when the principal writes (restore).
 import type { Principal } from "../tenancy";
 import { patientCompartmentOf } from "./index-extract";
 import type { Resource } from "./port";
@@ -17,6 +21,34 @@ export interface AccessRequest {
   resource?: Resource;
   /** The patient whose record the request is about, when known without the resource (Patient/$everything). */
   patient?: string;
+  /** A search judged before it runs: the parameters it filters, sorts and includes by (a chain's and a _has' on their own types). */
+  searchParams?: readonly SearchParamUse[];
+}
+
+/** A search parameter a search uses, on the type it belongs to. */
+export interface SearchParamUse {
+  resourceType: string;
+  code: string;
+  /** Its FHIRPath expression (what elements of the resource it reads). */
+  expression: string;
+}
+
+/**
+ * What a search may match, as a condition the store adds to its query (so its pages and totals
+ * hold only what the policy shows): a resource matches when any branch admits it.
+ */
+export interface SearchScope {
+  anyOf: readonly ScopeBranch[];
+}
+
+/** A branch admits a resource that is of its type, matches its query and lies in one of its patients' compartments (each when given). */
+export interface ScopeBranch {
+  /** Absent: any type. */
+  resourceType?: string;
+  /** A search query of `resourceType` (`category=vital-signs`), parsed by the store as a strict search. */
+  query?: string;
+  /** Patient ids: the resource is in one of their compartments (a Patient is in its own). */
+  patients?: readonly string[];
 }
 
 export type AccessDecision = { permit: true } | { permit: false; reason: string };
@@ -41,6 +73,20 @@ export interface AccessPolicy {
    * a policy that lets everything through costs export no parse.
    */
   filter<T>(principal: Principal, action: AccessAction, items: T[], resourceOf: (item: T) => Resource): T[] | Promise<T[]>;
+  /**
+   * Conditions a search of `types` (one for a type search, those of `_type`, none for every type)
+   * must meet in its query, each of them (AND); none or undefined: the search runs as asked and
+   * `filter` alone thins its results. What the scopes admit should be what `filter` keeps, or a
+   * superset of it (pages then run short where `filter` drops more).
+   */
+  searchScope?(principal: Principal, types: readonly string[]): readonly SearchScope[] | undefined | Promise<readonly SearchScope[] | undefined>;
+  /** What the principal is shown of a resource it may see (a copy without the fields the policy hides; the resource itself when none). Never what is stored. */
+  redact?(principal: Principal, resource: Resource): Resource | Promise<Resource>;
+  /**
+   * The version a write stores, from the body the principal sent and the version it replaces
+   * (none for a create): fields the principal may not see or change are kept as stored.
+   */
+  restore?(principal: Principal, written: Resource, current: Resource | undefined): Resource | Promise<Resource>;
 }
 
 export const PERMIT: AccessDecision = { permit: true };

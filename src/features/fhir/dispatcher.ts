@@ -21,6 +21,7 @@ import { FhirRepository, type Lookup } from "./repository";
 import { checkType } from "./resource-rules";
 import { checkSearch } from "./search/check";
 import { type SearchRequest, parseSearch } from "./search/parse";
+import { scopeFilters, searchParamsOf } from "./search/policy-scope";
 import type { EverythingOptions, PatientEverything, UpdateOptions } from "./service";
 import { exportCursor } from "./storage/export-read";
 import type { StoredVersion } from "./storage/resource-store";
@@ -84,7 +85,7 @@ export class InteractionDispatcher implements BundleDispatcher {
       const resource = await this.repository.hydrate(row.content);
       await this.access.mayRead(resource);
       if (row.deleted) throw gone(`${type}/${id} was deleted`);
-      return resource;
+      return this.access.shown(resource);
     });
   }
 
@@ -98,7 +99,7 @@ export class InteractionDispatcher implements BundleDispatcher {
       if (v.deleted) throw gone(`${type}/${id} version ${versionId} is a deletion`);
       const resource = await this.repository.hydrate(v.content);
       await this.access.mayRead(resource);
-      return resource;
+      return this.access.shown(resource);
     });
   }
 
@@ -108,9 +109,12 @@ export class InteractionDispatcher implements BundleDispatcher {
     return this.audit.audited(type ? "search-type" : "search-system", { query: label }, async () => {
       if (type) checkType(type);
       const req = parseSearch(this.definitions, type, params, options.strict);
-      if (type) await this.access.maySearch(type);
+      if (type) await this.access.maySearch(type, this.access.permitsAll ? undefined : searchParamsOf(this.definitions, req));
+      // What the policy lets the principal see, as conditions of the query itself: pages and totals count only that.
+      const scopes = await this.access.searchScopes(req.types);
+      if (scopes.length) req.filters.push(...scopeFilters(this.definitions, scopes, req.types));
       await this.audit.visibleBefore(type, params);
-      return this.repository.search(req, params, { baseUrl: this.baseUrl, filter: this.access.searchFilter() });
+      return this.repository.search(req, params, { baseUrl: this.baseUrl, filter: this.access.searchFilter(), redact: this.access.searchRedaction() });
     });
   }
 
@@ -260,7 +264,17 @@ export class InteractionDispatcher implements BundleDispatcher {
     const rows = results.slice(0, q.limit);
     const last = rows.at(-1);
     // The cursor follows the last row read, shown or not: a page the policy thinned still moves on.
-    const lines = (await this.access.visible("export", rows, (r) => parsed(r.content))).map((r) => r.content);
+    const visible = await this.access.visible("export", rows, (r) => parsed(r.content));
+    // A policy that hides fields has each line shown as the principal may see it (the stored text where it hides nothing).
+    const lines = this.access.redacts
+      ? await Promise.all(
+          visible.map(async (r) => {
+            const resource = parsed(r.content);
+            const shown = await this.access.shown(resource);
+            return shown === resource ? r.content : JSON.stringify(shown);
+          }),
+        )
+      : visible.map((r) => r.content);
     return { lines, ...(results.length > q.limit && last ? { cursor: exportCursor(this.principal.orgId, last) } : {}) };
   }
 

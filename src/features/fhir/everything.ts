@@ -52,7 +52,7 @@ export async function patientEverything(repository: FhirRepository, access: Acce
   const from = incomplete.length ? { sources: members.map((m) => ({ type: m.resourceType, id: m.id! })) } : { types: options.types };
   const refs = (await repository.referencedContents(patientId, from)).map(parsed).filter((r) => !seen.has(`${r.resourceType}/${r.id}`));
   const referenced = await access.visible("read", refs, (r) => r);
-  const entry: BundleEntry[] = [...members, ...referenced].map((resource) => ({
+  const entry: BundleEntry[] = (await access.shownAll([...members, ...referenced])).map((resource) => ({
     fullUrl: `${baseUrl}/${resource.resourceType}/${resource.id}`,
     resource,
     search: { mode: "match" as const },

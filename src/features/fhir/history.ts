@@ -39,7 +39,7 @@ export async function historyBundle(repository: FhirRepository, access: AccessCh
       (e) => e.resource!,
     ),
   );
-  const entry = entries.filter((e) => !e.resource || shown.has(e));
+  const entry = await Promise.all(entries.filter((e) => !e.resource || shown.has(e)).map(async (e) => (e.resource ? { ...e, resource: await access.shown(e.resource) } : e)));
   return { resourceType: "Bundle", id: crypto.randomUUID(), type: "history", link: links, entry } satisfies Bundle;
 }
 

@@ -8,6 +8,7 @@ import { AuditTrail } from "./audit-trail";
 import { InteractionDispatcher } from "./dispatcher";
 import type { FhirService } from "./service";
 import type { FhirStoreOptions } from "./store-options";
+import { patientCompartmentParams } from "./definitions";
 
 export type { FhirService } from "./service";
 export type { FhirStoreOptions } from "./store-options";
@@ -26,8 +27,16 @@ export type { AnyOperation, FhirOperation, OperationCall, OperationResponse } fr
 export { evaluateBudgeted, fhirpathSyntaxError } from "./fhirpath";
 /** Whether a name is a resource type of the store's definitions (the copilot's generated mappings). */
 export { isResourceType } from "./definitions";
+/** Whether resources of a type can lie in a patient's compartment (the Patient itself included). */
+export const inPatientCompartment = (type: string): boolean => type === "Patient" || patientCompartmentParams(type).length > 0;
 /** R4's search parameters by type and code (subscriptions evaluate criteria on changed resources with them). */
 export { R4_DEFINITIONS, type SearchParamDef } from "./definitions";
+/** A FHIR search evaluated on one resource in memory (subscriptions' criteria, access policies' rules). */
+export { type Criteria, matchesCriteria, parseCriteria } from "./criteria";
+export { searchProblem } from "./search/check";
+/** Element paths of a resource type against R4's definitions (what an access policy hides). */
+export { type ElementStep, propertiesOf, resolveElementPath } from "./element-paths";
+export type { ScopeBranch, SearchParamUse, SearchScope } from "./access-policy";
 
 export function fhirStoreFor(data: OrgData, principal: Principal, options: FhirStoreOptions): FhirService {
   return new InteractionDispatcher(data, principal, options);

@@ -76,7 +76,7 @@ export class FhirRepository {
   }
 
   /** The searchset of a parsed search: links under `baseUrl`, results thinned by `filter` (the access policy's). */
-  search(request: SearchRequest, params: URLSearchParams, view: Pick<SearchTarget, "baseUrl" | "filter">): Promise<Bundle> {
+  search(request: SearchRequest, params: URLSearchParams, view: Pick<SearchTarget, "baseUrl" | "filter" | "redact">): Promise<Bundle> {
     return executeSearch({ ...this.target(), ...view }, request, params);
   }
 

@@ -27,12 +27,14 @@ export class WritePlanner {
     if (READ_ONLY_TYPES.has(resource.resourceType)) throw forbidden(`${resource.resourceType} resources are written by the server only`);
     const versionId = (current?.versionId ?? 0) + 1;
     const lastUpdated = new Date().toISOString();
-    const meta = { ...(resource.meta ?? {}), versionId: String(versionId), lastUpdated };
-    const stored: Resource & { id: string } = { ...resource, id, meta };
-    const issues = validateResource(stored);
-    if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
     const created = !current || current.deleted;
     const replaces = created ? undefined : parsed(current.content);
+    // What the principal may not see or change stays as stored (the access policy's hidden and read-only fields).
+    const written = await this.access.restored(resource, replaces);
+    const meta = { ...(written.meta ?? {}), versionId: String(versionId), lastUpdated };
+    const stored: Resource & { id: string } = { ...written, id, meta };
+    const issues = validateResource(stored);
+    if (issues.length) throw unprocessable(`${resource.resourceType} does not conform to the R4 definition`, issues);
     // An update is judged on the version it replaces as well as on the one it stores.
     if (replaces && !this.access.permitsAll) await this.access.mayWrite("update", replaces);
     await this.access.mayWrite(created ? "create" : "update", stored);
@@ -40,7 +42,8 @@ export class WritePlanner {
     const content = checkResourceSize(persisted);
     return {
       write: { kind: "put", resource: persisted, versionId, lastUpdated, method: created ? "POST" : "PUT", replaces, content },
-      result: { resource: stored, outcome: created ? "created" : "updated" },
+      // The answer shows the principal what it may see of what was stored.
+      result: { resource: await this.access.shown(stored), outcome: created ? "created" : "updated" },
       resource: stored,
       type: resource.resourceType,
       id,
@@ -62,7 +65,8 @@ export class WritePlanner {
   /** `operations` (JSON Patch or FHIRPath Patch, read once If-Match holds) applied to the live version `current`. */
   async planPatch(current: StoredVersion, operations: () => unknown, ifMatch: string | undefined): Promise<PlannedWrite> {
     checkIfMatch(ifMatch, current);
-    const original = await this.repository.hydrate(current.content);
+    // The operations apply to what the principal may see (a test of a hidden field finds nothing); planWrite keeps the rest as stored.
+    const original = await this.access.shown(await this.repository.hydrate(current.content));
     const patched = applyPatch(original, operations());
     return underIfMatch(await this.planWrite(patched, current.id, current, "patch"), ifMatch);
   }
@@ -98,6 +102,6 @@ export class WritePlanner {
   async existing(match: StoredVersion): Promise<WriteResult> {
     const resource = await this.repository.hydrate(match.content);
     await this.access.mayWrite("create", resource);
-    return { resource, outcome: "existing" };
+    return { resource: await this.access.shown(resource), outcome: "existing" };
   }
 }

@@ -3,3 +3,4 @@
 // mounted from main/app.ts.
 export { users, type UserRow, type UserStatus } from "./tables";
 export { userPrincipal } from "./use-cases/principal";
+export { userPolicyAssignments } from "./access-policy";

@@ -23,6 +23,7 @@ export const UserSchema = z
     external_subject: z.string().nullable().openapi({ description: "The issuer's `sub` for this user: only that subject signs in as them" }),
     created_at: z.string(),
     created_by: z.string().nullable(),
+    access_policy_id: z.string().nullable().openapi({ description: "The access policy it acts under (PUT /api/v1/access-policies/{id}/assignments/...); null: none" }),
   })
   .openapi("User");
 
@@ -92,5 +93,6 @@ export function presentUser(row: UserRow): UserView {
     external_subject: row.externalSubject,
     created_at: row.createdAt,
     created_by: row.createdBy,
+    access_policy_id: row.accessPolicyId,
   };
 }

@@ -45,6 +45,8 @@ export const users = sqliteTable(
     externalSubject: text("external_subject"),
     createdAt: text("created_at").notNull(),
     createdBy: text("created_by"),
+    /** The access policy (features/access-policies) the user acts under; null: none narrows them. */
+    accessPolicyId: text("access_policy_id"),
   },
   (t) => [
     uniqueIndex("users_org_email_uq").on(t.orgId, t.email),

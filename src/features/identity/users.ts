@@ -63,6 +63,7 @@ export class UserStore {
       externalSubject: null,
       createdAt: new Date().toISOString(),
       createdBy: input.createdBy,
+      accessPolicyId: null,
     };
     await this.db.insert(users).values(row);
     return row;
@@ -88,6 +89,7 @@ export class UserStore {
       externalSubject: input.subject,
       createdAt: at,
       createdBy: "sso",
+      accessPolicyId: null,
     };
     await this.db.insert(users).values(row);
     return row;
@@ -165,6 +167,21 @@ export class UserStore {
       if (!done.length && keepAnAdmin && (await this.get(orgId, id))) return "last-admin";
     }
     return this.get(orgId, id);
+  }
+
+  /** Sets the access policy the user acts under (null: none), when they act under `from` (if given); undefined when no such user of this org has the id. */
+  async setAccessPolicy(orgId: string, id: string, accessPolicyId: string | null, from?: string): Promise<UserRow | undefined> {
+    const rows = await this.db
+      .update(users)
+      .set({ accessPolicyId })
+      .where(and(eq(users.orgId, orgId), eq(users.id, id), from === undefined ? undefined : eq(users.accessPolicyId, from)))
+      .returning();
+    return rows[0];
+  }
+
+  /** The users acting under an access policy. */
+  holding(orgId: string, accessPolicyId: string): Promise<UserRow[]> {
+    return this.db.select().from(users).where(and(eq(users.orgId, orgId), eq(users.accessPolicyId, accessPolicyId)));
   }
 
   /** Accepts the invitation once: only while it is still pending, so a replayed token changes nothing. */

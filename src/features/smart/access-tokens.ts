@@ -29,6 +29,8 @@ export interface AccessTokenClaims {
   clientId: string;
   clientName: string;
   scope: string;
+  /** A backend service's access policy, fixed in its token as it is issued (a user's is read with the grant). */
+  accessPolicyId?: string | null;
   /** A user's grant: its id, the user, and the launch context. */
   user?: { grantId: string; userId: string; patient?: string | null; encounter?: string | null; fhirUser?: string | null };
 }
@@ -37,6 +39,7 @@ export async function signAccessToken(keys: OrgKeys, claims: AccessTokenClaims, 
   const nowSeconds = Math.floor(now / 1000);
   const { user } = claims;
   const payload: JWTPayload = { scope: claims.scope, org: claims.orgId, client_id: claims.clientId, client_name: claims.clientName };
+  if (!user && claims.accessPolicyId) payload.access_policy = claims.accessPolicyId;
   if (user) {
     payload.gid = user.grantId;
     if (user.patient) payload.patient = user.patient;
@@ -120,13 +123,16 @@ export async function verifyAccessToken(control: Database, env: object, token: s
   if (!grant) {
     const clientId = payload.sub ?? "";
     const name = str(payload.client_name) ?? clientId;
-    return { orgId, keyId: `client:${clientId}`, keyName: name, role: "service", scopes: [], client: { id: clientId, name }, fhirGrant: { scopes } };
+    const accessPolicyId = str(payload.access_policy);
+    return { orgId, keyId: `client:${clientId}`, keyName: name, role: "service", scopes: [], client: { id: clientId, name }, fhirGrant: { scopes }, ...(accessPolicyId ? { accessPolicyId } : {}) };
   }
   if (!grant.live) throw new InvalidToken(`The access token's authorization has ended (${grant.reason})`);
   const { user, client } = grant.value;
   const patient = str(payload.patient);
   const encounter = str(payload.encounter);
   const fhirUser = user.fhirUser ?? undefined;
+  // The person's access policy, else the app's: read with the grant (cached LIVE_CACHE_MS), so a change applies within that.
+  const accessPolicyId = user.accessPolicyId ?? client.accessPolicyId ?? undefined;
   return {
     orgId,
     keyId: `client:${client.id}`,
@@ -137,5 +143,6 @@ export async function verifyAccessToken(control: Database, env: object, token: s
     user: { id: user.id, login: user.email, name: user.name, ...(fhirUser ? { fhirUser } : {}) },
     client: { id: client.id, name: client.name },
     fhirGrant: { scopes, ...(patient ? { patient } : {}), ...(encounter ? { encounter } : {}) },
+    ...(accessPolicyId ? { accessPolicyId } : {}),
   };
 }

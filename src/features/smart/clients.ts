@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, isNotNull } from "drizzle-orm";
 import type { Database } from "../../platform/db/client";
 import { type ClientApplicationRow, clientApplications } from "./tables";
 
-export type ClientChanges = Partial<Pick<ClientApplicationRow, "name" | "kind" | "jwks" | "jwksUrl" | "scopes" | "status" | "grantTypes" | "redirectUris" | "launchUri" | "secretHash" | "secretCreatedAt">>;
+export type ClientChanges = Partial<Pick<ClientApplicationRow, "name" | "kind" | "jwks" | "jwksUrl" | "scopes" | "status" | "grantTypes" | "redirectUris" | "launchUri" | "secretHash" | "secretCreatedAt" | "accessPolicyId">>;
 
 export class ClientApplicationStore {
   constructor(private readonly db: Database) {}
@@ -52,6 +52,24 @@ export class ClientApplicationStore {
       .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.id, id)))
       .returning();
     return rows[0];
+  }
+
+  /** Sets the access policy the client's new tokens act under (null: none), when it is `from` (if given). */
+  async setAccessPolicy(orgId: string, id: string, accessPolicyId: string | null, from?: string): Promise<ClientApplicationRow | undefined> {
+    const rows = await this.db
+      .update(clientApplications)
+      .set({ accessPolicyId })
+      .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.id, id), from === undefined ? undefined : eq(clientApplications.accessPolicyId, from)))
+      .returning();
+    return rows[0];
+  }
+
+  /** The clients whose tokens act under an access policy. */
+  holding(orgId: string, accessPolicyId: string): Promise<ClientApplicationRow[]> {
+    return this.db
+      .select()
+      .from(clientApplications)
+      .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.accessPolicyId, accessPolicyId)));
   }
 
   async delete(orgId: string, id: string): Promise<ClientApplicationRow | undefined> {

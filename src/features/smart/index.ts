@@ -16,6 +16,7 @@ export { SUPPORTED_SCOPE_EXAMPLES } from "./scopes";
 export { SMART_CAPABILITIES, smartConfiguration } from "./discovery";
 export { PATHS as SMART_PATHS } from "./paths";
 export { rotateSigningKey } from "./signing-keys";
+export { clientPolicyAssignments } from "./access-policy";
 
 /** Bearer access tokens for the FHIR endpoint: a refusal is 401 with RFC 6750's invalid_token. */
 export const smartAccessTokens = {

@@ -74,6 +74,7 @@ export const ClientApplicationSchema = z
     status: z.enum(["active", "disabled"]),
     created_at: z.string(),
     created_by: z.string().nullable(),
+    access_policy_id: z.string().nullable().openapi({ description: "The access policy its tokens act under (fixed in each token as it is issued) (PUT /api/v1/access-policies/{id}/assignments/...); null: none" }),
   })
   .openapi("ClientApplication");
 
@@ -107,6 +108,7 @@ export function presentClient(row: ClientApplicationRow, secret?: string): z.inf
     status: row.status,
     created_at: row.createdAt,
     created_by: row.createdBy,
+    access_policy_id: row.accessPolicyId,
   };
 }
 

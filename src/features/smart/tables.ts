@@ -37,6 +37,8 @@ export const clientApplications = sqliteTable(
     status: text("status", { enum: ["active", "disabled"] }).notNull(),
     createdAt: text("created_at").notNull(),
     createdBy: text("created_by"),
+    /** The access policy (features/access-policies) the client's tokens act under, fixed in each token as it is issued. */
+    accessPolicyId: text("access_policy_id"),
   },
   (t) => [index("client_applications_org_created_idx").on(t.orgId, t.createdAt)],
 );

@@ -86,7 +86,8 @@ async function clientCredentials(control: Database, req: TokenRequest, client: C
   if (beyond.length) throw new TokenError(400, "invalid_scope", `The client is not registered for ${beyond.join(", ")}`, "Bearer", client.id);
   const scope = scopes.join(" ");
   const keys = await keysForSigning(control, req.orgId, now);
-  const accessToken = await signAccessToken(keys, { orgId: req.orgId, fhirBase: req.fhirBase, clientId: client.id, clientName: client.name, scope }, now);
+  // The client's access policy travels in the token (by id: the policy's rules are read when the token is used).
+  const accessToken = await signAccessToken(keys, { orgId: req.orgId, fhirBase: req.fhirBase, clientId: client.id, clientName: client.name, scope, accessPolicyId: client.accessPolicyId }, now);
   return { clientId: client.id, response: { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_SECONDS, scope } };
 }
 

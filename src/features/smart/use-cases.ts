@@ -99,6 +99,7 @@ export async function createClient(data: OrgData, principal: Principal, req: Cli
     status: req.status ?? "active",
     createdAt: now,
     createdBy: principal.keyId,
+    accessPolicyId: null,
   };
   checkClient(row);
   await new ClientApplicationStore(data.control).create(row);

@@ -1,7 +1,6 @@
 // Whether a committed change is an event of a subscription: R4 criteria matched on the changed
 // resource, or a Backport topic's trigger with every filter of the focus's type (docs/subscriptions.md "Matching").
-import type { FhirChange } from "../fhir";
-import { matches } from "./criteria";
+import { type FhirChange, matchesCriteria as matches } from "../fhir";
 import type { SubscriptionSpec } from "./subscription";
 
 /** Whether a change is an event of the subscription: its criteria match, or its topic triggers and every filter of the focus's type matches. */

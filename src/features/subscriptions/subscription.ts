@@ -2,8 +2,7 @@
 // cannot be served (a 422 on write, subscription-check.ts). Two kinds: R4's, whose `criteria` is
 // a FHIR search on the changed resource; the Backport IG's, whose `criteria` is one of the
 // service's topic canonicals (topics.ts) narrowed by `backport-filter-criteria` searches.
-import type { Resource } from "../fhir";
-import { type Criteria, parseCriteria } from "./criteria";
+import { type Criteria, parseCriteria, type Resource } from "../fhir";
 import { IG, type PayloadContent, extensionsOf } from "./ig";
 import { type Topic, topicOf } from "./topics";
 

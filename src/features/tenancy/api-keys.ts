@@ -40,6 +40,7 @@ export class ApiKeyStore {
       createdBy: input.createdBy ?? null,
       lastUsedAt: null,
       revokedAt: null,
+      accessPolicyId: null,
     };
     await this.db.insert(apiKeys).values(row);
     return { row, secret };
@@ -86,6 +87,24 @@ export class ApiKeyStore {
       .set({ revokedAt: now })
       .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
     return this.get(orgId, id);
+  }
+
+  /** Sets the access policy a live key acts under (null: none), when it acts under `from` (if given); undefined when no such live key of this org has the id. */
+  async setAccessPolicy(orgId: string, id: string, accessPolicyId: string | null, from?: string): Promise<ApiKeyRow | undefined> {
+    const rows = await this.db
+      .update(apiKeys)
+      .set({ accessPolicyId })
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt), from === undefined ? undefined : eq(apiKeys.accessPolicyId, from)))
+      .returning();
+    return rows[0];
+  }
+
+  /** The live keys acting under an access policy. */
+  holding(orgId: string, accessPolicyId: string): Promise<ApiKeyRow[]> {
+    return this.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.accessPolicyId, accessPolicyId), isNull(apiKeys.revokedAt)));
   }
 
   async touch(id: string, at: string): Promise<void> {

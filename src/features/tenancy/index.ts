@@ -14,3 +14,4 @@ export { sessionEndsAt, SESSION_COOKIE } from "./sessions/session-policy";
 export { SESSION_ID_PATTERN, type SessionWithKey } from "./sessions/session-store";
 export { hashApiKey as hashSessionId } from "./auth/api-key-crypto";
 export { authenticateApiKey } from "./auth/authenticate-key";
+export { apiKeyPolicyAssignments, type PolicyHolder } from "./use-cases/key-access-policy";

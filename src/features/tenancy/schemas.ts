@@ -17,6 +17,7 @@ export const ApiKeySchema = z
     created_by: z.string().nullable(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
+    access_policy_id: z.string().nullable().openapi({ description: "The access policy it acts under (PUT /api/v1/access-policies/{id}/assignments/...); null: none" }),
   })
   .openapi("ApiKey");
 
@@ -51,6 +52,7 @@ export function presentApiKey(row: ApiKeyRow): z.infer<typeof ApiKeySchema> {
     created_by: row.createdBy,
     last_used_at: row.lastUsedAt,
     revoked_at: row.revokedAt,
+    access_policy_id: row.accessPolicyId,
   };
 }
 

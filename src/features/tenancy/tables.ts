@@ -31,6 +31,8 @@ export const apiKeys = sqliteTable(
     createdBy: text("created_by"),
     lastUsedAt: text("last_used_at"),
     revokedAt: text("revoked_at"),
+    /** The access policy (features/access-policies) the key acts under; null: none narrows it. */
+    accessPolicyId: text("access_policy_id"),
   },
   (t) => [
     uniqueIndex("api_keys_hash_uq").on(t.keyHash),

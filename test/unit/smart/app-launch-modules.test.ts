@@ -54,6 +54,7 @@ describe("scopes", () => {
 });
 
 const client = (over: Partial<ClientApplicationRow> = {}): ClientApplicationRow => ({
+  accessPolicyId: null,
   id: "c1",
   orgId: "o1",
   name: "App",

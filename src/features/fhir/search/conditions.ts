@@ -7,7 +7,7 @@ import { lookupTable } from "../../../platform/object-keys";
 import type { SearchParamDef } from "../definitions";
 import { parseReference } from "../index-extract";
 import type { Args } from "./args";
-import type { Filter } from "./parse";
+import type { Filter, ScopeFilterBranch } from "./parse";
 import { type IdCondition, type Subquery, joinTerms, probe, resourcesOf } from "./sql";
 import { type Prefix, compositeClause, dateClause, quantityClause, referenceClause, splitPrefix, stringClause, tokenClause, uriClause } from "./value-clauses";
 
@@ -69,7 +69,46 @@ export function condition(filter: Filter, typeExpr: string, args: Args): IdCondi
     }
     case "param":
       return paramCondition(filter.def, filter.modifier, filter.values, typeExpr, args);
+    case "scope":
+      return scopeCondition(filter.branches, typeExpr, args);
   }
+}
+
+/** The patients' compartments, from the compartment index (fhir_compartment; a Patient is in its own). */
+const inCompartments = (patients: readonly string[], args: Args) => `patient_id IN (SELECT value FROM json_each(${args.add(JSON.stringify(patients))}))`;
+
+/**
+ * An access policy's search scope (access-policy.ts): the ids of `typeExpr` some branch admits.
+ * One branch that only names patients reads the compartment index by patient (it may drive the
+ * search: one patient's Observations, in id order); otherwise each candidate is probed, branch by
+ * branch (its type, its filters, its compartments), and the condition never drives.
+ */
+function scopeCondition(branches: readonly ScopeFilterBranch[], typeExpr: string, args: Args): IdCondition {
+  const only = branches.length === 1 ? branches[0]! : undefined;
+  if (only?.patients && !only.filters.length) {
+    const typed = only.type ? ` AND resource_type = ${args.add(only.type)}` : "";
+    return {
+      ids: { select: "resource_id", from: "fhir_compartment", indexedBy: "sqlite_autoindex_fhir_compartment_1", where: `org_id = ?1 AND ${inCompartments(only.patients, args)} AND resource_type = ${typeExpr}${typed}` },
+      negate: false,
+      rank: 1,
+    };
+  }
+  const terms = branches.map((b) => {
+    const parts: string[] = [];
+    const type = b.type ? args.add(b.type) : "p.resource_type";
+    if (b.type) parts.push(`p.resource_type = ${type}`);
+    for (const f of b.filters) parts.push(probe(condition(f, type, args), "p.id"));
+    if (b.patients) {
+      parts.push(`EXISTS (SELECT 1 FROM fhir_compartment c INDEXED BY fhir_compartment_owner_idx WHERE c.org_id = ?1 AND c.resource_type = p.resource_type AND c.resource_id = p.id AND c.${inCompartments(b.patients, args)})`);
+    }
+    return parts.length ? `(${joinTerms(parts, "AND")})` : "1";
+  });
+  return {
+    ids: { select: "p.id", from: "fhir_resources p", where: `p.org_id = ?1 AND p.resource_type = ${typeExpr} AND p.deleted = 0 AND (${terms.length ? joinTerms(terms, "OR") : "0"})` },
+    negate: false,
+    rank: 9,
+    probeOnly: true,
+  };
 }
 
 /**

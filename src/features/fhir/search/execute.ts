@@ -18,6 +18,8 @@ export interface SearchTarget {
   definitions: FhirDefinitions;
   /** The results the store's access policy shows, when it may hide some (matches, includes, totals). */
   filter?: (resources: Resource[]) => Resource[] | Promise<Resource[]>;
+  /** How the policy shows what it keeps (fields it hides removed), when it may hide some. */
+  redact?: (resources: Resource[]) => Promise<Resource[]>;
 }
 
 /** A row's sort values (s0, s1, ...), the position a cursor resumes from. */
@@ -74,9 +76,10 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   let total = counted;
   if (total === undefined && !cursor && !more) total = matches.length;
   const included = await shown(target, await includes(target, req, matches, page?.riders && riddenIncludes(page.riders, matches)));
+  const [matchesShown, includedShown] = target.redact ? await Promise.all([target.redact(matches), target.redact(included)]) : [matches, included];
   const entry: BundleEntry[] = [
-    ...matches.map((m) => entryOf(target, shapeResource(m, req.summary, req.elements), "match")),
-    ...included.map((m) => entryOf(target, m, "include")),
+    ...matchesShown.map((m) => entryOf(target, shapeResource(m, req.summary, req.elements), "match")),
+    ...includedShown.map((m) => entryOf(target, m, "include")),
   ];
   if (req.warnings.length) {
     entry.push({

@@ -27,7 +27,8 @@ export interface Row {
 }
 
 /** The most selective positive filter: it drives the general plan. */
-const driverOf = (conds: IdCondition[]): IdCondition | undefined => conds.filter((c) => !c.negate).sort((a, b) => a.rank - b.rank)[0];
+const driverOf = (conds: IdCondition[]): IdCondition | undefined => conds.filter(drives).sort((a, b) => a.rank - b.rank)[0];
+const drives = (c: IdCondition) => !c.negate && !c.probeOnly;
 
 /**
  * WHERE clause (with the tenant and type) shared by the page query and the count. The driver's
@@ -268,5 +269,5 @@ function driversToTry(req: SearchRequest, orgId: string): (number | undefined)[]
   const conds = req.filters.map((f) => condition(f, "?2", new Args(orgId)));
   const driver = driverOf(conds);
   if (!driver) return [undefined];
-  return [driver, ...conds.filter((c) => !c.negate && c !== driver)].slice(0, MAX_DRIVERS_TRIED).map((c) => conds.indexOf(c));
+  return [driver, ...conds.filter((c) => drives(c) && c !== driver)].slice(0, MAX_DRIVERS_TRIED).map((c) => conds.indexOf(c));
 }

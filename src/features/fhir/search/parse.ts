@@ -8,7 +8,16 @@ export type Filter =
   | { kind: "param"; def: SearchParamDef; modifier?: string; values: string[] }
   | { kind: "missing"; def: SearchParamDef; missing: boolean }
   | { kind: "chain"; def: SearchParamDef; inner: { type: string; filter: Filter }[] }
-  | { kind: "has"; sourceType: string; refCode: string; inner: Filter };
+  | { kind: "has"; sourceType: string; refCode: string; inner: Filter }
+  /** The store's access policy's condition (access-policy.ts, SearchScope): any branch admits a resource. */
+  | { kind: "scope"; branches: ScopeFilterBranch[] };
+
+/** One way a resource meets an access policy's search scope: its type, filters and patient compartments (each when given). */
+export interface ScopeFilterBranch {
+  type?: string;
+  filters: Filter[];
+  patients?: readonly string[];
+}
 
 export interface IncludeSpec {
   sourceType: string;

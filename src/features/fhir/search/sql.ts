@@ -37,6 +37,8 @@ export interface IdCondition {
   negate: boolean;
   /** Lower is more selective: the most selective filter drives the query, the others probe. */
   rank: number;
+  /** Never the driver (an access policy's condition over several branches: a probe of each candidate). */
+  probeOnly?: boolean;
   /**
    * For a condition that reads more index rows than it matches (a substring, a `ne`, a column the
    * index does not lead with): the rows it reads (`rows.select`: the columns the test needs) and the

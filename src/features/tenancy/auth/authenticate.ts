@@ -71,6 +71,7 @@ export async function authenticate(creds: Credentials, lookup: KeyLookup): Promi
       keyName: entry.key.name,
       role: entry.key.role,
       scopes: entry.key.scopes,
+      ...(entry.key.accessPolicyId ? { accessPolicyId: entry.key.accessPolicyId } : {}),
     },
   };
 }

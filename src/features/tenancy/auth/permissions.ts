@@ -31,14 +31,16 @@ export type Permission =
   | "audit:manage"
   | "webhooks:manage"
   | "clients:manage"
-  | "users:manage";
+  | "users:manage"
+  /** Access policies and their assignments (features/access-policies): admins only. */
+  | "policies:manage";
 
 const ALL: readonly Permission[] = [
   "org:read", "keys:manage", "fhir:read", "fhir:write", "fhir:configure", "export:run", "pipelines:read",
   "pipelines:manage", "pipelines:execute", "connectors:manage", "agents:read", "agents:manage",
   "agents:chat", "agents:invoke", "messages:ingest", "messages:read", "messages:manage", "devices:sync",
   "alerts:read", "alerts:manage",
-  "consent:manage", "audit:read", "audit:manage", "webhooks:manage", "clients:manage", "users:manage",
+  "consent:manage", "audit:read", "audit:manage", "webhooks:manage", "clients:manage", "users:manage", "policies:manage",
 ];
 
 const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {

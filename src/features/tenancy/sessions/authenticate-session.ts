@@ -45,7 +45,7 @@ export async function authenticateSession(
 }
 
 function principalOf({ key, user }: SessionWithKey, orgId: string): Principal {
-  if (key) return { orgId, keyId: key.id, keyName: key.name, role: key.role, scopes: key.scopes };
+  if (key) return { orgId, keyId: key.id, keyName: key.name, role: key.role, scopes: key.scopes, ...(key.accessPolicyId ? { accessPolicyId: key.accessPolicyId } : {}) };
   if (!user) throw unauthorized("Invalid console session: sign in again");
   return userPrincipal(user);
 }

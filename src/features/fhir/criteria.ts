@@ -1,12 +1,14 @@
-// A FHIR search evaluated on one resource in memory: an R4 Subscription's criteria and the
-// Backport IG's filter criteria. Parsed with @medplum/core's parseSearchRequest and matched with
+// A FHIR search evaluated on one resource in memory: an R4 Subscription's criteria, the
+// Backport IG's filter criteria and an access policy's rule criteria. Parsed with
+// @medplum/core's parseSearchRequest and matched with
 // its matchesSearchRequest, over R4's search parameters (the store's definitions, taught to
 // @medplum/core's schema the first time each is used). Its matcher evaluates token, string, uri,
 // reference and date parameters; a criteria using another type (number, quantity, composite) or a
 // chain, _has or a modifier it cannot evaluate is refused on write rather than never matching.
 import { type SearchRequest, indexSearchParameter, matchesSearchRequest, parseSearchRequest } from "@medplum/core";
 import type { Resource as MedplumResource } from "@medplum/fhirtypes";
-import { R4_DEFINITIONS, type Resource, isResourceType } from "../fhir";
+import { R4_DEFINITIONS, isResourceType } from "./definitions";
+import type { Resource } from "./port";
 
 export interface Criteria {
   text: string;
@@ -27,7 +29,7 @@ function teach(type: string, code: string): string | undefined {
   if (taught.has(key)) return undefined;
   const def = R4_DEFINITIONS.searchParam(type, code);
   if (!def) return `${type} has no search parameter ${code}`;
-  if (!MATCHED_TYPES.has(def.type)) return `${type}?${code} is a ${def.type} parameter, which subscriptions cannot evaluate (token, string, uri, reference and date can be)`;
+  if (!MATCHED_TYPES.has(def.type)) return `${type}?${code} is a ${def.type} parameter, which cannot be evaluated on one resource (token, string, uri, reference and date can be)`;
   indexSearchParameter({ resourceType: "SearchParameter", code, base: [type as never], type: def.type as never, expression: def.expression, ...(def.targets ? { target: def.targets as never } : {}), status: "active", name: code, url: `http://hl7.org/fhir/SearchParameter/${type}-${code}`, description: code });
   taught.add(key);
   return undefined;
@@ -62,6 +64,6 @@ export function parseCriteria(text: string, types?: readonly string[]): Criteria
   }
 }
 
-export function matches(criteria: Criteria, resource: Resource): boolean {
+export function matchesCriteria(criteria: Criteria, resource: Resource): boolean {
   return matchesSearchRequest(resource as MedplumResource, criteria.request);
 }
