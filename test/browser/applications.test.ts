@@ -86,7 +86,7 @@ describe("Applications page", () => {
     const form = new URLSearchParams({ grant_type: "client_credentials", client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion, scope: "system/Patient.rs" });
     const token = await fetch(tokenEndpoint, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form });
     expect(token.status).toBe(200);
-    expect(await token.json()).toMatchObject({ token_type: "bearer", scope: "system/Patient.rs" });
+    expect(await token.json()).toMatchObject({ token_type: "Bearer", scope: "system/Patient.rs" });
 
     // Edit its scopes: a bad one is caught before saving, a good set is saved.
     await page.click(`${rowSel} .row-actions button`);
