@@ -39,6 +39,7 @@ const DestinationMessage = lazy(() => import("./pages/DestinationMessage").then(
 const Bridges = lazy(() => import("./pages/Bridges").then((m) => ({ default: m.Bridges })));
 const Users = lazy(() => import("./pages/Users").then((m) => ({ default: m.Users })));
 const Applications = lazy(() => import("./pages/Applications").then((m) => ({ default: m.Applications })));
+const AccessPolicies = lazy(() => import("./pages/AccessPolicies").then((m) => ({ default: m.AccessPolicies })));
 const Subscriptions = lazy(() => import("./pages/Subscriptions").then((m) => ({ default: m.Subscriptions })));
 const SubscriptionDetail = lazy(() => import("./pages/SubscriptionDetail").then((m) => ({ default: m.SubscriptionDetail })));
 const Webhooks = lazy(() => import("./pages/Webhooks").then((m) => ({ default: m.Webhooks })));
@@ -287,6 +288,11 @@ function SignedIn() {
           <Route path={CONSOLE_ROUTES.applications}>
             <Guarded needs="clients:manage" what="manage client applications">
               <Applications />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.accessPolicies}>
+            <Guarded needs="policies:manage" what="manage access policies">
+              <AccessPolicies />
             </Guarded>
           </Route>
           <Route component={NotFound} />

@@ -36,6 +36,7 @@ export const CONSOLE_ROUTES = {
   bridges: "/settings/bridges",
   users: "/settings/users",
   applications: "/settings/applications",
+  accessPolicies: "/settings/access-policies",
   subscriptions: "/subscriptions",
   subscription: "/subscriptions/:id",
   webhooks: "/webhooks",

@@ -178,7 +178,7 @@ describe("users and password sign-in", () => {
     expect(await textOf(page, "header")).toContain("Cam Clinician");
     const links = await navLinks(page);
     expect(links).toContain("Patients");
-    for (const hidden of ["Users", "Applications", "Event webhooks", "Subscriptions", "API keys"]) expect(links).not.toContain(hidden);
+    for (const hidden of ["Users", "Applications", "Access policies", "Event webhooks", "Subscriptions", "API keys"]) expect(links).not.toContain(hidden);
     await visit(page, "/settings/users");
     expect(await textOf(page, "main h1")).toBe("Not allowed");
     // The rest by the console's own navigation (no reload): each says not allowed too.

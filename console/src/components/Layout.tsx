@@ -26,6 +26,7 @@ export const NAV: readonly NavItem[] = [
   { href: "/exports", label: "Exports", needs: "export:run" },
   { href: "/settings/users", label: "Users", needs: "users:manage" },
   { href: "/settings/applications", label: "Applications", needs: "clients:manage" },
+  { href: "/settings/access-policies", label: "Access policies", needs: "policies:manage" },
   { href: "/settings/api-keys", label: "API keys", needs: "keys:manage" },
   { href: "/settings/connectors", label: "Connectors", needs: "connectors:manage" },
   { href: "/settings/bridges", label: "Bridges", needs: "org:read" },
