@@ -306,3 +306,24 @@ describe("introspection and revocation", () => {
     await oauthError(await op("introspect", { token: pubTokens.access_token, client_id: pub.id }, {}), 401, "invalid_client");
   });
 });
+
+describe("access policies on a user's token", () => {
+  it("acts under the person's access policy: Patients only, though the scopes grant Observations", async () => {
+    const t = await createTenant();
+    const { mine } = await twoPatients(t);
+    const user = await quickUser(t);
+    const app = await registerApp(t);
+    const { code, verifier } = await approvedCode(t, app, user, { scope: "launch/patient patient/Patient.rs patient/Observation.rs", patient: mine.patient });
+    const tokens = await tokensOf(await exchange(t, app, code, verifier));
+    expect((await call(`/fhir/r4/${t.orgId}/Observation/${mine.observation}`, bearer(tokens.access_token))).status).toBe(200);
+
+    const policy = (await (await t.fetch("/api/v1/access-policies", { method: "POST", json: { name: "Demographics", resources: [{ resource_type: "Patient", readonly: true }] } })).json()) as { id: string };
+    expect((await t.fetch(`/api/v1/access-policies/${policy.id}/assignments/users/${user.id}`, { method: "PUT" })).status).toBe(200);
+    // A new token reads the person's policy with its grant: the Patient, not the Observation.
+    const again = await approvedCode(t, app, user, { scope: "launch/patient patient/Patient.rs patient/Observation.rs", patient: mine.patient });
+    const restricted = await tokensOf(await exchange(t, app, again.code, again.verifier));
+    expect((await call(`/fhir/r4/${t.orgId}/Patient/${mine.patient}`, bearer(restricted.access_token))).status).toBe(200);
+    expect((await call(`/fhir/r4/${t.orgId}/Observation/${mine.observation}`, bearer(restricted.access_token))).status).toBe(404);
+    expect((await call(`/fhir/r4/${t.orgId}/Observation?patient=${mine.patient}`, bearer(restricted.access_token))).status).toBe(403);
+  });
+});
