@@ -83,6 +83,32 @@ async function refuseForm(c: Context<HttpEnv>, action: "smart.token" | "smart.in
 }
 
 const refusal = (e: TokenError) => `${e.error}: ${e.description}`;
+
+/**
+ * Introspection and revocation alike: the form, the request, the calling client (or management
+ * key; `allowPublic`: a public client naming itself), then `run`. A refusal is audited under
+ * `action`, naming the client when known, and answered as RFC 6749 says.
+ */
+async function asCaller<R>(
+  c: Context<HttpEnv>,
+  action: "smart.introspect" | "smart.revoke",
+  path: string,
+  allowPublic: boolean,
+  run: (req: TokenEndpointRequest, caller: Caller) => Promise<R>,
+): Promise<R | ReturnType<typeof tokenError>> {
+  let caller: Caller | undefined;
+  let form: Record<string, string | undefined> = {};
+  try {
+    form = await formOf(c);
+    const req = endpointRequest(c, form, path);
+    caller = await callerOf(controlStore(c.env), req, allowPublic);
+    return await run(req, caller);
+  } catch (e) {
+    if (!(e instanceof TokenError)) throw e;
+    await audit(c, callerPrincipal(c.req.param("orgId") ?? "", caller, e.clientId ?? form.client_id), { action, outcome: "4", reason: refusal(e) });
+    return tokenError(c, e);
+  }
+}
 const callerPrincipal = (orgId: string, caller: Caller | undefined, clientId?: string): Principal =>
   caller?.kind === "key" ? { orgId, keyId: caller.keyId, keyName: caller.keyId, role: "admin", scopes: [] } : clientPrincipal(orgId, caller?.clientId ?? clientId);
 
@@ -148,22 +174,8 @@ export const smartPublicRoutes = createRouter<HttpEnv>()
         401: oauthError("invalid_client"),
       },
     }),
-    async (c) => {
-      const orgId = c.req.param("orgId") ?? "";
-      let caller: Caller | undefined;
-      let form: Record<string, string | undefined> = {};
-      try {
-        form = await formOf(c);
-        const req = endpointRequest(c, form, PATHS.introspect);
-        caller = await callerOf(controlStore(c.env), req, false);
-        return c.json(await introspect(controlStore(c.env), req, caller), 200, NO_STORE);
-      } catch (e) {
-        if (!(e instanceof TokenError)) throw e;
-        // Only refusals are audited: a resource server introspects on every request it serves.
-        await audit(c, callerPrincipal(orgId, caller, e.clientId ?? form.client_id), { action: "smart.introspect", outcome: "4", reason: refusal(e) });
-        return tokenError(c, e);
-      }
-    },
+    // Only refusals are audited: a resource server introspects on every request it serves.
+    (c) => asCaller(c, "smart.introspect", PATHS.introspect, false, async (req, caller) => c.json(await introspect(controlStore(c.env), req, caller), 200, NO_STORE)),
     (result, c) => (result.success ? undefined : refuseForm(c as Context<HttpEnv>, "smart.introspect", "The form needs token (each parameter once)")),
   )
   .openapi(
@@ -186,23 +198,12 @@ export const smartPublicRoutes = createRouter<HttpEnv>()
         401: oauthError("invalid_client"),
       },
     }),
-    async (c) => {
-      const orgId = c.req.param("orgId") ?? "";
-      let caller: Caller | undefined;
-      let form: Record<string, string | undefined> = {};
-      try {
-        form = await formOf(c);
-        const req = endpointRequest(c, form, PATHS.revoke);
-        caller = await callerOf(controlStore(c.env), req, true);
+    (c) =>
+      asCaller(c, "smart.revoke", PATHS.revoke, true, async (req, caller) => {
         const { grantId } = await revoke(controlStore(c.env), req, caller);
-        await audit(c, callerPrincipal(orgId, caller), { action: "smart.revoke", outcome: "0", ...(grantId ? { entityId: grantId } : {}), detail: { revoked: grantId ? "grant" : "nothing" } });
+        await audit(c, callerPrincipal(req.orgId, caller), { action: "smart.revoke", outcome: "0", ...(grantId ? { entityId: grantId } : {}), detail: { revoked: grantId ? "grant" : "nothing" } });
         return c.body(null, 200, NO_STORE);
-      } catch (e) {
-        if (!(e instanceof TokenError)) throw e;
-        await audit(c, callerPrincipal(orgId, caller, e.clientId ?? form.client_id), { action: "smart.revoke", outcome: "4", reason: refusal(e) });
-        return tokenError(c, e);
-      }
-    },
+      }),
     (result, c) => (result.success ? undefined : refuseForm(c as Context<HttpEnv>, "smart.revoke", "The form needs token (each parameter once)")),
   )
   .openapi(
