@@ -198,6 +198,11 @@ describe("registration", () => {
     expect(secretBackend.status).toBe(201);
     const backend = (await secretBackend.json()) as { id: string; client_secret: string; kind: string; token_endpoint_auth_methods: string[] };
     expect(backend).toMatchObject({ kind: "backend", token_endpoint_auth_methods: ["client_secret_basic", "client_secret_post"] });
+    // A launch URI needs the authorization_code grant, on create and on update (so every app the console offers to launch can be).
+    expect((await post({ scopes: ["system/Patient.rs"], launch_uri: "https://app.example/launch" })).status).toBe(422);
+    const patched = await t.fetch(`/api/v1/client-applications/${backend.id}`, { method: "PATCH", json: { launch_uri: "https://app.example/launch" } });
+    expect(patched.status).toBe(422);
+    expect(await patched.json()).toMatchObject({ error: { code: "UNPROCESSABLE", details: [{ path: "launch_uri" }] } });
     // A symmetric backend client gets client_credentials tokens with its secret.
     const cc = await tokensOf(await token(t, { grant_type: "client_credentials", scope: "system/Patient.rs" }, { authorization: `Basic ${btoa(`${backend.id}:${backend.client_secret}`)}` }));
     expect((await call(`/fhir/r4/${t.orgId}/Patient`, bearer(cc.access_token))).status).toBe(200);

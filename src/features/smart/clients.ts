@@ -27,10 +27,13 @@ export class ClientApplicationStore {
     return { rows, total: totals[0]?.n ?? 0 };
   }
 
-  /** The org's active apps with a launch URI (EHR launch), by name; at most `limit`. */
-  launchable(orgId: string, limit: number): Promise<Pick<ClientApplicationRow, "id" | "name" | "launchUri" | "grantTypes">[]> {
+  /**
+   * The org's active apps with a launch URI (EHR launch), by name; at most `limit`. A stored launch
+   * URI implies the authorization_code grant (checkClient refuses one without it on every write).
+   */
+  launchable(orgId: string, limit: number): Promise<Pick<ClientApplicationRow, "id" | "name" | "launchUri">[]> {
     return this.db
-      .select({ id: clientApplications.id, name: clientApplications.name, launchUri: clientApplications.launchUri, grantTypes: clientApplications.grantTypes })
+      .select({ id: clientApplications.id, name: clientApplications.name, launchUri: clientApplications.launchUri })
       .from(clientApplications)
       .where(and(eq(clientApplications.orgId, orgId), eq(clientApplications.status, "active"), isNotNull(clientApplications.launchUri)))
       .orderBy(asc(clientApplications.name), asc(clientApplications.id))

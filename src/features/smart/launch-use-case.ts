@@ -9,10 +9,10 @@ import { createLaunch } from "./launches";
 /** More apps than a "Launch app" menu can usefully list. */
 const LAUNCHABLE_MAX = 100;
 
-/** The apps startLaunch would take: active, with a launch_uri and the authorization_code grant, by name. */
+/** The apps startLaunch would take: active, with a launch_uri (so with the authorization_code grant), by name. */
 export async function launchableApps(ctx: OrgContext): Promise<{ id: string; name: string; launch_uri: string }[]> {
   const rows = await new ClientApplicationStore(ctx.control).launchable(ctx.orgId, LAUNCHABLE_MAX);
-  return rows.filter((r) => r.grantTypes.includes("authorization_code")).map((r) => ({ id: r.id, name: r.name, launch_uri: r.launchUri ?? "" }));
+  return rows.map((r) => ({ id: r.id, name: r.name, launch_uri: r.launchUri ?? "" }));
 }
 
 export interface LaunchInput {
