@@ -53,6 +53,7 @@ import { nodeCatalogRoutes } from "../features/pipelines/routes/node-catalog";
 import { consoleSessionRoutes, consoleSignInRoutes } from "../features/tenancy/routes/console-session";
 import { organizationRoutes } from "../features/tenancy/routes/organization";
 import { authRoutes } from "../features/identity/routes/auth";
+import { totpRoutes } from "../features/identity/routes/totp";
 import { userRoutes } from "../features/identity/routes/users";
 import { identityProviderRoutes, ssoPublicRoutes } from "../features/identity/sso/routes";
 import { accessPolicyRoutes } from "../features/access-policies";
@@ -165,6 +166,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/v1/client-applications", clientApplicationRoutes);
   app.route("/api/v1/smart", launchRoutes);
+  app.route("/api/v1/users", totpRoutes);
   app.route("/api/v1/users", userRoutes);
   app.route("/api/v1/identity-provider", identityProviderRoutes);
   app.route("/api/v1/access-policies", accessPolicyRoutes);

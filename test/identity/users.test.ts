@@ -7,42 +7,9 @@ import { describe, expect, it } from "vitest";
 import { users } from "../../src/features/identity/tables";
 import { hashPassword, verifyPassword } from "../../src/features/identity/password";
 import { controlStore } from "../../src/platform/org-data";
-import type { Role } from "../../src/platform/principal";
 import { eventually } from "../support/eventually";
-import { call, createTenant, type Tenant } from "../support/tenants";
-
-const PASSWORD = "correct horse battery";
-const WRITE = { "x-cdis-console": "1", "content-type": "application/json" };
-
-interface Invited {
-  id: string;
-  email: string;
-  token: string;
-}
-
-async function invite(t: Tenant, role: Role = "clinician", extra: Record<string, unknown> = {}): Promise<Invited> {
-  const email = `${crypto.randomUUID().slice(0, 8)}@Example.org`;
-  const res = await t.fetch("/api/v1/users/invitations", { method: "POST", json: { email, name: "Dana Doe", role, ...extra } });
-  expect(res.status).toBe(201);
-  const body = (await res.json()) as { id: string; email: string; status: string; invitation: { token: string; expires_at: string } };
-  expect(body.status).toBe("invited");
-  return { id: body.id, email: body.email, token: body.invitation.token };
-}
-
-const accept = (token: string, password = PASSWORD) => call("/api/v1/auth/invitations/accept", { method: "POST", json: { token, password } });
-
-async function signIn(orgId: string, email: string, password = PASSWORD) {
-  const res = await call("/api/v1/auth/sign-in", { method: "POST", json: { organization_id: orgId, email, password } });
-  return { res, session: (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
-}
-
-async function activeUser(t: Tenant, role: Role = "clinician", extra: Record<string, unknown> = {}) {
-  const u = await invite(t, role, extra);
-  expect((await accept(u.token)).status).toBe(200);
-  const { res, session } = await signIn(t.orgId, u.email);
-  expect(res.status).toBe(201);
-  return { ...u, session };
-}
+import { call, createTenant } from "../support/tenants";
+import { accept, activeUser, invite, PASSWORD, signIn, WRITE } from "./user-support";
 
 describe("passwords", () => {
   it("hashes with scrypt, parameters kept with the hash, and verifies", async () => {

@@ -24,6 +24,7 @@ export const UserSchema = z
     created_at: z.string(),
     created_by: z.string().nullable(),
     access_policy_id: z.string().nullable().openapi({ description: "The access policy it acts under (PUT /api/v1/access-policies/{id}/assignments/...); null: none" }),
+    totp_enabled: z.boolean().openapi({ description: "Password sign-in asks this user for a TOTP code as well (set up by the user; an administrator can reset it)" }),
   })
   .openapi("User");
 
@@ -74,6 +75,58 @@ export const PasswordSignInBody = z
   .strict()
   .openapi("PasswordSignIn");
 
+export const SecondFactorRequiredSchema = z
+  .object({
+    second_factor: z.literal("totp"),
+    challenge: z.string().openapi({ description: "Present it to POST /api/v1/auth/sign-in/totp with the code; single use" }),
+    expires_at: z.string(),
+  })
+  .openapi("SecondFactorRequired");
+
+const TotpCode = z.string().trim().regex(/^\d{6}$/, "Expected the six digits the authenticator app shows");
+const RecoveryCode = z.string().trim().min(10).max(20).openapi({ description: "One of the recovery codes (`xxxxx-xxxxx`), each good once" });
+
+/** A current code or a recovery code, exactly one. */
+const proofFields = { code: TotpCode.optional(), recovery_code: RecoveryCode.optional() };
+const oneProof: [(b: { code?: string | undefined; recovery_code?: string | undefined }) => boolean, { message: string; path: string[] }] = [
+  (b) => (b.code === undefined) !== (b.recovery_code === undefined),
+  { message: "Give either code or recovery_code", path: ["code"] },
+];
+
+export const FactorProofBody = z
+  .object(proofFields)
+  .strict()
+  .refine(...oneProof)
+  .openapi("TotpProof");
+
+export const SecondFactorSignInBody = z
+  .object({ organization_id: z.string().trim().min(1).max(200), challenge: z.string().trim().min(1).max(200), ...proofFields })
+  .strict()
+  .refine(...oneProof)
+  .openapi("SecondFactorSignIn");
+
+export const ConfirmTotpBody = z.object({ code: TotpCode }).strict().openapi("ConfirmTotp");
+
+export const TotpStatusSchema = z
+  .object({
+    enabled: z.boolean(),
+    enabled_at: z.string().nullable(),
+    recovery_codes_left: z.number().int(),
+    pending: z.boolean().openapi({ description: "A set-up was started and not confirmed yet" }),
+  })
+  .openapi("TotpStatus");
+
+export const TotpEnrollmentSchema = z
+  .object({
+    secret: z.string().openapi({ description: "The Base32 secret, for typing into the app; shown only here" }),
+    otpauth_uri: z.string().openapi({ description: "The same as an otpauth://totp/ URI (SHA-1, 6 digits, 30 s), as apps scan it from a QR code" }),
+  })
+  .openapi("TotpEnrollment");
+
+export const RecoveryCodesSchema = z
+  .object({ recovery_codes: z.array(z.string()).openapi({ description: "Ten codes, each good once in place of a TOTP code; shown only here" }) })
+  .openapi("TotpRecoveryCodes");
+
 export const UserIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
 export type UserView = z.infer<typeof UserSchema>;
@@ -94,5 +147,6 @@ export function presentUser(row: UserRow): UserView {
     created_at: row.createdAt,
     created_by: row.createdBy,
     access_policy_id: row.accessPolicyId,
+    totp_enabled: row.totpSecretEnc !== null,
   };
 }

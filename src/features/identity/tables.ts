@@ -47,6 +47,18 @@ export const users = sqliteTable(
     createdBy: text("created_by"),
     /** The access policy (features/access-policies) the user acts under; null: none narrows them. */
     accessPolicyId: text("access_policy_id"),
+    /**
+     * The TOTP second factor of password sign-in (totp/): the RFC 6238 secret, AES-GCM sealed
+     * (connectors' key) and bound to the user; set once an enrollment is confirmed with a code.
+     */
+    totpSecretEnc: text("totp_secret_enc"),
+    /** An enrollment started and not yet confirmed: its sealed secret. */
+    totpPendingEnc: text("totp_pending_enc"),
+    totpEnabledAt: text("totp_enabled_at"),
+    /** The RFC 6238 time step of the last code accepted: a code is good once (RFC 6238 §5.2). */
+    totpLastStep: integer("totp_last_step"),
+    /** SHA-256 (hex) of each unused recovery code. */
+    totpRecoveryHashes: text("totp_recovery_hashes", { mode: "json" }).$type<string[]>(),
   },
   (t) => [
     uniqueIndex("users_org_email_uq").on(t.orgId, t.email),
@@ -126,3 +138,23 @@ export const ssoStates = sqliteTable(
 );
 
 export type SsoStateRow = typeof ssoStates.$inferSelect;
+
+/**
+ * A password sign-in waiting for its second factor (totp/sign-in.ts): the password was right, the
+ * TOTP or recovery code is still owed. Single use and five minutes; found by the SHA-256 of the
+ * challenge token the first step answered. Only a password proven here opens the second step, so
+ * the password is never sent twice.
+ */
+export const signInChallenges = sqliteTable(
+  "sign_in_challenges",
+  {
+    challengeHash: text("challenge_hash").primaryKey(),
+    orgId: text("org_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("sign_in_challenges_user_idx").on(t.userId)],
+);

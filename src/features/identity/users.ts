@@ -38,6 +38,9 @@ export interface ProvisionedUser {
   subject: string;
 }
 
+/** A user without a second factor. */
+const NO_TOTP = { totpSecretEnc: null, totpPendingEnc: null, totpEnabledAt: null, totpLastStep: null, totpRecoveryHashes: null } as const;
+
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export class UserStore {
@@ -64,6 +67,7 @@ export class UserStore {
       createdAt: new Date().toISOString(),
       createdBy: input.createdBy,
       accessPolicyId: null,
+      ...NO_TOTP,
     };
     await this.db.insert(users).values(row);
     return row;
@@ -90,6 +94,7 @@ export class UserStore {
       createdAt: at,
       createdBy: "sso",
       accessPolicyId: null,
+      ...NO_TOTP,
     };
     await this.db.insert(users).values(row);
     return row;

@@ -12,6 +12,7 @@ import { ConsoleSessionStore, type ConsoleSessionView, presentSession, sessionLi
 import { lockedForSeconds, lockMs } from "../lockout";
 import { DUMMY_HASH, verifyPassword } from "../password";
 import type { UserRow } from "../tables";
+import { challengeSecondFactor, type SecondFactorRequired } from "../totp/challenge";
 import { UserStore } from "../users";
 import { userPrincipal } from "./principal";
 
@@ -27,10 +28,10 @@ export interface SignedIn {
   view: ConsoleSessionView;
 }
 
-const refused = (retryAfterSeconds = 0) =>
+export const refused = (retryAfterSeconds = 0) =>
   new ApiError(401, "UNAUTHORIZED", "Invalid email or password", [], retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {});
 
-export async function signInWithPassword(env: Env, contexts: OrgContexts, input: PasswordSignIn, now = Date.now()): Promise<SignedIn> {
+export async function signInWithPassword(env: Env, contexts: OrgContexts, input: PasswordSignIn, now = Date.now()): Promise<SignedIn | SecondFactorRequired> {
   const control = controlStore(env);
   const store = new UserStore(control);
   const user = await store.findByEmail(input.organization_id, input.email);
@@ -52,9 +53,17 @@ export async function signInWithPassword(env: Env, contexts: OrgContexts, input:
     await audit(contexts, user, "4", `UNAUTHORIZED: wrong password (${failures} consecutive failures)`);
     throw refused(lock ? Math.ceil(lock / 1000) : 0);
   }
-  await store.recordSuccess(user.id, new Date(now).toISOString());
+  // The password was right; with a second factor, sign-in continues at /sign-in/totp. The failure
+  // count stays until then, so the second step's failures lock the account as the password's do.
+  if (user.totpSecretEnc) return challengeSecondFactor(control, user, now);
+  return completePasswordSignIn(env, contexts, user, "password", now);
+}
+
+/** The last step of a password sign-in (with its second factor when the user has one): the session, counted and audited. */
+export async function completePasswordSignIn(env: Env, contexts: OrgContexts, user: UserRow, method: "password" | "password+totp" | "password+recovery_code", now = Date.now()): Promise<SignedIn> {
+  await new UserStore(controlStore(env)).recordSuccess(user.id, new Date(now).toISOString());
   const signedIn = await openUserSession(env, user, now);
-  await audit(contexts, user, "0");
+  await audit(contexts, user, "0", undefined, method);
   return signedIn;
 }
 
@@ -71,6 +80,7 @@ export async function openUserSession(env: Env, user: UserRow, now = Date.now())
   return { sessionId: id, maxAgeSeconds: lifetimes.maxSeconds, view: presentSession(userPrincipal(found.user ?? user), found, env) };
 }
 
-async function audit(contexts: OrgContexts, user: UserRow, outcome: "0" | "4", reason?: string): Promise<void> {
-  await recordManagementAction(await contexts.forOrg(user.orgId), userPrincipal(user), { action: "console_session.sign_in", outcome, detail: { sign_in_method: "password" }, ...(reason ? { reason } : {}) });
+/** A sign-in attempt in the user's organization's trail, with how it was made. */
+export async function audit(contexts: OrgContexts, user: UserRow, outcome: "0" | "4", reason?: string, method = "password"): Promise<void> {
+  await recordManagementAction(await contexts.forOrg(user.orgId), userPrincipal(user), { action: "console_session.sign_in", outcome, detail: { sign_in_method: method }, ...(reason ? { reason } : {}) });
 }
