@@ -11,7 +11,7 @@ const consolePage = consolePerTest();
 
 /** A patient updated once (so two versions) with three Observations about it. */
 async function patientWithObservations(family: string): Promise<{ patientId: string; observationIds: string[] }> {
-  const { orgId, adminKey } = inject("orgA");
+  const { orgId } = inject("orgA");
   const base = `/fhir/r4/${orgId}`;
   const patient = await adminApi(`${base}/Patient`, { resourceType: "Patient", name: [{ family: `${family}-draft`, given: ["Ada"] }], birthDate: "1970-01-02" });
   await updatePatient(String(patient.id), family);

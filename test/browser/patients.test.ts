@@ -102,7 +102,7 @@ describe("Patients page", () => {
     expect(sections).toEqual(expect.arrayContaining(["Problem List", "Allergies and Intolerances", "Medication List", "Vital Signs", "Medical Devices"]));
     // The 22 heart rates are one row: LOINC's name, the latest value with its unit, its date, and the
     // run's count and range; the vendor's spo2 average is a row of its own, never among them.
-    const vitals = await page.$$eval("section[aria-label='Vital Signs'] tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    const vitals = await page.$$eval("section[aria-label='Vital Signs'] tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent ?? "")));
     expect(vitals).toHaveLength(2);
     const heart = vitals.find((cells) => cells[0]!.startsWith("Heart rate"))!;
     expect(heart[0]).toMatch(/^Heart rate22 readings, .+ to .+, ranging 58 to 95 bpm/);
