@@ -45,22 +45,8 @@ export function VersionDiff({ self, versions }: { self: string; versions: string
     <section aria-labelledby="diff-heading">
       <h2 id="diff-heading">Compare versions</h2>
       <form className="inline-form" aria-label="Compare versions" onSubmit={compare}>
-        <label>
-          From version
-          <select name="diff-from" value={from} onChange={(e) => setFrom(e.target.value)}>
-            {versions.map((v) => (
-              <option key={v}>{v}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          To version
-          <select name="diff-to" value={to} onChange={(e) => setTo(e.target.value)}>
-            {versions.map((v) => (
-              <option key={v}>{v}</option>
-            ))}
-          </select>
-        </label>
+        <VersionSelect label="From version" name="diff-from" value={from} versions={versions} onChange={setFrom} />
+        <VersionSelect label="To version" name="diff-to" value={to} versions={versions} onChange={setTo} />
         <button type="submit">Show differences</button>
       </form>
       {state.loading && <Loading what="both versions" />}
@@ -80,5 +66,18 @@ export function VersionDiff({ self, versions }: { self: string; versions: string
         </figure>
       )}
     </section>
+  );
+}
+
+function VersionSelect(props: { label: string; name: string; value: string; versions: string[]; onChange(v: string): void }) {
+  return (
+    <label>
+      {props.label}
+      <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {props.versions.map((v) => (
+          <option key={v}>{v}</option>
+        ))}
+      </select>
+    </label>
   );
 }
