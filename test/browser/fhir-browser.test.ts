@@ -1,23 +1,20 @@
 // FHIR browser: search Patients by name from the CapabilityStatement's types and parameters, open
 // one, its history after an update (each version opens), follow an Observation's subject reference
 // to its Patient, page with the Bundle's links, the OperationOutcome's diagnostics on a bad search,
-// another organization's id not found, and a key without fhir:read refused.
+// another organization's id not found, and a key without fhir:read refused; a Patient edited with
+// $validate's issues beside the editor, saved with If-Match, a version conflict said in words, two
+// versions diffed, and a Patient created.
 import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, expectAccessible, navLinks, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
+import { adminApi, consolePerTest, expectAccessible, navLinks, replaceText, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
 
 const consolePage = consolePerTest();
 
 /** A patient updated once (so two versions) with three Observations about it. */
 async function patientWithObservations(family: string): Promise<{ patientId: string; observationIds: string[] }> {
-  const { orgId, adminKey } = inject("orgA");
+  const { orgId } = inject("orgA");
   const base = `/fhir/r4/${orgId}`;
   const patient = await adminApi(`${base}/Patient`, { resourceType: "Patient", name: [{ family: `${family}-draft`, given: ["Ada"] }], birthDate: "1970-01-02" });
-  const res = await fetch(`${inject("consoleUrl")}${base}/Patient/${patient.id}`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/fhir+json" },
-    body: JSON.stringify({ resourceType: "Patient", id: patient.id, name: [{ family, given: ["Ada"] }], birthDate: "1970-01-02" }),
-  });
-  expect(res.status).toBe(200);
+  await updatePatient(String(patient.id), family);
   const observationIds: string[] = [];
   for (const value of [61, 72, 83]) {
     const obs = await adminApi(`${base}/Observation`, {
@@ -31,6 +28,20 @@ async function patientWithObservations(family: string): Promise<{ patientId: str
   }
   return { patientId: String(patient.id), observationIds };
 }
+
+/** Another writer's update of the Patient (organization A's administrator, through the API). */
+async function updatePatient(id: string, family: string): Promise<void> {
+  const { orgId, adminKey } = inject("orgA");
+  const res = await fetch(`${inject("consoleUrl")}/fhir/r4/${orgId}/Patient/${id}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/fhir+json" },
+    body: JSON.stringify({ resourceType: "Patient", id, name: [{ family, given: ["Ada"] }], birthDate: "1970-01-02" }),
+  });
+  expect(res.status).toBe(200);
+}
+
+const editorText = "textarea[name=resource-json]";
+const editedPatient = (id: string, family: string, birthDate: string) => JSON.stringify({ resourceType: "Patient", id, name: [{ family, given: ["Ada"] }], birthDate });
 
 describe("FHIR browser", () => {
   it("searches Patients by name, opens one, shows its history and each version", async () => {
@@ -140,5 +151,68 @@ describe("FHIR browser", () => {
     await visit(page, "/fhir-browser/Patient");
     expect(await textOf(page, "main h1")).toBe("Not allowed");
     expect(await page.evaluate(async (org) => (await fetch(`/fhir/r4/${org}/Patient`)).status, orgId)).toBe(403);
+  });
+
+  it("edits a Patient with $validate's issues beside the editor, saves with If-Match, explains a conflict, diffs versions and creates one", async () => {
+    const { orgId, clinicianKey } = inject("orgA");
+    const { patientId } = await patientWithObservations("Editwell");
+    const page = await consolePage.open();
+    await signIn(page, orgId, clinicianKey);
+    await visit(page, `/fhir-browser/Patient/${patientId}`);
+    await page.waitForSelector("pre.resource-json");
+    await page.click("main button::-p-text(Edit)");
+    await page.waitForSelector(editorText);
+    // Invalid: $validate's issues are listed by field path next to the JSON, and nothing is saved.
+    await replaceText(page, editorText, editedPatient(patientId, "Editwell", "not-a-date"));
+    await page.click("section.resource-editor button::-p-text(Save)");
+    await page.waitForSelector("ul[aria-label='Validation issues'] li");
+    expect(await textOf(page, "ul[aria-label='Validation issues']")).toContain('Patient.birthDate Invalid date value "not-a-date"');
+    await screenshot(page, "fhir-edit-issues");
+    await expectAccessible(page);
+
+    await replaceText(page, editorText, editedPatient(patientId, "Editwell-saved", "1970-01-03"));
+    await page.click("section.resource-editor button::-p-text(Validate)");
+    await page.waitForFunction(() => /No issues found/.test(document.querySelector(".validation-panel")?.textContent ?? ""));
+    await page.click("section.resource-editor button::-p-text(Save)");
+    await page.waitForFunction(() => /Saved as version 3/.test(document.querySelector("main [role=status]")?.textContent ?? ""));
+    await page.waitForFunction(() => /Editwell-saved/.test(document.querySelector("pre.resource-json")?.textContent ?? ""));
+
+    // Someone else saves version 4 while this page still edits version 3: refused, said in words, the edits kept.
+    await page.click("main button::-p-text(Edit)");
+    await page.waitForSelector(editorText);
+    await updatePatient(patientId, "Editwell-elsewhere");
+    await replaceText(page, editorText, editedPatient(patientId, "Editwell-mine", "1970-01-03"));
+    await page.click("section.resource-editor button::-p-text(Save)");
+    await page.waitForSelector(".validation-panel [role=alert]");
+    expect(await textOf(page, ".validation-panel [role=alert]")).toBe(
+      "Not saved: someone else changed this Patient after you opened version 3, and it is now at version 4. Your edits are still here; open the current version to see that change, then apply yours to it.",
+    );
+    expect(await page.$eval(editorText, (el) => (el as HTMLTextAreaElement).value)).toContain("Editwell-mine");
+    await expectAccessible(page);
+
+    // The history's versions compared: 1 (the draft) to 4 (the other writer's).
+    await visit(page, `/fhir-browser/Patient/${patientId}`);
+    await page.waitForFunction(() => document.querySelectorAll("section[aria-labelledby=history-heading] tbody tr").length === 4);
+    await page.select("select[name=diff-from]", "1");
+    await page.select("select[name=diff-to]", "4");
+    await page.click("form[aria-label='Compare versions'] button[type=submit]");
+    await page.waitForSelector("pre.json-diff");
+    const removed = await page.$$eval("pre.json-diff del", (ds) => ds.map((d) => d.textContent ?? ""));
+    const added = await page.$$eval("pre.json-diff ins", (ds) => ds.map((d) => d.textContent ?? ""));
+    expect(removed.some((l) => /^- +"family": "Editwell-draft"/.test(l))).toBe(true);
+    expect(added.some((l) => /^\+ +"family": "Editwell-elsewhere"/.test(l))).toBe(true);
+    expect(removed.some((l) => l.includes('"versionId": "1"'))).toBe(true);
+    expect(await textOf(page, "figure[aria-label='Differences from version 1 to version 4'] figcaption")).toMatch(/^Version 1 → 4: \d+ lines added, \d+ removed$/);
+    await screenshot(page, "fhir-version-diff");
+    await expectAccessible(page);
+
+    // Create: a new Patient from the search page, validated, then opened.
+    await visit(page, "/fhir-browser/Patient");
+    await page.click("main button::-p-text(New Patient)");
+    await page.waitForSelector(editorText);
+    await replaceText(page, editorText, JSON.stringify({ resourceType: "Patient", name: [{ family: "Createwell" }], gender: "female" }));
+    await page.click("section.resource-editor button::-p-text(Create)");
+    await page.waitForFunction(() => /^\/fhir-browser\/Patient\/[^/]+$/.test(location.pathname) && /Createwell/.test(document.querySelector("pre.resource-json")?.textContent ?? ""));
+    expect(await textOf(page, "main p.muted")).toMatch(/^Version 1 /);
   });
 });

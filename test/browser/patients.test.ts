@@ -1,8 +1,10 @@
 // Patients page: a PDQm-style search finds the patient; the timeline shows the Device reading
 // events of readings posted through POST /api/v1/devices/readings (type filter, paging); the vitals
-// chart draws them with min/max/average; the IPS summary shows its sections; documents list.
+// chart draws them with min/max/average; the IPS summary reads as a clinical summary (the readings
+// folded into the latest value with count and range); documents list; a misspelled name with the
+// right birth date finds nobody and the PDQm matcher's "did you mean" offers the patient.
 import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -97,7 +99,21 @@ describe("Patients page", () => {
     await page.click("#tab-summary");
     await page.waitForSelector("section.ips-section");
     const sections = await page.$$eval("section.ips-section h3", (hs) => hs.map((h) => h.textContent ?? ""));
-    expect(sections.length).toBeGreaterThan(0);
+    expect(sections).toEqual(expect.arrayContaining(["Problem List", "Allergies and Intolerances", "Medication List", "Vital Signs", "Medical Devices"]));
+    // The 22 heart rates are one row: LOINC's name, the latest value with its unit, its date, and the
+    // run's count and range; the vendor's spo2 average is a row of its own, never among them.
+    const vitals = await page.$$eval("section[aria-label='Vital Signs'] tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent ?? "")));
+    expect(vitals).toHaveLength(2);
+    const heart = vitals.find((cells) => cells[0]!.startsWith("Heart rate"))!;
+    expect(heart[0]).toMatch(/^Heart rate22 readings, .+ to .+, ranging 58 to 95 bpm/);
+    expect(heart[1]).toBe(`${HEART_RATES[0]} bpm`);
+    expect(heart[2]).toBe("final");
+    expect(heart[3]).not.toBe("—");
+    expect(vitals.find((cells) => cells !== heart)![1]).toBe("96 %");
+    expect(await textOf(page, "section[aria-label='Medical Devices'] tbody")).toContain("Polar Vantage");
+    expect(await textOf(page, "section[aria-label='Allergies and Intolerances']")).toContain("No information");
+    await page.click("section[aria-label='Vital Signs'] summary");
+    expect(await page.$$eval("section[aria-label='Vital Signs'] .ips-series li", (lis) => lis.length)).toBe(HEART_RATES.length);
     await screenshot(page, "patient-summary");
     await expectAccessible(page);
 
@@ -108,6 +124,33 @@ describe("Patients page", () => {
     expect(await page.$("section[aria-label=Documents] [role=alert]")).toBeNull();
     await screenshot(page, "patient-documents");
     await expectAccessible(page);
+  });
+
+  it("finds a patient by MRN and birth date, and offers the matcher's suggestions when a misspelled name finds nobody", async () => {
+    const { orgId, clinicianKey } = inject("orgA");
+    const id = await adminApi(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family: "Przybylski", given: ["Magdalena"] }], birthDate: "1958-11-23", gender: "female", identifier: [{ system: "urn:mrn", value: "MRN-PRZ-58" }] });
+    const page = await consolePage.open();
+    await signIn(page, orgId, clinicianKey);
+    await visit(page, "/patients");
+    const form = "form[aria-label='Find patients']";
+    await page.type(`${form} input[name=identifier]`, "MRN-PRZ-58");
+    await page.click(`${form} button[type=submit]`);
+    await page.waitForFunction(() => document.querySelectorAll("main tbody tr").length === 1 && /Magdalena Przybylski/.test(document.querySelector("main tbody")?.textContent ?? ""));
+
+    await replaceText(page, `${form} input[name=identifier]`, "");
+    await page.type(`${form} input[name=name]`, "Magdalena Przybilski");
+    await page.$eval(`${form} input[name=birthdate]`, (el) => (el as HTMLInputElement).focus());
+    await page.keyboard.type("11231958");
+    await page.click(`${form} button[type=submit]`);
+    await page.waitForSelector("section[aria-labelledby=did-you-mean] li");
+    expect(await textOf(page, "main .empty h2")).toBe("No patients found");
+    const first = await textOf(page, "section[aria-labelledby=did-you-mean] li");
+    expect(first).toMatch(/^Magdalena Przybylski · born 1958-11-23 · MRN-PRZ-58 · (probable|possible) match$/);
+    await screenshot(page, "patients-did-you-mean");
+    await expectAccessible(page);
+    await page.click("section[aria-labelledby=did-you-mean] li a");
+    await page.waitForFunction((pid) => location.pathname === `/patients/${pid}`, {}, String(id.id));
+    await page.waitForFunction(() => document.querySelector("main h1")?.textContent === "Magdalena Przybylski");
   });
 
   it("shows not-found for another organization's patient id", async () => {

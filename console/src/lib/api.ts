@@ -10,6 +10,8 @@ export class ApiFailure extends Error {
     message: string,
     /** The `Retry-After` seconds the service sent with it (a locked sign-in, a rate limit). */
     readonly retryAfterSeconds?: number,
+    /** The answer's parsed body (a FHIR OperationOutcome's issues, for a page that lists them). */
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -65,9 +67,9 @@ function failureOf(status: number, body: unknown, retryAfterSeconds?: number): A
   const b = body as { error?: { code?: string; message?: string; details?: { path: string; message: string }[] }; resourceType?: string; issue?: { diagnostics?: string; details?: { text?: string } }[] } | undefined;
   // The field errors name what to fix ("pipeline_id: Invalid UUID"), which the summary alone does not.
   const fields = (b?.error?.details ?? []).map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");
-  if (b?.error?.message) return new ApiFailure(status, b.error.code ?? "ERROR", fields ? `${b.error.message} (${fields})` : b.error.message, retryAfterSeconds);
+  if (b?.error?.message) return new ApiFailure(status, b.error.code ?? "ERROR", fields ? `${b.error.message} (${fields})` : b.error.message, retryAfterSeconds, body);
   const issue = b?.resourceType === "OperationOutcome" ? b.issue?.[0] : undefined;
-  if (issue) return new ApiFailure(status, "OPERATION_OUTCOME", issue.diagnostics ?? issue.details?.text ?? `HTTP ${status}`, retryAfterSeconds);
+  if (issue) return new ApiFailure(status, "OPERATION_OUTCOME", issue.diagnostics ?? issue.details?.text ?? `HTTP ${status}`, retryAfterSeconds, body);
   return new ApiFailure(status, "HTTP_ERROR", `The service answered HTTP ${status}`, retryAfterSeconds);
 }
 

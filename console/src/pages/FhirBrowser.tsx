@@ -1,11 +1,14 @@
 // FHIR browser, search (`/fhir-browser`, `/fhir-browser/<type>?<parameters>`): any type the CapabilityStatement
 // lists, searched with the URL's parameters as the FHIR API takes them, paged by the Bundle's
-// next/previous links (which become console URLs, so each page links too).
+// next/previous links (which become console URLs, so each page links too); "New <type>" creates one
+// through the validating editor.
+import { useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
 import { TableHead } from "../components/TableHead";
 import { consolePathOf, resourcesOf, useCapabilities } from "../fhir-browser/capabilities";
 import { describeResource } from "../fhir-browser/describe";
+import { ResourceEditor } from "../fhir-browser/ResourceEditor";
 import { SearchForm } from "../fhir-browser/SearchForm";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
@@ -20,8 +23,9 @@ interface AnyResource {
 }
 
 export function FhirBrowser({ type }: { type?: string }) {
-  const { session } = useSession();
+  const { session, can } = useSession();
   const orgId = session?.organization.id ?? "";
+  const [creating, setCreating] = useState(false);
   const search = useSearch();
   const [, navigate] = useLocation();
   const capabilities = useCapabilities();
@@ -37,6 +41,21 @@ export function FhirBrowser({ type }: { type?: string }) {
     <>
       <h1>FHIR browser</h1>
       <SearchForm key={`${type ?? ""}?${search}`} resources={resources} type={type ?? ""} query={new URLSearchParams(search)} />
+      {type && can("fhir:write") && !creating && (
+        <button type="button" onClick={() => setCreating(true)}>
+          New {type}
+        </button>
+      )}
+      {type && creating && (
+        <ResourceEditor
+          key={type}
+          base={fhirBase(orgId)}
+          type={type}
+          initial={JSON.stringify({ resourceType: type }, null, 2)}
+          onCancel={() => setCreating(false)}
+          onSaved={(r) => navigate(`/fhir-browser/${r.resourceType}/${encodeURIComponent(r.id)}`)}
+        />
+      )}
       {!type && (
         <EmptyState title="Choose a resource type">
           <p>Pick one of the {resources.length} types this server lists, add search parameters if you like, and search.</p>

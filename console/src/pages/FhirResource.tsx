@@ -1,10 +1,13 @@
 // FHIR browser, one resource (`/fhir-browser/<type>/<id>`, a version at `/fhir-browser/<type>/<id>/_history/<vid>`):
-// its JSON with every reference into the store as a link, and its history (each version opens).
+// its JSON with every reference into the store as a link, Edit (validated, saved with If-Match),
+// its history (each version opens) and a diff between two chosen versions.
 import { useState } from "react";
 import { Link } from "wouter";
 import { ErrorMessage, Loading } from "../components/States";
 import { TableHead } from "../components/TableHead";
 import { JsonView } from "../fhir-browser/JsonView";
+import { ResourceEditor } from "../fhir-browser/ResourceEditor";
+import { VersionDiff } from "../fhir-browser/VersionDiff";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
 import { type Bundle, fhirBase } from "../patients/fhir";
@@ -23,8 +26,10 @@ interface HistoryEntry {
 }
 
 export function FhirResource({ type, id, vid }: { type: string; id: string; vid?: string }) {
-  const { session } = useSession();
+  const { session, can } = useSession();
   const base = fhirBase(session?.organization.id ?? "");
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState<string>();
   const self = `${base}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
   const resource = useApi<Versioned>(vid ? `${self}/_history/${encodeURIComponent(vid)}` : self);
   const page = `/fhir-browser/${type}/${encodeURIComponent(id)}`;
@@ -51,15 +56,49 @@ export function FhirResource({ type, id, vid }: { type: string; id: string; vid?
               </>
             )}
           </p>
-          <JsonView value={resource.data} basePath={base} label={`${type}/${id} as JSON`} />
-          <History path={`${self}/_history?_count=20`} page={page} current={resource.data.meta?.versionId} />
+          {saved && (
+            <p className="ok-text" role="status">
+              {saved}
+            </p>
+          )}
+          {editing ? (
+            <ResourceEditor
+              base={base}
+              type={type}
+              id={id}
+              version={resource.data.meta?.versionId}
+              initial={JSON.stringify(resource.data, null, 2)}
+              onCancel={() => setEditing(false)}
+              onSaved={(r) => {
+                setEditing(false);
+                setSaved(`Saved as version ${r.meta?.versionId ?? "?"}`);
+                resource.reload();
+              }}
+            />
+          ) : (
+            <>
+              {!vid && can("fhir:write") && (
+                <button
+                  type="button"
+                  onClick={() => {
+                    setSaved(undefined);
+                    setEditing(true);
+                  }}
+                >
+                  Edit
+                </button>
+              )}
+              <JsonView value={resource.data} basePath={base} label={`${type}/${id} as JSON`} />
+            </>
+          )}
+          <History key={resource.data.meta?.versionId} path={`${self}/_history?_count=20`} self={self} page={page} current={resource.data.meta?.versionId} />
         </>
       )}
     </>
   );
 }
 
-function History({ path: first, page, current }: { path: string; page: string; current?: string }) {
+function History({ path: first, self, page, current }: { path: string; self: string; page: string; current?: string }) {
   const [path, setPath] = useState(first);
   const history = useApi<Omit<Bundle<Versioned>, "entry"> & { entry?: HistoryEntry[] }>(path);
   const entries = history.data?.entry ?? [];
@@ -88,6 +127,7 @@ function History({ path: first, page, current }: { path: string; page: string; c
         </table>
       )}
       {history.data && <LinkPager bundle={history.data} label="History" onChange={setPath} />}
+      {history.data && !history.loading && <VersionDiff self={self} versions={entries.flatMap((e) => (e.resource?.meta?.versionId ? [e.resource.meta.versionId] : []))} />}
     </section>
   );
 }

@@ -1,52 +1,80 @@
-// The IPS ($summary) by section: each Composition section's title and the resources it lists.
+// The IPS ($summary) as a clinical summary: who and when, then each Composition section as a
+// table of its entries (item, value with unit, status, date), repeated measurements of one kind
+// folded into their latest value with the count, span and range (patients/ips.ts).
 import { ErrorMessage, Loading } from "../components/States";
+import { TableHead } from "../components/TableHead";
 import { useApi } from "../lib/use-api";
-import { type Bundle, fhirBase } from "./fhir";
+import { fhirBase } from "./fhir";
+import { conceptLabel, formatDate, type IpsResource, type IpsSection, seriesSummary, sectionRows } from "./ips";
 
-interface Resource {
-  resourceType: string;
-  id?: string;
-  code?: { text?: string; coding?: { display?: string; code?: string }[] };
-  medicationCodeableConcept?: Resource["code"];
-  vaccineCode?: Resource["code"];
-  status?: string;
-  title?: string;
-  section?: { title?: string; entry?: { reference?: string }[]; emptyReason?: { text?: string } }[];
+interface DocumentBundle {
+  timestamp?: string;
+  entry?: { fullUrl?: string; resource?: IpsResource }[];
 }
 
-const concept = (c?: Resource["code"]) => c?.text ?? c?.coding?.[0]?.display ?? c?.coding?.[0]?.code;
-const labelOf = (r: Resource) => concept(r.code) ?? concept(r.medicationCodeableConcept) ?? concept(r.vaccineCode) ?? `${r.resourceType}/${r.id}`;
-
 export function Summary({ orgId, patientId }: { orgId: string; patientId: string }) {
-  const ips = useApi<Bundle<Resource> & { entry?: { fullUrl?: string; resource?: Resource }[] }>(`${fhirBase(orgId)}/Patient/${encodeURIComponent(patientId)}/$summary`);
+  const ips = useApi<DocumentBundle>(`${fhirBase(orgId)}/Patient/${encodeURIComponent(patientId)}/$summary`);
   if (ips.error) return <ErrorMessage error={ips.error} />;
   if (!ips.data) return <Loading what="the patient summary" />;
   const entries = ips.data.entry ?? [];
-  const byRef = new Map<string, Resource>();
+  const byRef = new Map<string, IpsResource>();
   for (const e of entries) {
     if (!e.resource) continue;
     if (e.fullUrl) byRef.set(e.fullUrl, e.resource);
     byRef.set(`${e.resource.resourceType}/${e.resource.id}`, e.resource);
   }
-  const composition = entries.find((e) => e.resource?.resourceType === "Composition")?.resource;
+  // References inside a document resolve against the entries' fullUrls, or as Type/id among them.
+  const resolve = (ref: unknown) => {
+    const r = (ref as { reference?: string } | undefined)?.reference;
+    if (!r) return undefined;
+    return byRef.get(r) ?? byRef.get(r.split("/_history/")[0]!.split("/").slice(-2).join("/"));
+  };
+  const composition = entries.find((e) => e.resource?.resourceType === "Composition")?.resource as (IpsResource & { title?: string; date?: string; section?: IpsSection[] }) | undefined;
   return (
     <section aria-label="Patient summary">
       <h2>{composition?.title ?? "Patient summary"}</h2>
-      {(composition?.section ?? []).map((s) => (
-        <section key={s.title} className="ips-section" aria-label={s.title}>
-          <h3>{s.title}</h3>
-          {s.entry?.length ? (
-            <ul>
-              {s.entry.map((e) => {
-                const r = e.reference ? byRef.get(e.reference) : undefined;
-                return <li key={e.reference}>{r ? `${labelOf(r)}${r.status ? ` (${r.status})` : ""}` : e.reference}</li>;
-              })}
-            </ul>
-          ) : (
-            <p className="muted">{s.emptyReason?.text ?? "No information"}</p>
-          )}
-        </section>
-      ))}
+      <p className="muted">Generated {formatDate(composition?.date ?? ips.data.timestamp)}</p>
+      {(composition?.section ?? []).map((s) => {
+        const rows = sectionRows(s, resolve);
+        return (
+          <section key={s.title} className="ips-section" aria-label={s.title}>
+            <h3>{s.title}</h3>
+            {rows.length ? (
+              <table className="ips-table">
+                <caption className="visually-hidden">{s.title}</caption>
+                <TableHead columns={["Item", "Value", "Status", "Date"]} />
+                <tbody>
+                  {rows.map((row) => (
+                    <tr key={row.key}>
+                      <td>
+                        {row.item}
+                        {row.series && (
+                          <details>
+                            <summary>{seriesSummary(row)}</summary>
+                            <ul className="ips-series">
+                              {row.series.map((x, i) => (
+                                // biome-ignore lint/suspicious/noArrayIndexKey: readings may share a time; their position is their identity.
+                                <li key={i}>
+                                  {x.value} · {formatDate(x.date)}
+                                </li>
+                              ))}
+                            </ul>
+                          </details>
+                        )}
+                      </td>
+                      <td>{row.value || "—"}</td>
+                      <td>{row.status || "—"}</td>
+                      <td>{formatDate(row.date)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : (
+              <p className="muted">No information{conceptLabel(s.emptyReason) ? ` (${conceptLabel(s.emptyReason)?.toLowerCase()})` : ""}</p>
+            )}
+          </section>
+        );
+      })}
     </section>
   );
 }

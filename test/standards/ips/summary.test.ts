@@ -211,6 +211,36 @@ describe("Patient/$summary", () => {
     expect(b.entry!.filter((e) => e.resource!.resourceType === "Device" && e.resource!.id === ring)).toHaveLength(1);
   });
 
+  it("lists a run of one metric's readings once each, every one with its value, unit and time", async () => {
+    const t = await createTenant();
+    const patient = await createPatient(t, "Runner");
+    const watch = await linkDevice(t, patient);
+    const rates = [58, 64, 71, 90, 77, 66];
+    const answer = await postReadings(
+      t,
+      rates.map((value, i) => reading(patient, watch, { metric: "heart_rate", value, unit: "bpm", time: { at: minutesAgo(10 * (i + 1)) } })),
+    );
+    expect(answer.created).toBe(rates.length);
+    const b = await summary(t, `Patient/${patient}/$summary`);
+    const vitals = section(b, "8716-3")!;
+    // Each reading's Observation is one entry (no repeats) and one document entry.
+    const refs = vitals.entry!.map((e) => e.reference);
+    expect(refs).toHaveLength(rates.length);
+    expect(new Set(refs).size).toBe(rates.length);
+    for (const ref of refs) expect(b.entry!.filter((e) => e.fullUrl === ref)).toHaveLength(1);
+    const observations = refs.map((r) => target(b, r) as Resource & { valueQuantity: { value: number; unit: string }; effectiveDateTime: string });
+    expect(observations.map((o) => o.valueQuantity.value).sort()).toEqual([...rates].sort());
+    for (const o of observations) {
+      expect(o.valueQuantity.unit).toBe("bpm");
+      expect(o.effectiveDateTime).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    }
+    // The narrative's rows carry each value with its unit and its time.
+    const rows = vitals.text.div.match(/<tr><td>[^<]*<\/td><td>[^<]*<\/td>/g)!;
+    expect(rows).toHaveLength(rates.length);
+    for (const rate of rates) expect(vitals.text.div).toContain(`<td>${rate} bpm</td>`);
+    for (const o of observations) expect(vitals.text.div).toContain(o.effectiveDateTime);
+  });
+
   it("summarises a patient an HL7 v2 ADT^A01 created", async () => {
     const t = await createTenant();
     const adt = [
