@@ -39,6 +39,7 @@ const DestinationMessage = lazy(() => import("./pages/DestinationMessage").then(
 const Bridges = lazy(() => import("./pages/Bridges").then((m) => ({ default: m.Bridges })));
 const Users = lazy(() => import("./pages/Users").then((m) => ({ default: m.Users })));
 const Applications = lazy(() => import("./pages/Applications").then((m) => ({ default: m.Applications })));
+const Account = lazy(() => import("./pages/Account").then((m) => ({ default: m.Account })));
 const AccessPolicies = lazy(() => import("./pages/AccessPolicies").then((m) => ({ default: m.AccessPolicies })));
 const Subscriptions = lazy(() => import("./pages/Subscriptions").then((m) => ({ default: m.Subscriptions })));
 const SubscriptionDetail = lazy(() => import("./pages/SubscriptionDetail").then((m) => ({ default: m.SubscriptionDetail })));
@@ -295,6 +296,7 @@ function SignedIn() {
               <AccessPolicies />
             </Guarded>
           </Route>
+          <Route path={CONSOLE_ROUTES.account} component={Account} />
           <Route component={NotFound} />
         </Switch>
       </Suspense>

@@ -37,6 +37,7 @@ export const CONSOLE_ROUTES = {
   users: "/settings/users",
   applications: "/settings/applications",
   accessPolicies: "/settings/access-policies",
+  account: "/account",
   subscriptions: "/subscriptions",
   subscription: "/subscriptions/:id",
   webhooks: "/webhooks",

@@ -1,8 +1,10 @@
 // Users and password sign-in in a real browser: an invitation accepted through its link (name and
 // password set, then signed in, the header naming the person), password sign-in and its refusals
 // (a wrong password, the lockout after 5 failures), the Users page inviting (the link shown
-// once), changing a role and disabling and enabling; a clinician user sees none of the admin
+// once), changing a role and disabling and enabling; two-factor sign-in set up from the person's
+// account, asked at sign-in and reset by an administrator; a clinician user sees none of the admin
 // pages; organization B's administrator sees none of A's users. Axe scans of every page.
+import { generate } from "otplib";
 import type { Page } from "puppeteer-core";
 import { describe, expect, inject, it } from "vitest";
 import { consolePerTest, consoleUrl, expectAccessible, navLinks, screenshot, signIn, submitPasswordSignIn, textOf, visit } from "./harness";
@@ -118,6 +120,54 @@ describe("users and password sign-in", () => {
     await Promise.all([admin.waitForResponse((r) => r.url().includes("/api/v1/users/") && r.request().method() === "PATCH"), admin.click(`${row(lee.email)} button[data-action=unlock]`)]);
     await admin.waitForFunction((sel) => !document.querySelector(sel), {}, `${row(lee.email)} .failure-line`);
     expect(await lockedUntil()).toBeNull();
+  });
+
+  it("a person turns on two-factor sign-in from their account; sign-in then asks for the app's code; an administrator resets it", async () => {
+    const a = inject("orgA");
+    const tia = await invite(a, "clinician", "Tia Totp", true);
+    const page = await consolePage.open();
+    await Promise.all([page.waitForSelector("nav[aria-label=Main]"), submitPasswordSignIn(page, a.orgId, tia.email, PASSWORD)]);
+    await Promise.all([page.waitForSelector("[data-totp-state=off]"), page.click("header a[href='/account']")]);
+    await page.click("section[aria-labelledby=two-factor] button");
+    const setUp = "form[aria-label='Set up two-factor sign-in']";
+    const secret = await page.waitForSelector(`${setUp} .secret-value`).then((el) => el?.evaluate((i) => (i as HTMLInputElement).value) ?? "");
+    expect(await page.$$eval(`${setUp} .secret-value`, (els) => (els[1] as HTMLInputElement).value)).toMatch(/^otpauth:\/\/totp\/CDIS:/);
+    await expectAccessible(page);
+    // The code the app shows for the key, as a phone computes it.
+    await page.type(`${setUp} input[name=code]`, await generate({ secret }));
+    await page.click(`${setUp} button[type=submit]`);
+    const codes = await page.waitForSelector("[data-recovery-codes]").then(() => page.$$eval("[data-recovery-codes] code", (els) => els.map((e) => e.textContent ?? "")));
+    expect(codes).toHaveLength(10);
+    await screenshot(page, "account-recovery-codes");
+    await expectAccessible(page);
+    await page.click("section[aria-label='Recovery codes'] > button");
+    expect(await page.waitForSelector("[data-totp-state=on]").then((el) => el?.evaluate((e) => e.textContent))).toContain("10 recovery codes left");
+
+    // Signing in again: the password, then the code; a wrong code is refused in words.
+    await Promise.all([page.waitForSelector("form[aria-label='Sign in with email and password']"), page.click("header button")]);
+    await submitPasswordSignIn(page, a.orgId, tia.email, PASSWORD);
+    await page.waitForSelector("form[aria-label='Two-factor sign-in'] input[name=code]");
+    const next = await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 });
+    await page.type("input[name=code]", next === "000000" ? "111111" : "000000");
+    await page.click("form[aria-label='Two-factor sign-in'] button[type=submit]");
+    expect(await page.waitForSelector("[role=alert]").then((el) => el?.evaluate((e) => e.textContent))).toMatch(/^That code is not right, or was already used/);
+    await screenshot(page, "sign-in-second-factor");
+    await expectAccessible(page);
+    await page.type("input[name=code]", next);
+    await Promise.all([page.waitForSelector("nav[aria-label=Main]"), page.click("form[aria-label='Two-factor sign-in'] button[type=submit]")]);
+    expect(await textOf(page, "header [data-signed-in-as]")).toContain("Tia Totp");
+
+    // A lost phone: an administrator resets it, and the password alone signs in again.
+    const admin = await consolePage.open();
+    admin.on("dialog", (d) => void d.accept());
+    await signIn(admin, a.orgId, a.adminKey);
+    await visit(admin, "/settings/users");
+    await admin.waitForSelector(`${row(tia.email)} button[data-action=reset-totp]`);
+    expect(await textOf(admin, row(tia.email))).toContain("two-factor sign-in on");
+    await Promise.all([admin.waitForResponse((r) => r.url().endsWith(`/api/v1/users/${tia.id}/totp`) && r.request().method() === "DELETE"), admin.click(`${row(tia.email)} button[data-action=reset-totp]`)]);
+    await admin.waitForFunction((sel) => !document.querySelector(sel), {}, `${row(tia.email)} button[data-action=reset-totp]`);
+    const direct = await fetch(`${consoleUrl()}/api/v1/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ organization_id: a.orgId, email: tia.email, password: PASSWORD }) });
+    expect(direct.status).toBe(201);
   });
 
   it("the Users page invites (the link shown once), changes a role and disables and enables a user", async () => {

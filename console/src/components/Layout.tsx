@@ -46,6 +46,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <span className="who">
           {session.organization.name} <span className="muted">({session.organization.id})</span> · <span data-signed-in-as>{signedInAs(session)}</span> · <span className="role">{session.role.replace("_", " ")}</span>
         </span>
+        {session.user && (
+          <Link href="/account" className="topbar-link">
+            Your account
+          </Link>
+        )}
         <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>

@@ -8,6 +8,9 @@ import { ApiFailure, api, SESSION_ENDED } from "./api";
 /** GET /api/v1/console/session: bound to a user (password sign-in) or to an API key. */
 export type ConsoleSession = components["schemas"]["ConsoleSession"];
 
+/** POST /api/v1/auth/sign-in's answer for a user with two-factor sign-in: no session yet. */
+export type SecondFactorChallenge = components["schemas"]["SecondFactorRequired"];
+
 /** Who the session is, in words: the user's name and email, or the key's name. */
 export function signedInAs(session: ConsoleSession): string {
   if (session.user) return `${session.user.name} (${session.user.email})`;
@@ -19,7 +22,9 @@ interface SessionState {
   /** Why the last session ended, shown on the sign-in page. */
   endedBecause: string | null;
   signIn(organizationId: string, apiKey: string): Promise<void>;
-  signInWithPassword(organizationId: string, email: string, password: string): Promise<void>;
+  /** Signed in, or the challenge of the second step when the user has two-factor sign-in on. */
+  signInWithPassword(organizationId: string, email: string, password: string): Promise<SecondFactorChallenge | null>;
+  completeSecondFactor(organizationId: string, challenge: string, proof: { code: string } | { recovery_code: string }): Promise<void>;
   signOut(): Promise<void>;
   can(permission: string): boolean;
 }
@@ -55,7 +60,15 @@ export function SessionProvider({ children, loading }: { children: ReactNode; lo
   }, []);
 
   const signInWithPassword = useCallback(async (organizationId: string, email: string, password: string) => {
-    const s = await api<ConsoleSession>("/api/v1/auth/sign-in", { method: "POST", body: { organization_id: organizationId, email, password }, quiet401: true });
+    const s = await api<ConsoleSession | SecondFactorChallenge>("/api/v1/auth/sign-in", { method: "POST", body: { organization_id: organizationId, email, password }, quiet401: true });
+    if ("challenge" in s) return s;
+    setEndedBecause(null);
+    setSession(s);
+    return null;
+  }, []);
+
+  const completeSecondFactor = useCallback(async (organizationId: string, challenge: string, proof: { code: string } | { recovery_code: string }) => {
+    const s = await api<ConsoleSession>("/api/v1/auth/sign-in/totp", { method: "POST", body: { organization_id: organizationId, challenge, ...proof }, quiet401: true });
     setEndedBecause(null);
     setSession(s);
   }, []);
@@ -74,5 +87,5 @@ export function SessionProvider({ children, loading }: { children: ReactNode; lo
   const can = useCallback((permission: string) => session?.permissions.includes(permission) ?? false, [session]);
 
   if (session === undefined) return <>{loading}</>;
-  return <SessionContext.Provider value={{ session, endedBecause, signIn, signInWithPassword, signOut, can }}>{children}</SessionContext.Provider>;
+  return <SessionContext.Provider value={{ session, endedBecause, signIn, signInWithPassword, completeSecondFactor, signOut, can }}>{children}</SessionContext.Provider>;
 }

@@ -143,7 +143,10 @@ function Assignments({ policy }: { policy: AccessPolicy }) {
       >
         <label>
           To
-          <select name="assignee-kind" value={kind} onChange={(e) => (setKind(e.target.value as AssigneeKind), setChosen(""))}>
+          <select name="assignee-kind" value={kind} onChange={(e) => {
+              setKind(e.target.value as AssigneeKind);
+              setChosen("");
+            }}>
             {(Object.keys(KIND_LABELS) as AssigneeKind[]).map((k) => (
               <option key={k} value={k}>
                 {KIND_LABELS[k]}

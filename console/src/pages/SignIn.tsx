@@ -1,11 +1,13 @@
 // Sign-in: the organization id and either a user's email and password (the default) or an API
 // key (the second option), exchanged once for a session cookie, or the organization's single
 // sign-on when it has one (a refused one comes back as `?sso_error=`). Secrets are cleared from the form
-// as soon as the exchange answers; nothing is written to storage.
+// as soon as the exchange answers; nothing is written to storage. A user with two-factor sign-in
+// then gives the code from their app (identity/SecondFactorForm.tsx).
 import { type FormEvent, useEffect, useState } from "react";
 import { ApiFailure } from "../lib/api";
 import { returnTarget } from "../lib/return-to";
-import { useSession } from "../lib/session";
+import { SecondFactorForm } from "../identity/SecondFactorForm";
+import { type SecondFactorChallenge, useSession } from "../lib/session";
 
 type Method = "password" | "key";
 
@@ -88,13 +90,14 @@ export function SignIn() {
   const [apiKey, setApiKey] = useState("");
   const [error, setError] = useState<string | undefined>(() => ssoRefusal(window.location.search));
   const [busy, setBusy] = useState(false);
+  const [challenge, setChallenge] = useState<SecondFactorChallenge | null>(null);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
-      if (method === "password") await signInWithPassword(orgId.trim(), email.trim(), password);
+      if (method === "password") setChallenge(await signInWithPassword(orgId.trim(), email.trim(), password));
       else await signIn(orgId.trim(), apiKey.trim());
     } catch (err) {
       setError(signInRefusal(err, method));
@@ -110,6 +113,22 @@ export function SignIn() {
     setError(undefined);
     setApiKey("");
     setPassword("");
+  }
+
+  if (challenge) {
+    return (
+      <main className="signin">
+        <h1>Sign in to the console</h1>
+        <SecondFactorForm
+          organizationId={orgId.trim()}
+          challenge={challenge}
+          onExpired={(why) => {
+            setChallenge(null);
+            setError(why);
+          }}
+        />
+      </main>
+    );
   }
 
   return (

@@ -44,6 +44,14 @@ export function Users() {
     });
   }
 
+  function resetTotp(u: User) {
+    if (!window.confirm(`Reset two-factor sign-in for ${u.name}? Their password alone signs them in until they set it up again (for a lost phone).`)) return;
+    void act.run(async () => {
+      await api(`/api/v1/users/${encodeURIComponent(u.id)}/totp`, { method: "DELETE" });
+      list.reload();
+    });
+  }
+
   return (
     <>
       <h1>Users</h1>
@@ -125,6 +133,7 @@ export function Users() {
                       <span className={`badge ${u.status}`}>{u.status}</span>
                       {u.status === "invited" && <div className="muted">has not accepted yet</div>}
                       {lockedNow(u) && <div className="failure-line">sign-in locked until {when(u.locked_until)}</div>}
+                      {u.totp_enabled && <div className="muted">two-factor sign-in on</div>}
                     </td>
                     <td>{u.last_sign_in_at ? when(u.last_sign_in_at) : "never"}</td>
                     <td>
@@ -136,6 +145,11 @@ export function Users() {
                       {!self && lockedNow(u) && (
                         <button type="button" data-action="unlock" disabled={act.busy} onClick={() => update(u, { unlock: true }, `Unlock ${u.name}? Their failed sign-ins are forgotten and they may sign in at once.`)}>
                           Unlock {u.name}
+                        </button>
+                      )}
+                      {!self && u.totp_enabled && (
+                        <button type="button" data-action="reset-totp" disabled={act.busy} onClick={() => resetTotp(u)}>
+                          Reset two-factor for {u.name}
                         </button>
                       )}
                       {!self && u.status === "disabled" && (
