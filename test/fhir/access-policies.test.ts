@@ -272,6 +272,21 @@ describe("access policies: enforcement", () => {
     expect((await fetch(`${b}/Patient/${p2}`)).status).toBe(404);
   });
 
+  it("hidden meta elements: no search or sort by _tag, _security or _source reveals them, and reads leave them out", async () => {
+    const t = await createTenant();
+    await post(t, { resourceType: "Patient", meta: { tag: [{ system: "urn:t", code: "vip" }], security: [{ system: "urn:s", code: "R" }], source: "urn:src:ehr" } });
+    const policy = await createPolicy(t, { name: "no meta", resources: [{ resource_type: "Patient", hidden_fields: ["Patient.meta.tag", "Patient.meta.security", "Patient.meta.source"] }] });
+    const { fetch } = await keyUnder(t, policy.id);
+    const b = base(t);
+    for (const [query, element] of [["_tag=urn:t|vip", "meta.tag"], ["_security=urn:s|R", "meta.security"], ["_source=urn:src:ehr", "meta.source"], ["_sort=_tag", "meta.tag"]] as const) {
+      const res = await fetch(`${b}/Patient?${query}`);
+      expect(res.status, query).toBe(403);
+      expect(await diagnostics(res)).toContain(`hides Patient.${element}`);
+    }
+    const shown = JSON.stringify(await bundle(fetch, `${b}/Patient`));
+    expect(shown).not.toMatch(/vip|urn:s|urn:src:ehr/);
+  });
+
   it("hidden fields never leak (read, vread, search, _include, history, $everything, export pages, write answers) and are never wiped", async () => {
     const t = await createTenant();
     const patient = await post(t, { resourceType: "Patient", name: [{ family: "Doe" }], telecom: [{ system: "phone", value: "555-0100" }], birthDate: "1970-01-01", identifier: [{ value: "MRN1" }] });
