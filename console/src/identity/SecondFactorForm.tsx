@@ -3,15 +3,13 @@
 // (the account locks after five, as for passwords); an expired step goes back to the password.
 import { type FormEvent, useState } from "react";
 import { ApiFailure } from "../lib/api";
+import { lockedWords } from "./locked-words";
 import { type SecondFactorChallenge, useSession } from "../lib/session";
 
 /** The words for a refused code. */
 function codeRefusal(err: unknown): string {
   if (!(err instanceof ApiFailure)) return String(err);
-  if (err.retryAfterSeconds) {
-    const minutes = Math.ceil(err.retryAfterSeconds / 60);
-    return `Too many failed sign-ins: this account is locked. Try again in ${minutes === 1 ? "1 minute" : `${minutes} minutes`}.`;
-  }
+  if (err.retryAfterSeconds) return lockedWords(err.retryAfterSeconds);
   if (err.code === "INVALID_TOTP_CODE") return "That code is not right, or was already used. Enter the code your app shows now (a new one comes every 30 seconds).";
   return err.message;
 }

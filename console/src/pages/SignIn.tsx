@@ -6,6 +6,7 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { ApiFailure } from "../lib/api";
 import { returnTarget } from "../lib/return-to";
+import { lockedWords } from "../identity/locked-words";
 import { SecondFactorForm } from "../identity/SecondFactorForm";
 import { type SecondFactorChallenge, useSession } from "../lib/session";
 
@@ -15,10 +16,7 @@ type Method = "password" | "key";
 export function signInRefusal(err: unknown, method: Method): string {
   if (!(err instanceof ApiFailure)) return String(err);
   if (method === "password" && err.status === 401) {
-    if (err.retryAfterSeconds) {
-      const minutes = Math.ceil(err.retryAfterSeconds / 60);
-      return `Too many failed sign-ins: this account is locked. Try again in ${minutes === 1 ? "1 minute" : `${minutes} minutes`}.`;
-    }
+    if (err.retryAfterSeconds) return lockedWords(err.retryAfterSeconds);
     return "Invalid email or password. A disabled account, or one whose invitation has not been accepted yet, is refused the same way: ask an administrator of your organization.";
   }
   return err.message;
