@@ -154,6 +154,70 @@ describe("pipeline editor", () => {
     expect(await page.$eval(".config-json", (el) => (el as HTMLTextAreaElement).value)).toContain("Hello ");
   });
 
+  it("opens a small pipeline at a readable zoom, says why a connection is refused, and documents the selected node", async () => {
+    const { orgId, adminKey } = inject("orgA");
+    // Three nodes a card's width apart, as the editor lays them out: they used to open at 50%.
+    const created = await adminApi("/api/pipelines", {
+      name: "Readable",
+      description: "",
+      definition: {
+        nodes: [
+          { id: "manual_trigger_1", type: "control.manual_trigger", config: {}, position: { x: 40, y: 40 } },
+          { id: "ack_1", type: "hl7.ack", config: {}, position: { x: 330, y: 40 } },
+          { id: "transform_1", type: "data.transform", config: { expression: "$" }, position: { x: 620, y: 40 } },
+        ],
+        connections: [
+          { from: { node: "manual_trigger_1", port: "event" }, to: { node: "ack_1", port: "message" } },
+          { from: { node: "manual_trigger_1", port: "event" }, to: { node: "transform_1", port: "input" } },
+        ],
+      },
+    });
+    const page = await consolePage.open();
+    await signIn(page, orgId, adminKey);
+    await visit(page, `/pipelines/${created.id}/edit`);
+    await page.waitForFunction(() => document.querySelectorAll(".node-card").length === 3);
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+    const zoom = await page.$eval(".react-flow__viewport", (el) => new DOMMatrixReadOnly(getComputedStyle(el).transform).a);
+    expect(zoom).toBeGreaterThanOrEqual(0.8);
+    // The title's text as drawn: its font size times the zoom.
+    const drawnPx = await page.$eval(".node-card .node-title", (el) => el.getBoundingClientRect().height);
+    expect(drawnPx).toBeGreaterThanOrEqual(10);
+    // Every card is in view.
+    const inView = await page.$$eval(".node-card", (cards) => {
+      const canvas = (document.querySelector(".canvas") as HTMLElement).getBoundingClientRect();
+      return cards.map((c) => {
+        const r = c.getBoundingClientRect();
+        return r.left >= canvas.left && r.right <= canvas.right;
+      });
+    });
+    expect(inView).toEqual([true, true, true]);
+
+    // The ACK's text output into the transform's JSON input: refused, and the canvas says why.
+    const before = await page.$$eval(".react-flow__edge", (e) => e.length);
+    await clickWhenStill(page, "[aria-label='ack_1 output ack (text)']");
+    await page.waitForSelector("[aria-label='ack_1 output ack (text)'].clickconnecting");
+    await clickWhenStill(page, "[aria-label='transform_1 input input (json)']");
+    const reason = await textOf(page, ".canvas .connection-refused[role=alert]");
+    expect(reason).toContain("ack_1.ack gives text");
+    expect(reason).toContain("transform_1.input takes any structured value (not text)");
+    expect(await page.$$eval(".react-flow__edge", (e) => e.length)).toBe(before);
+    await screenshot(page, "editor-connection-refused");
+    await expectAccessible(page);
+
+    // Selecting the transform shows its documentation beside the form: summary, ports, fields, example.
+    await configure(page, "transform_1");
+    const docs = "section[aria-label='Documentation for Transform (JSONata)']";
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes("$execution_id"), {}, docs);
+    const text = await textOf(page, docs);
+    expect(await textOf(page, "section[aria-label='Configure transform_1']")).toContain("Reshapes the input with a JSONata expression");
+    expect(text).toMatch(/Inputs\s*input\s*json/);
+    expect(text).toContain("The upstream node's output");
+    expect(text).toContain("expression");
+    expect(text).toContain("Ada Lovelace");
+    await screenshot(page, "editor-node-docs");
+    await expectAccessible(page);
+  });
+
   it("configures a node through the form generated from its config_schema", async () => {
     const { orgId, adminKey } = inject("orgA");
     const page = await consolePage.open();
