@@ -135,6 +135,24 @@ describe("pipeline editor", () => {
     await docScreenshot(page, "editor");
     await expectAccessible(page);
 
+    // The transform's data panes: input | parameters | output of the last execution, or a chosen one.
+    await replaceText(page, ".run-inputs", '{"name": "Grace"}');
+    await page.evaluate(() => (Array.from(document.querySelectorAll(".run-panel button")).find((b) => b.textContent === "Run") as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector(".run-result pre")?.textContent?.includes("Hello Grace"));
+    await configure(page, "transform_1");
+    const panes = "section[aria-label='Data of transform_1']";
+    const pane = (name: string) => page.$eval(`${panes} [data-pane=${name}]`, (el) => el.textContent ?? "");
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Grace"), {}, panes);
+    expect(await pane("input")).toContain('"name": "Grace"');
+    expect(await pane("parameters")).toContain("Hello ");
+    expect(await textOf(page, `${panes} [data-pane-status]`)).toBe("completed");
+    const older = await page.$eval(`${panes} select`, (s) => (s as HTMLSelectElement).options[1]?.value);
+    await page.select(`${panes} select`, older);
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Ada"), {}, panes);
+    expect(await pane("input")).toContain('"name": "Ada"');
+    await screenshot(page, "editor-node-data");
+    await expectAccessible(page);
+
     // A changed configuration saves as version 2; version 1's diff names the change; restoring it
     // saves version 3 with version 1's definition.
     await configure(page, "transform_1", "json");

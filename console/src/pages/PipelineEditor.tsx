@@ -15,10 +15,12 @@ import { connectionRefusal, type PortEnd } from "../editor/connection-check";
 import { CopilotPanel, type Proposal } from "../editor/CopilotPanel";
 import { type CanvasNode, type Definition, type DefinitionNode, type Finding, freshId, type NodeRunStatus, toCanvas, toDefinition } from "../editor/definition";
 import { NodeCard } from "../editor/NodeCard";
+import { NodeDataPanes } from "../editor/NodeDataPanes";
 import { NodeDocs } from "../editor/NodeDocs";
 import "../editor/editor-panes.css";
 import { Palette } from "../editor/Palette";
 import { VersionsPanel } from "../editor/VersionsPanel";
+import type { ExecutionSummary } from "../executions/types";
 import { ApiFailure, api } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
@@ -95,6 +97,11 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   // with nodes, so the canvas has the room to show them at a readable zoom.
   const [catalogOpen, setCatalogOpen] = useState(initial.nodes.length === 0);
   const manage = can("pipelines:manage");
+  // The executions whose data the node panes show: the last by default, or the one chosen.
+  const history = useApi<{ executions: ExecutionSummary[] }>(pipeline && can("pipelines:read") ? `/api/executions?pipeline_id=${encodeURIComponent(pipeline.id)}&limit=20` : null);
+  const [chosenExecution, setChosenExecution] = useState<string>();
+  const executions = history.data?.executions ?? [];
+  const shownExecution = chosenExecution ?? executions[0]?.execution_id;
   const flow = useRef<ReactFlowInstance<CanvasNode, Edge>>(undefined);
 
   const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
@@ -255,6 +262,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
       const result = await api<RunResult>("/api/execute", { method: "POST", body: { pipeline_id: pipeline.id, inputs: parsed, test_mode: testMode } });
       setRun(result);
       setRuns(result.node_results ?? {});
+      setChosenExecution(result.execution_id);
+      history.reload();
     });
 
   const selectedNode = nodes.find((n) => n.id === selected);
@@ -382,6 +391,9 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
           )}
         </div>
       </div>
+      {selectedNode && pipeline && can("pipelines:read") && (
+        <NodeDataPanes key={selectedNode.id} spec={selectedNode.data.spec} executions={executions} chosen={shownExecution} onChoose={setChosenExecution} />
+      )}
     </div>
   );
 }
