@@ -146,11 +146,36 @@ describe("pipeline editor", () => {
     expect(await pane("input")).toContain('"name": "Grace"');
     expect(await pane("parameters")).toContain("Hello ");
     expect(await textOf(page, `${panes} [data-pane-status]`)).toBe("completed");
+    await page.waitForFunction((sel) => (document.querySelector(`${sel} select`) as HTMLSelectElement | null)?.options.length === 2, {}, panes);
     const older = await page.$eval(`${panes} select`, (s) => (s as HTMLSelectElement).options[1]?.value);
     await page.select(`${panes} select`, older);
     await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Ada"), {}, panes);
     expect(await pane("input")).toContain('"name": "Ada"');
     await screenshot(page, "editor-node-data");
+    await expectAccessible(page);
+
+    // The expression field is a CodeMirror editor: it previews on the chosen execution's input
+    // (Ada), completes that input's field names, and previews the edit as typed.
+    const panel = "section[aria-label='Configure transform_1']";
+    const preview = `${panel} .expression-preview pre`;
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('"greeting": "Hello Ada"'), {}, preview);
+    const code = `${panel} .expression-input >>> .cm-content`;
+    await page.click(code);
+    await page.keyboard.down("Control");
+    await page.keyboard.press("a");
+    await page.keyboard.up("Control");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type('{"hi": na');
+    await page.waitForFunction(() =>
+      Array.from(document.querySelector(".expression-input")?.shadowRoot?.querySelectorAll(".cm-tooltip-autocomplete li") ?? []).some((li) => li.textContent?.startsWith("name")),
+    );
+    // Chosen with the mouse (CodeMirror ignores an Enter in the first 75 ms after the list opens).
+    await page.click(".expression-input >>> .cm-tooltip-autocomplete li");
+    await page.keyboard.type("}");
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('"hi": "Ada"'), {}, preview);
+    expect(await textOf(page, code)).toBe('{"hi": name}');
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+    await screenshot(page, "editor-expression");
     await expectAccessible(page);
 
     // A changed configuration saves as version 2; version 1's diff names the change; restoring it

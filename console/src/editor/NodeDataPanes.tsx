@@ -4,7 +4,7 @@
 import { Json } from "../executions/NodeRecordView";
 import type { ExecutionDetail, ExecutionSummary } from "../executions/types";
 import { ErrorMessage } from "../components/States";
-import { useApi } from "../lib/use-api";
+import type { Loaded } from "../lib/use-api";
 import type { DefinitionNode } from "./definition";
 
 export function ExecutionPicker({ executions, chosen, onChoose }: { executions: ExecutionSummary[]; chosen: string | undefined; onChoose(id: string): void }) {
@@ -24,8 +24,19 @@ export function ExecutionPicker({ executions, chosen, onChoose }: { executions: 
   );
 }
 
-export function NodeDataPanes({ spec, executions, chosen, onChoose }: { spec: DefinitionNode; executions: ExecutionSummary[]; chosen: string | undefined; onChoose(id: string): void }) {
-  const detail = useApi<ExecutionDetail>(chosen ? `/api/executions/${encodeURIComponent(chosen)}` : null);
+export function NodeDataPanes({
+  spec,
+  executions,
+  chosen,
+  detail,
+  onChoose,
+}: {
+  spec: DefinitionNode;
+  executions: ExecutionSummary[];
+  chosen: string | undefined;
+  detail: Loaded<ExecutionDetail>;
+  onChoose(id: string): void;
+}) {
   const record = chosen && detail.data?.execution_id === chosen ? detail.data.nodes[spec.id] : undefined;
   const none = !chosen ? "No execution yet: run the pipeline to see its data here." : detail.data && !record ? "This node did not run in that execution." : undefined;
   return (

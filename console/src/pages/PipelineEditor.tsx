@@ -20,7 +20,7 @@ import { NodeDocs } from "../editor/NodeDocs";
 import "../editor/editor-panes.css";
 import { Palette } from "../editor/Palette";
 import { VersionsPanel } from "../editor/VersionsPanel";
-import type { ExecutionSummary } from "../executions/types";
+import type { ExecutionDetail, ExecutionSummary } from "../executions/types";
 import { ApiFailure, api } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
@@ -60,6 +60,18 @@ interface RunResult {
   outputs?: unknown;
   node_results?: Record<string, NodeRunStatus>;
   error?: { message: string };
+}
+
+/**
+ * What a node's expressions preview on: its first input port's value in the execution, or, when
+ * it did not run there, what the node connected to that port emitted.
+ */
+function sampleInput(execution: ExecutionDetail, node: CanvasNode, edges: Edge[]): unknown {
+  const port = node.data.type?.inputs[0]?.name ?? "input";
+  const own = execution.nodes[node.id]?.inputs;
+  if (own && port in own) return own[port];
+  const edge = edges.find((e) => e.target === node.id && (e.targetHandle ?? "input") === port);
+  return edge ? execution.nodes[edge.source]?.outputs?.[edge.sourceHandle ?? "output"] : undefined;
 }
 
 export function PipelineEditor({ id }: { id: string }) {
@@ -102,6 +114,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   const [chosenExecution, setChosenExecution] = useState<string>();
   const executions = history.data?.executions ?? [];
   const shownExecution = chosenExecution ?? executions[0]?.execution_id;
+  const executionDetail = useApi<ExecutionDetail>(shownExecution ? `/api/executions/${encodeURIComponent(shownExecution)}` : null);
   const flow = useRef<ReactFlowInstance<CanvasNode, Edge>>(undefined);
 
   const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
@@ -267,6 +280,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     });
 
   const selectedNode = nodes.find((n) => n.id === selected);
+  const shownData = executionDetail.data?.execution_id === shownExecution ? executionDetail.data : undefined;
+  const sample = selectedNode && shownData ? sampleInput(shownData, selectedNode, edges) : undefined;
   const generalErrors = findings.filter((f) => f.node_id === null || !nodes.some((n) => n.id === f.node_id));
 
   return (
@@ -360,7 +375,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
         </section>
         <div className="side">
           {selectedNode && manage && (
-            <ConfigPanel key={selectedNode.id} spec={selectedNode.data.spec} type={types.get(selectedNode.data.spec.type)} onChange={updateSpec} onRemove={() => removeNode(selectedNode.id)} />
+            <ConfigPanel key={selectedNode.id} sample={sample} spec={selectedNode.data.spec} type={types.get(selectedNode.data.spec.type)} onChange={updateSpec} onRemove={() => removeNode(selectedNode.id)} />
           )}
           {selectedNode?.data.type && <NodeDocs key={selectedNode.data.type.id} type={selectedNode.data.type} />}
           {manage && <CopilotPanel current={definition} onApply={applyProposal} />}
@@ -392,7 +407,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
         </div>
       </div>
       {selectedNode && pipeline && can("pipelines:read") && (
-        <NodeDataPanes key={selectedNode.id} spec={selectedNode.data.spec} executions={executions} chosen={shownExecution} onChoose={setChosenExecution} />
+        <NodeDataPanes key={selectedNode.id} spec={selectedNode.data.spec} executions={executions} chosen={shownExecution} detail={executionDetail} onChoose={setChosenExecution} />
       )}
     </div>
   );
