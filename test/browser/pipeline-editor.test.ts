@@ -155,7 +155,7 @@ describe("pipeline editor", () => {
     await expectAccessible(page);
 
     // The expression field is a CodeMirror editor: it previews on the chosen execution's input
-    // (Ada), completes that input's field names, and previews the edit as typed.
+    // (Ada), and previews the edit as typed (its completion source is unit-tested).
     const panel = "section[aria-label='Configure transform_1']";
     const preview = `${panel} .expression-preview pre`;
     await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('"greeting": "Hello Ada"'), {}, preview);
@@ -165,17 +165,34 @@ describe("pipeline editor", () => {
     await page.keyboard.press("a");
     await page.keyboard.up("Control");
     await page.keyboard.press("Backspace");
-    await page.keyboard.type('{"hi": na');
-    await page.waitForFunction(() =>
-      Array.from(document.querySelector(".expression-input")?.shadowRoot?.querySelectorAll(".cm-tooltip-autocomplete li") ?? []).some((li) => li.textContent?.startsWith("name")),
-    );
-    // Chosen with the mouse (CodeMirror ignores an Enter in the first 75 ms after the list opens).
-    await page.click(".expression-input >>> .cm-tooltip-autocomplete li");
+    await page.keyboard.type('{"hi": name');
+    await page.keyboard.press("Escape");
     await page.keyboard.type("}");
     await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('"hi": "Ada"'), {}, preview);
     expect(await textOf(page, code)).toBe('{"hi": name}');
     await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
     await screenshot(page, "editor-expression");
+    await expectAccessible(page);
+
+    // Pin an edited input to the transform and run from there: a retry of the chosen execution
+    // that reuses the trigger's output and gives the transform the pinned input.
+    const paneButton = (label: string) =>
+      page.evaluate(
+        (sel, text) => (Array.from(document.querySelectorAll(`${sel} button`)).find((b) => b.textContent === text) as HTMLButtonElement).click(),
+        panes,
+        label,
+      );
+    await paneButton("Pin this input");
+    const pinned = `${panes} textarea.pinned-input`;
+    expect(JSON.parse(await page.$eval(pinned, (el) => (el as HTMLTextAreaElement).value))).toEqual({ input: { name: "Ada" } });
+    await replaceText(page, pinned, '{"input": {"name": "Lin"}}');
+    await paneButton("Run from here");
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Lin"), {}, panes);
+    // The retry is the execution shown, listed first once the history reloads.
+    await page.waitForFunction((sel) => (document.querySelector(`${sel} select`) as HTMLSelectElement | null)?.selectedOptions[0]?.textContent?.includes("from transform_1"), {}, panes);
+    expect(await page.$eval(`${panes} [data-pane=input] .badge`, (b) => b.textContent)).toContain("pinned");
+    expect(await page.$$eval("[data-run-status]", (els) => els.map((e) => e.getAttribute("data-run-status")))).toEqual(["reused", "completed"]);
+    await screenshot(page, "editor-run-from-here");
     await expectAccessible(page);
 
     // A changed configuration saves as version 2; version 1's diff names the change; restoring it

@@ -9,9 +9,18 @@ import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, placeholder } from "@codemirror/view";
 import jsonata from "jsonata";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { fieldPaths } from "./expression-fields";
+import { type FieldPath, fieldPaths } from "./expression-fields";
 
 const PREVIEW_DELAY_MS = 250;
+
+/** The completion source: the sample's field paths, offered for the word before the cursor. */
+export const completeFields =
+  (paths: () => FieldPath[]) =>
+  (ctx: CompletionContext): CompletionResult | null => {
+    const word = ctx.matchBefore(/[A-Za-z_$`][\w.$`]*/);
+    if (!word && !ctx.explicit) return null;
+    return { from: word?.from ?? ctx.pos, options: paths().map((p) => ({ label: p.path, detail: p.kind, type: "property" })) };
+  };
 
 type Preview = { ok: true; text: string } | { ok: false; message: string };
 
@@ -37,11 +46,7 @@ export function ExpressionEditor({ id, label, value, sample, onChange }: { id: s
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the editor is made once; later values come from the user's own typing.
   useEffect(() => {
-    const complete = (ctx: CompletionContext): CompletionResult | null => {
-      const word = ctx.matchBefore(/[A-Za-z_$`][\w.$`]*/);
-      if (!word && !ctx.explicit) return null;
-      return { from: word?.from ?? ctx.pos, options: pathsRef.current.map((p) => ({ label: p.path, detail: p.kind, type: "property" })) };
-    };
+    const complete = completeFields(() => pathsRef.current);
     const hostEl = host.current as HTMLDivElement;
     const shadow = hostEl.shadowRoot ?? hostEl.attachShadow({ mode: "open" });
     const mount = document.createElement("div");

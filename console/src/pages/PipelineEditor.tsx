@@ -112,6 +112,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   // The executions whose data the node panes show: the last by default, or the one chosen.
   const history = useApi<{ executions: ExecutionSummary[] }>(pipeline && can("pipelines:read") ? `/api/executions?pipeline_id=${encodeURIComponent(pipeline.id)}&limit=20` : null);
   const [chosenExecution, setChosenExecution] = useState<string>();
+  // Test input pinned to nodes for "run from here", by node id (kept while the editor is open).
+  const [pins, setPins] = useState<Record<string, string>>({});
   const executions = history.data?.executions ?? [];
   const shownExecution = chosenExecution ?? executions[0]?.execution_id;
   const executionDetail = useApi<ExecutionDetail>(shownExecution ? `/api/executions/${encodeURIComponent(shownExecution)}` : null);
@@ -407,7 +409,24 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
         </div>
       </div>
       {selectedNode && pipeline && can("pipelines:read") && (
-        <NodeDataPanes key={selectedNode.id} spec={selectedNode.data.spec} executions={executions} chosen={shownExecution} detail={executionDetail} onChoose={setChosenExecution} />
+        <NodeDataPanes key={selectedNode.id} spec={selectedNode.data.spec} executions={executions} chosen={shownExecution}
+          detail={executionDetail}
+          onChoose={setChosenExecution}
+          run={
+            can("pipelines:execute")
+              ? {
+                  pinned: pins[selectedNode.id],
+                  onPin: (text) =>
+                    setPins(({ [selectedNode.id]: _old, ...rest }) => (text === undefined ? rest : { ...rest, [selectedNode.id]: text })),
+                  onRan: (result) => {
+                    setRuns((result.node_results ?? {}) as Record<string, NodeRunStatus>);
+                    setChosenExecution(result.execution_id);
+                    history.reload();
+                  },
+                }
+              : undefined
+          }
+        />
       )}
     </div>
   );

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { CompletionContext } from "@codemirror/autocomplete";
+import { EditorState } from "@codemirror/state";
+import { completeFields } from "../../../console/src/editor/ExpressionEditor";
 import { fieldPaths } from "../../../console/src/editor/expression-fields";
 
 describe("fieldPaths", () => {
@@ -15,5 +18,20 @@ describe("fieldPaths", () => {
   it("has nothing to offer for a scalar or no sample", () => {
     expect(fieldPaths("text")).toEqual([]);
     expect(fieldPaths(undefined)).toEqual([]);
+  });
+});
+
+describe("completeFields", () => {
+  const at = (doc: string, explicit = false) => completeFields(() => fieldPaths({ name: { family: "L" } }))(new CompletionContext(EditorState.create({ doc }), doc.length, explicit));
+
+  it("offers the sample's paths for the word being typed", () => {
+    const result = at('{"hi": na');
+    expect(result?.from).toBe(7);
+    expect(result?.options.map((o) => o.label)).toEqual(["name", "name.family"]);
+  });
+
+  it("offers nothing unasked after a non-word, everything on Ctrl+Space", () => {
+    expect(at('{"hi": ')).toBeNull();
+    expect(at('{"hi": ', true)?.options).toHaveLength(2);
   });
 });
