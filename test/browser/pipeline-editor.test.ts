@@ -147,7 +147,7 @@ describe("pipeline editor", () => {
     expect(await pane("parameters")).toContain("Hello ");
     expect(await textOf(page, `${panes} [data-pane-status]`)).toBe("completed");
     await page.waitForFunction((sel) => (document.querySelector(`${sel} select`) as HTMLSelectElement | null)?.options.length === 2, {}, panes);
-    const older = await page.$eval(`${panes} select`, (s) => (s as HTMLSelectElement).options[1]?.value);
+    const older = await page.$eval(`${panes} select`, (s) => (s as HTMLSelectElement).options[1]?.value ?? "");
     await page.select(`${panes} select`, older);
     await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Ada"), {}, panes);
     expect(await pane("input")).toContain('"name": "Ada"');

@@ -3,24 +3,16 @@
 // the same JSONata library the service runs (no code generation, so it runs under the CSP).
 // CodeMirror lives in a shadow root: there its styles are constructed stylesheets, which the
 // console's `style-src 'self'` allows, where in the document it would add <style> elements.
-import { autocompletion, type CompletionContext, type CompletionResult } from "@codemirror/autocomplete";
+import { autocompletion } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, placeholder } from "@codemirror/view";
 import jsonata from "jsonata";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { type FieldPath, fieldPaths } from "./expression-fields";
+import { completeFields, fieldPaths } from "./expression-fields";
 
 const PREVIEW_DELAY_MS = 250;
 
-/** The completion source: the sample's field paths, offered for the word before the cursor. */
-export const completeFields =
-  (paths: () => FieldPath[]) =>
-  (ctx: CompletionContext): CompletionResult | null => {
-    const word = ctx.matchBefore(/[A-Za-z_$`][\w.$`]*/);
-    if (!word && !ctx.explicit) return null;
-    return { from: word?.from ?? ctx.pos, options: paths().map((p) => ({ label: p.path, detail: p.kind, type: "property" })) };
-  };
 
 type Preview = { ok: true; text: string } | { ok: false; message: string };
 

@@ -1,5 +1,6 @@
 // What the expression editor completes: the field paths of sample data (the upstream node's last
 // output, i.e. the node's recorded input), as JSONata writes them (dotted, arrays looked through).
+import type { CompletionContext, CompletionResult } from "@codemirror/autocomplete";
 export interface FieldPath {
   path: string;
   kind: string;
@@ -23,3 +24,12 @@ export function fieldPaths(sample: unknown, prefix = "", depth = 0, out: FieldPa
   }
   return out;
 }
+
+/** The completion source: the sample's field paths, offered for the word before the cursor. */
+export const completeFields =
+  (paths: () => FieldPath[]) =>
+  (ctx: CompletionContext): CompletionResult | null => {
+    const word = ctx.matchBefore(/[A-Za-z_$`][\w.$`]*/);
+    if (!word && !ctx.explicit) return null;
+    return { from: word?.from ?? ctx.pos, options: paths().map((p) => ({ label: p.path, detail: p.kind, type: "property" })) };
+  };

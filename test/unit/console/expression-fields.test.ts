@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CompletionContext } from "@codemirror/autocomplete";
 import { EditorState } from "@codemirror/state";
-import { completeFields } from "../../../console/src/editor/ExpressionEditor";
-import { fieldPaths } from "../../../console/src/editor/expression-fields";
+import { completeFields, fieldPaths } from "../../../console/src/editor/expression-fields";
 
 describe("fieldPaths", () => {
   it("lists nested fields as JSONata paths, looking through arrays, quoting keys JSONata cannot name bare", () => {
