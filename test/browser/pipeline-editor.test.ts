@@ -135,6 +135,66 @@ describe("pipeline editor", () => {
     await docScreenshot(page, "editor");
     await expectAccessible(page);
 
+    // The transform's data panes: input | parameters | output of the last execution, or a chosen one.
+    await replaceText(page, ".run-inputs", '{"name": "Grace"}');
+    await page.evaluate(() => (Array.from(document.querySelectorAll(".run-panel button")).find((b) => b.textContent === "Run") as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector(".run-result pre")?.textContent?.includes("Hello Grace"));
+    await configure(page, "transform_1");
+    const panes = "section[aria-label='Data of transform_1']";
+    const pane = (name: string) => page.$eval(`${panes} [data-pane=${name}]`, (el) => el.textContent ?? "");
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Grace"), {}, panes);
+    expect(await pane("input")).toContain('"name": "Grace"');
+    expect(await pane("parameters")).toContain("Hello ");
+    expect(await textOf(page, `${panes} [data-pane-status]`)).toBe("completed");
+    await page.waitForFunction((sel) => (document.querySelector(`${sel} select`) as HTMLSelectElement | null)?.options.length === 2, {}, panes);
+    const older = await page.$eval(`${panes} select`, (s) => (s as HTMLSelectElement).options[1]?.value ?? "");
+    await page.select(`${panes} select`, older);
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Ada"), {}, panes);
+    expect(await pane("input")).toContain('"name": "Ada"');
+    await screenshot(page, "editor-node-data");
+    await expectAccessible(page);
+
+    // The expression field is a CodeMirror editor: it previews on the chosen execution's input
+    // (Ada), and previews the edit as typed (its completion source is unit-tested).
+    const panel = "section[aria-label='Configure transform_1']";
+    const preview = `${panel} .expression-preview pre`;
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('"greeting": "Hello Ada"'), {}, preview);
+    const code = `${panel} .expression-input >>> .cm-content`;
+    await page.click(code);
+    await page.keyboard.down("Control");
+    await page.keyboard.press("a");
+    await page.keyboard.up("Control");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type('{"hi": name');
+    await page.keyboard.press("Escape");
+    await page.keyboard.type("}");
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes('"hi": "Ada"'), {}, preview);
+    expect(await textOf(page, code)).toBe('{"hi": name}');
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+    await screenshot(page, "editor-expression");
+    await expectAccessible(page);
+
+    // Pin an edited input to the transform and run from there: a retry of the chosen execution
+    // that reuses the trigger's output and gives the transform the pinned input.
+    const paneButton = (label: string) =>
+      page.evaluate(
+        (sel, text) => (Array.from(document.querySelectorAll(`${sel} button`)).find((b) => b.textContent === text) as HTMLButtonElement).click(),
+        panes,
+        label,
+      );
+    await paneButton("Pin this input");
+    const pinned = `${panes} textarea.pinned-input`;
+    expect(JSON.parse(await page.$eval(pinned, (el) => (el as HTMLTextAreaElement).value))).toEqual({ input: { name: "Ada" } });
+    await replaceText(page, pinned, '{"input": {"name": "Lin"}}');
+    await paneButton("Run from here");
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Lin"), {}, panes);
+    // The retry is the execution shown, listed first once the history reloads.
+    await page.waitForFunction((sel) => (document.querySelector(`${sel} select`) as HTMLSelectElement | null)?.selectedOptions[0]?.textContent?.includes("from transform_1"), {}, panes);
+    expect(await page.$eval(`${panes} [data-pane=input] .badge`, (b) => b.textContent)).toContain("pinned");
+    expect(await page.$$eval("[data-run-status]", (els) => els.map((e) => e.getAttribute("data-run-status")))).toEqual(["reused", "completed"]);
+    await screenshot(page, "editor-run-from-here");
+    await expectAccessible(page);
+
     // A changed configuration saves as version 2; version 1's diff names the change; restoring it
     // saves version 3 with version 1's definition.
     await configure(page, "transform_1", "json");
@@ -152,6 +212,70 @@ describe("pipeline editor", () => {
     await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 3"));
     await configure(page, "transform_1", "json");
     expect(await page.$eval(".config-json", (el) => (el as HTMLTextAreaElement).value)).toContain("Hello ");
+  });
+
+  it("opens a small pipeline at a readable zoom, says why a connection is refused, and documents the selected node", async () => {
+    const { orgId, adminKey } = inject("orgA");
+    // Three nodes a card's width apart, as the editor lays them out: they used to open at 50%.
+    const created = await adminApi("/api/pipelines", {
+      name: "Readable",
+      description: "",
+      definition: {
+        nodes: [
+          { id: "manual_trigger_1", type: "control.manual_trigger", config: {}, position: { x: 40, y: 40 } },
+          { id: "ack_1", type: "hl7.ack", config: {}, position: { x: 330, y: 40 } },
+          { id: "transform_1", type: "data.transform", config: { expression: "$" }, position: { x: 620, y: 40 } },
+        ],
+        connections: [
+          { from: { node: "manual_trigger_1", port: "event" }, to: { node: "ack_1", port: "message" } },
+          { from: { node: "manual_trigger_1", port: "event" }, to: { node: "transform_1", port: "input" } },
+        ],
+      },
+    });
+    const page = await consolePage.open();
+    await signIn(page, orgId, adminKey);
+    await visit(page, `/pipelines/${created.id}/edit`);
+    await page.waitForFunction(() => document.querySelectorAll(".node-card").length === 3);
+    await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
+    const zoom = await page.$eval(".react-flow__viewport", (el) => new DOMMatrixReadOnly(getComputedStyle(el).transform).a);
+    expect(zoom).toBeGreaterThanOrEqual(0.8);
+    // The title's text as drawn: its font size times the zoom.
+    const drawnPx = await page.$eval(".node-card .node-title", (el) => el.getBoundingClientRect().height);
+    expect(drawnPx).toBeGreaterThanOrEqual(10);
+    // Every card is in view.
+    const inView = await page.$$eval(".node-card", (cards) => {
+      const canvas = (document.querySelector(".canvas") as HTMLElement).getBoundingClientRect();
+      return cards.map((c) => {
+        const r = c.getBoundingClientRect();
+        return r.left >= canvas.left && r.right <= canvas.right;
+      });
+    });
+    expect(inView).toEqual([true, true, true]);
+
+    // The ACK's text output into the transform's JSON input: refused, and the canvas says why.
+    const before = await page.$$eval(".react-flow__edge", (e) => e.length);
+    await clickWhenStill(page, "[aria-label='ack_1 output ack (text)']");
+    await page.waitForSelector("[aria-label='ack_1 output ack (text)'].clickconnecting");
+    await clickWhenStill(page, "[aria-label='transform_1 input input (json)']");
+    const reason = await textOf(page, ".canvas .connection-refused[role=alert]");
+    expect(reason).toContain("ack_1.ack gives text");
+    expect(reason).toContain("transform_1.input takes any structured value (not text)");
+    expect(await page.$$eval(".react-flow__edge", (e) => e.length)).toBe(before);
+    await screenshot(page, "editor-connection-refused");
+    await expectAccessible(page);
+
+    // Selecting the transform shows its documentation beside the form: summary, ports, fields, example.
+    await configure(page, "transform_1");
+    const docs = "section[aria-label='Documentation for Transform (JSONata)']";
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent?.includes("$execution_id"), {}, docs);
+    const text = await textOf(page, docs);
+    expect(await textOf(page, "section[aria-label='Configure transform_1']")).toContain("Reshapes the input with a JSONata expression");
+    expect(text).toMatch(/Inputs\s*input\s*json/);
+    expect(text).toContain("The upstream node's output");
+    expect(text).toContain("expression");
+    expect(text).toContain("Ada Lovelace");
+    await screenshot(page, "editor-node-docs");
+    await expectAccessible(page);
   });
 
   it("configures a node through the form generated from its config_schema", async () => {

@@ -22,7 +22,20 @@ function problemsOf(text: string, validator: Validator | undefined): { value?: R
   return { value: value as Record<string, unknown>, problems };
 }
 
-export function ConfigPanel({ spec, type, onChange, onRemove }: { spec: DefinitionNode; type: CatalogNode | undefined; onChange(next: DefinitionNode): void; onRemove(): void }) {
+export function ConfigPanel({
+  spec,
+  type,
+  sample,
+  onChange,
+  onRemove,
+}: {
+  spec: DefinitionNode;
+  type: CatalogNode | undefined;
+  /** The node's input in the execution the data panes show: what expression fields preview on. */
+  sample?: unknown;
+  onChange(next: DefinitionNode): void;
+  onRemove(): void;
+}) {
   const [text, setText] = useState(() => JSON.stringify(spec.config, null, 2));
   // A schema with no properties to lay out (or no type in the catalog) opens as JSON.
   const [view, setView] = useState<"form" | "json">(() => (type?.config_schema.properties ? "form" : "json"));
@@ -62,7 +75,7 @@ export function ConfigPanel({ spec, type, onChange, onRemove }: { spec: Definiti
         </button>
       </fieldset>
       {view === "form" && type ? (
-        <ConfigForm nodeId={spec.id} schema={type.config_schema as RJSFSchema} config={spec.config} onChange={(config) => onChange({ ...spec, config })} />
+        <ConfigForm nodeId={spec.id} sample={sample} schema={type.config_schema as RJSFSchema} config={spec.config} onChange={(config) => onChange({ ...spec, config })} />
       ) : (
         <>
           <label>

@@ -3,7 +3,7 @@
 // nodes, save (a changed definition becomes a new version), deploy/undeploy, and a run with
 // inputs and test mode whose per-node results are drawn on the canvas; the copilot proposes a
 // pipeline or a change, applied to the canvas only on request and undoable until saved.
-import { addEdge, Background, type Connection, Controls, type Edge, type FitViewOptions, ReactFlow, type ReactFlowInstance, useEdgesState, useNodesState } from "@xyflow/react";
+import { addEdge, Background, type Connection, Controls, type Edge, type FinalConnectionState, type FitViewOptions, Panel, ReactFlow, type ReactFlowInstance, useEdgesState, useNodesState } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
@@ -11,11 +11,16 @@ import { portsCompatible } from "../../../src/features/pipelines/port-compatibil
 import { ErrorMessage, Loading } from "../components/States";
 import type { Catalog, CatalogNode } from "../editor/catalog";
 import { ConfigPanel } from "../editor/ConfigPanel";
+import { connectionRefusal, type PortEnd } from "../editor/connection-check";
 import { CopilotPanel, type Proposal } from "../editor/CopilotPanel";
 import { type CanvasNode, type Definition, type DefinitionNode, type Finding, freshId, type NodeRunStatus, toCanvas, toDefinition } from "../editor/definition";
 import { NodeCard } from "../editor/NodeCard";
+import { NodeDataPanes } from "../editor/NodeDataPanes";
+import { NodeDocs } from "../editor/NodeDocs";
+import "../editor/editor-panes.css";
 import { Palette } from "../editor/Palette";
 import { VersionsPanel } from "../editor/VersionsPanel";
+import type { ExecutionDetail, ExecutionSummary } from "../executions/types";
 import { ApiFailure, api } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
@@ -24,8 +29,28 @@ import type { PipelineSummary } from "./Pipelines";
 const NODE_TYPES = { pipeline: NodeCard };
 const VALIDATE_DELAY_MS = 400;
 // The view fits the whole pipeline, never zoomed past 100%: fitted to one node, the canvas
-// would be zoomed 2x and the next node added would land outside it, under the side panel.
-const FIT_VIEW: FitViewOptions<CanvasNode> = { padding: 0.2, maxZoom: 1 };
+// would be zoomed 2x and the next node added would land outside it, under the side panel. Nor
+// below 80%: under it a card's 0.8rem text shrinks past reading (three nodes fitted at 50% were
+// about 5 px); a pipeline wider than that stays centred and the rest is a pan away.
+const FIT_VIEW: FitViewOptions<CanvasNode> = { padding: 0.2, maxZoom: 1, minZoom: 0.8 };
+// New nodes go in columns a little wider than a card (max-width 16rem), so they never cover each
+// other's ports and three still fit the canvas at the readable zoom.
+const NEW_COLUMN = 290;
+const NEW_ROW = 200;
+
+/** A handle as React Flow names it: its node, its id (the port) and whether it is an output. */
+interface HandleRef {
+  nodeId: string;
+  handleId: string | null;
+  output: boolean;
+}
+
+/** The handle under a click or a drop, read from the attributes React Flow puts on it. */
+function handleAt(target: EventTarget | null): HandleRef | undefined {
+  const el = target instanceof Element ? target.closest<HTMLElement>(".react-flow__handle") : null;
+  if (!el?.dataset.nodeid) return undefined;
+  return { nodeId: el.dataset.nodeid, handleId: el.dataset.handleid ?? null, output: el.classList.contains("source") };
+}
 
 const describe = (f: Finding) => (f.path ? `${f.path}: ${f.message}` : f.message);
 
@@ -35,6 +60,18 @@ interface RunResult {
   outputs?: unknown;
   node_results?: Record<string, NodeRunStatus>;
   error?: { message: string };
+}
+
+/**
+ * What a node's expressions preview on: its first input port's value in the execution, or, when
+ * it did not run there, what the node connected to that port emitted.
+ */
+function sampleInput(execution: ExecutionDetail, node: CanvasNode, edges: Edge[]): unknown {
+  const port = node.data.type?.inputs[0]?.name ?? "input";
+  const own = execution.nodes[node.id]?.inputs;
+  if (own && port in own) return own[port];
+  const edge = edges.find((e) => e.target === node.id && (e.targetHandle ?? "input") === port);
+  return edge ? execution.nodes[edge.source]?.outputs?.[edge.sourceHandle ?? "output"] : undefined;
 }
 
 export function PipelineEditor({ id }: { id: string }) {
@@ -64,7 +101,22 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   const [notice, setNotice] = useState<string>();
   // The canvas before the copilot's proposal was applied; saving makes the proposal the pipeline.
   const [beforeCopilot, setBeforeCopilot] = useState<{ nodes: CanvasNode[]; edges: Edge[]; name: string }>();
+  // Why the last connection the user tried was refused, shown on the canvas until the next one.
+  const [refused, setRefused] = useState<string>();
+  const connectFrom = useRef<HandleRef>(undefined);
+  const connectedNow = useRef(false);
+  // The catalog takes a third of a laptop's canvas: open on an empty pipeline, a click away on one
+  // with nodes, so the canvas has the room to show them at a readable zoom.
+  const [catalogOpen, setCatalogOpen] = useState(initial.nodes.length === 0);
   const manage = can("pipelines:manage");
+  // The executions whose data the node panes show: the last by default, or the one chosen.
+  const history = useApi<{ executions: ExecutionSummary[] }>(pipeline && can("pipelines:read") ? `/api/executions?pipeline_id=${encodeURIComponent(pipeline.id)}&limit=20` : null);
+  const [chosenExecution, setChosenExecution] = useState<string>();
+  // Test input pinned to nodes for "run from here", by node id (kept while the editor is open).
+  const [pins, setPins] = useState<Record<string, string>>({});
+  const executions = history.data?.executions ?? [];
+  const shownExecution = chosenExecution ?? executions[0]?.execution_id;
+  const executionDetail = useApi<ExecutionDetail>(shownExecution ? `/api/executions/${encodeURIComponent(shownExecution)}` : null);
   const flow = useRef<ReactFlowInstance<CanvasNode, Edge>>(undefined);
 
   const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
@@ -107,13 +159,44 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     [portType],
   );
 
-  const onConnect = useCallback((c: Connection) => setEdges((es) => addEdge(c, es)), [setEdges]);
+  const onConnect = useCallback(
+    (c: Connection) => {
+      connectedNow.current = true;
+      setRefused(undefined);
+      setEdges((es) => addEdge(c, es));
+    },
+    [setEdges],
+  );
+
+  const startConnect = (_: unknown, p: { nodeId: string | null; handleId: string | null; handleType: "source" | "target" | null }) => {
+    connectedNow.current = false;
+    connectFrom.current = p.nodeId ? { nodeId: p.nodeId, handleId: p.handleId, output: p.handleType === "source" } : undefined;
+  };
+
+  // A drag or a click-connect that ended on a handle without connecting: say why.
+  const endConnect = (event: MouseEvent | TouchEvent, state?: FinalConnectionState) => {
+    const start = connectFrom.current;
+    connectFrom.current = undefined;
+    const end = state?.toHandle ? { nodeId: state.toHandle.nodeId, handleId: state.toHandle.id ?? null, output: state.toHandle.type === "source" } : handleAt(event.target);
+    if (!start || !end || connectedNow.current) return;
+    if (start.output === end.output) {
+      setRefused(`Connect an output (right) to an input (left): both ends are ${start.output ? "outputs" : "inputs"}.`);
+      return;
+    }
+    const [out, inp] = start.output ? [start, end] : [end, start];
+    const portEnd = (h: HandleRef, side: "inputs" | "outputs"): PortEnd => {
+      const port = h.handleId ?? (side === "inputs" ? "input" : "output");
+      return { node: h.nodeId, port, def: nodes.find((n) => n.id === h.nodeId)?.data.type?.[side].find((p) => p.name === port) };
+    };
+    const from = portEnd(out, "outputs");
+    const to = portEnd(inp, "inputs");
+    setRefused(connectionRefusal(from, to, (f, t) => edges.some((e) => e.source === f.node && e.sourceHandle === f.port && e.target === t.node && e.targetHandle === t.port)));
+  };
 
   function addNode(type: CatalogNode) {
     const id = freshId(type.id, new Set(nodes.map((n) => n.id)));
     const spec: DefinitionNode = { id, type: type.id, config: {} };
-    // Columns wider than a node card (max-width 16rem), so new nodes never cover each other's ports.
-    const position = { x: 40 + (nodes.length % 3) * 360, y: 40 + Math.floor(nodes.length / 3) * 200 };
+    const position = { x: 40 + (nodes.length % 3) * NEW_COLUMN, y: 40 + Math.floor(nodes.length / 3) * NEW_ROW };
     setNodes((ns) => [...ns, { id, type: "pipeline", position, data: { spec, type, errors: [] } }]);
     setSelected(id);
     // React Flow queues the fit until the new node is measured, so it is in view with its ports.
@@ -194,9 +277,13 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
       const result = await api<RunResult>("/api/execute", { method: "POST", body: { pipeline_id: pipeline.id, inputs: parsed, test_mode: testMode } });
       setRun(result);
       setRuns(result.node_results ?? {});
+      setChosenExecution(result.execution_id);
+      history.reload();
     });
 
   const selectedNode = nodes.find((n) => n.id === selected);
+  const shownData = executionDetail.data?.execution_id === shownExecution ? executionDetail.data : undefined;
+  const sample = selectedNode && shownData ? sampleInput(shownData, selectedNode, edges) : undefined;
   const generalErrors = findings.filter((f) => f.node_id === null || !nodes.some((n) => n.id === f.node_id));
 
   return (
@@ -230,6 +317,11 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
             {pipeline.status === "deployed" ? "Undeploy" : "Deploy"}
           </button>
         )}
+        {manage && (
+          <button type="button" aria-expanded={catalogOpen} onClick={() => setCatalogOpen((o) => !o)}>
+            {catalogOpen ? "Hide catalog" : "Add nodes"}
+          </button>
+        )}
       </div>
       {failure && <ErrorMessage error={failure} />}
       {notice && (
@@ -244,8 +336,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
           ))}
         </ul>
       )}
-      <div className="editor-body">
-        {manage && <Palette nodes={catalog.nodes} categories={catalog.categories} onAdd={addNode} />}
+      <div className={`editor-body${manage && catalogOpen ? "" : " catalog-closed"}`}>
+        {manage && catalogOpen && <Palette nodes={catalog.nodes} categories={catalog.categories} onAdd={addNode} />}
         <section className="canvas" aria-label="Pipeline canvas">
           <ReactFlow
             nodes={shown}
@@ -254,9 +346,16 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
             onNodesChange={onNodesChange}
             onEdgesChange={onEdgesChange}
             onConnect={onConnect}
+            onConnectStart={startConnect}
+            onClickConnectStart={startConnect}
+            onConnectEnd={endConnect}
+            onClickConnectEnd={(e) => endConnect(e)}
             isValidConnection={isValidConnection}
             onNodeClick={(_, n) => setSelected(n.id)}
-            onPaneClick={() => setSelected(undefined)}
+            onPaneClick={() => {
+              setSelected(undefined);
+              setRefused(undefined);
+            }}
             nodesConnectable={manage}
             onInit={(instance) => {
               flow.current = instance;
@@ -267,12 +366,20 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
           >
             <Background />
             <Controls />
+            {refused && (
+              <Panel position="top-center">
+                <p className="connection-refused" role="alert">
+                  {refused}
+                </p>
+              </Panel>
+            )}
           </ReactFlow>
         </section>
         <div className="side">
           {selectedNode && manage && (
-            <ConfigPanel key={selectedNode.id} spec={selectedNode.data.spec} type={types.get(selectedNode.data.spec.type)} onChange={updateSpec} onRemove={() => removeNode(selectedNode.id)} />
+            <ConfigPanel key={selectedNode.id} sample={sample} spec={selectedNode.data.spec} type={types.get(selectedNode.data.spec.type)} onChange={updateSpec} onRemove={() => removeNode(selectedNode.id)} />
           )}
+          {selectedNode?.data.type && <NodeDocs key={selectedNode.data.type.id} type={selectedNode.data.type} />}
           {manage && <CopilotPanel current={definition} onApply={applyProposal} />}
           {pipeline && <VersionsPanel key={pipeline.version} pipelineId={pipeline.id} current={definition} canRestore={manage} onRestored={onSaved} />}
           {pipeline && can("pipelines:execute") && (
@@ -301,6 +408,26 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
           )}
         </div>
       </div>
+      {selectedNode && pipeline && can("pipelines:read") && (
+        <NodeDataPanes key={selectedNode.id} spec={selectedNode.data.spec} executions={executions} chosen={shownExecution}
+          detail={executionDetail}
+          onChoose={setChosenExecution}
+          run={
+            can("pipelines:execute")
+              ? {
+                  pinned: pins[selectedNode.id],
+                  onPin: (text) =>
+                    setPins(({ [selectedNode.id]: _old, ...rest }) => (text === undefined ? rest : { ...rest, [selectedNode.id]: text })),
+                  onRan: (result) => {
+                    setRuns((result.node_results ?? {}) as Record<string, NodeRunStatus>);
+                    setChosenExecution(result.execution_id);
+                    history.reload();
+                  },
+                }
+              : undefined
+          }
+        />
+      )}
     </div>
   );
 }

@@ -14,3 +14,12 @@ export function portsCompatible(from: string, to: string): boolean {
   if (to.endsWith("-message")) return from === "text" || from === "trigger-event";
   return false;
 }
+
+/** What a port of type `to` takes, in words: the reason the console gives when it refuses a connection. */
+export function portAccepts(to: string): string {
+  if (to === "any") return "any value";
+  if (to === "json") return "any structured value (not text)";
+  if (to === "fhir-resource" || to === "fhir-bundle") return `${to}, json or a trigger's event`;
+  if (to.endsWith("-message")) return `${to}, text or a trigger's event`;
+  return `${to} or any`;
+}

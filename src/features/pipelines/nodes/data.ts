@@ -9,8 +9,8 @@ import { NodeFailure } from "../node-failure";
 import { defineNode, type PortDef } from "../node-type";
 import { evaluate, jsonataExpression, test } from "./expression";
 
-const IN: PortDef[] = [{ name: "input", type: "json" }];
-const OUT: PortDef[] = [{ name: "output", type: "json" }];
+const IN: PortDef[] = [{ name: "input", type: "json", description: "The upstream node's output; `$` in expressions" }];
+const OUT: PortDef[] = [{ name: "output", type: "json", description: "The result, passed on to the next node" }];
 
 export const transform = defineNode({
   id: "data.transform",
@@ -109,7 +109,7 @@ export const fhirpathEvaluate = defineNode({
   category: "data",
   description: "Evaluates a FHIRPath expression (R4 model) on a resource or bundle and emits the result collection.",
   keywords: ["fhirpath", "fhir", "path", "query", "extract", "expression"],
-  inputs: [{ name: "resource", type: "json" }],
+  inputs: [{ name: "resource", type: "json", description: "The FHIR resource (or any JSON) the expression is evaluated on" }],
   outputs: [
     { name: "result", type: "json", description: "The result collection (array)" },
     { name: "empty", type: "json", description: "Emitted with the input instead when the result is empty" },

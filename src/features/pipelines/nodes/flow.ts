@@ -6,7 +6,7 @@ import { NodeFailure } from "../node-failure";
 import { defineNode, type PortDef } from "../node-type";
 import { evaluate, jsonataExpression, test } from "./expression";
 
-const IN: PortDef[] = [{ name: "input", type: "json" }];
+const IN: PortDef[] = [{ name: "input", type: "json", description: "The upstream node's output" }];
 
 export const condition = defineNode({
   id: "control.condition",
