@@ -2,6 +2,7 @@
 // listed, its prompt edited and snapshotted as a version, and a chat streams the model's thinking,
 // the tool call, its result and the answer, then appears among the agent's conversations; an agent
 // created through the form is deployed and undeployed.
+import type { ElementHandle } from "puppeteer-core";
 import { describe, expect, inject, it } from "vitest";
 import { consolePerTest, consoleUrl, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 import { FAKE_MODEL } from "./setup/fake-model";
@@ -81,10 +82,13 @@ describe("agents pages", () => {
     expect(await textOf(page, "form[aria-label='Agent settings']")).toContain(FAKE_MODEL);
     await screenshot(page, "agent-new");
     await expectAccessible(page);
-    const button = (label: string) => page.waitForFunction((l) => Array.from(document.querySelectorAll("main button")).find((b) => b.textContent === l), {}, label);
-    await (await button("Deploy")).click();
+    const press = async (label: string) => {
+      const button = (await page.waitForFunction((l) => Array.from(document.querySelectorAll("main button")).find((b) => b.textContent === l), {}, label)).asElement() as ElementHandle<Element>;
+      await button.click();
+    };
+    await press("Deploy");
     await page.waitForFunction(() => document.querySelector("main h1")?.textContent === "Triage bot deployed");
-    await (await button("Undeploy")).click();
+    await press("Undeploy");
     await page.waitForFunction(() => document.querySelector("main h1")?.textContent === "Triage bot not deployed");
     await visit(page, "/agents");
     await page.waitForFunction(() => Array.from(document.querySelectorAll("tbody tr")).some((tr) => tr.textContent?.startsWith("Triage bot")));

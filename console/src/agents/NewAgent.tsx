@@ -20,6 +20,7 @@ export function NewAgent() {
   const create = useAction();
   const [, navigate] = useLocation();
   const templateId = template || templates.data?.agents[0]?.id || "";
+  const failure = create.failure ?? templates.error;
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -60,7 +61,7 @@ export function NewAgent() {
       <button type="submit" disabled={create.busy || !templateId}>
         Create agent
       </button>
-      {(create.failure ?? templates.error) && <ErrorMessage error={(create.failure ?? templates.error)!} />}
+      {failure && <ErrorMessage error={failure} />}
     </form>
   );
 }
