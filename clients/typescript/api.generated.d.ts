@@ -2733,6 +2733,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/device-platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The device platforms and push sources, and whether a sync can pull from each */
+        get: operations["listDevicePlatforms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/device-platforms/{kind}/authorizations": {
         parameters: {
             query?: never;
@@ -6172,6 +6189,21 @@ export interface components {
             failure: string | null;
             /** @description The Bulk Data status URL: 202 while running, 200 with the manifest, DELETE to cancel */
             status_url: string;
+        };
+        DevicePlatformCatalog: {
+            platforms: components["schemas"]["DevicePlatformDescriptor"][];
+        };
+        DevicePlatformDescriptor: {
+            /** @example smart_ring */
+            kind: string;
+            /** @description The vendor whose API the platform calls; null for a kind with no platform here */
+            vendor: string | null;
+            /** @description A manual sync (POST /api/v1/devices/{deviceId}/sync) can pull from it; false: readings only arrive (companion apps, MQTT, posted readings), so a sync is refused */
+            pulls: boolean;
+            /** @description A patient's account is linked through the platform's consent (POST /api/v1/device-platforms/{kind}/authorizations) */
+            oauth: boolean;
+            data_types: string[];
+            max_sync_days: number | null;
         };
         DevicePlatformAuthorization: {
             /**
@@ -20166,6 +20198,62 @@ export interface operations {
                         bulk_exports: components["schemas"]["BulkExport"][];
                         total_count: number;
                     };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDevicePlatforms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Catalog */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicePlatformCatalog"];
                 };
             };
             /** @description Invalid request body or parameters */

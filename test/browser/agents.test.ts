@@ -1,6 +1,8 @@
 // The agents pages in a real browser against the suite's fake OpenAI-compatible model: an agent is
 // listed, its prompt edited and snapshotted as a version, and a chat streams the model's thinking,
-// the tool call, its result and the answer, then appears among the agent's conversations.
+// the tool call, its result and the answer, then appears among the agent's conversations; an agent
+// created through the form is deployed and undeployed.
+import type { ElementHandle } from "puppeteer-core";
 import { describe, expect, inject, it } from "vitest";
 import { consolePerTest, consoleUrl, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 import { FAKE_MODEL } from "./setup/fake-model";
@@ -69,5 +71,26 @@ describe("agents pages", () => {
     expect(await textOf(page, ".conversation-messages")).toContain("How many patients are there?");
     await screenshot(page, "agent-chat");
     await expectAccessible(page);
+
+    // A new agent from a template through the form, then deployed and undeployed on its page.
+    await visit(page, "/agents");
+    await page.waitForSelector("form[aria-label='New agent'] select[name=template] option");
+    await page.type("form[aria-label='New agent'] [name=name]", "Triage bot");
+    await page.select("form[aria-label='New agent'] select[name=model]", model?.id ?? "");
+    await page.click("form[aria-label='New agent'] button[type=submit]");
+    await page.waitForFunction(() => document.querySelector("main h1")?.textContent === "Triage bot not deployed");
+    expect(await textOf(page, "form[aria-label='Agent settings']")).toContain(FAKE_MODEL);
+    await screenshot(page, "agent-new");
+    await expectAccessible(page);
+    const press = async (label: string) => {
+      const button = (await page.waitForFunction((l) => Array.from(document.querySelectorAll("main button")).find((b) => b.textContent === l), {}, label)).asElement() as ElementHandle<Element>;
+      await button.click();
+    };
+    await press("Deploy");
+    await page.waitForFunction(() => document.querySelector("main h1")?.textContent === "Triage bot deployed");
+    await press("Undeploy");
+    await page.waitForFunction(() => document.querySelector("main h1")?.textContent === "Triage bot not deployed");
+    await visit(page, "/agents");
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("tbody tr")).some((tr) => tr.textContent?.startsWith("Triage bot")));
   });
 });

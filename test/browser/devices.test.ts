@@ -1,7 +1,7 @@
 // Devices page: Sync now against a stand-in Oura API on loopback (the integration's api_base_url
 // points at it; OUTBOUND_ALLOW lets the guard reach 127.0.0.1) with the sync log's live progress,
 // an alert rule of each of the five kinds created through the form, and an alert acknowledged and
-// resolved.
+// resolved; a push-only (MQTT) device linked through the form has no Sync now, and is unlinked.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -64,6 +64,25 @@ describe("Devices page", () => {
     await docScreenshot(page, "devices");
     await expectAccessible(page);
 
+    // A push-only device linked through the form: no Sync now (the platform descriptor says MQTT
+    // does not pull), while the ring keeps it; then unlinked, it leaves the patient's devices.
+    await page.type("form[aria-label='Link a device'] [name=name]", "Ward monitor");
+    await page.select("form[aria-label='Link a device'] select[name=platform]", "mqtt");
+    await page.type("form[aria-label='Link a device'] [name=platform_device_id]", "bed-12");
+    await page.click("form[aria-label='Link a device'] button[type=submit]");
+    await page.waitForFunction(() => document.querySelectorAll(".device-panel").length === 2);
+    const monitor = async () => (await page.$$eval(".device-panel", (ps) => ps.map((p) => p.textContent ?? ""))).find((t) => t.includes("Ward monitor")) ?? "";
+    expect(await monitor()).toMatch(/mqtt · active/);
+    expect(await monitor()).toContain("Push only");
+    expect(await page.$("button[aria-label='Sync now Ward monitor']")).toBeNull();
+    expect(await page.$("button[aria-label='Sync now Oura Ring Gen3']")).not.toBeNull();
+    await screenshot(page, "devices-linked");
+    await expectAccessible(page);
+    page.once("dialog", (d) => void d.accept());
+    await page.click("button[aria-label='Unlink Ward monitor']");
+    await page.waitForFunction(() => document.querySelectorAll(".device-panel").length === 1);
+    expect(await monitor()).toBe("");
+    expect(await textOf(page, ".device-panel")).toContain("Oura Ring Gen3");
   });
 
   it("lets a clinician sync but hides the integrations (credentials) meant for administrators", async () => {

@@ -2,8 +2,8 @@
 // same routes with the same role checks, refuses cross-site writes, expires and ends on sign-out.
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { consoleSessions } from "../../src/features/tenancy/tables";
+import { describe, expect, it, vi } from "vitest";
+import { apiKeys, consoleSessions } from "../../src/features/tenancy/tables";
 import { controlStore } from "../../src/platform/org-data";
 import { definition, createPipeline, trigger } from "../support/pipelines";
 import { call, createKey, createTenant } from "../support/tenants";
@@ -120,6 +120,28 @@ describe("console session", () => {
     expect((await call("/api/organization", { headers: withCookie(session, { "x-organization-id": b.orgId }) })).status).toBe(403);
     expect((await call(`/fhir/r4/${b.orgId}/Patient`, { headers: withCookie(session) })).status).toBe(403);
     expect((await call(`/fhir/r4/${a.orgId}/Patient`, { headers: withCookie(session) })).status).toBe(200);
+  });
+
+  it("records the key's last use for its sign-in and its session's requests (only its own key)", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const clinician = await createKey(a.orgId, "clinician");
+    const lastUsed = async (keyId: string) => (await controlStore(env).select().from(apiKeys).where(eq(apiKeys.id, keyId)).get())?.lastUsedAt ?? null;
+    expect(await lastUsed(clinician.keyId)).toBeNull();
+    const { session } = await signIn(a.orgId, clinician.key);
+    expect(await lastUsed(clinician.keyId)).not.toBeNull();
+
+    // Over a minute ago: the session's next request records a new use (after the response).
+    const old = new Date(Date.now() - 2 * 60_000).toISOString();
+    await controlStore(env).update(apiKeys).set({ lastUsedAt: old }).where(eq(apiKeys.id, clinician.keyId));
+    expect((await call("/api/pipelines", { headers: withCookie(session) })).status).toBe(200);
+    await vi.waitFor(async () => expect(Date.parse((await lastUsed(clinician.keyId)) ?? "")).toBeGreaterThan(Date.parse(old)));
+    const listed = (await (await a.fetch("/api/api-keys")).json()) as { api_keys: { id: string; last_used_at: string | null }[] };
+    expect(listed.api_keys.find((k) => k.id === clinician.keyId)?.last_used_at).not.toBeNull();
+    // Another organization's key is untouched by A's session.
+    const bKey = await createKey(b.orgId, "clinician");
+    expect((await call("/api/organization", { headers: withCookie(session, { "x-organization-id": b.orgId }) })).status).toBe(403);
+    expect(await lastUsed(bKey.keyId)).toBeNull();
   });
 
   it("says so when who-am-I or sign-out come with a Bearer key instead of a session", async () => {

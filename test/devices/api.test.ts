@@ -1,7 +1,7 @@
 // Device integrations, patient devices, vitals and the timeline over HTTP: shapes, roles,
 // bad input as 400 with the field, and another org's records as 404.
 import { describe, expect, it } from "vitest";
-import { authedFetch, createKey, createTenant } from "../support/tenants";
+import { authedFetch, call, createKey, createTenant } from "../support/tenants";
 import { createPatient, linkDevice, minutesAgo, postReadings, reading } from "./support";
 
 const integration = { platform: "smart_ring", name: "Oura", credentials: { client_id: "abc", client_secret: "super-secret-value" } };
@@ -77,6 +77,28 @@ describe("patient devices", () => {
     expect((await b.fetch(`/api/v1/patients/${patient}/devices/${device}`, { method: "DELETE" })).status).toBe(404);
     const res = await a.fetch(`/api/v1/patients/${patient}/devices`, { method: "POST", json: { name: "x", platform: "smart_ring", integration_id: "nope" } });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("device platform catalog", () => {
+  it("says which platforms a sync pulls from; a push-only (MQTT) device's sync is refused, as its descriptor says", async () => {
+    const t = await createTenant();
+    const clinician = await createKey(t.orgId, "clinician");
+    const res = await authedFetch(t.orgId, clinician.key)("/api/v1/device-platforms");
+    expect(res.status).toBe(200);
+    const { platforms } = (await res.json()) as { platforms: { kind: string; vendor: string | null; pulls: boolean; oauth: boolean; data_types: string[] }[] };
+    const of = (kind: string) => platforms.find((p) => p.kind === kind);
+    expect(of("smart_ring")).toMatchObject({ vendor: "Oura", pulls: true, oauth: true });
+    expect(of("smart_ring")?.data_types).toContain("heartrate");
+    expect(of("mqtt")).toMatchObject({ vendor: null, pulls: false, data_types: [] });
+    expect(of("ios_health_app")?.pulls).toBe(false);
+
+    const patientId = await createPatient(t);
+    const mqtt = await linkDevice(t, patientId, { name: "Ward monitor", platform: "mqtt" });
+    const sync = await t.fetch(`/api/v1/devices/${mqtt}/sync`, { method: "POST", json: {} });
+    expect(sync.status).toBe(400);
+    expect(((await sync.json()) as { error: { details: { message: string }[] } }).error.details[0]?.message).toMatch(/push/);
+    expect((await call("/api/v1/device-platforms")).status).toBe(401);
   });
 });
 

@@ -7,6 +7,8 @@ export type DeviceIntegration = Schemas["DeviceIntegration"];
 
 export type PatientDevice = Schemas["PatientDevice"];
 
+export type PlatformDescriptor = Schemas["DevicePlatformDescriptor"];
+
 export type SyncLog = Schemas["DeviceSyncLog"];
 
 export const ALERT_KINDS = ["high_value", "low_value", "rapid_change", "data_absence", "score_below"] as const;

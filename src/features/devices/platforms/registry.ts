@@ -49,3 +49,28 @@ export function devicePlatformRegistry(platforms: readonly DevicePlatform[]): De
     isKind: (kind) => (PLATFORM_KINDS as readonly string[]).includes(kind) || byKind.has(kind),
   };
 }
+
+/** Sources a device's readings may come from besides the kinds: posted readings and MQTT messages. */
+export const PUSH_SOURCES = ["mqtt", "manual"] as const;
+
+/** What a client needs to know of a platform: above all whether a manual sync can pull from it. */
+export interface PlatformDescriptor {
+  readonly kind: string;
+  readonly vendor: string | null;
+  /** A sync fetches from the platform (Garmin's asks it to push the window again); false: readings only arrive (companion apps, MQTT, posted). */
+  readonly pulls: boolean;
+  /** A patient's account is linked through the platform's OAuth consent. */
+  readonly oauth: boolean;
+  readonly dataTypes: readonly string[];
+  readonly maxSyncDays: number | null;
+}
+
+/** Every platform of the deployment, then the spec's kinds and the push sources without one. */
+export function platformCatalog(platforms: DevicePlatforms): PlatformDescriptor[] {
+  const pulling: PlatformDescriptor[] = platforms.all.map((p) => ({ kind: p.kind, vendor: p.vendor, pulls: true, oauth: p.oauth !== undefined, dataTypes: p.dataTypes, maxSyncDays: p.maxSyncDays }));
+  const known = new Set(pulling.map((p) => p.kind));
+  const pushing = [...PLATFORM_KINDS, ...PUSH_SOURCES]
+    .filter((kind) => !known.has(kind))
+    .map((kind): PlatformDescriptor => ({ kind, vendor: null, pulls: false, oauth: false, dataTypes: [], maxSyncDays: null }));
+  return [...pulling, ...pushing];
+}

@@ -33,6 +33,8 @@ import {
   presentEvent,
   presentLink,
   presentSubscriber,
+  PlatformCatalogSchema,
+  presentDescriptor,
   Subscriber,
   SubscriberPut,
 } from "./schemas";
@@ -41,7 +43,7 @@ import { deleteSubscriber, getSubscriber, putSubscriber, subscriberTarget } from
 import { credentialFreeHandshake, receiveWebhook, signatureRefused, webhookSpecOf } from "./webhooks/receive";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import type { WebhookDelivery } from "./platform";
-import type { DevicePlatformsOf } from "./registry";
+import { type DevicePlatformsOf, platformCatalog } from "./registry";
 import { audited, notAudited } from "../../audit";
 
 const tags = ["Wearable platforms"];
@@ -155,6 +157,10 @@ export const devicePlatformPublicRoutes = (platformsOf: DevicePlatformsOf) =>
 
 /** Authenticated routes, under /api/v1/device-platforms. */
 export const devicePlatformRoutes = createRouter<HttpEnv>()
+  .openapi(
+    createRoute({ method: "get", path: "/", operationId: "listDevicePlatforms", tags, summary: "The device platforms and push sources, and whether a sync can pull from each", security, middleware: requirePermission("fhir:read"), responses: { 200: { description: "Catalog", content: json(PlatformCatalogSchema) }, ...commonErrors } }),
+    (c) => c.json({ platforms: platformCatalog(c.get("ctx").devicePlatforms).map(presentDescriptor) }, 200),
+  )
   .openapi(
     createRoute({
       method: "post",

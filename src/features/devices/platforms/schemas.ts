@@ -1,6 +1,7 @@
 // API schemas and presenters of the wearable platforms: linking, links, webhook events, subscribers.
 import { z } from "@hono/zod-openapi";
 import type { SubscriberState } from "./platform";
+import type { PlatformDescriptor } from "./registry";
 import type { DeviceWebhookEventRow } from "./webhooks/tables";
 import type { DevicePlatformLinkRow } from "./oauth/tables";
 
@@ -179,3 +180,25 @@ export function presentSubscriber(s: SubscriberState) {
     ...(s.subscriptions ? { subscriptions: s.subscriptions.map((x) => ({ id: x.id, data_type: x.dataType, event_type: x.eventType, expires_at: x.expiresAt ?? null })) } : {}),
   };
 }
+
+export const PlatformDescriptorSchema = z
+  .object({
+    kind: z.string().openapi({ example: "smart_ring" }),
+    vendor: z.string().nullable().openapi({ description: "The vendor whose API the platform calls; null for a kind with no platform here" }),
+    pulls: z.boolean().openapi({ description: "A manual sync (POST /api/v1/devices/{deviceId}/sync) can pull from it; false: readings only arrive (companion apps, MQTT, posted readings), so a sync is refused" }),
+    oauth: z.boolean().openapi({ description: "A patient's account is linked through the platform's consent (POST /api/v1/device-platforms/{kind}/authorizations)" }),
+    data_types: z.array(z.string()),
+    max_sync_days: z.number().int().nullable(),
+  })
+  .openapi("DevicePlatformDescriptor");
+
+export const PlatformCatalogSchema = z.object({ platforms: z.array(PlatformDescriptorSchema) }).openapi("DevicePlatformCatalog");
+
+export const presentDescriptor = (d: PlatformDescriptor): z.infer<typeof PlatformDescriptorSchema> => ({
+  kind: d.kind,
+  vendor: d.vendor,
+  pulls: d.pulls,
+  oauth: d.oauth,
+  data_types: [...d.dataTypes],
+  max_sync_days: d.maxSyncDays,
+});

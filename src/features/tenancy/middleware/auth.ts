@@ -21,6 +21,7 @@ import { countRefusedInOrg } from "./rate-limit";
 import type { Placement } from "../../../platform/directory";
 import type { Limits } from "../limits/config";
 import type { SessionWithKey } from "../sessions/session-store";
+import type { ApiKeyRow } from "../tables";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -120,13 +121,17 @@ async function keyPrincipal(c: Context<HttpEnv>, pathOrganizationId: string | un
       return found;
     },
   );
-  const lastUsed = entry.key.lastUsedAt ? Date.parse(entry.key.lastUsedAt) : 0;
-  if (now - lastUsed > TOUCH_INTERVAL_MS) {
-    const at = new Date(now).toISOString();
-    entry.key.lastUsedAt = at;
-    c.executionCtx.waitUntil(store.touch(entry.key.id, at).catch(() => forgetCachedKey(keyHash)));
-  }
+  touchKey(c, store, entry.key, now, () => forgetCachedKey(keyHash));
   return { principal, entry };
+}
+
+/** Records a key's last use, at most once a minute, after the response (a failed write only retries sooner). */
+function touchKey(c: Context<HttpEnv>, store: ApiKeyStore, key: ApiKeyRow, now: number, onFailure: () => void): void {
+  const lastUsed = key.lastUsedAt ? Date.parse(key.lastUsedAt) : 0;
+  if (now - lastUsed <= TOUCH_INTERVAL_MS) return;
+  const at = new Date(now).toISOString();
+  key.lastUsedAt = at;
+  c.executionCtx.waitUntil(store.touch(key.id, at).catch(onFailure));
 }
 
 /**
@@ -148,6 +153,9 @@ async function sessionPrincipal(c: Context<HttpEnv>, sessionId: string, pathOrga
     entry.session.lastSeenAt = new Date(now).toISOString();
     c.executionCtx.waitUntil(store.touch(idHash, entry.session.lastSeenAt));
   }
+  // A key's session is that key in use: without this, a key used only through the console showed
+  // "Last used: never". The session row is read uncached, so the key's last use is current.
+  if (entry.key) touchKey(c, new ApiKeyStore(controlStore(c.env)), entry.key, now, () => {});
   c.set("consoleSession", { idHash, entry });
   return { principal, entry };
 }

@@ -37,6 +37,8 @@ export async function signIn(env: Env, contexts: OrgContexts, input: { organizat
   const lifetimes = sessionLifetimes(env);
   const sessions = new ConsoleSessionStore(control);
   const { id, row } = await sessions.create(principal.orgId, { keyId: principal.keyId }, now, lifetimes.maxSeconds);
+  // Signing in is a use of the key (the session's requests then record theirs, middleware/auth.ts).
+  await keys.touch(principal.keyId, new Date(now).toISOString());
   const found = await sessions.findByHash(row.idHash);
   if (!found) throw new Error("the session just created was not found");
   await recordManagementAction(trail, principal, { action: "console_session.sign_in", outcome: "0" });
