@@ -30,6 +30,7 @@ import { alertRoutes } from "../features/alerts/routes/alerts";
 import { alertRuleRoutes } from "../features/alerts/routes/alert-rules";
 import { agentRoutes } from "../features/agents/routes/agents";
 import { apiKeyRoutes } from "../features/tenancy/routes/api-keys";
+import { personalApiKeyRoutes } from "../features/tenancy/routes/personal-api-keys";
 import { connectorRoutes } from "../features/connectors/routes/connectors";
 import { destinationRoutes } from "../features/destinations";
 import { copilotRoutes } from "../features/copilot/routes/index";
@@ -166,6 +167,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/v1/client-applications", clientApplicationRoutes);
   app.route("/api/v1/smart", launchRoutes);
+  app.route("/api/v1/users/me/api-keys", personalApiKeyRoutes);
   app.route("/api/v1/users", totpRoutes);
   app.route("/api/v1/users", userRoutes);
   app.route("/api/v1/identity-provider", identityProviderRoutes);

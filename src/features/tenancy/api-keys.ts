@@ -3,6 +3,7 @@ import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { displayPrefix, generateApiKey, hashApiKey } from "./auth/api-key-crypto";
 import type { Role } from "./auth/permissions";
 import type { Database } from "../../platform/db/client";
+import { type UserRow, users } from "../identity";
 import { type ApiKeyRow, apiKeys, organizations } from "./tables";
 
 export interface NewApiKey {
@@ -11,12 +12,16 @@ export interface NewApiKey {
   role: Role;
   scopes?: string[];
   createdBy?: string;
+  /** A personal key's user. */
+  ownerUserId?: string;
   /** Only for seeding a fixed development key; normally generated. */
   secret?: string;
 }
 
 export interface KeyWithOrg {
   key: ApiKeyRow;
+  /** A personal key's user, as they are now (null for the organization's keys). */
+  owner?: UserRow | null;
   orgLimits: unknown;
   /** The org's directory entry (src/platform/directory.ts), read in the same query. */
   orgShard: string;
@@ -41,6 +46,7 @@ export class ApiKeyStore {
       lastUsedAt: null,
       revokedAt: null,
       accessPolicyId: null,
+      ownerUserId: input.ownerUserId ?? null,
     };
     await this.db.insert(apiKeys).values(row);
     return { row, secret };
@@ -49,44 +55,42 @@ export class ApiKeyStore {
   /** The key matching a secret's hash, with its organization's limit overrides. */
   async findByHash(keyHash: string): Promise<KeyWithOrg | undefined> {
     const hit = await this.db
-      .select({ key: apiKeys, orgLimits: organizations.limits, orgShard: organizations.shard, orgMovingTo: organizations.movingTo })
+      .select({ key: apiKeys, owner: users, orgLimits: organizations.limits, orgShard: organizations.shard, orgMovingTo: organizations.movingTo })
       .from(apiKeys)
       .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
+      .leftJoin(users, and(eq(users.id, apiKeys.ownerUserId), eq(users.orgId, apiKeys.orgId)))
       .where(eq(apiKeys.keyHash, keyHash))
       .get();
     return hit ?? undefined;
   }
 
-  async list(orgId: string, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  /** A page of the organization's keys, or of one user's personal keys. */
+  async list(orgId: string, limit: number, offset: number, ownerUserId?: string): Promise<{ rows: ApiKeyRow[]; total: number }> {
+    const where = and(eq(apiKeys.orgId, orgId), ownerUserId === undefined ? undefined : eq(apiKeys.ownerUserId, ownerUserId));
     const [rows, totals] = await Promise.all([
-      this.db
-        .select()
-        .from(apiKeys)
-        .where(eq(apiKeys.orgId, orgId))
-        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-        .limit(limit)
-        .offset(offset),
-      this.db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.orgId, orgId)),
+      this.db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(limit).offset(offset),
+      this.db.select({ n: count() }).from(apiKeys).where(where),
     ]);
     return { rows, total: totals[0]?.n ?? 0 };
   }
 
-  async get(orgId: string, id: string): Promise<ApiKeyRow | undefined> {
+  /** The key of this org (and of this owner, when given). */
+  async get(orgId: string, id: string, ownerUserId?: string): Promise<ApiKeyRow | undefined> {
     return this.db
       .select()
       .from(apiKeys)
-      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id)))
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id), ownerUserId === undefined ? undefined : eq(apiKeys.ownerUserId, ownerUserId)))
       .get();
   }
 
-  /** Marks the key revoked; returns false when it does not exist in this org. */
-  async revoke(orgId: string, id: string): Promise<ApiKeyRow | undefined> {
+  /** Marks the key revoked; undefined when it does not exist in this org (or is not this owner's, when given). */
+  async revoke(orgId: string, id: string, ownerUserId?: string): Promise<ApiKeyRow | undefined> {
     const now = new Date().toISOString();
     await this.db
       .update(apiKeys)
       .set({ revokedAt: now })
-      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
-    return this.get(orgId, id);
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt), ownerUserId === undefined ? undefined : eq(apiKeys.ownerUserId, ownerUserId)));
+    return this.get(orgId, id, ownerUserId);
   }
 
   /** Sets the access policy a live key acts under (null: none), when it acts under `from` (if given); undefined when no such live key of this org has the id. */

@@ -1,6 +1,6 @@
 // The tenancy feature's public surface: what other features may import (nothing reaches its internals).
 export { type Principal, agentExecuteScope, denial, hasPermission, type Role } from "./auth/permissions";
-export { requirePermission, requirePermissionOrScope, authorize, forgetCachedKeys } from "./middleware/auth";
+export { requirePermission, requirePermissionOrScope, authorize, forgetCachedKeys, forgetCachedKeysOf } from "./middleware/auth";
 export { limitsOfOrg } from "./limits/org-limits";
 export { countWebhookDelivery } from "./middleware/rate-limit";
 export { orgGate, releaseSlot, acquireSlotOrThrow, heldSlot } from "./limits/gate";

@@ -18,6 +18,7 @@ export const ApiKeySchema = z
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
     access_policy_id: z.string().nullable().openapi({ description: "The access policy it acts under (PUT /api/v1/access-policies/{id}/assignments/...); null: none" }),
+    owner_user_id: z.string().nullable().openapi({ description: "A personal key's user: it acts as them (their current role), and stops when they are disabled; null: the organization's key" }),
   })
   .openapi("ApiKey");
 
@@ -38,6 +39,8 @@ export const CreateApiKeyBody = z
   .strict()
   .openapi("CreateApiKey");
 
+export const CreatePersonalApiKeyBody = CreateApiKeyBody.omit({ role: true }).openapi("CreatePersonalApiKey");
+
 export const ApiKeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 
 export function presentApiKey(row: ApiKeyRow): z.infer<typeof ApiKeySchema> {
@@ -53,6 +56,7 @@ export function presentApiKey(row: ApiKeyRow): z.infer<typeof ApiKeySchema> {
     last_used_at: row.lastUsedAt,
     revoked_at: row.revokedAt,
     access_policy_id: row.accessPolicyId,
+    owner_user_id: row.ownerUserId,
   };
 }
 

@@ -33,10 +33,17 @@ export const apiKeys = sqliteTable(
     revokedAt: text("revoked_at"),
     /** The access policy (features/access-policies) the key acts under; null: none narrows it. */
     accessPolicyId: text("access_policy_id"),
+    /**
+     * A personal key's user (features/identity's users; no foreign key, which would close a cycle
+     * of the two features' tables): it acts as that person, with their current role, and stops
+     * when they are disabled. Null: the organization's key, with its own role.
+     */
+    ownerUserId: text("owner_user_id"),
   },
   (t) => [
     uniqueIndex("api_keys_hash_uq").on(t.keyHash),
     index("api_keys_org_created_idx").on(t.orgId, t.createdAt),
+    index("api_keys_org_owner_idx").on(t.orgId, t.ownerUserId),
   ],
 );
 

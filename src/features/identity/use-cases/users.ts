@@ -3,6 +3,7 @@
 import { ApiError, conflict, notFound } from "../../../platform/errors";
 import type { OrgData } from "../../../platform/org-data";
 import type { Principal, Role } from "../../../platform/principal";
+import { forgetCachedKeysOf } from "../../tenancy";
 import type { UserRow } from "../tables";
 import { INVITATION_TTL_MS, newInvitationToken, sha256Hex } from "../tokens";
 import { type UserChanges, UserStore } from "../users";
@@ -65,5 +66,7 @@ export async function updateUser(data: OrgData, id: string, req: UpdateRequest):
   const updated = await store.update(data.orgId, id, changes, removesAnAdmin);
   if (updated === "last-admin") throw conflict("This is the organization's last active admin; make another user admin first", "LAST_ADMIN");
   if (!updated) throw missing();
+  // Their personal keys act as they now are: at once in this isolate.
+  forgetCachedKeysOf(id);
   return updated;
 }

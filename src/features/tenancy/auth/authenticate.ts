@@ -1,6 +1,7 @@
 // Turns request credentials into a Principal, or throws the right 400/401/403.
 // Pure apart from the key lookup it is given, so it is testable without HTTP.
 import { ApiError, forbidden, unauthorized } from "../../../platform/errors";
+import { userPrincipal } from "../../identity";
 import type { KeyWithOrg } from "../api-keys";
 import { hashApiKey, isWellFormedApiKey } from "./api-key-crypto";
 import type { Principal } from "./permissions";
@@ -62,16 +63,17 @@ export async function authenticate(creds: Credentials, lookup: KeyLookup): Promi
   if (creds.pathOrganizationId !== undefined && creds.pathOrganizationId !== orgId) {
     throw refuse(forbidden("The organization in the URL does not match X-Organization-ID"));
   }
-  return {
-    keyHash,
-    entry,
-    principal: {
-      orgId,
-      keyId: entry.key.id,
-      keyName: entry.key.name,
-      role: entry.key.role,
-      scopes: entry.key.scopes,
-      ...(entry.key.accessPolicyId ? { accessPolicyId: entry.key.accessPolicyId } : {}),
-    },
-  };
+  return { keyHash, entry, principal: keyPrincipal(entry, orgId) };
+}
+
+/**
+ * The organization's key acts with its own role; a personal key acts as its user (their current
+ * role and access policy, AuditEvents naming them), narrowed by its own scopes and access policy,
+ * and stops with them: a disabled or deleted owner is a 401.
+ */
+function keyPrincipal({ key, owner }: KeyWithOrg, orgId: string): Principal {
+  const policy = (id: string | null) => (id ? { accessPolicyId: id } : {});
+  if (!key.ownerUserId) return { orgId, keyId: key.id, keyName: key.name, role: key.role, scopes: key.scopes, ...policy(key.accessPolicyId) };
+  if (owner?.status !== "active") throw unauthorized("The API key's owner is disabled or no longer exists");
+  return { ...userPrincipal(owner), keyId: key.id, keyName: key.name, scopes: key.scopes, ...policy(key.accessPolicyId ?? owner.accessPolicyId) };
 }

@@ -46,6 +46,11 @@ export function forgetCachedKey(keyHash: string): void {
 }
 
 /** Forgets every cached key of this isolate (the placements they carry changed: a move from here). */
+/** Drops a user's personal keys from this isolate's cache: a change of the person (role, status, policy) applies to them at once here, elsewhere within the cache's lifetime. */
+export function forgetCachedKeysOf(userId: string): void {
+  for (const [hash, { entry }] of keyCache) if (entry.key.ownerUserId === userId) keyCache.delete(hash);
+}
+
 export function forgetCachedKeys(): void {
   keyCache.clear();
   orgCache.clear();

@@ -27,12 +27,17 @@ export interface SignedIn {
 export async function signIn(env: Env, contexts: OrgContexts, input: { organization_id: string; api_key: string }, now = Date.now()): Promise<SignedIn> {
   const control = controlStore(env);
   const keys = new ApiKeyStore(control);
-  const { principal } = await authenticate({ authorization: `Bearer ${input.api_key}`, organizationId: input.organization_id }, (hash) => keys.findByHash(hash));
+  const { principal, entry } = await authenticate({ authorization: `Bearer ${input.api_key}`, organizationId: input.organization_id }, (hash) => keys.findByHash(hash));
   const trail = await contexts.forOrg(principal.orgId);
-  if (!CONSOLE_ROLES.has(principal.role)) {
-    const refused = forbidden("Service keys are for systems: sign in to the console with an administrator's or clinician's key");
-    await recordManagementAction(trail, principal, { action: "console_session.sign_in", outcome: "4", reason: `${refused.code}: ${refused.message}` });
-    throw refused;
+  // A personal key is its person's tool for scripts; the person signs in to the console as themselves (password, SSO, second factor).
+  const refusal = entry.key.ownerUserId
+    ? forbidden("A personal API key cannot open a console session: sign in with your email and password")
+    : !CONSOLE_ROLES.has(principal.role)
+      ? forbidden("Service keys are for systems: sign in to the console with an administrator's or clinician's key")
+      : undefined;
+  if (refusal) {
+    await recordManagementAction(trail, principal, { action: "console_session.sign_in", outcome: "4", reason: `${refusal.code}: ${refusal.message}` });
+    throw refusal;
   }
   const lifetimes = sessionLifetimes(env);
   const sessions = new ConsoleSessionStore(control);
