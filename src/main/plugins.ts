@@ -6,6 +6,7 @@
 import { AI_NODES } from "../features/agents/nodes/index";
 import { ALERT_NODES } from "../features/alerts/nodes";
 import { CORE_CONNECTOR_TYPES } from "../features/connectors/core-types";
+import { CODE_NODES } from "../features/code/index";
 import { CONSENT_NODES } from "../features/consent/nodes/index";
 import { DEVICE_NODES } from "../features/devices/nodes";
 import { exportOperations } from "../features/export/operations";
@@ -32,6 +33,7 @@ export const PLUGINS: readonly Plugin[] = [
   { name: "subscriptions", fhir: { operations: subscriptionOperations, writeChecks: [subscriptionWriteCheck], bundleChecks: [subscriptionBundleCheck], guideActors: [subscriptionsActor] } },
   ...CORE_NODE_FAMILIES.map((nodes, i) => ({ name: `pipelines-core-${i}`, nodes })),
   { name: "connectors-core", connectorTypes: CORE_CONNECTOR_TYPES },
+  { name: "code", nodes: CODE_NODES },
   { name: "agents", nodes: AI_NODES },
   HL7V2_PLUGIN,
   X12_PLUGIN,

@@ -89,6 +89,8 @@ export interface NodeType<C = unknown> {
    * event attributes that must all be equal.
    */
   trigger?: { kind: "manual" | "webhook" | "schedule" | "event"; index?(config: C): TriggerIndexEntry };
+  /** Loads what `validateConfig` needs (the code node's sandbox); awaited before a definition is saved. */
+  prepare?(): Promise<void>;
   /** Extra checks of a definition that the config schema cannot express (e.g. nested bodies). */
   validateConfig?(config: C): { path: string; message: string }[];
   /** Outbound URLs fixed by the config, checked against the outbound guard when the pipeline is saved. */

@@ -21,6 +21,11 @@ export class NodeRegistry {
     return this.byId.get(id);
   }
 
+  /** Awaits every node type's `prepare` (what their save-time checks need loaded). */
+  async prepare(): Promise<void> {
+    await Promise.all(this.all().map((n) => n.prepare?.()));
+  }
+
   all(): NodeType<unknown>[] {
     return [...this.byId.values()];
   }

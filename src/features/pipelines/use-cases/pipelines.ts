@@ -13,20 +13,19 @@ import { webhookInputs, webhookTrigger } from "../webhook";
 
 type Page<T> = Promise<{ rows: T[]; total: number }>;
 
-const checked = (ctx: OrgContext, body: z.infer<typeof PipelineBody>): PipelineInput => ({
-  name: body.name,
-  description: body.description,
-  definition: checkDefinition(body.definition, ctx.nodes, outboundPolicyOf(ctx.env)).definition,
-});
+const checked = async (ctx: OrgContext, body: z.infer<typeof PipelineBody>): Promise<PipelineInput> => {
+  await ctx.nodes.prepare();
+  return { name: body.name, description: body.description, definition: checkDefinition(body.definition, ctx.nodes, outboundPolicyOf(ctx.env)).definition };
+};
 
 export function listPipelines(ctx: OrgContext, limit: number, offset: number): Page<PipelineRow> {
   const { db, orgId } = ctx;
   return new PipelineStore(db).list(orgId, limit, offset);
 }
 
-export function createPipeline(ctx: OrgContext, body: z.infer<typeof PipelineBody>): Promise<PipelineRow> {
+export async function createPipeline(ctx: OrgContext, body: z.infer<typeof PipelineBody>): Promise<PipelineRow> {
   const { db, orgId } = ctx;
-  return new PipelineStore(db).create(orgId, checked(ctx, body));
+  return new PipelineStore(db).create(orgId, await checked(ctx, body));
 }
 
 export function getPipeline(ctx: OrgContext, id: string): Promise<PipelineRow> {
@@ -35,9 +34,9 @@ export function getPipeline(ctx: OrgContext, id: string): Promise<PipelineRow> {
 }
 
 /** A changed definition becomes a new version. */
-export function updatePipeline(ctx: OrgContext, id: string, body: z.infer<typeof PipelineBody>): Promise<PipelineRow> {
+export async function updatePipeline(ctx: OrgContext, id: string, body: z.infer<typeof PipelineBody>): Promise<PipelineRow> {
   const { db, orgId } = ctx;
-  return new PipelineStore(db).update(orgId, id, checked(ctx, body));
+  return new PipelineStore(db).update(orgId, id, await checked(ctx, body));
 }
 
 /** 409 PIPELINE_DEPLOYED while deployed. */

@@ -1,0 +1,101 @@
+// The code.javascript node: the tenant's module run in the sandbox (sandbox.ts) with a ctx built
+// from the pipeline's services, so the code reaches exactly what the node may: the org's FHIR store
+// as the pipeline's principal (the API's access checks, test mode's read-only store), outbound HTTP
+// through the outbound guard, and the node's logs.
+import { z } from "zod";
+import { defineNode, type NodeContext, NodeFailure } from "../pipelines";
+import { type CodeLimits, MAX_LIMITS, runTenantCode, syntaxError, type TenantApi, loadSandbox } from "./sandbox";
+
+const READ_METHODS = new Set(["GET", "HEAD"]);
+const limit = (key: keyof CodeLimits) => z.number().int().positive().max(MAX_LIMITS[key]).optional();
+
+const CodeConfig = z
+  .object({
+    code: z.string().min(1).max(200_000).describe("An ES module: export default async function (input, ctx) { ... }"),
+    limits: z
+      .object({ cpuMs: limit("cpuMs"), wallMs: limit("wallMs"), memoryBytes: limit("memoryBytes"), outputChars: limit("outputChars"), fhirCalls: limit("fhirCalls"), fetches: limit("fetches"), logLines: limit("logLines") })
+      .strict()
+      .optional(),
+  })
+  .strict();
+type CodeConfig = z.infer<typeof CodeConfig>;
+
+const text = (v: unknown, what: string) => {
+  if (typeof v !== "string" || !v) throw new Error(`${what} must be a non-empty string`);
+  return v;
+};
+const object = <T>(v: unknown, what: string) => {
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error(`${what} must be an object`);
+  return v as T;
+};
+
+/** What `ctx` offers the code, each answer plain JSON. */
+export function nodeApi(ctx: NodeContext<CodeConfig>): TenantApi {
+  const fhir = () => ctx.services.fhir();
+  type Res = Parameters<ReturnType<typeof fhir>["create"]>[0];
+  return {
+    functions: {
+      "fhir.read": { budget: "fhirCalls", call: ([type, id]) => fhir().read(text(type, "type"), text(id, "id")) },
+      "fhir.search": { budget: "fhirCalls", call: ([type, query]) => fhir().search(text(type, "type"), typeof query === "string" ? query : new URLSearchParams((query ?? {}) as Record<string, string>).toString()) },
+      "fhir.create": { budget: "fhirCalls", call: async ([resource]) => (await fhir().create(object<Res>(resource, "resource"))).resource },
+      "fhir.update": { budget: "fhirCalls", call: async ([resource]) => (await fhir().update(object<Res & { id: string }>(resource, "resource"))).resource },
+      "fhir.transaction": { budget: "fhirCalls", call: ([bundle]) => fhir().batch(object(bundle, "bundle")) },
+      fetch: {
+        budget: "fetches",
+        call: async ([url, init]) => {
+          const o = (init ?? {}) as { method?: string; headers?: Record<string, string>; body?: unknown };
+          const method = (o.method ?? "GET").toUpperCase();
+          if (ctx.testMode && !READ_METHODS.has(method)) {
+            ctx.wouldWrite(`http:${method} ${String(url)}`, { headers: o.headers, body: o.body });
+            return { status: 0, headers: {}, body: null, test_mode: "not sent" };
+          }
+          const body = o.body === undefined || typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+          const res = await ctx.services.fetch(text(url, "url"), { method, headers: o.headers, body, signal: ctx.signal });
+          const answer = await res.text();
+          let parsed: unknown = answer;
+          try {
+            parsed = answer ? JSON.parse(answer) : null;
+          } catch {
+            // not JSON: the text
+          }
+          return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
+        },
+      },
+    },
+    log: (message) => ctx.log("info", message),
+  };
+}
+
+export const codeJavascript = defineNode({
+  id: "code.javascript",
+  name: "Code (JavaScript)",
+  category: "data",
+  description: "Runs your JavaScript module (export default async function (input, ctx)) in a sandbox with limits; ctx offers fhir, fetch and log.",
+  keywords: ["javascript", "js", "code", "script", "function", "custom", "sandbox"],
+  inputs: [{ name: "input", type: "any" }],
+  outputs: [{ name: "output", type: "json" }],
+  config: CodeConfig,
+  documentation: {
+    summary:
+      "ctx.fhir.read/search/create/update/transaction reach the organization's store as the pipeline; ctx.fetch(url, {method, headers, body}) goes through the outbound guard and answers {status, headers, body}; ctx.log(...) writes the node's log. Values cross as JSON. Limits (docs/code.md): CODE_TIMEOUT, CODE_MEMORY, CODE_LIMIT; a throw is CODE_ERROR with line and column.",
+    example: {
+      config: { code: "export default async function (input, ctx) {\n  const p = await ctx.fhir.read('Patient', input.id);\n  return { name: p.name?.[0]?.family };\n}" },
+      inputs: { input: { id: "123" } },
+      outputs: { output: { name: "Lovelace" } },
+    },
+  },
+  prepare: async () => {
+    await loadSandbox();
+  },
+  validateConfig: (config) => {
+    const err = syntaxError(config.code);
+    return err ? [{ path: "code", message: `${err.message} (line ${err.line ?? "?"}, column ${err.column ?? "?"})` }] : [];
+  },
+  run: async (ctx) => {
+    const r = await runTenantCode({ code: ctx.config.code, input: ctx.inputs.input, ctxApi: nodeApi(ctx), limits: ctx.config.limits });
+    if (!r.ok) throw new NodeFailure(r.error.code, r.error.message, { ...(r.error.line ? { line: r.error.line, column: r.error.column } : {}) });
+    return { outputs: { output: r.output } };
+  },
+});
+
+export const CODE_NODES = [codeJavascript];

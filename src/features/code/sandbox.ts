@@ -1,0 +1,419 @@
+// Tenant JavaScript in QuickJS compiled to WebAssembly (quickjs-ng): each run gets a runtime and
+// context of its own (its own heap, globals and memory limit), so nothing a run does to its globals
+// reaches the next run or another organization. What the code can reach is only what `api` hands
+// it, and values cross the boundary as JSON text. Locally workerd enforces no CPU limit on a
+// Dynamic Worker Loader isolate, so the limits are QuickJS's: an interrupt handler (CPU slices
+// summed, a wall deadline and an operation budget for platforms whose clock stands still while
+// code runs), the runtime's memory limit and stack size. docs/code.md.
+import variant from "@jitl/quickjs-ng-wasmfile-release-sync";
+import wasmModule from "@jitl/quickjs-ng-wasmfile-release-sync/wasm";
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten-core";
+
+export const CODE_ERRORS = ["CODE_TIMEOUT", "CODE_MEMORY", "CODE_LIMIT", "CODE_ERROR", "CODE_SYNTAX", "CODE_NO_EXPORT"] as const;
+export type CodeErrorCode = (typeof CODE_ERRORS)[number];
+
+export interface CodeError {
+  code: CodeErrorCode;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface CodeLimits {
+  /** Time the code itself runs (awaits on host calls excluded), ms. */
+  cpuMs: number;
+  /** The whole run, host calls included, ms. */
+  wallMs: number;
+  memoryBytes: number;
+  /** The returned value's JSON, characters. */
+  outputChars: number;
+  fhirCalls: number;
+  fetches: number;
+  logLines: number;
+}
+
+export const DEFAULT_LIMITS: CodeLimits = { cpuMs: 50, wallMs: 5_000, memoryBytes: 32 * 1024 * 1024, outputChars: 1024 * 1024, fhirCalls: 50, fetches: 10, logLines: 100 };
+/** What a node may raise its limits to. */
+export const MAX_LIMITS: CodeLimits = { cpuMs: 1_000, wallMs: 30_000, memoryBytes: 128 * 1024 * 1024, outputChars: 8 * 1024 * 1024, fhirCalls: 500, fetches: 100, logLines: 1_000 };
+
+/** A capability the code reaches as `ctx.<path>` (dots nest: "fhir.read"); arguments and answer are JSON. */
+export interface HostFunction {
+  /** Which per-run budget a call counts against; "none" for pure helpers (codecs). */
+  budget: "fhirCalls" | "fetches" | "none";
+  /** Sync helpers answer at once (codecs); the others answer a promise inside the sandbox. */
+  sync?: boolean;
+  call(args: unknown[]): unknown;
+}
+
+export interface TenantApi {
+  functions: Record<string, HostFunction>;
+  log(message: string): void;
+}
+
+export interface RunRequest {
+  code: string;
+  input: unknown;
+  ctxApi: TenantApi;
+  limits?: Partial<CodeLimits>;
+}
+
+export type RunResult = { ok: true; output: unknown; logs: string[] } | { ok: false; error: CodeError; logs: string[] };
+
+/** A host call refused for a budget: the run ends with CODE_LIMIT even if the code catches it. */
+class LimitReached extends Error {}
+
+const FILE = "node.js";
+/** Interrupt-handler calls per ms of CPU (QuickJS calls it every few thousand operations); measured in docs/code.md. */
+const TICKS_PER_MS = 40;
+/** QuickJS's stack limit: well below the host's, so deep recursion is QuickJS's RangeError, not the Worker's. */
+const STACK_BYTES = 160 * 1024;
+/**
+ * QuickJS's memory limit does not count every buffer (typed arrays' backing stores escape it), so
+ * the instance's WebAssembly memory is watched too: a run that grows it past this fails CODE_MEMORY.
+ */
+const WASM_CEILING_BYTES = 96 * 1024 * 1024;
+
+let loaded: Promise<QuickJSWASMModule> | undefined;
+let ready: QuickJSWASMModule | undefined;
+
+/** The QuickJS WebAssembly instance, created once per isolate (the costly part of a cold start). */
+export function loadSandbox(): Promise<QuickJSWASMModule> {
+  loaded ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule })).then(
+    (m) => {
+      ready = m;
+      return m;
+    },
+    (err) => {
+      loaded = undefined;
+      throw err;
+    },
+  );
+  return loaded;
+}
+
+/** The limits asked for, each capped at MAX_LIMITS. */
+export function limitsOf(asked: Partial<CodeLimits> = {}): CodeLimits {
+  const out = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(out) as (keyof CodeLimits)[]) {
+    const v = asked[key];
+    if (typeof v === "number" && v > 0) out[key] = Math.min(v, MAX_LIMITS[key]);
+  }
+  return out;
+}
+
+/**
+ * Parses `code` as a module without running it: undefined when it parses, else the syntax error
+ * with its place. Undefined too before the sandbox is loaded (`loadSandbox`): a run reports it then.
+ */
+export function syntaxError(code: string): CodeError | undefined {
+  if (!ready) return undefined;
+  const rt = ready.newRuntime();
+  rt.setMemoryLimit(DEFAULT_LIMITS.memoryBytes);
+  const started = Date.now();
+  rt.setInterruptHandler(() => Date.now() - started > 1_000);
+  const vm = rt.newContext();
+  try {
+    const r = vm.evalCode(code, FILE, { type: "module", compileOnly: true });
+    if (!r.error) {
+      r.value.dispose();
+      return undefined;
+    }
+    const err = errorOf(vm, r.error, true);
+    return err.code === "CODE_SYNTAX" ? err : undefined;
+  } finally {
+    vm.dispose();
+    rt.dispose();
+  }
+}
+
+/** The one entry point for tenant code (the code node; later custom tools and node types). */
+export async function runTenantCode(req: RunRequest): Promise<RunResult> {
+  const qjs = await loadSandbox();
+  const limits = limitsOf(req.limits);
+  const logs: string[] = [];
+  const used = { fhirCalls: 0, fetches: 0 };
+  const rt = qjs.newRuntime();
+  rt.setMemoryLimit(limits.memoryBytes);
+  rt.setMaxStackSize(STACK_BYTES);
+  const startedAt = Date.now();
+  let cpu = 0;
+  let ticks = 0;
+  let slice: number | undefined;
+  let stop: CodeError | undefined;
+  // An interrupted run leaves objects QuickJS's runtime cannot free (it aborts the whole instance
+  // when asked to), and WebAssembly memory never shrinks: such a run's instance is retired instead,
+  // left to in-flight runs and the garbage collector, and the next run starts a new one.
+  let retire = false;
+  const memory = qjs.getWasmMemory();
+  let stopped: (e: CodeError) => void = () => {};
+  const stopping = new Promise<CodeError>((resolve) => {
+    stopped = resolve;
+  });
+  const fail = (e: CodeError) => {
+    stop ??= e;
+    stopped(stop);
+  };
+  // Only the code's own slices are interrupted: host-side reads of its values (errors, output) are not.
+  rt.setInterruptHandler(() => {
+    if (slice === undefined) return false;
+    if (memory.buffer.byteLength > WASM_CEILING_BYTES) fail({ code: "CODE_MEMORY", message: "The code used more memory than its limit" });
+    if (stop) {
+      retire = true;
+      return true;
+    }
+    ticks++;
+    const now = performance.now();
+    if (cpu + (slice === undefined ? 0 : now - slice) > limits.cpuMs || ticks > limits.cpuMs * TICKS_PER_MS) fail({ code: "CODE_TIMEOUT", message: `The code ran longer than its CPU limit of ${limits.cpuMs} ms` });
+    else if (Date.now() - startedAt > limits.wallMs) fail({ code: "CODE_TIMEOUT", message: `The run took longer than its wall-time limit of ${limits.wallMs} ms` });
+    retire ||= stop !== undefined;
+    return stop !== undefined;
+  });
+  /** Every entry into the sandbox counts towards its CPU time. */
+  const inside = <T>(f: () => T): T => {
+    slice = performance.now();
+    try {
+      return f();
+    } finally {
+      cpu += performance.now() - slice;
+      slice = undefined;
+    }
+  };
+  const vm = rt.newContext();
+  const open = { deferreds: new Set<{ alive: boolean; dispose(): void }>(), closed: false };
+  let wallTimer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const handles: QuickJSHandle[] = [];
+    const keep = (h: QuickJSHandle) => {
+      handles.push(h);
+      return h;
+    };
+    try {
+      const host = keep(hostBridge(vm, req.ctxApi, limits, used, logs, fail, open, () => inside(() => rt.executePendingJobs())));
+      const mod = inside(() => vm.evalCode(req.code, FILE, { type: "module" }));
+      if (mod.error) return { ok: false, error: stop ?? errorOf(vm, mod.error, true), logs };
+      // A module with top-level await answers a promise of its namespace.
+      const ns = await settle(vm, mod.value, inside, rt);
+      if ("error" in ns) return { ok: false, error: stop ?? ns.error, logs };
+      keep(ns.value);
+      const fn = keep(vm.getProp(ns.value, "default"));
+      if (vm.typeof(fn) !== "function") return { ok: false, error: { code: "CODE_NO_EXPORT", message: "The module has no default export function: write `export default async function (input, ctx) { ... }`" }, logs };
+      const inputHandle = keep(jsonIn(vm, req.input, inside));
+      const called = inside(() => vm.callFunction(fn, vm.undefined, inputHandle, host));
+      if (called.error) return { ok: false, error: stop ?? errorOf(vm, called.error), logs };
+      wallTimer = setTimeout(() => fail({ code: "CODE_TIMEOUT", message: `The run took longer than its wall-time limit of ${limits.wallMs} ms` }), Math.max(0, limits.wallMs - (Date.now() - startedAt)));
+      // A limit reached while the code awaits ends the run at once: the code is not resumed.
+      const result = await Promise.race([settle(vm, called.value, inside, rt), stopping.then((error) => ({ error }))]);
+      if ("error" in result) return { ok: false, error: stop ?? result.error, logs };
+      keep(result.value);
+      if (stop) return { ok: false, error: stop, logs };
+      const out = jsonOut(vm, result.value, limits, inside);
+      return "error" in out ? { ok: false, error: stop ?? out.error, logs } : { ok: true, output: out.value, logs };
+    } finally {
+      for (const h of handles) if (h.alive) h.dispose();
+    }
+  } catch (err) {
+    // The host's own stack ran out inside the WebAssembly: the run fails, the next starts on a new instance.
+    if (!(err instanceof RangeError)) throw err;
+    loaded = undefined;
+    ready = undefined;
+    return { ok: false, error: { code: "CODE_LIMIT", message: "The code nested calls deeper than its stack allows" }, logs };
+  } finally {
+    if (wallTimer !== undefined) clearTimeout(wallTimer);
+    fail({ code: "CODE_TIMEOUT", message: "The run ended" });
+    // Host calls still in flight find the context closed when they land, and touch nothing.
+    open.closed = true;
+    if (retire || memory.buffer.byteLength > WASM_CEILING_BYTES) retireInstance(qjs);
+    else {
+      for (const d of open.deferreds) if (d.alive) d.dispose();
+      dispose(vm, rt);
+    }
+  }
+}
+
+function retireInstance(qjs: QuickJSWASMModule) {
+  if (ready !== qjs) return;
+  loaded = undefined;
+  ready = undefined;
+}
+
+function dispose(vm: QuickJSContext, rt: { dispose(): void }) {
+  try {
+    vm.dispose();
+    rt.dispose();
+  } catch {
+    // QuickJS aborted on a runtime it could not free whole: the next run starts a new instance.
+    loaded = undefined;
+    ready = undefined;
+  }
+}
+
+/** Awaits a sandbox value that may be a promise, pumping the sandbox's jobs as host calls settle. */
+async function settle(vm: QuickJSContext, handle: QuickJSHandle, inside: <T>(f: () => T) => T, rt: { executePendingJobs(): unknown }): Promise<{ value: QuickJSHandle } | { error: CodeError }> {
+  const state = vm.getPromiseState(handle);
+  if (state.type === "fulfilled" && state.notAPromise) return { value: handle };
+  const settled = vm.resolvePromise(handle);
+  inside(() => rt.executePendingJobs());
+  handle.dispose();
+  const r = await settled;
+  if (r.error) {
+    const error = errorOf(vm, r.error);
+    return { error };
+  }
+  return { value: r.value };
+}
+
+function jsonIn(vm: QuickJSContext, value: unknown, inside: <T>(f: () => T) => T): QuickJSHandle {
+  const text = JSON.stringify(value ?? null);
+  const r = inside(() => vm.evalCode(`JSON.parse(${JSON.stringify(text)})`, "input.js"));
+  return vm.unwrapResult(r);
+}
+
+function jsonOut(vm: QuickJSContext, handle: QuickJSHandle, limits: CodeLimits, inside: <T>(f: () => T) => T): { value: unknown } | { error: CodeError } {
+  const json = vm.getProp(vm.global, "JSON");
+  const stringify = vm.getProp(json, "stringify");
+  const r = inside(() => vm.callFunction(stringify, json, handle));
+  stringify.dispose();
+  json.dispose();
+  if (r.error) return { error: errorOf(vm, r.error) };
+  const text = vm.typeof(r.value) === "string" ? vm.getString(r.value) : undefined;
+  r.value.dispose();
+  if (text === undefined) return { value: null };
+  if (text.length > limits.outputChars) return { error: { code: "CODE_LIMIT", message: `The output is ${text.length} characters of JSON, over the limit of ${limits.outputChars}` } };
+  return { value: JSON.parse(text) };
+}
+
+// The `ctx` object, built inside the sandbox from two host functions it closes over (so no global
+// names them): `sync(name, argsJson)` answers JSON text, `async(name, argsJson)` a promise of it.
+const BOOTSTRAP = `(function (names, syncNames, callSync, callAsync, log) {
+  const parse = (t) => (t === undefined ? undefined : JSON.parse(t));
+  const ctx = {};
+  for (const name of names) {
+    const path = name.split(".");
+    let at = ctx;
+    for (const p of path.slice(0, -1)) at = at[p] ??= {};
+    const isSync = syncNames.includes(name);
+    at[path[path.length - 1]] = isSync
+      ? (...args) => parse(callSync(name, JSON.stringify(args)))
+      : async (...args) => parse(await callAsync(name, JSON.stringify(args)));
+  }
+  ctx.log = (...args) => log(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+  const freeze = (o) => { for (const v of Object.values(o)) if (typeof v === "object") freeze(v); return Object.freeze(o); };
+  return freeze(ctx);
+})`;
+
+function hostBridge(
+  vm: QuickJSContext,
+  api: TenantApi,
+  limits: CodeLimits,
+  used: { fhirCalls: number; fetches: number },
+  logs: string[],
+  fail: (e: CodeError) => void,
+  open: { deferreds: Set<{ alive: boolean; dispose(): void }>; closed: boolean },
+  pump: () => unknown,
+): QuickJSHandle {
+  const charge = (f: HostFunction) => {
+    if (f.budget === "none") return;
+    used[f.budget]++;
+    if (used[f.budget] > limits[f.budget]) {
+      const e = { code: "CODE_LIMIT" as const, message: `The run made more than ${limits[f.budget]} ${f.budget === "fetches" ? "outbound fetches" : "FHIR calls"}` };
+      fail(e);
+      throw new LimitReached(e.message);
+    }
+  };
+  const lookup = (nameHandle: QuickJSHandle): HostFunction => {
+    const f = api.functions[vm.getString(nameHandle)];
+    if (!f) throw new Error("No such function");
+    return f;
+  };
+  const callSync = vm.newFunction("callSync", (nameH, argsH) => {
+    try {
+      const f = lookup(nameH);
+      charge(f);
+      const answer = f.call(JSON.parse(vm.getString(argsH)) as unknown[]);
+      return answer === undefined ? vm.undefined : vm.newString(JSON.stringify(answer));
+    } catch (err) {
+      return { error: vm.newError(messageOf(err)) };
+    }
+  });
+  const callAsync = vm.newFunction("callAsync", (nameH, argsH) => {
+    const deferred = vm.newPromise();
+    open.deferreds.add(deferred);
+    const args = vm.getString(argsH);
+    let run: Promise<unknown>;
+    try {
+      const f = lookup(nameH);
+      charge(f);
+      run = Promise.resolve().then(() => f.call(JSON.parse(args) as unknown[]));
+    } catch (err) {
+      run = Promise.reject(err);
+    }
+    const land = (answer: { value: unknown } | { error: unknown }) => {
+      open.deferreds.delete(deferred);
+      if (open.closed || !deferred.alive) return;
+      try {
+        if ("value" in answer) {
+          const h = answer.value === undefined ? vm.undefined : vm.newString(JSON.stringify(answer.value));
+          deferred.resolve(h);
+          h.dispose();
+        } else {
+          const e = vm.newError(messageOf(answer.error));
+          deferred.reject(e);
+          e.dispose();
+        }
+      } catch {
+        // The answer did not fit in the sandbox's memory.
+        fail({ code: "CODE_MEMORY", message: "A host call's answer did not fit in the code's memory limit" });
+        return;
+      }
+      pump();
+    };
+    run.then(
+      (value) => land({ value }),
+      (error) => land({ error }),
+    );
+    return deferred.handle;
+  });
+  const log = vm.newFunction("log", (msgH) => {
+    if (logs.length >= limits.logLines) return;
+    const message = vm.getString(msgH).slice(0, 2_000);
+    logs.push(message);
+    api.log(message);
+  });
+  const names = Object.keys(api.functions);
+  const factory = vm.unwrapResult(vm.evalCode(BOOTSTRAP, "ctx.js"));
+  const namesH = jsonHandle(vm, names);
+  const syncH = jsonHandle(vm, names.filter((n) => api.functions[n]?.sync));
+  const ctx = vm.unwrapResult(vm.callFunction(factory, vm.undefined, namesH, syncH, callSync, callAsync, log));
+  for (const h of [factory, namesH, syncH, callSync, callAsync, log]) h.dispose();
+  return ctx;
+}
+
+function jsonHandle(vm: QuickJSContext, value: unknown): QuickJSHandle {
+  return vm.unwrapResult(vm.evalCode(`(${JSON.stringify(value)})`, "json.js"));
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A sandbox error as a CodeError: its kind from QuickJS's own errors, its place from the stack's first frame in the code. */
+function errorOf(vm: QuickJSContext, handle: QuickJSHandle, evaluating = false): CodeError {
+  // Read field by field: QuickJS's dump of an uncatchable (interrupted) error leaves objects behind.
+  const field = (name: string) => {
+    if (vm.typeof(handle) !== "object") return undefined;
+    const h = vm.getProp(handle, name);
+    const v = vm.typeof(h) === "string" ? vm.getString(h) : undefined;
+    h.dispose();
+    return v;
+  };
+  const e = vm.typeof(handle) === "object" ? { name: field("name"), message: field("message"), stack: field("stack") } : { message: vm.typeof(handle) === "string" ? vm.getString(handle) : String(vm.typeof(handle)) };
+  handle.dispose();
+  const message = String(e.message ?? "The code failed");
+  const place = new RegExp(`${FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(e.stack ?? "");
+  const at = place ? { line: Number(place[1]), column: Number(place[2]) } : {};
+  if (e.name === "InternalError" && /out of memory/i.test(message)) return { code: "CODE_MEMORY", message: "The code used more memory than its limit" };
+  if (e.name === "InternalError" && /interrupted/i.test(message)) return { code: "CODE_TIMEOUT", message: "The code ran longer than its limit" };
+  if (e.name === "RangeError" && /stack overflow|call stack/i.test(message)) return { code: "CODE_LIMIT", message: "The code nested calls deeper than its stack allows", ...at };
+  if (e.name === "SyntaxError" && evaluating) return { code: "CODE_SYNTAX", message, ...at };
+  return { code: "CODE_ERROR", message: e.name && e.name !== "Error" ? `${e.name}: ${message}` : message, ...at };
+}

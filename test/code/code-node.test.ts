@@ -1,0 +1,74 @@
+// The code.javascript node in pipelines, on the real FHIR store: the happy path with node logs,
+// a syntax error refused at save with its place, a limit failing the node (and the service still
+// answering), async executions, and org B's code never reaching org A's data with A's ids.
+import { describe, expect, it } from "vitest";
+import { createPipeline, definition, driveExecution, edge, run, trigger } from "../support/pipelines";
+import { createTenant, type Tenant } from "../support/tenants";
+
+const code = (source: string, limits?: Record<string, number>) => ({ id: "js", type: "code.javascript", config: { code: source, ...(limits ? { limits } : {}) } });
+const pipeline = (source: string, limits?: Record<string, number>) => definition([trigger(), code(source, limits)], [edge("start", "js", "event")]);
+
+async function patient(t: Tenant, family: string): Promise<string> {
+  const res = await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", headers: { "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Patient", name: [{ family, given: ["Ada"] }] }) });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+const READ = `export default async function (input, ctx) {
+  const p = await ctx.fhir.read("Patient", input.id);
+  ctx.log("read", p.resourceType, p.id);
+  return { id: p.id, display: p.name[0].given[0] + " " + p.name[0].family.toUpperCase() };
+}`;
+
+describe("code.javascript node", () => {
+  it("reads a Patient and returns a transformed object, its logs in the node's execution logs; async too", async () => {
+    const t = await createTenant();
+    const id = await patient(t, "Lovelace");
+    const pid = await createPipeline(t, pipeline(READ));
+    const { res, body } = await run(t, pid, { id });
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ status: "completed", outputs: { js: { output: { id, display: "Ada LOVELACE" } } } });
+    const record = (await (await t.fetch(`/api/executions/${body.execution_id}`)).json()) as { nodes: Record<string, { logs: { level: string; message: string }[] }> };
+    expect(record.nodes.js?.logs).toEqual(expect.arrayContaining([expect.objectContaining({ level: "info", message: `read Patient ${id}` })]));
+    const started = await run(t, pid, { id }, { async: true });
+    expect(await driveExecution(t, started.body.execution_id)).toMatchObject({ status: "completed", outputs: { js: { output: { display: "Ada LOVELACE" } } } });
+  });
+
+  it("a syntax error is refused at save with its line and column; limits above the cap too", async () => {
+    const t = await createTenant();
+    const res = await t.fetch("/api/pipelines", { method: "POST", json: { name: "bad", description: "", definition: pipeline("export default function (input) {\n  return input +;\n}") } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; details: { path: string; message: string }[] } };
+    expect(body.error.code).toBe("VALIDATION_FAILED");
+    expect(body.error.details).toEqual([expect.objectContaining({ path: "nodes.js.config.code", message: expect.stringMatching(/line 2, column \d+/) })]);
+    const capped = await t.fetch("/api/pipelines", { method: "POST", json: { name: "big", description: "", definition: pipeline("export default () => 1", { cpuMs: 60_000 }) } });
+    expect(capped.status).toBe(400);
+  });
+
+  it("a limit or a throw fails the node with its code (and line), and the service keeps answering", async () => {
+    const t = await createTenant();
+    const loop = await createPipeline(t, pipeline("export default function () { while (true) {} }"));
+    expect((await run(t, loop)).body).toMatchObject({ status: "failed", error: { code: "CODE_TIMEOUT", node_id: "js", node_type: "code.javascript" } });
+    const fetches = await createPipeline(t, pipeline("export default async function (i, ctx) { while (true) { try { await ctx.fetch('http://127.0.0.2/') } catch {} } }"));
+    expect((await run(t, fetches)).body).toMatchObject({ status: "failed", error: { code: "CODE_LIMIT" } });
+    const thrower = await createPipeline(t, pipeline("export default function () {\n  throw new Error('nope');\n}"));
+    const thrown = await run(t, thrower);
+    expect(thrown.body).toMatchObject({ status: "failed", error: { code: "CODE_ERROR", message: "nope" } });
+    expect((await t.fetch("/health")).status).toBe(200);
+    expect((await run(t, await createPipeline(t, pipeline("export default (i) => ({ twice: i.n * 2 })")), { n: 4 })).body).toMatchObject({ status: "completed", outputs: { js: { output: { twice: 8 } } } });
+  });
+
+  it("org B's code cannot read org A's Patient with A's id, nor pollute what A's runs see", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const id = await patient(a, "Secret");
+    const bRead = await createPipeline(b, pipeline(`Object.prototype.leaked = "B";\n${READ}`));
+    const bRun = await run(b, bRead, { id });
+    expect(bRun.body).toMatchObject({ status: "failed", error: { code: "CODE_ERROR" } });
+    expect(JSON.stringify(bRun.body)).not.toContain("Secret");
+    const bSearch = await createPipeline(b, pipeline(`export default async (input, ctx) => (await ctx.fhir.search("Patient", "_id=" + input.id)).total ?? (await ctx.fhir.search("Patient", "_id=" + input.id)).entry?.length ?? 0`));
+    expect((await run(b, bSearch, { id })).body).toMatchObject({ status: "completed", outputs: { js: { output: 0 } } });
+    const aRead = await createPipeline(a, pipeline(`export default async (input, ctx) => ({ leaked: ({}).leaked ?? null, family: (await ctx.fhir.read("Patient", input.id)).name[0].family })`));
+    expect((await run(a, aRead, { id })).body).toMatchObject({ status: "completed", outputs: { js: { output: { leaked: null, family: "Secret" } } } });
+  });
+});
