@@ -6,6 +6,7 @@
 import { useEffect, useState } from "react";
 import { Link } from "wouter";
 import { ErrorMessage, Loading } from "../components/States";
+import { TableHead } from "../components/TableHead";
 import { ApiFailure, api } from "../lib/api";
 
 const failureOf = (e: unknown) => (e instanceof ApiFailure ? e : new ApiFailure(0, "CLIENT", String(e)));
@@ -107,14 +108,7 @@ export function DestinationResponses({ executions }: { executions: string[] }) {
   return (
     <table>
       <caption className="visually-hidden">Destination responses</caption>
-      <thead>
-        <tr>
-          <th scope="col">Destination</th>
-          <th scope="col">State</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Answer</th>
-        </tr>
-      </thead>
+      <TableHead columns={["Destination", "State", "Attempts", "Answer"]} />
       <tbody>
         {rows.map(({ delivery, message, error }) => (
           <tr key={`${delivery.destination_id} ${delivery.delivery_id}`} data-delivery={delivery.delivery_id}>
@@ -124,7 +118,7 @@ export function DestinationResponses({ executions }: { executions: string[] }) {
             <td>{message?.state ?? "—"}</td>
             <td>{message?.attempts ?? "—"}</td>
             <td>
-              {error && error.message}
+              {error?.message}
               {message?.last_result && (
                 <>
                   {message.last_result.status !== undefined && `HTTP ${message.last_result.status} `}

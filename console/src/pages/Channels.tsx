@@ -5,6 +5,7 @@
 // last hour). Refreshed every 10 s.
 import { Link } from "wouter";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
+import { TableHead } from "../components/TableHead";
 import { withQuery } from "../lib/api";
 import { useApi } from "../lib/use-api";
 import { usePolling } from "../lib/use-polling";
@@ -69,18 +70,7 @@ export function Channels() {
       {stats.data && stats.data.routes.length > 0 && (
         <table className="channels">
           <caption className="visually-hidden">Inbound routes</caption>
-          <thead>
-            <tr>
-              <th scope="col">Sender</th>
-              {FIGURES.map((f) => (
-                <th key={f} scope="col">
-                  {f[0]?.toUpperCase()}
-                  {f.slice(1)}
-                </th>
-              ))}
-              <th scope="col">Per hour</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Sender", ...FIGURES.map((f) => `${f[0]?.toUpperCase()}${f.slice(1)}`), "Per hour"]} />
           <tbody>
             {stats.data.routes.map((r) => (
               <tr key={`${r.protocol} ${r.sender}`} data-route={r.sender ?? ""}>
@@ -106,17 +96,7 @@ export function Channels() {
       {destinations.data && destinations.data.total_count > 0 && (
         <table>
           <caption className="visually-hidden">Destinations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Destination</th>
-              <th scope="col">Status</th>
-              <th scope="col">Queued</th>
-              <th scope="col">In flight</th>
-              <th scope="col">Dead</th>
-              <th scope="col">Sent (1 h)</th>
-              <th scope="col">Failed attempts (1 h)</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Destination", "Status", "Queued", "In flight", "Dead", "Sent (1 h)", "Failed attempts (1 h)"]} />
           <tbody>
             {destinations.data.destinations.map((d) => (
               <tr key={d.id} data-destination={d.id}>
