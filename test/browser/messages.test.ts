@@ -4,9 +4,10 @@
 // across reload, back and forward; one is opened with its fields and components named, its raw
 // text and its ACK; once a matching pipeline is deployed both are reprocessed from a selection
 // (confirmed, each one's outcome shown), after which the message shows one attempt, the FHIR it
-// became and links to the FHIR browser's record; the channels dashboard counts the sender's route.
+// became, the answer of the destination it was queued to, and links to the FHIR browser's record; the channels dashboard counts the sender's route.
 import type { Page } from "puppeteer-core";
-import { describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type LoopbackServer, serveOnLoopback } from "../support/loopback-http";
 import { adminApi, consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
@@ -32,6 +33,13 @@ async function waitForRows(page: Page, ids: string[]): Promise<void> {
 }
 
 describe("HL7 messages pages", () => {
+  // The destination the pipeline below queues each message to: it answers with the delivery id.
+  let receiver: LoopbackServer;
+  beforeAll(async () => {
+    receiver = await serveOnLoopback(async (_url, init) => new Response(`received ${(init.headers as Record<string, string>)["x-delivery-id"] ?? ""}`, { status: 200, headers: { "content-type": "text/plain" } }));
+  });
+  afterAll(() => receiver.close());
+
   it("finds, reads, reprocesses in bulk and counts a sender's messages", async () => {
     const { orgId, adminKey } = inject("orgA");
     // A facility and MRNs of its own, so filters and the pipeline below match only this test's messages.
@@ -116,7 +124,8 @@ describe("HL7 messages pages", () => {
     expect(await textOf(page, "[data-view=raw]")).toContain(`MSA|AA|A-${facility}`);
     await expectAccessible(page);
 
-    // Deploy a pipeline for this sender, then reprocess both from a selection in the list.
+    // Deploy a pipeline for this sender (to FHIR, and the message to a destination), then reprocess both from a selection in the list.
+    const destination = (await adminApi("/api/v1/destinations", { name: `Receiver ${facility}`, target: { kind: "url", url: `${receiver.origin}/hl7` } })) as { id: string };
     const pipeline = (await adminApi("/api/pipelines", {
       name: `ADT from ${facility}`,
       description: "",
@@ -124,8 +133,12 @@ describe("HL7 messages pages", () => {
         nodes: [
           { id: "in", type: "hl7.inbound_trigger", config: { message_type: "ADT", sending_facility: facility } },
           { id: "fhir", type: "hl7.to_fhir", config: {} },
+          { id: "out", type: "output.enqueue", config: { destination_id: destination.id } },
         ],
-        connections: [{ from: { node: "in", port: "message" }, to: { node: "fhir", port: "message" } }],
+        connections: [
+          { from: { node: "in", port: "message" }, to: { node: "fhir", port: "message" } },
+          { from: { node: "in", port: "message" }, to: { node: "out", port: "input" } },
+        ],
       },
     })) as { id: string };
     await adminApi(`/api/pipelines/${pipeline.id}/deploy`, {});
@@ -157,8 +170,9 @@ describe("HL7 messages pages", () => {
     expect(resources.some((r) => r.startsWith("Encounter/"))).toBe(true);
     await page.click("#tab-fhir");
     await page.waitForFunction(() => /"family": "Musterfrau"/.test(document.querySelector("[role=tabpanel]")?.textContent ?? ""));
+    // The destination's answer to this message's delivery.
     await page.click("#tab-destinations");
-    await page.waitForFunction(() => document.querySelector("[role=tabpanel]")?.textContent?.includes("queued nothing to a destination"));
+    await page.waitForFunction(() => /delivered.*HTTP 200.*received .+:out:0/s.test(document.querySelector("[role=tabpanel] tbody")?.textContent ?? ""), { timeout: 20_000 });
     await screenshot(page, "message-processed");
     await expectAccessible(page);
 

@@ -78,9 +78,20 @@ export function deliveriesIn(value: unknown, into: Delivery[] = []): Delivery[] 
   return into;
 }
 
+const PENDING = new Set(["queued", "in_flight"]);
+const POLL_MS = 1000;
+
 export function DestinationResponses({ executions }: { executions: string[] }) {
   const [rows, setRows] = useState<{ delivery: Delivery; message?: QueuedMessage; error?: ApiFailure }[]>();
   const [failure, setFailure] = useState<ApiFailure>();
+  const [tick, setTick] = useState(0);
+  // Delivery is asynchronous: asked again while a message still waits or is being sent.
+  useEffect(() => {
+    if (!rows?.some((r) => r.message && PENDING.has(r.message.state))) return;
+    const timer = setTimeout(() => setTick((t) => t + 1), POLL_MS);
+    return () => clearTimeout(timer);
+  }, [rows]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: tick asks again for the same executions.
   useEffect(() => {
     let live = true;
     (async () => {
@@ -89,7 +100,8 @@ export function DestinationResponses({ executions }: { executions: string[] }) {
       return Promise.all(
         deliveries.map(async (delivery) => {
           try {
-            return { delivery, message: await api<QueuedMessage>(`/api/v1/destinations/${encodeURIComponent(delivery.destination_id)}/messages/${encodeURIComponent(delivery.delivery_id)}`) };
+            const found = await api<{ message: QueuedMessage }>(`/api/v1/destinations/${encodeURIComponent(delivery.destination_id)}/messages/${encodeURIComponent(delivery.delivery_id)}`);
+            return { delivery, message: found.message };
           } catch (e) {
             return { delivery, error: failureOf(e) };
           }
@@ -101,7 +113,7 @@ export function DestinationResponses({ executions }: { executions: string[] }) {
     return () => {
       live = false;
     };
-  }, [executions]);
+  }, [executions, tick]);
   if (failure) return <ErrorMessage error={failure} />;
   if (!rows) return <Loading what="the destinations' responses" />;
   if (!rows.length) return <p className="muted">Its pipelines queued nothing to a destination.</p>;
