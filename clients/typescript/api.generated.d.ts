@@ -2522,8 +2522,45 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List inbound messages of every protocol, newest first */
+        /**
+         * List inbound messages of every protocol, newest first
+         * @description Filtered by status, protocol, type, control id and sender (exact), by text the message contains (`text`), and by the value at a field path (`field` and `value`, e.g. field=PID-3&value=4711 for a medical record number). A field search reads the newest 2,000 messages whose text contains the value; `total_count` counts the matches among them.
+         */
         get: operations["listHl7Messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hl7/messages/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per inbound route (protocol and sender): received, filtered, queued, sent and errored messages over the last hours, hour by hour */
+        get: operations["listHl7MessagesStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hl7/messages/senders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The senders inbound messages came from (for a sender filter), most recent first */
+        get: operations["listHl7MessagesSenders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6030,8 +6067,50 @@ export interface components {
                 at?: string;
             } | null;
         };
+        InboundStats: {
+            /** @description Start of the first hour counted (UTC) */
+            since: string;
+            routes: {
+                protocol: string;
+                /** @description null for messages too broken to name their sender */
+                sender: string | null;
+                received: number;
+                /** @description unrouted: no deployed pipeline took it */
+                filtered: number;
+                /** @description received: waiting in its sender's line */
+                queued: number;
+                /** @description processed */
+                sent: number;
+                /** @description failed or rejected */
+                errored: number;
+                /** @description One entry per UTC hour, oldest first */
+                hours: {
+                    start: string;
+                    received: number;
+                    /** @description unrouted: no deployed pipeline took it */
+                    filtered: number;
+                    /** @description received: waiting in its sender's line */
+                    queued: number;
+                    /** @description processed */
+                    sent: number;
+                    /** @description failed or rejected */
+                    errored: number;
+                }[];
+            }[];
+        };
+        InboundSenders: {
+            senders: {
+                protocol: string;
+                /** @description The sender's line as its adapter names it (HL7 v2: MSH-3|MSH-4) */
+                sender: string;
+                count: number;
+                last_received_at: string;
+            }[];
+        };
         InboundMessage: components["schemas"]["InboundMessageSummary"] & {
             raw: string;
+            /** @description The acknowledgement answered when the message was first received (HL7 v2: the commit ACK); null before it was kept, or when the message was too broken to answer */
+            ack: string | null;
             source: {
                 [key: string]: string;
             } | null;
@@ -19162,6 +19241,12 @@ export interface operations {
                 message_type?: string;
                 control_id?: string;
                 sender?: string;
+                /** @description Text the message contains (ASCII case-insensitive); messages above 128 KB, kept in R2, are not searched */
+                text?: string;
+                /** @description A field path of the message's protocol (HL7 v2: PID-3, PID-5.1, OBX-3.1; without a component, each repetition's first component) whose value must equal `value`; needs `value` */
+                field?: string;
+                /** @description The value at `field` (compared case-insensitively, any occurrence or repetition) */
+                value?: string;
             };
             header?: never;
             path?: never;
@@ -19179,6 +19264,121 @@ export interface operations {
                         messages: components["schemas"]["InboundMessageSummary"][];
                         total_count: number;
                     };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHl7MessagesStats: {
+        parameters: {
+            query?: {
+                /** @description Hours back, the current one included (default 24, at most 168) */
+                hours?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts per route */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundStats"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHl7MessagesSenders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Senders seen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundSenders"];
                 };
             };
             /** @description Invalid request body or parameters */

@@ -16,6 +16,7 @@ import { SignIn } from "./pages/SignIn";
 const Pipelines = lazy(() => import("./pages/Pipelines").then((m) => ({ default: m.Pipelines })));
 const PipelineDetail = lazy(() => import("./pages/PipelineDetail").then((m) => ({ default: m.PipelineDetail })));
 const PipelineEditor = lazy(() => import("./pages/PipelineEditor").then((m) => ({ default: m.PipelineEditor })));
+const Channels = lazy(() => import("./pages/Channels").then((m) => ({ default: m.Channels })));
 const Executions = lazy(() => import("./pages/Executions").then((m) => ({ default: m.Executions })));
 const ExecutionDetail = lazy(() => import("./pages/ExecutionDetail").then((m) => ({ default: m.ExecutionDetail })));
 const StepDebugger = lazy(() => import("./pages/StepDebugger").then((m) => ({ default: m.StepDebugger })));
@@ -132,6 +133,11 @@ function SignedIn() {
           <Route path={CONSOLE_ROUTES.messages}>
             <Guarded needs="messages:read" what="read messages">
               <Messages />
+            </Guarded>
+          </Route>
+          <Route path={CONSOLE_ROUTES.channels}>
+            <Guarded needs="messages:read" what="read messages">
+              <Channels />
             </Guarded>
           </Route>
           <Route path={CONSOLE_ROUTES.message}>

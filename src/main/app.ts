@@ -189,7 +189,7 @@ export function buildApp(options: AppOptions = {}) {
   app.route("/api/v1", deviceRoutes);
   app.route("/api/v1", syncRoutes);
   app.route("/api", inboundIngestRoutes(inboundAdapters, INBOUND_ALIASES));
-  app.route("/api/hl7/messages", inboundMessageRoutes);
+  app.route("/api/hl7/messages", inboundMessageRoutes(inboundAdapters));
   app.route("/api/v1/alert-rules", alertRuleRoutes);
   app.route("/api/v1/alerts", alertRoutes);
   app.route("/api/consent", consentPolicyRoutes);

@@ -14,6 +14,7 @@ export const CONSOLE_ROUTES = {
   execution: "/executions/:id",
   messages: "/messages",
   message: "/messages/:id",
+  channels: "/channels",
   agents: "/agents",
   agent: "/agents/:id",
   devices: "/devices",

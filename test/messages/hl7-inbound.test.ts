@@ -36,7 +36,7 @@ async function route(t: Tenant, sender = SENDER) {
 }
 
 async function message(t: Tenant, id: string) {
-  return (await (await t.fetch(`/api/hl7/messages/${id}`)).json()) as { status: string; executions: string[]; resources: string[]; error: { code: string; message: string } | null; raw: string };
+  return (await (await t.fetch(`/api/hl7/messages/${id}`)).json()) as { status: string; executions: string[]; resources: string[]; error: { code: string; message: string } | null; raw: string; attempts: number; ack: string | null };
 }
 
 async function adtPipeline(t: Tenant, trigger: Record<string, string> = { message_type: "ADT" }) {
@@ -58,6 +58,9 @@ describe("inbound HL7 routing", () => {
     await route(t);
     const stored = await message(t, result!.message_id);
     expect(stored.status).toBe("processed");
+    // The run that processed it is its one attempt; the row keeps the ACK the sender got.
+    expect(stored.attempts).toBe(1);
+    expect(stored.ack).toBe(result!.ack);
     expect(stored.executions).toHaveLength(1);
     const execution = (await (await t.fetch(`/api/executions/${stored.executions[0]}`)).json()) as { status: string; trigger: string };
     expect(execution).toMatchObject({ status: "completed", trigger: "event" });
@@ -177,6 +180,27 @@ describe("inbound HL7 routing", () => {
     expect((await t.fetch(`/api/hl7/messages/${r!.message_id}/reprocess`, { method: "POST" })).status).toBe(409);
   });
 
+  it("searches the list by field path and text, lists the senders seen and counts each route per hour", async () => {
+    const t = await createTenant();
+    const [r] = await send(t, [{ id: "s1", raw: ADT_A01 }, { id: "s2", raw: withControlId(ADT_A01, "MSG2").replace("4711^", "4712^") }]);
+    const list = async (q: string) => (await (await t.fetch(`/api/hl7/messages?${q}`)).json()) as { messages: { id: string; control_id: string }[]; total_count: number };
+    expect(await list("field=PID-3&value=4711")).toMatchObject({ total_count: 1, messages: [{ id: r!.message_id }] });
+    expect((await list("field=PID-5.2&value=erika&limit=1")).total_count).toBe(2);
+    expect((await list("text=4712")).messages.map((m) => m.control_id)).toEqual(["MSG2"]);
+    const bad = await t.fetch("/api/hl7/messages?field=PID3&value=1");
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: "BAD_REQUEST", status: 400 } });
+    expect((await t.fetch("/api/hl7/messages?field=PID-3")).status).toBe(400);
+    expect((await t.fetch("/api/hl7/messages/stats?hours=0")).status).toBe(400);
+    expect(await (await t.fetch("/api/hl7/messages/senders")).json()).toMatchObject({ senders: [{ protocol: "hl7v2", sender: SENDER, count: 2 }] });
+    const stats = (await (await t.fetch("/api/hl7/messages/stats?hours=6")).json()) as { routes: { sender: string; received: number; queued: number; hours: unknown[] }[] };
+    expect(stats.routes).toMatchObject([{ sender: SENDER, received: 2, queued: 2 }]);
+    expect(stats.routes[0]!.hours).toHaveLength(6);
+    const clinician = authedFetch(t.orgId, (await createKey(t.orgId, "clinician")).key);
+    expect((await clinician("/api/hl7/messages/stats")).status).toBe(403);
+    expect((await clinician("/api/hl7/messages/senders")).status).toBe(403);
+  });
+
   it("validates the batch and needs the ingest permission", async () => {
     const t = await createTenant();
     expect((await t.fetch("/api/v1/hl7/messages", { method: "POST", json: { messages: [] } })).status).toBe(400);
@@ -195,6 +219,9 @@ describe("inbound HL7 routing", () => {
     expect((await b.fetch(`/api/hl7/messages/${r!.message_id}`)).status).toBe(404);
     expect((await b.fetch(`/api/hl7/messages/${r!.message_id}/reprocess`, { method: "POST" })).status).toBe(404);
     expect(((await (await b.fetch("/api/hl7/messages")).json()) as { total_count: number }).total_count).toBe(0);
+    expect(((await (await b.fetch("/api/hl7/messages?field=PID-3&value=4711")).json()) as { total_count: number }).total_count).toBe(0);
+    expect(await (await b.fetch("/api/hl7/messages/senders")).json()).toEqual({ senders: [] });
+    expect(((await (await b.fetch("/api/hl7/messages/stats")).json()) as { routes: unknown[] }).routes).toEqual([]);
     // B's identical message is B's own and does not run A's pipeline.
     const [own] = await send(b, [{ id: "t", raw: ADT_A01 }]);
     expect(own!.status).toBe("accepted");

@@ -16,6 +16,7 @@ export const NAV: readonly NavItem[] = [
   { href: "/pipelines", label: "Pipelines", needs: "pipelines:read" },
   { href: "/executions", label: "Executions", needs: "pipelines:read" },
   { href: "/messages", label: "Messages", needs: "messages:read" },
+  { href: "/channels", label: "Channels", needs: "messages:read" },
   { href: "/destinations", label: "Destinations", needs: "messages:read" },
   { href: "/subscriptions", label: "Subscriptions", needs: "messages:read" },
   { href: "/webhooks", label: "Event webhooks", needs: "webhooks:manage" },

@@ -1,13 +1,15 @@
 // A received HL7 v2 message, segment by segment, each field labelled with its position (PID-5) and
-// name, components numbered. Parsed in the browser with the service's own parser (pure, no
+// name, each component with its position (PID-5.1) and its data type's name for it (Family Name). Parsed in the browser with the service's own parser (pure, no
 // imports beyond its folder), so the console reads fields exactly as pipelines do.
 import { parseMessage } from "../../../src/standards/hl7v2/parse";
 import { unescapeValue } from "../../../src/standards/hl7v2/escape";
-import { fieldName } from "./hl7-field-names";
+import { componentName, fieldName, fieldType } from "./hl7-field-names";
 
 interface FieldView {
   position: string;
+  n: number;
   name?: string;
+  type?: string;
   text: string;
   components: string[];
 }
@@ -28,7 +30,7 @@ function fieldsOf(raw: string): { name: string; fields: FieldView[] }[] | string
       const header = segment.isHeader && n <= 2;
       const first = header ? rawField : (rawField.split(d.repetition)[0] ?? "");
       const components = header ? [] : first.split(d.component).map((c) => unescapeValue(c, d));
-      fields.push({ position: `${segment.name}-${n}`, name: fieldName(segment.name, n), text: header ? rawField : segment.field(n).text, components: components.length > 1 ? components : [] });
+      fields.push({ position: `${segment.name}-${n}`, n, name: fieldName(segment.name, n), type: fieldType(segment.name, n), text: header ? rawField : segment.field(n).text, components: components.length > 1 ? components : [] });
     }
     return { name: segment.name, fields };
   });
@@ -55,6 +57,7 @@ export function Hl7View({ raw }: { raw: string }) {
                 <dt>
                   {f.position}
                   {f.name && <span className="muted"> {f.name}</span>}
+                  {f.type && <span className="muted"> ({f.type})</span>}
                 </dt>
                 <dd>
                   <code>{f.text}</code>
@@ -63,8 +66,12 @@ export function Hl7View({ raw }: { raw: string }) {
                       {f.components.map((c, j) =>
                         c ? (
                           // biome-ignore lint/suspicious/noArrayIndexKey: components are positional.
-                          <li key={j} value={j + 1}>
-                            {c}
+                          <li key={j} value={j + 1} data-component={`${f.position}.${j + 1}`}>
+                            <span className="muted">
+                              {f.position}.{j + 1}
+                              {componentName(s.name, f.n, j + 1) && ` ${componentName(s.name, f.n, j + 1)}`}
+                            </span>{" "}
+                            <span className="hl7-value">{c}</span>
                           </li>
                         ) : null,
                       )}

@@ -1,5 +1,7 @@
-// One inbound message: its header facts, the failure, the raw message with segments and fields
-// labelled, the executions it started and the FHIR resources they wrote, and reprocess.
+// One inbound message: its header facts, the failure, the executions it started and the FHIR
+// resources they wrote (linked to the FHIR browser), reprocess, and the message in tabs: parsed
+// (segments, fields and components named), raw, the FHIR written, the ACK sent and each
+// destination's response.
 import { useEffect, useState } from "react";
 import { Link } from "wouter";
 import { ErrorMessage, Loading } from "../components/States";
@@ -7,16 +9,20 @@ import { ApiFailure, api } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useApi } from "../lib/use-api";
 import { Hl7View } from "../messages/Hl7View";
+import { AckView, DestinationResponses, FhirResources, RawText } from "../messages/MessageViews";
 import type { MessageDetail as Detail } from "../messages/types";
 
 const POLL_MS = 1000;
 const REPROCESSABLE = new Set(["processed", "unrouted", "failed"]);
+const TABS = { parsed: "Parsed", raw: "Raw", fhir: "FHIR", ack: "ACK", destinations: "Destinations" } as const;
+type Tab = keyof typeof TABS;
 
 export function MessageDetail({ id }: { id: string }) {
   const { can, session } = useSession();
   const { data, error, loading, reload } = useApi<Detail>(`/api/hl7/messages/${encodeURIComponent(id)}`);
   const [failure, setFailure] = useState<ApiFailure>();
   const [busy, setBusy] = useState(false);
+  const [tab, setTab] = useState<Tab>("parsed");
 
   // Routing is asynchronous: a received (queued) message is fetched again until it settles.
   useEffect(() => {
@@ -106,15 +112,26 @@ export function MessageDetail({ id }: { id: string }) {
         <ul className="message-resources">
           {data.resources.map((ref) => (
             <li key={ref}>
-              <a href={`/fhir/r4/${encodeURIComponent(orgId)}/${ref}`} target="_blank" rel="noreferrer">
-                {ref}
-              </a>
+              <Link href={`/fhir-browser/${ref}`}>{ref}</Link>
             </li>
           ))}
         </ul>
       )}
       <h2>Message</h2>
-      {data.protocol === "hl7v2" ? <Hl7View raw={data.raw} /> : <pre className="json-block">{data.raw}</pre>}
+      <div role="tablist" aria-label="Message views" className="tabs">
+        {(Object.keys(TABS) as Tab[]).map((t) => (
+          <button key={t} type="button" role="tab" id={`tab-${t}`} aria-selected={tab === t} aria-controls={`panel-${t}`} onClick={() => setTab(t)}>
+            {TABS[t]}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+        {tab === "parsed" && (data.protocol === "hl7v2" ? <Hl7View raw={data.raw} /> : <RawText raw={data.raw} />)}
+        {tab === "raw" && <RawText raw={data.raw} />}
+        {tab === "fhir" && <FhirResources orgId={orgId} refs={data.resources} />}
+        {tab === "ack" && <AckView ack={data.ack} />}
+        {tab === "destinations" && <DestinationResponses executions={data.executions} />}
+      </div>
     </>
   );
 }

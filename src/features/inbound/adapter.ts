@@ -55,6 +55,15 @@ export interface InboundAdapter<Header = unknown> {
   acknowledge(header: Header, outcome: AckOutcome, problem?: MessageProblem): string;
   /** The attributes a trigger of `eventType` compares with its filters. */
   attributes(message: StoredFacts): Record<string, string>;
+  /** Content search by field path (HL7 v2: `PID-3`, `OBX-3.1`); absent when the protocol has none. */
+  readonly fields?: FieldPaths;
+}
+
+export interface FieldPaths {
+  /** Why `path` is not one of the protocol's field paths; undefined when it is. */
+  problem(path: string): string | undefined;
+  /** Every non-empty value at `path` in a stored message's text (none when the text does not parse). */
+  values(raw: string, path: string): string[];
 }
 
 /** What a pipeline's trigger receives as the event's payload, whatever the protocol. */

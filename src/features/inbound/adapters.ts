@@ -31,6 +31,10 @@ export class InboundAdapters {
     return adapter;
   }
 
+  all(): InboundAdapter[] {
+    return [...this.byProtocol.values()];
+  }
+
   protocols(): string[] {
     return [...this.byProtocol.keys()].sort();
   }

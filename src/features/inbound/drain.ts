@@ -63,15 +63,16 @@ export async function drainSender(
     if (!queue.length) queue = await store.nextPending(sender, PENDING_READ);
     const message = queue.shift();
     if (!message) return { state: "idle", processed };
+    // This run counts as an attempt whatever its outcome, so a message processed first time shows 1.
+    const attempts = message.attempts + 1;
     try {
       const result = await handle(await store.withRaw(message));
       // Nothing consumed it: kept apart from processed messages so it can be found and reprocessed.
-      if (result) await store.markProcessed(message.id, result.executions, result.resources, result.writes);
-      else await store.markUnrouted(message.id);
+      if (result) await store.markProcessed(message.id, result.executions, result.resources, attempts, result.writes);
+      else await store.markUnrouted(message.id, attempts);
       seen(message, result ? "processed" : "unrouted");
       processed++;
     } catch (err) {
-      const attempts = message.attempts + 1;
       const error = { ...describe(err), at: new Date(now()).toISOString() };
       if (isPermanent(err) || attempts >= MAX_ATTEMPTS) {
         await store.markFailed(message.id, error, attempts);

@@ -24,9 +24,10 @@ export interface IngestResult {
   error?: { code: string; message: string };
 }
 
-function rowOf(protocol: string, input: InboundMessageInput, reading: Reading<unknown>, now: string): NewInboundMessage {
+function rowOf(protocol: string, input: InboundMessageInput, reading: Reading<unknown>, ack: string | undefined, now: string): NewInboundMessage {
   return {
     protocol,
+    ack: ack ?? null,
     clientId: input.id,
     raw: reading.raw,
     receivedAt: input.received_at ?? now,
@@ -45,21 +46,20 @@ export async function ingestMessages<H>(
 ): Promise<{ results: IngestResult[]; senders: string[] }> {
   const now = new Date().toISOString();
   const readings = batch.map((m) => adapter.read(m.raw, m.source));
+  // Built before the insert so the row keeps the acknowledgement its sender got.
+  const acks = readings.map(({ header, problem }) => (header === null ? undefined : problem ? adapter.acknowledge(header, "rejected", problem) : adapter.acknowledge(header, "accepted")));
   const outcomes = await store.insertMany(
-    readings.map((r, i) => rowOf(adapter.protocol, batch[i]!, r, now)),
+    readings.map((r, i) => rowOf(adapter.protocol, batch[i]!, r, acks[i], now)),
     adapter.blob,
   );
   const senders = new Set<string>();
   const results = readings.map((reading, i): IngestResult => {
     const { row, inserted } = outcomes[i]!;
     const id = batch[i]!.id;
-    const { header, problem } = reading;
-    if (problem) {
-      const ack = header === null ? {} : { ack: adapter.acknowledge(header, "rejected", problem) };
-      return { id, status: "rejected", message_id: row.id, error: problem, ...ack };
-    }
+    const { problem } = reading;
+    const ack = acks[i] === undefined ? {} : { ack: acks[i] };
+    if (problem) return { id, status: "rejected", message_id: row.id, error: problem, ...ack };
     if (inserted && row.sender) senders.add(row.sender);
-    const ack = header === null ? {} : { ack: adapter.acknowledge(header, "accepted") };
     return { id, status: inserted ? "accepted" : "duplicate", message_id: row.id, ...ack };
   });
   return { results, senders: [...senders] };

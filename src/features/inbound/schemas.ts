@@ -62,6 +62,7 @@ export const MessageSummary = z
 
 export const MessageDetail = MessageSummary.extend({
   raw: z.string(),
+  ack: z.string().nullable().openapi({ description: "The acknowledgement answered when the message was first received (HL7 v2: the commit ACK); null before it was kept, or when the message was too broken to answer" }),
   source: z.record(z.string(), z.string()).nullable(),
   executions: z.array(z.string()),
   resources: z.array(z.string()),
@@ -87,7 +88,7 @@ export function summary(row: InboundMessageSummary): z.infer<typeof MessageSumma
 
 /** A message with its text, as its detail view answers it. */
 export function detail(row: InboundMessageRow): z.infer<typeof MessageDetail> {
-  return { ...summary(row), raw: row.raw, source: row.source ?? null, executions: row.executions, resources: row.resources };
+  return { ...summary(row), raw: row.raw, ack: row.ack ?? null, source: row.source ?? null, executions: row.executions, resources: row.resources };
 }
 
 export const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
@@ -100,4 +101,51 @@ export const MessageListQuery = PageQuery.extend({
   message_type: z.string().max(10).optional(),
   control_id: z.string().max(200).optional(),
   sender: z.string().max(500).optional(),
+  text: z.string().min(1).max(200).optional().openapi({ description: "Text the message contains (ASCII case-insensitive); messages above 128 KB, kept in R2, are not searched" }),
+  field: z
+    .string()
+    .min(1)
+    .max(50)
+    .optional()
+    .openapi({ description: "A field path of the message's protocol (HL7 v2: PID-3, PID-5.1, OBX-3.1; without a component, each repetition's first component) whose value must equal `value`; needs `value`", example: "PID-3" }),
+  value: z.string().min(1).max(200).optional().openapi({ description: "The value at `field` (compared case-insensitively, any occurrence or repetition)" }),
 });
+
+export const SendersResponse = z
+  .object({
+    senders: z.array(
+      z.object({
+        protocol: z.string(),
+        sender: z.string().openapi({ description: "The sender's line as its adapter names it (HL7 v2: MSH-3|MSH-4)" }),
+        count: z.number().int(),
+        last_received_at: z.string(),
+      }),
+    ),
+  })
+  .openapi("InboundSenders");
+
+const CountsShape = {
+  received: z.number().int(),
+  filtered: z.number().int().openapi({ description: "unrouted: no deployed pipeline took it" }),
+  queued: z.number().int().openapi({ description: "received: waiting in its sender's line" }),
+  sent: z.number().int().openapi({ description: "processed" }),
+  errored: z.number().int().openapi({ description: "failed or rejected" }),
+};
+
+export const StatsQuery = z.object({
+  hours: z.coerce.number().int().min(1).max(168).default(24).openapi({ description: "Hours back, the current one included (default 24, at most 168)" }),
+});
+
+export const StatsResponse = z
+  .object({
+    since: z.string().openapi({ description: "Start of the first hour counted (UTC)" }),
+    routes: z.array(
+      z.object({
+        protocol: z.string(),
+        sender: z.string().nullable().openapi({ description: "null for messages too broken to name their sender" }),
+        ...CountsShape,
+        hours: z.array(z.object({ start: z.string(), ...CountsShape })).openapi({ description: "One entry per UTC hour, oldest first" }),
+      }),
+    ),
+  })
+  .openapi("InboundStats");

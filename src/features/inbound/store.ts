@@ -1,7 +1,7 @@
 // D1 access for inbound messages of every protocol, scoped by organization: idempotent
 // insert, FIFO reads per sender, state changes, listing. A large message's text (an HL7
 // MDM with an embedded PDF is several MB) is kept in R2, its key in the row.
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, or, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { Database, Write } from "../../platform/db/client";
 import { spill, unspill } from "../../platform/db/spill";
 import type { InboundAdapter } from "./adapter";
@@ -12,6 +12,28 @@ export type InboundMessageSummary = Omit<InboundMessageRow, "raw">;
 const { raw: _raw, ...summaryColumns } = getTableColumns(inboundMessages);
 
 export type NewInboundMessage = Omit<InboundMessageRow, "seq" | "executions" | "resources" | "attempts" | "updatedAt" | "orgId" | "id" | "rawKey">;
+
+/** `%` and `_` taken literally in a LIKE pattern (escaped with `\`). */
+const likeLiteral = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The stored text contains `text` (ASCII case-insensitive, as SQLite's LIKE); a text kept in R2 is not searched. */
+const rawContains = (text: string) => sql`${inboundMessages.raw} LIKE ${likeLiteral(text)} ESCAPE '\\'`;
+
+export interface HourlyCount {
+  protocol: string;
+  sender: string | null;
+  status: MessageStatus;
+  /** The UTC hour, `YYYY-MM-DDTHH:00:00Z`. */
+  hour: string;
+  count: number;
+}
+
+/** One sender seen, with how many messages it sent and when the last arrived. */
+export interface SenderSeen {
+  protocol: string;
+  sender: string;
+  count: number;
+  lastReceivedAt: string;
+}
 
 export interface InsertOutcome {
   row: InboundMessageRow;
@@ -25,6 +47,10 @@ export interface MessageFilter {
   messageType?: string;
   controlId?: string;
   sender?: string;
+  /** Texts the stored message contains, each. */
+  texts?: string[];
+  /** Only these protocols (a field search covers the protocols that know the path). */
+  protocols?: string[];
 }
 
 export class InboundMessageStore {
@@ -94,20 +120,73 @@ export class InboundMessageStore {
       .get();
   }
 
-  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageSummary[]; total: number }> {
-    const where = and(
+  private where(filter: MessageFilter, ...more: (SQL | undefined)[]): SQL | undefined {
+    return and(
       eq(inboundMessages.orgId, this.orgId),
       filter.status ? eq(inboundMessages.status, filter.status) : undefined,
       filter.protocol ? eq(inboundMessages.protocol, filter.protocol) : undefined,
+      filter.protocols ? inArray(inboundMessages.protocol, filter.protocols) : undefined,
       filter.messageType ? eq(inboundMessages.messageType, filter.messageType) : undefined,
       filter.controlId ? eq(inboundMessages.controlId, filter.controlId) : undefined,
       filter.sender ? eq(inboundMessages.sender, filter.sender) : undefined,
+      ...(filter.texts ?? []).map(rawContains),
+      ...more,
     );
+  }
+
+  async list(filter: MessageFilter, limit: number, offset: number): Promise<{ rows: InboundMessageSummary[]; total: number }> {
+    const where = this.where(filter);
     const [rows, totals] = await Promise.all([
       this.db.select(summaryColumns).from(inboundMessages).where(where).orderBy(desc(inboundMessages.seq)).limit(limit).offset(offset),
       this.db.select({ n: count() }).from(inboundMessages).where(where),
     ]);
     return { rows, total: totals[0]?.n ?? 0 };
+  }
+
+  /**
+   * Messages with their inline text, newest first, older than `beforeSeq`: the candidates a content
+   * search reads a batch at a time.
+   */
+  candidates(filter: MessageFilter, limit: number, beforeSeq?: number): Promise<InboundMessageRow[]> {
+    return this.db
+      .select()
+      .from(inboundMessages)
+      .where(this.where(filter, beforeSeq === undefined ? undefined : lt(inboundMessages.seq, beforeSeq)))
+      .orderBy(desc(inboundMessages.seq))
+      .limit(limit);
+  }
+
+  /** The summaries of these messages (by seq), newest first. */
+  summaries(seqs: number[]): Promise<InboundMessageSummary[]> {
+    if (!seqs.length) return Promise.resolve([]);
+    return this.db
+      .select(summaryColumns)
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), inArray(inboundMessages.seq, seqs)))
+      .orderBy(desc(inboundMessages.seq));
+  }
+
+  /** Every sender that sent a message, most recent first. */
+  async senders(): Promise<SenderSeen[]> {
+    const rows = await this.db
+      .select({ protocol: inboundMessages.protocol, sender: inboundMessages.sender, count: count(), lastReceivedAt: max(inboundMessages.receivedAt) })
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.orgId, this.orgId), isNotNull(inboundMessages.sender)))
+      .groupBy(inboundMessages.protocol, inboundMessages.sender)
+      .orderBy(desc(max(inboundMessages.receivedAt)));
+    return rows.map((r) => ({ protocol: r.protocol, sender: r.sender ?? "", count: r.count, lastReceivedAt: r.lastReceivedAt ?? "" }));
+  }
+
+  /** Messages received since `since` (ISO), counted per protocol, sender, status and UTC hour. */
+  async countsByHour(since: string): Promise<HourlyCount[]> {
+    const hour = sql<string>`strftime('%Y-%m-%dT%H:00:00Z', ${inboundMessages.receivedAt})`;
+    const rows = await this.db
+      .select({ protocol: inboundMessages.protocol, sender: inboundMessages.sender, status: inboundMessages.status, hour, count: count() })
+      .from(inboundMessages)
+      // julianday, not text order: a sender's received_at may carry its own offset.
+      .where(and(eq(inboundMessages.orgId, this.orgId), sql`julianday(${inboundMessages.receivedAt}) >= julianday(${since})`))
+      .groupBy(inboundMessages.protocol, inboundMessages.sender, inboundMessages.status, hour);
+    return rows;
   }
 
   /** The oldest messages of a sender still waiting to be processed (FIFO head), oldest first. */
@@ -131,13 +210,13 @@ export class InboundMessageStore {
   }
 
   /** `writes`: the runs' own records, committed in the same batch as the message's status. */
-  async markProcessed(id: string, executions: string[], resources: string[], writes: Write[] = []): Promise<void> {
-    const update = this.updateQuery(id, { status: "processed", executions, resources, error: null });
+  async markProcessed(id: string, executions: string[], resources: string[], attempts: number, writes: Write[] = []): Promise<void> {
+    const update = this.updateQuery(id, { status: "processed", executions, resources, error: null, attempts });
     await this.db.batch([update, ...writes]);
   }
 
-  async markUnrouted(id: string): Promise<void> {
-    await this.update(id, { status: "unrouted", executions: [], resources: [], error: null });
+  async markUnrouted(id: string, attempts: number): Promise<void> {
+    await this.update(id, { status: "unrouted", executions: [], resources: [], error: null, attempts });
   }
 
   async markFailed(id: string, error: MessageError, attempts: number): Promise<void> {

@@ -42,7 +42,10 @@ export const inboundMessages = sqliteTable(
     executions: text("executions", { mode: "json" }).$type<string[]>().notNull().default([]),
     resources: text("resources", { mode: "json" }).$type<string[]>().notNull().default([]),
     error: text("error", { mode: "json" }).$type<MessageError>(),
+    /** Times its pipelines ran it (the successful run included), since it was last (re)queued. */
     attempts: integer("attempts").notNull().default(0),
+    /** The acknowledgement answered when it was first received (HL7 v2: the commit ACK). */
+    ack: text("ack"),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [

@@ -5,7 +5,7 @@
 import type { InboundAdapter, MessageFacts, Reading } from "../../features/inbound/adapter";
 import { type AckCode, buildAck } from "./ack";
 import { Hl7ParseError } from "./errors";
-import type { Hl7Message } from "./message";
+import { type Hl7Message, parsePath } from "./message";
 import { HL7_EVENT_TYPE, hl7EventAttributes } from "./nodes";
 import { normaliseSegments, parseMessage } from "./parse";
 
@@ -46,4 +46,22 @@ export const hl7InboundAdapter: InboundAdapter<Hl7Message> = {
   read: readHl7,
   acknowledge: (header, outcome, problem) => buildAck(header, ACK_CODES[outcome], problem?.message).toString(),
   attributes: hl7EventAttributes,
+  fields: {
+    problem(path) {
+      try {
+        parsePath(path);
+        return undefined;
+      } catch (e) {
+        return `${(e as Error).message}: a field path is a segment, a field number and optionally component and subcomponent, e.g. PID-3, PID-5.1, OBX-3.1`;
+      }
+    },
+    values(raw, path) {
+      try {
+        // Every occurrence and repetition; a path without a component reads each one's first component.
+        return parseMessage(raw, { allowShortHeader: true }).getAll(path);
+      } catch {
+        return [];
+      }
+    },
+  },
 };

@@ -6,8 +6,8 @@ import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy";
 import type { InboundAdapters } from "../adapters";
-import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, detail, summary } from "../schemas";
-import { getMessage, ingestBatch, listMessages, reprocessMessage } from "../use-cases/messages";
+import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, SendersResponse, StatsQuery, StatsResponse, detail, summary } from "../schemas";
+import { getMessage, ingestBatch, listMessages, listSenders, messageStats, reprocessMessage } from "../use-cases/messages";
 import type { HttpEnv } from "../../../platform/http/http-env";
 import { audited, byId, notAudited } from "../../audit";
 
@@ -78,13 +78,18 @@ export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly
   return router;
 }
 
-export const inboundMessageRoutes = createRouter<HttpEnv>()
+/** The message store's list (with content search through the adapters' field paths), view and reprocess. */
+export const inboundMessageRoutes = (adapters: InboundAdapters) =>
+  createRouter<HttpEnv>()
   .openapi(
     createRoute({
       method: "get",
       path: "/",
       tags,
       summary: "List inbound messages of every protocol, newest first",
+      description:
+        "Filtered by status, protocol, type, control id and sender (exact), by text the message contains (`text`), and by the value at a field path (`field` and `value`, e.g. field=PID-3&value=4711 for a medical record number). " +
+        "A field search reads the newest 2,000 messages whose text contains the value; `total_count` counts the matches among them.",
       security,
       middleware: requirePermission("messages:read"),
       request: { query: MessageListQuery },
@@ -94,8 +99,36 @@ export const inboundMessageRoutes = createRouter<HttpEnv>()
       },
     }),
     async (c) => {
-      const { rows, total } = await listMessages(c.get("ctx"), c.req.valid("query"));
+      const { rows, total } = await listMessages(c.get("ctx"), adapters, c.req.valid("query"));
       return c.json({ messages: rows.map(summary), total_count: total }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/stats",
+      tags,
+      summary: "Per inbound route (protocol and sender): received, filtered, queued, sent and errored messages over the last hours, hour by hour",
+      security,
+      middleware: requirePermission("messages:read"),
+      request: { query: StatsQuery },
+      responses: { 200: { description: "Counts per route", content: json(StatsResponse) }, ...commonErrors },
+    }),
+    async (c) => c.json(await messageStats(c.get("ctx"), c.req.valid("query").hours), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/senders",
+      tags,
+      summary: "The senders inbound messages came from (for a sender filter), most recent first",
+      security,
+      middleware: requirePermission("messages:read"),
+      responses: { 200: { description: "Senders seen", content: json(SendersResponse) }, ...commonErrors },
+    }),
+    async (c) => {
+      const senders = await listSenders(c.get("ctx"));
+      return c.json({ senders: senders.map((s) => ({ protocol: s.protocol, sender: s.sender, count: s.count, last_received_at: s.lastReceivedAt })) }, 200);
     },
   )
   .openapi(

@@ -5,11 +5,14 @@ import type { OrgData } from "../../../platform/org-data";
 import type { Database } from "../../../platform/db/client";
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import type { Env } from "../../../platform/env";
-import { conflict, notFound } from "../../../platform/errors";
-import type { InboundAdapter } from "../adapter";
+import { badRequest, conflict, notFound } from "../../../platform/errors";
+import type { FieldPaths, InboundAdapter } from "../adapter";
+import type { InboundAdapters } from "../adapters";
 import { type IngestResult, ingestMessages } from "../ingest";
 import type { IngestBody, MessageListQuery } from "../schemas";
-import { type InboundMessageSummary, InboundMessageStore, type MessageFilter } from "../store";
+import { searchByField } from "../search";
+import { hourStarts, type RouteStats, routeStats } from "../stats";
+import { type InboundMessageSummary, InboundMessageStore, type MessageFilter, type SenderSeen } from "../store";
 import type { InboundMessageRow } from "../tables";
 
 const storeOf = (db: Database, env: Env, orgId: string) => new InboundMessageStore(db, orgId, env.BLOBS);
@@ -32,7 +35,22 @@ export async function ingestBatch(
   return results;
 }
 
-export function listMessages(data: OrgData, q: z.infer<typeof MessageListQuery>): Promise<{ rows: InboundMessageSummary[]; total: number }> {
+/** The protocols whose adapter reads `path`; 400 when none does (or `field` comes without `value`). */
+function fieldReaders(adapters: InboundAdapters, q: z.infer<typeof MessageListQuery>): Map<string, FieldPaths> | undefined {
+  if (q.field === undefined && q.value === undefined) return undefined;
+  if (q.field === undefined || q.value === undefined) throw badRequest("field and value go together: the field path and the value it must have", [{ path: q.field === undefined ? "field" : "value", message: "Required with the other" }]);
+  const readers = new Map<string, FieldPaths>();
+  const problems: string[] = [];
+  for (const adapter of adapters.all()) {
+    const problem = adapter.fields?.problem(q.field);
+    if (adapter.fields && problem === undefined) readers.set(adapter.protocol, adapter.fields);
+    else if (problem) problems.push(`${adapter.protocol}: ${problem}`);
+  }
+  if (!readers.size) throw badRequest(`No inbound protocol has the field path ${JSON.stringify(q.field)}`, [{ path: "field", message: problems.join("; ") || "No protocol offers field paths" }]);
+  return readers;
+}
+
+export async function listMessages(data: OrgData, adapters: InboundAdapters, q: z.infer<typeof MessageListQuery>): Promise<{ rows: InboundMessageSummary[]; total: number }> {
   const { db, env, orgId } = data;
   const filter: MessageFilter = {
     ...(q.status ? { status: q.status } : {}),
@@ -40,8 +58,26 @@ export function listMessages(data: OrgData, q: z.infer<typeof MessageListQuery>)
     ...(q.message_type ? { messageType: q.message_type } : {}),
     ...(q.control_id ? { controlId: q.control_id } : {}),
     ...(q.sender ? { sender: q.sender } : {}),
+    ...(q.text ? { texts: [q.text] } : {}),
   };
-  return storeOf(db, env, orgId).list(filter, q.limit, q.offset);
+  const store = storeOf(db, env, orgId);
+  const readers = fieldReaders(adapters, q);
+  if (readers && q.field && q.value) return await searchByField(store, filter, { path: q.field, value: q.value, readers }, q.limit, q.offset);
+  return store.list(filter, q.limit, q.offset);
+}
+
+/** Per inbound route (protocol and sender): its messages of the last `hours` hours by outcome, hour by hour. */
+export async function messageStats(data: OrgData, hours: number, now = new Date()): Promise<{ since: string; routes: RouteStats[] }> {
+  const { db, env, orgId } = data;
+  const starts = hourStarts(now, hours);
+  const since = starts[0]!;
+  return { since, routes: routeStats(await storeOf(db, env, orgId).countsByHour(since), starts) };
+}
+
+/** The senders the organization's messages came from, most recent first. */
+export function listSenders(data: OrgData): Promise<SenderSeen[]> {
+  const { db, env, orgId } = data;
+  return storeOf(db, env, orgId).senders();
 }
 
 /** The message with its text (read from R2 when kept there). */
