@@ -142,6 +142,15 @@ describe("users and password sign-in", () => {
     await expectAccessible(page);
     await page.click("section[aria-label='Recovery codes'] > button");
     expect(await page.waitForSelector("[data-totp-state=on]").then((el) => el?.evaluate((e) => e.textContent))).toContain("10 recovery codes left");
+    // A personal API key for their scripts: shown once, listed, acting as them (a clinician reads FHIR, manages no users).
+    await page.type("form[aria-label='Create a personal API key'] input[name=key_name]", "tia's script");
+    await page.click("form[aria-label='Create a personal API key'] button[type=submit]");
+    const personal = await page.waitForSelector("input[aria-label='New API key']").then((el) => el?.evaluate((i) => (i as HTMLInputElement).value) ?? "");
+    await page.waitForSelector("tr[data-key-name=\"tia's script\"]");
+    await expectAccessible(page);
+    const asScript = (path: string) => fetch(`${consoleUrl()}${path}`, { headers: { authorization: `Bearer ${personal}`, "x-organization-id": a.orgId } });
+    expect((await asScript(`/fhir/r4/${a.orgId}/Patient?_count=1`)).status).toBe(200);
+    expect((await asScript("/api/v1/users")).status).toBe(403);
 
     // Signing in again: the password, then the code; a wrong code is refused in words.
     await Promise.all([page.waitForSelector("form[aria-label='Sign in with email and password']"), page.click("header button")]);

@@ -1,13 +1,15 @@
-// Your account: two-factor sign-in with an authenticator app. Setting it up shows the secret (as
+// Your account: two-factor sign-in with an authenticator app, and personal API keys. Setting it up shows the secret (as
 // a key to type into the app, and as the otpauth:// link a QR code would carry), asks for a first
 // code, then shows the ten recovery codes once. Turning it off or getting new recovery codes asks
 // for a current code (or a recovery code), so a session left open cannot remove it.
-import { useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { components } from "../../../clients/typescript/api.generated";
 import { CopyField } from "../components/CopyField";
+import { PAGE_SIZE, Pager } from "../components/Pager";
 import { ErrorMessage, Loading } from "../components/States";
 import { when } from "../destinations/format";
-import { api } from "../lib/api";
+import { type ApiKeyView, KeyTable, NewKeyShown } from "../keys/KeyTable";
+import { api, withQuery } from "../lib/api";
 import { useSession } from "../lib/session";
 import { useAction } from "../lib/use-action";
 import { useApi } from "../lib/use-api";
@@ -126,6 +128,58 @@ function TwoFactor() {
   );
 }
 
+/** The person's own API keys, for their scripts: each acts as them, with their role as it is. */
+function PersonalKeys() {
+  const [offset, setOffset] = useState(0);
+  const keys = useApi<{ api_keys: ApiKeyView[]; total_count: number }>(withQuery("/api/v1/users/me/api-keys", { limit: PAGE_SIZE, offset }));
+  const [name, setName] = useState("");
+  const [created, setCreated] = useState<{ name: string; key: string }>();
+  const act = useAction();
+
+  const create = (e: FormEvent) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const k = await api<ApiKeyView & { key: string }>("/api/v1/users/me/api-keys", { method: "POST", body: { name: name.trim() } });
+      setCreated({ name: k.name, key: k.key });
+      setName("");
+      keys.reload();
+    });
+  };
+  const revoke = (k: ApiKeyView) => {
+    if (!window.confirm(`Revoke your key "${k.name}"? Anything using it stops working.`)) return;
+    void act.run(async () => {
+      await api(`/api/v1/users/me/api-keys/${encodeURIComponent(k.id)}`, { method: "DELETE" });
+      keys.reload();
+    });
+  };
+
+  return (
+    <section aria-labelledby="personal-keys">
+      <h2 id="personal-keys">Personal API keys</h2>
+      <p>For your own scripts and tools: a key acts as you, with your role as it is at each request, and stops if your account is disabled.</p>
+      <form className="inline-form" aria-label="Create a personal API key" onSubmit={create}>
+        <label>
+          Name
+          <input name="key_name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        </label>
+        <button type="submit" disabled={act.busy}>
+          Create key
+        </button>
+      </form>
+      {created && <NewKeyShown name={created.name} secret={created.key} onDone={() => setCreated(undefined)} />}
+      {act.failure && <ErrorMessage error={act.failure} />}
+      {keys.error && <ErrorMessage error={keys.error} />}
+      {keys.data && keys.data.total_count === 0 && <p className="muted">You have no personal keys.</p>}
+      {keys.data && keys.data.total_count > 0 && (
+        <>
+          <KeyTable keys={keys.data.api_keys} onRevoke={revoke} caption="Your personal API keys" />
+          <Pager label="personal API keys" offset={offset} total={keys.data.total_count} onChange={setOffset} />
+        </>
+      )}
+    </section>
+  );
+}
+
 export function Account() {
   const { session } = useSession();
   if (!session) return null;
@@ -138,6 +192,7 @@ export function Account() {
             {session.user.name} ({session.user.email})
           </p>
           <TwoFactor />
+          <PersonalKeys />
         </>
       ) : (
         <p>This session is an API key's: keys have no account or second factor. Sign in with your email and password to manage your own.</p>

@@ -3,18 +3,11 @@
 import { type FormEvent, useState } from "react";
 import { Pager, PAGE_SIZE } from "../components/Pager";
 import { EmptyState, ErrorMessage, Loading } from "../components/States";
+import { type ApiKeyView, KeyTable, NewKeyShown } from "../keys/KeyTable";
 import { ApiFailure, api, withQuery } from "../lib/api";
 import { useApi } from "../lib/use-api";
 
-interface ApiKey {
-  id: string;
-  name: string;
-  role: "admin" | "clinician" | "service" | "integration_engineer" | "auditor";
-  key_prefix: string;
-  status: "active" | "revoked";
-  created_at: string;
-  last_used_at: string | null;
-}
+type ApiKey = ApiKeyView;
 
 export function ApiKeys() {
   const [offset, setOffset] = useState(0);
@@ -71,15 +64,7 @@ export function ApiKeys() {
         <button type="submit">Create key</button>
       </form>
       {created && (
-        <div className="secret" role="status">
-          <p>
-            The key <strong>{created.name}</strong> was created. Copy it now: it is shown only this once.
-          </p>
-          <input className="secret-value" aria-label="New API key" readOnly value={created.key} onFocus={(e) => e.target.select()} />
-          <button type="button" onClick={() => setCreated(undefined)}>
-            Done
-          </button>
-        </div>
+        <NewKeyShown name={created.name} secret={created.key} onDone={() => setCreated(undefined)} />
       )}
       {failure && <ErrorMessage error={failure} />}
       {keys.error && <ErrorMessage error={keys.error} />}
@@ -91,43 +76,7 @@ export function ApiKeys() {
       )}
       {keys.data && keys.data.total_count > 0 && (
         <>
-          <table>
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Key</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.api_keys.map((k) => (
-                <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td>{k.role}</td>
-                  <td>
-                    <code>{k.key_prefix}…</code>
-                  </td>
-                  <td>
-                    <span className={`badge ${k.status}`}>{k.status}</span>
-                  </td>
-                  <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : "never"}</td>
-                  <td>
-                    {k.status === "active" && (
-                      <button type="button" onClick={() => void revoke(k)} aria-label={`Revoke ${k.name}`}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <KeyTable keys={keys.data.api_keys} onRevoke={(k) => void revoke(k)} caption="API keys" />
           <Pager label="API keys" offset={offset} total={keys.data.total_count} onChange={setOffset} />
         </>
       )}

@@ -76,7 +76,11 @@ async function start(): Promise<Started> {
     // Once for both projects, within their hook budget (180 s): a loaded machine's wait, not a failure.
     startTimeoutMs: 180_000,
     otherOrgs: 1 + ORGS_PER_FILE * interopFiles.length,
-    vars: { LLM_BASE_URL: model.baseURL, LLM_MODELS: FAKE_MODEL, LLM_API_KEY: "fake", OUTBOUND_ALLOW: "127.0.0.1", CORS_ORIGINS: origin(allowed) },
+    // Every page, sign-in and interop client here is one client to the service (no CF-Connecting-IP
+    // locally), where production has one per person: the per-client limit of unauthenticated
+    // requests (300 a minute) would otherwise start refusing the console's own page loads part-way
+    // through the suite. Its 429 is tested in test/foundation/rate-limit.test.ts.
+    vars: { LLM_BASE_URL: model.baseURL, LLM_MODELS: FAKE_MODEL, LLM_API_KEY: "fake", OUTBOUND_ALLOW: "127.0.0.1", CORS_ORIGINS: origin(allowed), LIMIT_PUBLIC_PER_MINUTE: "100000" },
   });
   const browser = await launchChromium();
   const [orgB, ...pool] = worker.others;
