@@ -40,21 +40,23 @@ export async function openConsole(base = consoleUrl()): Promise<ConsolePage> {
 }
 
 /**
- * For a test file: `open()` gives each test its console page; after each test the page's context
- * closes and any CSP violation it reported fails the test.
+ * For a test file: `open()` gives each test its console pages (a test may open several: a user's
+ * and an administrator's); after each test every page's context closes, so none keeps polling the
+ * service into later tests, and any CSP violation one reported fails the test.
  */
 export function consolePerTest(): { open(base?: string): Promise<Page> } {
-  let current: ConsolePage | undefined;
+  let opened: ConsolePage[] = [];
   afterEach(async () => {
-    const violations = current?.cspViolations ?? [];
-    await current?.close();
-    current = undefined;
+    const violations = opened.flatMap((p) => p.cspViolations);
+    await Promise.all(opened.map((p) => p.close()));
+    opened = [];
     expect(violations).toEqual([]);
   });
   return {
     async open(base?: string) {
-      current = await openConsole(base);
-      return current.page;
+      const page = await openConsole(base);
+      opened.push(page);
+      return page.page;
     },
   };
 }
