@@ -244,6 +244,9 @@ function raw(baseUrl: string, b: Built, timeoutMs: number): Promise<number | und
 function checkShape(b: Built, status: number, text: string): string | undefined {
   const fhir = b.path.startsWith("/fhir/");
   if (!(fhir || b.path.startsWith("/api/") || b.path.startsWith("/admin/")) || b.method === "HEAD" || status < 400) return undefined;
+  // SMART's authorize and consent pages are for a person in a browser: a request they cannot serve
+  // is an HTML error page, as OAuth asks when no redirect is safe (docs/smart.md).
+  if (fhir && /\/auth\/authorize(\/|$)/.test(b.path) && /^<!doctype html>/i.test(text)) return undefined;
   // FHIR XML (asked for with _format or Accept, or sent as XML): an OperationOutcome in XML.
   if (fhir && /^<\?xml[^>]*>\s*<OperationOutcome\b/.test(text)) return undefined;
   let body: { resourceType?: string; issue?: unknown[]; error?: { code?: unknown; message?: unknown; status?: unknown } };

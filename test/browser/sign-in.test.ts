@@ -32,7 +32,7 @@ describe("console sign-in", () => {
     await signIn(page, orgId, adminKey);
 
     expect(await textOf(page, "header")).toContain(orgId);
-    expect(await navLinks(page)).toEqual(["Overview", "Pipelines", "Executions", "Messages", "Destinations", "Subscriptions", "Event webhooks", "Agents", "Patients", "Devices", "FHIR browser", "Exports", "Users", "Applications", "Access policies", "API keys", "Connectors", "Bridges", "Organization", "Audit log"]);
+    expect(await navLinks(page)).toEqual(["Overview", "Pipelines", "Executions", "Messages", "Channels", "Destinations", "Subscriptions", "Event webhooks", "Agents", "Patients", "Devices", "FHIR browser", "Exports", "Users", "Applications", "Access policies", "API keys", "Connectors", "Bridges", "Organization", "Audit log"]);
     await screenshot(page, "overview-admin");
     await expectAccessible(page);
 
