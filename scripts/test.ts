@@ -1,12 +1,12 @@
-// `npm test`: the whole suite in parts on two lanes that run at the same time, since much of
+// `npm test`: the whole suite in four parts on two lanes that run at the same time, since much of
 // its wall time is waiting (loopback peers, queue deliveries, alarms, child processes):
-//   service:  the console build, then the interop and browser projects against one service;
-//   node:     the unit and bridge projects, a file at a time;
-//   worker-N: the quarters (vitest --shard) of the Worker projects (worker, worker-isolated),
-//             three files at once (vitest.config.ts).
-// Each lane takes the next part when it is free, in plan()'s order (longest first), so neither
-// lane waits while the other has work (docs/testing.md has the figures). The parts share nothing
-// a test depends on: the
+//   worker-1, worker-2: the two halves (vitest --shard) of the Worker projects (worker,
+//            worker-isolated), three files at once (vitest.config.ts);
+//   node:    the unit and bridge projects, a file at a time;
+//   service: the console build, then the interop and browser projects against one service.
+// Each lane takes the next part when it is free, in plan()'s order, so neither lane waits while the
+// other has work: lane 1 worker-1 then service, lane 2 node then worker-2 (docs/testing.md has the
+// figures). The parts share nothing a test depends on: the
 // Worker projects' Miniflares serve a fixed stand-in for the console, every loopback peer listens
 // on a port of its own, and a console build never leaves console/dist empty
 // (scripts/lib/console-build.ts). Each line is prefixed with its part; a failure fails the run,
@@ -33,8 +33,6 @@ import { selectTests } from "./lib/test-selection";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const REPORTS = path.join(ROOT, ".tmp/test-reports");
 const LANES = 2;
-/** The Worker files in this many parts (vitest --shard), each small enough to even out the lanes' ends. */
-const WORKER_SHARDS = 4;
 const SLOWEST = 10;
 
 /** An npm script, or one vitest run (its arguments after `vitest run`). */
@@ -80,13 +78,13 @@ function plan(): Part[] {
     ];
   }
   if (ownArgs.length === 0) {
-    // Longest first, then the Worker files in quarters to fill whichever lane frees first: the
-    // service part (the longest, and growing with every console page) starts at once on one lane,
-    // node on the other, and the quarters even out the ends (docs/testing.md has the figures).
+    // Worker, node and service are close in length, so two lanes would leave one idle for a third
+    // of the run; halving the Worker files lets each lane end with a half.
     return [
-      { name: "service", steps: [CONSOLE_BUILD, { vitest: SERVICE_PROJECTS }] },
+      { name: "worker-1", steps: [{ vitest: [...WORKER_PROJECTS, "--shard=1/2"] }] },
       { name: "node", steps: [{ vitest: NODE_PROJECTS }] },
-      ...Array.from({ length: WORKER_SHARDS }, (_, i) => ({ name: `worker-${i + 1}`, steps: [{ vitest: [...WORKER_PROJECTS, `--shard=${i + 1}/${WORKER_SHARDS}`] }] })),
+      { name: "service", steps: [CONSOLE_BUILD, { vitest: SERVICE_PROJECTS }] },
+      { name: "worker-2", steps: [{ vitest: [...WORKER_PROJECTS, "--shard=2/2"] }] },
     ];
   }
   const chosen = selectTests(ROOT, ownArgs);
