@@ -19,8 +19,7 @@ export interface SecondFactorSignIn extends FactorProof {
 }
 
 const expired = () => new ApiError(401, "SIGN_IN_EXPIRED", "This sign-in has expired or was already completed: sign in again with your password");
-const wrongCode = (retryAfterSeconds = 0) =>
-  new ApiError(401, "INVALID_TOTP_CODE", "The code is not right (or was already used)", [], retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {});
+const wrongCode = (retryAfterSeconds = 0) => refused(retryAfterSeconds, "INVALID_TOTP_CODE", "The code is not right (or was already used)");
 
 export async function signInWithSecondFactor(env: Env, contexts: OrgContexts, input: SecondFactorSignIn, now = Date.now()): Promise<SignedIn> {
   const control = controlStore(env);

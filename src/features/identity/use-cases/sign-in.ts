@@ -28,8 +28,9 @@ export interface SignedIn {
   view: ConsoleSessionView;
 }
 
-export const refused = (retryAfterSeconds = 0) =>
-  new ApiError(401, "UNAUTHORIZED", "Invalid email or password", [], retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {});
+/** A refused sign-in step: 401, with Retry-After while the account is locked. */
+export const refused = (retryAfterSeconds = 0, code = "UNAUTHORIZED", message = "Invalid email or password") =>
+  new ApiError(401, code, message, [], retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {});
 
 export async function signInWithPassword(env: Env, contexts: OrgContexts, input: PasswordSignIn, now = Date.now()): Promise<SignedIn | SecondFactorRequired> {
   const control = controlStore(env);
