@@ -199,6 +199,11 @@ export class UserStore {
     return done.length === 1;
   }
 
+  /** Replaces the password hash with one of the same password under stronger parameters, unless it changed meanwhile. */
+  async replacePasswordHash(id: string, from: string, to: string): Promise<void> {
+    await this.db.update(users).set({ passwordHash: to }).where(and(eq(users.id, id), eq(users.passwordHash, from)));
+  }
+
   /** Counts one more consecutive failure (atomically) and answers the new count. */
   async recordFailure(id: string): Promise<number> {
     const hit = await this.db

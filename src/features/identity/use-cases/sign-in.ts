@@ -10,7 +10,7 @@ import { controlStore } from "../../../platform/org-data";
 import { recordManagementAction } from "../../audit";
 import { ConsoleSessionStore, type ConsoleSessionView, presentSession, sessionLifetimes } from "../../tenancy";
 import { lockedForSeconds, lockMs } from "../lockout";
-import { DUMMY_HASH, verifyPassword } from "../password";
+import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from "../password";
 import type { UserRow } from "../tables";
 import { challengeSecondFactor, type SecondFactorRequired } from "../totp/challenge";
 import { UserStore } from "../users";
@@ -54,6 +54,8 @@ export async function signInWithPassword(env: Env, contexts: OrgContexts, input:
     await audit(contexts, user, "4", `UNAUTHORIZED: wrong password (${failures} consecutive failures)`);
     throw refused(lock ? Math.ceil(lock / 1000) : 0);
   }
+  // The one moment the password is at hand: a hash made under older, weaker parameters is replaced.
+  if (needsRehash(user.passwordHash)) await store.replacePasswordHash(user.id, user.passwordHash, await hashPassword(input.password));
   // The password was right; with a second factor, sign-in continues at /sign-in/totp. The failure
   // count stays until then, so the second step's failures lock the account as the password's do.
   if (user.totpSecretEnc) return challengeSecondFactor(control, user, now);
