@@ -2,7 +2,7 @@
 // connector types, the inbound protocols and their aliases, the FHIR store's extensions, what
 // the copilot checks with and the device platforms. Built at module load, once per isolate.
 import { InboundAdapters } from "../features/inbound/adapters";
-import type { ProtocolAlias } from "../features/inbound/routes/messages";
+import type { ProtocolAlias } from "../features/inbound";
 import type { CopilotPorts } from "../features/copilot/ports";
 import type { ConnectorType } from "../features/connectors";
 import { type AnyOperation, type FhirExtensions, OperationRegistry } from "../features/fhir";

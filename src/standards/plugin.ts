@@ -5,10 +5,10 @@
 import type { ConnectorType } from "../features/connectors";
 import type { AnyOperation, FhirExtensions } from "../features/fhir";
 import type { NodeType } from "../features/pipelines";
-import type { InboundAdapter } from "../features/inbound/adapter";
-import type { ProtocolAlias } from "../features/inbound/routes/messages";
-import type { CopilotPorts } from "../features/copilot/ports";
-import type { DevicePlatform } from "../features/devices/platforms/platform";
+import type { InboundAdapter } from "../features/inbound";
+import type { ProtocolAlias } from "../features/inbound";
+import type { CopilotPorts } from "../features/copilot";
+import type { DevicePlatform } from "../features/devices";
 
 /** What a guide adds to the FHIR store and its routes; operations as a list (src/main/ builds the registry). */
 export type FhirContribution = Partial<Omit<FhirExtensions, "operations">> & { readonly operations?: readonly AnyOperation[] };

@@ -16,6 +16,9 @@ export type { FhirChange, FhirChangeHook } from "./changes";
 export type { WriteCheck } from "./write-check";
 export type { BundleCheck } from "./bundle-check";
 export type { GuideActor } from "./guide-actors";
+export type { AuditedInteraction, GuideAudit } from "./guide-audit";
+export type { RetrieveCheck } from "./retrieve-check";
+export type { SearchRefined, SearchRefinement } from "./search-refinement";
 export { type FhirExtensions, NO_FHIR_EXTENSIONS } from "./extensions";
 export { OperationRegistry } from "./operations/registry";
 export type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Resource } from "./port";
@@ -23,14 +26,15 @@ export { permitAll, type AccessPolicy, type AccessAuditNote, type AccessDecision
 export { allOf } from "./access-all-of";
 export { smartScopePolicy } from "./scopes/policy";
 export { parseScope, scopeError, type ResourceScope, type ScopeParse } from "./scopes/syntax";
-export type { AnyOperation, FhirOperation, OperationCall, OperationResponse } from "./operations/operation";
+export { type AnyOperation, defineOperation, type FhirOperation, type OperationCall, type OperationResponse } from "./operations/operation";
+export { MAX_AUDIT_QUERY_CHARS } from "./audit";
 export { evaluateBudgeted, fhirpathSyntaxError } from "./fhirpath";
 /** Whether a name is a resource type of the store's definitions (the copilot's generated mappings). */
 export { isResourceType } from "./definitions";
 /** Whether resources of a type can lie in a patient's compartment (the Patient itself included). */
 export const inPatientCompartment = (type: string): boolean => type === "Patient" || patientCompartmentParams(type).length > 0;
 /** R4's search parameters by type and code (subscriptions evaluate criteria on changed resources with them). */
-export { R4_DEFINITIONS, type SearchParamDef } from "./definitions";
+export { R4_DEFINITIONS, type SearchParamDef, type SearchParameterResource } from "./definitions";
 /** A FHIR search evaluated on one resource in memory (subscriptions' criteria, access policies' rules). */
 export { type Criteria, matchesCriteria, parseCriteria } from "./criteria";
 export { searchProblem } from "./search/check";

@@ -73,3 +73,10 @@ export interface InboundEventPayload {
   sender: string;
   raw: string;
 }
+
+/** An endpoint that ingests one protocol's messages at a fixed path (kept from before the neutral one). */
+export interface ProtocolAlias {
+  path: string;
+  protocol: string;
+  summary: string;
+}

@@ -17,3 +17,4 @@ export { checkDefinition } from "./validate-definition";
 export { defineNode, type NodeContext, type PortDef } from "./node-type";
 export { NodeFailure } from "./node-failure";
 export { evaluate, jsonataExpression } from "./nodes/expression";
+export type { NodeFiles, StoredFile } from "./node-files";

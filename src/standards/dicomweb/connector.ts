@@ -2,7 +2,7 @@
 // called over HTTP by the connector client, which adds its auth (none, basic, bearer or
 // OAuth2 client credentials; credentials encrypted like every connector's) and goes through
 // the outbound guard. The connection test is a one-study QIDO query.
-import type { ConnectorType } from "../../features/connectors/types";
+import type { ConnectorType } from "../../features/connectors";
 
 export const DICOMWEB_CONNECTOR_TYPE: ConnectorType = {
   type: "dicomweb",

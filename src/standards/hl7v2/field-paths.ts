@@ -1,6 +1,6 @@
 // The HL7 v2 parser's field paths, as the copilot's port (features/copilot/ports.ts) sees them:
 // whether a path is one the parser reads, and the value a path has in a sample message.
-import type { Hl7FieldPaths } from "../../features/copilot/ports";
+import type { Hl7FieldPaths } from "../../features/copilot";
 import { parsePath } from "./message";
 import { parseMessage } from "./parse";
 

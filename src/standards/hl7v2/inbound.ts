@@ -2,7 +2,7 @@
 // is the sender, MSH-10 the control id, MSH-9 the type and trigger event, and the commit
 // ACK (AA accepted, AR rejected, AE errored) the acknowledgement. Its messages fire the
 // HL7 inbound trigger's event.
-import type { InboundAdapter, MessageFacts, Reading } from "../../features/inbound/adapter";
+import type { InboundAdapter, MessageFacts, Reading } from "../../features/inbound";
 import { type AckCode, buildAck } from "./ack";
 import { Hl7ParseError } from "./errors";
 import { type Hl7Message, parsePath } from "./message";

@@ -27,4 +27,4 @@ export {
 export { DEFAULT_DELIMITERS, type Delimiters, encodingCharacters, escapeValue, unescapeValue } from "./escape";
 export { type EncodeOptions, encodeSegments, type Hl7Path, Hl7Message, Hl7Segment, Hl7Value, parsePath, parseValueAddress, type ValueAddress } from "./message";
 export { type Hl7Batch, type Hl7BatchGroup, type ParseOptions, parseBatch, parseDelimiters, parseMessage, parseMessages, readMsh, splitSegments } from "./parse";
-export { uuidV5 } from "./uuid";
+export { uuidV5 } from "../../platform/name-uuid";

@@ -1,7 +1,7 @@
 // Outbound HL7 v2 over MLLP from the Worker (cloudflare:sockets): one request/ACK exchange per
 // connection, a connection probe, and the mllp connector type that offers both to the
 // connectors feature. Framing and endpoint parsing are in mllp-framing.ts.
-import type { ConnectorType } from "../../features/connectors/types";
+import type { ConnectorType } from "../../features/connectors";
 import { ApiError } from "../../platform/errors";
 import { readAck } from "./ack";
 import { guardedConnect } from "../../platform/outbound/connect";

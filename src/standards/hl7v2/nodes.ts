@@ -11,9 +11,9 @@ import { Hl7ConversionError, Hl7EncodingError, Hl7ParseError } from "./errors";
 import { convertFromFhir, ENCODABLE_MESSAGE_TYPES, type EncodableMessageType, type HdInput, VERSIONS } from "./from-fhir/index";
 import type { Hl7Message, Hl7Value } from "./message";
 import { parseMessage } from "./parse";
-import { URL_NAMESPACE, uuidV5 } from "./uuid";
-import type { InboundEventPayload } from "../../features/inbound/adapter";
-import { defineNode } from "../../features/pipelines/node-type";
+import { URL_NAMESPACE, uuidV5 } from "../../platform/name-uuid";
+import type { InboundEventPayload } from "../../features/inbound";
+import { defineNode } from "../../features/pipelines";
 import { CONSENT_DENIED_PORT, DestinationIdConfig, OutboundConsentConfig, outboundConsentGate, queueMessage } from "../../features/pipelines";
 
 export const HL7_EVENT_TYPE = "hl7.message";

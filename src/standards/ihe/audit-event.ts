@@ -2,8 +2,8 @@
 // (DICOM), the transaction as subtype (urn:ihe:event-type-code), the client as Source Role ID and
 // this server as Destination Role ID (also the audit source: the profiles' val-audit-source), and
 // the transaction's entities. MHD (mhd/audit.ts) and PDQm (pdqm/audit.ts) fill in the rest.
-import { MAX_AUDIT_QUERY_CHARS } from "../../features/fhir/audit";
-import type { AuditedInteraction } from "../../features/fhir/guide-audit";
+import { MAX_AUDIT_QUERY_CHARS } from "../../features/fhir";
+import type { AuditedInteraction } from "../../features/fhir";
 import { clip } from "../../platform/db/size";
 import type { Resource } from "../../features/fhir/port";
 

@@ -1,6 +1,6 @@
 // The IPS Server, for the CapabilityStatement: $summary (operation.ts) produces the IPS document
 // Bundle and its Composition.
-import type { GuideActor } from "../../features/fhir/guide-actors";
+import type { GuideActor } from "../../features/fhir";
 import { IPS_BUNDLE_PROFILE, IPS_COMPOSITION_PROFILE } from "./document";
 
 export const IPS_SERVER = "http://hl7.org/fhir/uv/ips/CapabilityStatement/ips-server";

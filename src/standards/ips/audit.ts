@@ -4,9 +4,9 @@
 // Destination Role ID agents, the audit source): type rest, subtype operation, action E; the
 // patient, the request as the query entity named "$summary", and the generated document (role 3
 // Report, by its Bundle.identifier: the document is not stored).
-import type { AuditedInteraction, GuideAudit } from "../../features/fhir/guide-audit";
+import type { AuditedInteraction, GuideAudit } from "../../features/fhir";
 import type { Bundle } from "../../features/fhir/port";
-import { EVENT_TYPES, iheAuditEvent, objectEntity, patientEntity, queryEntity } from "../ihe/audit-event";
+import { EVENT_TYPES, iheAuditEvent, objectEntity, patientEntity, queryEntity } from "../ihe";
 
 /** The patient summarised: the instance's id, or the document's Patient at type level. */
 function patientOf(on: Extract<AuditedInteraction, { kind: "operation" }>, document: Bundle | undefined): string | undefined {

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { ApiError } from "../../platform/errors";
 import type { Bundle, Resource } from "../../features/fhir/port";
-import { defineNode } from "../../features/pipelines/node-type";
+import { defineNode } from "../../features/pipelines";
 import { buildSummary } from "./document";
 import { type PatientRecord, recordFromBundle, recordFromPort } from "./record";
 

@@ -4,7 +4,7 @@
 // MAX_PER_TYPE, a cap the document names when reached), so the access policy and tenancy apply as
 // to any read.
 import { z } from "@hono/zod-openapi";
-import { type AnyOperation, defineOperation } from "../../features/fhir/operations/operation";
+import { type AnyOperation, defineOperation } from "../../features/fhir";
 import type { Resource } from "../../features/fhir/port";
 import { badRequest, notFound } from "../../platform/errors";
 import { IPS_BUNDLE_PROFILE, buildSummary } from "./document";

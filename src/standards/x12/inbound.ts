@@ -2,7 +2,7 @@
 // ISA13 the control number unique within it, ST01 of the first set the type and GS08 the
 // implementation. The acknowledgement is the 999 per group (with a TA1 when the sender
 // asked or the envelope is wrong); a file with issues is rejected with them in the 999.
-import type { InboundAdapter, MessageFacts, Reading } from "../../features/inbound/adapter";
+import type { InboundAdapter, MessageFacts, Reading } from "../../features/inbound";
 import { writeX12 } from "./build";
 import { describePlace, X12Error } from "./errors";
 import { el } from "./model";

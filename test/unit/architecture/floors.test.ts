@@ -25,14 +25,30 @@ describe("floors", () => {
   // One exception: a feature's tables.ts may name another's tables.ts, for a foreign key (the
   // control database's tables reference tenancy's organizations). Through the index it would pull
   // the whole feature, Worker-only modules included, into drizzle-kit's schema loading.
-  it("a feature imports another feature only through its index.ts (a tables.ts another's tables, for foreign keys)", () => {
-    const foreignKey = (file: string, imported: string) => file.endsWith("/tables.ts") && imported === `${areaOf(imported)}/tables`;
+  // And one more: features/fhir/port.ts, the FHIR resource and store types, is the contract the pure
+  // codecs (HL7 v2, X12, DICOMweb) name; they load in Node (the bridge, the benches) and the FHIR
+  // feature's index would pull the Worker's store types in with it.
+  it("a feature or a standard imports a feature only through its index.ts (a tables.ts another's tables, for foreign keys; fhir/port)", () => {
+    const foreignKey = (file: string, imported: string) => (file.endsWith("/tables.ts") && imported === `${areaOf(imported)}/tables`) || imported === "features/fhir/port";
     const internals = sourceFiles()
-      .filter((file) => relative(file).startsWith("features/"))
+      .filter((file) => relative(file).startsWith("features/") || relative(file).startsWith("standards/"))
       .flatMap((file) => {
         const own = areaOf(relative(file));
         return importsOf(file)
           .filter((imported) => imported.startsWith("features/") && areaOf(imported) !== own && imported !== areaOf(imported) && imported !== `${areaOf(imported)}/index` && !foreignKey(relative(file), imported))
+          .map((imported) => `${relative(file)} → ${imported}`);
+      });
+    expect(internals).toEqual([]);
+  });
+
+  // standards/plugin.ts is the plug-in contract every standard implements, not a standard.
+  it("a standard imports another standard only through its index.ts", () => {
+    const internals = sourceFiles()
+      .filter((file) => relative(file).startsWith("standards/"))
+      .flatMap((file) => {
+        const own = areaOf(relative(file));
+        return importsOf(file)
+          .filter((imported) => imported.startsWith("standards/") && imported !== "standards/plugin" && areaOf(imported) !== own && imported !== areaOf(imported) && imported !== `${areaOf(imported)}/index`)
           .map((imported) => `${relative(file)} → ${imported}`);
       });
     expect(internals).toEqual([]);

@@ -5,6 +5,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { createRouter } from "../../../platform/http/router";
 import { commonErrors, conflictError, json, notFoundError, pageOf, security } from "../../../platform/http/schemas";
 import { requirePermission } from "../../tenancy";
+import type { ProtocolAlias } from "../adapter";
 import type { InboundAdapters } from "../adapters";
 import { IdParam, IngestBody, IngestResponse, MessageDetail, MessageListQuery, MessageSummary, ProtocolParam, SendersResponse, StatsQuery, StatsResponse, detail, summary } from "../schemas";
 import { getMessage, ingestBatch, listMessages, listSenders, messageStats, reprocessMessage } from "../use-cases/messages";
@@ -24,13 +25,6 @@ const ingestBody = { body: { required: true, content: json(IngestBody) } };
 const ingestAudit = notAudited(
   "each message is kept in the inbound message log with its processing state (GET /api/hl7/messages); the resources it becomes are FHIR writes the store audits",
 );
-
-/** An endpoint that ingests one protocol's messages at a fixed path (kept from before the neutral one). */
-export interface ProtocolAlias {
-  path: string;
-  protocol: string;
-  summary: string;
-}
 
 /** POST /v1/inbound/{protocol}/messages for every registered adapter, and each alias. */
 export function inboundIngestRoutes(adapters: InboundAdapters, aliases: readonly ProtocolAlias[]) {

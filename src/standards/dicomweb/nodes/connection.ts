@@ -2,7 +2,7 @@
 // client adds its auth and goes through the outbound guard), and the studies, series or
 // instances a node works on, read from its config or its input (a {study, series, instance}
 // target, a DICOM JSON dataset, a list of either, or DICOM query's output).
-import type { NodeContext } from "../../../features/pipelines/node-type";
+import type { NodeContext } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { DicomwebClient, type DicomTarget } from "../client";
 import { type DicomJsonDataset, firstText, TAG } from "../dicom-json";

@@ -5,9 +5,9 @@
 // an Endpoint for the connector's DICOMweb root when a connector is named.
 import { z } from "zod";
 import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
-import { uuidV5, URL_NAMESPACE } from "../../hl7v2/uuid";
+import { uuidV5, URL_NAMESPACE } from "../../../platform/name-uuid";
 import { type DicomJsonDataset, firstText, TAG } from "../dicom-json";
 import { dicomInvalid } from "../errors";
 import { dicomwebEndpoint, imagingStudyCondition, imagingStudyFromDicom } from "../imaging-study";

@@ -2,7 +2,7 @@
 // study date range, modality, study/series UID and accession number, with paging and
 // includefield. Criteria from the config; an input object can add or override them.
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import type { QidoQuery } from "../qido";
 import { clientFor } from "./connection";

@@ -2,8 +2,8 @@
 // thumbnails streamed into the organization's files (R2) with their keys in the output:
 // run state holds references, never the pixel data.
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
-import type { StoredFile } from "../../../features/pipelines/node-files";
+import { defineNode } from "../../../features/pipelines";
+import type { StoredFile } from "../../../features/pipelines";
 import type { DicomJsonDataset } from "../dicom-json";
 import type { DicomTarget, InstanceSink } from "../client";
 import { counting } from "../multipart/bytes";

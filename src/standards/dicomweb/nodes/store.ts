@@ -3,7 +3,7 @@
 // what the server stored and what it refused. Test mode sends nothing and reports, from each
 // file's own tags, what it would send.
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { PART10_HEADER_BYTES } from "../part10";
 import { checkStow, planStow } from "../store-plan";

@@ -9,7 +9,7 @@
 import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
 import { offsetOf } from "../datetime";
 import type { Hl7Message } from "../message";
-import { URL_NAMESPACE, uuidV5 } from "../uuid";
+import { URL_NAMESPACE, uuidV5 } from "../../../platform/name-uuid";
 
 export interface ConvertOptions {
   /**

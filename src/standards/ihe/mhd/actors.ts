@@ -1,7 +1,7 @@
 // The MHD actors this server plays, for the CapabilityStatement (IHE MHD 4.2: the Document
 // Recipient with the Comprehensive and UnContained options, ITI-65; the Document Responder,
 // ITI-66/67/68), with the profiles each accepts or serves.
-import type { GuideActor } from "../../../features/fhir/guide-actors";
+import type { GuideActor } from "../../../features/fhir";
 import { MHD_PROFILES } from "./provide-bundle";
 
 const CS = "https://profiles.ihe.net/ITI/MHD/CapabilityStatement/";

@@ -4,9 +4,9 @@
 //   ITI-68 RetrieveDocument.Audit.Responder: Export, action R; the patient and the document.
 // A DocumentReference search is an ITI-67; a List search for submissionset/folder an ITI-66;
 // a Binary read in its native format an ITI-68; a transaction with an MHD profile an ITI-65.
-import type { GuideAudit } from "../../../features/fhir/guide-audit";
+import type { GuideAudit } from "../../../features/fhir";
 import type { Bundle, Resource } from "../../../features/fhir/port";
-import type { FhirService } from "../../../features/fhir/service";
+import type { FhirService } from "../../../features/fhir";
 import { EVENT_TYPES, type IheAudit, iheAuditEvent, objectEntity, patientEntity, queryEntity } from "../audit-event";
 import { isSubmissionSet, optionOf } from "./provide-bundle";
 import { isMhdListQuery } from "./query-rules";

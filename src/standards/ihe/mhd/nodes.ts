@@ -6,8 +6,8 @@
 // Responder; `mhd.retrieve_document` (retrieve-node.ts) is ITI-68.
 import { z } from "zod";
 import type { Bundle, Resource } from "../../../features/fhir/port";
-import { NodeFailure } from "../../../features/pipelines/node-failure";
-import { type NodeContext, defineNode } from "../../../features/pipelines/node-type";
+import { NodeFailure } from "../../../features/pipelines";
+import { type NodeContext, defineNode } from "../../../features/pipelines";
 import { buildProvideBundle, organizationSourceId } from "./build-bundle";
 import { toBase64 } from "./document-bytes";
 import { type ReadStored, provideBundleIssues, storedReader } from "./provide-bundle";

@@ -11,7 +11,7 @@
 // Folder names the same patient and lists only DocumentReferences (of the Bundle, or stored ones
 // of that patient); each SubmissionSet intendedRecipient (Comprehensive) resolves to a recipient.
 // Failures: 400 OperationOutcome with the XDS error codes (ITI TF-3 Table 4.2.4.1-2).
-import type { BundleCheck } from "../../../features/fhir/bundle-check";
+import type { BundleCheck } from "../../../features/fhir";
 import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
 import { sizeAndHash } from "./document-bytes";
 

@@ -9,8 +9,8 @@
 //   mark of being ITI-67, so only the organization can say its clients are MHD consumers.
 // Such a search without them is refused with 400 instead of answering a query the profile
 // forbids (e.g. every current document of every patient).
-import type { SearchRefined, SearchRefinement } from "../../../features/fhir/search-refinement";
-import { readIheSettings } from "../../../features/ihe/settings-store";
+import type { SearchRefined, SearchRefinement } from "../../../features/fhir";
+import { readIheSettings } from "../../../features/ihe";
 
 const MHD_LIST_TYPES = new Set(["submissionset", "folder"]);
 

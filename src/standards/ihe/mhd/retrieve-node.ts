@@ -7,8 +7,8 @@
 // attachment.hash when the DocumentReference carries them.
 import { z } from "zod";
 import type { FhirPort, Resource } from "../../../features/fhir/port";
-import { NodeFailure } from "../../../features/pipelines/node-failure";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { NodeFailure } from "../../../features/pipelines";
+import { defineNode } from "../../../features/pipelines";
 import { fromBase64, sizeAndHash, toBase64 } from "./document-bytes";
 
 const Attachment = z.object({ url: z.string().min(1), contentType: z.string().optional(), size: z.number().optional(), hash: z.string().optional() });

@@ -3,8 +3,8 @@
 // (features/ihe) gets 410 with an OperationOutcome for a document every DocumentReference of
 // which is superseded (replaced through relatesTo); a document some current DocumentReference
 // still points at, or that none points at, is served as before. Off by default.
-import { readIheSettings } from "../../../features/ihe/settings-store";
-import type { RetrieveCheck } from "../../../features/fhir/retrieve-check";
+import { readIheSettings } from "../../../features/ihe";
+import type { RetrieveCheck } from "../../../features/fhir";
 import { gone } from "../../../platform/errors";
 
 /** The forms a DocumentReference may name this Binary by: absolute under the store's base, the base's path, or relative. */

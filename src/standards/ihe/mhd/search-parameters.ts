@@ -3,7 +3,7 @@
 // `designationType` (the SubmissionSet's contentType / the Folder's codeList, the
 // ihe-designationType extension) and `sourceId` (the SubmissionSet's source, the ihe-sourceId
 // extension). List `source` (and source.given/source.family by chaining) is R4's own.
-import type { SearchParameterResource } from "../../../features/fhir/definitions";
+import type { SearchParameterResource } from "../../../features/fhir";
 
 const SP = "https://profiles.ihe.net/ITI/MHD/SearchParameter/";
 export const DESIGNATION_TYPE = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/ihe-designationType";

@@ -1,6 +1,6 @@
 // The PDQm Patient Demographics Supplier, for the CapabilityStatement (ITI-78 on the store's
 // Patient search, ITI-119 $match: operations.ts).
-import type { GuideActor } from "../../../features/fhir/guide-actors";
+import type { GuideActor } from "../../../features/fhir";
 import { PDQM_SUPPLIER } from "./operations";
 
 export const PDQM_ACTORS: readonly GuideActor[] = [

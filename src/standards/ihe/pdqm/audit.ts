@@ -6,7 +6,7 @@
 //   PDQm 3.2 profile (built on BALP) has it, type rest, subtypes ITI-119 and the RESTful
 //   interaction search, action E; the query entity holds the Parameters body, and each patient
 //   the answer matched is a patient entity.
-import type { AuditedInteraction, GuideAudit } from "../../../features/fhir/guide-audit";
+import type { AuditedInteraction, GuideAudit } from "../../../features/fhir";
 import type { Bundle } from "../../../features/fhir/port";
 import { EVENT_TYPES, iheAuditEvent, patientEntity, queryEntity } from "../audit-event";
 

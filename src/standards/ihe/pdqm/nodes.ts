@@ -2,7 +2,7 @@
 // as $match which stored patients they are, and routes on the best grade.
 import { z } from "zod";
 import type { Resource } from "../../../features/fhir/port";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { findMatches, matchBundle } from "./match";
 import { MAX_MATCHES } from "./match-input";

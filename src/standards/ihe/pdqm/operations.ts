@@ -1,6 +1,6 @@
 // PDQm ITI-119 Patient Demographics Match: POST Patient/$match (Match Operation option).
 import { z } from "@hono/zod-openapi";
-import { type AnyOperation, defineOperation } from "../../../features/fhir/operations/operation";
+import { type AnyOperation, defineOperation } from "../../../features/fhir";
 import { findMatches, matchBundle } from "./match";
 import { readMatchRequest } from "./match-input";
 

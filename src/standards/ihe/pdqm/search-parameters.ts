@@ -1,6 +1,6 @@
 // The SearchParameters PDQm adds to Patient (ITI-78): the mother's maiden name, from the IHE
 // PDQm IG's SearchParameter-PDQm-MothersMaidenName (the core patient-mothersMaidenName extension).
-import type { SearchParameterResource } from "../../../features/fhir/definitions";
+import type { SearchParameterResource } from "../../../features/fhir";
 
 export const PDQM_SEARCH_PARAMETERS: readonly SearchParameterResource[] = [
   {

@@ -7,7 +7,7 @@
 // - Bundle.total on every page: a search that does not ask `_total` is counted as `_total=estimate`
 //   (exact up to the store's counting bound of 10,000 matches, left out past it, as FHIR allows);
 //   without it the store gives a total only when one page holds every match.
-import type { SearchRefinement } from "../../../features/fhir/search-refinement";
+import type { SearchRefinement } from "../../../features/fhir";
 import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
 
 type Identifier = { system?: string };

@@ -5,7 +5,7 @@
 // caller injects a resolver (the FHIR store in a pipeline node, a fake in tests).
 
 import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
-import { URL_NAMESPACE, uuidV5 } from "../../hl7v2/uuid";
+import { URL_NAMESPACE, uuidV5 } from "../../../platform/name-uuid";
 
 export interface Identifier {
   system: string;

@@ -2,7 +2,7 @@
 // their loops) or a short form naming the parties and each set's segments; trailer counts
 // and control numbers are computed. What it wrote is read back and its issues reported.
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { envelope, writeX12 } from "../build";
 import { documentFromJson, type InterchangeJson } from "../document-json";

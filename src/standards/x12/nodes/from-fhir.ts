@@ -3,7 +3,7 @@
 // Referenced resources come from the input Bundle and, for what it lacks, the store.
 import { z } from "zod";
 import type { Bundle, FhirPort, Resource } from "../../../features/fhir/port";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { envelope, type SetToWrite, writeX12 } from "../build";
 import { bundleLookup, type Lookup } from "../fhir/from-fhir";

@@ -1,8 +1,8 @@
 // What every X12 node reads from its input port, and how X12 problems become node
 // failures: an ApiError whose code is X12_<issue code> and whose message names the loop,
 // segment and element, so the error port (on_error: route) carries where it went wrong.
-import type { InboundEventPayload } from "../../../features/inbound/adapter";
-import type { NodeFiles } from "../../../features/pipelines/node-files";
+import type { InboundEventPayload } from "../../../features/inbound";
+import type { NodeFiles } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { describePlace, X12Error } from "../errors";
 import { readX12, type X12Read } from "../read";

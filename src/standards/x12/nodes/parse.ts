@@ -2,7 +2,7 @@
 // issue with its place, and the 999/TA1 answering it. Issues are data here; `strict` makes
 // the first one fail the node instead (X12_<code>, naming loop, segment and element).
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { readToJson } from "../document-json";
 import { acknowledgementText } from "./acknowledgement";
 import { INTERCHANGE_IN, issueJson, readInput, x12Failure } from "./input";

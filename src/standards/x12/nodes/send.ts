@@ -3,7 +3,7 @@
 // body forms, as clearinghouse APIs take them: the raw interchange (application/edi-x12),
 // or JSON {"x12": "ISA*..."} (the "raw X12" endpoints of REST clearinghouses).
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { el, type X12Document } from "../model";
 import { tokenize } from "../tokenize";

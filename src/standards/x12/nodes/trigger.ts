@@ -1,7 +1,7 @@
 // The X12 inbound trigger: starts deployed pipelines for interchanges received on
 // POST /api/v1/inbound/x12/messages (or forwarded by the bridge), filtered by set and sender.
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { X12_EVENT_TYPE } from "../event";
 import { x12Text } from "./input";
 

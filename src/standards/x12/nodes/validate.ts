@@ -1,7 +1,7 @@
 // X12 Validate: envelope, loop, segment and element checks with the 999 (and TA1)
 // acknowledgement to send back; `fail_on_error` routes a rejected file to the error port.
 import { z } from "zod";
-import { defineNode } from "../../../features/pipelines/node-type";
+import { defineNode } from "../../../features/pipelines";
 import { el } from "../model";
 import { acknowledgementText } from "./acknowledgement";
 import { INTERCHANGE_IN, issueJson, readInput, x12Failure } from "./input";

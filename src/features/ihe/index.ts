@@ -1,0 +1,2 @@
+// The IHE settings feature's public surface: the organization's settings the IHE profiles read.
+export { readIheSettings } from "./settings-store";
