@@ -11,8 +11,8 @@
 // that must have a workerd to themselves are the worker-isolated project. The globalSetup peers are
 // safe to share (fresh ports, per-test peer names, users and control ids). Its static assets are a
 // fixed stand-in, so its Miniflares never depend on whether console/dist is built. The Node projects
-// (unit, interop, bridge) and the browser project stay one file at a time: their heavy files each
-// start wrangler dev, npm start or the bridge within fixed hook budgets. scripts/test.ts runs them
+// (unit, interop, bridge) stay one file at a time: their heavy files each start wrangler dev,
+// npm start or the bridge within fixed hook budgets; the browser project runs two at once. scripts/test.ts runs them
 // in a second vitest process beside the Worker project's (vitest runs projects with different
 // maxWorkers one after the other). `vitest doctor` does not help here: it only probes maxWorkers
 // below the configured one (half, then half again), and the default is already 1.
@@ -91,7 +91,9 @@ export default defineConfig(async () => {
             include: [...NODE_INCLUDE.browser],
             // The OpenID Provider the single sign-on test signs in through (test/browser/sso.test.ts).
             globalSetup: [SERVICE_SETUP, "./test/setup/oidc-idp.ts"],
-            fileParallelism: false,
+            // Two files at once: a browser file mostly waits (pages, deliveries, the service's
+            // queues), and each works in organizations and pages of its own (docs/testing.md).
+            maxWorkers: 2,
             hookTimeout: 180_000,
             testTimeout: 60_000,
           },
