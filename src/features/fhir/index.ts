@@ -21,7 +21,7 @@ export type { RetrieveCheck } from "./retrieve-check";
 export type { SearchRefined, SearchRefinement } from "./search-refinement";
 export { type FhirExtensions, NO_FHIR_EXTENSIONS } from "./extensions";
 export { OperationRegistry } from "./operations/registry";
-export type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Resource } from "./port";
+export type { Bundle, BundleEntry, ExportPage, ExportQuery, FhirExportReader, FhirPort, Meta, Resource, WriteResult } from "./port";
 export { permitAll, type AccessPolicy, type AccessAuditNote, type AccessDecision, type AccessRequest, PERMIT, patientsOf } from "./access-policy";
 export { allOf } from "./access-all-of";
 export { smartScopePolicy } from "./scopes/policy";

@@ -2,37 +2,8 @@
 // needs from the FHIR store, as one narrow interface. The store implements it per
 // organization; tests and test_mode use other implementations.
 
-export interface Meta {
-  versionId?: string;
-  lastUpdated?: string;
-  source?: string;
-  profile?: string[];
-  tag?: { system?: string; code?: string; display?: string }[];
-  security?: { system?: string; code?: string; display?: string }[];
-}
-
-export interface Resource {
-  resourceType: string;
-  id?: string;
-  meta?: Meta;
-  [key: string]: unknown;
-}
-
-export interface BundleEntry {
-  fullUrl?: string;
-  resource?: Resource;
-  search?: { mode?: "match" | "include" | "outcome"; score?: number };
-  request?: { method: string; url: string; ifNoneExist?: string; ifMatch?: string; ifNoneMatch?: string };
-  response?: { status: string; location?: string; etag?: string; lastModified?: string; outcome?: Resource };
-}
-
-export interface Bundle extends Resource {
-  resourceType: "Bundle";
-  type: string;
-  total?: number;
-  link?: { relation: string; url: string }[];
-  entry?: BundleEntry[];
-}
+export type { Bundle, BundleEntry, Meta, Resource } from "../../platform/fhir-resource";
+import type { Bundle, Resource } from "../../platform/fhir-resource";
 
 export interface WriteResult {
   resource: Resource;

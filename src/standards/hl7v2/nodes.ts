@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { parseMllpEndpoint } from "./mllp-framing";
 import { ApiError } from "../../platform/errors";
-import type { Bundle } from "../../features/fhir/port";
+import type { Bundle } from "../../platform/fhir-resource";
 import { type AckCode, type AckReading, buildAck, readAck } from "./ack";
 import { convertToFhirWithReport } from "./convert/index";
 import { Hl7ConversionError, Hl7EncodingError, Hl7ParseError } from "./errors";

@@ -5,7 +5,7 @@
 import { MAX_AUDIT_QUERY_CHARS } from "../../features/fhir";
 import type { AuditedInteraction } from "../../features/fhir";
 import { clip } from "../../platform/db/size";
-import type { Resource } from "../../features/fhir/port";
+import type { Resource } from "../../platform/fhir-resource";
 
 const DCM = "http://dicom.nema.org/resources/ontology/DCM";
 const ENTITY_TYPE = "http://terminology.hl7.org/CodeSystem/audit-entity-type";

@@ -5,7 +5,7 @@
 // patient, the request as the query entity named "$summary", and the generated document (role 3
 // Report, by its Bundle.identifier: the document is not stored).
 import type { AuditedInteraction, GuideAudit } from "../../features/fhir";
-import type { Bundle } from "../../features/fhir/port";
+import type { Bundle } from "../../platform/fhir-resource";
 import { EVENT_TYPES, iheAuditEvent, objectEntity, patientEntity, queryEntity } from "../ihe";
 
 /** The patient summarised: the instance's id, or the document's Patient at type level. */

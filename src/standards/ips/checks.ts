@@ -3,7 +3,7 @@
 // ips-1/2/3 on results) as FHIRPath evaluated by the store's engine (@medplum/core), and
 // the Bundle and Composition constraints they state as cardinalities, as targeted checks.
 import { evalFhirPath } from "@medplum/core";
-import type { Bundle, Resource } from "../../features/fhir/port";
+import type { Bundle, Resource } from "../../platform/fhir-resource";
 import { REQUIRED_SECTION_CODES } from "./sections";
 
 export interface IpsIssue {

@@ -2,7 +2,7 @@
 // first, the Patient, the entries of each section, then what those entries reference. Pure:
 // the record comes from the caller ($summary reads the store, the node reads the port or a
 // Bundle), so the same builder serves both.
-import type { Bundle, BundleEntry, Resource } from "../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../platform/fhir-resource";
 import { compositionNarrative, conceptText, sectionNarrative } from "./narrative";
 import { SECTIONS, type SectionRule, sectionCoding } from "./sections";
 

@@ -1,6 +1,6 @@
 // Generated narrative for IPS sections: one table row per entry (what, status, when), built
 // from the entries' own coded data so the text says exactly what the entries say.
-import type { Resource } from "../../features/fhir/port";
+import type { Resource } from "../../platform/fhir-resource";
 
 type Coded = { text?: string; coding?: { display?: string; code?: string; system?: string }[] };
 

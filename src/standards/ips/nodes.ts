@@ -3,7 +3,7 @@
 // message), and sends it onward.
 import { z } from "zod";
 import { ApiError } from "../../platform/errors";
-import type { Bundle, Resource } from "../../features/fhir/port";
+import type { Bundle, Resource } from "../../platform/fhir-resource";
 import { defineNode } from "../../features/pipelines";
 import { buildSummary } from "./document";
 import { type PatientRecord, recordFromBundle, recordFromPort } from "./record";

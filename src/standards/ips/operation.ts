@@ -5,7 +5,7 @@
 // to any read.
 import { z } from "@hono/zod-openapi";
 import { type AnyOperation, defineOperation } from "../../features/fhir";
-import type { Resource } from "../../features/fhir/port";
+import type { Resource } from "../../platform/fhir-resource";
 import { badRequest, notFound } from "../../platform/errors";
 import { IPS_BUNDLE_PROFILE, buildSummary } from "./document";
 import { IPS_SERVER } from "./actors";

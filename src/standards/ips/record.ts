@@ -3,7 +3,7 @@
 // hand (a pipeline's converted message). Each yields the Patient and its record with fullUrls.
 import { ApiError } from "../../platform/errors";
 import { isPrototypeKey } from "../../platform/object-keys";
-import type { Bundle, FhirPort, Resource } from "../../features/fhir/port";
+import type { Bundle, FhirPort, Resource } from "../../features/fhir";
 import type { RecordEntry, RecordShortfall } from "./document";
 import { SECTION_RESOURCE_TYPES } from "./sections";
 

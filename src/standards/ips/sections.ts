@@ -2,7 +2,7 @@
 // Creator must always populate it, and which of a patient's resources belong in it. Every
 // resource goes into the first section that claims it, in this order, so an Observation is
 // pregnancy before vital signs before social history before results.
-import type { Resource } from "../../features/fhir/port";
+import type { Resource } from "../../platform/fhir-resource";
 
 export interface SectionRule {
   /** Slice name in Composition-uv-ips. */

@@ -25,11 +25,8 @@ describe("floors", () => {
   // One exception: a feature's tables.ts may name another's tables.ts, for a foreign key (the
   // control database's tables reference tenancy's organizations). Through the index it would pull
   // the whole feature, Worker-only modules included, into drizzle-kit's schema loading.
-  // And one more: features/fhir/port.ts, the FHIR resource and store types, is the contract the pure
-  // codecs (HL7 v2, X12, DICOMweb) name; they load in Node (the bridge, the benches) and the FHIR
-  // feature's index would pull the Worker's store types in with it.
-  it("a feature or a standard imports a feature only through its index.ts (a tables.ts another's tables, for foreign keys; fhir/port)", () => {
-    const foreignKey = (file: string, imported: string) => (file.endsWith("/tables.ts") && imported === `${areaOf(imported)}/tables`) || imported === "features/fhir/port";
+  it("a feature or a standard imports a feature only through its index.ts (a tables.ts another's tables, for foreign keys)", () => {
+    const foreignKey = (file: string, imported: string) => file.endsWith("/tables.ts") && imported === `${areaOf(imported)}/tables`;
     const internals = sourceFiles()
       .filter((file) => relative(file).startsWith("features/") || relative(file).startsWith("standards/"))
       .flatMap((file) => {

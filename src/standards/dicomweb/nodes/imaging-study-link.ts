@@ -4,7 +4,7 @@
 // configured identifier system (created from PatientName when the pipeline says so), and
 // an Endpoint for the connector's DICOMweb root when a connector is named.
 import { z } from "zod";
-import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../platform/fhir-resource";
 import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { uuidV5, URL_NAMESPACE } from "../../../platform/name-uuid";

@@ -3,7 +3,7 @@
 // ChargeItem (no IG map: mapped as peers do). Each resource carries an identifier
 // that is stable across re-sends, used as its conditional key.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { toFhirTime } from "../datetime";
 import type { Hl7Segment } from "../message";
 import { type ConversionContext, identifierCondition, type Identifier, type Ref } from "./context";

@@ -6,7 +6,7 @@
 //   "create" → POST Type, ifNoneExist: identifier=system|value   (create if missing)
 //   "id"     → PUT Type/<uuid>   (resources without identifiers: Provenance, Binary)
 
-import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../platform/fhir-resource";
 import { offsetOf } from "../datetime";
 import type { Hl7Message } from "../message";
 import { URL_NAMESPACE, uuidV5 } from "../../../platform/name-uuid";

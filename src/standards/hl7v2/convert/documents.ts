@@ -3,7 +3,7 @@
 // The attachment points at the Binary by its urn:uuid fullUrl, which the FHIR store
 // resolves like any other reference inside a transaction.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { toFhirInstant } from "../datetime";
 import type { Hl7Segment } from "../message";
 import { base64, type Subject } from "./clinical";

@@ -4,7 +4,7 @@
 // the same Bundle (only Provenance.recorded falls back to the clock, and only when
 // MSH-7 is unusable and no receivedAt is given).
 
-import type { Bundle, Resource } from "../../../features/fhir/port";
+import type { Bundle, Resource } from "../../../platform/fhir-resource";
 import { toFhirInstant } from "../datetime";
 import { Hl7ConversionError } from "../errors";
 import type { Hl7Message, Hl7Segment } from "../message";

@@ -2,7 +2,7 @@
 // only when missing) and DiagnosticReport (ORU), after the IG's ORC[ServiceRequest],
 // OBR[ServiceRequest], OBR[DiagnosticReport] and ORC[DiagnosticReport] maps.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { toFhirInstant } from "../datetime";
 import type { Hl7Segment } from "../message";
 import type { Subject } from "./clinical";

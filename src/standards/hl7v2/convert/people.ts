@@ -3,7 +3,7 @@
 // NK1 → RelatedPerson. References are resolved within the Bundle; practitioners,
 // organizations and locations are created only when missing (POST ifNoneExist).
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { Hl7Segment, Hl7Value } from "../message";
 import { type ConversionContext, identifierCondition, type Identifier, type Ref } from "./context";
 import {

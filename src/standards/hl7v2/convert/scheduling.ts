@@ -1,7 +1,7 @@
 // SIU: SCH (+ TQ1, NTE) and the AIS/AIG/AIL/AIP resource segments → Appointment,
 // after the IG's SCH[Appointment] and AI*[Appointment] maps.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { addMinutes } from "../datetime";
 import type { Hl7Segment } from "../message";
 import type { Subject } from "./clinical";

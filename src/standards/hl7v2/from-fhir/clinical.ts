@@ -2,7 +2,7 @@
 // DT/DTM/TS, TM, DR, NR, ED, RP) with its NTE notes, AllergyIntolerance → AL1,
 // Condition → DG1: the converter's OBX, AL1 and DG1 maps (convert/clinical.ts) backwards.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { Hl7EncodingError } from "../errors";
 import type { Hl7Segment } from "../message";
 import { V3 } from "../convert/vocab";

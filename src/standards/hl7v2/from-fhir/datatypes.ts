@@ -4,7 +4,7 @@
 // (Practitioner → XCN, Organization → XON/HD, Location → PL). Each returns undefined
 // when nothing is there to write.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { EncodeContext } from "./context";
 import { type Json, list, obj, strings, text } from "./input";
 import type { Hd } from "./systems";

@@ -2,7 +2,7 @@
 // as OBX ED (base64) or RP (a URL): the converter's TXA and OBX[DocumentReference] maps
 // (convert/documents.ts) backwards.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { Hl7EncodingError } from "../errors";
 import type { Hl7Segment } from "../message";
 import { V3 } from "../convert/vocab";

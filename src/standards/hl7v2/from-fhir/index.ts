@@ -4,7 +4,7 @@
 // the input does not hold is not in the message. A message the input cannot make (no
 // Patient for ADT...) is an Hl7EncodingError naming what is missing.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { Hl7EncodingError } from "../errors";
 import { DEFAULT_DELIMITERS, type Delimiters } from "../escape";
 import { Hl7Message, type Hl7Segment } from "../message";

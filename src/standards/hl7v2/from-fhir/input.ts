@@ -4,7 +4,7 @@
 // input is not in the message. Which resources were written is tracked so that the
 // caller can be told what the message type did not carry.
 
-import type { Bundle, Resource } from "../../../features/fhir/port";
+import type { Bundle, Resource } from "../../../platform/fhir-resource";
 import { Hl7EncodingError } from "../errors";
 
 export type Json = Record<string, unknown>;

@@ -3,7 +3,7 @@
 // timing goes depends on the version (TQ1 from v2.5, ORC-7/OBR-27 before; ORM keeps
 // ORC-7 until v2.7, as its message structure has no TQ1 before).
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { Hl7Segment } from "../message";
 import type { EncodeContext } from "./context";
 import { cnn, codeOf, cwe, dtm, ei, identifierTyped, xcn, xtn } from "./datatypes";

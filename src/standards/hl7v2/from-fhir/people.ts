@@ -1,7 +1,7 @@
 // Patient → PID (+ PD1), Encounter → PV1 (+ PV2), the replaced Patient → MRG: the
 // converter's PID, PV1 and MRG maps (convert/people.ts, convert/index.ts) backwards.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { Hl7EncodingError } from "../errors";
 import type { Hl7Segment } from "../message";
 import { V3 } from "../convert/vocab";

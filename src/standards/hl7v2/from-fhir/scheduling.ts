@@ -2,7 +2,7 @@
 // AIG (devices), AIL (locations) and AIP (practitioners): the converter's SCH and AI*
 // maps (convert/scheduling.ts) backwards. The Patient participant is the PID.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { Hl7Segment } from "../message";
 import type { EncodeContext } from "./context";
 import { cwe, dtm, ei, identifierTyped, pl, xcn } from "./datatypes";

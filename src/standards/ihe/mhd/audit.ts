@@ -5,7 +5,7 @@
 // A DocumentReference search is an ITI-67; a List search for submissionset/folder an ITI-66;
 // a Binary read in its native format an ITI-68; a transaction with an MHD profile an ITI-65.
 import type { GuideAudit } from "../../../features/fhir";
-import type { Bundle, Resource } from "../../../features/fhir/port";
+import type { Bundle, Resource } from "../../../platform/fhir-resource";
 import type { FhirService } from "../../../features/fhir";
 import { EVENT_TYPES, type IheAudit, iheAuditEvent, objectEntity, patientEntity, queryEntity } from "../audit-event";
 import { isSubmissionSet, optionOf } from "./provide-bundle";

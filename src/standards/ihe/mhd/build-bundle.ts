@@ -3,7 +3,7 @@
 // DocumentReference with the option's required metadata (Comprehensive: language, creation and
 // the patient as known at publication, contained as sourcePatientInfo), and the Binary holding the
 // bytes, with attachment.size and the base64 SHA-1 hash computed from those bytes.
-import type { Bundle, Resource } from "../../../features/fhir/port";
+import type { Bundle, Resource } from "../../../platform/fhir-resource";
 import { sizeAndHash } from "./document-bytes";
 import { DESIGNATION_TYPE, MHD_PROFILES, SOURCE_ID } from "./provide-bundle";
 

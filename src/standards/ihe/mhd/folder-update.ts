@@ -7,7 +7,7 @@
 // is XDSPatientIdDoesNotMatch. Failures: 400 OperationOutcome, one issue per violation with its
 // XDS code (ITI TF-3 Table 4.2.4.1-2); nothing is stored.
 import type { BundleCheck } from "../../../features/fhir";
-import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../platform/fhir-resource";
 import type { WriteCheck } from "../../../features/fhir";
 import { ApiError } from "../../../platform/errors";
 import { type MhdIssue, type ReadStored, folderIssues, isFolder, optionOf, storedReader } from "./provide-bundle";

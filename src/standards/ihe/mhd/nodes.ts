@@ -5,7 +5,7 @@
 // `mhd.find_document_lists` an ITI-66 Find Document Lists on the store or a remote Document
 // Responder; `mhd.retrieve_document` (retrieve-node.ts) is ITI-68.
 import { z } from "zod";
-import type { Bundle, Resource } from "../../../features/fhir/port";
+import type { Bundle, Resource } from "../../../platform/fhir-resource";
 import { NodeFailure } from "../../../features/pipelines";
 import { type NodeContext, defineNode } from "../../../features/pipelines";
 import { buildProvideBundle, organizationSourceId } from "./build-bundle";

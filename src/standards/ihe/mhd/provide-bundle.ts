@@ -12,7 +12,7 @@
 // of that patient); each SubmissionSet intendedRecipient (Comprehensive) resolves to a recipient.
 // Failures: 400 OperationOutcome with the XDS error codes (ITI TF-3 Table 4.2.4.1-2).
 import type { BundleCheck } from "../../../features/fhir";
-import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../platform/fhir-resource";
 import { sizeAndHash } from "./document-bytes";
 
 const BASE = "https://profiles.ihe.net/ITI/MHD/StructureDefinition/";

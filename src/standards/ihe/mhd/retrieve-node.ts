@@ -6,7 +6,7 @@
 // FHIR server's Binary read does) is read too. The bytes are checked against attachment.size and
 // attachment.hash when the DocumentReference carries them.
 import { z } from "zod";
-import type { FhirPort, Resource } from "../../../features/fhir/port";
+import type { FhirPort, Resource } from "../../../features/fhir";
 import { NodeFailure } from "../../../features/pipelines";
 import { defineNode } from "../../../features/pipelines";
 import { fromBase64, sizeAndHash, toBase64 } from "./document-bytes";

@@ -7,7 +7,7 @@
 //   interaction search, action E; the query entity holds the Parameters body, and each patient
 //   the answer matched is a patient entity.
 import type { AuditedInteraction, GuideAudit } from "../../../features/fhir";
-import type { Bundle } from "../../../features/fhir/port";
+import type { Bundle } from "../../../platform/fhir-resource";
 import { EVENT_TYPES, iheAuditEvent, patientEntity, queryEntity } from "../audit-event";
 
 const SD = "https://profiles.ihe.net/ITI/PDQm/StructureDefinition/";

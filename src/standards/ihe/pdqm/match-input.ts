@@ -1,6 +1,6 @@
 // Reading an ITI-119 request: a Parameters resource (PDQm MatchParametersIn: `resource`,
 // `onlyCertainMatches`, `count`) or a bare Patient. Problems are 400s with their reason.
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { badRequest } from "../../../platform/errors";
 import type { MatchOptions } from "./match";
 

@@ -1,7 +1,7 @@
 // ITI-119 matching over a store: candidates through indexed searches (blocking: each
 // identifier, the birth date, the exact family name, each phone or e-mail), never a scan of
 // every patient; each candidate scored by the matcher; the answer as PDQm's $match Bundle.
-import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../platform/fhir-resource";
 import { type MatchGrade, type MatchResult, matchPatient } from "./matcher";
 import { type Demographics, demographicsOf } from "./normalize";
 

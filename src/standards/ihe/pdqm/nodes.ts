@@ -1,7 +1,7 @@
 // The patient-match node: a pipeline reconciling incoming demographics asks the same matcher
 // as $match which stored patients they are, and routes on the best grade.
 import { z } from "zod";
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { findMatches, matchBundle } from "./match";

@@ -8,7 +8,7 @@
 //   (exact up to the store's counting bound of 10,000 matches, left out past it, as FHIR allows);
 //   without it the store gives a total only when one page holds every match.
 import type { SearchRefinement } from "../../../features/fhir";
-import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../platform/fhir-resource";
 
 type Identifier = { system?: string };
 type Link = { type?: string; other?: { reference?: string } };

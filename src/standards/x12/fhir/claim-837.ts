@@ -2,7 +2,7 @@
 // Patient, Coverage, payer and billing Organization, rendering/attending Practitioner
 // and an Encounter for the visit.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { LoopNode } from "../loops";
 import { comp, components, el } from "../model";
 import { descendants, head, loop1, loops, seg1 } from "../query";

@@ -4,7 +4,7 @@
 // creates nothing twice. Parties already in the store are referenced, not created: the
 // caller injects a resolver (the FHIR store in a pipeline node, a fake in tests).
 
-import type { Bundle, BundleEntry, Resource } from "../../../features/fhir/port";
+import type { Bundle, BundleEntry, Resource } from "../../../platform/fhir-resource";
 import { URL_NAMESPACE, uuidV5 } from "../../../platform/name-uuid";
 
 export interface Identifier {

@@ -2,7 +2,7 @@
 // Bundle's entries in tests and nodes), and a value the set cannot do without is an
 // X12Error naming the FHIR element, never an invalid segment.
 
-import type { Bundle, Resource } from "../../../features/fhir/port";
+import type { Bundle, Resource } from "../../../platform/fhir-resource";
 import { X12Error } from "../errors";
 import { segment, type Segment } from "../model";
 import { GENDER_BACK, SYSTEM } from "./codes";

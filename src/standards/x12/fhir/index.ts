@@ -1,5 +1,5 @@
 // X12 → FHIR: one transaction Bundle per transaction set, by its loop table.
-import type { Bundle } from "../../../features/fhir/port";
+import type { Bundle } from "../../../platform/fhir-resource";
 import { X12Error } from "../errors";
 import { el } from "../model";
 import { seg1 } from "../query";

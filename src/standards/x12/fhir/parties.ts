@@ -1,7 +1,7 @@
 // NM1 loops (with their N3, N4, DMG, REF) as Patient, Practitioner or Organization
 // references: found in the store by identifier when the resolver knows them, else created.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { X12Error } from "../errors";
 import type { LoopNode } from "../loops";
 import { el, type Segment } from "../model";

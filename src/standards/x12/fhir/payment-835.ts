@@ -2,7 +2,7 @@
 // claim and per PLB adjustment) and one ExplanationOfBenefit per CLP with its service lines
 // and CAS adjustments.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { LoopNode } from "../loops";
 import { components, el, type Segment } from "../model";
 import { descendants, head, loop1, segs, seg1 } from "../query";

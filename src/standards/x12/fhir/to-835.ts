@@ -2,7 +2,7 @@
 // payment (BPR, TRN, DTM*405), payer and payee (1000A/B), a CLP per EOB with its patient,
 // insured, claim-level CAS and service lines, and a PLB per adjustment detail.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { SetToWrite } from "../build";
 import { composite, segment, type Segment } from "../model";
 import { CLP_STATUS, SYSTEM, serviceQualifier } from "./codes";

@@ -1,7 +1,7 @@
 // Claim (professional / institutional) → 837P / 837I body, with the billing provider,
 // subscriber, patient and payer written from the resources the Claim references.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import { composite, segment, type Segment } from "../model";
 import type { SetToWrite } from "../build";
 import { CL1_INFO, diagnosisQualifier, EXTENSION, icdToX12, RELATIONSHIP_BACK, SYSTEM, serviceQualifier } from "./codes";

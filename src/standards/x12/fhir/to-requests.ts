@@ -2,7 +2,7 @@
 // Claim (use preauthorization) → 278 request. The party levels (2000A payer, 2000B
 // provider, 2000C subscriber, 2000D dependent) are shared; each set adds its own detail.
 
-import type { Resource } from "../../../features/fhir/port";
+import type { Resource } from "../../../platform/fhir-resource";
 import type { SetToWrite } from "../build";
 import { composite, segment, type Segment } from "../model";
 import { EXTENSION, icdToX12, SYSTEM, serviceQualifier } from "./codes";

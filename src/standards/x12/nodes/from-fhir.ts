@@ -2,7 +2,7 @@
 // CoverageEligibilityRequest (270) or a claim-status Task (276) written as an interchange.
 // Referenced resources come from the input Bundle and, for what it lacks, the store.
 import { z } from "zod";
-import type { Bundle, FhirPort, Resource } from "../../../features/fhir/port";
+import type { Bundle, FhirPort, Resource } from "../../../features/fhir";
 import { defineNode } from "../../../features/pipelines";
 import { ApiError } from "../../../platform/errors";
 import { envelope, type SetToWrite, writeX12 } from "../build";

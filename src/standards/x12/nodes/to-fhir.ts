@@ -3,7 +3,7 @@
 // 276/277 → Task/ClaimResponse, 278 → Claim/ClaimResponse "preauthorization"), parties
 // found in the organization's store referenced rather than created, and by default stored.
 import { z } from "zod";
-import type { Bundle, FhirPort } from "../../../features/fhir/port";
+import type { Bundle, FhirPort } from "../../../features/fhir";
 import { defineNode } from "../../../features/pipelines";
 import { matchQuery, type ReferenceResolver, x12ToFhir } from "../fhir/index";
 import { INTERCHANGE_IN, issueJson, readInput, rethrowX12, x12Failure } from "./input";
