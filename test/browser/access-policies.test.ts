@@ -2,14 +2,14 @@
 // service refuses (criteria it cannot evaluate) is shown with its reason, a valid policy is saved
 // and assigned to an API key, which then reaches only what the policy allows; a policy in use
 // cannot be deleted until it is unassigned. Administrators only.
-import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, consoleUrl, replaceText, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { consolePerTest, consoleUrl, fileOrgs, replaceText, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
 describe("Access policies page", () => {
   it("checks rules, shows the service's refusal, saves, assigns to a key that then reaches Patients only, and deletes once unassigned", async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const headers = { authorization: `Bearer ${a.adminKey}`, "x-organization-id": a.orgId, "content-type": "application/json" };
     const keyName = `policy-key-${crypto.randomUUID().slice(0, 6)}`;
     const key = (await (await fetch(`${consoleUrl()}/api/api-keys`, { method: "POST", headers, body: JSON.stringify({ name: keyName, role: "clinician" }) })).json()) as { id: string; key: string };

@@ -3,14 +3,14 @@
 // the tool call, its result and the answer, then appears among the agent's conversations; an agent
 // created through the form is deployed and undeployed.
 import type { ElementHandle } from "puppeteer-core";
-import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, consoleUrl, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { consolePerTest, consoleUrl, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 import { FAKE_MODEL } from "./setup/fake-model";
 
 const consolePage = consolePerTest();
 
 async function apiAs<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const { orgId, adminKey } = inject("orgA");
+  const { orgId, adminKey } = fileOrgs().orgA;
   const res = await fetch(`${consoleUrl()}${path}`, {
     method: init.method ?? "GET",
     headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" },
@@ -22,7 +22,7 @@ async function apiAs<T>(path: string, init: { method?: string; body?: unknown } 
 
 describe("agents pages", () => {
   it("edits an agent, saves a version and streams a chat with a tool call", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const { models } = await apiAs<{ models: { id: string; provider: string }[] }>("/api/llm-models");
     const model = models.find((m) => m.provider === "openai-compatible" && m.id.endsWith(FAKE_MODEL));
     expect(model).toBeDefined();

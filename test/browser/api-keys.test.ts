@@ -1,12 +1,12 @@
 // Settings → API keys: a key created in the console is shown once, works, and revoking it stops it.
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
 describe("API keys page", () => {
   it("creates a key shown once, then revokes it", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const base = inject("consoleUrl");
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);

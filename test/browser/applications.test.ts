@@ -5,8 +5,8 @@
 // edited; deleted. Organization B's administrator does not see A's client. Axe scans.
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import type { Page } from "puppeteer-core";
-import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, consoleUrl, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { consolePerTest, consoleUrl, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -26,8 +26,8 @@ const registerDisabled = (page: Page) => page.$eval("form[aria-label='Register a
 
 describe("Applications page", () => {
   it("shows the endpoints, judges a pasted JWK Set, registers a client that then gets a token, edits its scopes and deletes it", { timeout: 60_000 }, async () => {
-    const a = inject("orgA");
-    const b = inject("orgB");
+    const a = fileOrgs().orgA;
+    const b = fileOrgs().orgB;
     const name = `Lab backend ${Math.random().toString(36).slice(2, 8)}`;
     const { privateKey, publicKey } = await generateKeyPair("ES384", { extractable: true });
     const kid = crypto.randomUUID();
@@ -109,8 +109,8 @@ describe("Applications page", () => {
   });
 
   it("organization B's page lists none of A's applications", async () => {
-    const a = inject("orgA");
-    const b = inject("orgB");
+    const a = fileOrgs().orgA;
+    const b = fileOrgs().orgB;
     const name = `A only ${Math.random().toString(36).slice(2, 8)}`;
     const { publicKey } = await generateKeyPair("ES384", { extractable: true });
     const res = await fetch(`${consoleUrl()}/api/v1/client-applications`, {

@@ -4,8 +4,8 @@
 // applied again and saved; the model's failure shown as the API's message; hidden (and refused by
 // the API) for a clinician.
 import type { Page } from "puppeteer-core";
-import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, consoleUrl, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { adminApi, consolePerTest, consoleUrl, expectAccessible, fileOrgs, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 const PANEL = "section[aria-label=Copilot]";
@@ -27,7 +27,7 @@ const nodeIds = (page: Page) => page.$$eval(".node-card", (cards) => cards.map((
 
 describe("copilot panel", () => {
   it("generates a pipeline, shows its validation before applying, and modifies the open pipeline", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/pipelines/new");
@@ -93,7 +93,7 @@ describe("copilot panel", () => {
   });
 
   it("is hidden from a clinician, whom the API refuses too", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const created = await adminApi("/api/pipelines", {
       name: "Clinician can read",
       definition: { nodes: [{ id: "start", type: "control.manual_trigger", config: {} }], connections: [] },

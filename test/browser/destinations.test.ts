@@ -6,9 +6,9 @@
 // Bridges page registers, rotates and deletes a bridge. Another organization's destination shows
 // "Not found". Axe scans of every page.
 import type { Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackServer, serveOnLoopback } from "../support/loopback-http";
-import { consolePerTest, consoleUrl, expectAccessible, navLinks, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, consoleUrl, expectAccessible, fileOrgs, navLinks, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -64,7 +64,7 @@ const depthIs = (page: Page, n: number) =>
 
 describe("Destinations pages", () => {
   it("creates a destination, delivers, pauses, resumes and shows a message's attempts", { timeout: 150_000 }, async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const tag = Math.random().toString(36).slice(2, 8);
     const page = await consolePage.open();
     page.on("dialog", (d) => void d.accept());
@@ -160,7 +160,7 @@ describe("Destinations pages", () => {
   });
 
   it("edits a destination's settings, selects messages to skip, and hides another organization's destination", { timeout: 90_000 }, async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const tag = Math.random().toString(36).slice(2, 8);
     const dest = await orgApi<{ id: string }>({ orgId, adminKey }, "/api/v1/destinations", { name: `Held ${tag}`, target: { kind: "url", url: `${receiver.origin}/held` } });
     await fetch(`${consoleUrl()}/api/v1/destinations/${dest.id}/pause`, { method: "POST", headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId } });
@@ -194,13 +194,13 @@ describe("Destinations pages", () => {
     await rowsIn(page, [ids[1] as string], "queued");
 
     // Organization B's destination id, opened as A: not found.
-    const other = await orgApi<{ id: string }>(inject("orgB"), "/api/v1/destinations", { name: `B only ${tag}`, target: { kind: "url", url: `${receiver.origin}/b` } });
+    const other = await orgApi<{ id: string }>(fileOrgs().orgB, "/api/v1/destinations", { name: `B only ${tag}`, target: { kind: "url", url: `${receiver.origin}/b` } });
     await visit(page, `/destinations/${other.id}`);
     expect(await textOf(page, "main [role=alert] strong")).toBe("Not found");
   });
 
   it("registers a bridge with its credential shown once, rotates it and deletes it", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const name = `Ward bridge ${Math.random().toString(36).slice(2, 8)}`;
     const page = await consolePage.open();
     page.on("dialog", (d) => void d.accept());
@@ -241,7 +241,7 @@ describe("Destinations pages", () => {
   });
 
   it("a clinician sees no Destinations (not allowed, API 403) and the bridges without their actions", async () => {
-    const { orgId, clinicianKey, adminKey } = inject("orgA");
+    const { orgId, clinicianKey, adminKey } = fileOrgs().orgA;
     await orgApi({ orgId, adminKey }, "/api/v1/bridges", { name: `Seen by clinicians ${Math.random().toString(36).slice(2, 8)}` });
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);

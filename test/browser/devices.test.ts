@@ -4,8 +4,8 @@
 // resolved; a push-only (MQTT) device linked through the form has no Sync now, and is unlinked.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, docScreenshot, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 const PAGE_DELAY_MS = 300;
@@ -25,7 +25,7 @@ let vendorUrl: string;
 
 /** A patient with a linked Oura ring; the org's smart_ring integration points at the stand-in. */
 async function patientWithRing(): Promise<{ patientId: string; deviceId: string }> {
-  const { orgId } = inject("orgA");
+  const { orgId } = fileOrgs().orgA;
   const integrations = (await adminApi("/api/v1/device-integrations")) as { integrations: { platform: string }[] };
   if (!integrations.integrations.some((i) => i.platform === "smart_ring"))
     await adminApi("/api/v1/device-integrations", { platform: "smart_ring", name: "Oura", credentials: { client_id: "oura-client", client_secret: "oura-secret", api_base_url: vendorUrl } });
@@ -43,7 +43,7 @@ afterAll(() => new Promise<void>((r) => vendor.close(() => r())));
 
 describe("Devices page", () => {
   it("shows integrations and a patient's devices; Sync now shows the sync log's progress until it completes", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const { patientId } = await patientWithRing();
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
@@ -86,7 +86,7 @@ describe("Devices page", () => {
   });
 
   it("lets a clinician sync but hides the integrations (credentials) meant for administrators", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const { patientId } = await patientWithRing();
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
@@ -97,7 +97,7 @@ describe("Devices page", () => {
   });
 
   it("creates an alert rule of each kind on a device panel, then acknowledges and resolves the alert a reading raises", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const { patientId, deviceId } = await patientWithRing();
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);

@@ -1,8 +1,8 @@
 // The executions pages in a real browser: a run that failed at a node is found in the list by its
 // filters, opened, and retried from that node with corrected inputs; the step debugger runs a
 // pipeline node by node with one node's outputs supplied by hand.
-import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, consoleUrl, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { consolePerTest, consoleUrl, expectAccessible, fileOrgs, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 import { docScreenshot } from "./harness";
 
 const consolePage = consolePerTest();
@@ -21,7 +21,7 @@ const numberPipeline = {
 };
 
 async function call<T>(path: string, body: unknown): Promise<T> {
-  const { orgId, adminKey } = inject("orgA");
+  const { orgId, adminKey } = fileOrgs().orgA;
   const res = await fetch(`${consoleUrl()}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" },
@@ -45,7 +45,7 @@ async function press(page: import("puppeteer-core").Page, scope: string, label: 
 
 describe("executions pages", () => {
   it("filters the list, opens a failed execution and retries it from the failing node with fixed inputs", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const pipelineId = await createPipeline("Doubler (retry)");
     const failed = await call<{ execution_id: string; status: string }>("/api/execute", { pipeline_id: pipelineId, inputs: { value: "abc" }, test_mode: true });
     expect(failed.status).toBe("failed");
@@ -101,7 +101,7 @@ describe("executions pages", () => {
   });
 
   it("steps through a pipeline in the debugger, supplying one node's outputs by hand", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const pipelineId = await createPipeline("Doubler (debugger)");
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
@@ -136,7 +136,7 @@ describe("executions pages", () => {
   it("another organization's execution id shows not found", async () => {
     // Run in organization A, then opened by organization B's administrator.
     const ran = await call<{ execution_id: string }>("/api/execute", { pipeline_id: await createPipeline("Doubler (tenancy)"), inputs: { value: "1" }, test_mode: true });
-    const { orgId, adminKey } = inject("orgB");
+    const { orgId, adminKey } = fileOrgs().orgB;
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, `/executions/${ran.execution_id}`);

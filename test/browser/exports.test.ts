@@ -2,8 +2,8 @@
 // completion, opens its manifest and downloads a file with the session; another export is
 // cancelled (or, if it already finished, its files deleted) from the list; a clinician has no
 // export:run, so no link, "Not allowed" and a 403.
-import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, expectAccessible, navLinks, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { adminApi, consolePerTest, expectAccessible, fileOrgs, navLinks, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -11,7 +11,7 @@ const statusOf = (id: string) => document.querySelector(`tr[data-export='${id}']
 
 describe("Exports page", () => {
   it("starts an export, shows it complete with its manifest, downloads a file and cancels another", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     await adminApi(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family: "Exportson", given: ["Ivy"] }] });
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
@@ -62,7 +62,7 @@ describe("Exports page", () => {
   });
 
   it("shows the API's refusal of a bad request", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/exports");
@@ -85,7 +85,7 @@ describe("Exports page", () => {
   });
 
   it("hides the page from a clinician, whose role lacks export:run", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const clinician = await consolePage.open();
     await signIn(clinician, orgId, clinicianKey);
     expect(await navLinks(clinician)).not.toContain("Exports");

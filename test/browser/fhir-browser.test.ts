@@ -5,13 +5,13 @@
 // $validate's issues beside the editor, saved with If-Match, a version conflict said in words, two
 // versions diffed, and a Patient created.
 import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, expectAccessible, navLinks, replaceText, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
+import { adminApi, consolePerTest, expectAccessible, fileOrgs, navLinks, otherOrgPatient, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
 /** A patient updated once (so two versions) with three Observations about it. */
 async function patientWithObservations(family: string): Promise<{ patientId: string; observationIds: string[] }> {
-  const { orgId } = inject("orgA");
+  const { orgId } = fileOrgs().orgA;
   const base = `/fhir/r4/${orgId}`;
   const patient = await adminApi(`${base}/Patient`, { resourceType: "Patient", name: [{ family: `${family}-draft`, given: ["Ada"] }], birthDate: "1970-01-02" });
   await updatePatient(String(patient.id), family);
@@ -31,7 +31,7 @@ async function patientWithObservations(family: string): Promise<{ patientId: str
 
 /** Another writer's update of the Patient (organization A's administrator, through the API). */
 async function updatePatient(id: string, family: string): Promise<void> {
-  const { orgId, adminKey } = inject("orgA");
+  const { orgId, adminKey } = fileOrgs().orgA;
   const res = await fetch(`${inject("consoleUrl")}/fhir/r4/${orgId}/Patient/${id}`, {
     method: "PUT",
     headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/fhir+json" },
@@ -45,7 +45,7 @@ const editedPatient = (id: string, family: string, birthDate: string) => JSON.st
 
 describe("FHIR browser", () => {
   it("searches Patients by name, opens one, shows its history and each version", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const { patientId } = await patientWithObservations("Browsewell");
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
@@ -85,7 +85,7 @@ describe("FHIR browser", () => {
   });
 
   it("follows an Observation's subject reference to its Patient and pages with the Bundle's links", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const { patientId, observationIds } = await patientWithObservations("Referencer");
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
@@ -115,7 +115,7 @@ describe("FHIR browser", () => {
   });
 
   it("shows the OperationOutcome's diagnostics for a bad search and an empty state for no matches", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
     await visit(page, "/fhir-browser/Patient?birthdate=not-a-date");
@@ -129,7 +129,7 @@ describe("FHIR browser", () => {
   });
 
   it("shows not-found for another organization's resource id", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const theirs = await otherOrgPatient("Elsewhere");
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
@@ -142,7 +142,7 @@ describe("FHIR browser", () => {
   });
 
   it("a key without fhir:read sees no link, the page says not allowed, and the API answers 403", async () => {
-    const { orgId } = inject("orgA");
+    const { orgId } = fileOrgs().orgA;
     const agent = await adminApi("/api/agents", { template_id: "template-clinical_assistant", name: "FHIR-less bot" });
     const created = await adminApi("/api/api-keys", { name: "Agent only", role: "clinician", scopes: [`agent/${agent.id}:execute`] });
     const page = await consolePage.open();
@@ -154,7 +154,7 @@ describe("FHIR browser", () => {
   });
 
   it("edits a Patient with $validate's issues beside the editor, saves with If-Match, explains a conflict, diffs versions and creates one", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const { patientId } = await patientWithObservations("Editwell");
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);

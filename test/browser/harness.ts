@@ -6,10 +6,22 @@ import path from "node:path";
 import axe from "axe-core";
 import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
 import { afterEach, expect, inject } from "vitest";
+import type { BrowserOrgs } from "./setup/service";
 
 const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-results/console");
 
 export const consoleUrl = () => inject("consoleUrl");
+
+/**
+ * The running file's two organizations on the shared service (test/browser/setup/service.ts seeds a
+ * pair per browser file): A with an administrator and a clinician key, B for cross-tenant checks.
+ */
+export function fileOrgs(): BrowserOrgs {
+  const file = path.basename(expect.getState().testPath ?? "");
+  const orgs = inject("browserOrgs")[file];
+  if (!orgs) throw new Error(`${file || "this file"} has no organizations on the shared service (test/browser/setup/service.ts seeds them for test/browser's files)`);
+  return orgs;
+}
 
 let shared: Browser | undefined;
 
@@ -191,7 +203,7 @@ export async function docScreenshot(page: Page, name: string): Promise<void> {
 
 /** The organization A administrator's API call, to set up data a page then shows (GET, or POST with `body`). */
 export async function adminApi(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const { orgId, adminKey } = inject("orgA");
+  const { orgId, adminKey } = fileOrgs().orgA;
   const res = await fetch(`${consoleUrl()}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" },
@@ -203,7 +215,7 @@ export async function adminApi(path: string, body?: unknown): Promise<Record<str
 
 /** A Patient created in organization B (with B's key), for tests that open its id as organization A. */
 export async function otherOrgPatient(family: string): Promise<string> {
-  const other = inject("orgB");
+  const other = fileOrgs().orgB;
   const res = await fetch(`${consoleUrl()}/fhir/r4/${other.orgId}/Patient`, {
     method: "POST",
     headers: { authorization: `Bearer ${other.adminKey}`, "x-organization-id": other.orgId, "content-type": "application/fhir+json" },

@@ -3,13 +3,13 @@
 // with the org's FHIR base as `iss` and a one-time `launch` bound to that patient. The app's side
 // (authorize, consent, token) is tested in test/smart/app-launch.test.ts and with fhirclient.
 import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, consoleUrl, signIn, visit } from "./harness";
+import { adminApi, consolePerTest, consoleUrl, fileOrgs, signIn, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
 describe("launch an app for the open patient", () => {
   it("opens the app's launch URL with iss and a launch value; an org without such apps shows no control", async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const appOrigin = inject("corsPages").allowed;
     const name = `Growth chart ${crypto.randomUUID().slice(0, 4)}`;
     const app = await adminApi("/api/v1/client-applications", { name, type: "public", scopes: ["launch", "patient/Patient.rs"], redirect_uris: [`${appOrigin}/callback`], launch_uri: `${appOrigin}/launch` });
@@ -34,7 +34,7 @@ describe("launch an app for the open patient", () => {
     expect(opened.searchParams.get("launch")).toMatch(/.{16,}/);
 
     // Organization B has no launchable app: its patient page shows no control.
-    const b = inject("orgB");
+    const b = fileOrgs().orgB;
     const theirs = (await (
       await fetch(`${consoleUrl()}/fhir/r4/${b.orgId}/Patient`, {
         method: "POST",

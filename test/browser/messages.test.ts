@@ -6,9 +6,9 @@
 // (confirmed, each one's outcome shown), after which the message shows one attempt, the FHIR it
 // became, the answer of the destination it was queued to, and links to the FHIR browser's record; the channels dashboard counts the sender's route.
 import type { Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackServer, serveOnLoopback } from "../support/loopback-http";
-import { adminApi, consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, consolePerTest, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -41,7 +41,7 @@ describe("HL7 messages pages", () => {
   afterAll(() => receiver.close());
 
   it("finds, reads, reprocesses in bulk and counts a sender's messages", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     // A facility and MRNs of its own, so filters and the pipeline below match only this test's messages.
     const facility = `WARD${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
     const mrn = `M${Math.floor(Math.random() * 1e9)}`;

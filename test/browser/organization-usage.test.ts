@@ -1,8 +1,8 @@
 // Organization page: every limit beside its current usage from GET /api/organization/usage (the
 // rate window's requests, the key's chat and copilot windows, running executions and exports);
 // a clinician (org:read) sees it too.
-import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { consolePerTest, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -10,7 +10,7 @@ const cell = (key: string) => `tr[data-limit=${key}] td:last-child`;
 
 describe("Organization usage", () => {
   it("shows each limit with what is in use now and refreshes it", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
     await visit(page, "/settings/organization");

@@ -6,9 +6,9 @@
 // shown once), disabled and enabled, and an endpoint's page lists its deliveries. Organization B
 // sees none of A's. Axe scans of every page.
 import type { Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackServer, serveOnLoopback } from "../support/loopback-http";
-import { consolePerTest, consoleUrl, expectAccessible, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, consoleUrl, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -67,7 +67,7 @@ const attr = (page: Page, sel: string, name: string, want: string, timeout = 30_
 
 describe("outbound listings", () => {
   it("lists the Subscriptions the API created with status, channel, endpoint and last error, and one's events", { timeout: 90_000 }, async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const tag = Math.random().toString(36).slice(2, 8);
     const family = `Subscribed${tag}`;
     const good = await subscription(a, `Lab feed ${tag}`, `Patient?family=${family}`, `${ok.origin}/fhir-hook`);
@@ -108,7 +108,7 @@ describe("outbound listings", () => {
     await expect.poll(() => received, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
 
     // Another organization's subscription id is not found; its list does not show A's.
-    const b = inject("orgB");
+    const b = fileOrgs().orgB;
     const other = page;
     await Promise.all([other.waitForSelector("form[aria-label='Sign in with email and password']"), other.click("header button")]);
     await signIn(other, b.orgId, b.adminKey);
@@ -120,7 +120,7 @@ describe("outbound listings", () => {
   });
 
   it("lists webhook endpoints, registers one with its secret shown once, disables and enables, and shows deliveries", { timeout: 90_000 }, async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const tag = Math.random().toString(36).slice(2, 8);
     const viaApi = await created<{ id: string; url: string }>(orgFetch(a, "/api/v1/webhook-endpoints", "POST", { url: `${ok.origin}/hooks/${tag}`, event_types: ["fhir.Patient.created"], description: `API-made ${tag}` }));
     cleanups.push(() => orgFetch(a, `/api/v1/webhook-endpoints/${viaApi.id}`, "DELETE"));
@@ -172,7 +172,7 @@ describe("outbound listings", () => {
     await expectAccessible(page);
 
     // B does not see A's endpoint, by list or by id.
-    const b = inject("orgB");
+    const b = fileOrgs().orgB;
     const other = page;
     await Promise.all([other.waitForSelector("form[aria-label='Sign in with email and password']"), other.click("header button")]);
     await signIn(other, b.orgId, b.adminKey);

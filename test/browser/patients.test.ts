@@ -3,8 +3,8 @@
 // chart draws them with min/max/average; the IPS summary reads as a clinical summary (the readings
 // folded into the latest value with count and range); documents list; a misspelled name with the
 // right birth date finds nobody and the PDQm matcher's "did you mean" offers the patient.
-import { describe, expect, inject, it } from "vitest";
-import { adminApi, consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit, otherOrgPatient } from "./harness";
+import { describe, expect, it } from "vitest";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, fileOrgs, otherOrgPatient, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -12,7 +12,7 @@ const HEART_RATES = [58, 64, 71, 90, 77, 66, 61, 83, 95, 70, 68, 74, 80, 62, 88,
 
 /** A patient with a linked watch, 22 heart-rate readings over the last day and a document. */
 async function patientWithReadings(family: string): Promise<string> {
-  const { orgId } = inject("orgA");
+  const { orgId } = fileOrgs().orgA;
   const patient = await adminApi(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family, given: ["Vera"] }], birthDate: "1961-04-12", gender: "female", identifier: [{ system: "urn:mrn", value: `MRN-${family}` }] });
   const device = await adminApi(`/api/v1/patients/${patient.id}/devices`, { name: "Polar Vantage", platform: "sports_watch" });
   const readings = HEART_RATES.map((value, i) => ({ patient_id: patient.id, device_id: device.device_id, metric: "heart_rate", value, unit: "bpm", time: { at: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }, platform: "sports_watch", source_record_id: `${family}-${i}` }));
@@ -32,7 +32,7 @@ async function patientWithReadings(family: string): Promise<string> {
 
 describe("Patients page", () => {
   it("finds a patient by name and shows the timeline with Device reading events, paged and filtered", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const id = await patientWithReadings("Timelineson");
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
@@ -65,7 +65,7 @@ describe("Patients page", () => {
   });
 
   it("draws the vitals chart with min, max and average; shows the IPS summary and the documents", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const id = await patientWithReadings("Chartwell");
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
@@ -127,7 +127,7 @@ describe("Patients page", () => {
   });
 
   it("finds a patient by MRN and birth date, and offers the matcher's suggestions when a misspelled name finds nobody", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const id = await adminApi(`/fhir/r4/${orgId}/Patient`, { resourceType: "Patient", name: [{ family: "Przybylski", given: ["Magdalena"] }], birthDate: "1958-11-23", gender: "female", identifier: [{ system: "urn:mrn", value: "MRN-PRZ-58" }] });
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
@@ -154,7 +154,7 @@ describe("Patients page", () => {
   });
 
   it("shows not-found for another organization's patient id", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const theirs = await otherOrgPatient("Elsewhere");
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);

@@ -2,8 +2,8 @@
 // from the catalog, connect their ports, see the validator's error on the node, fix the
 // configuration), save, deploy, run in test mode and read each node's result on the canvas.
 import type { Page } from "puppeteer-core";
-import { describe, expect, inject, it } from "vitest";
-import { adminApi, clickWhenStill, consolePerTest, docScreenshot, expectAccessible, replaceText, screenshot, signIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { adminApi, clickWhenStill, consolePerTest, docScreenshot, expectAccessible, fileOrgs, replaceText, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -87,7 +87,7 @@ async function configure(page: Page, nodeId: string, view: "form" | "json" = "fo
 
 describe("pipeline editor", () => {
   it("builds, validates, saves, deploys and runs a pipeline drawn on the canvas", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/pipelines/new");
@@ -215,7 +215,7 @@ describe("pipeline editor", () => {
   });
 
   it("opens a small pipeline at a readable zoom, says why a connection is refused, and documents the selected node", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     // Three nodes a card's width apart, as the editor lays them out: they used to open at 50%.
     const created = await adminApi("/api/pipelines", {
       name: "Readable",
@@ -279,7 +279,7 @@ describe("pipeline editor", () => {
   });
 
   it("configures a node through the form generated from its config_schema", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/pipelines/new");

@@ -1,6 +1,6 @@
 // What a role may not do is hidden and refused, and another organization's ids are not found.
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, navLinks, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, expectAccessible, fileOrgs, navLinks, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -16,7 +16,7 @@ async function createPipeline(base: string, org: { orgId: string; adminKey: stri
 
 describe("roles and tenancy in the console", () => {
   it("a clinician sees no settings: the link is hidden, the page says not allowed, and the API answers 403", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, clinicianKey);
     expect(await navLinks(page)).toEqual(expect.arrayContaining(["Overview", "Pipelines", "Executions", "Agents"]));
@@ -36,8 +36,8 @@ describe("roles and tenancy in the console", () => {
   });
 
   it("another organization's pipeline id in the URL shows not found; the org's own shows its page", async () => {
-    const a = inject("orgA");
-    const b = inject("orgB");
+    const a = fileOrgs().orgA;
+    const b = fileOrgs().orgB;
     const base = inject("consoleUrl");
     const theirs = await createPipeline(base, b, "B's intake");
     const ours = await createPipeline(base, a, "A's intake");

@@ -1,13 +1,13 @@
 // Settings pages: connectors (credentials write-only: typed once, listed masked), organization
 // limits with current usage, and the audit log (paged, filtered) showing what the console did.
 import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, expectAccessible, navLinks, screenshot, signIn, textOf, visit } from "./harness";
+import { consolePerTest, expectAccessible, fileOrgs, navLinks, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
 describe("Settings pages", () => {
   it("creates a connector whose credentials are never shown back, then deletes it", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/settings/connectors");
@@ -43,7 +43,7 @@ describe("Settings pages", () => {
   });
 
   it("shows the organization's limits and current usage", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await signIn(page, orgId, adminKey);
     await visit(page, "/settings/organization");
@@ -55,7 +55,7 @@ describe("Settings pages", () => {
   });
 
   it("pages and filters the audit log", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const base = inject("consoleUrl");
     for (let i = 0; i < 3; i++)
       await fetch(`${base}/api/api-keys`, { method: "POST", headers: { authorization: `Bearer ${adminKey}`, "x-organization-id": orgId, "content-type": "application/json" }, body: JSON.stringify({ name: `audited-${i}`, role: "service" }) });
@@ -77,7 +77,7 @@ describe("Settings pages", () => {
   });
 
   it("hides the audit log, connectors and integrations' settings from a clinician", async () => {
-    const { orgId, clinicianKey } = inject("orgA");
+    const { orgId, clinicianKey } = fileOrgs().orgA;
     const clinician = await consolePage.open();
     await signIn(clinician, orgId, clinicianKey);
     expect(await navLinks(clinician)).not.toContain("Audit log");

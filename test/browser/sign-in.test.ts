@@ -1,8 +1,8 @@
 // Sign-in and sign-out in a real browser: the key goes to the service once, the browser keeps only
 // an HttpOnly cookie, the console's HTML carries a CSP without inline scripts, and every page
 // passes the accessibility scan.
-import { describe, expect, inject, it } from "vitest";
-import { chooseApiKeySignIn, consolePerTest, consoleUrl, expectAccessible, navLinks, screenshot, signIn, textOf } from "./harness";
+import { describe, expect, it } from "vitest";
+import { chooseApiKeySignIn, consolePerTest, consoleUrl, expectAccessible, fileOrgs, navLinks, screenshot, signIn, textOf } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -24,7 +24,7 @@ describe("console sign-in", () => {
   });
 
   it("signs in with org id and key, keeps only an HttpOnly cookie, and signs out", async () => {
-    const { orgId, adminKey } = inject("orgA");
+    const { orgId, adminKey } = fileOrgs().orgA;
     const page = await consolePage.open();
     await textOf(page, "h1");
     await screenshot(page, "sign-in");
@@ -54,7 +54,7 @@ describe("console sign-in", () => {
   });
 
   it("shows the API's message when the key is wrong and stays on the sign-in page", async () => {
-    const { orgId } = inject("orgA");
+    const { orgId } = fileOrgs().orgA;
     const page = await consolePage.open();
     await chooseApiKeySignIn(page);
     await page.type("input[name=organization]", orgId);

@@ -4,7 +4,7 @@
 // test/setup/oidc-idp.ts) and back to the console, signed in as a just-in-time user with the
 // mapped role. A refusal comes back as ?sso_error= and the page says why in words.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { consolePerTest, consoleUrl, textOf } from "./harness";
+import { consolePerTest, consoleUrl, fileOrgs, textOf } from "./harness";
 // The IdP's issuer in inject() (its globalSetup declares it).
 import type {} from "../setup/oidc-idp";
 
@@ -12,7 +12,7 @@ const consolePage = consolePerTest();
 const issuer = inject("oidcIssuer");
 
 /** Organization B: its own identity provider for this file, removed at the end. */
-const org = () => inject("orgB");
+const org = () => fileOrgs().orgB;
 
 async function orgApi(path: string, method: string, body?: unknown): Promise<Response> {
   return fetch(`${consoleUrl()}${path}`, {
@@ -91,7 +91,7 @@ describe("single sign-on from the sign-in page", () => {
   it("offers no button for an organization without single sign-on", async () => {
     const page = await consolePage.open();
     await page.waitForSelector("input[name=organization]");
-    await page.type("input[name=organization]", inject("orgA").orgId);
+    await page.type("input[name=organization]", fileOrgs().orgA.orgId);
     await page.waitForResponse((r) => r.url().includes("/api/v1/auth/sso/"));
     expect(await page.$("a[data-sso-start]")).toBeNull();
   });

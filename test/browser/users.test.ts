@@ -6,8 +6,8 @@
 // pages; organization B's administrator sees none of A's users. Axe scans of every page.
 import { generate } from "otplib";
 import type { Page } from "puppeteer-core";
-import { describe, expect, inject, it } from "vitest";
-import { consolePerTest, consoleUrl, expectAccessible, navLinks, screenshot, signIn, submitPasswordSignIn, textOf, visit } from "./harness";
+import { describe, expect, it } from "vitest";
+import { consolePerTest, consoleUrl, expectAccessible, fileOrgs, navLinks, screenshot, signIn, submitPasswordSignIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 const PASSWORD = "correct horse battery staple";
@@ -46,7 +46,7 @@ const rowStatusIs = (page: Page, email: string, status: string) => page.waitForF
 
 describe("users and password sign-in", () => {
   it("an invitation link sets the name and password and signs the person in; they sign in again by password", async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const ada = await invite(a, "admin", "Ada Admin");
     const page = await consolePage.open();
     await page.goto(`${consoleUrl()}/accept-invitation#${new URLSearchParams({ org: a.orgId, token: ada.token })}`, { waitUntil: "networkidle0" });
@@ -94,7 +94,7 @@ describe("users and password sign-in", () => {
   });
 
   it("says when an account is locked after 5 failed sign-ins; an administrator unlocks it", async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const lee = await invite(a, "clinician", "Lee Locked", true);
     const page = await consolePage.open();
     await page.waitForSelector("input[name=email]");
@@ -123,7 +123,7 @@ describe("users and password sign-in", () => {
   });
 
   it("a person turns on two-factor sign-in from their account; sign-in then asks for the app's code; an administrator resets it", async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const tia = await invite(a, "clinician", "Tia Totp", true);
     const page = await consolePage.open();
     await Promise.all([page.waitForSelector("nav[aria-label=Main]"), submitPasswordSignIn(page, a.orgId, tia.email, PASSWORD)]);
@@ -180,7 +180,7 @@ describe("users and password sign-in", () => {
   });
 
   it("the Users page invites (the link shown once), changes a role and disables and enables a user", async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const sam = await invite(a, "clinician", "Sam Clinician", true);
     const page = await consolePage.open();
     page.on("dialog", (d) => void d.accept());
@@ -230,7 +230,7 @@ describe("users and password sign-in", () => {
   });
 
   it("a clinician signed in by password sees none of the admin pages, which say not allowed", async () => {
-    const a = inject("orgA");
+    const a = fileOrgs().orgA;
     const cam = await invite(a, "clinician", "Cam Clinician", true);
     const page = await consolePage.open();
     await Promise.all([page.waitForSelector("nav[aria-label=Main]"), submitPasswordSignIn(page, a.orgId, cam.email, PASSWORD)]);
@@ -252,8 +252,8 @@ describe("users and password sign-in", () => {
   });
 
   it("organization B's administrator sees none of A's users and cannot change them", async () => {
-    const a = inject("orgA");
-    const b = inject("orgB");
+    const a = fileOrgs().orgA;
+    const b = fileOrgs().orgB;
     const ours = await invite(a, "auditor", "Only In A", true);
     const theirs = await invite(b, "auditor", "Only In B");
     const page = await consolePage.open();

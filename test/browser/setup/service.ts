@@ -3,8 +3,9 @@
 // production bundle with the built console on Miniflare, its own state) and Debian's Chromium,
 // headless, started once instead of once per file. Both projects name this globalSetup; the first
 // to run starts everything and the last to finish stops it.
-//   - The browser suite: two organizations, an administrator key each and a clinician key in the
-//     first (orgA, orgB), and the fake model for agents and the copilot.
+//   - Every browser file: two organizations of its own, an administrator key each and a clinician
+//     key in the first (browserOrgs, by file name: fileOrgs() in test/browser/harness.ts), since the
+//     project runs two files at once; and the fake model for agents and the copilot.
 //   - Every interop file: two organizations of its own (serviceOrgs, by file name: test/interop/service.ts),
 //     so no file sees another's data; and two page origins for CORS, the first listed in CORS_ORIGINS.
 import { globSync } from "node:fs";
@@ -32,13 +33,19 @@ declare module "vitest" {
   export interface ProvidedContext {
     consoleUrl: string;
     browserWs: string;
-    orgA: ConsoleOrg & { clinicianKey: string };
-    orgB: ConsoleOrg;
+    /** Each browser file's two organizations, by file name (test/browser/harness.ts `fileOrgs`). */
+    browserOrgs: Record<string, BrowserOrgs>;
     /** Each interop file's organizations, by file name. */
     serviceOrgs: Record<string, Credentials[]>;
     /** Page origins for the CORS tests: `allowed` is in the service's CORS_ORIGINS, `other` is not. */
     corsPages: { allowed: string; other: string };
   }
+}
+
+/** A browser file's organizations: A with an administrator and a clinician key, B for cross-tenant checks. */
+export interface BrowserOrgs {
+  orgA: ConsoleOrg & { clinicianKey: string };
+  orgB: ConsoleOrg;
 }
 
 export async function createKey(worker: { url: string }, org: ConsoleOrg, role: string, name: string): Promise<string> {
@@ -63,19 +70,20 @@ async function pageServer(): Promise<Server> {
 }
 
 interface Started {
-  provided: { [K in "consoleUrl" | "browserWs" | "orgA" | "orgB" | "serviceOrgs" | "corsPages"]: import("vitest").ProvidedContext[K] };
+  provided: { [K in "consoleUrl" | "browserWs" | "browserOrgs" | "serviceOrgs" | "corsPages"]: import("vitest").ProvidedContext[K] };
   stop(): Promise<void>;
 }
 
 async function start(): Promise<Started> {
   const interopFiles = globSync([...NODE_INCLUDE.interop], { cwd: ROOT }).map((f) => path.basename(f)).sort();
+  const browserFiles = globSync([...NODE_INCLUDE.browser], { cwd: ROOT }).map((f) => path.basename(f)).sort();
   const [model, allowed, other] = await Promise.all([startFakeModel(), pageServer(), pageServer()]);
   const origin = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
   const worker = await startWorker({
     runtime: "miniflare",
     // Once for both projects, within their hook budget (180 s): a loaded machine's wait, not a failure.
     startTimeoutMs: 180_000,
-    otherOrgs: 1 + ORGS_PER_FILE * interopFiles.length,
+    otherOrgs: ORGS_PER_FILE * (browserFiles.length + interopFiles.length) - 1,
     // Every page, sign-in and interop client here is one client to the service (no CF-Connecting-IP
     // locally), where production has one per person: the per-client limit of unauthenticated
     // requests (300 a minute) would otherwise start refusing the console's own page loads part-way
@@ -83,13 +91,22 @@ async function start(): Promise<Started> {
     vars: { LLM_BASE_URL: model.baseURL, LLM_MODELS: FAKE_MODEL, LLM_API_KEY: "fake", OUTBOUND_ALLOW: "127.0.0.1", CORS_ORIGINS: origin(allowed), LIMIT_PUBLIC_PER_MINUTE: "100000" },
   });
   const browser = await launchChromium();
-  const [orgB, ...pool] = worker.others;
-  if (!orgB) throw new Error("the second organization was not seeded");
-  const orgA = { orgId: worker.orgId, adminKey: worker.apiKey, clinicianKey: "" };
-  orgA.clinicianKey = await createKey(worker, orgA, "clinician", "Dr. Browser");
-  const serviceOrgs = Object.fromEntries(interopFiles.map((file, i) => [file, pool.slice(i * ORGS_PER_FILE, (i + 1) * ORGS_PER_FILE)]));
+  const pool: Credentials[] = [{ orgId: worker.orgId, apiKey: worker.apiKey, headers: worker.headers }, ...worker.others];
+  const filesOrgs = (files: string[]) => files.map((file) => [file, pool.splice(0, ORGS_PER_FILE)] as const);
+  // A pair per browser file, so that files running side by side (the project's maxWorkers) never
+  // see each other's records, settings or sign-ins.
+  const browserOrgs = Object.fromEntries(
+    await Promise.all(
+      filesOrgs(browserFiles).map(async ([file, [a, b]]) => {
+        if (!a || !b) throw new Error(`${file}: too few organizations were seeded`);
+        const orgA = { orgId: a.orgId, adminKey: a.apiKey, clinicianKey: await createKey(worker, { orgId: a.orgId, adminKey: a.apiKey }, "clinician", "Dr. Browser") };
+        return [file, { orgA, orgB: { orgId: b.orgId, adminKey: b.apiKey } }] as const;
+      }),
+    ),
+  );
+  const serviceOrgs = Object.fromEntries(filesOrgs(interopFiles));
   return {
-    provided: { consoleUrl: worker.url, browserWs: browser.wsEndpoint(), orgA, orgB: { orgId: orgB.orgId, adminKey: orgB.apiKey }, serviceOrgs, corsPages: { allowed: origin(allowed), other: origin(other) } },
+    provided: { consoleUrl: worker.url, browserWs: browser.wsEndpoint(), browserOrgs, serviceOrgs, corsPages: { allowed: origin(allowed), other: origin(other) } },
     async stop() {
       await browser.close();
       await worker.stop();
