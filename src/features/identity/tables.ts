@@ -4,7 +4,7 @@
 // Also their organization's single sign-on: its identity provider and the pending sign-ins.
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { ROLES, type Role } from "../../platform/principal";
-import { organizations } from "../tenancy/tables";
+import { organizations } from "../../platform/db/organizations-table";
 
 export const USER_STATUSES = ["active", "invited", "disabled"] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];

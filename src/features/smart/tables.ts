@@ -6,7 +6,7 @@
 // console sessions (a user's approval) they stand with.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { JWK } from "jose";
-import { organizations } from "../tenancy/tables";
+import { organizations } from "../../platform/db/organizations-table";
 
 export const clientApplications = sqliteTable(
   "client_applications",

@@ -1,19 +1,10 @@
 // Drizzle schema of the service's D1 tables. `npm run db:generate` turns changes
 // into SQL under migrations/. Every tenant-owned table leads its keys with org_id.
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { organizations } from "../../platform/db/organizations-table";
 import { ROLES } from "../../platform/principal";
 
-export const organizations = sqliteTable("organizations", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  /** JSON object of per-organization limit overrides (see src/limits/config.ts). */
-  limits: text("limits", { mode: "json" }).$type<Record<string, number>>().notNull().default({}),
-  createdAt: text("created_at").notNull(),
-  /** The directory: the data shard (a D1 binding named in DATA_SHARDS) holding the org's rows. */
-  shard: text("shard").notNull().default("SHARD_0"),
-  /** While an operator moves the org (src/platform/org-move.ts): the target shard; writes answer 503. */
-  movingTo: text("moving_to"),
-});
+export { organizations };
 
 export const apiKeys = sqliteTable(
   "api_keys",

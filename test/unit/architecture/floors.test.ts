@@ -22,17 +22,13 @@ describe("floors", () => {
     expect(violations("platform", ["features/", "standards/", "main/"])).toEqual([]);
   });
 
-  // One exception: a feature's tables.ts may name another's tables.ts, for a foreign key (the
-  // control database's tables reference tenancy's organizations). Through the index it would pull
-  // the whole feature, Worker-only modules included, into drizzle-kit's schema loading.
-  it("a feature or a standard imports a feature only through its index.ts (a tables.ts another's tables, for foreign keys)", () => {
-    const foreignKey = (file: string, imported: string) => file.endsWith("/tables.ts") && imported === `${areaOf(imported)}/tables`;
+  it("a feature or a standard imports a feature only through its index.ts", () => {
     const internals = sourceFiles()
       .filter((file) => relative(file).startsWith("features/") || relative(file).startsWith("standards/"))
       .flatMap((file) => {
         const own = areaOf(relative(file));
         return importsOf(file)
-          .filter((imported) => imported.startsWith("features/") && areaOf(imported) !== own && imported !== areaOf(imported) && imported !== `${areaOf(imported)}/index` && !foreignKey(relative(file), imported))
+          .filter((imported) => imported.startsWith("features/") && areaOf(imported) !== own && imported !== areaOf(imported) && imported !== `${areaOf(imported)}/index`)
           .map((imported) => `${relative(file)} → ${imported}`);
       });
     expect(internals).toEqual([]);
