@@ -19,7 +19,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { AUDIT_CONSUMER, ISOLATED_WORKER_FILES, NODE_INCLUDE, WORKER_EXCLUDE, WORKER_INCLUDE } from "./test/projects.ts";
+import { AUDIT_CONSUMER, ISOLATED_WORKER_FILES, NODE_INCLUDE, UNIT_PROCESS_FILES, WORKER_EXCLUDE, WORKER_INCLUDE } from "./test/projects.ts";
 
 /** The interop and browser projects' service and Chromium, started once for both. */
 const SERVICE_SETUP = "./test/browser/setup/service.ts";
@@ -75,7 +75,10 @@ export default defineConfig(async () => {
         workerProject("worker-runtime-check", false, ["test/fixtures/fresh-runtime/*.fixture.ts"], { maxWorkers: 1 }),
         // 20 s as in the Worker project: a test that spawns a process (the bridge, tsx, wrangler)
         // waits longer for a CPU shared with the Worker files beside it; a wait, not a failure.
-        { test: { name: "unit", environment: "node", include: [...NODE_INCLUDE.unit], testTimeout: 20_000 } },
+        // The pure unit files, two at once in one module graph (isolate: false): most of a file's
+        // time here was vitest importing its modules afresh (docs/testing.md).
+        { test: { name: "unit", environment: "node", include: [...NODE_INCLUDE.unit], exclude: UNIT_PROCESS_FILES, isolate: false, maxWorkers: 2, testTimeout: 20_000 } },
+        { test: { name: "unit-processes", environment: "node", include: UNIT_PROCESS_FILES, testTimeout: 20_000 } },
         // Real npm FHIR clients (and a browser's CORS) in Node against the service as `npm start`
         // runs it: the browser project's, started once for both (test/browser/setup/service.ts),
         // each interop file with organizations of its own. Run beside the browser project

@@ -2,7 +2,8 @@
 // its wall time is waiting (loopback peers, queue deliveries, alarms, child processes):
 //   worker-1, worker-2: the two halves (vitest --shard) of the Worker projects (worker,
 //            worker-isolated), three files at once (vitest.config.ts);
-//   node:    the unit and bridge projects, a file at a time;
+//   node:    the unit projects (the pure files two at once, those starting processes one at a
+//            time) and the bridge project, a file at a time;
 //   service: the console build, then the interop and browser projects against one service.
 // Each lane takes the next part when it is free, in plan()'s order, so neither lane waits while the
 // other has work: lane 1 worker-1 then service, lane 2 node then worker-2 (docs/testing.md has the
@@ -45,7 +46,7 @@ interface Part {
 }
 
 const WORKER_PROJECTS = ["--project", "worker", "--project", "worker-isolated"];
-const NODE_PROJECTS = ["--project", "unit", "--project", "bridge"];
+const NODE_PROJECTS = ["--project", "unit", "--project", "unit-processes", "--project", "bridge"];
 /** One vitest process for both: they share the service and Chromium test/browser/setup/service.ts starts. */
 const SERVICE_PROJECTS = ["--project", "interop", "--project", "browser"];
 const CONSOLE_BUILD: Step = { script: "console:build" };

@@ -15,6 +15,13 @@ export const WORKER_EXCLUDE = ["test/unit/**", "test/interop/**", "test/browser/
  */
 export const ISOLATED_WORKER_FILES = ["test/platform/shards.test.ts", "test/platform/org-mover.test.ts", "test/export/failure.test.ts"];
 
+/**
+ * Unit files that start processes (npm start, wrangler dev, tsx, the admin CLI, a workerd): the
+ * unit-processes project, one file at a time within their hook budgets. Every other unit file is
+ * pure and runs two at once in one module graph.
+ */
+export const UNIT_PROCESS_FILES = ["test/unit/scripts/**/*.test.ts", "test/unit/suite/**/*.test.ts"];
+
 /** The Node projects' files. */
 export const NODE_INCLUDE = {
   unit: ["test/unit/**/*.test.ts"],
