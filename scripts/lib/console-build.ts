@@ -44,13 +44,24 @@ export function buildConsole(opts: { quiet?: boolean } = {}): void {
   mkdirSync(STAGING_ROOT, { recursive: true });
   const staging = mkdtempSync(path.join(STAGING_ROOT, "console-dist-"));
   try {
-    const args = ["build", "--config", path.join(ROOT, "console/vite.config.ts"), "--outDir", staging, "--emptyOutDir", "--logLevel", opts.quiet ? "warn" : "info"];
-    const result = spawnSync(path.join(ROOT, "node_modules/.bin/vite"), args, { cwd: ROOT, encoding: "utf8", stdio: opts.quiet ? "pipe" : ["ignore", "inherit", "inherit"] });
-    if (result.status !== 0) throw new Error(`the console build failed:\n${result.stderr ?? ""}${result.stdout ?? ""}`);
+    buildConsoleInto(staging, opts);
     syncInto(staging, CONSOLE_DIST);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * Vite's production build of the console into `outDir`. NODE_ENV is set, not inherited: Vite keeps
+ * a NODE_ENV it finds, and under vitest (NODE_ENV=test: npm start's test) it built React's
+ * development bundle under other file names, so a rebuild replaced the console a running service
+ * was serving (docs/testing.md, "Console builds while a service serves it").
+ */
+export function buildConsoleInto(outDir: string, opts: { quiet?: boolean } = {}): void {
+  const args = ["build", "--config", path.join(ROOT, "console/vite.config.ts"), "--outDir", outDir, "--emptyOutDir", "--logLevel", opts.quiet ? "warn" : "info"];
+  const env = { ...process.env, NODE_ENV: "production" };
+  const result = spawnSync(path.join(ROOT, "node_modules/.bin/vite"), args, { cwd: ROOT, env, encoding: "utf8", stdio: opts.quiet ? "pipe" : ["ignore", "inherit", "inherit"] });
+  if (result.status !== 0) throw new Error(`the console build failed:\n${result.stderr ?? ""}${result.stdout ?? ""}`);
 }
 
 /** Builds the console unless a build is there already. */

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { syncInto } from "../../../scripts/lib/console-build";
+import { spawnSync } from "node:child_process";
+import { buildConsoleInto, syncInto } from "../../../scripts/lib/console-build";
 
 let scratch: string;
 afterEach(() => rmSync(scratch, { recursive: true, force: true }));
@@ -61,5 +62,21 @@ describe("console build sync", () => {
     const dist = tree("dist", { "assets": "a file", "img/logo.svg": "svg" });
     syncInto(tree("build", { "assets/app.js": "app", "img": "now a file" }), dist);
     expect(contents(dist)).toEqual({ "assets/app.js": "app", img: "now a file" });
+  });
+});
+
+describe("console build", () => {
+  // npm start's test runs npm start under vitest (NODE_ENV=test); its build used to be React's
+  // development bundle under other names, replacing the console the shared test service served.
+  it("is the production build whatever NODE_ENV its caller has", { timeout: 120_000 }, () => {
+    scratch = mkdtempSync(path.join(tmpdir(), "console-build-"));
+    expect(process.env.NODE_ENV).toBe("test");
+    const [underTest, plain] = [path.join(scratch, "under-test"), path.join(scratch, "plain")];
+    buildConsoleInto(underTest, { quiet: true });
+    const { NODE_ENV: _, ...env } = process.env;
+    const root = path.resolve(import.meta.dirname, "../../..");
+    const vite = spawnSync(path.join(root, "node_modules/.bin/vite"), ["build", "--config", path.join(root, "console/vite.config.ts"), "--outDir", plain, "--logLevel", "warn"], { cwd: root, env, encoding: "utf8" });
+    expect(vite.status, vite.stderr).toBe(0);
+    expect(contents(underTest)).toEqual(contents(plain));
   });
 });
