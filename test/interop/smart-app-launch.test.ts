@@ -1,11 +1,10 @@
 // Interoperability: SMART App Launch driven by the SMART on FHIR JavaScript client (npm
 // `fhirclient` 2.6, unchanged) from Node, against the running service over real HTTP. The issue
-// asks for `FHIR.oauth2.authorize` / `ready` in Chromium; the browser suite is another team's, so
-// this drives the same library code (smart.authorize / smart.ready, its PKCE, state storage, code
-// exchange, refresh and FHIR requests) through its Node entry with a fake request/response pair
-// and an in-memory storage, and plays the person's part (the console sign-in, the consent form)
-// with fetch. What remains for the browser suite: the same flow through BrowserAdapter, the
-// console's sign-in page honouring return_to, and SameSite=Strict on the redirect back.
+// asks for `FHIR.oauth2.authorize` / `ready` in Chromium, which test/browser/smart-browser-app.test.ts
+// does (BrowserAdapter, sessionStorage, the console's sign-in honouring return_to); this drives the
+// same library code (smart.authorize / smart.ready, its PKCE, state storage, code exchange, refresh
+// and FHIR requests) through its Node entry with a fake request/response pair and an in-memory
+// storage, and plays the person's part (the console sign-in, the consent form) with fetch.
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import smart from "fhirclient";

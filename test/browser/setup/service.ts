@@ -7,8 +7,10 @@
 //     key in the first (browserOrgs, by file name: fileOrgs() in test/browser/harness.ts), since the
 //     project runs two files at once; and the fake model for agents and the copilot.
 //   - Every interop file: two organizations of its own (serviceOrgs, by file name: test/interop/service.ts),
-//     so no file sees another's data; and two page origins for CORS, the first listed in CORS_ORIGINS.
+//     so no file sees another's data; and two page origins for CORS, the first listed in CORS_ORIGINS,
+//     each serving a fhirclient browser app under /smart-app/ (test/browser/smart-browser-app.test.ts).
 import { globSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -62,9 +64,27 @@ export function launchChromium() {
   return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
 }
 
+/**
+ * The SMART app the page servers offer under /smart-app/ (test/browser/setup/smart-app/ and
+ * fhirclient's browser build, unchanged): another origin than the service, as an app is.
+ */
+const SMART_APP: Record<string, { file: string; type: string }> = {
+  "/smart-app/launch.html": { file: path.join(import.meta.dirname, "smart-app/launch.html"), type: "text/html" },
+  "/smart-app/callback.html": { file: path.join(import.meta.dirname, "smart-app/callback.html"), type: "text/html" },
+  "/smart-app/app.js": { file: path.join(import.meta.dirname, "smart-app/app.js"), type: "text/javascript" },
+  "/smart-app/fhir-client.js": { file: path.join(ROOT, "node_modules/fhirclient/build/fhir-client.js"), type: "text/javascript" },
+};
+
 /** A page server on its own loopback port: its origin is http://127.0.0.1:<port>. */
 async function pageServer(): Promise<Server> {
-  const server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>client</title>"));
+  const server = createServer((req, res) => {
+    const asset = SMART_APP[new URL(req.url ?? "/", "http://page").pathname];
+    if (!asset) return void res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>client</title>");
+    readFile(asset.file).then(
+      (body) => res.writeHead(200, { "content-type": `${asset.type}; charset=utf-8`, "cache-control": "no-store" }).end(body),
+      (error: Error) => res.writeHead(500, { "content-type": "text/plain" }).end(error.message),
+    );
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return server;
 }
