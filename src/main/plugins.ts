@@ -6,7 +6,7 @@
 import { AI_NODES } from "../features/agents/nodes/index";
 import { ALERT_NODES } from "../features/alerts/nodes";
 import { CORE_CONNECTOR_TYPES } from "../features/connectors/core-types";
-import { CODE_NODES } from "../features/code/index";
+import { type CodeHelpers, codeNodes } from "../features/code/index";
 import { CONSENT_NODES } from "../features/consent/nodes/index";
 import { DEVICE_NODES } from "../features/devices/nodes";
 import { exportOperations } from "../features/export/operations";
@@ -33,7 +33,8 @@ export const PLUGINS: readonly Plugin[] = [
   { name: "subscriptions", fhir: { operations: subscriptionOperations, writeChecks: [subscriptionWriteCheck], bundleChecks: [subscriptionBundleCheck], guideActors: [subscriptionsActor] } },
   ...CORE_NODE_FAMILIES.map((nodes, i) => ({ name: `pipelines-core-${i}`, nodes })),
   { name: "connectors-core", connectorTypes: CORE_CONNECTOR_TYPES },
-  { name: "code", nodes: CODE_NODES },
+  // ctx.hl7, ctx.x12...: every plug-in's code helpers, read when a code node first runs.
+  { name: "code", nodes: codeNodes(() => codeHelpers) },
   { name: "agents", nodes: AI_NODES },
   HL7V2_PLUGIN,
   X12_PLUGIN,
@@ -51,3 +52,5 @@ export const PLUGINS: readonly Plugin[] = [
   { name: "suunto", devicePlatform: suunto },
   { name: "google-health", devicePlatform: googleHealth },
 ];
+
+const codeHelpers: CodeHelpers = Object.assign({}, ...PLUGINS.map((p) => p.codeHelpers ?? {}));

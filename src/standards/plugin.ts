@@ -8,6 +8,7 @@ import type { NodeType } from "../features/pipelines";
 import type { InboundAdapter } from "../features/inbound";
 import type { ProtocolAlias } from "../features/inbound";
 import type { CopilotPorts } from "../features/copilot";
+import type { CodeHelpers } from "../features/code";
 import type { DevicePlatform } from "../features/devices";
 
 /** What a guide adds to the FHIR store and its routes; operations as a list (src/main/ builds the registry). */
@@ -26,6 +27,8 @@ export interface Plugin {
   readonly fhir?: FhirContribution;
   /** What the copilot checks with (HL7 v2 field paths). */
   readonly copilot?: Partial<CopilotPorts>;
+  /** Pure helpers tenant code reaches under ctx (the codecs: "hl7.parse" is ctx.hl7.parse). */
+  readonly codeHelpers?: CodeHelpers;
   /** A wearable or device platform: OAuth, webhooks, sync (features/devices/platforms/platform.ts). */
   readonly devicePlatform?: DevicePlatform;
 }

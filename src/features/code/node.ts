@@ -4,7 +4,8 @@
 // through the outbound guard, and the node's logs.
 import { z } from "zod";
 import { defineNode, type NodeContext, NodeFailure } from "../pipelines";
-import { type CodeLimits, MAX_LIMITS, runTenantCode, syntaxError, type TenantApi, loadSandbox } from "./sandbox";
+import type { CodeHelpers } from "./ports";
+import { type CodeLimits, type HostFunction, MAX_LIMITS, runTenantCode, syntaxError, type TenantApi, loadSandbox } from "./sandbox";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 const limit = (key: keyof CodeLimits) => z.number().int().positive().max(MAX_LIMITS[key]).optional();
@@ -13,7 +14,7 @@ const CodeConfig = z
   .object({
     code: z.string().min(1).max(200_000).describe("An ES module: export default async function (input, ctx) { ... }"),
     limits: z
-      .object({ cpuMs: limit("cpuMs"), wallMs: limit("wallMs"), memoryBytes: limit("memoryBytes"), outputChars: limit("outputChars"), fhirCalls: limit("fhirCalls"), fetches: limit("fetches"), logLines: limit("logLines") })
+      .object({ cpuMs: limit("cpuMs"), wallMs: limit("wallMs"), memoryBytes: limit("memoryBytes"), outputChars: limit("outputChars"), fhirCalls: limit("fhirCalls"), fetches: limit("fetches"), helperCalls: limit("helperCalls"), logLines: limit("logLines") })
       .strict()
       .optional(),
   })
@@ -29,12 +30,14 @@ const object = <T>(v: unknown, what: string) => {
   return v as T;
 };
 
-/** What `ctx` offers the code, each answer plain JSON. */
-export function nodeApi(ctx: NodeContext<CodeConfig>): TenantApi {
+/** What `ctx` offers the code, each answer plain JSON: the store, fetch, and the root's helpers (codecs). */
+export function nodeApi(ctx: NodeContext<CodeConfig>, helpers: CodeHelpers = {}): TenantApi {
   const fhir = () => ctx.services.fhir();
   type Res = Parameters<ReturnType<typeof fhir>["create"]>[0];
+  const codecs = Object.fromEntries(Object.entries(helpers).map(([name, h]): [string, HostFunction] => [name, { budget: "helperCalls", sync: true, call: (args) => h.call(args), ...(h.decorate ? { decorate: h.decorate } : {}) }]));
   return {
     functions: {
+      ...codecs,
       "fhir.read": { budget: "fhirCalls", call: ([type, id]) => fhir().read(text(type, "type"), text(id, "id")) },
       "fhir.search": { budget: "fhirCalls", call: ([type, query]) => fhir().search(text(type, "type"), typeof query === "string" ? query : new URLSearchParams((query ?? {}) as Record<string, string>).toString()) },
       "fhir.create": { budget: "fhirCalls", call: async ([resource]) => (await fhir().create(object<Res>(resource, "resource"))).resource },
@@ -66,18 +69,21 @@ export function nodeApi(ctx: NodeContext<CodeConfig>): TenantApi {
   };
 }
 
-export const codeJavascript = defineNode({
+/** The code node family, its ctx helpers (the standards' codecs) handed in by the composition root. */
+export const codeNodes = (helpers: () => CodeHelpers) => [codeJavascript(helpers)];
+
+const codeJavascript = (helpers: () => CodeHelpers) => defineNode({
   id: "code.javascript",
   name: "Code (JavaScript)",
   category: "data",
-  description: "Runs your JavaScript module (export default async function (input, ctx)) in a sandbox with limits; ctx offers fhir, fetch and log.",
+  description: "Runs your JavaScript module (export default async function (input, ctx)) in a sandbox with limits; ctx offers fhir, fetch, log, and the HL7 v2 and X12 codecs (hl7, x12).",
   keywords: ["javascript", "js", "code", "script", "function", "custom", "sandbox"],
   inputs: [{ name: "input", type: "any" }],
   outputs: [{ name: "output", type: "json" }],
   config: CodeConfig,
   documentation: {
     summary:
-      "ctx.fhir.read/search/create/update/transaction reach the organization's store as the pipeline; ctx.fetch(url, {method, headers, body}) goes through the outbound guard and answers {status, headers, body}; ctx.log(...) writes the node's log. Values cross as JSON. Limits (docs/code.md): CODE_TIMEOUT, CODE_MEMORY, CODE_LIMIT; a throw is CODE_ERROR with line and column.",
+      "ctx.fhir.read/search/create/update/transaction reach the organization's store as the pipeline; ctx.fetch(url, {method, headers, body}) goes through the outbound guard and answers {status, headers, body}; ctx.log(...) writes the node's log; ctx.hl7.parse(text) answers {type, trigger, controlId, version, delimiters, segments: [{name, fields}]} with get('PID-3.1') and getAll(path), ctx.hl7.encode(view) and ctx.hl7.ack(view, code, text?) answer HL7 text, ctx.x12.parse(text) answers X12 parse's JSON {valid, issues, interchanges}, ctx.x12.build(json) X12 text; a codec failure is an error with err.code (HL7_NO_MSH, X12_...), the node's error code when not caught. Values cross as JSON. Limits (docs/code.md): CODE_TIMEOUT, CODE_MEMORY, CODE_LIMIT; a throw is CODE_ERROR with line and column.",
     example: {
       config: { code: "export default async function (input, ctx) {\n  const p = await ctx.fhir.read('Patient', input.id);\n  return { name: p.name?.[0]?.family };\n}" },
       inputs: { input: { id: "123" } },
@@ -92,10 +98,9 @@ export const codeJavascript = defineNode({
     return err ? [{ path: "code", message: `${err.message} (line ${err.line ?? "?"}, column ${err.column ?? "?"})` }] : [];
   },
   run: async (ctx) => {
-    const r = await runTenantCode({ code: ctx.config.code, input: ctx.inputs.input, ctxApi: nodeApi(ctx), limits: ctx.config.limits });
-    if (!r.ok) throw new NodeFailure(r.error.code, r.error.message, { ...(r.error.line ? { line: r.error.line, column: r.error.column } : {}) });
+    const r = await runTenantCode({ code: ctx.config.code, input: ctx.inputs.input, ctxApi: nodeApi(ctx, helpers()), limits: ctx.config.limits });
+    if (!r.ok) throw new NodeFailure(r.error.helperCode ?? r.error.code, r.error.message, { ...(r.error.line ? { line: r.error.line, column: r.error.column } : {}) });
     return { outputs: { output: r.output } };
   },
 });
 
-export const CODE_NODES = [codeJavascript];

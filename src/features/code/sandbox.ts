@@ -15,6 +15,8 @@ export type CodeErrorCode = (typeof CODE_ERRORS)[number];
 export interface CodeError {
   code: CodeErrorCode;
   message: string;
+  /** The code a ctx helper (ctx.hl7, ctx.x12) failed with, when that failure ended the run uncaught. */
+  helperCode?: string;
   line?: number;
   column?: number;
 }
@@ -29,19 +31,27 @@ export interface CodeLimits {
   outputChars: number;
   fhirCalls: number;
   fetches: number;
+  /** Calls of the pure helpers (ctx.hl7, ctx.x12). */
+  helperCalls: number;
   logLines: number;
 }
 
-export const DEFAULT_LIMITS: CodeLimits = { cpuMs: 50, wallMs: 5_000, memoryBytes: 32 * 1024 * 1024, outputChars: 1024 * 1024, fhirCalls: 50, fetches: 10, logLines: 100 };
+export const DEFAULT_LIMITS: CodeLimits = { cpuMs: 50, wallMs: 5_000, memoryBytes: 32 * 1024 * 1024, outputChars: 1024 * 1024, fhirCalls: 50, fetches: 10, helperCalls: 1_000, logLines: 100 };
 /** What a node may raise its limits to. */
-export const MAX_LIMITS: CodeLimits = { cpuMs: 1_000, wallMs: 30_000, memoryBytes: 128 * 1024 * 1024, outputChars: 8 * 1024 * 1024, fhirCalls: 500, fetches: 100, logLines: 1_000 };
+export const MAX_LIMITS: CodeLimits = { cpuMs: 1_000, wallMs: 30_000, memoryBytes: 128 * 1024 * 1024, outputChars: 8 * 1024 * 1024, fhirCalls: 500, fetches: 100, helperCalls: 10_000, logLines: 1_000 };
 
 /** A capability the code reaches as `ctx.<path>` (dots nest: "fhir.read"); arguments and answer are JSON. */
 export interface HostFunction {
-  /** Which per-run budget a call counts against; "none" for pure helpers (codecs). */
-  budget: "fhirCalls" | "fetches" | "none";
+  /** Which per-run budget a call counts against ("helperCalls" for the codecs); "none" for none. */
+  budget: "fhirCalls" | "fetches" | "helperCalls" | "none";
   /** Sync helpers answer at once (codecs); the others answer a promise inside the sandbox. */
   sync?: boolean;
+  /**
+   * JavaScript source of `(answer, call) => value`, run inside the sandbox on each answer: it may
+   * add methods to the plain JSON answer, each calling the sync helpers by name (`call(name, ...args)`).
+   */
+  decorate?: string;
+  /** Throws an error with a string `code` (the codec's) that the code sees as `err.code`. */
   call(args: unknown[]): unknown;
 }
 
@@ -131,7 +141,9 @@ export async function runTenantCode(req: RunRequest): Promise<RunResult> {
   const qjs = await loadSandbox();
   const limits = limitsOf(req.limits);
   const logs: string[] = [];
-  const used = { fhirCalls: 0, fetches: 0 };
+  const used = { fhirCalls: 0, fetches: 0, helperCalls: 0 };
+  /** Codes the helpers failed with in this run: only those may name the node's error. */
+  const helperCodes = new Set<string>();
   const rt = qjs.newRuntime();
   rt.setMemoryLimit(limits.memoryBytes);
   rt.setMaxStackSize(STACK_BYTES);
@@ -188,21 +200,21 @@ export async function runTenantCode(req: RunRequest): Promise<RunResult> {
       return h;
     };
     try {
-      const host = keep(hostBridge(vm, req.ctxApi, limits, used, logs, fail, open, () => inside(() => rt.executePendingJobs())));
+      const host = keep(hostBridge(vm, req.ctxApi, limits, used, logs, fail, open, helperCodes, () => inside(() => rt.executePendingJobs())));
       const mod = inside(() => vm.evalCode(req.code, FILE, { type: "module" }));
       if (mod.error) return { ok: false, error: stop ?? errorOf(vm, mod.error, true), logs };
       // A module with top-level await answers a promise of its namespace.
-      const ns = await settle(vm, mod.value, inside, rt);
+      const ns = await settle(vm, mod.value, inside, rt, helperCodes);
       if ("error" in ns) return { ok: false, error: stop ?? ns.error, logs };
       keep(ns.value);
       const fn = keep(vm.getProp(ns.value, "default"));
       if (vm.typeof(fn) !== "function") return { ok: false, error: { code: "CODE_NO_EXPORT", message: "The module has no default export function: write `export default async function (input, ctx) { ... }`" }, logs };
       const inputHandle = keep(jsonIn(vm, req.input, inside));
       const called = inside(() => vm.callFunction(fn, vm.undefined, inputHandle, host));
-      if (called.error) return { ok: false, error: stop ?? errorOf(vm, called.error), logs };
+      if (called.error) return { ok: false, error: stop ?? errorOf(vm, called.error, false, helperCodes), logs };
       wallTimer = setTimeout(() => fail({ code: "CODE_TIMEOUT", message: `The run took longer than its wall-time limit of ${limits.wallMs} ms` }), Math.max(0, limits.wallMs - (Date.now() - startedAt)));
       // A limit reached while the code awaits ends the run at once: the code is not resumed.
-      const result = await Promise.race([settle(vm, called.value, inside, rt), stopping.then((error) => ({ error }))]);
+      const result = await Promise.race([settle(vm, called.value, inside, rt, helperCodes), stopping.then((error) => ({ error }))]);
       if ("error" in result) return { ok: false, error: stop ?? result.error, logs };
       keep(result.value);
       if (stop) return { ok: false, error: stop, logs };
@@ -248,7 +260,7 @@ function dispose(vm: QuickJSContext, rt: { dispose(): void }) {
 }
 
 /** Awaits a sandbox value that may be a promise, pumping the sandbox's jobs as host calls settle. */
-async function settle(vm: QuickJSContext, handle: QuickJSHandle, inside: <T>(f: () => T) => T, rt: { executePendingJobs(): unknown }): Promise<{ value: QuickJSHandle } | { error: CodeError }> {
+async function settle(vm: QuickJSContext, handle: QuickJSHandle, inside: <T>(f: () => T) => T, rt: { executePendingJobs(): unknown }, helperCodes?: ReadonlySet<string>): Promise<{ value: QuickJSHandle } | { error: CodeError }> {
   const state = vm.getPromiseState(handle);
   if (state.type === "fulfilled" && state.notAPromise) return { value: handle };
   const settled = vm.resolvePromise(handle);
@@ -256,7 +268,7 @@ async function settle(vm: QuickJSContext, handle: QuickJSHandle, inside: <T>(f: 
   handle.dispose();
   const r = await settled;
   if (r.error) {
-    const error = errorOf(vm, r.error);
+    const error = errorOf(vm, r.error, false, helperCodes);
     return { error };
   }
   return { value: r.value };
@@ -284,17 +296,19 @@ function jsonOut(vm: QuickJSContext, handle: QuickJSHandle, limits: CodeLimits, 
 
 // The `ctx` object, built inside the sandbox from two host functions it closes over (so no global
 // names them): `sync(name, argsJson)` answers JSON text, `async(name, argsJson)` a promise of it.
-const BOOTSTRAP = `(function (names, syncNames, callSync, callAsync, log) {
+const BOOTSTRAP = `(function (names, syncNames, decorators, callSync, callAsync, log) {
   const parse = (t) => (t === undefined ? undefined : JSON.parse(t));
+  const call = (name, ...args) => parse(callSync(name, JSON.stringify(args)));
   const ctx = {};
   for (const name of names) {
     const path = name.split(".");
     let at = ctx;
     for (const p of path.slice(0, -1)) at = at[p] ??= {};
     const isSync = syncNames.includes(name);
+    const decorate = decorators[name] ?? ((v) => v);
     at[path[path.length - 1]] = isSync
-      ? (...args) => parse(callSync(name, JSON.stringify(args)))
-      : async (...args) => parse(await callAsync(name, JSON.stringify(args)));
+      ? (...args) => decorate(call(name, ...args), call)
+      : async (...args) => decorate(parse(await callAsync(name, JSON.stringify(args))), call);
   }
   ctx.log = (...args) => log(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
   const freeze = (o) => { for (const v of Object.values(o)) if (typeof v === "object") freeze(v); return Object.freeze(o); };
@@ -305,17 +319,19 @@ function hostBridge(
   vm: QuickJSContext,
   api: TenantApi,
   limits: CodeLimits,
-  used: { fhirCalls: number; fetches: number },
+  used: { fhirCalls: number; fetches: number; helperCalls: number },
   logs: string[],
   fail: (e: CodeError) => void,
   open: { deferreds: Set<{ alive: boolean; dispose(): void }>; closed: boolean },
+  helperCodes: Set<string>,
   pump: () => unknown,
 ): QuickJSHandle {
   const charge = (f: HostFunction) => {
     if (f.budget === "none") return;
     used[f.budget]++;
     if (used[f.budget] > limits[f.budget]) {
-      const e = { code: "CODE_LIMIT" as const, message: `The run made more than ${limits[f.budget]} ${f.budget === "fetches" ? "outbound fetches" : "FHIR calls"}` };
+      const what = { fetches: "outbound fetches", fhirCalls: "FHIR calls", helperCalls: "ctx.hl7/ctx.x12 calls" }[f.budget];
+      const e = { code: "CODE_LIMIT" as const, message: `The run made more than ${limits[f.budget]} ${what}` };
       fail(e);
       throw new LimitReached(e.message);
     }
@@ -326,13 +342,14 @@ function hostBridge(
     return f;
   };
   const callSync = vm.newFunction("callSync", (nameH, argsH) => {
+    let f: HostFunction | undefined;
     try {
-      const f = lookup(nameH);
+      f = lookup(nameH);
       charge(f);
       const answer = f.call(JSON.parse(vm.getString(argsH)) as unknown[]);
       return answer === undefined ? vm.undefined : vm.newString(JSON.stringify(answer));
     } catch (err) {
-      return { error: vm.newError(messageOf(err)) };
+      return { error: sandboxError(vm, err, f?.budget === "helperCalls" ? helperCodes : undefined) };
     }
   });
   const callAsync = vm.newFunction("callAsync", (nameH, argsH) => {
@@ -356,7 +373,7 @@ function hostBridge(
           deferred.resolve(h);
           h.dispose();
         } else {
-          const e = vm.newError(messageOf(answer.error));
+          const e = sandboxError(vm, answer.error);
           deferred.reject(e);
           e.dispose();
         }
@@ -383,8 +400,10 @@ function hostBridge(
   const factory = vm.unwrapResult(vm.evalCode(BOOTSTRAP, "ctx.js"));
   const namesH = jsonHandle(vm, names);
   const syncH = jsonHandle(vm, names.filter((n) => api.functions[n]?.sync));
-  const ctx = vm.unwrapResult(vm.callFunction(factory, vm.undefined, namesH, syncH, callSync, callAsync, log));
-  for (const h of [factory, namesH, syncH, callSync, callAsync, log]) h.dispose();
+  const decorators = names.filter((n) => api.functions[n]?.decorate).map((n) => `${JSON.stringify(n)}: (${api.functions[n]?.decorate})`);
+  const decoratorsH = vm.unwrapResult(vm.evalCode(`({${decorators.join(", ")}})`, "helpers.js"));
+  const ctx = vm.unwrapResult(vm.callFunction(factory, vm.undefined, namesH, syncH, decoratorsH, callSync, callAsync, log));
+  for (const h of [factory, namesH, syncH, decoratorsH, callSync, callAsync, log]) h.dispose();
   return ctx;
 }
 
@@ -392,12 +411,28 @@ function jsonHandle(vm: QuickJSContext, value: unknown): QuickJSHandle {
   return vm.unwrapResult(vm.evalCode(`(${JSON.stringify(value)})`, "json.js"));
 }
 
+/**
+ * A host error as a sandbox Error; a string `code` on it is kept as `err.code`, and a helper's
+ * (codec's) code is noted in `helperCodes`, so that, uncaught, it names the node's error.
+ */
+function sandboxError(vm: QuickJSContext, err: unknown, helperCodes?: Set<string>): QuickJSHandle {
+  const e = vm.newError(messageOf(err));
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && !(err instanceof LimitReached)) {
+    helperCodes?.add(code);
+    const h = vm.newString(code);
+    vm.setProp(e, "code", h);
+    h.dispose();
+  }
+  return e;
+}
+
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
 /** A sandbox error as a CodeError: its kind from QuickJS's own errors, its place from the stack's first frame in the code. */
-function errorOf(vm: QuickJSContext, handle: QuickJSHandle, evaluating = false): CodeError {
+function errorOf(vm: QuickJSContext, handle: QuickJSHandle, evaluating = false, helperCodes?: ReadonlySet<string>): CodeError {
   // Read field by field: QuickJS's dump of an uncatchable (interrupted) error leaves objects behind.
   const field = (name: string) => {
     if (vm.typeof(handle) !== "object") return undefined;
@@ -406,7 +441,7 @@ function errorOf(vm: QuickJSContext, handle: QuickJSHandle, evaluating = false):
     h.dispose();
     return v;
   };
-  const e = vm.typeof(handle) === "object" ? { name: field("name"), message: field("message"), stack: field("stack") } : { message: vm.typeof(handle) === "string" ? vm.getString(handle) : String(vm.typeof(handle)) };
+  const e = vm.typeof(handle) === "object" ? { name: field("name"), message: field("message"), stack: field("stack"), code: field("code") } : { message: vm.typeof(handle) === "string" ? vm.getString(handle) : String(vm.typeof(handle)) };
   handle.dispose();
   const message = String(e.message ?? "The code failed");
   const place = new RegExp(`${FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(e.stack ?? "");
@@ -415,5 +450,7 @@ function errorOf(vm: QuickJSContext, handle: QuickJSHandle, evaluating = false):
   if (e.name === "InternalError" && /interrupted/i.test(message)) return { code: "CODE_TIMEOUT", message: "The code ran longer than its limit" };
   if (e.name === "RangeError" && /stack overflow|call stack/i.test(message)) return { code: "CODE_LIMIT", message: "The code nested calls deeper than its stack allows", ...at };
   if (e.name === "SyntaxError" && evaluating) return { code: "CODE_SYNTAX", message, ...at };
-  return { code: "CODE_ERROR", message: e.name && e.name !== "Error" ? `${e.name}: ${message}` : message, ...at };
+  // A helper's code names the error only if a helper of this run failed with it (the code cannot forge one).
+  const helper = "code" in e && e.code && helperCodes?.has(e.code) ? { helperCode: e.code } : {};
+  return { code: "CODE_ERROR", message: e.name && e.name !== "Error" ? `${e.name}: ${message}` : message, ...at, ...helper };
 }

@@ -38,7 +38,8 @@ const ShortForm = z.object({
   sets: z.array(z.object({ set: z.string().regex(/^\d{3}$/), version: z.string().min(1).max(12), st03: z.boolean().optional(), segments: z.array(SegmentJson).min(1) })).min(1),
 });
 
-function documentOf(value: unknown, executionId: string): X12Document {
+/** The document X12 build writes from JSON: X12 parse's model, or the short form (control numbers from `id`). */
+export function x12DocumentOf(value: unknown, executionId: string): X12Document {
   const parsed = ParsedForm.safeParse(value);
   if (parsed.success) return documentFromJson(parsed.data.interchanges as InterchangeJson[]);
   const short = ShortForm.safeParse(value);
@@ -77,7 +78,7 @@ export const x12Build = defineNode({
     },
   },
   run: async (ctx) => {
-    const doc = documentOf(ctx.inputs.json, ctx.executionId);
+    const doc = x12DocumentOf(ctx.inputs.json, ctx.executionId);
     let x12: string;
     try {
       x12 = writeX12(doc, ctx.config.line_breaks ? { separator: "\n" } : {});
