@@ -6,7 +6,7 @@
 // view gets get(path), getAll(path) and set(path, value), each a call of the codec on the view.
 // Failures are ApiErrors with HL7_<parser code> (HL7_NO_MSH...), HL7_BAD_PATH or HL7_INVALID_VIEW.
 import { z } from "zod";
-import type { CodeHelpers } from "../../features/code/ports";
+import type { CodeHelpers } from "../../features/code";
 import { ApiError } from "../../platform/errors";
 import { type AckCode, buildAck } from "./ack";
 import { Hl7ParseError } from "./errors";

@@ -2,7 +2,7 @@
 // and writer. parse(text) answers what the X12 parse node outputs ({valid, issues, interchanges},
 // the JSON model of document-json.ts); build(json) takes that model back (or X12 build's short
 // form) and answers the X12 text. Failures are ApiErrors with X12_<code>.
-import type { CodeHelpers } from "../../features/code/ports";
+import type { CodeHelpers } from "../../features/code";
 import { ApiError } from "../../platform/errors";
 import { writeX12 } from "./build";
 import { readToJson } from "./document-json";
