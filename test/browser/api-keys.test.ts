@@ -18,15 +18,15 @@ describe("API keys page", () => {
     await page.type("main form input", "Lab interface");
     await page.select("main form select", "service");
     await page.click("main form button[type=submit]");
-    await page.waitForSelector("input[aria-label='New API key']");
-    const secret = await page.$eval("input[aria-label='New API key']", (el) => (el as HTMLInputElement).value);
+    await page.waitForSelector(".secret input.secret-value");
+    const secret = await page.$eval(".secret input.secret-value", (el) => (el as HTMLInputElement).value);
     expect(secret).toMatch(/^cdis_[A-Za-z0-9_-]{43}$/);
     await screenshot(page, "api-key-created");
     const works = await fetch(`${base}/api/organization`, { headers: { authorization: `Bearer ${secret}`, "x-organization-id": orgId } });
     expect(works.status).toBe(200);
 
     // Shown once: gone after "Done", and the list shows only the prefix.
-    await page.click(".secret button");
+    await page.click(".secret > button");
     expect(await page.content()).not.toContain(secret);
     expect(await textOf(page, "main table")).toContain(secret.slice(0, 13));
 

@@ -131,7 +131,14 @@ describe("users and password sign-in", () => {
     await page.click("section[aria-labelledby=two-factor] button");
     const setUp = "form[aria-label='Set up two-factor sign-in']";
     const secret = await page.waitForSelector(`${setUp} .secret-value`).then((el) => el?.evaluate((i) => (i as HTMLInputElement).value) ?? "");
-    expect(await page.$$eval(`${setUp} .secret-value`, (els) => (els[1] as HTMLInputElement).value)).toMatch(/^otpauth:\/\/totp\/CDIS:/);
+    const otpauth = await page.$$eval(`${setUp} .secret-value`, (els) => (els[1] as HTMLInputElement).value);
+    expect(otpauth).toMatch(/^otpauth:\/\/totp\/CDIS:/);
+    // The QR code to scan: an image (SVG as a data: URL, within the CSP) with an accessible name, the link still offered beside it.
+    const qr = await page.waitForSelector(`${setUp} img[data-qr-code]`).then((el) => el?.evaluate((img) => ({ alt: img.getAttribute("alt"), src: img.getAttribute("src") ?? "", drawn: (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0 })));
+    expect(qr?.alt).toBe("QR code to scan with your authenticator app");
+    expect(qr?.src).toMatch(/^data:image\/svg\+xml;charset=utf-8,%3Csvg/);
+    expect(qr?.drawn).toBe(true);
+    await screenshot(page, "account-totp-qr");
     await expectAccessible(page);
     // The code the app shows for the key, as a phone computes it.
     await page.type(`${setUp} input[name=code]`, await generate({ secret }));
@@ -145,12 +152,34 @@ describe("users and password sign-in", () => {
     // A personal API key for their scripts: shown once, listed, acting as them (a clinician reads FHIR, manages no users).
     await page.type("form[aria-label='Create a personal API key'] input[name=key_name]", "tia's script");
     await page.click("form[aria-label='Create a personal API key'] button[type=submit]");
-    const personal = await page.waitForSelector("input[aria-label='New API key']").then((el) => el?.evaluate((i) => (i as HTMLInputElement).value) ?? "");
+    const personal = await page.waitForSelector(".secret input.secret-value").then((el) => el?.evaluate((i) => (i as HTMLInputElement).value) ?? "");
+    expect(personal).toMatch(/^cdis_/);
     await page.waitForSelector("tr[data-key-name=\"tia's script\"]");
     await expectAccessible(page);
-    const asScript = (path: string) => fetch(`${consoleUrl()}${path}`, { headers: { authorization: `Bearer ${personal}`, "x-organization-id": a.orgId } });
+    // Copy: the clipboard, or the text selected for Ctrl+C where the page may not write it.
+    await page.click(".secret button[aria-label='Copy the new api key']");
+    await page.waitForFunction(() => /^(Copied|Selected: press Ctrl\+C)$/.test(document.querySelector(".secret .copy-row [role=status]")?.textContent ?? ""));
+    const asScript = (path: string, org = a.orgId) => fetch(`${consoleUrl()}${path}`, { headers: { authorization: `Bearer ${personal}`, "x-organization-id": org } });
     expect((await asScript(`/fhir/r4/${a.orgId}/Patient?_count=1`)).status).toBe(200);
     expect((await asScript("/api/v1/users")).status).toBe(403);
+    // Another organization's data is out of its reach.
+    const b = fileOrgs().orgB;
+    expect((await asScript(`/fhir/r4/${b.orgId}/Patient?_count=1`, b.orgId)).status).toBe(403);
+    // Shown once: gone after Done; the list keeps only its prefix.
+    await page.click(".secret > button");
+    expect(await page.content()).not.toContain(personal);
+    expect(await textOf(page, "tr[data-key-name=\"tia's script\"]")).toContain(personal.slice(0, 13));
+    // Another person of the organization sees none of Tia's keys on their own account page.
+    const other = await invite(a, "clinician", "Oli Other", true);
+    const oli = await consolePage.open();
+    await Promise.all([oli.waitForSelector("nav[aria-label=Main]"), submitPasswordSignIn(oli, a.orgId, other.email, PASSWORD)]);
+    await visit(oli, "/account");
+    expect(await textOf(oli, "section[aria-labelledby=personal-keys]")).toContain("You have no personal keys.");
+    // Revoked from the page: the key stops at once.
+    page.once("dialog", (d) => void d.accept());
+    await page.click("tr[data-key-name=\"tia's script\"] button");
+    await page.waitForFunction(() => document.querySelector("tr[data-key-name=\"tia's script\"]")?.textContent?.includes("revoked"));
+    expect((await asScript(`/fhir/r4/${a.orgId}/Patient?_count=1`)).status).toBe(401);
 
     // Signing in again: the password, then the code; a wrong code is refused in words.
     await Promise.all([page.waitForSelector("form[aria-label='Sign in with email and password']"), page.click("header button")]);

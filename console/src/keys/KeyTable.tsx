@@ -1,6 +1,7 @@
 // API keys as the console lists them (the organization's under Settings, a person's own under Your
-// account): never a secret, the new one's shown once, and revocation.
+// account): never a secret, the new one's shown once (with Copy), and revocation.
 import type { components } from "../../../clients/typescript/api.generated";
+import { CopyField } from "../components/CopyField";
 
 export type ApiKeyView = components["schemas"]["ApiKey"];
 
@@ -56,7 +57,7 @@ export function NewKeyShown({ name, secret, onDone }: { name: string; secret: st
       <p>
         The key <strong>{name}</strong> was created. Copy it now: it is shown only this once.
       </p>
-      <input className="secret-value" aria-label="New API key" readOnly value={secret} onFocus={(e) => e.target.select()} />
+      <CopyField label="New API key" value={secret} />
       <button type="button" onClick={onDone}>
         Done
       </button>

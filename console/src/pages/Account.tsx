@@ -1,11 +1,12 @@
 // Your account: two-factor sign-in with an authenticator app, and personal API keys. Setting it up shows the secret (as
-// a key to type into the app, and as the otpauth:// link a QR code would carry), asks for a first
+// a QR code to scan, a key to type into the app, and the otpauth:// link the QR code carries), asks for a first
 // code, then shows the ten recovery codes once. Turning it off or getting new recovery codes asks
 // for a current code (or a recovery code), so a session left open cannot remove it.
 import { type FormEvent, useState } from "react";
 import type { components } from "../../../clients/typescript/api.generated";
 import { CopyField } from "../components/CopyField";
 import { PAGE_SIZE, Pager } from "../components/Pager";
+import { QrCode } from "../components/QrCode";
 import { ErrorMessage, Loading } from "../components/States";
 import { when } from "../destinations/format";
 import { type ApiKeyView, KeyTable, NewKeyShown } from "../keys/KeyTable";
@@ -105,7 +106,8 @@ function TwoFactor() {
         </>
       ) : enrollment ? (
         <form aria-label="Set up two-factor sign-in" onSubmit={confirm}>
-          <p>Add this account to your authenticator app (Google Authenticator, Microsoft Authenticator, 1Password…): enter the key by hand, or open the link on the phone. Then type the code the app shows.</p>
+          <p>Add this account to your authenticator app (Google Authenticator, Microsoft Authenticator, 1Password…): scan the QR code, enter the key by hand, or open the link on the phone. Then type the code the app shows.</p>
+          <QrCode text={enrollment.otpauth_uri} label="QR code to scan with your authenticator app" />
           <CopyField label="Key" value={enrollment.secret} />
           <CopyField label="otpauth link" value={enrollment.otpauth_uri} />
           <label>
