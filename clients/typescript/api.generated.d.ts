@@ -647,6 +647,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last 24 hours of the organization: messages in, executions by status, alerts, exports and device readings, hour by hour */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/api-keys": {
         parameters: {
             query?: never;
@@ -4137,6 +4154,38 @@ export interface components {
                 concurrentExports: number;
                 expressionSteps: number;
             };
+        };
+        Overview: {
+            /**
+             * @description The start of the first hour (UTC)
+             * @example 2026-12-03T05:00:00Z
+             */
+            since: string;
+            /** @description The UTC hours counted, `YYYY-MM-DDTHH:00:00Z`, oldest first; the last is the current hour */
+            hours: string[];
+            series: components["schemas"]["OverviewSeries"][];
+        };
+        OverviewSeries: {
+            /** @enum {string} */
+            id: "messages" | "executions" | "alerts" | "exports" | "readings";
+            /** @example Messages in */
+            label: string;
+            total: number;
+            /** @description One count per hour of `hours`, oldest first (24 entries) */
+            counts: number[];
+            /**
+             * @description What `parts` splits the series by (status, severity, level, metric)
+             * @example status
+             */
+            split: string;
+            /** @description The series split, the largest part first */
+            parts: {
+                /** @example processed */
+                name: string;
+                total: number;
+                /** @description One count per hour of `hours`, oldest first (24 entries) */
+                counts: number[];
+            }[];
         };
         CreatedApiKey: components["schemas"]["ApiKey"] & {
             /** @description The secret. Shown only in this response; store it safely. */
@@ -8506,6 +8555,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts per series, hour by hour */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Overview"];
                 };
             };
             /** @description Invalid request body or parameters */

@@ -8,6 +8,7 @@ import { deviceAdminRoutes } from "../features/devices/routes/admin";
 import { onError, onNotFound } from "../platform/http/error-handler";
 import { spaAssets } from "../platform/http/spa-assets";
 import { CONSOLE_ROUTES } from "./console-routes";
+import { overviewRoutes } from "./overview";
 import { orgContext } from "./org-context";
 import { orgContexts } from "./context";
 import { devicePlatformsOf } from "./device-platform-services";
@@ -163,6 +164,7 @@ export function buildApp(options: AppOptions = {}) {
   app.use("/fhir/r4/:orgId/*", bodyLimit, authenticateRequest("orgId", smartAccessTokens), rateLimit, orgContext, managementAudit);
 
   app.route("/api", organizationRoutes);
+  app.route("/api/v1/overview", overviewRoutes);
   app.route("/api/v1/console/session", consoleSessionRoutes);
   app.route("/api/api-keys", apiKeyRoutes);
   app.route("/api/v1/client-applications", clientApplicationRoutes);

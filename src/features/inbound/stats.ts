@@ -33,12 +33,6 @@ function add(to: Counts, status: MessageStatus, n: number): void {
   if (figure) to[figure] += n;
 }
 
-/** The `hours` UTC hours ending with the current one, as `YYYY-MM-DDTHH:00:00Z`. */
-export function hourStarts(now: Date, hours: number): string[] {
-  const current = Math.floor(now.getTime() / 3_600_000) * 3_600_000;
-  return Array.from({ length: hours }, (_, i) => new Date(current - (hours - 1 - i) * 3_600_000).toISOString().replace(".000Z", "Z"));
-}
-
 /** Routes with the most messages first. */
 export function routeStats(counts: readonly HourlyCount[], starts: readonly string[]): RouteStats[] {
   const byRoute = new Map<string, RouteStats>();

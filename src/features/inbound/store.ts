@@ -4,6 +4,7 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { Database, Write } from "../../platform/db/client";
 import { spill, unspill } from "../../platform/db/spill";
+import { atOrAfter, hourOf } from "../../platform/db/hourly";
 import type { InboundAdapter } from "./adapter";
 import { type InboundMessageRow, type MessageError, type MessageStatus, inboundMessages } from "./tables";
 
@@ -179,12 +180,11 @@ export class InboundMessageStore {
 
   /** Messages received since `since` (ISO), counted per protocol, sender, status and UTC hour. */
   async countsByHour(since: string): Promise<HourlyCount[]> {
-    const hour = sql<string>`strftime('%Y-%m-%dT%H:00:00Z', ${inboundMessages.receivedAt})`;
+    const hour = hourOf(inboundMessages.receivedAt);
     const rows = await this.db
       .select({ protocol: inboundMessages.protocol, sender: inboundMessages.sender, status: inboundMessages.status, hour, count: count() })
       .from(inboundMessages)
-      // julianday, not text order: a sender's received_at may carry its own offset.
-      .where(and(eq(inboundMessages.orgId, this.orgId), sql`julianday(${inboundMessages.receivedAt}) >= julianday(${since})`))
+      .where(and(eq(inboundMessages.orgId, this.orgId), atOrAfter(inboundMessages.receivedAt, since)))
       .groupBy(inboundMessages.protocol, inboundMessages.sender, inboundMessages.status, hour);
     return rows;
   }

@@ -13,6 +13,7 @@ export { Pipeline, presentPipeline } from "./schemas";
 export type { PipelineRow } from "./tables";
 export { dispatchToPipelines, eventTriggers, type ServiceEvent, triggerMatches } from "./triggers";
 export { getPipeline } from "./use-cases/pipelines";
+export { executionsByHour } from "./hourly";
 export { checkDefinition } from "./validate-definition";
 export { defineNode, type NodeContext, type PortDef } from "./node-type";
 export { NodeFailure } from "./node-failure";

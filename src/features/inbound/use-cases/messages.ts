@@ -11,7 +11,8 @@ import type { InboundAdapters } from "../adapters";
 import { type IngestResult, ingestMessages } from "../ingest";
 import type { IngestBody, MessageListQuery } from "../schemas";
 import { searchByField } from "../search";
-import { hourStarts, type RouteStats, routeStats } from "../stats";
+import { type RouteStats, routeStats } from "../stats";
+import { type HourCount, hourStarts } from "../../../platform/db/hourly";
 import { type InboundMessageSummary, InboundMessageStore, type MessageFilter, type SenderSeen } from "../store";
 import type { InboundMessageRow } from "../tables";
 
@@ -72,6 +73,12 @@ export async function messageStats(data: OrgData, hours: number, now = new Date(
   const starts = hourStarts(now, hours);
   const since = starts[0]!;
   return { since, routes: routeStats(await storeOf(db, env, orgId).countsByHour(since), starts) };
+}
+
+/** Messages received since `since` (ISO) per UTC hour, by status (the Overview's "messages in"). */
+export async function messagesByHour(data: OrgData, since: string): Promise<HourCount[]> {
+  const { db, env, orgId } = data;
+  return (await storeOf(db, env, orgId).countsByHour(since)).map((c) => ({ hour: c.hour, series: c.status, count: c.count }));
 }
 
 /** The senders the organization's messages came from, most recent first. */
