@@ -6,7 +6,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { alertsByHour } from "../features/alerts";
 import { readingsByHour } from "../features/devices";
 import { exportsByHour } from "../features/export";
-import { messagesByHour } from "../features/inbound";
+// The inbound index is the plug-ins' type-only surface, loaded by the bridge in Node; the root
+// reaches the feature's use cases directly, as app.ts does its routes.
+import { messagesByHour } from "../features/inbound/use-cases/messages";
 import { executionsByHour } from "../features/pipelines";
 import { requirePermission } from "../features/tenancy";
 import { type HourCount, hourStarts } from "../platform/db/hourly";
