@@ -1732,6 +1732,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/destinations/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Destinations with what each queue received, still holds, sent and failed per hour over the last 24 hours (the channels dashboard) */
+        get: operations["getDestinationsActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/destinations/{id}": {
         parameters: {
             query?: never;
@@ -5166,6 +5183,45 @@ export interface components {
                 class: string;
                 message: string;
             } | null;
+        };
+        DestinationActivity: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "paused" | "failing";
+            owner: {
+                /** @enum {string} */
+                kind: "subscription" | "webhook";
+                id: string;
+            } | null;
+            /** @description Messages waiting now (queued or in flight), whenever they arrived */
+            depth: number;
+            /** @description Dead messages now, waiting for an operator */
+            dead: number;
+            /** @description The window's sums */
+            totals: {
+                /** @description Messages enqueued (a reprocessed message arrives again) */
+                received: number;
+                /** @description Of those, the ones still waiting (queued or in flight) */
+                queued: number;
+                /** @description Deliveries that succeeded */
+                sent: number;
+                /** @description Attempts that failed (each retry counts) */
+                errored: number;
+            };
+            /** @description One entry per UTC hour of the window, oldest first; the last is the current hour */
+            hours: {
+                /** @example 2026-12-03T05:00:00Z */
+                start: string;
+                /** @description Messages enqueued (a reprocessed message arrives again) */
+                received: number;
+                /** @description Of those, the ones still waiting (queued or in flight) */
+                queued: number;
+                /** @description Deliveries that succeeded */
+                sent: number;
+                /** @description Attempts that failed (each retry counts) */
+                errored: number;
+            }[];
         };
         DestinationInput: {
             name: string;
@@ -14958,6 +15014,72 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDestinationsActivity: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 20, max 100) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The start of the first hour (UTC) */
+                        since: string;
+                        destinations: components["schemas"]["DestinationActivity"][];
+                        total_count: number;
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

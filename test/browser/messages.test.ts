@@ -4,11 +4,12 @@
 // across reload, back and forward; one is opened with its fields and components named, its raw
 // text and its ACK; once a matching pipeline is deployed both are reprocessed from a selection
 // (confirmed, each one's outcome shown), after which the message shows one attempt, the FHIR it
-// became, the answer of the destination it was queued to, and links to the FHIR browser's record; the channels dashboard counts the sender's route.
+// became, the answer of the destination it was queued to, and links to the FHIR browser's record; the channels dashboard counts the sender's route and
+// the destination's 24 hours, and the overview the organization's (not organization B's).
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackServer, serveOnLoopback } from "../support/loopback-http";
-import { adminApi, consolePerTest, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
+import { adminApi, consolePerTest, docScreenshot, expectAccessible, fileOrgs, screenshot, signIn, textOf, visit } from "./harness";
 
 const consolePage = consolePerTest();
 
@@ -188,7 +189,34 @@ describe("HL7 messages pages", () => {
     expect(await textOf(page, `${route} [data-figure=received]`)).toBe("2");
     await page.waitForFunction((sel: string) => document.querySelector(sel)?.textContent === "2", {}, `${route} [data-figure=sent]`);
     expect(await page.$eval(`${route} svg`, (s) => s.getAttribute("aria-label"))).toBe(`${sender}: 2 received, 0 errored over 24 hours`);
+    // The destination's row: both messages received and sent in these 24 hours, none waiting.
+    const row = `tr[data-destination='${destination.id}']`;
+    await page.waitForFunction((sel: string) => document.querySelector(sel)?.textContent === "2", { timeout: 20_000 }, `${row} [data-figure=sent]`);
+    expect(await textOf(page, `${row} [data-figure=received]`)).toBe("2");
+    expect(await textOf(page, `${row} [data-figure=queued]`)).toBe("0");
+    expect(await textOf(page, `${row} [data-figure=errored]`)).toBe("0");
+    expect(await page.$eval(`${row} svg`, (s) => s.getAttribute("aria-label"))).toBe(`Receiver ${facility}: 2 received, 2 sent, 0 failed attempts over 24 hours`);
     await screenshot(page, "channels");
+    await docScreenshot(page, "channels");
     await expectAccessible(page);
+
+    // The overview counts this organization's 24 hours: the two messages in, processed, and the runs that processed them.
+    await visit(page, "/");
+    await page.waitForSelector("[data-series=messages] [data-total]");
+    expect(await textOf(page, "[data-series=messages] [data-total]")).toBe("2");
+    expect(await textOf(page, "[data-series=messages] [data-part=processed]")).toBe("processed 2");
+    expect(await page.$eval("[data-series=messages] svg", (s) => s.getAttribute("aria-label"))).toBe("Messages in per hour over the last 24 hours: 2 (2 processed)");
+    expect(Number(await textOf(page, "[data-series=executions] [data-total]"))).toBeGreaterThanOrEqual(2);
+    expect(await textOf(page, "[data-series=exports] [data-total]")).toBe("0");
+    expect(await textOf(page, "[data-series=exports]")).toContain("None.");
+    await screenshot(page, "overview");
+    await docScreenshot(page, "overview");
+    await expectAccessible(page);
+    // Organization B's overview does not count A's messages.
+    const other = await consolePage.open();
+    await signIn(other, fileOrgs().orgB.orgId, fileOrgs().orgB.adminKey);
+    await other.waitForSelector("[data-series=messages] [data-total]");
+    expect(await textOf(other, "[data-series=messages] [data-total]")).toBe("0");
+    expect(await textOf(other, "[data-series=executions] [data-total]")).toBe("0");
   });
 });

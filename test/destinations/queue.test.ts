@@ -151,6 +151,34 @@ describe("destination queues over HTTP", () => {
     expect(got.slice(0, 3).map((r) => r.headers["x-delivery-attempt"])).toEqual(["1", "2", "3"]);
   });
 
+  it("the activity route counts each queue's last 24 hours: received, still queued, sent and failed attempts, hour by hour", async () => {
+    const t = await createTenant();
+    const peer = await httpReceiver([{ status: 503 }, { status: 200 }]);
+    const d = await destination(t, { target: { kind: "url", url: peer.url } });
+    const idle = await destination(t, { target: { kind: "url", url: peer.url } });
+    await enqueue(t, d.id, ["a1", "a2", "a3"].map((id) => ({ id, body: "{}" })));
+    await settled(t, d.id, 3);
+    await t.fetch(`/api/v1/destinations/${d.id}/pause`, { method: "POST" });
+    await enqueue(t, d.id, [{ id: "a4", body: "{}" }]);
+    type Counts = { received: number; queued: number; sent: number; errored: number };
+    const res = await t.fetch("/api/v1/destinations/activity?limit=10");
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as { since: string; total_count: number; destinations: ({ id: string; status: string; depth: number; dead: number; totals: Counts; hours: ({ start: string } & Counts)[] })[] };
+    expect(page.total_count).toBe(2);
+    const byId = Object.fromEntries(page.destinations.map((x) => [x.id, x]));
+    const busy = byId[d.id]!;
+    expect(busy).toMatchObject({ status: "paused", depth: 1, dead: 0, totals: { received: 4, queued: 1, sent: 3, errored: 1 } });
+    expect(busy.hours).toHaveLength(24);
+    expect(busy.hours[0]!.start).toBe(page.since);
+    for (const k of ["received", "queued", "sent", "errored"] as const) expect(busy.hours.reduce((n, h) => n + h[k], 0)).toBe(busy.totals[k]);
+    expect(Date.parse(busy.hours.at(-1)!.start)).toBe(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+    expect(byId[idle.id]).toMatchObject({ status: "active", depth: 0, totals: { received: 0, queued: 0, sent: 0, errored: 0 } });
+    // Purged messages are no longer counted as received; the deliveries stay counted.
+    await t.fetch(`/api/v1/destinations/${d.id}/messages/purge`, { method: "POST", json: { states: ["delivered"] } });
+    const after = (await (await t.fetch("/api/v1/destinations/activity")).json()) as typeof page;
+    expect(after.destinations.find((x) => x.id === d.id)!.totals).toEqual({ received: 1, queued: 1, sent: 3, errored: 1 });
+  });
+
   it("a destination's URL is held to the outbound guard", async () => {
     const t = await createTenant();
     const res = await t.fetch("/api/v1/destinations", { method: "POST", json: { name: "metadata", target: { kind: "url", url: "http://169.254.169.254/latest" } } });
@@ -304,6 +332,7 @@ describe("tenancy", () => {
     const res = await b.fetch(`/api/v1/destinations/${d.id}/messages`, { method: "POST", json: { messages: [{ body: "{}" }] } });
     expect(res.status).toBe(404);
     expect(((await (await b.fetch("/api/v1/destinations")).json()) as { total_count: number }).total_count).toBe(0);
+    expect(((await (await b.fetch("/api/v1/destinations/activity")).json()) as { total_count: number; destinations: unknown[] })).toMatchObject({ total_count: 0, destinations: [] });
     expect((await view(a, d.id)).figures.depth).toBe(1);
   });
 });

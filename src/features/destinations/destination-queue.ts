@@ -13,7 +13,7 @@ import type { OrgContext } from "../../platform/org-context";
 import { nextAttemptAt } from "./backoff";
 import { isRetryable } from "./classify";
 import type { Attempt, AttemptObservers, AttemptResult, Destination, MessageState, OutboundMessage, QueuedMessage, Transports } from "./model";
-import { type MessageQuery, type QueueFigures, QueueStore } from "./queue-store";
+import { type HourActivity, type MessageQuery, type QueueFigures, QueueStore } from "./queue-store";
 import { DestinationStore } from "./store";
 import { errorResult } from "./transports/errors";
 
@@ -65,6 +65,13 @@ export abstract class DestinationQueue extends OrgObject {
 
   async figures(orgId: string): Promise<QueueFigures | null> {
     return (await ownedBy(this.ctx.storage, orgId)) ? this.queue.figures(Date.now()) : null;
+  }
+
+  /** The figures and the hours since `from` (epoch ms) with activity; null for another organization's queue. */
+  async activity(orgId: string, from: number): Promise<{ figures: QueueFigures; hours: HourActivity[] } | null> {
+    if (!(await ownedBy(this.ctx.storage, orgId))) return null;
+    const now = Date.now();
+    return { figures: this.queue.figures(now), hours: this.queue.hourly(from) };
   }
 
   async messages(orgId: string, query: MessageQuery): Promise<QueuedMessage[]> {

@@ -6,7 +6,7 @@ import type { Attempt, AttemptResult, MessageState, OutboundMessage, QueuedMessa
 
 /** Settled messages (delivered, skipped) are kept this long for the message browser; dead ones until an operator acts. */
 export const SETTLED_RETENTION_MS = 7 * 24 * 3_600_000;
-/** Minutes of tallies kept (the figures look back at most an hour). */
+/** Minutes of tallies kept: the figures look back an hour, the hourly activity a day. */
 const TALLY_MINUTES = 24 * 60;
 
 const PENDING = "state IN ('queued', 'in_flight')";
@@ -90,6 +90,19 @@ export interface QueueFigures {
   last_failure: NonNullable<AttemptResult["failure"]> | null;
 }
 
+/** One UTC hour of a queue's activity (`hour`: its start, epoch ms). */
+export interface HourActivity {
+  hour: number;
+  /** Messages enqueued in the hour (a reprocessed message arrives again). */
+  received: number;
+  /** Of those, the ones still waiting (queued or in flight). */
+  queued: number;
+  /** Deliveries that succeeded in the hour. */
+  sent: number;
+  /** Attempts that failed in the hour (each retry counts). */
+  errored: number;
+}
+
 export interface MessageQuery {
   state?: MessageState;
   label?: string;
@@ -113,6 +126,8 @@ export class QueueStore {
     // The figures read the oldest pending message and the latest delivery through these, not a scan.
     sql.exec("CREATE INDEX IF NOT EXISTS messages_state_seq ON messages (state, seq)");
     sql.exec("CREATE INDEX IF NOT EXISTS messages_delivered ON messages (delivered_at)");
+    // The hourly activity (received per hour) reads the last day's arrivals through this.
+    sql.exec("CREATE INDEX IF NOT EXISTS messages_enqueued ON messages (enqueued_at)");
     sql.exec(`CREATE TABLE IF NOT EXISTS attempts (
       message_id TEXT NOT NULL, number INTEGER NOT NULL, started_at INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
       result TEXT NOT NULL, PRIMARY KEY (message_id, number))`);
@@ -246,6 +261,33 @@ export class QueueStore {
       failing_since: iso(failingSince),
       last_failure: failingSince !== null ? (headFailure?.failure ?? null) : null,
     };
+  }
+
+  /**
+   * The hours since `from` (epoch ms) that saw activity, oldest first: arrivals from the messages
+   * (an index range of enqueued_at), deliveries and failed attempts from the per-minute tallies
+   * (kept a day). Messages purged meanwhile are no longer counted as received.
+   */
+  hourly(from: number): HourActivity[] {
+    const hours = new Map<number, HourActivity>();
+    const at = (hour: number) => {
+      const found = hours.get(hour);
+      if (found) return found;
+      const h = { hour, received: 0, queued: 0, sent: 0, errored: 0 };
+      hours.set(hour, h);
+      return h;
+    };
+    const arrivals = this.sql.exec<{ h: number; received: number; queued: number }>(
+      `SELECT (enqueued_at / 3600000) * 3600000 AS h, COUNT(*) AS received, SUM(${PENDING}) AS queued FROM messages WHERE enqueued_at >= ? GROUP BY h`,
+      from,
+    );
+    for (const r of arrivals) Object.assign(at(r.h), { received: r.received, queued: r.queued });
+    const outcomes = this.sql.exec<{ h: number; sent: number; errored: number }>(
+      "SELECT (minute / 60) * 3600000 AS h, SUM(delivered) AS sent, SUM(failed) AS errored FROM tallies WHERE minute >= ? GROUP BY h",
+      Math.floor(from / 60_000),
+    );
+    for (const r of outcomes) Object.assign(at(r.h), { sent: r.sent, errored: r.errored });
+    return [...hours.values()].sort((a, b) => a.hour - b.hour);
   }
 
   list(q: MessageQuery): QueuedMessage[] {

@@ -220,5 +220,30 @@ export function presentDestination(row: DestinationRow, figures: QueueFigures | 
   };
 }
 
+const ActivityFields = {
+  received: z.number().int().openapi({ description: "Messages enqueued (a reprocessed message arrives again)" }),
+  queued: z.number().int().openapi({ description: "Of those, the ones still waiting (queued or in flight)" }),
+  sent: z.number().int().openapi({ description: "Deliveries that succeeded" }),
+  errored: z.number().int().openapi({ description: "Attempts that failed (each retry counts)" }),
+};
+
+export const DestinationActivitySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(["active", "paused", "failing"]),
+    owner: z.object({ kind: z.enum(["subscription", "webhook"]), id: z.string() }).nullable(),
+    depth: z.number().int().openapi({ description: "Messages waiting now (queued or in flight), whenever they arrived" }),
+    dead: z.number().int().openapi({ description: "Dead messages now, waiting for an operator" }),
+    totals: z.object(ActivityFields).openapi({ description: "The window's sums" }),
+    hours: z.array(z.object({ start: z.string().openapi({ example: "2026-12-03T05:00:00Z" }), ...ActivityFields })).openapi({ description: "One entry per UTC hour of the window, oldest first; the last is the current hour" }),
+  })
+  .openapi("DestinationActivity");
+
+export function presentActivity(a: { row: DestinationRow; figures: QueueFigures | null; totals: z.infer<typeof DestinationActivitySchema>["totals"]; hours: z.infer<typeof DestinationActivitySchema>["hours"] }): z.infer<typeof DestinationActivitySchema> {
+  const { id, name, owner, status, figures } = presentDestination(a.row, a.figures);
+  return { id, name, owner, status, depth: figures.depth, dead: figures.dead, totals: a.totals, hours: a.hours };
+}
+
 export const presentMessage = (m: QueuedMessage) => m;
 export const presentAttempt = ({ message_id: _, ...a }: Attempt) => a;

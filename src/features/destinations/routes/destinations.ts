@@ -9,6 +9,7 @@ import { audited, byId, newId, notAudited } from "../../audit";
 import {
   AttemptSchema,
   Destination,
+  DestinationActivitySchema,
   DestinationBody,
   DestinationListQuery,
   DestinationPatch,
@@ -19,6 +20,7 @@ import {
   MessageParam,
   PurgeBody,
   QueuedMessageSchema,
+  presentActivity,
   presentAttempt,
   presentDestination,
   presentMessage,
@@ -26,7 +28,9 @@ import {
 import {
   actOnMessages,
   createDestination,
+  ACTIVITY_HOURS,
   deleteDestination,
+  destinationsActivity,
   enqueue,
   getDestination,
   listDestinations,
@@ -52,6 +56,36 @@ export const destinationRoutes = createRouter<HttpEnv>()
       const { limit, offset } = c.req.valid("query");
       const { items, total } = await listDestinations(c.get("ctx"), limit, offset);
       return c.json({ destinations: items.map((d) => presentDestination(d.row, d.figures)), total_count: total }, 200);
+    },
+  )
+  // Before /{id}, which would take "activity" for an id.
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/activity",
+      tags,
+      summary: `Destinations with what each queue received, still holds, sent and failed per hour over the last ${ACTIVITY_HOURS} hours (the channels dashboard)`,
+      security,
+      middleware: read,
+      request: { query: DestinationListQuery },
+      responses: {
+        200: {
+          description: "Page",
+          content: json(
+            z.object({
+              since: z.string().openapi({ description: "The start of the first hour (UTC)" }),
+              destinations: z.array(DestinationActivitySchema),
+              total_count: z.number().int(),
+            }),
+          ),
+        },
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const { limit, offset } = c.req.valid("query");
+      const { since, items, total } = await destinationsActivity(c.get("ctx"), limit, offset);
+      return c.json({ since, destinations: items.map(presentActivity), total_count: total }, 200);
     },
   )
   .openapi(

@@ -1,12 +1,13 @@
 // Destinations: the operator's CRUD and actions, the enqueue other features and pipelines call,
 // and the destinations features manage for their own resources (Subscriptions, webhook endpoints).
 // The D1 row says where and how to deliver; the destination's Durable Object holds its messages.
+import { hourStarts } from "../../../platform/db/hourly";
 import { orgObject } from "../../../platform/durable-objects/object-names";
 import { ApiError, notFound } from "../../../platform/errors";
 import type { OrgContext } from "../../../platform/org-context";
 import type { OperatorAction } from "../destination-queue";
 import type { Attempt, DeliveryTarget, Destination, DestinationOwner, MessageState, OutboundMessage, QueuedMessage } from "../model";
-import type { QueueFigures } from "../queue-store";
+import type { HourActivity, QueueFigures } from "../queue-store";
 import { type DestinationInput, DestinationStore } from "../store";
 import type { DestinationRow } from "../tables";
 
@@ -76,6 +77,40 @@ export async function listDestinations(ctx: OrgContext, limit: number, offset: n
   const { rows, total } = await new DestinationStore(ctx).list(limit, offset);
   const figures = await Promise.all(rows.map((r) => queueOf(ctx, r.id).figures(ctx.orgId)));
   return { items: rows.map((row, i) => ({ row, figures: figures[i] ?? null })), total };
+}
+
+/** Hours of activity the channels dashboard shows per destination. */
+export const ACTIVITY_HOURS = 24;
+
+type ActivityCounts = Omit<HourActivity, "hour">;
+
+export interface DestinationActivity {
+  row: DestinationRow;
+  figures: QueueFigures | null;
+  totals: ActivityCounts;
+  /** One entry per hour of the window, oldest first. */
+  hours: ({ start: string } & ActivityCounts)[];
+}
+
+/**
+ * A page of destinations, each with what its queue received, still holds, sent and failed per UTC
+ * hour over the `ACTIVITY_HOURS` ending with the current one (the channels dashboard).
+ */
+export async function destinationsActivity(ctx: OrgContext, limit: number, offset: number, now = new Date()): Promise<{ since: string; items: DestinationActivity[]; total: number }> {
+  const starts = hourStarts(now, ACTIVITY_HOURS);
+  const since = starts[0]!;
+  const { rows, total } = await new DestinationStore(ctx).list(limit, offset);
+  const found = await Promise.all(rows.map((r) => queueOf(ctx, r.id).activity(ctx.orgId, Date.parse(since))));
+  const items = rows.map((row, i) => {
+    const byHour = new Map((found[i]?.hours ?? []).map((h) => [h.hour, h]));
+    const hours = starts.map((start) => {
+      const { hour: _, ...counts } = byHour.get(Date.parse(start)) ?? { hour: 0, received: 0, queued: 0, sent: 0, errored: 0 };
+      return { start, ...counts };
+    });
+    const sum = (k: keyof ActivityCounts) => hours.reduce((n, h) => n + h[k], 0);
+    return { row, figures: found[i]?.figures ?? null, totals: { received: sum("received"), queued: sum("queued"), sent: sum("sent"), errored: sum("errored") }, hours };
+  });
+  return { since, items, total };
 }
 
 export async function setDestinationState(ctx: OrgContext, id: string, state: "active" | "paused"): Promise<DestinationRow> {
