@@ -57,6 +57,8 @@ export interface HostFunction {
 
 export interface TenantApi {
   functions: Record<string, HostFunction>;
+  /** Plain JSON members of ctx, frozen (`secrets`: the node's configured connector secrets). */
+  values?: Record<string, unknown>;
   log(message: string): void;
 }
 
@@ -296,7 +298,7 @@ function jsonOut(vm: QuickJSContext, handle: QuickJSHandle, limits: CodeLimits, 
 
 // The `ctx` object, built inside the sandbox from two host functions it closes over (so no global
 // names them): `sync(name, argsJson)` answers JSON text, `async(name, argsJson)` a promise of it.
-const BOOTSTRAP = `(function (names, syncNames, decorators, callSync, callAsync, log) {
+const BOOTSTRAP = `(function (names, syncNames, decorators, values, callSync, callAsync, log) {
   const parse = (t) => (t === undefined ? undefined : JSON.parse(t));
   const call = (name, ...args) => parse(callSync(name, JSON.stringify(args)));
   const ctx = {};
@@ -310,6 +312,7 @@ const BOOTSTRAP = `(function (names, syncNames, decorators, callSync, callAsync,
       ? (...args) => decorate(call(name, ...args), call)
       : async (...args) => decorate(parse(await callAsync(name, JSON.stringify(args))), call);
   }
+  for (const [k, v] of Object.entries(values)) ctx[k] = v;
   ctx.log = (...args) => log(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
   const freeze = (o) => { for (const v of Object.values(o)) if (typeof v === "object") freeze(v); return Object.freeze(o); };
   return freeze(ctx);
@@ -402,8 +405,9 @@ function hostBridge(
   const syncH = jsonHandle(vm, names.filter((n) => api.functions[n]?.sync));
   const decorators = names.filter((n) => api.functions[n]?.decorate).map((n) => `${JSON.stringify(n)}: (${api.functions[n]?.decorate})`);
   const decoratorsH = vm.unwrapResult(vm.evalCode(`({${decorators.join(", ")}})`, "helpers.js"));
-  const ctx = vm.unwrapResult(vm.callFunction(factory, vm.undefined, namesH, syncH, decoratorsH, callSync, callAsync, log));
-  for (const h of [factory, namesH, syncH, decoratorsH, callSync, callAsync, log]) h.dispose();
+  const valuesH = jsonHandle(vm, api.values ?? {});
+  const ctx = vm.unwrapResult(vm.callFunction(factory, vm.undefined, namesH, syncH, decoratorsH, valuesH, callSync, callAsync, log));
+  for (const h of [factory, namesH, syncH, decoratorsH, valuesH, callSync, callAsync, log]) h.dispose();
   return ctx;
 }
 
