@@ -95,6 +95,22 @@ describe("code.javascript node", () => {
     expect(noSecrets.body).toMatchObject({ status: "completed", outputs: { js: { output: { secrets: {} } } } });
   });
 
+  it("runs of one code version reuse its loaded isolate (module state lives on); a new pipeline version with new code loads its own", async () => {
+    const t = await createTenant();
+    const counter = (tag: string) => `let runs = 0;\nexport default () => ({ tag: "${tag}", runs: ++runs });`;
+    const pid = await createPipeline(t, pipeline(counter("v1")));
+    expect((await run(t, pid)).body).toMatchObject({ status: "completed", outputs: { js: { output: { tag: "v1", runs: 1 } } } });
+    expect((await run(t, pid)).body).toMatchObject({ outputs: { js: { output: { tag: "v1", runs: 2 } } } });
+    const put = await t.fetch(`/api/pipelines/${pid}`, { method: "PUT", json: { name: "p", description: "", definition: pipeline(counter("v2")) } });
+    expect(put.status).toBe(200);
+    expect((await t.fetch(`/api/pipelines/${pid}/deploy`, { method: "POST" })).status).toBe(200);
+    expect((await run(t, pid)).body).toMatchObject({ outputs: { js: { output: { tag: "v2", runs: 1 } } } });
+    expect((await run(t, pid)).body).toMatchObject({ outputs: { js: { output: { tag: "v2", runs: 2 } } } });
+    // The same code in another organization's pipeline: its own isolate.
+    const other = await createTenant();
+    expect((await run(other, await createPipeline(other, pipeline(counter("v2"))))).body).toMatchObject({ outputs: { js: { output: { tag: "v2", runs: 1 } } } });
+  });
+
   it("org B's code cannot read org A's Patient with A's id, nor pollute what A's runs see", async () => {
     const a = await createTenant();
     const b = await createTenant();

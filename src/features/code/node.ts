@@ -120,7 +120,7 @@ const codeJavascript = (helpers: () => CodeHelpers) => defineNode({
     const s = ctx.config.secrets;
     // Read at each run, from the org's own connector (another org's id is not found).
     const secrets = s ? await ctx.services.connectors.secrets(s.connector_id, s.names) : {};
-    const r = await runTenantCode({ code: ctx.config.code, input: ctx.inputs.input, ctxApi: nodeApi(ctx, helpers(), secrets), limits: ctx.config.limits });
+    const r = await runTenantCode({ code: ctx.config.code, input: ctx.inputs.input, ctxApi: nodeApi(ctx, helpers(), secrets), limits: ctx.config.limits, scope: ctx.orgId });
     if (!r.ok) throw new NodeFailure(r.error.helperCode ?? r.error.code, maskSecrets(r.error.message, secrets), { ...(r.error.line ? { line: r.error.line, column: r.error.column } : {}) });
     return { outputs: { output: r.output } };
   },
