@@ -4803,6 +4803,10 @@ export interface components {
                     x: number;
                     y: number;
                 };
+                /** @description Test input pinned to the node in the editor, by input port; "run from here" sends it. Runs ignore it. */
+                pinned_input?: {
+                    [key: string]: unknown;
+                };
                 /** @description Per-attempt timeout */
                 timeout_ms?: number;
                 retry?: {
@@ -5629,6 +5633,10 @@ export interface components {
                     position?: {
                         x: number;
                         y: number;
+                    };
+                    /** @description Test input pinned to the node in the editor, by input port; "run from here" sends it. Runs ignore it. */
+                    pinned_input?: {
+                        [key: string]: unknown;
                     };
                     /** @description Per-attempt timeout */
                     timeout_ms?: number;

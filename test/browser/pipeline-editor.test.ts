@@ -202,6 +202,24 @@ describe("pipeline editor", () => {
     await page.waitForFunction(() => document.querySelector(".validity")?.textContent === "Valid");
     await page.evaluate(() => (Array.from(document.querySelectorAll(".editor-bar button")).find((b) => b.textContent === "Save") as HTMLButtonElement).click());
     await page.waitForFunction(() => document.querySelector(".editor-bar")?.textContent?.includes("version 2"));
+    // The pinned input was saved with the pipeline (the node's pinned_input): deployed and reloaded,
+    // the transform still has it, and "run from here" sends it again.
+    await Promise.all([
+      page.waitForFunction(() => document.querySelector(".notice")?.textContent === "Version 2 deployed."),
+      page.evaluate(() => (Array.from(document.querySelectorAll(".editor-bar button")).find((b) => b.textContent === "Deploy version 2") as HTMLButtonElement).click()),
+    ]);
+    await page.reload();
+    await configure(page, "transform_1");
+    await page.waitForSelector(pinned);
+    expect(JSON.parse(await page.$eval(pinned, (el) => (el as HTMLTextAreaElement).value))).toEqual({ input: { name: "Lin" } });
+    expect(await page.$eval(`${panes} [data-pane=input] .badge`, (b) => b.textContent)).toContain("pinned");
+    // From Grace's execution, whose transform had Grace as input: the saved pin (Lin) is what runs.
+    await page.waitForFunction((sel) => (document.querySelector(`${sel} select`) as HTMLSelectElement | null)?.options.length === 3, {}, panes);
+    await page.select(`${panes} select`, await page.$eval(`${panes} select`, (el) => (el as HTMLSelectElement).options[1]?.value ?? ""));
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Grace"), {}, panes);
+    await paneButton("Run from here");
+    await page.waitForFunction((sel) => (document.querySelector(`${sel} select`) as HTMLSelectElement | null)?.options.length === 4, {}, panes);
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-pane=output]`)?.textContent?.includes("Hello Lin"), {}, panes);
     await (await page.waitForSelector("li[data-version='1'] button"))?.click();
     const diff = await textOf(page, "ul[aria-label='Changes from version 1 to the canvas']");
     expect(diff).toContain("/nodes/1/config/expression");

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { settingsOf } from "../../src/platform/settings";
 import { post } from "../fhir/support";
-import { definition, trigger } from "../support/pipelines";
+import { definition, edge, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
 
 const pristine = () => Reflect.ownKeys(Object.prototype).length;
@@ -85,6 +85,7 @@ describe("prototype pollution", () => {
       definition([{ id: "__proto__", type: "control.manual_trigger" }], []),
       definition([{ id: "constructor", type: "control.manual_trigger" }], []),
       definition([trigger(), { id: "s", type: "control.switch", config: { cases: [{ port: "constructor", expression: "true" }] } }], []),
+      definition([trigger(), { id: "t", type: "data.transform", config: { expression: "a" }, pinned_input: JSON.parse('{"__proto__": {"a": 1}}') }], [edge("start", "t", "event")]),
     ];
     for (const def of bad) {
       const res = await t.fetch("/api/pipelines", { method: "POST", json: { name: "p", description: "", definition: def } });

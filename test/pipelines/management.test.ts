@@ -74,8 +74,12 @@ describe("pipeline management", () => {
     const t = await createTenant();
     const { id } = (await (await t.fetch("/api/pipelines", { method: "POST", json: { name: "A", definition: linear } })).json()) as { id: string };
     await t.fetch(`/api/pipelines/${id}/deploy`, { method: "POST" });
-    const edited = definition([trigger(), { id: "t", type: "data.transform", config: { expression: "'v2'" } }], [edge("start", "t", "event")]);
+    // The edit also pins a test input to the transform (the editor's "run from here"): kept with the definition.
+    const edited = definition([trigger(), { id: "t", type: "data.transform", config: { expression: "'v2'" }, pinned_input: { input: { a: 5 } } }], [edge("start", "t", "event")]);
     await t.fetch(`/api/pipelines/${id}`, { method: "PUT", json: { name: "A", definition: edited } });
+    const stored = (await (await t.fetch(`/api/pipelines/${id}`)).json()) as { version: number; definition: { nodes: { pinned_input?: unknown }[] } };
+    expect(stored.version).toBe(2);
+    expect(stored.definition.nodes[1]?.pinned_input).toEqual({ input: { a: 5 } });
     const ranRes = await t.fetch("/api/execute", { method: "POST", json: { pipeline_id: id, inputs: { a: 1 } } });
     const ran = (await ranRes.json()) as { pipeline_version: number; outputs: unknown };
     expect(ran.pipeline_version).toBe(1);

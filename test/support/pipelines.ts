@@ -12,6 +12,7 @@ export interface NodeSpec {
   on_error?: "stop" | "continue" | "route";
   retry?: { max_attempts: number; backoff_ms: number; backoff_factor?: number };
   timeout_ms?: number;
+  pinned_input?: Record<string, unknown>;
 }
 
 export const edge = (from: string, to: string, fromPort = "output", toPort = "input") => ({

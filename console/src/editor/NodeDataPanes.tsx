@@ -41,7 +41,7 @@ export function NodeDataPanes({
   onChoose(id: string): void;
   /** Set when the user may run: "run from here" re-runs this node and what follows it. */
   run?: {
-    /** The input pinned to this node (JSON text, by port), kept while the editor is open. */
+    /** The input pinned to this node (JSON text, by port), saved with the pipeline as its pinned_input. */
     pinned: string | undefined;
     onPin(text: string | undefined): void;
     onRan(result: { execution_id: string; node_results?: Record<string, unknown> }): void;

@@ -9,6 +9,8 @@ export interface DefinitionNode {
   name?: string;
   config: Record<string, unknown>;
   position?: { x: number; y: number };
+  /** Test input pinned in the editor, by input port: "run from here" sends it; runs ignore it. */
+  pinned_input?: Record<string, unknown>;
   [policy: string]: unknown;
 }
 

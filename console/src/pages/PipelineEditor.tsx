@@ -83,6 +83,22 @@ export function PipelineEditor({ id }: { id: string }) {
   return <Editor key={`${id}@${stored.data?.version ?? 0}`} catalog={catalog.data} pipeline={stored.data} onSaved={stored.reload} />;
 }
 
+/** The text of what is pinned to a node: what is being typed, else its saved pinned_input. */
+function pinnedText(spec: DefinitionNode, typing: string | undefined): string | undefined {
+  if (typing !== undefined) return typing;
+  return spec.pinned_input === undefined ? undefined : JSON.stringify(spec.pinned_input, null, 2);
+}
+
+/** The JSON object `text` holds, or undefined (not JSON, or not an object). */
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (PipelineSummary & { definition: Definition }) | undefined; onSaved(): void }) {
   const { can } = useSession();
   const [, navigate] = useLocation();
@@ -112,7 +128,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
   // The executions whose data the node panes show: the last by default, or the one chosen.
   const history = useApi<{ executions: ExecutionSummary[] }>(pipeline && can("pipelines:read") ? `/api/executions?pipeline_id=${encodeURIComponent(pipeline.id)}&limit=20` : null);
   const [chosenExecution, setChosenExecution] = useState<string>();
-  // Test input pinned to nodes for "run from here", by node id (kept while the editor is open).
+  // Test input pinned to nodes for "run from here" is the node's pinned_input, saved with the
+  // definition; this holds the text being typed, by node id, while it is not (yet) a JSON object.
   const [pins, setPins] = useState<Record<string, string>>({});
   const executions = history.data?.executions ?? [];
   const shownExecution = chosenExecution ?? executions[0]?.execution_id;
@@ -121,7 +138,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
 
   const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
   // Validation ignores layout: moving a node does not ask the service again.
-  const logical = useMemo(() => JSON.stringify({ ...definition, nodes: definition.nodes.map(({ position: _p, ...n }) => n) }), [definition]);
+  const logical = useMemo(() => JSON.stringify({ ...definition, nodes: definition.nodes.map(({ position: _p, pinned_input: _pin, ...n }) => n) }), [definition]);
 
   useEffect(() => {
     if (JSON.parse(logical).nodes.length === 0) {
@@ -207,6 +224,15 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     setNodes((ns) => ns.map((n) => (n.id === next.id ? { ...n, data: { ...n.data, spec: next } } : n)));
   }
 
+  /** Pins `text` (JSON of the input ports' values) to the node, or unpins it (undefined). */
+  function pin(spec: DefinitionNode, text: string | undefined) {
+    setPins(({ [spec.id]: _old, ...rest }) => (text === undefined ? rest : { ...rest, [spec.id]: text }));
+    const { pinned_input: _was, ...unpinned } = spec;
+    if (text === undefined) return updateSpec(unpinned);
+    const value = parsedObject(text);
+    if (value) updateSpec({ ...unpinned, pinned_input: value });
+  }
+
   function removeNode(nodeId: string) {
     setNodes((ns) => ns.filter((n) => n.id !== nodeId));
     setEdges((es) => es.filter((e) => e.source !== nodeId && e.target !== nodeId));
@@ -221,6 +247,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     if (!name.trim()) setName(p.name);
     setSelected(undefined);
     setRuns({});
+    setPins({});
     setNotice("The copilot's proposal is on the canvas: save to keep it, or undo.");
   }
 
@@ -229,6 +256,7 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
     setNodes(beforeCopilot.nodes);
     setEdges(beforeCopilot.edges);
     setName(beforeCopilot.name);
+    setPins({});
     setBeforeCopilot(undefined);
     setNotice("The canvas is back as it was before the copilot's proposal.");
   }
@@ -310,6 +338,11 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
         {manage && beforeCopilot && (
           <button type="button" onClick={undoCopilot}>
             Undo copilot
+          </button>
+        )}
+        {manage && pipeline && pipeline.status === "deployed" && pipeline.deployed_version !== pipeline.version && (
+          <button type="button" onClick={() => void deploy(true)}>
+            Deploy version {pipeline.version}
           </button>
         )}
         {manage && pipeline && (
@@ -415,9 +448,8 @@ function Editor({ catalog, pipeline, onSaved }: { catalog: Catalog; pipeline: (P
           run={
             can("pipelines:execute")
               ? {
-                  pinned: pins[selectedNode.id],
-                  onPin: (text) =>
-                    setPins(({ [selectedNode.id]: _old, ...rest }) => (text === undefined ? rest : { ...rest, [selectedNode.id]: text })),
+                  pinned: pinnedText(selectedNode.data.spec, pins[selectedNode.id]),
+                  onPin: (text) => pin(selectedNode.data.spec, text),
                   onRan: (result) => {
                     setRuns((result.node_results ?? {}) as Record<string, NodeRunStatus>);
                     setChosenExecution(result.execution_id);

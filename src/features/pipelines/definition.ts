@@ -23,6 +23,10 @@ export const NodeSchema = z
     type: z.string().min(1).openapi({ description: "Node catalog id, e.g. data.transform" }),
     config: z.record(z.string(), z.unknown()).default({}),
     position: z.object({ x: z.number(), y: z.number() }).optional(),
+    pinned_input: z
+      .record(z.string().refine(...NOT_PROTOTYPE_KEY), z.unknown())
+      .optional()
+      .openapi({ description: "Test input pinned to the node in the editor, by input port; \"run from here\" sends it. Runs ignore it." }),
     timeout_ms: z.number().int().min(1).max(300_000).optional().openapi({ description: "Per-attempt timeout" }),
     retry: RetryPolicySchema.optional(),
     on_error: z
