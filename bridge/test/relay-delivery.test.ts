@@ -1,12 +1,16 @@
 // The outbound relay in-process, against a fake service WebSocket server and real loopback
 // receivers: a transmit delivered over MLLP with its ACK text reported, HTTP and folder targets,
-// the allow-list, one delivery per delivery id (and another attempt for one that failed), reconnects with backoff, and outcomes the service
-// did not acknowledge reported again after reconnecting.
+// the allow-list, one delivery per delivery id (and another attempt for one that failed), one
+// kept-open MLLP connection per destination (replaced when the receiver closes or drops it, closed
+// when idle), reconnects with backoff, and outcomes the service did not acknowledge reported again
+// after reconnecting.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { mllpPeer } from "../../test/setup/outbound-peers";
+import { MllpLinks } from "../src/relay/mllp";
 import { FakeWorker } from "./support/fake-worker";
 import { FakeRelayService, MllpReceiver, TEST_CREDENTIAL } from "./support/fake-relay-service";
 import { fixture, withHeader } from "./support/fixtures";
@@ -110,6 +114,49 @@ describe("relay delivery", () => {
     expect(service.outcomesOf("no-1")[0]?.result).toMatchObject({ ok: false, failure: { class: "not_allowed" } });
     expect(service.outcomesOf("no-2")[0]?.result).toMatchObject({ ok: false, failure: { class: "not_allowed" } });
     expect(existsSync("/etc/no-2.dat")).toBe(false);
+  });
+
+  it("carries a destination's MLLP messages over one kept-open connection; one the receiver closed or dropped is replaced; another destination has its own", async () => {
+    // The test/setup receiver numbers each message with the connection it came on.
+    const peer = await mllpPeer([{ reply: "AA" }, { reply: "AA", close_after: true }, { reply: "drop" }]);
+    cleanups.push(() => peer.close());
+    const { service } = await setUp();
+    const address = `mllp://127.0.0.1:${peer.port}`;
+    // As the service sends them: one message of a destination at a time, the next after the outcome.
+    const send = async (id: string, destination = "dest-1", n = 1) => {
+      service.transmit({ delivery_id: id, destination_id: destination, address, body: oru(id) });
+      return (await waitFor(() => service.outcomesOf(id)[n - 1], `outcome ${n} of ${id}`)).result;
+    };
+    expect(await send("K1")).toMatchObject({ ok: true, ack_code: "AA" });
+    expect(await send("K2")).toMatchObject({ ok: true, ack_code: "AA" });
+    // The receiver closed the connection after K2's ACK: K3 goes on a new one, which it drops on the frame.
+    expect(await send("K3")).toMatchObject({ ok: false, failure: { class: "refused" } });
+    // The service's retry (same delivery id, its stored outcome a failure) goes on a third.
+    expect(await send("K3", "dest-1", 2)).toMatchObject({ ok: true, ack_code: "AA" });
+    expect(await send("K4")).toMatchObject({ ok: true });
+    expect(await send("X1", "dest-2")).toMatchObject({ ok: true });
+    expect(await send("K5")).toMatchObject({ ok: true });
+    expect(peer.received.map((r) => [r.body.split("\r")[0]?.split("|")[9], r.connection])).toEqual([
+      ["K1", 1],
+      ["K2", 1],
+      ["K3", 2],
+      ["K3", 3],
+      ["K4", 3],
+      ["X1", 4],
+      ["K5", 3],
+    ]);
+  });
+
+  it("closes a connection left idle; the next message opens another", async () => {
+    const peer = await mllpPeer();
+    cleanups.push(() => peer.close());
+    const links = new MllpLinks(50);
+    cleanups.push(() => links.closeAll());
+    expect(await links.send("d", "127.0.0.1", peer.port, oru("I1"), 2_000)).toMatchObject({ ok: true });
+    expect(links.held()).toBe(1);
+    await waitFor(() => links.held() === 0, "idle connection closed");
+    expect(await links.send("d", "127.0.0.1", peer.port, oru("I2"), 2_000)).toMatchObject({ ok: true });
+    expect(peer.received.map((r) => r.connection)).toEqual([1, 2]);
   });
 
   it("classifies MLLP failures: refused connection", async () => {

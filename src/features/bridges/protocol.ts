@@ -12,6 +12,8 @@ export interface TransmitMessage {
   type: "transmit";
   /** The message's delivery id: the bridge delivers each id once and answers repeats with its stored outcome. */
   delivery_id: string;
+  /** The destination it is of: the bridge keeps one MLLP connection per destination. */
+  destination_id: string;
   /** mllp://host:port, http(s)://…, file:///dir */
   address: string;
   body: string;

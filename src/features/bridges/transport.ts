@@ -27,6 +27,7 @@ export const bridgeTransport: Transport = {
     const relay = orgObject(ctx.env.BRIDGE_RELAY, ctx.orgId, target.bridge_id);
     const attempt = relay.transmit(ctx.orgId, {
       delivery_id: message.id,
+      destination_id: destination.id,
       address: target.address,
       body: message.body,
       content_type: message.content_type,
