@@ -41,6 +41,11 @@ export interface ConnectorClient {
   endpoint(connectorId: string): Promise<string>;
   /** The connector's type (mllp, fhir, http...). */
   type(connectorId: string): Promise<string>;
+  /**
+   * The named credentials of the connector, and only those (tenant code's `ctx.secrets`); a name it
+   * does not hold is 400 CONNECTOR_SECRET_NOT_FOUND, a connector not of this org 404 CONNECTOR_NOT_FOUND.
+   */
+  secrets(connectorId: string, names: readonly string[]): Promise<Record<string, string>>;
 }
 
 const tokenCache: TokenCache = new Map();
@@ -150,6 +155,12 @@ export function connectorClient(ctx: OrgContext, testMode: boolean): ConnectorCl
     },
     endpoint: async (id) => (await resolve(id)).row.endpoint,
     type: async (id) => (await resolve(id)).row.type,
+    secrets: async (id, names) => {
+      const { credentials } = await resolve(id);
+      const missing = names.filter((n) => !Object.hasOwn(credentials, n));
+      if (missing.length) throw new ApiError(400, "CONNECTOR_SECRET_NOT_FOUND", `Connector ${id} holds no ${missing.join(", ")}`);
+      return Object.fromEntries(names.map((n) => [n, credentials[n] as string]));
+    },
     test: async (id) => {
       const c = await resolve(id);
       const started = Date.now();
