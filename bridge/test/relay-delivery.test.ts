@@ -1,6 +1,7 @@
 // The outbound relay in-process, against a fake service WebSocket server and real loopback
 // receivers: a transmit delivered over MLLP with its ACK text reported, HTTP and folder targets,
-// the allow-list, one delivery per delivery id (and another attempt for one that failed), one
+// the allow-list, one delivery per delivery id (and another attempt for one that failed or was
+// reprocessed), one
 // kept-open MLLP connection per destination (replaced when the receiver closes or drops it, closed
 // when idle), reconnects with backoff, and outcomes the service did not acknowledge reported again
 // after reconnecting.
@@ -79,6 +80,22 @@ describe("relay delivery", () => {
     await waitFor(() => service.outcomesOf("again-1").length === 3, "repeat answered");
     expect(service.outcomesOf("again-1")[2]?.result).toEqual(service.outcomesOf("again-1")[1]?.result);
     expect(receiver.received).toEqual(["AGAIN-1"]);
+  });
+
+  it("delivers a delivered id again when the operator reprocessed it (a higher round); a repeat of that round is answered from storage", async () => {
+    const { service, receiver } = await setUp();
+    const address = `mllp://127.0.0.1:${receiver.port}`;
+    service.transmit({ delivery_id: "re-1", address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 1, "first outcome");
+    service.transmit({ delivery_id: "re-1", round: 1, address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 2, "outcome of the reprocess");
+    service.transmit({ delivery_id: "re-1", round: 1, address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 3, "repeat of round 1 answered");
+    // An older round than the one held is a stale repeat, answered too.
+    service.transmit({ delivery_id: "re-1", address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 4, "stale repeat answered");
+    expect(service.outcomesOf("re-1").map((o) => o.result.ok)).toEqual([true, true, true, true]);
+    expect(receiver.received).toEqual(["RE-1", "RE-1"]);
   });
 
   it("delivers to HTTP and folder targets, and refuses addresses off the allow-list", async () => {

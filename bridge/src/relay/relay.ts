@@ -143,6 +143,11 @@ export class Relay {
 
   private onTransmit(transmit: Transmit): void {
     const held = this.outbox.get(transmit.delivery_id);
+    // Reprocessed by the operator (a higher round): sent again, whatever the stored outcome.
+    if (held?.outcome && (transmit.round ?? 0) > (held.transmit.round ?? 0)) {
+      if (this.outbox.reprocess(transmit)) this.startDelivery(transmit);
+      return;
+    }
     if (held?.outcome?.ok) {
       // Delivered before: the stored outcome answers, nothing is sent again.
       this.send({ type: "outcome", delivery_id: transmit.delivery_id, result: held.outcome });

@@ -28,6 +28,7 @@ export const bridgeTransport: Transport = {
     const attempt = relay.transmit(ctx.orgId, {
       delivery_id: message.id,
       destination_id: destination.id,
+      round: message.reprocessed,
       address: target.address,
       body: message.body,
       content_type: message.content_type,
