@@ -14,7 +14,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   "hl7-convert": { file: "hl7-convert.ts", what: "HL7 v2 parse and HL7-to-FHIR conversion throughput" },
   x12: { file: "x12.ts", what: "X12 segments read/s and 837P claims mapped to FHIR/s vs JSON.parse of the same bytes" },
   mllp: { file: "mllp.ts", what: "bridge durable ACKs/s and ACK latency vs a bare MLLP listener" },
-  outbound: { file: "outbound.ts", what: "destination queue messages/s from enqueue to a loopback MLLP receiver's ACK, through the Worker and through the bridge, vs the inbound MLLP path; workerd RSS over a paused backlog and its drain rate (npm start's runtime)" },
+  outbound: { file: "outbound.ts", what: "destination queue messages/s from enqueue to a loopback MLLP receiver's ACK, through the Worker and through the bridge, vs the inbound MLLP path; subscription rest-hook notification p50/p99; workerd RSS over a paused backlog and its drain rate (npm start's runtime)" },
   "hl7-e2e": { file: "hl7-e2e.ts", what: "inbound HL7 converted and stored, messages/s, vs the same Bundles as direct transactions" },
   shards: { file: "shards.ts", what: "two organizations loaded at once on two data shards vs on one, resources/s and ratio" },
   dicomweb: { file: "dicomweb.ts", what: "QIDO-RS + ImagingStudy mapping/s against Orthanc vs its GET /system" },

@@ -5289,6 +5289,8 @@ export interface components {
             label: string | null;
             enqueued_at: string;
             attempts: number;
+            /** @description How many times an operator reprocessed it */
+            reprocessed: number;
             first_attempt_at: string | null;
             next_attempt_at: string | null;
             delivered_at: string | null;
