@@ -104,12 +104,14 @@ describe("search query plans per kind", () => {
 
   // The walk in id order over one system|code or one Type/id reads that filter's value index (which
   // ends with the resource id) from the cursor, not every resource of the type: same entries and
-  // pages as the general plan, in the index's order (no sort), seeks only.
-  const driven: [string, string, () => string][] = [
-    ["one code, the issue's Observation?code&date=ge", "Observation", () => "code=http://loinc.org|8867-4&date=ge2023-01-01&_count=5"],
-    ["one reference, ids descending", "Observation", () => `subject=Patient/${patientId}&_sort=-_id&_count=5`],
+  // pages as the general plan, in the index's order (no sort), seeks only. One `:exact` string
+  // too (its folded value fixed, the string value index goes on with the resource id).
+  const driven: [string, string, () => string, number][] = [
+    ["one code, the issue's Observation?code&date=ge", "Observation", () => "code=http://loinc.org|8867-4&date=ge2023-01-01&_count=5", 5],
+    ["one reference, ids descending", "Observation", () => `subject=Patient/${patientId}&_sort=-_id&_count=5`, 5],
+    ["one exact string", "Patient", () => "address-city:exact=Springfield&_count=2", 2],
   ];
-  for (const [kind, type, query] of driven) {
+  for (const [kind, type, query, count] of driven) {
     it(`the walk over ${kind} reads the filter's index in id order, page after page`, async () => {
       const forced = (q: string, plan?: "general" | "walk") => {
         const params = new URLSearchParams(q);
@@ -124,14 +126,14 @@ describe("search query plans per kind", () => {
       expect(planViolations(plan)).toEqual([]);
       expect(plan.join("\n")).not.toMatch(/TEMP B-TREE|fhir_resources_1 \(org_id=\? AND resource_type=\?\)/);
       const general = await forced(query(), "general");
-      expect(idsOf(walked)).toHaveLength(5);
+      expect(idsOf(walked)).toHaveLength(count);
       expect(idsOf(walked)).toEqual(idsOf(general));
       // The next page: each plan's own cursor, the same entries.
       d1.log = [];
       const walkedNext = await forced(nextOf(walked));
       expect(d1.log.some((x) => x.sql.includes("SELECT DISTINCT resource_id AS id") && /resource_id [<>] \?/.test(x.sql))).toBe(true);
       expect(idsOf(walkedNext)).toEqual(idsOf(await forced(nextOf(general))));
-      expect(idsOf(walkedNext)).toHaveLength(5);
+      expect(idsOf(walkedNext)).toHaveLength(count);
     });
   }
 
