@@ -10,7 +10,8 @@ let worker: RunningWorker;
 let browser: Browser;
 
 beforeAll(async () => {
-  worker = await startWorker({ runtime: "miniflare", vars: { CONSOLE_SESSION_IDLE_SECONDS: "3" } });
+  // Its own runtime (a 3 s idle limit); on a loaded machine the start may take most of the hook budget.
+  worker = await startWorker({ runtime: "miniflare", startTimeoutMs: 170_000, vars: { CONSOLE_SESSION_IDLE_SECONDS: "3" } });
   browser = await launchChromium();
 });
 

@@ -5,8 +5,15 @@ import { describe, expect, it } from "vitest";
 import { createPipeline, definition, driveExecution, edge, run, trigger } from "../support/pipelines";
 import { createTenant, type Tenant } from "../support/tenants";
 
-const code = (source: string, limits?: Record<string, number>) => ({ id: "js", type: "code.javascript", config: { code: source, ...(limits ? { limits } : {}) } });
-const pipeline = (source: string, limits?: Record<string, number>) => definition([trigger(), code(source, limits)], [edge("start", "js", "event")]);
+type Extra = { limits?: Record<string, number>; secrets?: { connector_id: string; names: string[] } };
+const code = (source: string, extra: Extra = {}) => ({ id: "js", type: "code.javascript", config: { code: source, ...extra } });
+const pipeline = (source: string, limits?: Record<string, number>, extra: Extra = {}) => definition([trigger(), code(source, { ...(limits ? { limits } : {}), ...extra })], [edge("start", "js", "event")]);
+
+async function connector(t: Tenant, credentials: Record<string, string>): Promise<string> {
+  const res = await t.fetch("/api/connectors", { method: "POST", json: { name: "api", type: "http", endpoint: "https://api.example.org", auth: { kind: "header", header_name: "x-api-key" }, credentials } });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
 
 async function patient(t: Tenant, family: string): Promise<string> {
   const res = await t.fetch(`/fhir/r4/${t.orgId}/Patient`, { method: "POST", headers: { "content-type": "application/fhir+json" }, body: JSON.stringify({ resourceType: "Patient", name: [{ family, given: ["Ada"] }] }) });
@@ -56,6 +63,52 @@ describe("code.javascript node", () => {
     expect(thrown.body).toMatchObject({ status: "failed", error: { code: "CODE_ERROR", message: "nope" } });
     expect((await t.fetch("/health")).status).toBe(200);
     expect((await run(t, await createPipeline(t, pipeline("export default (i) => ({ twice: i.n * 2 })")), { n: 4 })).body).toMatchObject({ status: "completed", outputs: { js: { output: { twice: 8 } } } });
+  });
+
+  it("ctx.secrets holds the named credentials of the org's connector, by reference, masked in logs and errors; never another org's", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const aConn = await connector(a, { value: "a-key-123456", signing_key: "a-sign-987654" });
+    const SHOW = `export default (input, ctx) => {
+  ctx.log("key is", ctx.secrets.value);
+  if (input.fail) throw new Error("bad " + ctx.secrets.value);
+  return { keys: Object.keys(ctx.secrets), len: ctx.secrets.value.length, frozen: Object.isFrozen(ctx.secrets), sign: ctx.secrets.signing_key ?? null };
+}`;
+    const def = pipeline(SHOW, undefined, { secrets: { connector_id: aConn, names: ["value"] } });
+    const pid = await createPipeline(a, def);
+    const saved = await (await a.fetch(`/api/pipelines/${pid}`)).text();
+    expect(saved).not.toContain("a-key-123456");
+    const ok = await run(a, pid);
+    expect(ok.body).toMatchObject({ status: "completed", outputs: { js: { output: { keys: ["value"], len: 12, frozen: true, sign: null } } } });
+    const record = await (await a.fetch(`/api/executions/${ok.body.execution_id}`)).text();
+    expect(record).toContain("key is [secret]");
+    expect(record).not.toContain("a-key-123456");
+    const failed = await run(a, pid, { fail: true });
+    expect(failed.body).toMatchObject({ status: "failed", error: { code: "CODE_ERROR", message: "bad [secret]" } });
+    const missing = await run(a, await createPipeline(a, pipeline(SHOW, undefined, { secrets: { connector_id: aConn, names: ["value", "nope"] } })));
+    expect(missing.body).toMatchObject({ status: "failed", error: { code: "CONNECTOR_SECRET_NOT_FOUND" } });
+    // Org B naming A's connector id: not found, and nothing of A's reaches B's run.
+    const bRun = await run(b, await createPipeline(b, def));
+    expect(bRun.body).toMatchObject({ status: "failed", error: { code: "CONNECTOR_NOT_FOUND", node_id: "js" } });
+    expect(JSON.stringify(bRun.body)).not.toContain("a-key");
+    const noSecrets = await run(b, await createPipeline(b, pipeline("export default (i, ctx) => ({ secrets: ctx.secrets })")));
+    expect(noSecrets.body).toMatchObject({ status: "completed", outputs: { js: { output: { secrets: {} } } } });
+  });
+
+  it("runs of one code version reuse its loaded isolate (module state lives on); a new pipeline version with new code loads its own", async () => {
+    const t = await createTenant();
+    const counter = (tag: string) => `let runs = 0;\nexport default () => ({ tag: "${tag}", runs: ++runs });`;
+    const pid = await createPipeline(t, pipeline(counter("v1")));
+    expect((await run(t, pid)).body).toMatchObject({ status: "completed", outputs: { js: { output: { tag: "v1", runs: 1 } } } });
+    expect((await run(t, pid)).body).toMatchObject({ outputs: { js: { output: { tag: "v1", runs: 2 } } } });
+    const put = await t.fetch(`/api/pipelines/${pid}`, { method: "PUT", json: { name: "p", description: "", definition: pipeline(counter("v2")) } });
+    expect(put.status).toBe(200);
+    expect((await t.fetch(`/api/pipelines/${pid}/deploy`, { method: "POST" })).status).toBe(200);
+    expect((await run(t, pid)).body).toMatchObject({ outputs: { js: { output: { tag: "v2", runs: 1 } } } });
+    expect((await run(t, pid)).body).toMatchObject({ outputs: { js: { output: { tag: "v2", runs: 2 } } } });
+    // The same code in another organization's pipeline: its own isolate.
+    const other = await createTenant();
+    expect((await run(other, await createPipeline(other, pipeline(counter("v2"))))).body).toMatchObject({ outputs: { js: { output: { tag: "v2", runs: 1 } } } });
   });
 
   it("org B's code cannot read org A's Patient with A's id, nor pollute what A's runs see", async () => {

@@ -1,6 +1,6 @@
 // The sandbox itself (src/features/code/sandbox.ts), each fault the issue names, with a fake ctx.
 import { describe, expect, it } from "vitest";
-import { runTenantCode, syntaxError, loadSandbox, type TenantApi } from "../../src/features/code/sandbox";
+import { codeHash, runTenantCode, sandboxCacheStats, syntaxError, loadSandbox, type TenantApi } from "../../src/features/code/sandbox";
 
 const api = (over: Partial<TenantApi["functions"]> = {}): TenantApi => ({
   functions: {
@@ -20,7 +20,32 @@ describe("runTenantCode", () => {
       ctx.log("read", p.id, { n: 1 });
       return { name: p.resourceType + "/" + p.id, parsed: ctx.hl7.parse("MSH|") };
     }`, { id: "p1" });
-    expect(r).toEqual({ ok: true, output: { name: "Patient/p1", parsed: { text: "MSH|" } }, logs: ['read p1 {"n":1}'] });
+    expect(r).toEqual({ ok: true, output: { name: "Patient/p1", parsed: { text: "MSH|" } }, logs: ['read p1 {"n":1}'], isolate: { id: expect.stringMatching(/^[0-9a-f]{64}$/), reused: false } });
+  });
+
+  it("runs of one code in one scope reuse its loaded isolate (no compile, module state kept); a new version or another scope loads its own; a kept ctx reaches nothing", async () => {
+    const scope = `org-${crypto.randomUUID()}`;
+    const v1 = "let runs = 0; let kept; export default async (input, ctx) => { runs++; const stale = kept ? await kept.fhir.read('Patient', 'x').then(() => 'reached', (e) => e.message) : null; kept = ctx; return { runs, stale }; }";
+    const once = (code: string, sc = scope) => runTenantCode({ code, input: {}, ctxApi: api(), scope: sc });
+    const before = sandboxCacheStats();
+    const first = await once(v1);
+    expect(first).toMatchObject({ ok: true, output: { runs: 1, stale: null }, isolate: { id: `${scope}:${await codeHash(v1)}`, reused: false } });
+    const second = await once(v1);
+    expect(second).toMatchObject({ ok: true, output: { runs: 2, stale: "This ctx belongs to a run that has ended" }, isolate: { id: first.isolate.id, reused: true } });
+    expect(sandboxCacheStats()).toMatchObject({ compiled: before.compiled + 1, reused: before.reused + 1 });
+    const v2 = `${v1}\n// v2`;
+    expect(await once(v2)).toMatchObject({ ok: true, output: { runs: 1 }, isolate: { reused: false } });
+    expect(await once(v2)).toMatchObject({ ok: true, output: { runs: 2 }, isolate: { reused: true } });
+    // The same code in another organization: an isolate of its own, nothing of the first one's state.
+    expect(await once(v1, `${scope}-b`)).toMatchObject({ ok: true, output: { runs: 1, stale: null }, isolate: { reused: false } });
+    // A throw keeps the isolate; a limit hit does not (its instance is retired).
+    const flaky = "let n = 0; export default (i) => { n++; if (i.loop) while (true) {} if (i.fail) throw new Error('no'); return n; }";
+    const go = (input: unknown) => runTenantCode({ code: flaky, input, ctxApi: api(), scope });
+    expect(await go({})).toMatchObject({ ok: true, output: 1 });
+    expect(await go({ fail: true })).toMatchObject({ ok: false, error: { code: "CODE_ERROR" }, isolate: { reused: true } });
+    expect(await go({})).toMatchObject({ ok: true, output: 3 });
+    expect(await go({ loop: true })).toMatchObject({ ok: false, error: { code: "CODE_TIMEOUT" } });
+    expect(await go({})).toMatchObject({ ok: true, output: 1, isolate: { reused: false } });
   });
 
   it("an infinite loop is CODE_TIMEOUT", async () => {

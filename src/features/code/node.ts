@@ -17,6 +17,14 @@ const CodeConfig = z
       .object({ cpuMs: limit("cpuMs"), wallMs: limit("wallMs"), memoryBytes: limit("memoryBytes"), outputChars: limit("outputChars"), fhirCalls: limit("fhirCalls"), fetches: limit("fetches"), helperCalls: limit("helperCalls"), logLines: limit("logLines") })
       .strict()
       .optional(),
+    secrets: z
+      .object({
+        connector_id: z.string().min(1).max(200).describe("The org's connector whose credentials the code reads (by reference: the values never enter the pipeline)"),
+        names: z.array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)).min(1).max(20).describe("The credentials offered as ctx.secrets.<name>, and only those"),
+      })
+      .strict()
+      .optional()
+      .describe("ctx.secrets: named credentials of one of the org's connectors"),
   })
   .strict();
 type CodeConfig = z.infer<typeof CodeConfig>;
@@ -30,8 +38,18 @@ const object = <T>(v: unknown, what: string) => {
   return v as T;
 };
 
-/** What `ctx` offers the code, each answer plain JSON: the store, fetch, and the root's helpers (codecs). */
-export function nodeApi(ctx: NodeContext<CodeConfig>, helpers: CodeHelpers = {}): TenantApi {
+/** Secret values this short are not masked in logs and errors (they would mask ordinary text). */
+const MIN_MASKED = 4;
+
+/** Replaces each secret's value in `text` with [secret]. */
+export function maskSecrets(text: string, secrets: Record<string, string>): string {
+  let out = text;
+  for (const v of Object.values(secrets)) if (v.length >= MIN_MASKED) out = out.split(v).join("[secret]");
+  return out;
+}
+
+/** What `ctx` offers the code, each answer plain JSON: the store, fetch, the node's secrets and the root's helpers (codecs). */
+export function nodeApi(ctx: NodeContext<CodeConfig>, helpers: CodeHelpers = {}, secrets: Record<string, string> = {}): TenantApi {
   const fhir = () => ctx.services.fhir();
   type Res = Parameters<ReturnType<typeof fhir>["create"]>[0];
   const codecs = Object.fromEntries(Object.entries(helpers).map(([name, h]): [string, HostFunction] => [name, { budget: "helperCalls", sync: true, call: (args) => h.call(args), ...(h.decorate ? { decorate: h.decorate } : {}) }]));
@@ -65,7 +83,8 @@ export function nodeApi(ctx: NodeContext<CodeConfig>, helpers: CodeHelpers = {})
         },
       },
     },
-    log: (message) => ctx.log("info", message),
+    values: { secrets },
+    log: (message) => ctx.log("info", maskSecrets(message, secrets)),
   };
 }
 
@@ -76,14 +95,14 @@ const codeJavascript = (helpers: () => CodeHelpers) => defineNode({
   id: "code.javascript",
   name: "Code (JavaScript)",
   category: "data",
-  description: "Runs your JavaScript module (export default async function (input, ctx)) in a sandbox with limits; ctx offers fhir, fetch, log, and the HL7 v2 and X12 codecs (hl7, x12).",
+  description: "Runs your JavaScript module (export default async function (input, ctx)) in a sandbox with limits; ctx offers fhir, fetch, log, secrets (named credentials of a connector), and the HL7 v2 and X12 codecs (hl7, x12).",
   keywords: ["javascript", "js", "code", "script", "function", "custom", "sandbox"],
   inputs: [{ name: "input", type: "any" }],
   outputs: [{ name: "output", type: "json" }],
   config: CodeConfig,
   documentation: {
     summary:
-      "ctx.fhir.read/search/create/update/transaction reach the organization's store as the pipeline; ctx.fetch(url, {method, headers, body}) goes through the outbound guard and answers {status, headers, body}; ctx.log(...) writes the node's log; ctx.hl7.parse(text) answers {type, trigger, controlId, version, delimiters, segments: [{name, fields}]} with get('PID-3.1') and getAll(path), ctx.hl7.encode(view) and ctx.hl7.ack(view, code, text?) answer HL7 text, ctx.x12.parse(text) answers X12 parse's JSON {valid, issues, interchanges}, ctx.x12.build(json) X12 text; a codec failure is an error with err.code (HL7_NO_MSH, X12_...), the node's error code when not caught. Values cross as JSON. Limits (docs/code.md): CODE_TIMEOUT, CODE_MEMORY, CODE_LIMIT; a throw is CODE_ERROR with line and column.",
+      "ctx.fhir.read/search/create/update/transaction reach the organization's store as the pipeline; ctx.fetch(url, {method, headers, body}) goes through the outbound guard and answers {status, headers, body}; ctx.log(...) writes the node's log; ctx.secrets.<name> is a credential of the connector config.secrets names (masked in logs and errors); ctx.hl7.parse(text) answers {type, trigger, controlId, version, delimiters, segments: [{name, fields}]} with get('PID-3.1') and getAll(path), ctx.hl7.encode(view) and ctx.hl7.ack(view, code, text?) answer HL7 text, ctx.x12.parse(text) answers X12 parse's JSON {valid, issues, interchanges}, ctx.x12.build(json) X12 text; a codec failure is an error with err.code (HL7_NO_MSH, X12_...), the node's error code when not caught. Values cross as JSON. Limits (docs/code.md): CODE_TIMEOUT, CODE_MEMORY, CODE_LIMIT; a throw is CODE_ERROR with line and column.",
     example: {
       config: { code: "export default async function (input, ctx) {\n  const p = await ctx.fhir.read('Patient', input.id);\n  return { name: p.name?.[0]?.family };\n}" },
       inputs: { input: { id: "123" } },
@@ -98,8 +117,11 @@ const codeJavascript = (helpers: () => CodeHelpers) => defineNode({
     return err ? [{ path: "code", message: `${err.message} (line ${err.line ?? "?"}, column ${err.column ?? "?"})` }] : [];
   },
   run: async (ctx) => {
-    const r = await runTenantCode({ code: ctx.config.code, input: ctx.inputs.input, ctxApi: nodeApi(ctx, helpers()), limits: ctx.config.limits });
-    if (!r.ok) throw new NodeFailure(r.error.helperCode ?? r.error.code, r.error.message, { ...(r.error.line ? { line: r.error.line, column: r.error.column } : {}) });
+    const s = ctx.config.secrets;
+    // Read at each run, from the org's own connector (another org's id is not found).
+    const secrets = s ? await ctx.services.connectors.secrets(s.connector_id, s.names) : {};
+    const r = await runTenantCode({ code: ctx.config.code, input: ctx.inputs.input, ctxApi: nodeApi(ctx, helpers(), secrets), limits: ctx.config.limits, scope: ctx.orgId });
+    if (!r.ok) throw new NodeFailure(r.error.helperCode ?? r.error.code, maskSecrets(r.error.message, secrets), { ...(r.error.line ? { line: r.error.line, column: r.error.column } : {}) });
     return { outputs: { output: r.output } };
   },
 });

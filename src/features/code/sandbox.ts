@@ -7,7 +7,7 @@
 // code runs), the runtime's memory limit and stack size. docs/code.md.
 import variant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import wasmModule from "@jitl/quickjs-ng-wasmfile-release-sync/wasm";
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten-core";
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from "quickjs-emscripten-core";
 
 export const CODE_ERRORS = ["CODE_TIMEOUT", "CODE_MEMORY", "CODE_LIMIT", "CODE_ERROR", "CODE_SYNTAX", "CODE_NO_EXPORT"] as const;
 export type CodeErrorCode = (typeof CODE_ERRORS)[number];
@@ -57,6 +57,8 @@ export interface HostFunction {
 
 export interface TenantApi {
   functions: Record<string, HostFunction>;
+  /** Plain JSON members of ctx, frozen (`secrets`: the node's configured connector secrets). */
+  values?: Record<string, unknown>;
   log(message: string): void;
 }
 
@@ -65,9 +67,20 @@ export interface RunRequest {
   input: unknown;
   ctxApi: TenantApi;
   limits?: Partial<CodeLimits>;
+  /**
+   * Whose isolate (the organization): runs of the same code in the same scope reuse its loaded
+   * isolate (`scope:sha256(code)`), module state included. Without one, the run's isolate is its own.
+   */
+  scope?: string;
 }
 
-export type RunResult = { ok: true; output: unknown; logs: string[] } | { ok: false; error: CodeError; logs: string[] };
+/** Which isolate ran the code (`scope:hash`, or the hash alone), and whether it was loaded before (no compile). */
+export interface IsolateInfo {
+  id: string;
+  reused: boolean;
+}
+
+export type RunResult = { ok: true; output: unknown; logs: string[]; isolate: IsolateInfo } | { ok: false; error: CodeError; logs: string[]; isolate: IsolateInfo };
 
 /** A host call refused for a budget: the run ends with CODE_LIMIT even if the code catches it. */
 class LimitReached extends Error {}
@@ -136,6 +149,69 @@ export function syntaxError(code: string): CodeError | undefined {
   }
 }
 
+/**
+ * A loaded isolate: a QuickJS runtime and context with the module evaluated and its default export
+ * at hand. Runs of the same code in the same scope (the organization) reuse one, as a Worker
+ * Loader reuses the isolate of an id: its module state lives on between them, like a Worker's
+ * globals between requests. Another version of the code (another hash) or another scope never
+ * meets it. One run at a time holds an isolate; concurrent runs of one code load one each.
+ */
+interface Loaded {
+  rt: QuickJSRuntime;
+  vm: QuickJSContext;
+  fn?: QuickJSHandle;
+  /** The ctx factory (BOOTSTRAP), evaluated once per isolate. */
+  factory?: QuickJSHandle;
+  decorators?: { source: string; handle: QuickJSHandle };
+}
+
+/** Idle isolates kept per QuickJS instance, least recently used first out. */
+const MAX_CACHED = 32;
+let cache = new Map<string, Loaded[]>();
+let cachedCount = 0;
+const cacheStats = { compiled: 0, reused: 0 };
+
+/** How many isolates were loaded (a compile) and reused since the instance started: for tests and the benchmark. */
+export function sandboxCacheStats(): { compiled: number; reused: number; cached: number } {
+  return { ...cacheStats, cached: cachedCount };
+}
+
+/** The code's SHA-256, hex: with the scope, the loaded isolate's id. */
+export async function codeHash(code: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(code)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function checkout(key: string): Loaded | undefined {
+  const idle = cache.get(key);
+  const loaded = idle?.pop();
+  if (!loaded) return undefined;
+  cachedCount--;
+  cache.delete(key);
+  if (idle?.length) cache.set(key, idle);
+  return loaded;
+}
+
+function release(key: string, loaded: Loaded) {
+  const idle = cache.get(key) ?? [];
+  cache.delete(key);
+  idle.push(loaded);
+  cache.set(key, idle);
+  cachedCount++;
+  while (cachedCount > MAX_CACHED) {
+    const [oldestKey, oldest] = cache.entries().next().value as [string, Loaded[]];
+    const evicted = oldest.shift();
+    if (!oldest.length) cache.delete(oldestKey);
+    cachedCount--;
+    if (evicted) disposeLoaded(evicted);
+  }
+}
+
+function disposeLoaded(l: Loaded) {
+  for (const h of [l.fn, l.factory, l.decorators?.handle]) if (h?.alive) h.dispose();
+  dispose(l.vm, l.rt);
+}
+
 /** The one entry point for tenant code (the code node; later custom tools and node types). */
 export async function runTenantCode(req: RunRequest): Promise<RunResult> {
   const qjs = await loadSandbox();
@@ -144,9 +220,18 @@ export async function runTenantCode(req: RunRequest): Promise<RunResult> {
   const used = { fhirCalls: 0, fetches: 0, helperCalls: 0 };
   /** Codes the helpers failed with in this run: only those may name the node's error. */
   const helperCodes = new Set<string>();
-  const rt = qjs.newRuntime();
+  const hash = await codeHash(req.code);
+  const key = req.scope === undefined ? undefined : `${req.scope}:${hash}`;
+  const instanceCache = cache;
+  const reused = key === undefined ? undefined : checkout(key);
+  const isolate = { id: key ?? hash, reused: reused !== undefined };
+  const loaded: Loaded = reused ?? (() => {
+    const rt = qjs.newRuntime();
+    rt.setMaxStackSize(STACK_BYTES);
+    return { rt, vm: rt.newContext() };
+  })();
+  const { rt, vm } = loaded;
   rt.setMemoryLimit(limits.memoryBytes);
-  rt.setMaxStackSize(STACK_BYTES);
   const startedAt = Date.now();
   let cpu = 0;
   let ticks = 0;
@@ -156,6 +241,8 @@ export async function runTenantCode(req: RunRequest): Promise<RunResult> {
   // when asked to), and WebAssembly memory never shrinks: such a run's instance is retired instead,
   // left to in-flight runs and the garbage collector, and the next run starts a new one.
   let retire = false;
+  /** Whether the isolate may serve the next run of this code: loaded whole, and no limit hit. */
+  let reusable = false;
   const memory = qjs.getWasmMemory();
   let stopped: (e: CodeError) => void = () => {};
   const stopping = new Promise<CodeError>((resolve) => {
@@ -190,9 +277,9 @@ export async function runTenantCode(req: RunRequest): Promise<RunResult> {
       slice = undefined;
     }
   };
-  const vm = rt.newContext();
   const open = { deferreds: new Set<{ alive: boolean; dispose(): void }>(), closed: false };
   let wallTimer: ReturnType<typeof setTimeout> | undefined;
+  const failed = (error: CodeError): RunResult => ({ ok: false, error, logs, isolate });
   try {
     const handles: QuickJSHandle[] = [];
     const keep = (h: QuickJSHandle) => {
@@ -200,44 +287,54 @@ export async function runTenantCode(req: RunRequest): Promise<RunResult> {
       return h;
     };
     try {
-      const host = keep(hostBridge(vm, req.ctxApi, limits, used, logs, fail, open, helperCodes, () => inside(() => rt.executePendingJobs())));
-      const mod = inside(() => vm.evalCode(req.code, FILE, { type: "module" }));
-      if (mod.error) return { ok: false, error: stop ?? errorOf(vm, mod.error, true), logs };
-      // A module with top-level await answers a promise of its namespace.
-      const ns = await settle(vm, mod.value, inside, rt, helperCodes);
-      if ("error" in ns) return { ok: false, error: stop ?? ns.error, logs };
-      keep(ns.value);
-      const fn = keep(vm.getProp(ns.value, "default"));
-      if (vm.typeof(fn) !== "function") return { ok: false, error: { code: "CODE_NO_EXPORT", message: "The module has no default export function: write `export default async function (input, ctx) { ... }`" }, logs };
+      if (!loaded.fn) {
+        cacheStats.compiled++;
+        const mod = inside(() => vm.evalCode(req.code, FILE, { type: "module" }));
+        if (mod.error) return failed(stop ?? errorOf(vm, mod.error, true));
+        // A module with top-level await answers a promise of its namespace.
+        const ns = await settle(vm, mod.value, inside, rt, helperCodes);
+        if ("error" in ns) return failed(stop ?? ns.error);
+        keep(ns.value);
+        const fn = vm.getProp(ns.value, "default");
+        if (vm.typeof(fn) !== "function") {
+          fn.dispose();
+          return failed({ code: "CODE_NO_EXPORT", message: "The module has no default export function: write `export default async function (input, ctx) { ... }`" });
+        }
+        loaded.fn = fn;
+      } else cacheStats.reused++;
+      const host = keep(hostBridge(loaded, req.ctxApi, limits, used, logs, fail, open, helperCodes, () => inside(() => rt.executePendingJobs())));
+      reusable = true;
       const inputHandle = keep(jsonIn(vm, req.input, inside));
-      const called = inside(() => vm.callFunction(fn, vm.undefined, inputHandle, host));
-      if (called.error) return { ok: false, error: stop ?? errorOf(vm, called.error, false, helperCodes), logs };
+      const called = inside(() => vm.callFunction(loaded.fn as QuickJSHandle, vm.undefined, inputHandle, host));
+      if (called.error) return failed(stop ?? errorOf(vm, called.error, false, helperCodes));
       wallTimer = setTimeout(() => fail({ code: "CODE_TIMEOUT", message: `The run took longer than its wall-time limit of ${limits.wallMs} ms` }), Math.max(0, limits.wallMs - (Date.now() - startedAt)));
       // A limit reached while the code awaits ends the run at once: the code is not resumed.
       const result = await Promise.race([settle(vm, called.value, inside, rt, helperCodes), stopping.then((error) => ({ error }))]);
-      if ("error" in result) return { ok: false, error: stop ?? result.error, logs };
+      if ("error" in result) return failed(stop ?? result.error);
       keep(result.value);
-      if (stop) return { ok: false, error: stop, logs };
+      if (stop) return failed(stop);
       const out = jsonOut(vm, result.value, limits, inside);
-      return "error" in out ? { ok: false, error: stop ?? out.error, logs } : { ok: true, output: out.value, logs };
+      return "error" in out ? failed(stop ?? out.error) : { ok: true, output: out.value, logs, isolate };
     } finally {
       for (const h of handles) if (h.alive) h.dispose();
     }
   } catch (err) {
     // The host's own stack ran out inside the WebAssembly: the run fails, the next starts on a new instance.
     if (!(err instanceof RangeError)) throw err;
-    loaded = undefined;
-    ready = undefined;
-    return { ok: false, error: { code: "CODE_LIMIT", message: "The code nested calls deeper than its stack allows" }, logs };
+    retire = true;
+    return failed({ code: "CODE_LIMIT", message: "The code nested calls deeper than its stack allows" });
   } finally {
     if (wallTimer !== undefined) clearTimeout(wallTimer);
+    const limited = stop !== undefined;
     fail({ code: "CODE_TIMEOUT", message: "The run ended" });
-    // Host calls still in flight find the context closed when they land, and touch nothing.
+    // Host calls still in flight find the context closed when they land, and touch nothing; a ctx
+    // the code kept in its module state refuses every call once its run has ended.
     open.closed = true;
     if (retire || memory.buffer.byteLength > WASM_CEILING_BYTES) retireInstance(qjs);
     else {
       for (const d of open.deferreds) if (d.alive) d.dispose();
-      dispose(vm, rt);
+      if (key !== undefined && reusable && !limited && cache === instanceCache && ready === qjs) release(key, loaded);
+      else disposeLoaded(loaded);
     }
   }
 }
@@ -246,6 +343,13 @@ function retireInstance(qjs: QuickJSWASMModule) {
   if (ready !== qjs) return;
   loaded = undefined;
   ready = undefined;
+  forgetCache();
+}
+
+/** The instance's loaded isolates go with it (left to the garbage collector, as the instance is). */
+function forgetCache() {
+  cache = new Map();
+  cachedCount = 0;
 }
 
 function dispose(vm: QuickJSContext, rt: { dispose(): void }) {
@@ -256,6 +360,7 @@ function dispose(vm: QuickJSContext, rt: { dispose(): void }) {
     // QuickJS aborted on a runtime it could not free whole: the next run starts a new instance.
     loaded = undefined;
     ready = undefined;
+    forgetCache();
   }
 }
 
@@ -296,7 +401,7 @@ function jsonOut(vm: QuickJSContext, handle: QuickJSHandle, limits: CodeLimits, 
 
 // The `ctx` object, built inside the sandbox from two host functions it closes over (so no global
 // names them): `sync(name, argsJson)` answers JSON text, `async(name, argsJson)` a promise of it.
-const BOOTSTRAP = `(function (names, syncNames, decorators, callSync, callAsync, log) {
+const BOOTSTRAP = `(function (names, syncNames, decorators, values, callSync, callAsync, log) {
   const parse = (t) => (t === undefined ? undefined : JSON.parse(t));
   const call = (name, ...args) => parse(callSync(name, JSON.stringify(args)));
   const ctx = {};
@@ -310,13 +415,14 @@ const BOOTSTRAP = `(function (names, syncNames, decorators, callSync, callAsync,
       ? (...args) => decorate(call(name, ...args), call)
       : async (...args) => decorate(parse(await callAsync(name, JSON.stringify(args))), call);
   }
+  for (const [k, v] of Object.entries(values)) ctx[k] = v;
   ctx.log = (...args) => log(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
   const freeze = (o) => { for (const v of Object.values(o)) if (typeof v === "object") freeze(v); return Object.freeze(o); };
   return freeze(ctx);
 })`;
 
 function hostBridge(
-  vm: QuickJSContext,
+  loaded: Loaded,
   api: TenantApi,
   limits: CodeLimits,
   used: { fhirCalls: number; fetches: number; helperCalls: number },
@@ -336,7 +442,10 @@ function hostBridge(
       throw new LimitReached(e.message);
     }
   };
+  const { vm } = loaded;
   const lookup = (nameHandle: QuickJSHandle): HostFunction => {
+    // A ctx kept in module state from an ended run reaches nothing (not its budget, not its mode).
+    if (open.closed) throw new Error("This ctx belongs to a run that has ended");
     const f = api.functions[vm.getString(nameHandle)];
     if (!f) throw new Error("No such function");
     return f;
@@ -353,6 +462,7 @@ function hostBridge(
     }
   });
   const callAsync = vm.newFunction("callAsync", (nameH, argsH) => {
+    if (open.closed) return { error: vm.newError("This ctx belongs to a run that has ended") };
     const deferred = vm.newPromise();
     open.deferreds.add(deferred);
     const args = vm.getString(argsH);
@@ -391,19 +501,25 @@ function hostBridge(
     return deferred.handle;
   });
   const log = vm.newFunction("log", (msgH) => {
-    if (logs.length >= limits.logLines) return;
+    if (open.closed || logs.length >= limits.logLines) return;
     const message = vm.getString(msgH).slice(0, 2_000);
     logs.push(message);
     api.log(message);
   });
   const names = Object.keys(api.functions);
-  const factory = vm.unwrapResult(vm.evalCode(BOOTSTRAP, "ctx.js"));
+  loaded.factory ??= vm.unwrapResult(vm.evalCode(BOOTSTRAP, "ctx.js"));
   const namesH = jsonHandle(vm, names);
   const syncH = jsonHandle(vm, names.filter((n) => api.functions[n]?.sync));
   const decorators = names.filter((n) => api.functions[n]?.decorate).map((n) => `${JSON.stringify(n)}: (${api.functions[n]?.decorate})`);
-  const decoratorsH = vm.unwrapResult(vm.evalCode(`({${decorators.join(", ")}})`, "helpers.js"));
-  const ctx = vm.unwrapResult(vm.callFunction(factory, vm.undefined, namesH, syncH, decoratorsH, callSync, callAsync, log));
-  for (const h of [factory, namesH, syncH, decoratorsH, callSync, callAsync, log]) h.dispose();
+  const source = `({${decorators.join(", ")}})`;
+  if (loaded.decorators?.source !== source) {
+    loaded.decorators?.handle.dispose();
+    loaded.decorators = { source, handle: vm.unwrapResult(vm.evalCode(source, "helpers.js")) };
+  }
+  const decoratorsH = loaded.decorators.handle;
+  const valuesH = jsonHandle(vm, api.values ?? {});
+  const ctx = vm.unwrapResult(vm.callFunction(loaded.factory, vm.undefined, namesH, syncH, decoratorsH, valuesH, callSync, callAsync, log));
+  for (const h of [namesH, syncH, valuesH, callSync, callAsync, log]) h.dispose();
   return ctx;
 }
 
