@@ -220,7 +220,6 @@ describe("registration", () => {
       baseUrl: "http://localhost/",
       fhirUrlPath: `fhir/r4/${t.orgId}`,
       tokenUrl: `http://localhost/fhir/r4/${t.orgId}/auth/token`,
-      medplumServer: false,
       fetch: async (url: string, init?: RequestInit) => {
         if (typeof init?.body === "string") sent.push(init.body);
         return call(new URL(url).pathname + new URL(url).search, init);
