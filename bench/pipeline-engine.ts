@@ -27,7 +27,7 @@ const registry = new NodeRegistry([CONTROL_NODES, DATA_NODES, [passThrough]]);
 const unused = () => {
   throw new Error("not used by the benchmark");
 };
-const services: PipelineServices = { fhir: unused, validateResource: unused, connectors: { fetch: unused, exchange: unused, test: unused, endpoint: unused, type: unused, secrets: unused }, files: { put: unused, get: unused, peek: unused }, fetch: unused, consent: { policy: unused, decide: unused, patientsByIdentifier: unused }, destinations: { enqueue: unused, settings: unused }, ai: unused };
+const services: PipelineServices = { fhir: unused, validateResource: unused, connectors: { fetch: unused, exchange: unused, connect: unused, test: unused, endpoint: unused, type: unused, secrets: unused }, files: { put: unused, get: unused, peek: unused }, fetch: unused, consent: { policy: unused, decide: unused, patientsByIdentifier: unused }, destinations: { enqueue: unused, settings: unused }, ai: unused };
 
 function linear(n: number, type: string, config: Record<string, unknown>) {
   const nodes = [{ id: "n0", type: "control.manual_trigger", config: {} }];

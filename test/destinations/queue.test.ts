@@ -81,9 +81,38 @@ describe("destination queues over MLLP", () => {
     expect(m2.attempts).toBe(6);
     const detail = (await (await t.fetch(`/api/v1/destinations/${d.id}/messages/delivery-M2`)).json()) as { attempts: { result: Message["last_result"] }[] };
     expect(detail.attempts.map((a) => a.result!.failure?.class ?? a.result!.ack_code)).toEqual(["nack", "nack", "refused", "refused", "refused", "AA"]);
+    // One connection kept open: AE answers keep it; each dropped or cut one is replaced by the next attempt's.
+    expect((await receivedBy(peer.id)).map((r) => r.connection)).toEqual([1, 1, 1, 1, 2, 3, 4, 4, 4, 4]);
     const figures = (await view(t, d.id)).figures;
     expect(figures.depth).toBe(0);
     expect(figures.delivered.m15).toBe(5);
+  });
+
+  it("one connection carries the destination's messages from drain to drain; one the receiver closed is replaced, nothing lost or sent twice", async () => {
+    const t = await createTenant();
+    const peer = await mllpReceiver([{ reply: "AA" }, { reply: "AA", close_after: true }]);
+    const d = await destination(t, { target: { kind: "connector", connector_id: await connector(t, `mllp://127.0.0.1:${peer.port}`) } });
+    // Each enqueue after the last settled starts a drain of its own.
+    await enqueue(t, d.id, [{ id: "k1", body: hl7("K1") }]);
+    await settled(t, d.id, 1);
+    await enqueue(t, d.id, [{ id: "k2", body: hl7("K2") }]);
+    await settled(t, d.id, 2);
+    await eventually(() => receivedBy(peer.id), (r) => r.length === 2);
+    await enqueue(t, d.id, [{ id: "k3", body: hl7("K3") }, { id: "k4", body: hl7("K4") }]);
+    const done = await settled(t, d.id, 4);
+    expect(done.map((m) => [m.id, m.state, m.attempts])).toEqual([
+      ["k4", "delivered", 1],
+      ["k3", "delivered", 1],
+      ["k2", "delivered", 1],
+      ["k1", "delivered", 1],
+    ]);
+    const received = await receivedBy(peer.id);
+    expect(received.map((r) => [r.body.split("\r")[0]!.split("|")[9], r.connection])).toEqual([
+      ["K1", 1],
+      ["K2", 1],
+      ["K3", 2],
+      ["K4", 2],
+    ]);
   });
 
   it("AR is permanent: the message is dead with the ACK, the queue moves on, and reprocess sends it again with its delivery id", async () => {

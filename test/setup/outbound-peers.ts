@@ -1,8 +1,10 @@
 // Vitest globalSetup (Node, since workerd cannot listen): receivers the outbound tests create on
 // demand, each on its own loopback port and following a script, then answering well forever:
-//   POST {outboundPeersUrl}/mllp {script: [{reply: "AA"|"AE"|"AR"|"CE"|"drop"|"half"|"silent", times?}]}
+//   POST {outboundPeersUrl}/mllp {script: [{reply: "AA"|"AE"|"AR"|"CE"|"drop"|"half"|"silent", times?, close_after?}]}
 //     → {id, port}: an MLLP receiver (a step with control_prefix answers only messages whose MSH-10 starts with it). drop: closes the connection on the frame; half: sends half
-//     an ACK and closes (mid-frame); silent: never answers. It ACKs AA once the script is done.
+//     an ACK and closes (mid-frame); silent: never answers; close_after: closes the connection once the ACK is
+//     written (a receiver ending a connection between messages). It ACKs AA once the script is done; each
+//     message received is numbered with its connection (`connection`, 1 for the first accepted).
 //   POST {outboundPeersUrl}/http {script: [{status, times?, delay_ms?, location?}], secrets?: ["whsec_…"]}
 //     → {id, url}: an HTTP receiver answering 200 once the script is done; with secrets, it checks
 //     each request's Standard Webhooks signature with the standardwebhooks package (`verified`).
@@ -28,6 +30,7 @@ interface Step {
   delay_ms?: number;
   location?: string;
   control_prefix?: string;
+  close_after?: boolean;
 }
 
 interface Received {
@@ -38,6 +41,7 @@ interface Received {
   verified?: boolean;
   verified_each?: boolean[];
   error?: string;
+  connection?: number;
 }
 
 interface Peer {
@@ -82,7 +86,9 @@ async function mllpPeer(script: Step[]): Promise<Peer & { port: number }> {
   const received: Received[] = [];
   const next = scriptRunner(script);
   const sockets = new Set<Socket>();
+  let connections = 0;
   const server = createServer((socket) => {
+    const connection = ++connections;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => undefined);
@@ -97,7 +103,7 @@ async function mllpPeer(script: Step[]): Promise<Peer & { port: number }> {
         buf = buf.subarray(end + 2);
         const step = next((message.split(/\r\n?|\n/)[0] ?? "").split("|")[9] ?? "");
         const reply = step?.reply ?? "AA";
-        received.push({ body: message, headers: {}, at: Date.now(), answered: reply });
+        received.push({ body: message, headers: {}, at: Date.now(), answered: reply, connection });
         if (reply === "drop") return void socket.destroy();
         if (reply === "silent") return;
         const framed = Buffer.concat([Buffer.from([VT]), Buffer.from(ack(message, reply), "utf8"), Buffer.from([FS, CR])]);
@@ -105,7 +111,7 @@ async function mllpPeer(script: Step[]): Promise<Peer & { port: number }> {
           socket.write(framed.subarray(0, Math.floor(framed.length / 2)), () => socket.destroy());
           return;
         }
-        setTimeout(() => socket.write(framed), step?.delay_ms ?? 0);
+        setTimeout(() => socket.write(framed, () => step?.close_after && socket.end()), step?.delay_ms ?? 0);
       }
     });
   });

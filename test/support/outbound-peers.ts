@@ -11,6 +11,8 @@ export interface ScriptStep {
   location?: string;
   /** MLLP: the step answers only messages whose MSH-10 starts with this. */
   control_prefix?: string;
+  /** MLLP: close the connection once the ACK is written. */
+  close_after?: boolean;
 }
 
 export interface Received {
@@ -22,6 +24,8 @@ export interface Received {
   /** With secrets: for each, in order, whether the request verified with it alone. */
   verified_each?: boolean[];
   error?: string;
+  /** MLLP: the connection it came on, numbered from 1 as the receiver accepted them. */
+  connection?: number;
 }
 
 async function create<T>(kind: "mllp" | "http", spec: object): Promise<T> {

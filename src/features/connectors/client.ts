@@ -7,7 +7,7 @@ import { type TokenCache, clientCredentialsToken } from "../../platform/outbound
 import { type GuardedFetch, guardedFetch } from "../../platform/outbound/fetch";
 import { outboundPolicyOf } from "../../platform/outbound/policy";
 import { type ResolvedConnector, ConnectorStore } from "./store";
-import type { ExchangeOptions } from "./types";
+import type { ConnectorConnection, ExchangeOptions } from "./types";
 
 /** How long the connection test of a type with its own transport (MLLP) waits for the connection. */
 const PROBE_TIMEOUT_MS = 5_000;
@@ -31,6 +31,12 @@ export interface ConnectorClient {
   fetch(connectorId: string, path: string, init?: ConnectorRequestInit): Promise<Response>;
   /** Sends one message over the transport of the connector's type and answers the reply (mllp: an HL7 v2 message and its ACK). */
   exchange(connectorId: string, message: string, opts: Omit<ExchangeOptions, "policy">): Promise<string>;
+  /**
+   * A connection to the connector's endpoint kept open across exchanges, for a caller that sends
+   * many (a destination's drain), with the endpoint it goes to; null when the type keeps none
+   * (HTTP types, or a transport without connections).
+   */
+  connect(connectorId: string): Promise<{ endpoint: string; connection: ConnectorConnection } | null>;
   test(connectorId: string): Promise<ConnectionTestResult>;
   endpoint(connectorId: string): Promise<string>;
   /** The connector's type (mllp, fhir, http...). */
@@ -139,6 +145,13 @@ export function connectorClient(ctx: OrgContext, testMode: boolean): ConnectorCl
       transport.address(row.endpoint);
       if (testMode) throw testModeBlocks("message sends");
       return transport.exchange(row.endpoint, message, { ...opts, policy });
+    },
+    connect: async (id) => {
+      const { row } = await resolve(id);
+      const transport = connectorTypes.get(row.type)?.transport;
+      if (!transport?.connect) return null;
+      if (testMode) throw testModeBlocks("message sends");
+      return { endpoint: row.endpoint, connection: transport.connect(row.endpoint, policy) };
     },
     endpoint: async (id) => (await resolve(id)).row.endpoint,
     type: async (id) => (await resolve(id)).row.type,

@@ -4,6 +4,6 @@
 export { type ConnectorClient, connectorClient } from "./client";
 export { assertConnectorDestinations } from "./destinations";
 export { ConnectorStore } from "./store";
-export type { ConnectorAuth, ConnectorType } from "./types";
+export type { ConnectorAuth, ConnectorConnection, ConnectorType } from "./types";
 export { listConnectors } from "./use-cases/connectors";
 export { decryptCredentials, encryptCredentials, maskCredentials } from "./crypto";

@@ -59,10 +59,24 @@ export interface ConnectorTransport {
   probe(endpoint: string, timeoutMs: number, policy: OutboundPolicy): Promise<void>;
   exchange(endpoint: string, message: string, opts: ExchangeOptions): Promise<string>;
   /**
+   * A connection to the endpoint kept open across exchanges (a destination's deliveries), when
+   * the type can reuse one (mllp); made without connecting (the first exchange connects).
+   */
+  connect?(endpoint: string, policy: OutboundPolicy): ConnectorConnection;
+  /**
    * What an answer says of the message sent (mllp: the ACK's MSA-1 and reason), for the destination
    * queues to tell delivered from rejected; throws when the answer is unreadable.
    */
   readAnswer(answer: string): { code: string; reason: string };
+}
+
+/** A kept-open connection of a connector transport: exchanges run one after another on it, reconnecting after it breaks. */
+export interface ConnectorConnection {
+  /** One message and its answer, after the exchanges before it; throws as `exchange` does. */
+  exchange(message: string, opts: Omit<ExchangeOptions, "policy">): Promise<string>;
+  close(): void;
+  /** Connections opened so far. */
+  readonly opened: number;
 }
 
 /** A connector type as the composition root registers it (src/main/plugins.ts). */

@@ -12,7 +12,7 @@ import { recordMetric } from "../../platform/observability/metrics";
 import type { OrgContext } from "../../platform/org-context";
 import { nextAttemptAt } from "./backoff";
 import { isRetryable } from "./classify";
-import type { Attempt, AttemptObservers, AttemptResult, Destination, MessageState, OutboundMessage, QueuedMessage, Transports } from "./model";
+import type { Attempt, AttemptObservers, AttemptResult, Destination, MessageState, OutboundMessage, QueuedMessage, TargetKind, Transports, TransportSession } from "./model";
 import { type MessageQuery, type QueueFigures, QueueStore } from "./queue-store";
 import { DestinationStore } from "./store";
 import { errorResult } from "./transports/errors";
@@ -33,6 +33,12 @@ export abstract class DestinationQueue extends OrgObject {
   private readonly queue: QueueStore;
   /** Messages this instance is delivering now (per_key runs several at once). */
   private readonly busy = new Set<string>();
+  /**
+   * The transport session of the last drain (the connector read once, its MLLP connection), handed
+   * to the next drain's to take over: so one connection carries the destination's messages from
+   * drain to drain, until it breaks or idles (then the next message opens another).
+   */
+  private held: { kind: TargetKind; session: TransportSession } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -100,6 +106,8 @@ export abstract class DestinationQueue extends OrgObject {
   /** Forgets everything (the destination was deleted with an empty queue, or purged first). */
   async destroy(orgId: string): Promise<void> {
     if (!(await ownedBy(this.ctx.storage, orgId))) return;
+    this.held?.session.close();
+    this.held = undefined;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
   }
@@ -122,17 +130,41 @@ export abstract class DestinationQueue extends OrgObject {
     const destination = await store.resolve(row);
     const perKey = destination.ordering === "per_key";
     const deadline = Date.now() + DRAIN_BUDGET_MS;
+    let session: TransportSession | undefined;
     while (Date.now() < deadline) {
       const due = this.queue.due(perKey, Date.now(), destination.concurrency, this.busy);
       if (!due.length) break;
-      await Promise.all(due.map((m) => this.attempt(org, destination, m)));
+      session ??= await this.session(org, destination);
+      await Promise.all(due.map((m) => this.attempt(org, destination, m, session)));
     }
     this.queue.prune(Date.now());
     const next = this.queue.nextDueAt(perKey);
     if (next !== null) await this.ctx.storage.setAlarm(Math.max(next, Date.now()));
   }
 
-  private async attempt(org: OrgContext, destination: Destination, queued: QueuedMessage): Promise<void> {
+  /** This drain's transport session, taking over the last drain's (undefined: the transport has none, each delivery is on its own). */
+  private async session(org: OrgContext, destination: Destination): Promise<TransportSession | undefined> {
+    const kind = destination.target.kind;
+    const transport = this.transports[kind];
+    const previous = this.held?.kind === kind ? this.held.session : undefined;
+    if (!previous) this.held?.session.close();
+    this.held = undefined;
+    if (!transport.session) {
+      previous?.close();
+      return undefined;
+    }
+    try {
+      const session = await transport.session(org, destination, previous);
+      this.held = { kind, session };
+      return session;
+    } catch (err) {
+      previous?.close();
+      logger(this.env).warn("destination transport session not opened: delivering message by message", { org: destination.orgId, destination: destination.id, error: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    }
+  }
+
+  private async attempt(org: OrgContext, destination: Destination, queued: QueuedMessage, session: TransportSession | undefined): Promise<void> {
     const started = Date.now();
     const number = this.queue.begin(queued.id, started);
     if (!number) return;
@@ -141,7 +173,8 @@ export abstract class DestinationQueue extends OrgObject {
     let result: AttemptResult;
     try {
       const signal = AbortSignal.timeout(destination.timeout_ms + 5_000);
-      result = await this.transports[destination.target.kind].deliver(org, { destination, message, attempt: number, signal });
+      const delivery = { destination, message, attempt: number, signal };
+      result = await (session ? session.deliver(delivery) : this.transports[destination.target.kind].deliver(org, delivery));
     } catch (err) {
       result = errorResult(err);
     } finally {

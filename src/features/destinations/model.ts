@@ -165,6 +165,20 @@ export interface Transport {
    * change later (a connector deleted) is still answered by `deliver` as a configuration failure.
    */
   checkTarget?(ctx: OrgContext, target: DeliveryTarget): Promise<ApiError | undefined>;
+  /**
+   * What the deliveries of one drain share: the target read once (the connector, the bridge), a
+   * connection kept open (mllp). The queue opens one at the start of each drain and hands it the
+   * session it held before (`previous`, if any), which the new one takes over when it goes to the
+   * same place (its connection stays open) or closes. Without it, each delivery is `deliver`.
+   */
+  session?(ctx: OrgContext, destination: Destination, previous: TransportSession | undefined): Promise<TransportSession>;
+}
+
+/** A transport's state for the deliveries of a drain (Transport.session); it never throws for a failed delivery. */
+export interface TransportSession {
+  deliver(delivery: Delivery): Promise<AttemptResult>;
+  /** Closes what it holds (its connection); a session taken over by a newer one closes nothing the newer one uses. */
+  close(): void;
 }
 
 /** The deployment's transports, one per target kind. */
