@@ -5352,6 +5352,28 @@ export interface components {
             kind: "pipeline";
             /** Format: uuid */
             pipeline_id: string;
+        } | {
+            /** @description An ES module: export default async function (input, ctx) { ... } */
+            code: string;
+            limits?: {
+                cpuMs?: number;
+                wallMs?: number;
+                memoryBytes?: number;
+                outputChars?: number;
+                fhirCalls?: number;
+                fetches?: number;
+                helperCalls?: number;
+                logLines?: number;
+            };
+            /** @description ctx.secrets: named credentials of one of the org's connectors */
+            secrets?: {
+                /** @description The org's connector whose credentials the code reads (by reference: the values never enter the pipeline) */
+                connector_id: string;
+                /** @description The credentials offered as ctx.secrets.<name>, and only those */
+                names: string[];
+            };
+            /** @enum {string} */
+            kind: "code";
         };
         ToolInput: {
             name: string;
@@ -16234,9 +16256,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
+                        /** @description What the tool answered; for a code tool that failed, its error ({ code, message, line?, column? }) */
                         result?: unknown;
                         execution_id?: string;
                         status?: number;
+                        /** @description A code tool's ctx.log lines (secrets masked) */
+                        logs?: string[];
+                        /** @description A code tool in test mode: what it would have sent */
+                        would_write?: {
+                            target: string;
+                            payload?: unknown;
+                        }[];
                     };
                 };
             };
