@@ -2189,7 +2189,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The expression of a custom logic node (JSONata or FHIRPath), checked and run on samples */
+        /** The logic of a custom node (JSONata, FHIRPath or a JavaScript module for code.javascript), checked and run on samples (JavaScript in the sandbox) */
         post: operations["copilotGenerateCode"];
         delete?: never;
         options?: never;
@@ -5754,7 +5754,7 @@ export interface components {
              * @default data.transform
              * @enum {string}
              */
-            node_type?: "data.transform" | "data.filter" | "data.set_fields" | "data.fhirpath";
+            node_type?: "data.transform" | "data.filter" | "data.set_fields" | "data.fhirpath" | "code.javascript";
             /** @description Inputs the generated node is run on (test mode); a failure is repaired */
             sample_inputs?: unknown[];
             /** @description A model id from GET /api/llm-models; default "default" */
