@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   fhir: { file: "fhir/run.ts", what: "FHIR store in-process: creates, reads, searches at ~100k resources, EXPLAIN QUERY PLAN" },
   "fhir-http": { file: "fhir-http.ts", what: "FHIR read, search kinds, create, update at 16 connections on ~15k resources (npm start's runtime): req/s, p50/p99, CPU, D1 rows, OrgGate calls vs a 1-D1-read floor; --medplum adds Medplum's router" },
   "pipeline-engine": { file: "pipeline-engine.ts", what: "engine overhead per node and executions/s, in-process" },
+  "code-node": { file: "code-node.ts", what: "executions/s of a pipeline with a trivial code.javascript node vs the same with a data.transform node (target >= 0.5x warm), the code node's per-run overhead, a new code version's cold start (npm start's runtime)" },
   "hl7-convert": { file: "hl7-convert.ts", what: "HL7 v2 parse and HL7-to-FHIR conversion throughput" },
   x12: { file: "x12.ts", what: "X12 segments read/s and 837P claims mapped to FHIR/s vs JSON.parse of the same bytes" },
   mllp: { file: "mllp.ts", what: "bridge durable ACKs/s and ACK latency vs a bare MLLP listener" },

@@ -2230,7 +2230,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The expression of a custom logic node (JSONata or FHIRPath), checked and run on samples */
+        /** The logic of a custom node (JSONata, FHIRPath or a JavaScript module for code.javascript), checked and run on samples (JavaScript in the sandbox) */
         post: operations["copilotGenerateCode"];
         delete?: never;
         options?: never;
@@ -5420,6 +5420,28 @@ export interface components {
             kind: "pipeline";
             /** Format: uuid */
             pipeline_id: string;
+        } | {
+            /** @description An ES module: export default async function (input, ctx) { ... } */
+            code: string;
+            limits?: {
+                cpuMs?: number;
+                wallMs?: number;
+                memoryBytes?: number;
+                outputChars?: number;
+                fhirCalls?: number;
+                fetches?: number;
+                helperCalls?: number;
+                logLines?: number;
+            };
+            /** @description ctx.secrets: named credentials of one of the org's connectors */
+            secrets?: {
+                /** @description The org's connector whose credentials the code reads (by reference: the values never enter the pipeline) */
+                connector_id: string;
+                /** @description The credentials offered as ctx.secrets.<name>, and only those */
+                names: string[];
+            };
+            /** @enum {string} */
+            kind: "code";
         };
         ToolInput: {
             name: string;
@@ -5800,7 +5822,7 @@ export interface components {
              * @default data.transform
              * @enum {string}
              */
-            node_type?: "data.transform" | "data.filter" | "data.set_fields" | "data.fhirpath";
+            node_type?: "data.transform" | "data.filter" | "data.set_fields" | "data.fhirpath" | "code.javascript";
             /** @description Inputs the generated node is run on (test mode); a failure is repaired */
             sample_inputs?: unknown[];
             /** @description A model id from GET /api/llm-models; default "default" */
@@ -16509,9 +16531,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
+                        /** @description What the tool answered; for a code tool that failed, its error ({ code, message, line?, column? }) */
                         result?: unknown;
                         execution_id?: string;
                         status?: number;
+                        /** @description A code tool's ctx.log lines (secrets masked) */
+                        logs?: string[];
+                        /** @description A code tool in test mode: what it would have sent */
+                        would_write?: {
+                            target: string;
+                            payload?: unknown;
+                        }[];
                     };
                 };
             };
