@@ -6,13 +6,18 @@
 //     process has ACKed (AA) every one, as a ratio to 1;
 //  3. the same through the bridge: a `bridge` destination whose address is that receiver, relayed
 //     by the same bridge process over its WebSocket, as a ratio to 1;
-//  4. a backlog: a paused destination takes --messages (100,000) in batches of 100, workerd's RSS
+//  4. subscription notification latency: an R4 rest-hook Subscription (criteria Observation?code=…,
+//     full-resource payload) to a loopback HTTP receiver in this process, --notifications (200)
+//     Observations written one after another; each one's latency is from the start of its write
+//     (POST /fhir/r4/{org}/Observation) until the receiver has its notification: p50/p99;
+//  5. a backlog: a paused destination takes --messages (100,000) in batches of 100, workerd's RSS
 //     read before, every 10,000 and after (the queue is the Durable Object's SQLite, so it should
 //     stay flat); then resumed, the drain rate until the receiver has ACKed all (then depth 0 checked).
 // Completion is read off the receiver; the destination's figures (GET /api/v1/destinations/{id},
 // a scan of its queue on the object's thread) only every few seconds, for dead letters.
-// Usage: npx tsx bench/outbound.ts [--messages 100000] [--rate-messages 2000] [--concurrency 16] [--keys 64]
+// Usage: npx tsx bench/outbound.ts [--messages 100000] [--rate-messages 2000] [--concurrency 16] [--keys 64] [--notifications 200]
 // (--concurrency: the destinations' per_key concurrency, and the inbound run's MLLP connections).
+import { createServer } from "node:http";
 import net from "node:net";
 import { frame, MllpDecoder } from "../bridge/src/listeners/mllp/framing";
 import { type ChildBridge, spawnBridge, stopBridge } from "../bridge/test/support/child-bridge";
@@ -28,6 +33,7 @@ const BACKLOG = numberOption("messages", 100_000, { integer: true });
 const RATE_MESSAGES = numberOption("rate-messages", 2_000, { integer: true });
 const CONCURRENCY = numberOption("concurrency", 16, { integer: true });
 const KEYS = numberOption("keys", 64, { integer: true });
+const NOTIFICATIONS = numberOption("notifications", 200, { integer: true });
 const BATCH = 100;
 const POSTERS = 4;
 /** How often a waiting phase reads the destination's figures (each is a scan of its queue). */
@@ -153,6 +159,63 @@ async function outbound(w: RunningWorker, receiver: Awaited<ReturnType<typeof ml
   return { rate: RATE_MESSAGES / ((last - t0) / 1000), enqueueRate: RATE_MESSAGES / ((enqueued - t0) / 1000), dead: f.dead };
 }
 
+/** A loopback rest-hook receiver: answers 200, and times each notification Bundle's focus resources by id. */
+async function restHookReceiver() {
+  const arrived = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const at = performance.now();
+      try {
+        const bundle = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as { entry?: { resource?: { resourceType?: string; id?: string } }[] };
+        for (const e of bundle.entry ?? []) if (e.resource?.resourceType === "Observation" && e.resource.id && !arrived.has(e.resource.id)) arrived.set(e.resource.id, at);
+      } catch {
+        // A handshake without a body, or one that is not JSON: nothing to time.
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, arrived, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+
+/** Writes NOTIFICATIONS Observations one at a time; each one's latency until the rest-hook receiver has it. */
+async function subscriptionLatency(w: RunningWorker) {
+  const hook = await restHookReceiver();
+  try {
+    const fhir = (path: string, body: unknown) =>
+      fetch(`${w.url}/fhir/r4/${w.orgId}/${path}`, { method: "POST", headers: { ...w.headers, "content-type": "application/fhir+json" }, body: JSON.stringify(body) });
+    const code = { coding: [{ system: "http://loinc.org", code: "8867-4" }] };
+    const created = await fhir("Subscription", {
+      resourceType: "Subscription",
+      status: "requested",
+      reason: "bench",
+      criteria: "Observation?code=http://loinc.org|8867-4",
+      channel: { type: "rest-hook", endpoint: hook.url, payload: "application/fhir+json" },
+    });
+    if (created.status !== 201) throw new NothingMeasured(`Subscription not created: ${created.status} ${await created.text()}`);
+    const sub = (await created.json()) as { id: string };
+    await until(async () => ((await (await fetch(`${w.url}/fhir/r4/${w.orgId}/Subscription/${sub.id}`, { headers: w.headers })).json()) as { status: string }).status === "active", "subscription active", 30_000, 50);
+    const latencies: number[] = [];
+    for (let i = 0; i < NOTIFICATIONS; i++) {
+      const t0 = performance.now();
+      const res = await fhir("Observation", { resourceType: "Observation", status: "final", code, subject: { reference: `Patient/bench-${i % 10}` }, valueQuantity: { value: 60 + (i % 40), unit: "/min" } });
+      if (res.status !== 201) throw new NothingMeasured(`Observation ${i}: ${res.status} ${await res.text()}`);
+      const { id } = (await res.json()) as { id: string };
+      const at = await until(async () => hook.arrived.get(id), `notification ${i}`, 30_000, 1);
+      latencies.push(at - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  } finally {
+    await hook.close();
+  }
+}
+
 /** The inbound MLLP path: CONCURRENCY connections into the bridge, each a message at a time, until the Worker stored all. */
 async function inbound(w: RunningWorker, bridge: ChildBridge, run: string) {
   const stored = async () => (await api<{ total_count: number }>(w, "/api/hl7/messages?limit=1")).total_count;
@@ -210,6 +273,13 @@ try {
   console.log(`inbound MLLP (baseline): ${inb.rate.toFixed(0)} msg/s stored in the Worker (bridge ACKs ${inb.ackRate.toFixed(0)}/s)`);
   console.log(`outbound via Worker (mllp connector): ${outW.rate.toFixed(0)} msg/s enqueue → ACK (enqueue alone ${outW.enqueueRate.toFixed(0)}/s), ${ratio(outW.rate)} (target >= 0.8x: ${outW.rate / inb.rate >= 0.8 ? "met" : "NOT met"})`);
   console.log(`outbound via bridge relay: ${outB.rate.toFixed(0)} msg/s enqueue → ACK (enqueue alone ${outB.enqueueRate.toFixed(0)}/s), ${ratio(outB.rate)} (target >= 0.8x: ${outB.rate / inb.rate >= 0.8 ? "met" : "NOT met"})`);
+
+  const latency = await subscriptionLatency(worker);
+  allMeasured([
+    { label: "subscription notification p50 ms", value: latency.p50 },
+    { label: "subscription notification p99 ms", value: latency.p99 },
+  ]);
+  console.log(`subscription notification (rest-hook, loopback receiver, ${NOTIFICATIONS} writes one at a time): p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms from the start of the write to the receiver`);
 
   // Backlog: paused while enqueued, then resumed and drained.
   const backlog = await destination(worker, "bench backlog", { kind: "connector", connector_id: connectorId });
@@ -279,7 +349,6 @@ try {
   ]);
   console.log(`drain after resume: ${drained} delivered in ${drainSeconds.toFixed(1)} s, ${(drained / drainSeconds).toFixed(0)} msg/s (${ratio(drained / drainSeconds)}), workerd RSS peak while draining ${mib(drainPeak)}, dead ${f.dead}`);
   console.log(`  RSS per 10k delivered: ${drainSamples.map((s) => `${s.at / 1000}k ${mib(s.rss)}`).join(", ")}; after the drain ${mib(rssBytes(pids))}`);
-  console.log("subscription notification p50/p99: not measured (FHIR Subscriptions are not on main yet)");
 } finally {
   if (bridge) await stopBridge(bridge, "SIGKILL");
   await receiver.close();

@@ -1,12 +1,17 @@
 // The outbound relay in-process, against a fake service WebSocket server and real loopback
 // receivers: a transmit delivered over MLLP with its ACK text reported, HTTP and folder targets,
-// the allow-list, one delivery per delivery id (and another attempt for one that failed), reconnects with backoff, and outcomes the service
-// did not acknowledge reported again after reconnecting.
+// the allow-list, one delivery per delivery id (and another attempt for one that failed or was
+// reprocessed), one
+// kept-open MLLP connection per destination (replaced when the receiver closes or drops it, closed
+// when idle), reconnects with backoff, and outcomes the service did not acknowledge reported again
+// after reconnecting.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { mllpPeer } from "../../test/setup/outbound-peers";
+import { MllpLinks } from "../src/relay/mllp";
 import { FakeWorker } from "./support/fake-worker";
 import { FakeRelayService, MllpReceiver, TEST_CREDENTIAL } from "./support/fake-relay-service";
 import { fixture, withHeader } from "./support/fixtures";
@@ -77,6 +82,22 @@ describe("relay delivery", () => {
     expect(receiver.received).toEqual(["AGAIN-1"]);
   });
 
+  it("delivers a delivered id again when the operator reprocessed it (a higher round); a repeat of that round is answered from storage", async () => {
+    const { service, receiver } = await setUp();
+    const address = `mllp://127.0.0.1:${receiver.port}`;
+    service.transmit({ delivery_id: "re-1", address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 1, "first outcome");
+    service.transmit({ delivery_id: "re-1", round: 1, address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 2, "outcome of the reprocess");
+    service.transmit({ delivery_id: "re-1", round: 1, address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 3, "repeat of round 1 answered");
+    // An older round than the one held is a stale repeat, answered too.
+    service.transmit({ delivery_id: "re-1", address, body: oru("RE-1") });
+    await waitFor(() => service.outcomesOf("re-1").length === 4, "stale repeat answered");
+    expect(service.outcomesOf("re-1").map((o) => o.result.ok)).toEqual([true, true, true, true]);
+    expect(receiver.received).toEqual(["RE-1", "RE-1"]);
+  });
+
   it("delivers to HTTP and folder targets, and refuses addresses off the allow-list", async () => {
     const out = tempDir("relay-out-");
     cleanups.push(() => out.remove());
@@ -110,6 +131,49 @@ describe("relay delivery", () => {
     expect(service.outcomesOf("no-1")[0]?.result).toMatchObject({ ok: false, failure: { class: "not_allowed" } });
     expect(service.outcomesOf("no-2")[0]?.result).toMatchObject({ ok: false, failure: { class: "not_allowed" } });
     expect(existsSync("/etc/no-2.dat")).toBe(false);
+  });
+
+  it("carries a destination's MLLP messages over one kept-open connection; one the receiver closed or dropped is replaced; another destination has its own", async () => {
+    // The test/setup receiver numbers each message with the connection it came on.
+    const peer = await mllpPeer([{ reply: "AA" }, { reply: "AA", close_after: true }, { reply: "drop" }]);
+    cleanups.push(() => peer.close());
+    const { service } = await setUp();
+    const address = `mllp://127.0.0.1:${peer.port}`;
+    // As the service sends them: one message of a destination at a time, the next after the outcome.
+    const send = async (id: string, destination = "dest-1", n = 1) => {
+      service.transmit({ delivery_id: id, destination_id: destination, address, body: oru(id) });
+      return (await waitFor(() => service.outcomesOf(id)[n - 1], `outcome ${n} of ${id}`)).result;
+    };
+    expect(await send("K1")).toMatchObject({ ok: true, ack_code: "AA" });
+    expect(await send("K2")).toMatchObject({ ok: true, ack_code: "AA" });
+    // The receiver closed the connection after K2's ACK: K3 goes on a new one, which it drops on the frame.
+    expect(await send("K3")).toMatchObject({ ok: false, failure: { class: "refused" } });
+    // The service's retry (same delivery id, its stored outcome a failure) goes on a third.
+    expect(await send("K3", "dest-1", 2)).toMatchObject({ ok: true, ack_code: "AA" });
+    expect(await send("K4")).toMatchObject({ ok: true });
+    expect(await send("X1", "dest-2")).toMatchObject({ ok: true });
+    expect(await send("K5")).toMatchObject({ ok: true });
+    expect(peer.received.map((r) => [r.body.split("\r")[0]?.split("|")[9], r.connection])).toEqual([
+      ["K1", 1],
+      ["K2", 1],
+      ["K3", 2],
+      ["K3", 3],
+      ["K4", 3],
+      ["X1", 4],
+      ["K5", 3],
+    ]);
+  });
+
+  it("closes a connection left idle; the next message opens another", async () => {
+    const peer = await mllpPeer();
+    cleanups.push(() => peer.close());
+    const links = new MllpLinks(50);
+    cleanups.push(() => links.closeAll());
+    expect(await links.send("d", "127.0.0.1", peer.port, oru("I1"), 2_000)).toMatchObject({ ok: true });
+    expect(links.held()).toBe(1);
+    await waitFor(() => links.held() === 0, "idle connection closed");
+    expect(await links.send("d", "127.0.0.1", peer.port, oru("I2"), 2_000)).toMatchObject({ ok: true });
+    expect(peer.received.map((r) => r.connection)).toEqual([1, 2]);
   });
 
   it("classifies MLLP failures: refused connection", async () => {

@@ -5,7 +5,8 @@
 // killed with SIGKILL and restarted on the same data directory. Every message ends `delivered`;
 // the receiver accepts each one, in order per key, and a message accepted twice is always the
 // same delivery id (see `repeats` below); the bridge's status goes offline and back online. A
-// second organization's bridge, connected all along, delivers only its own organization's messages.
+// second organization's bridge, connected all along, delivers only its own organization's messages,
+// and delivers again one of them that its operator reprocesses.
 import { DatabaseSync } from "node:sqlite";
 import { createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
@@ -121,6 +122,7 @@ interface QueuedMessage {
   key: string | null;
   state: string;
   attempts: number;
+  reprocessed: number;
 }
 
 let worker: RunningWorker | undefined;
@@ -264,4 +266,13 @@ it("delivers every message once per delivery id, in order per key, across AE, dr
   expect(heldBy(b)).toEqual([...bIds].sort());
   expect(heldBy(a).filter((id) => id.startsWith("B-"))).toEqual([]);
   expect(accepted.filter((id) => id.startsWith("B-"))).toEqual([]);
+
+  // The operator reprocesses one of B's delivered messages: the bridge, which holds its delivery id
+  // as delivered, sends it again (a higher reprocess round), under the same delivery id.
+  const again = bIds[1] ?? "";
+  await call(target.url, b.who, "POST", `/api/v1/destinations/${b.destinationId}/messages/reprocess`, { message_ids: [again] });
+  await waitFor(() => b.receiver.accepted().length === bIds.length + 1, "the reprocessed message accepted again", 20_000, POLL_MS);
+  expect(b.receiver.accepted()).toEqual([...bIds, again]);
+  const redone = await waitFor(async () => (await allMessages(target, b)).find((m) => m.id === again && m.state === "delivered"), "reprocessed message delivered", 10_000, POLL_MS);
+  expect(redone).toMatchObject({ state: "delivered", reprocessed: 1 });
 }, 90_000);

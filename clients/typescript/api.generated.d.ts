@@ -417,8 +417,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether the organization offers single sign-on, its button's text and where it starts (public, no secrets)
-         * @description An organization that does not exist answers as one without single sign-on.
+         * The organization's single sign-on options: each enabled identity provider's button text and where it starts (public, no secrets)
+         * @description An organization that does not exist answers as one without single sign-on (`enabled: false`, no identity providers).
          */
         get: operations["getSsoInfo"];
         put?: never;
@@ -438,7 +438,7 @@ export interface paths {
         };
         /**
          * Start single sign-on: 302 to the organization's IdP (authorization code, PKCE S256, state, nonce)
-         * @description Sets the `cdis_sso` cookie binding the sign-in to this browser (10 minutes). Refused: 302 to `/?sso_error=<CODE>` (`SSO_NOT_CONFIGURED`, `STATE_INVALID`, `STATE_EXPIRED`, `ACCESS_DENIED`, `IDP_ERROR`, `TOKEN_INVALID`, `NONCE_MISMATCH`, `EMAIL_MISSING`, `EMAIL_NOT_VERIFIED`, `DOMAIN_NOT_ALLOWED`, `NO_ROLE_MAPPED`, `NOT_PROVISIONED`, `USER_DISABLED`, `SUBJECT_MISMATCH`).
+         * @description Sets the `cdis_sso` cookie binding the sign-in to this browser (10 minutes). Refused: 302 to `/?sso_error=<CODE>` (`SSO_NOT_CONFIGURED`, `IDP_UNKNOWN`, `STATE_INVALID`, `STATE_EXPIRED`, `ACCESS_DENIED`, `IDP_ERROR`, `TOKEN_INVALID`, `NONCE_MISMATCH`, `EMAIL_MISSING`, `EMAIL_NOT_VERIFIED`, `DOMAIN_NOT_ALLOWED`, `NO_ROLE_MAPPED`, `NOT_PROVISIONED`, `USER_DISABLED`, `SUBJECT_MISMATCH`).
          */
         get: operations["startSsoSignIn"];
         put?: never;
@@ -458,7 +458,7 @@ export interface paths {
         };
         /**
          * The IdP's redirect back: signs the user in (sets the session cookie) and 302 to the console
-         * @description The redirect URI to register at the IdP. The single-use `state` (this organization, this browser's `cdis_sso` cookie, 10 minutes) authenticates it; the code is exchanged and the ID token validated (issuer, audience, expiry, nonce, signature). Signed in: `cdis_session` is set as password sign-in sets it, and 302 to the console. Refused (audited, nothing granted): 302 to `/?sso_error=<CODE>` (`SSO_NOT_CONFIGURED`, `STATE_INVALID`, `STATE_EXPIRED`, `ACCESS_DENIED`, `IDP_ERROR`, `TOKEN_INVALID`, `NONCE_MISMATCH`, `EMAIL_MISSING`, `EMAIL_NOT_VERIFIED`, `DOMAIN_NOT_ALLOWED`, `NO_ROLE_MAPPED`, `NOT_PROVISIONED`, `USER_DISABLED`, `SUBJECT_MISMATCH`).
+         * @description The redirect URI to register at the IdP. The single-use `state` (this organization, this browser's `cdis_sso` cookie, 10 minutes) authenticates it; the code is exchanged and the ID token validated (issuer, audience, expiry, nonce, signature). Signed in: `cdis_session` is set as password sign-in sets it, and 302 to the console. Refused (audited, nothing granted): 302 to `/?sso_error=<CODE>` (`SSO_NOT_CONFIGURED`, `IDP_UNKNOWN`, `STATE_INVALID`, `STATE_EXPIRED`, `ACCESS_DENIED`, `IDP_ERROR`, `TOKEN_INVALID`, `NONCE_MISMATCH`, `EMAIL_MISSING`, `EMAIL_NOT_VERIFIED`, `DOMAIN_NOT_ALLOWED`, `NO_ROLE_MAPPED`, `NOT_PROVISIONED`, `USER_DISABLED`, `SUBJECT_MISMATCH`).
          */
         get: operations["completeSsoSignIn"];
         put?: never;
@@ -823,6 +823,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/me/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out of the console session, and of the identity provider that opened it (OpenID Connect RP-Initiated Logout)
+         * @description Ends the console session at once and clears the cookie, as `DELETE /api/v1/console/session` does. When single sign-on opened the session and the IdP offers an `end_session_endpoint`, `end_session_url` is where the console sends the browser next: the IdP's end-session endpoint with `id_token_hint`, `client_id` and `post_logout_redirect_uri` (the identity provider's `post_logout_redirect_uri`, which must be registered at the IdP). Otherwise null.
+         */
+        post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/me/totp": {
         parameters: {
             query?: never;
@@ -960,22 +980,43 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
-    "/api/v1/identity-provider": {
+    "/api/v1/identity-providers": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The organization's OpenID Connect identity provider (the client secret only as a hint) */
+        /** The organization's OpenID Connect identity providers, oldest first (client secrets only as hints) */
+        get: operations["listIdentityProviders"];
+        put?: never;
+        /**
+         * Add an OpenID Connect identity provider to the organization (a button of its sign-in page)
+         * @description The issuer must be https (plain http only for a host OUTBOUND_ALLOW lists). Just-in-time provisioning needs allowed email domains and a role (mapped values or a default). `client_secret` is required. At most 20 per organization (409 `IDENTITY_PROVIDER_LIMIT`).
+         */
+        post: operations["createIdentityProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/identity-providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the organization's identity providers (the client secret only as a hint) */
         get: operations["getIdentityProvider"];
         /**
-         * Configure the organization's OpenID Connect identity provider (creates or replaces it)
-         * @description The issuer must be https (plain http only for a host OUTBOUND_ALLOW lists). `client_secret` is required when none is stored, or when the issuer or client id changes; omitted otherwise, the stored one is kept. Just-in-time provisioning needs allowed email domains and a role (mapped values or a default).
+         * Replace one of the organization's identity providers
+         * @description The issuer must be https (plain http only for a host OUTBOUND_ALLOW lists). Just-in-time provisioning needs allowed email domains and a role (mapped values or a default). `client_secret` is required when the issuer or client id changes; omitted otherwise, the stored one is kept. Sign-ins started before a change of issuer or client id fail (`STATE_INVALID`).
          */
-        put: operations["putIdentityProvider"];
+        put: operations["replaceIdentityProvider"];
         post?: never;
-        /** Remove the organization's identity provider: single sign-on stops; users and their bindings stay */
+        /** Remove one of the organization's identity providers: its button and sign-ins stop; users and their bindings stay */
         delete: operations["deleteIdentityProvider"];
         options?: never;
         head?: never;
@@ -2206,7 +2247,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The expression of a custom logic node (JSONata or FHIRPath), checked and run on samples */
+        /** The logic of a custom node (JSONata, FHIRPath or a JavaScript module for code.javascript), checked and run on samples (JavaScript in the sandbox) */
         post: operations["copilotGenerateCode"];
         delete?: never;
         options?: never;
@@ -4063,10 +4104,20 @@ export interface components {
             recovery_code?: string;
         };
         SsoInfo: {
+            /** @description Whether the organization has at least one enabled identity provider */
             enabled: boolean;
-            display_name: string | null;
-            /** @description Navigate the browser here (a GET) to sign in */
-            start_url: string | null;
+            /** @description Its enabled identity providers, oldest first: one button each */
+            identity_providers: components["schemas"]["SsoOption"][];
+        };
+        SsoOption: {
+            id: string;
+            /**
+             * @description The button's text
+             * @example Sign in with Okta
+             */
+            display_name: string;
+            /** @description Navigate the browser here (a GET) to sign in with this identity provider */
+            start_url: string;
         };
         DeviceWebhookAck: {
             /**
@@ -4372,6 +4423,10 @@ export interface components {
              */
             scopes?: string[];
         };
+        SignOut: {
+            /** @description Where to send the browser to end the IdP's session too (null: nothing to end there) */
+            end_session_url: string | null;
+        };
         TotpStatus: {
             enabled: boolean;
             enabled_at: string | null;
@@ -4438,7 +4493,16 @@ export interface components {
             /** @description null: forget the user's binding to an IdP subject, so that their next single sign-on binds again (after a change of identity provider) */
             identity_provider?: null;
         };
+        IdentityProviderList: {
+            identity_providers: components["schemas"]["IdentityProvider"][];
+            total_count: number;
+        };
         IdentityProvider: {
+            /**
+             * @description The identity provider's id (`idp_…`): what the start's `?idp=` names
+             * @example idp_0f1e2d3c4b5a69788796a5b4c3d2e1f0
+             */
+            id: string;
             display_name: string;
             issuer: string;
             client_id: string;
@@ -4458,9 +4522,11 @@ export interface components {
             allowed_email_domains: string[];
             jit_provisioning: boolean;
             enabled: boolean;
-            /** @description The redirect URI to register with the IdP for this organization */
+            /** @description The redirect URI to register with the IdP (the organization's one callback, for each of its identity providers) */
             redirect_uri: string;
-            /** @description Where the console sends the browser to sign in */
+            /** @description The post-logout redirect URI to register with the IdP, where it sends the browser back after ending its session at the console's sign-out (OpenID Connect RP-Initiated Logout) */
+            post_logout_redirect_uri: string;
+            /** @description Where the console sends the browser to sign in with this identity provider */
             start_url: string;
             created_at: string;
             updated_at: string;
@@ -5349,6 +5415,8 @@ export interface components {
             label: string | null;
             enqueued_at: string;
             attempts: number;
+            /** @description How many times an operator reprocessed it */
+            reprocessed: number;
             first_attempt_at: string | null;
             next_attempt_at: string | null;
             delivered_at: string | null;
@@ -5412,6 +5480,28 @@ export interface components {
             kind: "pipeline";
             /** Format: uuid */
             pipeline_id: string;
+        } | {
+            /** @description An ES module: export default async function (input, ctx) { ... } */
+            code: string;
+            limits?: {
+                cpuMs?: number;
+                wallMs?: number;
+                memoryBytes?: number;
+                outputChars?: number;
+                fhirCalls?: number;
+                fetches?: number;
+                helperCalls?: number;
+                logLines?: number;
+            };
+            /** @description ctx.secrets: named credentials of one of the org's connectors */
+            secrets?: {
+                /** @description The org's connector whose credentials the code reads (by reference: the values never enter the pipeline) */
+                connector_id: string;
+                /** @description The credentials offered as ctx.secrets.<name>, and only those */
+                names: string[];
+            };
+            /** @enum {string} */
+            kind: "code";
         };
         ToolInput: {
             name: string;
@@ -5796,7 +5886,7 @@ export interface components {
              * @default data.transform
              * @enum {string}
              */
-            node_type?: "data.transform" | "data.filter" | "data.set_fields" | "data.fhirpath";
+            node_type?: "data.transform" | "data.filter" | "data.set_fields" | "data.fhirpath" | "code.javascript";
             /** @description Inputs the generated node is run on (test mode); a failure is repaired */
             sample_inputs?: unknown[];
             /** @description A model id from GET /api/llm-models; default "default" */
@@ -7976,6 +8066,8 @@ export interface operations {
             query?: {
                 /** @description The console path to land on once signed in (default `/`); anything but a path of this service is ignored */
                 return_to?: string;
+                /** @description Which of the organization's identity providers (its id); omitted, the only enabled one */
+                idp?: string;
             };
             header?: never;
             path: {
@@ -9721,6 +9813,71 @@ export interface operations {
             };
         };
     };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOut"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getMyTotp: {
         parameters: {
             query?: never;
@@ -10354,7 +10511,7 @@ export interface operations {
             };
         };
     };
-    getIdentityProvider: {
+    listIdentityProviders: {
         parameters: {
             query?: never;
             header?: never;
@@ -10363,7 +10520,134 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The identity provider, with the redirect URI to register at the IdP */
+            /** @description The identity providers, each with the redirect URIs to register at its IdP */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProviderList"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityProviderInput"];
+            };
+        };
+        responses: {
+            /** @description The identity provider as saved */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            /** @description Invalid request body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient permissions, or organization mismatch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity provider */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10419,11 +10703,13 @@ export interface operations {
             };
         };
     };
-    putIdentityProvider: {
+    replaceIdentityProvider: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
         requestBody: {
@@ -10468,6 +10754,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -10483,7 +10778,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -16364,9 +16661,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         ok: boolean;
+                        /** @description What the tool answered; for a code tool that failed, its error ({ code, message, line?, column? }) */
                         result?: unknown;
                         execution_id?: string;
                         status?: number;
+                        /** @description A code tool's ctx.log lines (secrets masked) */
+                        logs?: string[];
+                        /** @description A code tool in test mode: what it would have sent */
+                        would_write?: {
+                            target: string;
+                            payload?: unknown;
+                        }[];
                     };
                 };
             };

@@ -4,6 +4,7 @@
 // what they add (src/platform/org-context.ts); this is where each is built.
 import { accessPolicyFor } from "../features/access-policies";
 import { evaluateReadings } from "../features/alerts/evaluate-readings";
+import { codeRunner } from "../features/code/index";
 import { consentReadPolicyFor } from "../features/consent/read-enforcement";
 import { ConnectorTypeRegistry } from "../features/connectors/types";
 import { destinationsPort, publishEvents } from "../features/event-webhooks";
@@ -20,6 +21,7 @@ import { CONNECTOR_TYPE_CATALOG, FHIR_EXTENSIONS, NODE_FAMILIES } from "./catalo
 import { DELIVERY_TRANSPORTS } from "./delivery";
 import { devicePlatformsOf, platformServices } from "./device-platform-services";
 import { fhirChanged } from "./fhir-changes";
+import { codeHelpers } from "./plugins";
 import { agentServicesFor, execute, openExecutionBatch, pipelineServicesFor, runFor } from "./wiring";
 
 // The deployment's catalogs, built once per isolate: every context shares them.
@@ -52,6 +54,8 @@ export function contextFor(env: Env, placement: Placement, d1?: D1Database): Org
     openExecutionBatch: (opts) => openExecutionBatch(ctx, opts),
     runFor: (job, durableWaits) => runFor(ctx, job, durableWaits),
     agents: (principal, options) => agentServicesFor(ctx, principal, options),
+    // Code-backed tools run the code node's sandbox and ctx on the caller's pipeline services.
+    code: (principal, testMode) => codeRunner(ctx.pipelines(principal, testMode), codeHelpers, { orgId: data.orgId, testMode }),
     // The service's events go to the org's webhook endpoints subscribed to them (docs/webhooks.md).
     publish: (events) => publishEvents(ctx, events, destinationsPort),
     readingsStored: async (stored) => {

@@ -53,4 +53,4 @@ export const PLUGINS: readonly Plugin[] = [
   { name: "google-health", devicePlatform: googleHealth },
 ];
 
-const codeHelpers: CodeHelpers = Object.assign({}, ...PLUGINS.map((p) => p.codeHelpers ?? {}));
+export const codeHelpers: CodeHelpers = Object.assign({}, ...PLUGINS.map((p) => p.codeHelpers ?? {}));

@@ -130,6 +130,8 @@ describe("bridge relay", () => {
     expect(transmit).toEqual({
       type: "transmit",
       delivery_id: delivery.message.id,
+      destination_id: delivery.destination.id,
+      round: 0,
       address: "mllp://10.1.2.3:2575",
       body: delivery.message.body,
       content_type: "x-application/hl7-v2+er7",

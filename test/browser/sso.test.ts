@@ -2,7 +2,9 @@
 // organization id names an organization with an identity provider; clicking it goes through a
 // real OpenID Provider on loopback (oidc-provider with its development login and consent forms,
 // test/setup/oidc-idp.ts) and back to the console, signed in as a just-in-time user with the
-// mapped role. A refusal comes back as ?sso_error= and the page says why in words.
+// mapped role, among the buttons of each of the organization's identity providers. Signing out ends
+// the IdP's session too (RP-Initiated Logout): the IdP asks, then sends the browser back to the
+// console. A refusal comes back as ?sso_error= and the page says why in words.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { consolePerTest, consoleUrl, fileOrgs, textOf } from "./harness";
 // The IdP's issuer in inject() (its globalSetup declares it).
@@ -11,7 +13,7 @@ import type {} from "../setup/oidc-idp";
 const consolePage = consolePerTest();
 const issuer = inject("oidcIssuer");
 
-/** Organization B: its own identity provider for this file, removed at the end. */
+/** Organization B: its own identity providers for this file, removed at the end. */
 const org = () => fileOrgs().orgB;
 
 async function orgApi(path: string, method: string, body?: unknown): Promise<Response> {
@@ -30,26 +32,36 @@ async function idpAccount(claims: Record<string, unknown>): Promise<string> {
 }
 
 describe("single sign-on from the sign-in page", () => {
-  beforeAll(async () => {
+  const idpIds: string[] = [];
+  /** A client of the IdP for organization B, and an identity provider of B with it. */
+  async function addIdentityProvider(displayName: string, mapping: Record<string, string>) {
     const redirect = `${consoleUrl()}/api/v1/auth/sso/${org().orgId}/callback`;
-    const reg = await fetch(`${issuer}/reg`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [redirect], grant_types: ["authorization_code"], response_types: ["code"] }) });
+    const registration = { redirect_uris: [redirect], post_logout_redirect_uris: [`${consoleUrl()}/?signed_out=sso`], grant_types: ["authorization_code"], response_types: ["code"] };
+    const reg = await fetch(`${issuer}/reg`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(registration) });
     expect(reg.status).toBe(201);
     const client = (await reg.json()) as { client_id: string; client_secret: string };
-    const put = await orgApi("/api/v1/identity-provider", "PUT", {
-      display_name: "Sign in with Test IdP",
+    const created = await orgApi("/api/v1/identity-providers", "POST", {
+      display_name: displayName,
       issuer,
       client_id: client.client_id,
       client_secret: client.client_secret,
       scopes: ["openid", "email", "profile", "groups"],
-      role_mapping: { claim: "groups", values: { "cdis-engineers": "integration_engineer" }, default: null },
+      role_mapping: { claim: "groups", values: mapping, default: null },
       allowed_email_domains: ["sso.example.org"],
       jit_provisioning: true,
     });
-    expect(put.status, await put.clone().text()).toBe(200);
-    expect(((await put.json()) as { redirect_uri: string }).redirect_uri).toBe(redirect);
+    expect(created.status, await created.clone().text()).toBe(201);
+    const saved = (await created.json()) as { id: string; redirect_uri: string; post_logout_redirect_uri: string };
+    expect(saved).toMatchObject({ redirect_uri: redirect, post_logout_redirect_uri: registration.post_logout_redirect_uris[0] });
+    idpIds.push(saved.id);
+    return saved.id;
+  }
+  beforeAll(async () => {
+    await addIdentityProvider("Sign in with Test IdP", { "cdis-engineers": "integration_engineer" });
+    await addIdentityProvider("Sign in with Partner IdP", { "cdis-engineers": "auditor" });
   });
   afterAll(async () => {
-    await orgApi("/api/v1/identity-provider", "DELETE");
+    for (const id of idpIds) await orgApi(`/api/v1/identity-providers/${id}`, "DELETE");
   });
 
   async function startSso(login: string) {
@@ -57,9 +69,10 @@ describe("single sign-on from the sign-in page", () => {
     await page.waitForSelector("input[name=organization]");
     await page.type("input[name=organization]", org().orgId);
     await page.waitForSelector("a[data-sso-start]");
-    expect(await textOf(page, "a[data-sso-start]")).toBe("Sign in with Test IdP");
+    // A button for each identity provider, in the order they were added.
+    expect(await page.$$eval("a[data-sso-start]", (links) => links.map((a) => a.textContent))).toEqual(["Sign in with Test IdP", "Sign in with Partner IdP"]);
     // The IdP's development login form (any password), then its consent form.
-    await Promise.all([page.waitForNavigation(), page.click("a[data-sso-start]")]);
+    await Promise.all([page.waitForNavigation(), page.click(`a[data-sso-start="${idpIds[0]}"]`)]);
     expect(page.url().startsWith(issuer)).toBe(true);
     await page.type("input[name=login]", login);
     await page.type("input[name=password]", "anything");
@@ -77,6 +90,21 @@ describe("single sign-on from the sign-in page", () => {
     expect(await textOf(page, "header [data-signed-in-as]")).toBe(`Eve Engineer (${email})`);
     const users = (await (await orgApi("/api/v1/users?limit=100", "GET")).json()) as { users: { email: string; role: string; status: string }[] };
     expect(users.users.find((u) => u.email === email)).toMatchObject({ role: "integration_engineer", status: "active" });
+
+    // Signing out: the IdP asks whether to end its session too, then sends the browser back here.
+    await Promise.all([page.waitForNavigation(), page.click("header button")]);
+    expect(page.url().startsWith(`${issuer}/session/end`)).toBe(true);
+    await Promise.all([page.waitForNavigation(), page.click("button[name=logout][value=yes]")]);
+    expect(page.url()).toBe(`${consoleUrl()}/?signed_out=sso`);
+    await page.waitForSelector("main.signin [role=status]");
+    expect(await textOf(page, "main.signin [role=status]")).toBe("You signed out, at your identity provider too.");
+    // The IdP's session is over: signing in again asks for the login at the IdP.
+    await page.waitForSelector("input[name=organization]");
+    await page.type("input[name=organization]", org().orgId);
+    await page.waitForSelector(`a[data-sso-start="${idpIds[0]}"]`);
+    await Promise.all([page.waitForNavigation(), page.click(`a[data-sso-start="${idpIds[0]}"]`)]);
+    expect(page.url().startsWith(issuer)).toBe(true);
+    await page.waitForSelector("input[name=login]");
   });
 
   it("says in words why the IdP's answer was refused: a domain the organization does not allow", async () => {

@@ -1,8 +1,10 @@
 // The code.javascript node in pipelines, on the real FHIR store: the happy path with node logs,
 // a syntax error refused at save with its place, a limit failing the node (and the service still
-// answering), async executions, and org B's code never reaching org A's data with A's ids.
+// answering), async executions, and org B's code never reaching org A's data with A's ids; and
+// code-backed custom tools (/api/tools, kind code) invoked directly and through the agents' seam.
 import { describe, expect, it } from "vitest";
 import { createPipeline, definition, driveExecution, edge, run, trigger } from "../support/pipelines";
+import type { Principal } from "../../src/features/tenancy/auth/permissions";
 import { createTenant, type Tenant } from "../support/tenants";
 
 type Extra = { limits?: Record<string, number>; secrets?: { connector_id: string; names: string[] } };
@@ -123,5 +125,71 @@ describe("code.javascript node", () => {
     expect((await run(b, bSearch, { id })).body).toMatchObject({ status: "completed", outputs: { js: { output: 0 } } });
     const aRead = await createPipeline(a, pipeline(`export default async (input, ctx) => ({ leaked: ({}).leaked ?? null, family: (await ctx.fhir.read("Patient", input.id)).name[0].family })`));
     expect((await run(a, aRead, { id })).body).toMatchObject({ status: "completed", outputs: { js: { output: { leaked: null, family: "Secret" } } } });
+  });
+});
+
+const principalOf = (t: Tenant): Principal => ({ orgId: t.orgId, keyId: t.keyId, keyName: "admin key", role: "admin", scopes: [] });
+const params = { type: "object", properties: { id: { type: "string" }, fail: { type: "boolean" } }, required: ["id"] };
+
+async function codeTool(t: Tenant, source: string, extra: Extra = {}, name = "lookup") {
+  return t.fetch("/api/tools", { method: "POST", json: { name, description: "Looks a patient up", parameters: params, implementation: { kind: "code", code: source, ...extra } } });
+}
+
+async function invoke(t: Tenant, toolId: string, args: Record<string, unknown>) {
+  const res = await t.fetch(`/api/tools/${toolId}/invoke`, { method: "POST", json: { arguments: args } });
+  return { status: res.status, body: (await res.json()) as { ok: boolean; result: unknown; logs?: string[]; error?: { code: string } } };
+}
+
+describe("code-backed custom tools", () => {
+  it("a code tool reads the store as its caller, logs, fails with the node's codes; an agent calls it by name", async () => {
+    const t = await createTenant();
+    const id = await patient(t, "Lovelace");
+    const created = await codeTool(t, READ);
+    expect(created.status).toBe(201);
+    const tool = (await created.json()) as { id: string; implementation: { kind: string } };
+    expect(tool.implementation.kind).toBe("code");
+    expect(await invoke(t, tool.id, { id })).toEqual({ status: 200, body: { ok: true, result: { id, display: "Ada LOVELACE" }, logs: [`read Patient ${id}`] } });
+    // Arguments are checked against the tool's parameters before any code runs.
+    expect((await invoke(t, tool.id, { id: 5 })).status).toBe(400);
+    // The agents' seam: what an agent's tool call runs.
+    const asAgent = t.ctx.agents(principalOf(t));
+    expect(await (await asAgent.customTool("lookup"))!.execute({ id })).toEqual({ id, display: "Ada LOVELACE" });
+    const loop = (await (await codeTool(t, "export default function () { while (true) {} }", {}, "loop")).json()) as { id: string };
+    expect(await invoke(t, loop.id, { id })).toMatchObject({ status: 200, body: { ok: false, result: { code: "CODE_TIMEOUT" } } });
+    await expect((await asAgent.customTool("loop"))!.execute({ id })).rejects.toThrow(/CODE_TIMEOUT/);
+    const thrower = (await (await codeTool(t, "export default function () {\n  throw new Error('nope');\n}", {}, "thrower")).json()) as { id: string };
+    expect(await invoke(t, thrower.id, { id })).toMatchObject({ body: { ok: false, result: { code: "CODE_ERROR", message: "nope", line: 2 } } });
+    // A syntax error is refused at save, with its place.
+    const bad = await codeTool(t, "export default function (input) {\n  return input +;\n}", {}, "bad");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { details: { path: string; message: string }[] } }).error.details).toEqual([expect.objectContaining({ path: "implementation.code", message: expect.stringMatching(/line 2, column \d+/) })]);
+  });
+
+  it("ctx.secrets by reference, masked in logs and errors; org B cannot name A's connector nor read A's Patient with A's id", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const aConn = await connector(a, { value: "a-key-123456" });
+    const id = await patient(a, "Secret");
+    const SHOW = `export default (input, ctx) => {
+  ctx.log("key is", ctx.secrets.value);
+  if (input.fail) throw new Error("bad " + ctx.secrets.value);
+  return { len: ctx.secrets.value.length };
+}`;
+    const secrets = { secrets: { connector_id: aConn, names: ["value"] } };
+    const tool = (await (await codeTool(a, SHOW, secrets)).json()) as { id: string };
+    expect(await (await a.fetch(`/api/tools/${tool.id}`)).text()).not.toContain("a-key-123456");
+    expect(await invoke(a, tool.id, { id })).toEqual({ status: 200, body: { ok: true, result: { len: 12 }, logs: ["key is [secret]"] } });
+    const failed = await invoke(a, tool.id, { id, fail: true });
+    expect(failed.body).toMatchObject({ ok: false, result: { code: "CODE_ERROR", message: "bad [secret]" } });
+    expect(JSON.stringify(failed.body)).not.toContain("a-key-123456");
+    // B: A's connector id is refused at save; A's tool id is not found; A's Patient is not found.
+    const named = await codeTool(b, SHOW, secrets);
+    expect(named.status).toBe(400);
+    expect(await named.text()).toContain("implementation.secrets.connector_id");
+    expect((await b.fetch(`/api/tools/${tool.id}/invoke`, { method: "POST", json: { arguments: { id } } })).status).toBe(404);
+    const bTool = (await (await codeTool(b, READ)).json()) as { id: string };
+    const bRead = await invoke(b, bTool.id, { id });
+    expect(bRead.body).toMatchObject({ ok: false, result: { code: "CODE_ERROR" } });
+    expect(JSON.stringify(bRead.body)).not.toContain("Secret");
   });
 });

@@ -217,4 +217,22 @@ describe("generate/code", () => {
     expect(body.sample_results[0]?.outputs.output).toEqual({ full: "Ada Lovelace" });
     expect(body.attempts).toBe(2);
   });
+
+  it("writes a code.javascript module: a syntax error and a throw on a sample are fed back, the sandbox runs the answer on the samples", async () => {
+    const t = await createTenant();
+    const answers = [
+      "export default function (input) {\n  return input +;\n}",
+      "export default function (input) {\n  return { full: input.nope.given };\n}",
+      "export default (input) => ({ full: input.given + ' ' + input.family.toUpperCase() });",
+    ];
+    const server = giveModel(t.orgId, (_r, i) => json({ config: { code: answers[i] }, explanation: "joins names" }));
+    const res = await post(t, "/generate/code", { description: "full name", node_type: "code.javascript", sample_inputs: [{ given: "Ada", family: "Lovelace" }] });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { node: { type: string; config: { code: string } }; sample_results: { outputs: { output: unknown } }[]; attempts: number };
+    expect(body.node).toEqual({ type: "code.javascript", config: { code: answers[2] } });
+    expect(body.sample_results[0]?.outputs.output).toEqual({ full: "Ada LOVELACE" });
+    expect(body.attempts).toBe(3);
+    expect(lastOf(server.requests[1] as ChatRequest, "user")).toMatch(/config\.code.*line 2, column/s);
+    expect(lastOf(server.requests[2] as ChatRequest, "user")).toMatch(/CODE_ERROR: TypeError: .*given.* at line \d+/);
+  });
 });

@@ -1,6 +1,7 @@
 // A destination "via bridge": the queue's messages go down the bridge's relay socket (the test
 // plays the bridge), the bridge's outcome settles them; with the bridge offline they wait as
-// bridge_offline and go out once it connects; another org's bridge never receives them.
+// bridge_offline and go out once it connects; a reprocess is sent again with a higher round;
+// another org's bridge never receives them.
 import { describe, expect, it } from "vitest";
 import { TestBridgeSocket, registerBridge } from "../bridges/support";
 import { eventually } from "../support/eventually";
@@ -9,6 +10,8 @@ import { createTenant, type Tenant } from "../support/tenants";
 interface Transmit {
   type: "transmit";
   delivery_id: string;
+  destination_id: string;
+  round: number;
   address: string;
   body: string;
 }
@@ -22,15 +25,15 @@ async function bridgeDestination(t: Tenant, bridgeId: string) {
   return ((await res.json()) as { id: string }).id;
 }
 
-const messagesOf = async (t: Tenant, id: string) => ((await (await t.fetch(`/api/v1/destinations/${id}/messages`)).json()) as { messages: { id: string; state: string; last_result: { ok: boolean; ack_code?: string; failure?: { class: string } } | null }[] }).messages;
+const messagesOf = async (t: Tenant, id: string) => ((await (await t.fetch(`/api/v1/destinations/${id}/messages`)).json()) as { messages: { id: string; state: string; reprocessed: number; last_result: { ok: boolean; ack_code?: string; failure?: { class: string } } | null }[] }).messages;
 
-/** Answers every transmit the socket gets with an AA outcome, as the bridge does after the receiver's ACK. */
+/** Answers every transmit (each delivery id once per reprocess round) with an AA outcome, as the bridge does after the receiver's ACK. */
 function answerAll(socket: TestBridgeSocket): () => void {
   const answered = new Set<string>();
   const timer = setInterval(() => {
     for (const m of socket.messages<Transmit>("transmit")) {
-      if (answered.has(m.delivery_id)) continue;
-      answered.add(m.delivery_id);
+      if (answered.has(`${m.delivery_id} ${m.round}`)) continue;
+      answered.add(`${m.delivery_id} ${m.round}`);
       socket.send({ type: "outcome", delivery_id: m.delivery_id, result: { ok: true, ack_code: "AA", response: "MSH|^~\\&|LIS\rMSA|AA|1" } });
     }
   }, 20);
@@ -55,7 +58,11 @@ describe("destinations via a bridge", () => {
       expect(done.map((m) => m.state)).toEqual(["delivered", "delivered"]);
       const transmits = socket.messages<Transmit>("transmit");
       expect([...new Set(transmits.map((m) => m.delivery_id))]).toEqual(["b1", "b2"]);
-      expect(transmits[0]).toMatchObject({ address: "mllp://10.1.2.3:2575", body: "MSH|1" });
+      expect(transmits[0]).toMatchObject({ destination_id: d, round: 0, address: "mllp://10.1.2.3:2575", body: "MSH|1" });
+      // The operator reprocesses b1: the transmit carries round 1, so the bridge, which holds b1 as delivered, sends it again.
+      expect((await t.fetch(`/api/v1/destinations/${d}/messages/reprocess`, { method: "POST", json: { message_ids: ["b1"] } })).status).toBe(200);
+      await eventually(() => messagesOf(t, d), (ms) => ms.find((m) => m.id === "b1")?.state === "delivered" && ms.find((m) => m.id === "b1")?.reprocessed === 1);
+      expect(socket.messages<Transmit>("transmit").filter((m) => m.delivery_id === "b1").map((m) => m.round)).toEqual([0, 1]);
     } finally {
       stop();
       socket.close();

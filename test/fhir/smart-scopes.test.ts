@@ -89,4 +89,58 @@ describe("SMART scopes on the FHIR API", () => {
     expect((await plain.search("Observation", "_total=accurate")).total).toBe(3);
     expect((await plain.create(newObservation(p1.id))).outcome).toBe("created");
   });
+
+  it("a granular scope (patient/Observation.rs?category=...) narrows the query itself: full pages, next links and totals of what it grants", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const p1 = await post(t, { resourceType: "Patient", name: [{ family: "One" }] });
+    const p2 = await post(t, { resourceType: "Patient", name: [{ family: "Two" }] });
+    const CAT = "http://terminology.hl7.org/CodeSystem/observation-category";
+    const obs = (owner: Tenant, patient: string, category: string, system = CAT) =>
+      post(owner, { resourceType: "Observation", status: "final", category: [{ coding: [{ system, code: category }] }], code: { text: "x" }, subject: { reference: `Patient/${patient}` } });
+    // Interleaved, so that a page of the unnarrowed query would hold laboratory results the filter drops.
+    const vitals: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      vitals.push((await obs(t, p1.id, "vital-signs")).id);
+      await obs(t, p1.id, "laboratory");
+      await obs(t, p1.id, "laboratory");
+    }
+    await obs(t, p2.id, "vital-signs"); // another patient's
+    await obs(t, p1.id, "vital-signs", "http://example.org/other-system"); // the same code in another system
+    await obs(other, p1.id, "vital-signs"); // another organization's
+    const grant: FhirGrant = { scopes: ["launch/patient", `patient/Observation.rs?category=${encodeURIComponent(`${CAT}|vital-signs`)}`], patient: p1.id };
+    const fetch = appFetch(buildApp({ policyFor: (_env, principal) => smartScopePolicy({ ...principal, fhirGrant: grant }) }), t);
+    const base = `/fhir/r4/${t.orgId}`;
+    const page = async (url: string) => {
+      const res = await fetch(url.startsWith("http") ? url.slice(url.indexOf("/fhir/")) : url);
+      expect(res.status, url).toBe(200);
+      return (await res.json()) as Bundle & { link?: { relation: string; url: string }[] };
+    };
+
+    const first = await page(`${base}/Observation?_count=2&_total=accurate`);
+    expect(first.total).toBe(5);
+    expect(idsOf(first)).toHaveLength(2);
+    const seen = [...idsOf(first)];
+    let next = first.link?.find((l) => l.relation === "next")?.url;
+    let pages = 1;
+    while (next) {
+      const p = await page(next);
+      expect(idsOf(p).length, `page ${pages + 1}`).toBe(pages < 2 ? 2 : 1);
+      seen.push(...idsOf(p));
+      next = p.link?.find((l) => l.relation === "next")?.url;
+      pages++;
+    }
+    expect(pages).toBe(3);
+    expect(seen.sort()).toEqual(vitals.map((id) => `Observation/${id}`).sort());
+    expect((await page(`${base}/Observation?_summary=count`)).total).toBe(5);
+    // The request's own criteria meet the scope's: laboratory is beyond it, whatever is asked.
+    expect((await page(`${base}/Observation?category=laboratory&_total=accurate`)).total).toBe(0);
+    expect((await page(`${base}/Observation?category=vital-signs&_count=3&_total=accurate`)).total).toBe(5);
+
+    // Two granular scopes: either admits (OR), in the query too.
+    const both: FhirGrant = { scopes: [...grant.scopes, "patient/Observation.rs?category=laboratory"], patient: p1.id };
+    const fetchBoth = appFetch(buildApp({ policyFor: (_env, principal) => smartScopePolicy({ ...principal, fhirGrant: both }) }), t);
+    expect((((await (await fetchBoth(`${base}/Observation?_count=4&_total=accurate`)).json()) as Bundle).total)).toBe(15);
+  });
 });
+

@@ -20,6 +20,8 @@ const PASSWORD = "correct horse battery";
 interface Client {
   client_id: string;
   client_secret: string;
+  /** The identity provider configured with this client (configure()). */
+  idpId?: string;
 }
 
 /** A client of the IdP for the organization, its callback registered, as an admin does at Okta or Entra ID. */
@@ -27,7 +29,12 @@ async function registerClient(orgId: string): Promise<Client> {
   const res = await fetch(`${issuer}/reg`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ redirect_uris: [`http://localhost/api/v1/auth/sso/${orgId}/callback`], grant_types: ["authorization_code"], response_types: ["code"] }),
+    body: JSON.stringify({
+      redirect_uris: [`http://localhost/api/v1/auth/sso/${orgId}/callback`],
+      post_logout_redirect_uris: ["http://localhost/?signed_out=sso"],
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+    }),
   });
   expect(res.status).toBe(201);
   return (await res.json()) as Client;
@@ -43,10 +50,15 @@ async function idpAccount(claims: Record<string, unknown>, id = `acct-${crypto.r
 /** The organization's own email domain. */
 const domainOf = (t: Tenant) => `o${t.orgId.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 16)}.example.org`;
 
-async function configure(t: Tenant, overrides: Record<string, unknown> = {}): Promise<Client> {
+/** The identity provider configure() last saved for each organization, which a second configure() replaces. */
+const configured = new Map<string, string>();
+
+/** Configures an identity provider of the organization: replaces the one configure() made, or adds one (`add`). */
+async function configure(t: Tenant, overrides: Record<string, unknown> = {}, opts: { add?: boolean } = {}): Promise<Client> {
   const client = await registerClient(t.orgId);
-  const res = await t.fetch("/api/v1/identity-provider", {
-    method: "PUT",
+  const existing = opts.add ? undefined : configured.get(t.orgId);
+  const res = await t.fetch(existing ? `/api/v1/identity-providers/${existing}` : "/api/v1/identity-providers", {
+    method: existing ? "PUT" : "POST",
     json: {
       display_name: "Sign in with Test IdP",
       issuer,
@@ -59,8 +71,10 @@ async function configure(t: Tenant, overrides: Record<string, unknown> = {}): Pr
       ...overrides,
     },
   });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return client;
+  expect(res.status, await res.clone().text()).toBe(existing ? 200 : 201);
+  const idpId = ((await res.json()) as { id: string }).id;
+  if (!existing) configured.set(t.orgId, idpId);
+  return { ...client, idpId };
 }
 
 type Jar = Map<string, string>;
@@ -77,8 +91,8 @@ function keep(jar: Jar, res: Response): void {
  * The browser at the IdP: from the authorization URL through the login form (as `login`) and the
  * consent form, or the login form's abort link, to the redirect back; answers the callback URL.
  */
-async function atIdp(authorizeUrl: string, login: string, opts: { abort?: boolean } = {}): Promise<URL> {
-  const jar: Jar = new Map();
+async function atIdp(authorizeUrl: string, login: string, opts: { abort?: boolean; jar?: Jar; prompts?: string[] } = {}): Promise<URL> {
+  const jar: Jar = opts.jar ?? new Map();
   let url = authorizeUrl;
   let form: string | undefined;
   for (let hop = 0; hop < 12; hop++) {
@@ -102,6 +116,7 @@ async function atIdp(authorizeUrl: string, login: string, opts: { abort?: boolea
     const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     if (!prompt || !action) throw new Error(`not an interaction page: ${html.slice(0, 300)}`);
+    opts.prompts?.push(prompt);
     if (opts.abort) {
       url = new URL(`${new URL(action, url).pathname}/abort`, url).toString();
       continue;
@@ -371,13 +386,13 @@ describe("single sign-on: refusals grant nothing and are audited", () => {
     expect((await call("/api/v1/auth/sso/no-such-org/start", { redirect: "manual" })).headers.get("location")).toBe("http://localhost/?sso_error=SSO_NOT_CONFIGURED");
     expect((await call("/api/v1/auth/sso/no-such-org/callback?code=x&state=y", { redirect: "manual" })).headers.get("location")).toBe("http://localhost/?sso_error=STATE_INVALID");
 
-    await configure(t);
+    const { idpId } = await configure(t);
     const login = await idpAccount({ email: `ola@${domainOf(t)}` });
     const s = await start(t.orgId);
     const back = await atIdp(s.idpUrl, login);
-    const current = (await (await t.fetch("/api/v1/identity-provider")).json()) as Record<string, unknown>;
-    const { client_secret_hint: _h, redirect_uri: _r, start_url: _s, created_at: _c, updated_at: _u, updated_by: _b, ...body } = current;
-    expect((await t.fetch("/api/v1/identity-provider", { method: "PUT", json: { ...body, enabled: false } })).status).toBe(200);
+    const current = (await (await t.fetch(`/api/v1/identity-providers/${idpId}`)).json()) as Record<string, unknown>;
+    const { id: _i, client_secret_hint: _h, redirect_uri: _r, post_logout_redirect_uri: _p, start_url: _s, created_at: _c, updated_at: _u, updated_by: _b, ...body } = current;
+    expect((await t.fetch(`/api/v1/identity-providers/${idpId}`, { method: "PUT", json: { ...body, enabled: false } })).status).toBe(200);
     expect((await callback(back, s.browser)).error).toBe("SSO_NOT_CONFIGURED");
     expect(((await (await call(`/api/v1/auth/sso/${t.orgId}`)).json()) as { enabled: boolean }).enabled).toBe(false);
   });
@@ -386,9 +401,15 @@ describe("single sign-on: refusals grant nothing and are audited", () => {
 describe("the identity provider's configuration", () => {
   it("validates, keeps the client secret to itself, and is public only as its name and start URL", async () => {
     const t = await createTenant();
-    expect((await t.fetch("/api/v1/identity-provider")).status).toBe(404);
-    expect(await (await call(`/api/v1/auth/sso/${t.orgId}`)).json()).toEqual({ enabled: false, display_name: null, start_url: null });
-    const put = (json: Record<string, unknown>) => t.fetch("/api/v1/identity-provider", { method: "PUT", json });
+    expect(await (await t.fetch("/api/v1/identity-providers")).json()).toEqual({ identity_providers: [], total_count: 0 });
+    expect((await t.fetch("/api/v1/identity-providers/idp_0123456789abcdef0123456789abcdef")).status).toBe(404);
+    expect(await (await call(`/api/v1/auth/sso/${t.orgId}`)).json()).toEqual({ enabled: false, identity_providers: [] });
+    let idpId: string | undefined;
+    const put = async (json: Record<string, unknown>) => {
+      const res = await t.fetch(idpId ? `/api/v1/identity-providers/${idpId}` : "/api/v1/identity-providers", { method: idpId ? "PUT" : "POST", json });
+      if (res.status === 201) idpId = ((await res.clone().json()) as { id: string }).id;
+      return res;
+    };
     const valid = { display_name: "Sign in with Okta", issuer: "https://example.okta.com/oauth2/default", client_id: "0oa1", client_secret: "s3cr3t-0123456789-abcd" };
     const detailsOf = async (res: Response) => {
       expect(res.status).toBe(400);
@@ -407,8 +428,9 @@ describe("the identity provider's configuration", () => {
     expect((await detailsOf(await put({ ...valid, unknown_field: 1 }))).code).toBe("VALIDATION_FAILED");
 
     const saved = await put({ ...valid, allowed_email_domains: ["@Example.ORG"] });
-    expect(saved.status).toBe(200);
+    expect(saved.status).toBe(201);
     const view = (await saved.json()) as Record<string, unknown>;
+    expect(view.id).toMatch(/^idp_[0-9a-f]{32}$/);
     expect(view).toMatchObject({
       display_name: "Sign in with Okta",
       issuer: valid.issuer,
@@ -421,52 +443,197 @@ describe("the identity provider's configuration", () => {
       jit_provisioning: false,
       enabled: true,
       redirect_uri: `http://localhost/api/v1/auth/sso/${t.orgId}/callback`,
-      start_url: `http://localhost/api/v1/auth/sso/${t.orgId}/start`,
+      post_logout_redirect_uri: "http://localhost/?signed_out=sso",
+      start_url: `http://localhost/api/v1/auth/sso/${t.orgId}/start?idp=${idpId}`,
       updated_by: t.keyId,
     });
-    const read = await (await t.fetch("/api/v1/identity-provider")).text();
+    const read = await (await t.fetch(`/api/v1/identity-providers/${idpId}`)).text();
     expect(read).not.toContain(valid.client_secret);
     expect(JSON.stringify(await controlStore(env).select().from(users))).not.toContain(valid.client_secret);
     // Stored sealed, not as it was given.
     const [row] = await controlStore(env).select().from(identityProviders).where(eq(identityProviders.orgId, t.orgId));
+    expect(row?.id).toBe(idpId);
     expect(JSON.stringify(row)).not.toContain(valid.client_secret);
 
     // Saved again without the secret: kept. A new client id needs its own.
     const { client_secret: _secret, ...withoutSecret } = valid;
     expect((await put({ ...withoutSecret, display_name: "Okta" })).status).toBe(200);
     expect((await detailsOf(await put({ ...withoutSecret, client_id: "0oa2" }))).details[0]?.path).toBe("client_secret");
-    expect(((await (await t.fetch("/api/v1/identity-provider")).json()) as { client_secret_hint: string }).client_secret_hint).toBe("****abcd");
+    expect(((await (await t.fetch(`/api/v1/identity-providers/${idpId}`)).json()) as { client_secret_hint: string }).client_secret_hint).toBe("****abcd");
 
     const info = await (await call(`/api/v1/auth/sso/${t.orgId}`)).json();
-    expect(info).toEqual({ enabled: true, display_name: "Okta", start_url: `http://localhost/api/v1/auth/sso/${t.orgId}/start` });
+    expect(info).toEqual({ enabled: true, identity_providers: [{ id: idpId, display_name: "Okta", start_url: `http://localhost/api/v1/auth/sso/${t.orgId}/start?idp=${idpId}` }] });
 
-    const updates = await auditOf(t, "identity_provider.update", (l) => l.filter((e) => e.outcome === "0").length >= 2);
-    expect(JSON.stringify(updates)).not.toContain(valid.client_secret);
+    const created = await auditOf(t, "identity_provider.create", (l) => l.some((e) => e.outcome === "0"));
+    const updates = await auditOf(t, "identity_provider.update", (l) => l.some((e) => e.outcome === "0"));
+    expect(created.find((e) => e.outcome === "0")?.entity[0]?.what?.identifier.value).toBe(idpId);
+    expect(JSON.stringify([created, updates])).not.toContain(valid.client_secret);
 
-    expect((await t.fetch("/api/v1/identity-provider", { method: "DELETE" })).status).toBe(204);
-    expect((await t.fetch("/api/v1/identity-provider", { method: "DELETE" })).status).toBe(404);
+    expect((await t.fetch(`/api/v1/identity-providers/${idpId}`, { method: "DELETE" })).status).toBe(204);
+    expect((await t.fetch(`/api/v1/identity-providers/${idpId}`, { method: "DELETE" })).status).toBe(404);
     expect(((await (await call(`/api/v1/auth/sso/${t.orgId}`)).json()) as { enabled: boolean }).enabled).toBe(false);
   });
 
-  it("only admins change it, and each organization sees only its own", async () => {
+  it("only admins change them, and each organization sees, changes and signs in with only its own", async () => {
     const a = await createTenant();
     const b = await createTenant();
-    await configure(a);
+    const { idpId: aIdp } = await configure(a, { display_name: "A's IdP" });
+    const body = { display_name: "x", issuer, client_id: "c", client_secret: "s" };
     for (const role of ["clinician", "integration_engineer", "auditor"] as const) {
       const { key } = await createKey(a.orgId, role);
       const headers = { authorization: `Bearer ${key}`, "x-organization-id": a.orgId };
-      expect((await call("/api/v1/identity-provider", { headers })).status, role).toBe(403);
-      expect((await call("/api/v1/identity-provider", { method: "PUT", headers, json: { display_name: "x", issuer, client_id: "c", client_secret: "s" } })).status, role).toBe(403);
-      expect((await call("/api/v1/identity-provider", { method: "DELETE", headers })).status, role).toBe(403);
+      expect((await call("/api/v1/identity-providers", { headers })).status, role).toBe(403);
+      expect((await call("/api/v1/identity-providers", { method: "POST", headers, json: body })).status, role).toBe(403);
+      expect((await call(`/api/v1/identity-providers/${aIdp}`, { headers })).status, role).toBe(403);
+      expect((await call(`/api/v1/identity-providers/${aIdp}`, { method: "PUT", headers, json: body })).status, role).toBe(403);
+      expect((await call(`/api/v1/identity-providers/${aIdp}`, { method: "DELETE", headers })).status, role).toBe(403);
     }
     // A clinician who signed in by SSO cannot change it either.
     const login = await idpAccount({ email: `cal@${domainOf(a)}`, groups: [] });
     const signed = await signIn(a.orgId, login);
-    expect((await call("/api/v1/identity-provider", { method: "DELETE", headers: { cookie: signed.session, "x-cdis-console": "1" } })).status).toBe(403);
+    expect((await call(`/api/v1/identity-providers/${aIdp}`, { method: "DELETE", headers: { cookie: signed.session, "x-cdis-console": "1" } })).status).toBe(403);
 
-    expect((await b.fetch("/api/v1/identity-provider")).status).toBe(404);
-    expect((await b.fetch("/api/v1/identity-provider", { headers: { "x-organization-id": a.orgId } })).status).toBe(403);
-    expect((await b.fetch("/api/v1/identity-provider", { method: "DELETE" })).status).toBe(404);
-    expect((await a.fetch("/api/v1/identity-provider")).status).toBe(200);
+    // Org B, with an identity provider of its own: A's is not there to list, read, change or remove.
+    const { idpId: bIdp } = await configure(b);
+    const listedB = (await (await b.fetch("/api/v1/identity-providers")).json()) as { identity_providers: { id: string }[] };
+    expect(listedB.identity_providers.map((p) => p.id)).toEqual([bIdp]);
+    expect((await b.fetch(`/api/v1/identity-providers/${aIdp}`)).status).toBe(404);
+    expect((await b.fetch(`/api/v1/identity-providers/${aIdp}`, { method: "PUT", json: body })).status).toBe(404);
+    expect((await b.fetch(`/api/v1/identity-providers/${aIdp}`, { method: "DELETE" })).status).toBe(404);
+    expect((await b.fetch("/api/v1/identity-providers", { headers: { "x-organization-id": a.orgId } })).status).toBe(403);
+    // Nor to sign in with, at B's start, nor offered on B's sign-in page.
+    const atB = await call(`/api/v1/auth/sso/${b.orgId}/start?idp=${aIdp}`, { redirect: "manual" });
+    expect(atB.headers.get("location")).toBe("http://localhost/?sso_error=IDP_UNKNOWN");
+    expect(atB.headers.get("set-cookie")).toBeNull();
+    const infoB = (await (await call(`/api/v1/auth/sso/${b.orgId}`)).json()) as { identity_providers: { id: string }[] };
+    expect(infoB.identity_providers.map((p) => p.id)).toEqual([bIdp]);
+    // A's is as it was.
+    const readA = await a.fetch(`/api/v1/identity-providers/${aIdp}`);
+    expect(readA.status).toBe(200);
+    expect(((await readA.json()) as { display_name: string }).display_name).toBe("A's IdP");
+  });
+});
+
+/** PUT of an identity provider as it is, with `changes`. */
+async function replaceIdp(t: Tenant, idpId: string, changes: Record<string, unknown>): Promise<Response> {
+  const current = (await (await t.fetch(`/api/v1/identity-providers/${idpId}`)).json()) as Record<string, unknown>;
+  const { id: _i, client_secret_hint: _h, redirect_uri: _r, post_logout_redirect_uri: _p, start_url: _s, created_at: _c, updated_at: _u, updated_by: _b, ...body } = current;
+  return t.fetch(`/api/v1/identity-providers/${idpId}`, { method: "PUT", json: { ...body, ...changes } });
+}
+
+describe("several identity providers per organization", () => {
+  it("offers each enabled one by name, signs in at the one the start names, and refuses one not offered", async () => {
+    const t = await createTenant();
+    const staff = await configure(t, { display_name: "Staff IdP" });
+    const partners = await configure(t, { display_name: "Partner IdP", role_mapping: { claim: "groups", values: {}, default: "auditor" } }, { add: true });
+    const listed = (await (await t.fetch("/api/v1/identity-providers")).json()) as { identity_providers: { id: string; client_id: string }[]; total_count: number };
+    expect(listed.total_count).toBe(2);
+    expect(listed.identity_providers.map((p) => [p.id, p.client_id])).toEqual([
+      [staff.idpId, staff.client_id],
+      [partners.idpId, partners.client_id],
+    ]);
+    const startUrl = (id?: string) => `http://localhost/api/v1/auth/sso/${t.orgId}/start?idp=${id}`;
+    expect(await (await call(`/api/v1/auth/sso/${t.orgId}`)).json()).toEqual({
+      enabled: true,
+      identity_providers: [
+        { id: staff.idpId, display_name: "Staff IdP", start_url: startUrl(staff.idpId) },
+        { id: partners.idpId, display_name: "Partner IdP", start_url: startUrl(partners.idpId) },
+      ],
+    });
+    // Two offered and none named, or one the organization does not have: refused.
+    for (const query of ["", "?idp=idp_0123456789abcdef0123456789abcdef"]) {
+      const res = await call(`/api/v1/auth/sso/${t.orgId}/start${query}`, { redirect: "manual" });
+      expect(res.headers.get("location"), query).toBe("http://localhost/?sso_error=IDP_UNKNOWN");
+    }
+
+    // The partners' start goes to the IdP as the partners' client, and signs in with their mapping.
+    const s = await start(t.orgId, `?idp=${partners.idpId}`);
+    expect(new URL(s.idpUrl).searchParams.get("client_id")).toBe(partners.client_id);
+    const login = await idpAccount({ email: `pat@${domainOf(t)}`, email_verified: true, groups: ["cdis-admins"] });
+    const done = await callback(await atIdp(s.idpUrl, login), s.browser);
+    expect(done.error).toBeNull();
+    expect(((await (await call("/api/v1/console/session", { headers: { cookie: done.session } })).json()) as { role: string }).role).toBe("auditor");
+    expect(new URL((await start(t.orgId, `?idp=${staff.idpId}`)).idpUrl).searchParams.get("client_id")).toBe(staff.client_id);
+
+    // A disabled one is no longer offered, nor started; the only one left starts unnamed too.
+    expect((await replaceIdp(t, partners.idpId as string, { enabled: false })).status).toBe(200);
+    expect(((await (await call(`/api/v1/auth/sso/${t.orgId}`)).json()) as { identity_providers: { id: string }[] }).identity_providers.map((p) => p.id)).toEqual([staff.idpId]);
+    expect((await call(`/api/v1/auth/sso/${t.orgId}/start?idp=${partners.idpId}`, { redirect: "manual" })).headers.get("location")).toBe("http://localhost/?sso_error=IDP_UNKNOWN");
+    const unnamed = await start(t.orgId);
+    expect(new URL(unnamed.idpUrl).searchParams.get("client_id")).toBe(staff.client_id);
+
+    // A sign-in started at an identity provider removed meanwhile does not complete.
+    const pending = await start(t.orgId, `?idp=${staff.idpId}`);
+    const back = await atIdp(pending.idpUrl, login);
+    expect((await t.fetch(`/api/v1/identity-providers/${staff.idpId}`, { method: "DELETE" })).status).toBe(204);
+    expect((await callback(back, pending.browser)).error).toBe("STATE_INVALID");
+    const created = await auditOf(t, "identity_provider.create", (l) => l.length >= 2);
+    expect(created.map((e) => e.entity[0]?.what?.identifier.value).sort()).toEqual([staff.idpId, partners.idpId].sort());
+  });
+
+  it("signing out ends the IdP's session too (RP-Initiated Logout: id_token_hint, client id, post-logout redirect)", async () => {
+    const t = await createTenant();
+    const client = await configure(t);
+    const login = await idpAccount({ email: `lou@${domainOf(t)}`, email_verified: true, groups: ["cdis-engineers"] });
+    const browserAtIdp: Jar = new Map();
+    const prompts: string[] = [];
+    const s = await start(t.orgId);
+    const done = await callback(await atIdp(s.idpUrl, login, { jar: browserAtIdp, prompts }), s.browser);
+    expect(done.error).toBeNull();
+    expect(prompts).toContain("login");
+    // While the IdP's session lasts, another sign-in in this browser asks for no password there.
+    prompts.length = 0;
+    const again = await start(t.orgId);
+    const second = await callback(await atIdp(again.idpUrl, login, { jar: browserAtIdp, prompts }), again.browser);
+    expect(second.error).toBeNull();
+    expect(prompts).not.toContain("login");
+
+    const out = await call("/api/v1/users/me/sign-out", { method: "POST", headers: { cookie: second.session, "x-cdis-console": "1" } });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toMatch(/^cdis_session=; .*Max-Age=0/);
+    const { end_session_url } = (await out.json()) as { end_session_url: string };
+    const url = new URL(end_session_url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${issuer}/session/end`);
+    expect(url.searchParams.get("client_id")).toBe(client.client_id);
+    expect(url.searchParams.get("post_logout_redirect_uri")).toBe("http://localhost/?signed_out=sso");
+    const hint = JSON.parse(atob((url.searchParams.get("id_token_hint") ?? "").split(".")[1]?.replace(/-/g, "+").replace(/_/g, "/") ?? "")) as { iss: string; sub: string; aud: string };
+    expect(hint).toMatchObject({ iss: issuer, sub: login, aud: client.client_id });
+    // The console session is over at once.
+    expect((await call("/api/v1/console/session", { headers: { cookie: second.session } })).status).toBe(401);
+    expect((await call("/api/v1/users/me/sign-out", { method: "POST", headers: { cookie: second.session, "x-cdis-console": "1" } })).status).toBe(401);
+
+    // The browser at the IdP: its "sign out?" form, confirmed; the IdP sends it back to the console.
+    const page = await fetch(end_session_url, { headers: { cookie: cookieHeader(browserAtIdp) } });
+    keep(browserAtIdp, page);
+    const html = await page.text();
+    expect(page.status, html.slice(0, 300)).toBe(200);
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1] ?? "";
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const confirmed = await fetch(new URL(action, end_session_url), {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: cookieHeader(browserAtIdp), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ xsrf, logout: "yes" }).toString(),
+    });
+    keep(browserAtIdp, confirmed);
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get("location")).toBe("http://localhost/?signed_out=sso");
+    // The IdP's session is over: the next sign-in in this browser asks for the login again.
+    prompts.length = 0;
+    const after = await start(t.orgId);
+    expect((await callback(await atIdp(after.idpUrl, login, { jar: browserAtIdp, prompts }), after.browser)).error).toBeNull();
+    expect(prompts).toContain("login");
+
+    // The first session, still open, is ended on its own; a session not opened by SSO ends with nothing to do at an IdP.
+    const first = await call("/api/v1/users/me/sign-out", { method: "POST", headers: { cookie: done.session, "x-cdis-console": "1" } });
+    expect(((await first.json()) as { end_session_url: string | null }).end_session_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/session\/end\?/);
+    const keySession = await call("/api/v1/console/session", { method: "POST", json: { organization_id: t.orgId, api_key: t.key } });
+    const keyCookie = (keySession.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const keyOut = await call("/api/v1/users/me/sign-out", { method: "POST", headers: { cookie: keyCookie, "x-cdis-console": "1" } });
+    expect(keyOut.status).toBe(200);
+    expect(await keyOut.json()).toEqual({ end_session_url: null });
+    expect((await call("/api/v1/console/session", { headers: { cookie: keyCookie } })).status).toBe(401);
+    const signOuts = await auditOf(t, "console_session.sign_out", (l) => l.length >= 3);
+    expect(signOuts.every((e) => e.outcome === "0")).toBe(true);
   });
 });

@@ -3,12 +3,15 @@
 // JSON Patch, search with paging over next links, history, a transaction, and tenancy.
 // fhirclient sends `Authorization: Bearer <tokenResponse.access_token>` itself; the
 // X-Organization-ID header goes in through `getRequestDefaults`, the client's hook for headers
-// on every request (next-page requests included).
+// on every request (next-page requests included). And the FHIR Subscriptions websocket channel
+// from a real WebSocket client (npm `ws`) on the service's socket: a token from
+// $get-ws-binding-token binds, the handshake and a notification arrive; another org's token does not.
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import smart from "fhirclient";
 import type Client from "fhirclient/lib/Client";
 import { beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import type { Credentials } from "../../bench/lib/worker";
 import { type InteropService, NO_KEEP_ALIVE, interopService } from "./service";
 
@@ -191,5 +194,86 @@ describe("fhirclient against the running service", () => {
     expect(await status(intruder.delete(`Patient/${p.id}`))).toBe(403);
     // Still there, untouched.
     expect(await mine.request<Resource>(`Patient/${p.id}`)).toMatchObject({ id: p.id, meta: { versionId: "1" } });
+  });
+});
+
+const BACKPORT = "http://hl7.org/fhir/uv/subscriptions-backport/StructureDefinition";
+
+/** A real WebSocket to `url`, with every text frame it receives, in order. */
+async function subscriptionSocket(url: string): Promise<{ socket: WebSocket; frames: string[]; until: (n: number) => Promise<Resource[]> }> {
+  const socket = new WebSocket(url);
+  const frames: string[] = [];
+  socket.on("message", (data) => frames.push(data.toString()));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("error", reject);
+  });
+  const bundles = () => frames.filter((f) => f.startsWith("{")).map((f) => JSON.parse(f) as Resource);
+  const until = async (n: number) => {
+    const deadline = Date.now() + 20_000;
+    while (bundles().length < n) {
+      if (Date.now() > deadline) throw new Error(`${n} JSON frames not received: ${JSON.stringify(frames)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return bundles();
+  };
+  return { socket, frames, until };
+}
+
+describe("FHIR Subscriptions websocket channel over a real WebSocket", () => {
+  const fhir = (who: Credentials, path: string, body?: unknown) =>
+    fetch(`${worker.url}/fhir/r4/${who.orgId}/${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { ...who.headers, "content-type": "application/fhir+json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const tokenOf = async (who: Credentials, id: string) => {
+    const res = await fhir(who, `Subscription/${id}/$get-ws-binding-token`);
+    expect(res.status).toBe(200);
+    const p = ((await res.json()) as { parameter: { name: string; valueString?: string; valueUrl?: string }[] }).parameter;
+    return { token: p.find((x) => x.name === "token")?.valueString ?? "", url: p.find((x) => x.name === "websocket-url")?.valueUrl ?? "" };
+  };
+  const subscription = {
+    resourceType: "Subscription",
+    status: "requested",
+    reason: "interop websocket",
+    criteria: "https://cdis.dev/fhir/SubscriptionTopic/resource-created",
+    _criteria: { extension: [{ url: `${BACKPORT}/backport-filter-criteria`, valueString: "Observation?subject=Patient/ws-1" }] },
+    channel: { type: "websocket", payload: "application/fhir+json", _payload: { extension: [{ url: `${BACKPORT}/backport-payload-content`, valueCode: "full-resource" }] } },
+  };
+  const typeOf = (b: Resource) => ((b.entry as { resource: { parameter: { name: string; valueCode?: string }[] } }[])[0]?.resource.parameter ?? []).find((p) => p.name === "type")?.valueCode;
+
+  it("binds with a $get-ws-binding-token token and receives the handshake and a notification; another organization's token is refused", async () => {
+    const created = await fhir(worker, "Subscription", subscription);
+    expect(created.status).toBe(201);
+    const sub = (await created.json()) as Resource;
+    const binding = await tokenOf(worker, sub.id ?? "");
+    // The websocket-url names this service's own address and the organization's FHIR base.
+    expect(binding.url).toBe(`${worker.url.replace(/^http/, "ws")}/fhir/r4/${worker.orgId}/$subscription-ws`);
+
+    const mine = await subscriptionSocket(binding.url);
+    // Another organization's socket, with this organization's token: refused, and it hears nothing.
+    const other = worker.others[0]!;
+    const theirs = await subscriptionSocket(`${worker.url.replace(/^http/, "ws")}/fhir/r4/${other.orgId}/$subscription-ws`);
+    try {
+      theirs.socket.send(`bind-with-token ${binding.token}`);
+      const [refused] = await theirs.until(1);
+      expect(refused?.resourceType).toBe("OperationOutcome");
+
+      mine.socket.send(`bind-with-token ${binding.token}`);
+      const [handshake] = await mine.until(1);
+      expect(handshake?.resourceType).toBe("Bundle");
+      expect(typeOf(handshake!)).toBe("handshake");
+      const obs = await fhir(worker, "Observation", { resourceType: "Observation", status: "final", code: { coding: [{ system: "http://loinc.org", code: "8867-4" }] }, subject: { reference: "Patient/ws-1" } });
+      expect(obs.status).toBe(201);
+      const written = (await obs.json()) as Resource;
+      const got = await mine.until(2);
+      expect(typeOf(got[1]!)).toBe("event-notification");
+      expect((got[1]!.entry as { resource: Resource }[])[1]?.resource).toMatchObject({ resourceType: "Observation", id: written.id });
+      expect(theirs.frames.filter((f) => f.startsWith("{")).map((f) => (JSON.parse(f) as Resource).resourceType)).toEqual(["OperationOutcome"]);
+    } finally {
+      mine.socket.close();
+      theirs.socket.close();
+    }
   });
 });

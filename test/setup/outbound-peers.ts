@@ -82,7 +82,8 @@ async function listen(server: Server | ReturnType<typeof createServer>): Promise
   return address.port;
 }
 
-async function mllpPeer(script: Step[]): Promise<Peer & { port: number }> {
+/** One scripted MLLP receiver (also started directly by the bridge's relay tests, which have no globalSetup). */
+export async function mllpPeer(script: Step[] = []): Promise<Peer & { port: number }> {
   const received: Received[] = [];
   const next = scriptRunner(script);
   const sockets = new Set<Socket>();

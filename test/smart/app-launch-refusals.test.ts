@@ -3,6 +3,7 @@
 // the token endpoint's invalid_grant / invalid_client / invalid_request / unauthorized_client; the
 // consent form's CSRF guard; a replayed code revoking what it issued; and every credential
 // confined to its organization.
+import { MedplumClient } from "@medplum/core";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually";
 import { call, createTenant, type Tenant } from "../support/tenants";
@@ -206,6 +207,45 @@ describe("registration", () => {
     // A symmetric backend client gets client_credentials tokens with its secret.
     const cc = await tokensOf(await token(t, { grant_type: "client_credentials", scope: "system/Patient.rs" }, { authorization: `Basic ${btoa(`${backend.id}:${backend.client_secret}`)}` }));
     expect((await call(`/fhir/r4/${t.orgId}/Patient`, bearer(cc.access_token))).status).toBe(200);
+  });
+
+  it("client_credentials without a scope grants the client's registered system/ scopes (RFC 6749 §3.3), as MedplumClient's startClientLogin asks", async () => {
+    const t = await createTenant();
+    const created = await t.fetch("/api/v1/client-applications", { method: "POST", json: { name: "Medplum bot", scopes: ["system/Patient.rs", "system/Observation.read"] } });
+    expect(created.status).toBe(201);
+    const backend = (await created.json()) as { id: string; client_secret: string };
+    // The real MedplumClient: its startClientLogin posts grant_type, client_id and client_secret, no scope.
+    const sent: string[] = [];
+    const medplum = new MedplumClient({
+      baseUrl: "http://localhost/",
+      fhirUrlPath: `fhir/r4/${t.orgId}`,
+      tokenUrl: `http://localhost/fhir/r4/${t.orgId}/auth/token`,
+      fetch: async (url: string, init?: RequestInit) => {
+        if (typeof init?.body === "string") sent.push(init.body);
+        return call(new URL(url).pathname + new URL(url).search, init);
+      },
+    });
+    await medplum.startClientLogin(backend.id, backend.client_secret);
+    expect(new URLSearchParams(sent[0]).has("scope")).toBe(false);
+    const claims = JSON.parse(atob((medplum.getAccessToken() ?? "").split(".")[1]?.replace(/-/g, "+").replace(/_/g, "/") ?? "")) as { scope: string; client_id: string };
+    expect(claims).toMatchObject({ scope: "system/Patient.rs system/Observation.read", client_id: backend.id });
+    const bundle = await medplum.search("Patient");
+    expect(bundle.resourceType).toBe("Bundle");
+    // Held to the default: no writes.
+    await expect(medplum.createResource({ resourceType: "Patient" })).rejects.toThrow();
+
+    // A plain request, no scope: the same default; a scope given is still held to the registration.
+    const plain = (form: Record<string, string>) =>
+      call(`/fhir/r4/${t.orgId}/auth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", ...form }), headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${backend.id}:${backend.client_secret}`)}` } });
+    expect(((await (await plain({})).json()) as { scope: string }).scope).toBe("system/Patient.rs system/Observation.read");
+    expect(((await (await plain({ scope: "system/Patient.rs" })).json()) as { scope: string }).scope).toBe("system/Patient.rs");
+    expect(await (await plain({ scope: "system/Patient.cruds" })).json()).toMatchObject({ error: "invalid_scope" });
+
+    // Another organization's token endpoint does not know this client, scope or none.
+    const b = await createTenant();
+    const atB = await call(`/fhir/r4/${b.orgId}/auth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", client_id: backend.id, client_secret: backend.client_secret }), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(atB.status).toBe(401);
+    expect(await atB.json()).toMatchObject({ error: "invalid_client" });
   });
 });
 

@@ -1,29 +1,25 @@
 // Delivers one transmit to its address on the hospital network: mllp://host:port (one framed
-// message, waits for its ACK), http(s)://… (one request, redirects not followed) or file:///dir
+// message on the destination's kept-open connection, mllp.ts; waits for its ACK), http(s)://… (one request, redirects not followed) or file:///dir
 // (<dir>/<delivery id>.<ext>, written to a temporary file and renamed, so a reader never sees half
 // a file). Never throws: every failure is an AttemptResult with its class.
 import { randomUUID } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { frame, MllpDecoder } from "../listeners/mllp/framing";
 import type { AllowList } from "./allow-list";
-import { type AttemptResult, type FailureClass, RESPONSE_EXCERPT_CHARS, type Transmit } from "./protocol";
+import { excerpt, fail, type MllpLinks } from "./mllp";
+import type { AttemptResult, FailureClass, Transmit } from "./protocol";
 
 /** The header that carries the delivery id on HTTP deliveries, so receivers can de-duplicate. */
 export const DELIVERY_ID_HEADER = "x-cdis-delivery-id";
-const MAX_ACK_BYTES = 1024 * 1024;
 
-const fail = (cls: FailureClass, message: string, extra: Partial<AttemptResult> = {}): AttemptResult => ({ ok: false, ...extra, failure: { class: cls, message } });
-const excerpt = (text: string) => text.slice(0, RESPONSE_EXCERPT_CHARS);
-
-export async function deliver(transmit: Transmit, allow: AllowList): Promise<AttemptResult> {
+/** Delivers one transmit; MLLP ones over `links`, the destination's kept-open connection. */
+export async function deliver(transmit: Transmit, allow: AllowList, links: MllpLinks): Promise<AttemptResult> {
   const refusal = await allow.refusal(transmit.address);
   if (refusal) return fail("not_allowed", refusal);
   const scheme = transmit.address.slice(0, transmit.address.indexOf(":")).toLowerCase();
   try {
-    if (scheme === "mllp") return await sendMllp(transmit);
+    if (scheme === "mllp") return await sendMllp(transmit, links);
     if (scheme === "http" || scheme === "https") return await sendHttp(transmit);
     if (scheme === "file") return await writeFileTarget(transmit);
     return fail("configuration", `the relay cannot deliver to ${scheme}: addresses`);
@@ -32,49 +28,12 @@ export async function deliver(transmit: Transmit, allow: AllowList): Promise<Att
   }
 }
 
-function sendMllp(transmit: Transmit): Promise<AttemptResult> {
+function sendMllp(transmit: Transmit, links: MllpLinks): Promise<AttemptResult> {
   const url = new URL(transmit.address);
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port);
   if (!port) return Promise.resolve(fail("configuration", `${transmit.address} names no port`));
-  return new Promise((resolve) => {
-    const decoder = new MllpDecoder(MAX_ACK_BYTES);
-    let answered = false;
-    const socket = net.connect({ host, port });
-    const done = (result: AttemptResult) => {
-      if (answered) return;
-      answered = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(result);
-    };
-    const timer = setTimeout(() => done(fail("timeout", `no ACK from ${host}:${port} within ${transmit.timeout_ms} ms`)), transmit.timeout_ms);
-    socket.setNoDelay(true);
-    socket.on("connect", () => socket.write(frame(Buffer.from(transmit.body, "utf8"))));
-    socket.on("data", (data: Buffer) => {
-      for (const event of decoder.push(data)) {
-        if (event.kind !== "frame") return done(fail("invalid_response", "the ACK is larger than the relay reads"));
-        done(ackResult(event.payload.toString("utf8")));
-      }
-    });
-    socket.on("error", (e: NodeJS.ErrnoException) => {
-      const cls: FailureClass = e.code === "ECONNREFUSED" || e.code === "ECONNRESET" || e.code === "EPIPE" ? "refused" : e.code === "ETIMEDOUT" ? "timeout" : "unreachable";
-      done(fail(cls, `${host}:${port}: ${e.code ?? e.message}`));
-    });
-    socket.on("close", () => done(fail("refused", `${host}:${port} closed the connection before its ACK`)));
-  });
-}
-
-/** An HL7 ACK's MSA-1: AA/CA delivered, AE/CE nack (the service decides if it retries), AR/CR reject. */
-function ackResult(ack: string): AttemptResult {
-  const segment = ack.split(/\r\n|\r|\n/).find((s) => s.startsWith("MSA"));
-  if (!segment) return fail("invalid_response", "the answer has no MSA segment", { response: excerpt(ack) });
-  const code = segment.split(segment.charAt(3) || "|")[1]?.trim().toUpperCase() ?? "";
-  const response = excerpt(ack);
-  if (code === "AA" || code === "CA") return { ok: true, ack_code: code, response };
-  if (code === "AR" || code === "CR") return fail("reject", `the receiver rejected the message (${code})`, { ack_code: code, response });
-  if (code === "AE" || code === "CE") return fail("nack", `the receiver answered ${code}`, { ack_code: code, response });
-  return fail("invalid_response", `unknown acknowledgment code ${code || "(empty)"}`, { response });
+  return links.send(transmit.destination_id ?? "", host, port, transmit.body, transmit.timeout_ms);
 }
 
 async function sendHttp(transmit: Transmit): Promise<AttemptResult> {

@@ -4,7 +4,8 @@
 // outcome is delivered (again: at least once, always under the same delivery id), a row with an
 // unreported outcome is reported, and a transmit repeated by the service is answered from here
 // when it was delivered; one whose stored outcome is a failure is the service's next attempt and
-// is delivered again.
+// is delivered again, and so is one of a higher reprocess round (the transmit's `round`: the
+// operator asked for it to be sent again).
 import type { DatabaseSync } from "node:sqlite";
 import type { AttemptResult, Transmit } from "./protocol";
 
@@ -33,6 +34,7 @@ export class RelayOutbox {
   private readonly setOutcome;
   private readonly setReported;
   private readonly resetFailed;
+  private readonly resetRound;
   private readonly undeliveredRows;
   private readonly unreportedRows;
   private readonly prune;
@@ -44,6 +46,9 @@ export class RelayOutbox {
     this.setReported = db.prepare("UPDATE relay_deliveries SET reported_at = ? WHERE delivery_id = ? AND outcome IS NOT NULL AND reported_at IS NULL");
     this.resetFailed = db.prepare(
       "UPDATE relay_deliveries SET transmit = ?, received_at = ?, outcome = NULL, delivered_at = NULL, reported_at = NULL WHERE delivery_id = ? AND outcome IS NOT NULL AND json_extract(outcome, '$.ok') = 0 RETURNING delivery_id",
+    );
+    this.resetRound = db.prepare(
+      "UPDATE relay_deliveries SET transmit = ?, received_at = ?, outcome = NULL, delivered_at = NULL, reported_at = NULL WHERE delivery_id = ? AND outcome IS NOT NULL AND coalesce(json_extract(transmit, '$.round'), 0) < ? RETURNING delivery_id",
     );
     this.undeliveredRows = db.prepare("SELECT delivery_id, transmit, outcome, reported_at FROM relay_deliveries WHERE outcome IS NULL ORDER BY received_at");
     this.unreportedRows = db.prepare("SELECT delivery_id, transmit, outcome, reported_at FROM relay_deliveries WHERE outcome IS NOT NULL AND reported_at IS NULL ORDER BY delivered_at");
@@ -72,6 +77,15 @@ export class RelayOutbox {
    */
   retry(transmit: Transmit): boolean {
     return this.resetFailed.get(JSON.stringify(transmit), new Date().toISOString(), transmit.delivery_id) !== undefined;
+  }
+
+  /**
+   * The operator reprocessed a delivery (the transmit's round is above the stored one's): whatever
+   * its stored outcome, the row is undelivered again, holding the new transmit (durable on return).
+   * False when the round is not higher, or the row has no outcome yet (its delivery is under way).
+   */
+  reprocess(transmit: Transmit): boolean {
+    return this.resetRound.get(JSON.stringify(transmit), new Date().toISOString(), transmit.delivery_id, transmit.round ?? 0) !== undefined;
   }
 
   /** The service acknowledged the outcome. */

@@ -32,6 +32,10 @@ export const RESPONSE_EXCERPT_CHARS = 4_096;
 export interface Transmit {
   type: "transmit";
   delivery_id: string;
+  /** The service's destination: its MLLP messages share one kept-open connection. */
+  destination_id?: string;
+  /** The operator's reprocess round (0 before any): a higher one than stored is delivered again, even when the stored outcome is a success. */
+  round?: number;
   address: string;
   body: string;
   content_type: string | null;
@@ -68,6 +72,8 @@ export function parseServiceMessage(text: string): ServiceMessage | null {
   return {
     type: "transmit",
     delivery_id: m.delivery_id,
+    ...(typeof m.destination_id === "string" && m.destination_id ? { destination_id: m.destination_id } : {}),
+    ...(typeof m.round === "number" && Number.isInteger(m.round) && m.round > 0 ? { round: m.round } : {}),
     address: m.address,
     body: m.body,
     content_type: typeof m.content_type === "string" ? m.content_type : null,

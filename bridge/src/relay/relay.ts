@@ -10,6 +10,7 @@ import { backoffDelay } from "../backoff";
 import type { Logger } from "../log";
 import type { AllowList } from "./allow-list";
 import { deliver } from "./deliver";
+import { MllpLinks } from "./mllp";
 import type { RelayOutbox } from "./outbox";
 import { type AttemptResult, type BridgeMessage, PING, PONG, parseServiceMessage, type Transmit } from "./protocol";
 
@@ -48,6 +49,8 @@ export class Relay {
   private readonly inFlight = new Map<string, Promise<void>>();
   private connects = 0;
   private lastError: string | null = null;
+  /** The kept-open MLLP connections, one per destination. */
+  private readonly links = new MllpLinks();
 
   constructor(
     private readonly outbox: RelayOutbox,
@@ -80,6 +83,7 @@ export class Relay {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
     clearTimeout(timer);
+    this.links.closeAll();
   }
 
   private connect(): void {
@@ -139,6 +143,11 @@ export class Relay {
 
   private onTransmit(transmit: Transmit): void {
     const held = this.outbox.get(transmit.delivery_id);
+    // Reprocessed by the operator (a higher round): sent again, whatever the stored outcome.
+    if (held?.outcome && (transmit.round ?? 0) > (held.transmit.round ?? 0)) {
+      if (this.outbox.reprocess(transmit)) this.startDelivery(transmit);
+      return;
+    }
     if (held?.outcome?.ok) {
       // Delivered before: the stored outcome answers, nothing is sent again.
       this.send({ type: "outcome", delivery_id: transmit.delivery_id, result: held.outcome });
@@ -160,7 +169,7 @@ export class Relay {
   private startDelivery(transmit: Transmit): void {
     const id = transmit.delivery_id;
     if (this.inFlight.has(id)) return;
-    const run = deliver(transmit, this.options.allow)
+    const run = deliver(transmit, this.options.allow, this.links)
       .catch((e: unknown): AttemptResult => ({ ok: false, failure: { class: "configuration", message: String(e) } }))
       .then((result) => {
         try {

@@ -1,5 +1,6 @@
 // The signed-in session (who am I) for every component, plus sign-in (a user's email and
-// password, or an API key) and sign-out. What is typed at sign-in goes to the service once and is
+// password, or an API key) and sign-out (at the identity provider too, for a session single
+// sign-on opened). What is typed at sign-in goes to the service once and is
 // never kept: the browser holds only the HttpOnly cookie the service sets, which scripts cannot read.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from "react";
 import type { components } from "../../../clients/typescript/api.generated";
@@ -39,7 +40,9 @@ export function useSession(): SessionState {
 
 export function SessionProvider({ children, loading }: { children: ReactNode; loading: ReactNode }) {
   const [session, setSession] = useState<ConsoleSession | null | undefined>(undefined);
-  const [endedBecause, setEndedBecause] = useState<string | null>(null);
+  const [endedBecause, setEndedBecause] = useState<string | null>(() =>
+    new URLSearchParams(window.location.search).get("signed_out") === "sso" ? "You signed out, at your identity provider too." : null,
+  );
 
   useEffect(() => {
     api<ConsoleSession>("/api/v1/console/session", { quiet401: true })
@@ -74,15 +77,23 @@ export function SessionProvider({ children, loading }: { children: ReactNode; lo
   }, []);
 
   const signOut = useCallback(async () => {
+    let endSessionUrl: string | null = null;
     try {
-      await api("/api/v1/console/session", { method: "DELETE", quiet401: true });
+      // A user's session ends at the identity provider too when single sign-on opened it.
+      if (session?.user) endSessionUrl = (await api<{ end_session_url: string | null }>("/api/v1/users/me/sign-out", { method: "POST", quiet401: true })).end_session_url;
+      else await api("/api/v1/console/session", { method: "DELETE", quiet401: true });
     } catch (e) {
       // Already over on the service's side: the outcome the user asked for.
       if (!(e instanceof ApiFailure && e.status === 401)) throw e;
     }
+    if (endSessionUrl) {
+      // The IdP ends its session and sends the browser back to /?signed_out=sso.
+      window.location.assign(endSessionUrl);
+      return;
+    }
     setEndedBecause("You signed out.");
     setSession(null);
-  }, []);
+  }, [session]);
 
   const can = useCallback((permission: string) => session?.permissions.includes(permission) ?? false, [session]);
 

@@ -25,6 +25,7 @@ export function signInRefusal(err: unknown, method: Method): string {
 /** What the service's `?sso_error=` codes mean to the person (docs/identity.md lists them all). */
 const SSO_ERRORS: Record<string, string> = {
   SSO_NOT_CONFIGURED: "This organization has no single sign-on set up.",
+  IDP_UNKNOWN: "This identity provider is not (or no longer) offered by the organization. Choose one on this page.",
   STATE_INVALID: "The single sign-on could not be completed in this browser. Start it again from this page.",
   STATE_EXPIRED: "The single sign-on took too long. Start it again.",
   ACCESS_DENIED: "Your identity provider refused the sign-in (cancelled, or you are not assigned to this application).",
@@ -43,13 +44,12 @@ export function ssoRefusal(search: string): string | undefined {
 
 interface SsoInfo {
   enabled: boolean;
-  display_name: string | null;
-  start_url: string | null;
+  identity_providers: { id: string; display_name: string; start_url: string }[];
 }
 
 /**
- * "Sign in with <identity provider>", once the organization id names an organization with single
- * sign-on (`GET /api/v1/auth/sso/{orgId}`, public), asked a moment after typing stops. The start
+ * "Sign in with <identity provider>", a button for each of the organization's identity providers,
+ * once the organization id names an organization with single sign-on (`GET /api/v1/auth/sso/{orgId}`, public), asked a moment after typing stops. The start
  * carries a SMART app's `return_to` along, so a person signing in by SSO lands on its consent screen too.
  */
 function SingleSignOnOptions({ organizationId }: { organizationId: string }) {
@@ -67,14 +67,21 @@ function SingleSignOnOptions({ organizationId }: { organizationId: string }) {
       controller.abort();
     };
   }, [organizationId]);
-  if (!info?.enabled || !info.start_url || info.orgId !== organizationId) return null;
+  if (!info?.enabled || info.orgId !== organizationId) return null;
   const back = returnTarget(window.location.search);
-  const href = back ? `${info.start_url}?${new URLSearchParams({ return_to: back })}` : info.start_url;
+  const hrefOf = (startUrl: string) => {
+    if (!back) return startUrl;
+    const url = new URL(startUrl, window.location.href);
+    url.searchParams.set("return_to", back);
+    return url.toString();
+  };
   return (
     <p className="sso">
-      <a className="button-link" href={href} data-sso-start>
-        {info.display_name ?? "Sign in with your identity provider"}
-      </a>
+      {info.identity_providers.map((idp) => (
+        <a key={idp.id} className="button-link" href={hrefOf(idp.start_url)} data-sso-start={idp.id}>
+          {idp.display_name}
+        </a>
+      ))}
     </p>
   );
 }

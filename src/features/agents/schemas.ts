@@ -317,7 +317,14 @@ export const ToolIdParam = z.object({ id: z.string().openapi({ param: { name: "i
 
 export const ToolInvokeBody = z.object({ arguments: z.record(z.string(), z.unknown()).default({}) }).strict();
 
-export const ToolInvokeResultSchema = z.object({ ok: z.boolean(), result: z.unknown(), execution_id: z.string().optional(), status: z.number().int().optional() });
+export const ToolInvokeResultSchema = z.object({
+  ok: z.boolean(),
+  result: z.unknown().openapi({ description: "What the tool answered; for a code tool that failed, its error ({ code, message, line?, column? })" }),
+  execution_id: z.string().optional(),
+  status: z.number().int().optional(),
+  logs: z.array(z.string()).optional().openapi({ description: "A code tool's ctx.log lines (secrets masked)" }),
+  would_write: z.array(z.object({ target: z.string(), payload: z.unknown() })).optional().openapi({ description: "A code tool in test mode: what it would have sent" }),
+});
 
 export const presentTool = (r: ToolRow): z.infer<typeof ToolSchema> => ({
   id: r.id,

@@ -25,7 +25,7 @@ export interface CustomTool {
   name: string;
   description: string;
   parameters: JSONSchema7;
-  /** Runs the tool's implementation (an HTTP call through a connector, or a deployed pipeline). */
+  /** Runs the tool's implementation (an HTTP call through a connector, a deployed pipeline, or sandboxed code). */
   execute(args: unknown): Promise<unknown>;
 }
 
@@ -76,7 +76,7 @@ export function agentServices(ctx: OrgContext, principal: Principal, options: Ag
     parameters: row.parameters as JSONSchema7,
     execute: async (args) => {
       const limit = (await limitsOfOrg(ctx)).concurrentExecutions;
-      const out = await invokeTool(ctx, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
+      const out = await invokeTool(ctx, principal, row, (args ?? {}) as Record<string, unknown>, limit, testMode);
       if (!out.ok) throw new Error(`Tool ${row.name} failed: ${JSON.stringify(out.result)}`);
       return out.result;
     },

@@ -68,6 +68,7 @@ export const MANAGEMENT_ACTIONS = {
   "user.totp_disable": alert("user", "U", USER_SECURITY),
   "user.totp_recovery_codes": alert("user", "U", USER_SECURITY),
   "user.totp_reset": alert("user", "U", USER_SECURITY),
+  "identity_provider.create": alert("identity_provider", "C", SECURITY_CONFIG),
   "identity_provider.update": alert("identity_provider", "U", SECURITY_CONFIG),
   "identity_provider.delete": alert("identity_provider", "D", SECURITY_CONFIG),
   "organization.limits_change": alert("organization", "U", SECURITY_CONFIG),

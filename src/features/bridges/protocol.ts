@@ -12,6 +12,10 @@ export interface TransmitMessage {
   type: "transmit";
   /** The message's delivery id: the bridge delivers each id once and answers repeats with its stored outcome. */
   delivery_id: string;
+  /** The destination it is of: the bridge keeps one MLLP connection per destination. */
+  destination_id: string;
+  /** The message's reprocess round: the bridge delivers an id again when its round is higher than the one it stored. */
+  round: number;
   /** mllp://host:port, http(s)://…, file:///dir */
   address: string;
   body: string;

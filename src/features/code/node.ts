@@ -3,14 +3,14 @@
 // as the pipeline's principal (the API's access checks, test mode's read-only store), outbound HTTP
 // through the outbound guard, and the node's logs.
 import { z } from "zod";
-import { defineNode, type NodeContext, NodeFailure } from "../pipelines";
+import { defineNode, type NodeContext, NodeFailure, type PipelineServices } from "../pipelines";
 import type { CodeHelpers } from "./ports";
 import { type CodeLimits, type HostFunction, MAX_LIMITS, runTenantCode, syntaxError, type TenantApi, loadSandbox } from "./sandbox";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 const limit = (key: keyof CodeLimits) => z.number().int().positive().max(MAX_LIMITS[key]).optional();
 
-const CodeConfig = z
+export const CodeConfig = z
   .object({
     code: z.string().min(1).max(200_000).describe("An ES module: export default async function (input, ctx) { ... }"),
     limits: z
@@ -27,7 +27,7 @@ const CodeConfig = z
       .describe("ctx.secrets: named credentials of one of the org's connectors"),
   })
   .strict();
-type CodeConfig = z.infer<typeof CodeConfig>;
+export type CodeConfig = z.infer<typeof CodeConfig>;
 
 const text = (v: unknown, what: string) => {
   if (typeof v !== "string" || !v) throw new Error(`${what} must be a non-empty string`);
@@ -48,8 +48,11 @@ export function maskSecrets(text: string, secrets: Record<string, string>): stri
   return out;
 }
 
+/** Where the code runs: a pipeline node's context, or a code-backed tool's (runner.ts). */
+export type CodeHost = Pick<NodeContext<unknown>, "testMode" | "signal" | "log" | "wouldWrite"> & { services: Pick<PipelineServices, "fhir" | "fetch"> };
+
 /** What `ctx` offers the code, each answer plain JSON: the store, fetch, the node's secrets and the root's helpers (codecs). */
-export function nodeApi(ctx: NodeContext<CodeConfig>, helpers: CodeHelpers = {}, secrets: Record<string, string> = {}): TenantApi {
+export function nodeApi(ctx: CodeHost, helpers: CodeHelpers = {}, secrets: Record<string, string> = {}): TenantApi {
   const fhir = () => ctx.services.fhir();
   type Res = Parameters<ReturnType<typeof fhir>["create"]>[0];
   const codecs = Object.fromEntries(Object.entries(helpers).map(([name, h]): [string, HostFunction] => [name, { budget: "helperCalls", sync: true, call: (args) => h.call(args), ...(h.decorate ? { decorate: h.decorate } : {}) }]));

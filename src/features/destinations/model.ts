@@ -128,6 +128,8 @@ export interface QueuedMessage {
   label: string | null;
   enqueued_at: string;
   attempts: number;
+  /** How many times an operator reprocessed it (a bridge transmit's `round`). */
+  reprocessed: number;
   first_attempt_at: string | null;
   next_attempt_at: string | null;
   delivered_at: string | null;

@@ -39,6 +39,7 @@ type Row = {
   label: string | null;
   enqueued_at: number;
   attempts: number;
+  reprocessed: number;
   first_attempt_at: number | null;
   next_attempt_at: number;
   delivered_at: number | null;
@@ -65,6 +66,7 @@ function toMessage(r: Row): QueuedMessage {
     label: r.label,
     enqueued_at: iso(r.enqueued_at) as string,
     attempts: r.attempts,
+    reprocessed: r.reprocessed,
     first_attempt_at: iso(r.first_attempt_at),
     next_attempt_at: r.state === "queued" || r.state === "in_flight" ? iso(r.next_attempt_at) : null,
     delivered_at: iso(r.delivered_at),
@@ -120,7 +122,10 @@ export class QueueStore {
       seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key TEXT NOT NULL, state TEXT NOT NULL,
       body TEXT NOT NULL, content_type TEXT, headers TEXT NOT NULL, path TEXT, method TEXT, source TEXT, label TEXT,
       enqueued_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, first_attempt_at INTEGER,
-      next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, settled_at INTEGER, last_result TEXT)`);
+      next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, settled_at INTEGER, last_result TEXT,
+      reprocessed INTEGER NOT NULL DEFAULT 0)`);
+    // Queues made before reprocess rounds were counted lack the column.
+    if (!sql.exec("SELECT 1 FROM pragma_table_info('messages') WHERE name = 'reprocessed'").toArray().length) sql.exec("ALTER TABLE messages ADD COLUMN reprocessed INTEGER NOT NULL DEFAULT 0");
     sql.exec("CREATE INDEX IF NOT EXISTS messages_pending ON messages (state, key, seq)");
     sql.exec("CREATE INDEX IF NOT EXISTS messages_settled ON messages (settled_at)");
     // The figures read the oldest pending message and the latest delivery through these, not a scan.
@@ -327,7 +332,8 @@ export class QueueStore {
 
   /**
    * Settled messages (the ids named, or every dead one) are queued again at the tail, with their
-   * delivery id kept (a receiver that took one already de-duplicates it) and a fresh retry horizon.
+   * delivery id kept (a receiver that took one already de-duplicates it) and a fresh retry horizon;
+   * `reprocessed` counts the rounds (a bridge delivers a delivery id of a higher round again).
    */
   reprocess(ids: readonly string[] | undefined, now: number): number {
     const targets = ids ?? this.sql.exec<{ id: string }>("SELECT id FROM messages WHERE state = 'dead' ORDER BY seq").toArray().map((r) => r.id);
@@ -338,8 +344,8 @@ export class QueueStore {
       // A new seq puts it at the tail, behind what was queued meanwhile; its attempts stay on record.
       this.sql.exec("DELETE FROM messages WHERE seq = ?", row.seq);
       this.sql.exec(
-        `INSERT INTO messages (id, key, state, body, content_type, headers, path, method, source, label, enqueued_at, attempts, next_attempt_at, last_result)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (id, key, state, body, content_type, headers, path, method, source, label, enqueued_at, attempts, next_attempt_at, last_result, reprocessed)
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         row.id,
         row.key,
         row.body,
@@ -353,6 +359,7 @@ export class QueueStore {
         row.attempts,
         now,
         row.last_result,
+        row.reprocessed + 1,
       );
       n++;
     }

@@ -132,6 +132,7 @@ export const QueuedMessageSchema = z
     label: z.string().nullable(),
     enqueued_at: z.string(),
     attempts: z.number().int(),
+    reprocessed: z.number().int().openapi({ description: "How many times an operator reprocessed it" }),
     first_attempt_at: z.string().nullable(),
     next_attempt_at: z.string().nullable(),
     delivered_at: z.string().nullable(),

@@ -67,9 +67,14 @@ const owner = {
   code: text("code").notNull(),
 };
 
-/** string parameters: value_norm is lower-cased and accent-free; value is the original. */
+/**
+ * string parameters: value_norm is lower-cased and accent-free; value is the original. The value
+ * index goes on with the resource id and the value (migration 0023), so a string filter's matches
+ * (prefix, `:exact`, `:contains`) and its `_total=estimate` are read from the index alone, with no
+ * lookup of the index row per match (test/unit/fhir/search-plans.test.ts).
+ */
 export const fhirIdxString = sqliteTable("fhir_idx_string", { ...owner, value: text("value").notNull(), valueNorm: text("value_norm").notNull() }, (t) => [
-  index("fhir_idx_string_value_idx").on(t.orgId, t.resourceType, t.code, t.valueNorm),
+  index("fhir_idx_string_value_idx").on(t.orgId, t.resourceType, t.code, t.valueNorm, t.resourceId, t.value),
   index("fhir_idx_string_owner_idx").on(t.orgId, t.resourceType, t.resourceId, t.code, t.valueNorm, t.value),
 ]);
 

@@ -71,10 +71,12 @@ export const users = sqliteTable(
 
 export type UserRow = typeof users.$inferSelect;
 
-// Single sign-on (sso/): an organization's OpenID Connect identity provider (one per organization)
-// and the pending sign-ins (one row per `state`, single use, ten minutes). Here too because the
-// public start and callback name the organization in the path before any shard is needed, and a
-// sign-in ends in a user row and a console session, both control tables.
+// Single sign-on (sso/): an organization's OpenID Connect identity providers (several per
+// organization: a hospital's staff IdP and its partners'), the pending sign-ins (one row per
+// `state`, single use, ten minutes) and the console sessions a single sign-on opened (with the ID
+// token that ends the IdP's session at sign-out). Here too because the public start and callback
+// name the organization in the path before any shard is needed, and a sign-in ends in a user row
+// and a console session, both control tables.
 
 /** Which claim decides a just-in-time user's role, and how its values map to roles. */
 export interface RoleMapping {
@@ -88,30 +90,36 @@ export interface RoleMapping {
   sync: boolean;
 }
 
-export const identityProviders = sqliteTable("identity_providers", {
-  orgId: text("org_id")
-    .primaryKey()
-    .references(() => organizations.id),
-  displayName: text("display_name").notNull(),
-  /** The issuer identifier, exactly as the discovery document's `issuer` and the ID tokens' `iss`. */
-  issuer: text("issuer").notNull(),
-  clientId: text("client_id").notNull(),
-  /** The client secret, AES-GCM sealed (connectors' key), bound to the organization. */
-  clientSecretEnc: text("client_secret_enc").notNull(),
-  /** What the API shows instead of the secret (`****` and its last four characters). */
-  clientSecretHint: text("client_secret_hint").notNull(),
-  scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
-  /** The claim carrying the user's email (`email`; Entra ID without the optional claim: `preferred_username`). */
-  emailClaim: text("email_claim").notNull(),
-  roleMapping: text("role_mapping", { mode: "json" }).$type<RoleMapping>().notNull(),
-  /** Lowercased; empty: any domain (only without just-in-time provisioning). */
-  allowedDomains: text("allowed_domains", { mode: "json" }).$type<string[]>().notNull(),
-  jitProvisioning: integer("jit_provisioning", { mode: "boolean" }).notNull(),
-  enabled: integer("enabled", { mode: "boolean" }).notNull(),
-  createdAt: text("created_at").notNull(),
-  updatedAt: text("updated_at").notNull(),
-  updatedBy: text("updated_by"),
-});
+export const identityProviders = sqliteTable(
+  "identity_providers",
+  {
+    /** `idp_` and 32 hex digits; what `?idp=` names at the start and a pending sign-in is bound to. */
+    id: text("id").primaryKey(),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id),
+    displayName: text("display_name").notNull(),
+    /** The issuer identifier, exactly as the discovery document's `issuer` and the ID tokens' `iss`. */
+    issuer: text("issuer").notNull(),
+    clientId: text("client_id").notNull(),
+    /** The client secret, AES-GCM sealed (connectors' key), bound to the organization. */
+    clientSecretEnc: text("client_secret_enc").notNull(),
+    /** What the API shows instead of the secret (`****` and its last four characters). */
+    clientSecretHint: text("client_secret_hint").notNull(),
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    /** The claim carrying the user's email (`email`; Entra ID without the optional claim: `preferred_username`). */
+    emailClaim: text("email_claim").notNull(),
+    roleMapping: text("role_mapping", { mode: "json" }).$type<RoleMapping>().notNull(),
+    /** Lowercased; empty: any domain (only without just-in-time provisioning). */
+    allowedDomains: text("allowed_domains", { mode: "json" }).$type<string[]>().notNull(),
+    jitProvisioning: integer("jit_provisioning", { mode: "boolean" }).notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    updatedBy: text("updated_by"),
+  },
+  (t) => [index("identity_providers_org_idx").on(t.orgId, t.createdAt)],
+);
 
 export type IdentityProviderRow = typeof identityProviders.$inferSelect;
 
@@ -121,6 +129,8 @@ export const ssoStates = sqliteTable(
     /** SHA-256 of the random `state` parameter: the row is found by it, and taken by the first callback. */
     stateHash: text("state_hash").primaryKey(),
     orgId: text("org_id").notNull(),
+    /** The identity provider the sign-in started at: the callback completes it there and nowhere else. */
+    idpId: text("idp_id").notNull(),
     /** SHA-256 of the random value in the browser's `cdis_sso` cookie: the callback must come from the browser that started. */
     browserHash: text("browser_hash").notNull(),
     /** The issuer and client the sign-in started against: a configuration changed meanwhile fails it. */
@@ -138,6 +148,27 @@ export const ssoStates = sqliteTable(
 );
 
 export type SsoStateRow = typeof ssoStates.$inferSelect;
+
+/**
+ * A console session opened by single sign-on, with what ends the IdP's session when the user
+ * signs out (OpenID Connect RP-Initiated Logout 1.0): the ID token, sealed, sent back as
+ * `id_token_hint`. Gone at sign-out, with its identity provider, or once the session's maximum
+ * lifetime has passed.
+ */
+export const ssoSessions = sqliteTable(
+  "sso_sessions",
+  {
+    /** The console session's id hash (tenancy's console_sessions.id_hash). */
+    sessionHash: text("session_hash").primaryKey(),
+    orgId: text("org_id").notNull(),
+    idpId: text("idp_id").notNull(),
+    /** The ID token the sign-in received, AES-GCM sealed (connectors' key), bound to the session. */
+    idTokenEnc: text("id_token_enc").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("sso_sessions_org_expiry_idx").on(t.orgId, t.expiresAt), index("sso_sessions_idp_idx").on(t.idpId)],
+);
 
 /**
  * A password sign-in waiting for its second factor (totp/sign-in.ts): the password was right, the

@@ -16,6 +16,7 @@ export { getPipeline } from "./use-cases/pipelines";
 export { executionsByHour } from "./hourly";
 export { checkDefinition } from "./validate-definition";
 export { defineNode, type NodeContext, type PortDef } from "./node-type";
+export type { PipelineServices } from "./services";
 export { NodeFailure } from "./node-failure";
 export { evaluate, jsonataExpression } from "./nodes/expression";
 export type { NodeFiles, StoredFile } from "./node-files";

@@ -14,7 +14,7 @@ import { invalidGrant, invalidRequest, TokenError } from "./errors";
 import { checkGrant, createGrant, revokeGrant } from "./grants";
 import { verifierMatches } from "./pkce";
 import { claimRefreshToken, findRefreshToken, issueRefreshToken } from "./refresh/rotation";
-import { narrowScopes, parseScopeParam, refreshKindOf, scopesBeyond } from "./scopes";
+import { isSystemScope, narrowScopes, parseScopeParam, refreshKindOf, scopesBeyond } from "./scopes";
 import { isSecretOf, sha256Hex } from "./secrets";
 import { keysForSigning, privateKeyOf } from "./signing-keys";
 import type { ClientApplicationRow, GrantRow, GrantType } from "./tables";
@@ -80,8 +80,10 @@ export async function issueToken(control: Database, req: TokenRequest): Promise<
 
 async function clientCredentials(control: Database, req: TokenRequest, client: ClientApplicationRow, now: number): Promise<TokenIssued> {
   if (client.type !== "confidential") throw new TokenError(400, "unauthorized_client", "A public client cannot use client_credentials", "Bearer", client.id);
-  if (!req.form.scope?.trim()) throw invalidRequest("scope is required");
-  const scopes = parseScopeParam(req.form.scope);
+  // No scope (MedplumClient's startClientLogin sends none): RFC 6749 §3.3 lets the server grant a
+  // pre-defined default, here the client's registered system/ scopes, all of what it may ask for.
+  const scopes = req.form.scope?.trim() ? parseScopeParam(req.form.scope) : client.scopes.filter(isSystemScope);
+  if (!scopes.length) throw new TokenError(400, "invalid_scope", "No scope was requested and the client has no registered system/ scope to grant by default", "Bearer", client.id);
   const beyond = scopesBeyond(scopes, client.scopes);
   if (beyond.length) throw new TokenError(400, "invalid_scope", `The client is not registered for ${beyond.join(", ")}`, "Bearer", client.id);
   const scope = scopes.join(" ");

@@ -7,7 +7,7 @@ export { orgGate, releaseSlot, acquireSlotOrThrow, heldSlot } from "./limits/gat
 export type { Limits } from "./limits/config";
 export { permissionsOf } from "./auth/permissions";
 export { ConsoleSessionStore } from "./sessions/session-store";
-export { sessionCookie, sessionLifetimes } from "./sessions/session-policy";
+export { clearedSessionCookie, sessionCookie, sessionLifetimes } from "./sessions/session-policy";
 export { ConsoleSessionSchema, type ConsoleSessionView } from "./sessions/schemas";
 export { presentSession } from "./sessions/present-session";
 export { sessionEndsAt, SESSION_COOKIE } from "./sessions/session-policy";

@@ -104,12 +104,14 @@ describe("search query plans per kind", () => {
 
   // The walk in id order over one system|code or one Type/id reads that filter's value index (which
   // ends with the resource id) from the cursor, not every resource of the type: same entries and
-  // pages as the general plan, in the index's order (no sort), seeks only.
-  const driven: [string, string, () => string][] = [
-    ["one code, the issue's Observation?code&date=ge", "Observation", () => "code=http://loinc.org|8867-4&date=ge2023-01-01&_count=5"],
-    ["one reference, ids descending", "Observation", () => `subject=Patient/${patientId}&_sort=-_id&_count=5`],
+  // pages as the general plan, in the index's order (no sort), seeks only. One `:exact` string
+  // too (its folded value fixed, the string value index goes on with the resource id).
+  const driven: [string, string, () => string, number][] = [
+    ["one code, the issue's Observation?code&date=ge", "Observation", () => "code=http://loinc.org|8867-4&date=ge2023-01-01&_count=5", 5],
+    ["one reference, ids descending", "Observation", () => `subject=Patient/${patientId}&_sort=-_id&_count=5`, 5],
+    ["one exact string", "Patient", () => "address-city:exact=Springfield&_count=2", 2],
   ];
-  for (const [kind, type, query] of driven) {
+  for (const [kind, type, query, count] of driven) {
     it(`the walk over ${kind} reads the filter's index in id order, page after page`, async () => {
       const forced = (q: string, plan?: "general" | "walk") => {
         const params = new URLSearchParams(q);
@@ -124,14 +126,14 @@ describe("search query plans per kind", () => {
       expect(planViolations(plan)).toEqual([]);
       expect(plan.join("\n")).not.toMatch(/TEMP B-TREE|fhir_resources_1 \(org_id=\? AND resource_type=\?\)/);
       const general = await forced(query(), "general");
-      expect(idsOf(walked)).toHaveLength(5);
+      expect(idsOf(walked)).toHaveLength(count);
       expect(idsOf(walked)).toEqual(idsOf(general));
       // The next page: each plan's own cursor, the same entries.
       d1.log = [];
       const walkedNext = await forced(nextOf(walked));
       expect(d1.log.some((x) => x.sql.includes("SELECT DISTINCT resource_id AS id") && /resource_id [<>] \?/.test(x.sql))).toBe(true);
       expect(idsOf(walkedNext)).toEqual(idsOf(await forced(nextOf(general))));
-      expect(idsOf(walkedNext)).toHaveLength(5);
+      expect(idsOf(walkedNext)).toHaveLength(count);
     });
   }
 
@@ -170,6 +172,27 @@ describe("search query plans per kind", () => {
       d1.batch = batch;
     }
   });
+
+  // A string filter's matches come from its value index alone (it holds the resource id and the
+  // value: migration 0023), so a page of 20 reads no fhir_idx_string row beyond the index however
+  // many match; _total=estimate is one count on that index, no resource read, and with one filter
+  // it equals the accurate total.
+  for (const query of ["family=m", "given=j", "address=spring", "family:exact=Smith", "name=m"]) {
+    it(`a string page and its estimated total read the string value index alone: Patient?${query}`, async () => {
+      const accurate = await store.search("Patient", `${query}&_total=accurate&_count=1`);
+      const { bundle, plans } = await planned(d1, store, "Patient", `${query}&_total=estimate&_count=1`);
+      expect(idsOf(bundle)).toEqual(idsOf(accurate));
+      expect(accurate.total).toBeGreaterThan(1);
+      expect(bundle.total).toBe(accurate.total);
+      expectIndexed(plans);
+      const strings = plans.flatMap((p) => p.plan).filter((l) => /SEARCH fhir_idx_string /.test(l));
+      expect(strings.length).toBeGreaterThan(0);
+      for (const line of strings) expect(line).toMatch(/USING COVERING INDEX fhir_idx_string_value_idx \(org_id=\? AND resource_type=\? AND code=\? AND value_norm/);
+      const estimate = plans.filter((p) => p.sql.startsWith("SELECT COUNT(*) AS n FROM (SELECT DISTINCT"));
+      expect(estimate).toHaveLength(1);
+      expect(estimate[0]!.plan.join("\n")).not.toMatch(/fhir_resources/);
+    });
+  }
 
   // The second page resumes at the cursor through the same indexes (keyset, not OFFSET).
   const paged: [string, string, string][] = [

@@ -113,3 +113,41 @@ describe("where a sign-in lands and starts", () => {
     expect(ssoPaths("a/b").callback).toBe("/api/v1/auth/sso/a%2Fb/callback");
   });
 });
+
+describe("the migration to several identity providers per organization (control 0009)", () => {
+  it("keeps each organization's one identity provider under a new id, and binds its pending sign-ins to it", async () => {
+    const { DatabaseSync } = await import("node:sqlite");
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const dir = new URL("../../../migrations/control/", import.meta.url);
+    const files = readdirSync(dir).filter((f) => f.endsWith(".sql")).sort();
+    const apply = (db: InstanceType<typeof DatabaseSync>, file: string) => {
+      for (const statement of readFileSync(new URL(file, dir), "utf8").split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
+    };
+    const db = new DatabaseSync(":memory:");
+    const before = files.filter((f) => f < "0009");
+    for (const f of before) apply(db, f);
+    db.exec("INSERT INTO organizations (id, name, created_at) VALUES ('org-a', 'A', '2026-01-01'), ('org-b', 'B', '2026-01-01')");
+    const idp = db.prepare(
+      "INSERT INTO identity_providers (org_id, display_name, issuer, client_id, client_secret_enc, client_secret_hint, scopes, email_claim, role_mapping, allowed_domains, jit_provisioning, enabled, created_at, updated_at, updated_by) VALUES (?, ?, 'https://idp.example.org', ?, 'sealed', '****', '[\"openid\"]', 'email', '{}', '[]', 0, 1, '2026-01-01', '2026-01-02', NULL)",
+    );
+    idp.run("org-a", "Okta of A", "client-a");
+    idp.run("org-b", "Entra of B", "client-b");
+    db.exec(
+      "INSERT INTO sso_states (state_hash, org_id, browser_hash, issuer, client_id, secrets_enc, redirect_uri, return_to, created_at, expires_at) VALUES ('s1', 'org-a', 'b', 'https://idp.example.org', 'client-a', 'x', 'r', '/', '2026-01-01', '2026-01-01')",
+    );
+    apply(db, files.find((f) => f.startsWith("0009")) as string);
+    const rows = db.prepare("SELECT id, org_id, display_name, client_id, created_at, updated_at FROM identity_providers ORDER BY org_id").all() as Record<string, string>[];
+    expect(rows.map(({ id: _id, ...r }) => r)).toEqual([
+      { org_id: "org-a", display_name: "Okta of A", client_id: "client-a", created_at: "2026-01-01", updated_at: "2026-01-02" },
+      { org_id: "org-b", display_name: "Entra of B", client_id: "client-b", created_at: "2026-01-01", updated_at: "2026-01-02" },
+    ]);
+    for (const r of rows) expect(r.id).toMatch(/^idp_[0-9a-f]{32}$/);
+    expect(rows[0]?.id).not.toBe(rows[1]?.id);
+    expect(db.prepare("SELECT idp_id FROM sso_states WHERE state_hash = 's1'").get()).toEqual({ idp_id: rows[0]?.id });
+    // A second identity provider of an organization is now a row of its own.
+    db.exec(
+      "INSERT INTO identity_providers (id, org_id, display_name, issuer, client_id, client_secret_enc, client_secret_hint, scopes, email_claim, role_mapping, allowed_domains, jit_provisioning, enabled, created_at, updated_at) VALUES ('idp_2', 'org-a', 'Partners', 'https://p.example.org', 'c', 's', '****', '[]', 'email', '{}', '[]', 0, 1, '2026-02-01', '2026-02-01')",
+    );
+    expect(db.prepare("SELECT count(*) AS n FROM identity_providers WHERE org_id = 'org-a'").get()).toEqual({ n: 2 });
+  });
+});

@@ -1,10 +1,13 @@
-// Smoke test of `npm run eval:copilot` end to end: the harness starts the service (wrangler dev)
-// against the fake OpenAI-compatible server on loopback, generates, saves and runs pipelines in
-// test_mode, prints its scores and exits non-zero when they are under the minimums. It proves the
-// harness, not a model: real-model figures come only from a real endpoint (docs/copilot.md).
+// Smoke test of `npm run eval:copilot` end to end: against a running service (npm start's runtime,
+// started once for both cases) whose model is the fake OpenAI-compatible server on loopback, the
+// harness generates, saves and runs pipelines in test_mode, prints its scores and exits non-zero
+// when they are under the minimums. It proves the harness, not a model: real-model figures come
+// only from a real endpoint (docs/copilot.md). The harness's own start of a service, when given
+// only LLM_BASE_URL and LLM_MODELS, is bench/lib/worker.ts's `startWorker`, which every bench runs.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningWorker, startWorker } from "../../../bench/lib/worker";
 import { type Brain, fakeOpenAI } from "../../support/fake-openai";
 import { type LoopbackServer, serveOnLoopback } from "../../support/loopback-http";
 
@@ -21,17 +24,25 @@ const valid = {
 let brain: Brain = () => ({ content: JSON.stringify(valid) });
 const fake = fakeOpenAI((req, i) => brain(req, i), ["eval-model"]);
 let loopback: LoopbackServer;
-let baseURL = "";
+let service: RunningWorker;
 
 beforeAll(async () => {
   loopback = await serveOnLoopback((url, init) => fake.fetch(url, init));
-  baseURL = `${loopback.origin}/v1`;
+  service = await startWorker({
+    runtime: "miniflare",
+    startTimeoutMs: 170_000,
+    vars: { LLM_BASE_URL: `${loopback.origin}/v1`, LLM_MODELS: "eval-model" },
+    limits: { copilotPerMinute: 100_000, apiPerMinute: 100_000 },
+  });
+}, 180_000);
+afterAll(async () => {
+  await service?.stop();
+  await loopback?.close();
 });
-afterAll(() => loopback.close());
 
 function evalRun(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn("npx", ["tsx", "scripts/eval-copilot.ts", ...args], { cwd: ROOT, env: { ...process.env, LLM_BASE_URL: baseURL, LLM_MODELS: "eval-model", COPILOT_EVAL_URL: "" } });
+    const child = spawn("npx", ["tsx", "scripts/eval-copilot.ts", ...args], { cwd: ROOT, env: { ...process.env, COPILOT_EVAL_URL: service.url, COPILOT_EVAL_API_KEY: service.apiKey, COPILOT_EVAL_ORG: service.orgId } });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));

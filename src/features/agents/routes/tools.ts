@@ -44,7 +44,7 @@ export const toolRoutes = createRouter<HttpEnv>()
   .openapi(
     createRoute({ method: "post", path: "/{id}/invoke", audit: audited("tool.invoke", byId), tags, summary: "Invoke a tool with arguments, as an agent would", security, middleware: requirePermission("pipelines:execute"), request: { params: ToolIdParam, body: { required: true, content: json(ToolInvokeBody) } }, responses: { 200: { description: "Result", content: json(ToolInvokeResultSchema) }, ...commonErrors, ...notFoundError } }),
     async (c) => {
-      const result = await invokeToolById(c.get("ctx"), c.req.valid("param").id, c.req.valid("json").arguments, c.get("limits").concurrentExecutions);
+      const result = await invokeToolById(c.get("ctx"), c.get("principal"), c.req.valid("param").id, c.req.valid("json").arguments, c.get("limits").concurrentExecutions);
       return c.json(result, 200);
     },
   );

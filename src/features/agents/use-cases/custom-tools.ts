@@ -6,6 +6,7 @@ import type { ToolInput } from "../tools/custom/definition";
 import { implementationErrors, invokeTool } from "../tools/custom/invoke";
 import { ToolStore } from "../tools/custom/store";
 import type { ToolRow } from "../tools/custom/tables";
+import type { Principal } from "../../tenancy";
 
 async function checked(ctx: OrgContext, body: ToolInput): Promise<ToolInput> {
   const errors = await implementationErrors(ctx, body.implementation);
@@ -39,7 +40,7 @@ export function deleteTool(ctx: OrgContext, id: string): Promise<void> {
 }
 
 /** Calls the tool with `args` as an agent would; pipeline tools count against the org's concurrent executions. */
-export async function invokeToolById(ctx: OrgContext, id: string, args: Record<string, unknown>, concurrencyLimit: number) {
+export async function invokeToolById(ctx: OrgContext, principal: Principal, id: string, args: Record<string, unknown>, concurrencyLimit: number) {
   const { db, orgId } = ctx;
-  return invokeTool(ctx, await new ToolStore(db).get(orgId, id), args, concurrencyLimit);
+  return invokeTool(ctx, principal, await new ToolStore(db).get(orgId, id), args, concurrencyLimit);
 }

@@ -62,6 +62,6 @@ export const generateRoutes = (hl7: Hl7FieldPaths) =>
       async (c) => c.json(await generateHl7MappingFor(c.get("ctx"), c.get("principal"), hl7, c.req.valid("json")), 200),
     )
     .openapi(
-      post("/generate/code", "The expression of a custom logic node (JSONata or FHIRPath), checked and run on samples", CodeBody, CodeResponse, "The node configuration and its results on the samples"),
+      post("/generate/code", "The logic of a custom node (JSONata, FHIRPath or a JavaScript module for code.javascript), checked and run on samples (JavaScript in the sandbox)", CodeBody, CodeResponse, "The node configuration and its results on the samples"),
       async (c) => c.json(await generateCodeFor(c.get("ctx"), c.get("principal"), c.req.valid("json")), 200),
     );

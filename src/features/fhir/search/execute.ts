@@ -6,7 +6,7 @@ import { shapeResource } from "../summary";
 import { tooCostly } from "../../../platform/errors";
 import { Args, D1_MAX_PARAMS, MAX_CANDIDATES } from "./args";
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from "./cursor";
-import { type Plan, type Rider, type Row, countMatches, cursorKeys, readPage, whereClause } from "./page";
+import { type Plan, type Rider, type Row, countMatches, cursorKeys, estimateMatches, readPage, whereClause } from "./page";
 import { type IncludeSpec, type SearchRequest, referenceParams } from "./parse";
 
 export interface SearchTarget {
@@ -53,7 +53,9 @@ export async function executeSearch(target: SearchTarget, req: SearchRequest, pa
   // _count=0 and _summary=count ask for the total alone: no page, so no entries and no next link.
   const countOnly = req.count === 0 || req.summary === "count";
   const wantTotal = req.total === "accurate" || req.total === "estimate" || countOnly;
-  const count = () => (target.filter ? countVisible(target, req, target.filter) : countMatches(target.db, target.orgId, req));
+  // An estimate is the driver's matches counted on its index (estimateMatches), unless a policy filters what is shown.
+  const count = () =>
+    target.filter ? countVisible(target, req, target.filter) : req.total === "estimate" && !countOnly ? estimateMatches(target.db, target.orgId, req) : countMatches(target.db, target.orgId, req);
   // A first page that holds every match is its own total: the count (up to ~10,000 index rows
   // read) runs only when more pages follow. A later page or a count alone is counted beside it.
   const countBeside = wantTotal && (countOnly || cursor !== undefined);

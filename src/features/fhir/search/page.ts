@@ -6,7 +6,7 @@ import { ApiError, tooCostly } from "../../../platform/errors";
 import type { Checked } from "./checked";
 import { Args, MAX_CANDIDATES } from "./args";
 import { condition } from "./conditions";
-import { type IdCondition, joinTerms, probe, resourcesOf } from "./sql";
+import { type IdCondition, joinTerms, probe, renderSubquery, resourcesOf } from "./sql";
 import type { Cursor } from "./cursor";
 import type { Filter, SearchRequest } from "./parse";
 import { keysetCondition, sortExpression } from "./sort";
@@ -258,6 +258,29 @@ export async function countMatches(db: D1Database, orgId: string, req: SearchReq
     if (!out.over) return Number(out.rows[0]?.n ?? 0);
   }
   return undefined;
+}
+
+/**
+ * A cheap estimate of the number of matches (`_total=estimate`): the driver's distinct resources
+ * counted on its value index alone, one statement and no row of fhir_resources read (the string,
+ * token and reference value indexes hold the resource id). The other filters are not applied, so
+ * it is an upper bound (exact for a search with one filter). Undefined past MAX_CANDIDATES.
+ * Where the driver cannot be counted that way (none, a negation, a window read beyond its matches,
+ * an access policy's scope that must bound every count), the accurate count answers.
+ */
+export async function estimateMatches(db: D1Database, orgId: string, req: SearchRequest): Promise<number | undefined> {
+  const ranked = req.filters.map((f) => condition(f, "?2", new Args(orgId)));
+  const driver = driverOf(ranked);
+  if (req.types.length !== 1 || !driver || driver.window || req.filters.some((f) => f.kind === "scope")) return countMatches(db, orgId, req);
+  const args = new Args(orgId);
+  const own = condition(req.filters[ranked.indexOf(driver)]!, args.add(req.types[0]), args);
+  const sql = `SELECT COUNT(*) AS n FROM (${renderSubquery(own.ids, `DISTINCT ${own.ids.select}`)} LIMIT ${args.add(MAX_CANDIDATES + 1)})`;
+  const row = await db
+    .prepare(sql)
+    .bind(...args.values)
+    .first<{ n: number }>();
+  const n = Number(row?.n ?? 0);
+  return n > MAX_CANDIDATES ? undefined : n;
 }
 
 /**

@@ -104,19 +104,21 @@ export function walkCount(walk: Walk, req: SearchRequest, orgId: string): Checke
 }
 
 /**
- * A filter whose value index lists its matches in id order: one token with system and code, or
- * one Type/id reference (the index ends with the resource id: tables.ts). References come first
- * (they name fewer resources, as a rule).
+ * A filter whose value index lists its matches in id order: one token with system and code, one
+ * Type/id reference, or one `:exact` string (its folded value fixed, the index goes on with the
+ * resource id: tables.ts). References come first (they name fewer resources, as a rule).
  */
 function idOrderedDriver(walk: Walk, req: SearchRequest): number | undefined {
   if (!walk.typed || walk.byUpdated) return undefined;
   const seeks = (f: Filter, type: string): boolean => {
-    if (f.kind !== "param" || f.modifier !== undefined || f.values.length !== 1 || f.def.type !== type) return false;
+    if (f.kind !== "param" || f.values.length !== 1 || f.def.type !== type) return false;
+    if (type === "string") return f.modifier === "exact";
+    if (f.modifier !== undefined) return false;
     const v = f.values[0]!;
     if (type === "token") return v.indexOf("|") > 0 && !v.endsWith("|");
     return !/^https?:/.test(v) && parseReference(v) !== undefined;
   };
-  for (const type of ["reference", "token"]) {
+  for (const type of ["reference", "token", "string"]) {
     const i = req.filters.findIndex((f) => seeks(f, type));
     if (i >= 0) return i;
   }

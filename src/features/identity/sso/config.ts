@@ -1,10 +1,11 @@
-// An organization's OpenID Connect identity provider: its API shapes (validation and OpenAPI), the
-// issuer rule, and how it is stored (the client secret sealed, shown only as a hint) and shown.
+// An organization's OpenID Connect identity providers (several: each a button on the sign-in page):
+// their API shapes (validation and OpenAPI), the issuer rule, and how they are stored (the client
+// secret sealed, shown only as a hint) and shown. Every lookup names the organization.
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import type { Database } from "../../../platform/db/client";
 import type { Env } from "../../../platform/env";
-import { notFound, validationFailed } from "../../../platform/errors";
+import { conflict, notFound, validationFailed } from "../../../platform/errors";
 import type { OrgData } from "../../../platform/org-data";
 import { outboundPolicyOf } from "../../../platform/outbound/policy";
 import type { Principal } from "../../../platform/principal";
@@ -12,7 +13,7 @@ import { decryptCredentials, encryptCredentials, maskCredentials } from "../../c
 import { normalizeDomain } from "./claims";
 import { issuerProblem } from "./issuer";
 import { ssoPaths } from "./paths";
-import { type IdentityProviderRow, identityProviders, type RoleMapping, ssoStates } from "../tables";
+import { type IdentityProviderRow, identityProviders, type RoleMapping, ssoSessions, ssoStates } from "../tables";
 
 export const DEFAULT_SCOPES = ["openid", "email", "profile"];
 const MAPPABLE_ROLES = ["admin", "clinician", "integration_engineer", "auditor"] as const;
@@ -80,6 +81,7 @@ export type IdentityProviderInput = z.infer<typeof IdentityProviderBody>;
 
 export const IdentityProviderSchema = z
   .object({
+    id: z.string().openapi({ description: "The identity provider's id (`idp_…`): what the start's `?idp=` names", example: "idp_0f1e2d3c4b5a69788796a5b4c3d2e1f0" }),
     display_name: z.string(),
     issuer: z.string(),
     client_id: z.string(),
@@ -90,35 +92,67 @@ export const IdentityProviderSchema = z
     allowed_email_domains: z.array(z.string()),
     jit_provisioning: z.boolean(),
     enabled: z.boolean(),
-    redirect_uri: z.string().openapi({ description: "The redirect URI to register with the IdP for this organization" }),
-    start_url: z.string().openapi({ description: "Where the console sends the browser to sign in" }),
+    redirect_uri: z.string().openapi({ description: "The redirect URI to register with the IdP (the organization's one callback, for each of its identity providers)" }),
+    post_logout_redirect_uri: z.string().openapi({ description: "The post-logout redirect URI to register with the IdP, where it sends the browser back after ending its session at the console's sign-out (OpenID Connect RP-Initiated Logout)" }),
+    start_url: z.string().openapi({ description: "Where the console sends the browser to sign in with this identity provider" }),
     created_at: z.string(),
     updated_at: z.string(),
     updated_by: z.string().nullable(),
   })
   .openapi("IdentityProvider");
 
+export const IdentityProviderListSchema = z.object({ identity_providers: z.array(IdentityProviderSchema), total_count: z.number().int() }).openapi("IdentityProviderList");
+
+export const IdentityProviderIdParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" }, example: "idp_0f1e2d3c4b5a69788796a5b4c3d2e1f0" }) });
+
+const SsoOptionSchema = z
+  .object({
+    id: z.string(),
+    display_name: z.string().openapi({ description: "The button's text", example: "Sign in with Okta" }),
+    start_url: z.string().openapi({ description: "Navigate the browser here (a GET) to sign in with this identity provider" }),
+  })
+  .openapi("SsoOption");
+
 export const SsoInfoSchema = z
   .object({
-    enabled: z.boolean(),
-    display_name: z.string().nullable(),
-    start_url: z.string().nullable().openapi({ description: "Navigate the browser here (a GET) to sign in" }),
+    enabled: z.boolean().openapi({ description: "Whether the organization has at least one enabled identity provider" }),
+    identity_providers: z.array(SsoOptionSchema).openapi({ description: "Its enabled identity providers, oldest first: one button each" }),
   })
   .openapi("SsoInfo");
 
+/** At most this many identity providers per organization. */
+export const MAX_IDENTITY_PROVIDERS = 20;
+
 const secretAad = (orgId: string) => `identity-provider:${orgId}`;
 
-export function getIdentityProvider(control: Database, orgId: string): Promise<IdentityProviderRow | undefined> {
-  return control.select().from(identityProviders).where(eq(identityProviders.orgId, orgId)).get();
+const newIdentityProviderId = () => `idp_${crypto.randomUUID().replaceAll("-", "")}`;
+
+/** The organization's identity providers, oldest first. */
+export function listIdentityProviders(control: Database, orgId: string): Promise<IdentityProviderRow[]> {
+  return control.select().from(identityProviders).where(eq(identityProviders.orgId, orgId)).orderBy(asc(identityProviders.createdAt), asc(identityProviders.id)).all();
+}
+
+/** One of the organization's identity providers (another organization's id finds nothing). */
+export function getIdentityProvider(control: Database, orgId: string, id: string): Promise<IdentityProviderRow | undefined> {
+  return control
+    .select()
+    .from(identityProviders)
+    .where(and(eq(identityProviders.orgId, orgId), eq(identityProviders.id, id)))
+    .get();
 }
 
 export async function clientSecretOf(env: Env, row: IdentityProviderRow): Promise<string> {
   return (await decryptCredentials(env, secretAad(row.orgId), row.clientSecretEnc)).client_secret ?? "";
 }
 
+/** The console's landing page after the IdP ended its session (the post-logout redirect URI to register there). */
+export const postLogoutRedirectUri = (publicBase: string) => `${publicBase}/?signed_out=sso`;
+
+export const startUrlOf = (row: IdentityProviderRow, publicBase: string) => `${publicBase}${ssoPaths(row.orgId).start}?idp=${encodeURIComponent(row.id)}`;
+
 export function presentIdentityProvider(row: IdentityProviderRow, publicBase: string) {
-  const paths = ssoPaths(row.orgId);
   return {
+    id: row.id,
     display_name: row.displayName,
     issuer: row.issuer,
     client_id: row.clientId,
@@ -129,36 +163,35 @@ export function presentIdentityProvider(row: IdentityProviderRow, publicBase: st
     allowed_email_domains: row.allowedDomains,
     jit_provisioning: row.jitProvisioning,
     enabled: row.enabled,
-    redirect_uri: `${publicBase}${paths.callback}`,
-    start_url: `${publicBase}${paths.start}`,
+    redirect_uri: `${publicBase}${ssoPaths(row.orgId).callback}`,
+    post_logout_redirect_uri: postLogoutRedirectUri(publicBase),
+    start_url: startUrlOf(row, publicBase),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
     updated_by: row.updatedBy,
   };
 }
 
-const missing = () => notFound("This organization has no identity provider configured", "IDENTITY_PROVIDER_NOT_FOUND");
+const missing = () => notFound("This organization has no identity provider with this id", "IDENTITY_PROVIDER_NOT_FOUND");
 
-export async function readIdentityProvider(data: OrgData): Promise<IdentityProviderRow> {
-  const row = await getIdentityProvider(data.control, data.orgId);
+export async function readIdentityProvider(data: OrgData, id: string): Promise<IdentityProviderRow> {
+  const row = await getIdentityProvider(data.control, data.orgId, id);
   if (!row) throw missing();
   return row;
 }
 
-/** Creates or replaces the organization's identity provider (the stored secret kept when none is given). */
-export async function putIdentityProvider(data: OrgData, principal: Principal, input: IdentityProviderInput, now = new Date()): Promise<IdentityProviderRow> {
+function checkIssuer(data: OrgData, input: IdentityProviderInput): void {
   const problem = issuerProblem(input.issuer, outboundPolicyOf(data.env));
   if (problem) throw validationFailed("Invalid identity provider", [{ path: "issuer", message: problem }]);
-  const existing = await getIdentityProvider(data.control, data.orgId);
-  const sameClient = existing && existing.issuer === input.issuer && existing.clientId === input.client_id;
-  if (input.client_secret === undefined && !sameClient) {
-    const message = existing ? "A new issuer or client id needs its client secret" : "The client secret is required";
-    throw validationFailed("Invalid identity provider", [{ path: "client_secret", message }]);
-  }
-  const secret = input.client_secret === undefined ? undefined : { clientSecretEnc: await encryptCredentials(data.env, secretAad(data.orgId), { client_secret: input.client_secret }), clientSecretHint: maskCredentials({ s: input.client_secret }).s ?? "****" };
-  const at = now.toISOString();
+}
+
+async function sealedSecret(data: OrgData, secret: string) {
+  return { clientSecretEnc: await encryptCredentials(data.env, secretAad(data.orgId), { client_secret: secret }), clientSecretHint: maskCredentials({ s: secret }).s ?? "****" };
+}
+
+function fieldsOf(principal: Principal, input: IdentityProviderInput, at: string) {
   const mapping: RoleMapping = { claim: input.role_mapping.claim, values: input.role_mapping.values, default: input.role_mapping.default, sync: input.role_mapping.sync };
-  const fields = {
+  return {
     displayName: input.display_name,
     issuer: input.issuer,
     clientId: input.client_id,
@@ -171,27 +204,47 @@ export async function putIdentityProvider(data: OrgData, principal: Principal, i
     updatedAt: at,
     updatedBy: principal.user ? `user:${principal.user.id}` : principal.keyId,
   };
-  if (existing) {
-    await data.control
-      .update(identityProviders)
-      .set({ ...fields, ...(secret ?? {}) })
-      .where(eq(identityProviders.orgId, data.orgId));
-  } else {
-    if (!secret) throw new Error("unreachable: a new identity provider without its secret");
-    // Two first saves at once: the primary key keeps one, the other updates it.
-    await data.control
-      .insert(identityProviders)
-      .values({ orgId: data.orgId, ...fields, ...secret, createdAt: at })
-      .onConflictDoUpdate({ target: identityProviders.orgId, set: { ...fields, ...secret } });
-  }
-  const saved = await getIdentityProvider(data.control, data.orgId);
-  if (!saved) throw new Error("the identity provider just saved was not found");
-  return saved;
 }
 
-/** Removes the identity provider and its pending sign-ins; users keep their binding (re-adding the same IdP signs them in again). */
-export async function deleteIdentityProvider(data: OrgData): Promise<void> {
-  const gone = await data.control.delete(identityProviders).where(eq(identityProviders.orgId, data.orgId)).returning({ orgId: identityProviders.orgId });
+/** Adds an identity provider to the organization (at most MAX_IDENTITY_PROVIDERS). */
+export async function createIdentityProvider(data: OrgData, principal: Principal, input: IdentityProviderInput, now = new Date()): Promise<IdentityProviderRow> {
+  checkIssuer(data, input);
+  if (input.client_secret === undefined) throw validationFailed("Invalid identity provider", [{ path: "client_secret", message: "The client secret is required" }]);
+  const [{ n } = { n: 0 }] = await data.control.select({ n: count() }).from(identityProviders).where(eq(identityProviders.orgId, data.orgId));
+  if (n >= MAX_IDENTITY_PROVIDERS) throw conflict(`An organization has at most ${MAX_IDENTITY_PROVIDERS} identity providers`, "IDENTITY_PROVIDER_LIMIT");
+  const at = now.toISOString();
+  const row = { id: newIdentityProviderId(), orgId: data.orgId, ...fieldsOf(principal, input, at), ...(await sealedSecret(data, input.client_secret)), createdAt: at };
+  await data.control.insert(identityProviders).values(row);
+  return readIdentityProvider(data, row.id);
+}
+
+/** Replaces one of the organization's identity providers (the stored secret kept when none is given and the issuer and client id stay). */
+export async function replaceIdentityProvider(data: OrgData, principal: Principal, id: string, input: IdentityProviderInput, now = new Date()): Promise<IdentityProviderRow> {
+  checkIssuer(data, input);
+  const existing = await readIdentityProvider(data, id);
+  const sameClient = existing.issuer === input.issuer && existing.clientId === input.client_id;
+  if (input.client_secret === undefined && !sameClient) throw validationFailed("Invalid identity provider", [{ path: "client_secret", message: "A new issuer or client id needs its client secret" }]);
+  const secret = input.client_secret === undefined ? {} : await sealedSecret(data, input.client_secret);
+  const updated = await data.control
+    .update(identityProviders)
+    .set({ ...fieldsOf(principal, input, now.toISOString()), ...secret })
+    .where(and(eq(identityProviders.orgId, data.orgId), eq(identityProviders.id, id)))
+    .returning({ id: identityProviders.id });
+  if (!updated.length) throw missing();
+  return readIdentityProvider(data, id);
+}
+
+/**
+ * Removes an identity provider, its pending sign-ins and its sessions' logout records (their
+ * console sessions go on; signing out then ends only them). Users keep their binding: adding the
+ * same issuer again signs them in again.
+ */
+export async function deleteIdentityProvider(data: OrgData, id: string): Promise<void> {
+  const gone = await data.control
+    .delete(identityProviders)
+    .where(and(eq(identityProviders.orgId, data.orgId), eq(identityProviders.id, id)))
+    .returning({ id: identityProviders.id });
   if (!gone.length) throw missing();
-  await data.control.delete(ssoStates).where(eq(ssoStates.orgId, data.orgId));
+  await data.control.delete(ssoStates).where(and(eq(ssoStates.orgId, data.orgId), eq(ssoStates.idpId, id)));
+  await data.control.delete(ssoSessions).where(and(eq(ssoSessions.orgId, data.orgId), eq(ssoSessions.idpId, id)));
 }

@@ -3,8 +3,10 @@
 // its reason (docs/identity.md lists them).
 
 export const SSO_ERROR_CODES = [
-  /** The organization has no enabled identity provider (or does not exist). */
+  /** The organization has no enabled identity provider (or does not exist), or the one a sign-in started at was removed or disabled meanwhile. */
   "SSO_NOT_CONFIGURED",
+  /** The start named an identity provider the organization does not have enabled, or named none while it has several. */
+  "IDP_UNKNOWN",
   /** The state is unknown, already used, for another organization, or the sign-in started in another browser or against a configuration changed since. */
   "STATE_INVALID",
   /** The sign-in took longer than its 10 minutes. */

@@ -10,6 +10,8 @@
 //           and its domain checked; the user found by the IdP subject bound to them, else by email
 //           (then bound to the subject), else created just in time; a disabled user refused; then a
 //           console session exactly as password sign-in opens one.
+// The organization may have several identity providers: the start names one (`?idp=`), its pending
+// row is bound to it, and the callback (one per organization) completes the sign-in there only.
 // Every refusal is an SsoFailure with its code, recorded in the organization's audit trail
 // (console_session.sign_in, outcome 4) and granting nothing.
 import { and, eq, lt } from "drizzle-orm";
@@ -28,7 +30,8 @@ import { UserStore } from "../users";
 import { userPrincipal } from "../use-cases/principal";
 import { openUserSession } from "../use-cases/sign-in";
 import { type Claims, displayNameOf, domainAllowed, emailOf, mappedRole } from "./claims";
-import { clientSecretOf, getIdentityProvider } from "./config";
+import { clientSecretOf, getIdentityProvider, listIdentityProviders } from "./config";
+import { rememberSsoSession } from "./logout";
 import { SsoFailure } from "./errors";
 import { authorizationUrl, discover, exchangeCode, newSecrets } from "./oidc";
 import { safeReturnTo, ssoPaths } from "./paths";
@@ -50,10 +53,21 @@ const ssoPrincipal = (orgId: string, issuer: string | undefined): Principal => (
 
 const stateAad = (orgId: string, stateHash: string) => `sso-state:${orgId}:${stateHash}`;
 
-async function enabledProvider(env: Env, orgId: string): Promise<IdentityProviderRow> {
-  const idp = await getIdentityProvider(controlStore(env), orgId);
-  if (!idp?.enabled) throw new SsoFailure("SSO_NOT_CONFIGURED", "the organization has no enabled identity provider");
-  return idp;
+/**
+ * The enabled identity provider a sign-in starts at: the one `idpId` names, or, unnamed, the
+ * organization's only enabled one (a start URL of the days of one IdP per organization).
+ */
+async function startingProvider(env: Env, orgId: string, idpId: string | undefined): Promise<IdentityProviderRow> {
+  const control = controlStore(env);
+  if (idpId !== undefined) {
+    const idp = await getIdentityProvider(control, orgId, idpId);
+    if (!idp?.enabled) throw new SsoFailure("IDP_UNKNOWN", "the organization has no enabled identity provider with this id");
+    return idp;
+  }
+  const enabled = (await listIdentityProviders(control, orgId)).filter((p) => p.enabled);
+  if (!enabled.length) throw new SsoFailure("SSO_NOT_CONFIGURED", "the organization has no enabled identity provider");
+  if (enabled.length > 1) throw new SsoFailure("IDP_UNKNOWN", "the organization has several identity providers and the start named none");
+  return enabled[0] as IdentityProviderRow;
 }
 
 export interface StartInput {
@@ -62,6 +76,8 @@ export interface StartInput {
   /** The browser's `cdis_sso` value, when it has one: kept, so two sign-ins in two tabs both complete. */
   browser?: string | undefined;
   returnTo?: string | undefined;
+  /** `?idp=`: which of the organization's identity providers (unnamed: its only one). */
+  idpId?: string | undefined;
 }
 
 export interface Started {
@@ -71,7 +87,7 @@ export interface Started {
 }
 
 export async function startSsoSignIn(env: Env, contexts: OrgContexts, input: StartInput, now = Date.now()): Promise<Started> {
-  const idp = await enabledProvider(env, input.orgId);
+  const idp = await startingProvider(env, input.orgId, input.idpId);
   const fetch = outboundFetch(env);
   let as: Awaited<ReturnType<typeof discover>>;
   try {
@@ -91,6 +107,7 @@ export async function startSsoSignIn(env: Env, contexts: OrgContexts, input: Sta
   await control.insert(ssoStates).values({
     stateHash,
     orgId: input.orgId,
+    idpId: idp.id,
     browserHash: await sha256Hex(browser),
     issuer: idp.issuer,
     clientId: idp.clientId,
@@ -158,13 +175,14 @@ async function complete(env: Env, contexts: OrgContexts, input: CallbackInput, a
   attempt.issuer = row.issuer;
   if (!input.browser || (await sha256Hex(input.browser)) !== row.browserHash) throw invalid("the sign-in was not started in this browser (no matching cdis_sso cookie)");
   if (Date.parse(row.expiresAt) <= now) throw new SsoFailure("STATE_EXPIRED", "the sign-in took longer than 10 minutes");
-  const idp = await enabledProvider(env, input.orgId);
+  const idp = await getIdentityProvider(control, input.orgId, row.idpId);
+  if (!idp?.enabled) throw new SsoFailure("SSO_NOT_CONFIGURED", "the identity provider the sign-in started at is gone or disabled");
   if (idp.issuer !== row.issuer || idp.clientId !== row.clientId) throw invalid("the identity provider's configuration changed since the sign-in started");
 
   const fetch = outboundFetch(env);
   const as = await discover(fetch, idp.issuer, now);
   const { verifier, nonce } = await decryptCredentials(env, stateAad(input.orgId, stateHash), row.secretsEnc);
-  const claims: Claims = await exchangeCode(fetch, as, { issuer: idp.issuer, clientId: idp.clientId, clientSecret: await clientSecretOf(env, idp) }, {
+  const { claims, idToken }: { claims: Claims; idToken: string } = await exchangeCode(fetch, as, { issuer: idp.issuer, clientId: idp.clientId, clientSecret: await clientSecretOf(env, idp) }, {
     query: input.query,
     state,
     redirectUri: row.redirectUri,
@@ -190,6 +208,8 @@ async function complete(env: Env, contexts: OrgContexts, input: CallbackInput, a
   await store.recordSsoSignIn(user.id, at);
   user = (await store.get(user.orgId, user.id)) ?? user;
   const { sessionId, maxAgeSeconds } = await openUserSession(env, user, now);
+  // What ends the IdP's session at sign-out, where the IdP offers that (RP-Initiated Logout).
+  if (as.end_session_endpoint) await rememberSsoSession(env, { sessionId, orgId: input.orgId, idpId: idp.id, idToken, expiresAt: now + maxAgeSeconds * 1000 }, now);
   await recordManagementAction(attempt.data, userPrincipal(user), { action: "console_session.sign_in", outcome: "0", detail: auditDetail({ issuer: idp.issuer, subject, email: email.email }) });
   return { sessionId, maxAgeSeconds, location: `${input.publicBase}${row.returnTo}`, user };
 }

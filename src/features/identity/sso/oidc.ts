@@ -95,14 +95,14 @@ function failureOf(e: unknown, stage: string): SsoFailure {
 /**
  * The callback's query checked (an `error` from the IdP, the `iss` parameter where the IdP sends
  * one), the code exchanged with the PKCE verifier, and the ID token validated: issuer, audience,
- * expiry, nonce, signature. Answers its claims. `state` was already matched to its stored row.
+ * expiry, nonce, signature. Answers its claims, and the ID token itself (the logout's id_token_hint). `state` was already matched to its stored row.
  */
 export async function exchangeCode(
   fetch: GuardedFetch,
   as: oauth.AuthorizationServer,
   idp: IdpClient,
   p: { query: URLSearchParams; state: string; redirectUri: string; verifier: string; nonce: string },
-): Promise<oauth.IDToken> {
+): Promise<{ claims: oauth.IDToken; idToken: string }> {
   const client: oauth.Client = { client_id: idp.clientId };
   let params: URLSearchParams;
   try {
@@ -127,6 +127,6 @@ export async function exchangeCode(
     throw failureOf(e, "ID token signature");
   }
   const claims = oauth.getValidatedIdTokenClaims(result);
-  if (!claims) throw new SsoFailure("TOKEN_INVALID", "the token response has no ID token");
-  return claims;
+  if (!claims || !result.id_token) throw new SsoFailure("TOKEN_INVALID", "the token response has no ID token");
+  return { claims, idToken: result.id_token };
 }

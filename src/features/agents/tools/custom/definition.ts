@@ -1,9 +1,10 @@
 // The shape of a custom tool: a name and JSON Schema an LLM sees, and what runs
-// when it is called (an HTTP call through a connector, or a deployed pipeline).
+// when it is called (an HTTP call through a connector, a deployed pipeline, or sandboxed code).
 import { Validator } from "@cfworker/json-schema";
 import { z } from "@hono/zod-openapi";
 import { isPrototypeKey } from "../../../../platform/object-keys";
 import { jsonAtMost } from "../../../../platform/http/schemas";
+import { CodeConfig } from "../../../code";
 
 /** A tool's parameter schema is sent to the model with every call: kilobytes, not megabytes. */
 export const MAX_TOOL_PARAMETERS_BYTES = 64 * 1024;
@@ -22,6 +23,10 @@ export const ToolImplementationSchema = z
       })
       .strict(),
     z.object({ kind: z.literal("pipeline"), pipeline_id: z.string().uuid() }).strict(),
+    CodeConfig.extend({ kind: z.literal("code") }).openapi({
+      description:
+        "Sandboxed JavaScript, as the code.javascript node runs it (docs/code.md): the module's default export is called with the arguments as input and ctx (fhir as the caller, fetch, log, secrets, hl7, x12); what it returns is the result",
+    }),
   ])
   .openapi("ToolImplementation");
 

@@ -8,12 +8,18 @@ import { ApiError, validationFailed } from "../../../../platform/errors";
 import { outboundPolicyOf } from "../../../../platform/outbound/policy";
 import { PipelineStore } from "../../../pipelines";
 import { type ToolImplementation, argumentErrors } from "./definition";
+import { syntaxError } from "../../../code";
+import type { Principal } from "../../../tenancy";
 
 export interface ToolResult {
   ok: boolean;
   result: unknown;
   execution_id?: string;
   status?: number;
+  /** A code tool's ctx.log lines. */
+  logs?: string[];
+  /** A code tool's would-writes, in test mode. */
+  would_write?: { target: string; payload: unknown }[];
 }
 
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
@@ -51,6 +57,13 @@ export async function implementationErrors(ctx: OrgContext, impl: ToolImplementa
     assertConnectorDestinations(ctx.connectorTypes, { type: found.type, endpoint: found.endpoint, auth: found.auth as ConnectorAuth }, outboundPolicyOf(env), "implementation.connector.");
     return [];
   }
+  if (impl.kind === "code") {
+    const err = syntaxError(impl.code);
+    const errors = err ? [{ path: "implementation.code", message: `${err.message} (line ${err.line ?? "?"}, column ${err.column ?? "?"})` }] : [];
+    const s = impl.secrets;
+    if (s && !(await new ConnectorStore(ctx.db, env).get(orgId, s.connector_id))) errors.push({ path: "implementation.secrets.connector_id", message: `No connector ${s.connector_id}` });
+    return errors;
+  }
   try {
     await new PipelineStore(ctx.db).get(orgId, impl.pipeline_id);
     return [];
@@ -60,14 +73,20 @@ export async function implementationErrors(ctx: OrgContext, impl: ToolImplementa
 }
 
 /**
- * Runs a tool; in test mode (an ai node of a test-mode execution) it writes nothing outside.
+ * Runs a tool as `principal`; in test mode (an ai node of a test-mode execution) it writes nothing outside.
  * Pipeline tools run through the org context's `execute` (wired in src/main/wiring.ts), since
  * agents, which call tools, are part of pipeline runs.
  */
-export async function invokeTool(ctx: OrgContext, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode = false): Promise<ToolResult> {
+export async function invokeTool(ctx: OrgContext, principal: Principal, tool: ToolRow, args: Record<string, unknown>, concurrencyLimit: number, testMode = false): Promise<ToolResult> {
   const errors = argumentErrors(tool.parameters, args);
   if (errors.length) throw validationFailed(`Arguments do not match the parameters of tool ${tool.name}`, errors);
   const impl = tool.implementation as ToolImplementation;
+  if (impl.kind === "code") {
+    // The caller's principal: an agent's tool reads the store as the agent's run does.
+    const { kind: _, ...config } = impl;
+    const r = await ctx.code(principal, testMode).run(config, args);
+    return { ok: r.ok, result: r.ok ? r.output : r.error, logs: r.logs, ...(testMode ? { would_write: r.would_write } : {}) };
+  }
   if (impl.kind === "pipeline") {
     const res = await ctx.execute({ pipelineId: impl.pipeline_id, inputs: args, async: false, testMode, trigger: { kind: "manual" }, concurrencyLimit });
     return { ok: res.status === "completed", result: res.status === "completed" ? res.outputs : res.error, execution_id: res.execution_id };
