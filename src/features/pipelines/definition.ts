@@ -23,8 +23,13 @@ export const NodeSchema = z
     type: z.string().min(1).openapi({ description: "Node catalog id, e.g. data.transform" }),
     config: z.record(z.string(), z.unknown()).default({}),
     position: z.object({ x: z.number(), y: z.number() }).optional(),
+    // zod's record drops a "__proto__" key without a word: the raw keys are checked first, so such
+    // a pin is refused rather than saved without its port.
     pinned_input: z
-      .record(z.string().refine(...NOT_PROTOTYPE_KEY), z.unknown())
+      .preprocess((raw, ctx) => {
+        if (raw && typeof raw === "object" && Object.keys(raw).some(isPrototypeKey)) ctx.addIssue({ code: "custom", message: NOT_PROTOTYPE_KEY[1] });
+        return raw;
+      }, z.record(z.string(), z.unknown()))
       .optional()
       .openapi({ description: "Test input pinned to the node in the editor, by input port; \"run from here\" sends it. Runs ignore it." }),
     timeout_ms: z.number().int().min(1).max(300_000).optional().openapi({ description: "Per-attempt timeout" }),
