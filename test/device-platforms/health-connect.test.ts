@@ -11,7 +11,9 @@ let t: Tenant;
 let other: Tenant;
 let phone: CompanionDevice;
 
-const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+// One instant for the file: a clock tick between two calls made a 160-minute sleep 160.00002.
+const now = Date.now();
+const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
 const meta = (clientRecordId: string, clientRecordVersion = 1) => ({ id: crypto.randomUUID(), clientRecordId, clientRecordVersion, dataOrigin: { packageName: "com.sec.android.app.shealth" }, device: { manufacturer: "Samsung", model: "Galaxy Watch6", type: 1 }, recordingMethod: 2 });
 const post = (records: unknown[], token = phone.token, orgId = t.orgId, granted_at?: string) => upload(orgId, "health-connect/records", token, { json: { records, ...(granted_at ? { granted_at } : {}) } });
 
