@@ -14,7 +14,9 @@ let t: Tenant;
 let other: Tenant;
 let phone: CompanionDevice;
 
-const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+// One instant for the file: a clock tick between two calls would stretch a sample's duration.
+const now = Date.now();
+const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
 const sample = (over: Record<string, unknown>) => ({ uuid: crypto.randomUUID(), startDate: at(30), endDate: at(30), sourceName: "Jane’s Apple Watch", device: "Apple Watch", ...over });
 
 beforeAll(async () => {
